@@ -1,0 +1,199 @@
+"""Typed frontend configuration: one registry of fields, a TOML file, and durable runtime changes.
+
+Precedence: a value set at runtime (``ADMIN SET FRONTEND CONFIG``, persisted in the metadata
+store) beats the TOML file, which beats the field's default. A set is a hard barrier: the new value
+is stored and published under a lock before the statement returns, so every thread reading the
+config afterwards sees it, and listeners (e.g. the dispatcher) are told synchronously.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+import tomllib
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from engine.errors import Errors
+from engine.metastore import MetaStore
+
+Validator = Callable[[Any], str | None]  # returns the reason a value is rejected, or None
+
+
+def positive_long(value: Any) -> str | None:
+    return None if value > 0 else "must be a positive long"
+
+
+def positive_int(value: Any) -> str | None:
+    return None if value > 0 else "must be a positive int"
+
+
+INT_MAX = 2**31 - 1
+LONG_MAX = 2**63 - 1
+
+
+@dataclass(frozen=True)
+class ConfigField:
+    name: str
+    type: str  # "boolean" | "int" | "long" | "String" (Doris' spellings)
+    default: Any
+    comment: str
+    mutable: bool = True
+    master_only: bool = False
+    experimental: bool = False
+    validator: Validator | None = None
+
+    @property
+    def display_name(self) -> str:
+        return f"experimental_{self.name}" if self.experimental else self.name
+
+    def parse(self, text: str) -> Any:
+        """Turn the SQL text of a value into the field's type, or raise CONFIG_INVALID."""
+        raw = text.strip()
+        try:
+            if self.type == "boolean":
+                lowered = raw.lower()
+                if lowered not in ("true", "false"):
+                    raise ValueError("must be true or false")
+                value: Any = lowered == "true"
+            elif self.type in ("int", "long"):
+                value = int(raw)
+                limit = INT_MAX if self.type == "int" else LONG_MAX
+                if not -limit - 1 <= value <= limit:
+                    raise ValueError(f"out of range for {self.type}")
+            else:
+                value = raw
+        except ValueError as exc:
+            reason = str(exc) if "must" in str(exc) or "range" in str(exc) else f"not a valid {self.type}"
+            raise Errors.CONFIG_INVALID.error(name=self.name, value=text, reason=reason) from None
+        if self.validator is not None:
+            reason = self.validator(value)
+            if reason is not None:
+                raise Errors.CONFIG_INVALID.error(name=self.name, value=text, reason=reason)
+        return value
+
+    def render(self, value: Any) -> str:
+        if self.type == "boolean":
+            return "true" if value else "false"
+        return str(value)
+
+
+def _index_job_fields() -> list[ConfigField]:
+    f = ConfigField
+    return [
+        f("enable_lance_index_mutation", "boolean", True,
+          "Admit CREATE/DROP INDEX jobs on Lance tables (RESOLVE is never gated)",
+          master_only=True, experimental=True),
+        f("enable_lance_index_local_file_mutation", "boolean", True,
+          "Allow index jobs on Lance datasets stored on the local file system"),
+        f("lance_index_job_max_unresolved_per_table", "long", 8,
+          "Unresolved Lance index jobs allowed per table", master_only=True, validator=positive_long),
+        f("lance_index_job_max_unresolved_per_catalog", "long", 64,
+          "Unresolved Lance index jobs allowed per catalog", master_only=True, validator=positive_long),
+        f("lance_index_job_max_unresolved_global", "long", 256,
+          "Unresolved Lance index jobs allowed in total", master_only=True, validator=positive_long),
+        f("lance_index_max_num_partitions", "int", 4096,
+          "Upper bound of num_partitions for ANN indexes", validator=positive_int),
+        f("lance_index_max_num_sub_vectors", "int", 256,
+          "Upper bound of num_sub_vectors for ANN indexes", validator=positive_int),
+        f("lance_index_job_keep_max_second", "long", 604800,
+          "Retention of resolved Lance index jobs, from their last transition",
+          master_only=True, validator=positive_long),
+        f("lance_index_job_clean_interval_second", "long", 3600,
+          "Period of the resolved-job cleaner", master_only=True, validator=positive_long),
+        f("lance_index_job_dispatch_interval_second", "int", 10,
+          "Period of the dispatcher's sweep round (dispatch itself is event driven)",
+          master_only=True, validator=positive_int),
+        f("lance_index_job_execute_deadline_second", "long", 3600,
+          "Deadline stamped on a job when it is dispatched", master_only=True, validator=positive_long),
+        f("lance_index_job_max_dispatch_per_round", "int", 16,
+          "Jobs dispatched per dispatcher round", master_only=True, validator=positive_int),
+        f("lance_index_job_max_inflight_per_backend", "int", 2,
+          "Possible-live workers per supervisor", master_only=True, validator=positive_int),
+        f("lance_index_job_refresh_retry_second", "int", 300,
+          "Throttle between retries of a FAILED metadata refresh", master_only=True,
+          validator=positive_int),
+        f("lance_index_job_dispatcher_paused", "boolean", False,
+          "Pause the dispatch phase (a hard barrier: nothing is dispatched once set)",
+          master_only=True),
+    ]
+
+
+def default_fields() -> list[ConfigField]:
+    return _index_job_fields()
+
+
+class Config:
+    """Field registry plus current values; safe to read from any thread."""
+
+    def __init__(self, store: MetaStore, fields: list[ConfigField] | None = None,
+                 file_values: dict[str, Any] | None = None):
+        self._store = store
+        self._fields = {f.name: f for f in (fields or default_fields())}
+        self._aliases = {f.display_name: f.name for f in self._fields.values()}
+        self._lock = threading.Lock()
+        self._values: dict[str, Any] = {n: f.default for n, f in self._fields.items()}
+        self._listeners: list[Callable[[str, Any], None]] = []
+        for name, value in (file_values or {}).items():
+            field = self.field(name)
+            self._values[field.name] = field.parse(str(value).lower() if isinstance(value, bool) else str(value))
+        for row in store.query("SELECT name, value FROM config"):
+            if row["name"] in self._fields:  # a field removed in a later version is ignored
+                self._values[row["name"]] = self._fields[row["name"]].parse(row["value"])
+
+    @classmethod
+    def from_toml(cls, store: MetaStore, path: Path | None) -> Config:
+        values: dict[str, Any] = {}
+        if path is not None:
+            with open(path, "rb") as fh:
+                values = dict(tomllib.load(fh).get("frontend", {}))
+        return cls(store, file_values=values)
+
+    def field(self, name: str) -> ConfigField:
+        key = name.strip().lower()
+        key = self._aliases.get(key, key)
+        if key not in self._fields:
+            raise Errors.CONFIG_UNKNOWN.error(name=name)
+        return self._fields[key]
+
+    def fields(self) -> list[ConfigField]:
+        return sorted(self._fields.values(), key=lambda f: f.display_name)
+
+    def get(self, name: str) -> Any:
+        with self._lock:
+            return self._values[self.field(name).name]
+
+    def __getitem__(self, name: str) -> Any:
+        return self.get(name)
+
+    def on_change(self, listener: Callable[[str, Any], None]) -> None:
+        self._listeners.append(listener)
+
+    def set(self, name: str, text: str) -> None:
+        """Validate, persist, publish; returns only once every thread will see the new value."""
+        field = self.field(name)
+        if not field.mutable:
+            raise Errors.CONFIG_NOT_MUTABLE.error(name=field.display_name)
+        value = field.parse(text)
+        with self._lock:
+            with self._store.transaction() as db:
+                db.execute(
+                    "INSERT INTO config(name, value, revision, updated_at) VALUES (?, ?, 0, ?) "
+                    "ON CONFLICT(name) DO UPDATE SET value = excluded.value, "
+                    "revision = config.revision + 1, updated_at = excluded.updated_at",
+                    (field.name, field.render(value), time.time()),
+                )
+            self._values[field.name] = value
+        for listener in list(self._listeners):
+            listener(field.name, value)
+
+    def rows(self) -> list[tuple[str, str, str, str, str, str]]:
+        with self._lock:
+            values = dict(self._values)
+        return [
+            (f.display_name, f.render(values[f.name]), f.type, str(f.mutable).lower(),
+             str(f.master_only).lower(), f.comment)
+            for f in self.fields()
+        ]

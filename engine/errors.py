@@ -1,0 +1,82 @@
+"""Every error drydock can answer, in one table: MySQL code, SQLSTATE, message template.
+
+Commands raise ``Errors.X.error(...)``; the server turns a :class:`DrydockError` into an
+ERR packet. Tests assert on ``.code``, never on substrings alone.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass(frozen=True)
+class ErrorSpec:
+    code: int
+    sqlstate: str
+    template: str
+
+    def error(self, **params: Any) -> DrydockError:
+        return DrydockError(self, self.template.format(**params))
+
+
+class DrydockError(Exception):
+    """An error with a MySQL code and SQLSTATE; its message is safe to show the client."""
+
+    def __init__(self, spec: ErrorSpec, message: str):
+        super().__init__(message)
+        self.spec = spec
+        self.message = message
+
+    @property
+    def code(self) -> int:
+        return self.spec.code
+
+    @property
+    def sqlstate(self) -> str:
+        return self.spec.sqlstate
+
+
+class Errors:
+    """The error table. Numbers 5100-5199 are reserved for Lance index jobs (reference §3)."""
+
+    # -- standard MySQL codes ---------------------------------------------------------------
+    HANDSHAKE = ErrorSpec(1043, "08S01", "Bad handshake: {detail}")
+    NO_DB_SELECTED = ErrorSpec(1046, "3D000", "No database selected")
+    ACCESS_DENIED = ErrorSpec(1045, "28000", "Access denied for user '{user}'@'{host}' (using password: {using})")
+    DB_ACCESS_DENIED = ErrorSpec(1044, "42000", "Access denied for user '{user}'@'{host}' to database '{db}'")
+    UNKNOWN_COMMAND = ErrorSpec(1047, "08S01", "Unknown command: {detail}")
+    UNKNOWN_DATABASE = ErrorSpec(1049, "42000", "Unknown database '{db}'")
+    PARSE = ErrorSpec(1064, "42000", "{detail}")
+    UNKNOWN_THREAD = ErrorSpec(1094, "HY000", "Unknown thread id: {id}")
+    NOT_OWNER_OF_THREAD = ErrorSpec(1095, "HY000", "You are not owner of thread {id}")
+    INTERNAL = ErrorSpec(1105, "HY000", "{detail}")
+    TABLE_ACCESS_DENIED = ErrorSpec(1142, "42000", "{priv} command denied to user '{user}'@'{host}' for table '{table}'")
+    UNKNOWN_TABLE = ErrorSpec(1146, "42S02", "Table '{table}' doesn't exist")
+    UNKNOWN_SYSTEM_VARIABLE = ErrorSpec(1193, "HY000", "Unknown system variable '{name}'")
+    WRONG_VALUE_FOR_VAR = ErrorSpec(1231, "42000", "Variable '{name}' can't be set to the value of '{value}'")
+    WRONG_TYPE_FOR_VAR = ErrorSpec(1232, "42000", "Incorrect argument type to variable '{name}'")
+    NOT_SUPPORTED = ErrorSpec(1235, "42000", "This version of drydock doesn't yet support '{what}'")
+    SPECIFIC_ACCESS_DENIED = ErrorSpec(1227, "42000", "Access denied; you need (at least one of) the {priv} privilege(s) for this operation")
+    UNKNOWN_STMT_HANDLER = ErrorSpec(1243, "HY000", "Unknown prepared statement handler ({id}) given to {where}")
+    WRONG_PARAM_COUNT = ErrorSpec(1210, "HY000", "Incorrect arguments to {where}: {detail}")
+    QUERY_INTERRUPTED = ErrorSpec(1317, "70100", "Query execution was interrupted")
+    WRONG_ARGUMENTS = ErrorSpec(1210, "HY000", "Incorrect arguments to {where}")
+    QUERY_FAILED = ErrorSpec(1105, "HY000", "{detail}")
+
+    # -- drydock configuration (Doris answers config errors as 1105 / HY000) -----------------
+    CONFIG_UNKNOWN = ErrorSpec(1105, "HY000", "Config '{name}' does not exist")
+    CONFIG_NOT_MUTABLE = ErrorSpec(1105, "HY000", "Config '{name}' is not mutable")
+    CONFIG_INVALID = ErrorSpec(1105, "HY000", "Invalid value '{value}' for config '{name}': {reason}")
+
+    # -- Lance index jobs (reference §3) ----------------------------------------------------
+    LANCE_INDEX_INVALID = ErrorSpec(5100, "HY000", "{detail}")
+    LANCE_INDEX_OPERATION_NOT_SUPPORTED = ErrorSpec(5101, "HY000", "{op} is not supported for Lance {target}")
+    LANCE_INDEX_MUTATION_DISABLED = ErrorSpec(5102, "HY000", "{detail}")
+    LANCE_INDEX_JOB_NOT_FOUND = ErrorSpec(5103, "HY000", "Lance index job not found: {job_id}")
+    LANCE_INDEX_JOB_NOT_UNKNOWN = ErrorSpec(5104, "HY000", "Lance index job {job_id} cannot be resolved: not in UNKNOWN state (state is {state})")
+    LANCE_INDEX_JOB_RESOLUTION_INCOMPLETE = ErrorSpec(5105, "HY000", "Lance index job {job_id} was not released: {detail}")
+
+
+def all_specs() -> dict[str, ErrorSpec]:
+    return {k: v for k, v in vars(Errors).items() if isinstance(v, ErrorSpec)}

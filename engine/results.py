@@ -1,0 +1,34 @@
+"""What every command returns: columns + rows, or an OK with affected rows; plus warnings."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Diagnostic:
+    """One row of SHOW WARNINGS: level is 'Note', 'Warning' or 'Error'."""
+
+    level: str
+    code: int
+    message: str
+
+
+@dataclass
+class Result:
+    columns: list[str] = field(default_factory=list)
+    rows: list[tuple[Any, ...]] = field(default_factory=list)
+    affected_rows: int = 0
+    warnings: list[Diagnostic] = field(default_factory=list)
+    # Column types by name, for columns whose type must not be inferred from the first value
+    # (e.g. an all-NULL column). Values are mysql_mimic ColumnType names.
+    column_types: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def is_result_set(self) -> bool:
+        return bool(self.columns)
+
+    @staticmethod
+    def ok(affected_rows: int = 0, warnings: list[Diagnostic] | None = None) -> Result:
+        return Result(affected_rows=affected_rows, warnings=list(warnings or []))

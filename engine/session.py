@@ -1,0 +1,38 @@
+"""Per-connection state the engine needs: who is asking, where, and the diagnostics area."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from engine.results import Diagnostic
+
+
+class ConnectionRegistry(Protocol):
+    """What the engine may ask of the server about live connections (KILL, SHOW PROCESSLIST)."""
+
+    def owner_of(self, connection_id: int) -> str | None: ...
+
+    def kill(self, connection_id: int, query_only: bool) -> None: ...
+
+
+@dataclass
+class SessionContext:
+    user: str
+    host: str
+    connection_id: int
+    database: str | None = None
+    catalog: str = "internal"
+    # MySQL's diagnostics area: the conditions of the last statement that was not itself a
+    # diagnostic statement (SHOW WARNINGS / SHOW ERRORS / SHOW COUNT(*) ...).
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+
+    @property
+    def identity(self) -> str:
+        return f"'{self.user}'@'{self.host}'"
+
+    def warning_count(self) -> int:
+        return len(self.diagnostics)
+
+    def error_count(self) -> int:
+        return sum(1 for d in self.diagnostics if d.level == "Error")

@@ -1,0 +1,48 @@
+"""ADMIN SET FRONTEND CONFIG / ADMIN SHOW FRONTEND CONFIG."""
+
+from __future__ import annotations
+
+import re
+
+from engine import ast
+from engine.core import Engine
+from engine.results import Result
+from engine.session import SessionContext
+
+SHOW_COLUMNS = ["Key", "Value", "Type", "IsMutable", "MasterOnly", "Comment"]
+
+
+def admin_set_frontend_config(engine: Engine, stmt: ast.AdminSetFrontendConfig, ctx: SessionContext) -> Result:
+    engine.privileges.require_global(ctx, "ADMIN")
+    # Validate every pair before changing anything: a statement either applies whole or not at all.
+    fields = [(engine.config.field(name), value) for name, value in stmt.pairs]
+    for field, value in fields:
+        field.parse(value)
+    for field, value in fields:
+        engine.config.set(field.name, value)
+    return Result.ok()
+
+
+def admin_show_frontend_config(engine: Engine, stmt: ast.AdminShowFrontendConfig, ctx: SessionContext) -> Result:
+    engine.privileges.require_global(ctx, "ADMIN")
+    rows = engine.config.rows()
+    if stmt.like is not None:
+        pattern = like_to_regex(stmt.like)
+        rows = [r for r in rows if pattern.fullmatch(r[0])]
+    return Result(columns=SHOW_COLUMNS, rows=list(rows))
+
+
+def like_to_regex(like: str) -> re.Pattern[str]:
+    """SQL LIKE (``%``, ``_``, backslash escapes), case-insensitive as MySQL's default collation."""
+    out, i = [], 0
+    while i < len(like):
+        ch = like[i]
+        if ch == "\\" and i + 1 < len(like):
+            out.append(re.escape(like[i + 1]))
+            i += 2
+            continue
+        out.append(".*" if ch == "%" else "." if ch == "_" else re.escape(ch))
+        i += 1
+    return re.compile("".join(out), re.IGNORECASE | re.DOTALL)
+
+

@@ -1,0 +1,21 @@
+"""KILL [CONNECTION | QUERY] <id>: only one's own connections, unless one holds ADMIN."""
+
+from __future__ import annotations
+
+from engine import ast
+from engine.core import Engine
+from engine.errors import Errors
+from engine.results import Result
+from engine.session import SessionContext
+
+
+def kill(engine: Engine, stmt: ast.Kill, ctx: SessionContext) -> Result:
+    registry = engine.connections
+    owner = registry.owner_of(stmt.connection_id) if registry else None
+    if owner is None:
+        raise Errors.UNKNOWN_THREAD.error(id=stmt.connection_id)
+    if owner != ctx.user and not engine.privileges.has_global(ctx, "ADMIN"):
+        raise Errors.NOT_OWNER_OF_THREAD.error(id=stmt.connection_id)
+    assert registry is not None
+    registry.kill(stmt.connection_id, stmt.query_only)
+    return Result.ok()

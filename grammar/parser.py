@@ -1,0 +1,184 @@
+"""Text → statement objects, for the statements drydock owns (see drydock.lark).
+
+``parse(sql)`` returns a statement object, or ``None`` when the statement belongs to the SQL
+passthrough. A syntax error in an owned statement raises a 1064 DrydockError whose text is
+ANTLR-style, as Doris prints it: ``line 1:29 mismatched input 'FORCE' expecting FORCE_RELEASE``
+(line 1-based, column 0-based, ``<EOF>`` at the end of input).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+from lark import Lark, Token, Transformer, UnexpectedCharacters, UnexpectedInput, UnexpectedToken
+
+from engine import ast
+from engine.errors import DrydockError, Errors
+
+_GRAMMAR = Path(__file__).with_name("drydock.lark")
+
+# Leading keywords of the statement families the grammar owns. Everything else is passthrough.
+OWNED_PREFIXES: tuple[tuple[str, ...], ...] = (
+    ("ADMIN",),
+    ("SHOW", "WARNINGS"),
+    ("SHOW", "ERRORS"),
+    ("SHOW", "COUNT"),
+    ("KILL",),
+)
+
+_LEADING_NOISE = re.compile(r"(\s+|--[ \t][^\n]*|#[^\n]*|/\*.*?\*/)*", re.S)
+_WORD = re.compile(r"[A-Za-z_]+")
+
+
+
+class _KeepWordTerminals:
+    """Postlexer that only asks lark to keep IDENTIFIER in the lexer even where no rule uses it.
+
+    Without it a misspelt keyword is a 'token recognition error'; with it, the contextual lexer
+    falls back to IDENTIFIER and the error reads "mismatched input 'confog' expecting CONFIG".
+    """
+
+    always_accept = ("IDENTIFIER", "BACKTICKED")
+
+    def process(self, stream: Any) -> Any:
+        return stream
+
+
+_parser = Lark(_GRAMMAR.read_text(), parser="lalr", start="start", maybe_placeholders=False,
+               postlex=_KeepWordTerminals())
+_TERMINAL_PATTERNS = {t.name: t.pattern for t in _parser.terminals}
+
+
+def leading_words(sql: str, n: int = 3) -> tuple[str, ...]:
+    """The first ``n`` words of ``sql`` upper-cased, skipping comments and whitespace."""
+    words: list[str] = []
+    pos = 0
+    while len(words) < n:
+        pos = _LEADING_NOISE.match(sql, pos).end()  # type: ignore[union-attr]
+        m = _WORD.match(sql, pos)
+        if not m:
+            break
+        words.append(m.group(0).upper())
+        pos = m.end()
+    return tuple(words)
+
+
+def owns(sql: str) -> bool:
+    words = leading_words(sql)
+    return any(words[: len(p)] == p for p in OWNED_PREFIXES)
+
+
+def parse(sql: str) -> ast.Statement | None:
+    if not owns(sql):
+        return None
+    try:
+        tree = _parser.parse(sql)
+    except UnexpectedInput as exc:
+        raise syntax_error(exc, sql) from None
+    result = _ToStatement().transform(tree)
+    assert isinstance(result, ast.Statement)
+    return result
+
+
+# -- error text -------------------------------------------------------------------------------
+def _display_terminal(name: str) -> str:
+    if name == "$END":
+        return "<EOF>"
+    pattern = _TERMINAL_PATTERNS.get(name)
+    if pattern is not None and pattern.type == "str" and not name.isupper():
+        return f"'{pattern.value}'"
+    if pattern is not None and pattern.type == "str" and not re.fullmatch(r"[A-Z_]+", pattern.value.upper()):
+        return f"'{pattern.value}'"
+    return name
+
+
+def syntax_error(exc: UnexpectedInput, sql: str) -> DrydockError:
+    if isinstance(exc, UnexpectedToken):
+        token = exc.token
+        text = "<EOF>" if token.type == "$END" else str(token)
+        line = token.line if token.type != "$END" else sql.count("\n") + 1
+        column = (token.column - 1) if token.type != "$END" and token.column else len(sql.rsplit("\n", 1)[-1])
+        # `accepts` is what the parser would really take after pending reductions; `expected` is the
+        # raw LALR lookahead set, which over-approximates.
+        names = exc.accepts or exc.expected
+        expected = sorted({_display_terminal(t) for t in names if not t.startswith("__")})
+        want = expected[0] if len(expected) == 1 else "{" + ", ".join(expected) + "}"
+        detail = f"line {line}:{column} mismatched input '{text}' expecting {want}"
+    elif isinstance(exc, UnexpectedCharacters):
+        detail = f"line {exc.line}:{exc.column - 1} token recognition error at: '{sql[exc.pos_in_stream]}'"
+    else:  # UnexpectedEOF and anything lark adds later
+        detail = f"line {getattr(exc, 'line', 1)}:{max(getattr(exc, 'column', 1) - 1, 0)} mismatched input '<EOF>'"
+    return Errors.PARSE.error(detail=detail)
+
+
+# -- tree → statements ------------------------------------------------------------------------
+def unquote(text: str) -> str:
+    """MySQL string literal → value: strips quotes, undoes doubled quotes and backslash escapes."""
+    quote, body = text[0], text[1:-1]
+    body = body.replace(quote * 2, quote)
+    escapes = {"n": "\n", "t": "\t", "r": "\r", "0": "\0", "b": "\b", "Z": "\x1a"}
+    return re.sub(r"\\(.)", lambda m: escapes.get(m.group(1), m.group(1)), body, flags=re.S)
+
+
+class _ToStatement(Transformer[Token, Any]):
+    # lexical
+    def string(self, items: list[Token]) -> str:
+        return unquote(str(items[0]))
+
+    def literal(self, items: list[Any]) -> str:
+        return items[0] if isinstance(items[0], str) and not isinstance(items[0], Token) else str(items[0])
+
+    def identifier(self, items: list[Any]) -> str:
+        text = str(items[0])
+        return text[1:-1].replace("``", "`") if text.startswith("`") else text
+
+    def non_reserved(self, items: list[Token]) -> Token:
+        return items[0]
+
+    def start(self, items: list[Any]) -> ast.Statement:
+        return items[0]
+
+    # admin
+    def config_pair(self, items: list[Any]) -> tuple[str, str]:
+        return (items[0], items[1])
+
+    def admin_set_frontend_config(self, items: list[Any]) -> ast.AdminSetFrontendConfig:
+        return ast.AdminSetFrontendConfig(tuple(i for i in items if isinstance(i, tuple)))
+
+    def admin_show_frontend_config(self, items: list[Any]) -> ast.AdminShowFrontendConfig:
+        like = items[-1] if len(items) == 6 else None
+        return ast.AdminShowFrontendConfig(like=like)
+
+    # diagnostics
+    def limit_clause(self, items: list[Token]) -> tuple[int, int]:
+        numbers = [int(t) for t in items if t.type == "INT"]
+        return (0, numbers[0]) if len(numbers) == 1 else (numbers[0], numbers[1])
+
+    def _diag(self, items: list[Any], errors_only: bool) -> ast.ShowDiagnostics:
+        limit = next((i for i in items if isinstance(i, tuple)), None)
+        if limit is None:
+            return ast.ShowDiagnostics(errors_only=errors_only)
+        return ast.ShowDiagnostics(errors_only=errors_only, offset=limit[0], limit=limit[1])
+
+    def show_warnings(self, items: list[Any]) -> ast.ShowDiagnostics:
+        return self._diag(items, errors_only=False)
+
+    def show_errors(self, items: list[Any]) -> ast.ShowDiagnostics:
+        return self._diag(items, errors_only=True)
+
+    def show_count_warnings(self, items: list[Any]) -> ast.ShowDiagnostics:
+        return ast.ShowDiagnostics(errors_only=False, count_only=True)
+
+    def show_count_errors(self, items: list[Any]) -> ast.ShowDiagnostics:
+        return ast.ShowDiagnostics(errors_only=True, count_only=True)
+
+    # session
+    def kill_kind(self, items: list[Token]) -> str:
+        return str(items[0]).upper()
+
+    def kill(self, items: list[Any]) -> ast.Kill:
+        kind = next((i for i in items if isinstance(i, str) and not isinstance(i, Token)), "CONNECTION")
+        number = next(i for i in items if isinstance(i, Token) and i.type == "INT")
+        return ast.Kill(connection_id=int(number), query_only=kind == "QUERY")

@@ -1,0 +1,123 @@
+"""The listening server: accepts sockets, builds a session + hardened connection for each."""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import logging
+from typing import Any
+
+from mysql_mimic.constants import DEFAULT_SERVER_CAPABILITIES, KillKind
+from mysql_mimic.control import Control
+from mysql_mimic.stream import MysqlStream
+from mysql_mimic.types import Capabilities
+
+from engine.core import Engine
+from server.auth import DrydockIdentityProvider
+from server.connection import DrydockConnection
+from server.session import DrydockSession
+
+logger = logging.getLogger(__name__)
+
+# No CLIENT_SSL: see server/connection.py. No CLIENT_QUERY_ATTRIBUTES: query attributes carry a
+# client-chosen count that mysql-mimic's compiled reader trusts (a long loop on a short packet).
+CAPABILITIES = (DEFAULT_SERVER_CAPABILITIES & ~Capabilities.CLIENT_QUERY_ATTRIBUTES) | Capabilities.CLIENT_TRANSACTIONS
+MAX_CONNECTIONS = 1024
+
+
+class Connections(Control):
+    """Live connections by id; the engine's ConnectionRegistry (KILL)."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop):
+        self._loop = loop
+        self._ids = itertools.count(1)
+        self._by_id: dict[int, DrydockConnection] = {}
+
+    async def add(self, connection: Any) -> int:
+        connection_id = next(self._ids)
+        self._by_id[connection_id] = connection
+        return connection_id
+
+    async def remove(self, connection_id: int) -> None:
+        self._by_id.pop(connection_id, None)
+
+    async def kill(self, connection_id: int, kind: KillKind = KillKind.CONNECTION) -> None:
+        connection = self._by_id.get(connection_id)
+        if connection is not None:
+            connection.kill(kind)
+
+    def __len__(self) -> int:
+        return len(self._by_id)
+
+    # ConnectionRegistry (called from the engine, possibly from a worker thread)
+    def owner_of(self, connection_id: int) -> str | None:
+        connection = self._by_id.get(connection_id)
+        return None if connection is None else (connection.session.username or "")
+
+    def kill_from_engine(self, connection_id: int, query_only: bool) -> None:
+        kind = KillKind.QUERY if query_only else KillKind.CONNECTION
+        connection = self._by_id.get(connection_id)
+        if connection is None:
+            return
+        try:
+            running = asyncio.get_running_loop()
+        except RuntimeError:
+            running = None
+        if running is self._loop:
+            connection.kill(kind)
+        else:
+            self._loop.call_soon_threadsafe(connection.kill, kind)
+
+
+class _Registry:
+    def __init__(self, connections: Connections):
+        self._connections = connections
+
+    def owner_of(self, connection_id: int) -> str | None:
+        return self._connections.owner_of(connection_id)
+
+    def kill(self, connection_id: int, query_only: bool) -> None:
+        self._connections.kill_from_engine(connection_id, query_only)
+
+
+class DrydockServer:
+    def __init__(self, engine: Engine):
+        self.engine = engine
+        self.identity = DrydockIdentityProvider(engine.users)
+        self.connections: Connections | None = None
+        self._server: asyncio.base_events.Server | None = None
+
+    async def start(self, host: str, port: int) -> tuple[str, int]:
+        self.connections = Connections(asyncio.get_running_loop())
+        self.engine.connections = _Registry(self.connections)
+        self._server = await asyncio.start_server(self._on_client, host=host, port=port)
+        sock = self._server.sockets[0].getsockname()
+        return sock[0], sock[1]
+
+    async def _on_client(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        assert self.connections is not None
+        stream = MysqlStream(reader, writer)
+        session = DrydockSession(self.engine)
+        connection = DrydockConnection(stream=stream, session=session, control=self.connections,
+                                       identity_provider=self.identity,
+                                       server_capabilities=CAPABILITIES)
+        if len(self.connections) >= MAX_CONNECTIONS:
+            await stream.write(connection.error(msg="Too many connections", code=1040))
+            writer.close()
+            session.query_session.close()
+            return
+        connection_id = await self.connections.add(connection)
+        connection.connection_id = connection_id
+        try:
+            await connection.start()
+        except Exception:  # noqa: BLE001 - one broken connection must never stop the server
+            logger.exception("connection %s ended with an error", connection_id)
+        finally:
+            await self.connections.remove(connection_id)
+            session.query_session.close()
+            writer.close()
+
+    async def close(self) -> None:
+        if self._server is not None:
+            self._server.close()
+            await self._server.wait_closed()

@@ -1,0 +1,53 @@
+"""`drydock serve`: run the server on its embedded defaults."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import signal
+import sys
+from pathlib import Path
+
+import click
+
+from engine.core import Engine
+from server.app import DrydockServer
+
+
+@click.group()
+def main() -> None:
+    """drydock: a MySQL-wire SQL front end for lakehouse table maintenance."""
+
+
+@main.command()
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
+@click.option("--port", default=9030, show_default=True, type=int, help="Port (0 = any free port).")
+@click.option("--data-dir", default="./var/drydock", show_default=True, type=click.Path(path_type=Path),
+              help="Where the metadata store and the internal catalog live.")
+@click.option("--config", "config_file", default=None, type=click.Path(exists=True, path_type=Path),
+              help="TOML file with a [frontend] table of config values.")
+@click.option("--root-password", default="", envvar="DRYDOCK_ROOT_PASSWORD",
+              help="Password of the root account (default: none).")
+@click.option("--log-level", default="WARNING", show_default=True)
+def serve(host: str, port: int, data_dir: Path, config_file: Path | None, root_password: str,
+          log_level: str) -> None:
+    """Start the server; prints `drydock ready on HOST:PORT` once it accepts connections."""
+    logging.basicConfig(level=log_level.upper(), stream=sys.stderr,
+                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    asyncio.run(_serve(host, port, data_dir, config_file, root_password))
+
+
+async def _serve(host: str, port: int, data_dir: Path, config_file: Path | None, root_password: str) -> None:
+    engine = Engine(data_dir, config_file=config_file, root_password=root_password)
+    server = DrydockServer(engine)
+    bound_host, bound_port = await server.start(host, port)
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, stop.set)
+    print("TLS is off: drydock does not offer TLS; clients connect in plain text "
+          "(use it on loopback or behind a TLS-terminating proxy)", file=sys.stderr, flush=True)
+    print(f"drydock ready on {bound_host}:{bound_port}", flush=True)
+    await stop.wait()
+    await server.close()
+    engine.close()

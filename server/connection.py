@@ -1,0 +1,390 @@
+"""mysql-mimic's Connection with its defects closed (reference: mysql-mimic facts §8).
+
+Each override names the defect it closes; tests/test_mimic_defects.py has one test per defect that
+fails on the unpatched library.
+
+- failed login / failed COM_CHANGE_USER: the upstream connection answers ERR and keeps serving;
+  here it closes. Unknown user and wrong password get the same 1045.
+- pre-auth freeze: packets with NUL-terminated strings are parsed by server/wire.py (bounded).
+- prepared statements: parameters are bound as escaped literals at real placeholder positions
+  (never pasted with ``re.sub``); the PREPARE response honours CLIENT_DEPRECATE_EOF.
+- the OK/EOF that ends a result set carries affected_rows 0 (Connector/J 2.x crashes otherwise)
+  and the statement's warning count; OKs carry the real affected rows and warnings.
+- the handshake advertises autocommit; COM_STMT_RESET no longer resets the session.
+- KILL QUERY on an idle connection is a no-op instead of dropping the connection.
+- TLS is not offered (upstream's STARTTLS races the ClientHello); the server says so at start.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import secrets
+from typing import Any
+
+from mysql_mimic import packets, types
+from mysql_mimic.auth import AuthInfo, Forbidden, Success, User
+from mysql_mimic.connection import Connection
+from mysql_mimic.constants import KillKind
+from mysql_mimic.errors import MysqlError
+from mysql_mimic.packets import SSLRequest
+from mysql_mimic.prepared import PreparedStatement
+from mysql_mimic.stream import ConnectionClosed
+from mysql_mimic.types import Capabilities, ServerStatus
+
+from engine.errors import DrydockError, Errors
+from server import wire
+from server.prepared import bind_parameters, count_placeholders
+
+logger = logging.getLogger(__name__)
+
+HANDSHAKE_TIMEOUT_SECONDS = 10.0
+
+
+class LoginFailed(Exception):
+    """Raised after the 1045 was sent: the connection must close."""
+
+
+class DrydockConnection(Connection):
+    def __init__(self, *args: Any, **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        self.status_flags = ServerStatus.SERVER_STATUS_AUTOCOMMIT
+        self.busy = False  # a command is being answered (KILL QUERY targets only busy ones)
+
+    # -- errors ---------------------------------------------------------------------------------
+    def error(self, msg: Any = "", code: int = 1105, sqlstate: str | None = None, **_: Any) -> bytes:
+        if isinstance(msg, DrydockError):
+            code, sqlstate, msg = msg.code, msg.sqlstate, msg.message
+        parts = [b"\xff", int(code).to_bytes(2, "little")]
+        if Capabilities.CLIENT_PROTOCOL_41 in self.capabilities or not self.capabilities:
+            state = sqlstate or _default_sqlstate(int(code))
+            parts.append(b"#" + state.encode("ascii"))
+        parts.append(str(msg).encode("utf-8", "replace"))
+        return b"".join(parts)
+
+    # -- connection phase -------------------------------------------------------------------------
+    async def _start(self) -> None:
+        try:
+            await asyncio.wait_for(self.connection_phase(), HANDSHAKE_TIMEOUT_SECONDS)
+            await self.session.init(self)
+        except (LoginFailed, ConnectionClosed, asyncio.TimeoutError, asyncio.IncompleteReadError):
+            return
+        except wire.MalformedPacket as exc:
+            await self._write_quietly(self.error(msg=Errors.HANDSHAKE.error(detail=str(exc))))
+            return
+        except MysqlError as exc:
+            await self._write_quietly(self.error(msg=exc.msg, code=exc.code))
+            return
+        try:
+            await self.command_phase()
+        except asyncio.CancelledError:
+            if self._kill == KillKind.CONNECTION:
+                await self._write_quietly(self.error(msg="Session was killed", code=3169))
+            else:
+                raise
+        finally:
+            await self.session.close()
+
+    async def _write_quietly(self, packet: bytes) -> None:
+        try:
+            await self.stream.write(packet)
+        except (ConnectionError, OSError):
+            pass
+
+    async def connection_phase(self) -> None:
+        plugin = self.identity_provider.get_default_plugin()
+        auth_data, auth_state = await plugin.start()
+        assert isinstance(auth_data, bytes)
+        self.handshake_auth_data = auth_data
+        self.handshake_auth_plugin = plugin.name
+        await self.stream.write(packets.make_handshake_v10(
+            capabilities=self.server_capabilities, server_charset=self.server_charset,
+            server_version=str(self.session.variables.get("version")),
+            connection_id=self.connection_id, auth_data=auth_data,
+            status_flags=self.status_flags, auth_plugin_name=plugin.name,
+        ))
+        response = wire.parse_handshake_response(self.server_capabilities, await self.stream.read())
+        if isinstance(response, SSLRequest):
+            raise wire.MalformedPacket("TLS was requested but this server does not offer it")
+        self.capabilities = response.capabilities
+        self.max_packet_size = response.max_packet_size
+        self.session.variables.set("character_set_client", response.client_charset.name)
+        self.client_plugin_name = response.client_plugin
+        self.client_connect_attrs = response.connect_attrs
+        self.session.variables.set("external_user", response.username, force=True)
+        await self.authenticate(
+            auth_state=auth_state, server_plugin=plugin, username=response.username,
+            client_plugin_name=response.client_plugin, auth_response=response.auth_response,
+            connect_attrs=response.connect_attrs,
+        )
+        # Only now, after a successful login, may the requested database be used.
+        self.session.database = response.database
+        self.stream.reset_seq()
+
+    async def authenticate(self, username: str, auth_response: bytes, client_plugin_name: str | None,
+                           connect_attrs: dict[str, str], auth_state: Any = None,
+                           server_plugin: Any = None) -> None:
+        """Upstream answers ERR and carries on serving; this raises LoginFailed after the ERR.
+
+        An unknown user is checked against a random password so that it fails exactly like a
+        wrong password (same code, same text, same round trips).
+        """
+        self.session.username = None
+        user = await self.identity_provider.get_user(username)
+        known = user is not None
+        if user is None:
+            user = User(name=username, auth_string=secrets.token_hex(20), auth_plugin=None)
+        decision = await self._run_auth_plugin(user, username, auth_response, client_plugin_name,
+                                               connect_attrs, auth_state, server_plugin)
+        if known and isinstance(decision, Success):
+            self.session.username = decision.authenticated_as
+            await self.stream.write(self.ok())
+            return
+        peer = self.stream.writer.get_extra_info("peername")
+        host = peer[0] if peer else "localhost"
+        using = "YES" if auth_response else "NO"
+        logger.info("access denied for user %r from %s", username, host)
+        await self._write_quietly(self.error(msg=Errors.ACCESS_DENIED.error(user=username, host=host, using=using)))
+        raise LoginFailed(username)
+
+    async def _run_auth_plugin(self, user: User, username: str, auth_response: bytes,
+                               client_plugin_name: str | None, connect_attrs: dict[str, str],
+                               auth_state: Any, server_plugin: Any) -> Any:
+        user_plugin = (self.identity_provider.get_plugin(user.auth_plugin or "")
+                       or self.identity_provider.get_default_plugin())
+        assert self.handshake_auth_plugin is not None
+        info = AuthInfo(username=username, data=auth_response, connect_attrs=connect_attrs, user=user,
+                        client_plugin_name=client_plugin_name,
+                        handshake_auth_data=self.handshake_auth_data,
+                        handshake_plugin_name=self.handshake_auth_plugin)
+        if (server_plugin is not None and auth_state is not None
+                and server_plugin.client_plugin_name in (None, client_plugin_name)
+                and server_plugin.name == user_plugin.name):
+            decision = await auth_state.asend(info)
+        elif user_plugin.client_plugin_name in (None, client_plugin_name):
+            decision, auth_state = await user_plugin.start(info)
+        else:
+            decision, auth_state = await user_plugin.start()
+            if user_plugin.client_plugin_name and isinstance(decision, bytes):
+                await self.stream.write(packets.make_auth_switch_request(
+                    server_charset=self.server_charset, plugin_name=user_plugin.client_plugin_name,
+                    plugin_provided_data=decision))
+                info = info.copy(await self.stream.read())
+                decision = await auth_state.asend(info)
+        rounds = 0
+        while not isinstance(decision, (Success, Forbidden)):
+            rounds += 1
+            if rounds > 8:  # a plugin conversation that never ends is a failed login
+                return Forbidden()
+            await self.stream.write(packets.make_auth_more_data(decision))
+            info = info.copy(await self.stream.read())
+            decision = await auth_state.asend(info)
+        return decision
+
+    async def handle_change_user(self, data: bytes) -> None:
+        change = wire.parse_com_change_user(self.capabilities, self.client_charset, data)
+        self.session.variables.set("external_user", change.username, force=True)
+        if change.client_charset:
+            self.session.variables.set("character_set_client", change.client_charset.name)
+        if change.connect_attrs:
+            self.client_connect_attrs = change.connect_attrs
+        await self.authenticate(username=change.username, auth_response=change.auth_response,
+                                client_plugin_name=change.client_plugin,
+                                connect_attrs=change.connect_attrs)
+        await self.session.reset()
+        self.session.database = change.database or None
+
+    # -- command phase ------------------------------------------------------------------------------
+    async def command_phase(self) -> None:
+        handlers = {
+            types.Commands.COM_QUERY: self.handle_query,
+            types.Commands.COM_STMT_PREPARE: self.handle_stmt_prepare,
+            types.Commands.COM_STMT_SEND_LONG_DATA: self.handle_stmt_send_long_data,
+            types.Commands.COM_STMT_EXECUTE: self.handle_stmt_execute,
+            types.Commands.COM_STMT_FETCH: self.handle_stmt_fetch,
+            types.Commands.COM_STMT_RESET: self.handle_stmt_reset,
+            types.Commands.COM_STMT_CLOSE: self.handle_stmt_close,
+            types.Commands.COM_PING: self.handle_ping,
+            types.Commands.COM_CHANGE_USER: self.handle_change_user,
+            types.Commands.COM_RESET_CONNECTION: self.handle_reset_connection,
+            types.Commands.COM_DEBUG: self.handle_debug,
+            types.Commands.COM_INIT_DB: self.handle_init_db,
+            types.Commands.COM_FIELD_LIST: self.handle_field_list,
+        }
+        while True:
+            try:
+                data = await self.stream.read()
+            except (ConnectionClosed, ConnectionError, asyncio.IncompleteReadError):
+                return
+            if not data or data[0] == types.Commands.COM_QUIT:
+                return
+            handler = handlers.get(data[0])  # type: ignore[call-overload]
+            self.busy = True
+            try:
+                if handler is None:
+                    raise Errors.UNKNOWN_COMMAND.error(detail=hex(data[0]))
+                await handler(data[1:])
+            except LoginFailed:
+                return
+            except DrydockError as exc:
+                await self.stream.write(self.error(msg=exc))
+            except MysqlError as exc:
+                await self.stream.write(self.error(msg=exc.msg, code=exc.code))
+            except wire.MalformedPacket as exc:
+                await self.stream.write(self.error(msg=f"Malformed packet: {exc}", code=1835))
+            except asyncio.CancelledError:
+                if self._kill != KillKind.QUERY:
+                    raise
+                self._kill = None
+                if self._task is not None:
+                    self._task.uncancel()
+                await self.stream.write(self.error(msg=Errors.QUERY_INTERRUPTED.error()))
+            except (ConnectionError, OSError):
+                return
+            except Exception as exc:  # noqa: BLE001 - the last line of defence for one statement
+                logger.exception("statement failed")
+                await self.stream.write(self.error(msg=f"internal error: {type(exc).__name__}: {exc}"))
+            finally:
+                self.busy = False
+                self.stream.reset_seq()
+
+    def kill(self, kind: KillKind = KillKind.CONNECTION) -> None:
+        if kind == KillKind.QUERY:
+            if not self.busy:
+                return  # nothing to interrupt; upstream would drop the connection here
+            interrupt = getattr(self.session, "interrupt", None)
+            if interrupt is not None:
+                interrupt()
+        super().kill(kind)
+
+    # -- OK packets carry the statement's affected rows and warnings ------------------------------
+    def _statement_ok(self) -> bytes:
+        return self.ok(affected_rows=getattr(self.session, "affected_rows", 0),
+                       warnings=getattr(self.session, "statement_warnings", 0))
+
+    def _end_of_rows(self, flags: int = 0) -> bytes:
+        """The OK/EOF after result rows: affected_rows is always 0 (Connector/J 2.x reads a
+        non-zero value here as a string length and crashes)."""
+        return self.ok_or_eof(affected_rows=0, warnings=getattr(self.session, "statement_warnings", 0),
+                              flags=flags)
+
+    async def handle_query(self, data: bytes) -> None:
+        sql = self.client_charset.decode(data)
+        result_set = await self.query(sql, {})
+        if not result_set:
+            await self.stream.write(self._statement_ok())
+            return
+        await self.write_text_resultset(result_set)
+
+    async def write_text_resultset(self, result_set: Any) -> None:
+        header = [packets.make_column_count(capabilities=self.capabilities,
+                                            column_count=len(result_set.columns))]
+        for column in result_set.columns:
+            header.append(packets.make_column_definition_41(
+                server_charset=self.server_charset, name=column.name, column_type=column.type,
+                character_set=column.character_set))
+        if not self.deprecate_eof():
+            header.append(self.eof())
+        self.stream.write_many(header)
+        rows = list(result_set.rows)
+        batch = 10_000
+        for i in range(0, len(rows), batch):
+            self.stream.write_text_rows(rows[i : i + batch], result_set.columns)
+            if i + batch < len(rows):
+                await asyncio.sleep(0)
+        await self.stream.write(self._end_of_rows(), drain=False)
+        await self.stream.drain()
+
+    async def handle_reset_connection(self, data: bytes) -> None:
+        await self.session.reset()
+        await self.stream.write(self.ok())
+
+    async def handle_field_list(self, data: bytes) -> None:
+        field_list = wire.parse_com_field_list(self.client_charset, data)
+        sql = f"SHOW COLUMNS FROM `{field_list.table.replace('`', '``')}`"
+        result = await self.query(sql=sql, query_attrs={})
+        for row in result.rows:
+            await self.stream.write(packets.make_column_definition_41(
+                server_charset=self.server_charset, table=field_list.table, name=row[0],
+                is_com_field_list=True, default=row[4]), drain=False)
+        await self.stream.write(self.ok_or_eof())
+
+    # -- prepared statements ------------------------------------------------------------------------
+    async def handle_stmt_prepare(self, data: bytes) -> None:
+        sql = self.client_charset.decode(data)
+        stmt_id = next(self.prepared_stmt_seq)
+        stmt = PreparedStatement(stmt_id=stmt_id, sql=sql, num_params=count_placeholders(sql))
+        self.prepared_stmts[stmt_id] = stmt
+        for packet in self.com_stmt_prepare_response(stmt):
+            await self.stream.write(packet, drain=False)
+        await self.stream.drain()
+
+    def com_stmt_prepare_response(self, statement: PreparedStatement) -> Any:
+        yield packets.make_com_stmt_prepare_ok(statement)
+        if statement.num_params:
+            for _ in range(statement.num_params):
+                yield packets.make_column_definition_41(server_charset=self.server_charset, name="?")
+            if not self.deprecate_eof():  # upstream sends this EOF even under DEPRECATE_EOF
+                yield self.eof()
+
+    async def handle_stmt_execute(self, data: bytes) -> None:
+        r = wire.Reader(data)
+        stmt = self.get_stmt(r.uint(4))
+        flags = r.uint(1)
+        r.uint(4)  # iteration count, always 1
+        values: list[Any] = []
+        if stmt.num_params:
+            import io
+
+            reader = io.BytesIO(r.rest())
+            params = packets._read_params(  # noqa: SLF001 - pure decoding, bounded by num_params
+                self.capabilities & ~Capabilities.CLIENT_QUERY_ATTRIBUTES, self.client_charset,
+                reader, stmt.num_params, stmt.param_buffers)
+            values = [v for _, v in params]
+        stmt.param_buffers = None
+        sql = bind_parameters(stmt.sql, values)
+        result_set = await self.query(sql, {})
+        if not result_set:
+            await self.stream.write(self._statement_ok())
+            return
+        await self.stream.write(types.uint_len(len(result_set.columns)))
+        for column in result_set.columns:
+            await self.stream.write(packets.make_column_definition_41(
+                server_charset=self.server_charset, name=column.name, column_type=column.type,
+                character_set=column.character_set))
+        rows = [packets.make_binary_resultrow(row, result_set.columns) for row in result_set.rows]
+        if flags & 0x01:  # CURSOR_TYPE_READ_ONLY: rows are fetched with COM_STMT_FETCH
+            async def cursor() -> Any:
+                for row in rows:
+                    yield row
+            stmt.cursor = cursor()
+            if not self.deprecate_eof():
+                await self.stream.write(self.eof(flags=ServerStatus.SERVER_STATUS_CURSOR_EXISTS))
+            else:
+                await self.stream.write(self._end_of_rows(flags=ServerStatus.SERVER_STATUS_CURSOR_EXISTS))
+            return
+        if not self.deprecate_eof():
+            await self.stream.write(self.eof())
+        for row in rows:
+            await self.stream.write(row, drain=False)
+        await self.stream.write(self._end_of_rows())
+
+    async def handle_stmt_reset(self, data: bytes) -> None:
+        stmt = self.get_stmt(wire.Reader(data).uint(4))
+        stmt.param_buffers = None
+        stmt.cursor = None
+        await self.stream.write(self.ok())  # upstream also reset the whole session here
+
+    def get_stmt(self, stmt_id: int) -> PreparedStatement:
+        if stmt_id in self.prepared_stmts:
+            return self.prepared_stmts[stmt_id]
+        raise Errors.UNKNOWN_STMT_HANDLER.error(id=stmt_id, where="mysqld_stmt_execute")
+
+
+_SQLSTATES = {1040: "08004", 1045: "28000", 1043: "08S01", 1046: "3D000", 1047: "08S01",
+              1049: "42000", 1064: "42000", 1065: "42000", 1142: "42000", 1146: "42S02",
+              1227: "42000", 1231: "42000", 1235: "42000", 1317: "70100"}
+
+
+def _default_sqlstate(code: int) -> str:
+    return _SQLSTATES.get(code, "HY000")

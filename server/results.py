@@ -1,0 +1,92 @@
+"""Engine results → mysql-mimic result sets: declared column types and wire-safe values.
+
+The engine names column types the way DuckDB prints them ('INTEGER', 'DECIMAL(4,2)', 'FLOAT[2]');
+this module is the only place that knows MySQL's column-type codes.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Callable
+from typing import Any
+
+from mysql_mimic import ResultColumn
+from mysql_mimic.results import AllowedResult
+from mysql_mimic.types import ColumnType
+
+from engine.results import Result
+
+_EXACT = {
+    "BOOLEAN": ColumnType.TINY,
+    "TINYINT": ColumnType.TINY,
+    "UTINYINT": ColumnType.SHORT,
+    "SMALLINT": ColumnType.SHORT,
+    "USMALLINT": ColumnType.LONG,
+    "INTEGER": ColumnType.LONG,
+    "UINTEGER": ColumnType.LONGLONG,
+    "BIGINT": ColumnType.LONGLONG,
+    "UBIGINT": ColumnType.LONGLONG,
+    "FLOAT": ColumnType.FLOAT,
+    "DOUBLE": ColumnType.DOUBLE,
+    "DATE": ColumnType.DATE,
+    "TIME": ColumnType.TIME,
+    "VARCHAR": ColumnType.VARCHAR,
+    "BLOB": ColumnType.BLOB,
+    "JSON": ColumnType.JSON,
+    '"NULL"': ColumnType.NULL,
+    "NULL": ColumnType.NULL,
+}
+
+
+def column_type(duck_type: str) -> ColumnType:
+    t = duck_type.upper()
+    if t in _EXACT:
+        return _EXACT[t]
+    if t.startswith("DECIMAL") or t in ("HUGEINT", "UHUGEINT"):
+        return ColumnType.NEWDECIMAL
+    if t.startswith("TIMESTAMP"):
+        return ColumnType.DATETIME
+    return ColumnType.VARCHAR  # lists, arrays, structs, maps, uuids, intervals: shown as text
+
+
+def _to_text(value: Any) -> Any:
+    return value if value is None or isinstance(value, (str, bytes)) else str(value)
+
+
+def _to_naive(value: Any) -> Any:
+    if isinstance(value, dt.datetime) and value.tzinfo is not None:
+        return value.astimezone(dt.timezone.utc).replace(tzinfo=None)
+    return value
+
+
+def _to_timedelta(value: Any) -> Any:
+    if isinstance(value, dt.time):
+        return dt.timedelta(hours=value.hour, minutes=value.minute, seconds=value.second,
+                            microseconds=value.microsecond)
+    return value
+
+
+_CONVERT: dict[ColumnType, Callable[[Any], Any]] = {
+    ColumnType.VARCHAR: _to_text,
+    ColumnType.NEWDECIMAL: _to_text,
+    ColumnType.DATETIME: _to_naive,
+    ColumnType.TIME: _to_timedelta,
+    ColumnType.TINY: lambda v: None if v is None else int(v),
+}
+
+
+def to_wire(result: Result) -> AllowedResult:
+    if not result.is_result_set:
+        return None
+    if not result.column_types:
+        return result.rows, result.columns
+    types = [column_type(result.column_types.get(c, "VARCHAR")) for c in result.columns]
+    columns = [ResultColumn(name, t) for name, t in zip(result.columns, types)]
+    converters = [_CONVERT.get(t) for t in types]
+    if not any(converters):
+        return result.rows, columns
+    rows = [
+        tuple(conv(v) if conv else v for conv, v in zip(converters, row))
+        for row in result.rows
+    ]
+    return rows, columns
