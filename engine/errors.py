@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from engine.results import Diagnostic
+
 
 @dataclass(frozen=True)
 class ErrorSpec:
@@ -18,6 +20,13 @@ class ErrorSpec:
 
     def error(self, **params: Any) -> DrydockError:
         return DrydockError(self, self.template.format(**params))
+
+    def note(self, **params: Any) -> Diagnostic:
+        """The same condition as a Note for SHOW WARNINGS (e.g. DROP TABLE IF EXISTS)."""
+        return Diagnostic("Note", self.code, self.template.format(**params))
+
+    def warning(self, **params: Any) -> Diagnostic:
+        return Diagnostic("Warning", self.code, self.template.format(**params))
 
 
 class DrydockError(Exception):
@@ -46,7 +55,11 @@ class Errors:
     ACCESS_DENIED = ErrorSpec(1045, "28000", "Access denied for user '{user}'@'{host}' (using password: {using})")
     DB_ACCESS_DENIED = ErrorSpec(1044, "42000", "Access denied for user '{user}'@'{host}' to database '{db}'")
     UNKNOWN_COMMAND = ErrorSpec(1047, "08S01", "Unknown command: {detail}")
+    DB_CREATE_EXISTS = ErrorSpec(1007, "HY000", "Can't create database '{db}'; database exists")
+    DB_DROP_EXISTS = ErrorSpec(1008, "HY000", "Can't drop database '{db}'; database doesn't exist")
     UNKNOWN_DATABASE = ErrorSpec(1049, "42000", "Unknown database '{db}'")
+    TABLE_EXISTS = ErrorSpec(1050, "42S01", "Table '{table}' already exists")
+    BAD_TABLE = ErrorSpec(1051, "42S02", "Unknown table '{table}'")
     PARSE = ErrorSpec(1064, "42000", "{detail}")
     UNKNOWN_THREAD = ErrorSpec(1094, "HY000", "Unknown thread id: {id}")
     NOT_OWNER_OF_THREAD = ErrorSpec(1095, "HY000", "You are not owner of thread {id}")

@@ -18,7 +18,7 @@ from sqlglot import exp
 
 from engine import info_schema
 from engine.errors import Errors
-from engine.results import Result
+from engine.results import Diagnostic, Result
 from engine.session import SessionContext
 
 _ROW_COUNT_STATEMENTS = (exp.Insert, exp.Update, exp.Delete)
@@ -58,6 +58,7 @@ class QuerySession:
         expression = adapt(expression, ctx)
         sql = expression.sql(dialect="duckdb")
         self._use(ctx.database)
+        notes = self._if_exists_notes(expression, ctx)
         try:
             self._cursor.execute(sql)
         except duckdb.ParserException as exc:
@@ -71,7 +72,7 @@ class QuerySession:
             row = self._cursor.fetchone()
             return Result.ok(affected_rows=int(row[0]) if row else 0)
         if not description or _is_ddl(expression):
-            return Result.ok()
+            return Result.ok(warnings=notes)
         rows = self._cursor.fetchall()
         columns = [d[0] for d in description]
         return Result(columns=columns, rows=rows,
@@ -86,6 +87,38 @@ class QuerySession:
         except duckdb.Error:
             raise Errors.UNKNOWN_DATABASE.error(db=target) from None
         self._schema = target
+
+    def _if_exists_notes(self, expression: exp.Expression, ctx: SessionContext) -> list[Diagnostic]:
+        """MySQL's Notes for IF [NOT] EXISTS statements that turn out to be no-ops."""
+        if not isinstance(expression, (exp.Create, exp.Drop)) or not expression.args.get("exists"):
+            return []
+        kind = str(expression.args.get("kind", "")).upper()
+        tables = expression.args.get("tables") or []  # DROP TABLE a, b keeps them in "tables"
+        target = tables[0] if isinstance(expression, exp.Drop) and tables else expression.this
+        if kind == "SCHEMA":
+            name = target.name if isinstance(target, exp.Table) else str(target.name)
+            exists = self.schema_exists(name)
+            if isinstance(expression, exp.Create) and exists:
+                return [Errors.DB_CREATE_EXISTS.note(db=name)]
+            if isinstance(expression, exp.Drop) and not exists:
+                return [Errors.DB_DROP_EXISTS.note(db=name)]
+        elif kind == "TABLE":
+            table = target.this if isinstance(target, exp.Schema) else target
+            if not isinstance(table, exp.Table):
+                return []
+            schema = table.text("db") or ctx.database or "main"
+            exists = self.table_exists(schema, table.name)
+            if isinstance(expression, exp.Create) and exists:
+                return [Errors.TABLE_EXISTS.note(table=table.name)]
+            if isinstance(expression, exp.Drop) and not exists:
+                return [Errors.BAD_TABLE.note(table=f"{schema}.{table.name}")]
+        return []
+
+    def table_exists(self, schema: str, name: str) -> bool:
+        row = self._cursor.execute(
+            "SELECT count(*) FROM duckdb_tables() WHERE database_name = ? AND schema_name = ? "
+            "AND table_name = ?", [info_schema.INTERNAL, schema, name]).fetchone()
+        return bool(row and row[0])
 
     def schema_exists(self, name: str) -> bool:
         row = self._cursor.execute(
