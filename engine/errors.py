@@ -61,6 +61,7 @@ class Errors:
     TABLE_EXISTS = ErrorSpec(1050, "42S01", "Table '{table}' already exists")
     BAD_TABLE = ErrorSpec(1051, "42S02", "Unknown table '{table}'")
     PARSE = ErrorSpec(1064, "42000", "{detail}")
+    EMPTY_QUERY = ErrorSpec(1065, "42000", "Query was empty")
     UNKNOWN_THREAD = ErrorSpec(1094, "HY000", "Unknown thread id: {id}")
     NOT_OWNER_OF_THREAD = ErrorSpec(1095, "HY000", "You are not owner of thread {id}")
     INTERNAL = ErrorSpec(1105, "HY000", "{detail}")

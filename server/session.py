@@ -90,7 +90,7 @@ class DrydockSession(Session):
         if database.lower() != "information_schema" and not await asyncio.to_thread(
             self.query_session.schema_exists, database
         ):
-            raise MysqlError(Errors.UNKNOWN_DATABASE.template.format(db=database), 1049)
+            raise Errors.UNKNOWN_DATABASE.error(db=database)
         self.database = database
         self.ctx.database = database
 
@@ -147,7 +147,7 @@ class DrydockSession(Session):
         except ParseError as exc:
             raise _parse_error(exc) from None
         if not expressions:
-            raise MysqlError("Query was empty", 1065)
+            raise Errors.EMPTY_QUERY.error()
         if len(expressions) > 1:
             raise Errors.PARSE.error(
                 detail="multiple statements in one query are not supported; send one statement at a time")

@@ -1,0 +1,56 @@
+"""The metadata store: WAL + synchronous=FULL, migrations once, compare-and-set."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from engine.metastore import MIGRATIONS, MetaStore, StaleRevision
+
+
+def test_store_runs_in_wal_mode_with_full_sync(tmp_path: Path) -> None:
+    store = MetaStore(tmp_path / "m.sqlite")
+    assert store.query_one("PRAGMA journal_mode")[0] == "wal"
+    assert store.query_one("PRAGMA synchronous")[0] == 2  # FULL
+
+
+def test_migrations_apply_once_and_in_order(tmp_path: Path) -> None:
+    MetaStore(tmp_path / "m.sqlite").close()
+    store = MetaStore(tmp_path / "m.sqlite")
+    assert store.schema_version == MIGRATIONS[-1][0]
+    versions = [r[0] for r in store.query("SELECT version FROM schema_version ORDER BY version")]
+    assert versions == [v for v, _ in MIGRATIONS]
+
+
+def _store_with_row(tmp_path: Path) -> MetaStore:
+    store = MetaStore(tmp_path / "m.sqlite")
+    with store.transaction() as db:
+        db.execute("INSERT INTO config(name, value, revision, updated_at) VALUES ('k', 'a', 0, 0)")
+    return store
+
+
+def test_compare_and_set_bumps_the_revision(tmp_path: Path) -> None:
+    store = _store_with_row(tmp_path)
+    with store.transaction() as db:
+        assert store.compare_and_set(db, "config", {"name": "k"}, 0, {"value": "b"}) == 1
+    row = store.query_one("SELECT value, revision FROM config WHERE name = 'k'")
+    assert (row["value"], row["revision"]) == ("b", 1)
+
+
+def test_compare_and_set_with_a_stale_revision_changes_nothing(tmp_path: Path) -> None:
+    store = _store_with_row(tmp_path)
+    with pytest.raises(StaleRevision):
+        with store.transaction() as db:
+            store.compare_and_set(db, "config", {"name": "k"}, 5, {"value": "c"})
+    row = store.query_one("SELECT value, revision FROM config WHERE name = 'k'")
+    assert (row["value"], row["revision"]) == ("a", 0)
+
+
+def test_a_failed_transaction_rolls_back_every_write(tmp_path: Path) -> None:
+    store = _store_with_row(tmp_path)
+    with pytest.raises(RuntimeError):
+        with store.transaction() as db:
+            store.compare_and_set(db, "config", {"name": "k"}, 0, {"value": "z"})
+            raise RuntimeError("boom")
+    assert store.query_one("SELECT value FROM config WHERE name = 'k'")["value"] == "a"
