@@ -39,3 +39,106 @@ class ShowDiagnostics(Statement):
 class Kill(Statement):
     connection_id: int
     query_only: bool = False
+
+
+# -- users, roles, privileges -------------------------------------------------------------------
+@dataclass(frozen=True)
+class UserSpec:
+    name: str
+    host: str = "%"
+
+
+@dataclass(frozen=True)
+class PrivilegeTarget:
+    """As written: parts of ``ctl.db.tbl`` / ``db.tbl`` / ``db.*`` / ``db`` / ``*.*.*``."""
+
+    parts: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class CreateUser(Statement):
+    user: UserSpec
+    password: str = ""
+    if_not_exists: bool = False
+    default_role: str | None = None
+
+
+@dataclass(frozen=True)
+class DropUser(Statement):
+    user: UserSpec
+    if_exists: bool = False
+
+
+@dataclass(frozen=True)
+class AlterUser(Statement):
+    user: UserSpec
+    password: str
+    if_exists: bool = False
+
+
+@dataclass(frozen=True)
+class SetPassword(Statement):
+    user: UserSpec | None  # None = the current user
+    password: str
+
+
+@dataclass(frozen=True)
+class GrantPrivileges(Statement):
+    privileges: tuple[str, ...]
+    target: PrivilegeTarget
+    user: UserSpec | None = None
+    role: str | None = None
+
+
+@dataclass(frozen=True)
+class RevokePrivileges(Statement):
+    privileges: tuple[str, ...]
+    target: PrivilegeTarget
+    user: UserSpec | None = None
+    role: str | None = None
+
+
+@dataclass(frozen=True)
+class GrantRole(Statement):
+    roles: tuple[str, ...]
+    user: UserSpec
+
+
+@dataclass(frozen=True)
+class RevokeRole(Statement):
+    roles: tuple[str, ...]
+    user: UserSpec
+
+
+@dataclass(frozen=True)
+class CreateRole(Statement):
+    name: str
+    if_not_exists: bool = False
+
+
+@dataclass(frozen=True)
+class DropRole(Statement):
+    name: str
+    if_exists: bool = False
+
+
+@dataclass(frozen=True)
+class ShowGrants(Statement):
+    user: UserSpec | None = None  # None = the current user
+    all_users: bool = False
+
+
+@dataclass(frozen=True)
+class ShowRoles(Statement):
+    pass
+
+
+@dataclass(frozen=True)
+class ShowAudit(Statement):
+    limit: int = 100
+
+
+# -- internal catalog ----------------------------------------------------------------------------
+@dataclass(frozen=True)
+class ShowCreateTable(Statement):
+    parts: tuple[str, ...]  # [[catalog.]db.]table

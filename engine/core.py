@@ -10,6 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from engine import ast
+from engine.audit import AuditLog
 from engine.config import Config
 from engine.metastore import MetaStore
 from engine.privileges import Privileges
@@ -26,8 +27,9 @@ class Engine:
         self.store = MetaStore(self.data_dir / "meta.sqlite")
         self.config = Config.from_toml(self.store, config_file)
         self.query = QueryEngine(self.data_dir / "internal.duckdb")
-        self.privileges = Privileges()
-        self.users = Users(root_password)
+        self.users = Users(self.store, root_password)
+        self.privileges = Privileges(self.store, self.users)
+        self.audit = AuditLog(self.data_dir / "audit.jsonl")
         self.connections: ConnectionRegistry | None = None
 
     def execute(self, statement: ast.Statement, ctx: SessionContext) -> Result:
@@ -41,4 +43,5 @@ class Engine:
 
     def close(self) -> None:
         self.query.close()
+        self.audit.close()
         self.store.close()

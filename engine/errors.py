@@ -51,6 +51,11 @@ class Errors:
 
     # -- standard MySQL codes ---------------------------------------------------------------
     HANDSHAKE = ErrorSpec(1043, "08S01", "Bad handshake: {detail}")
+    TOO_MANY_CONNECTIONS = ErrorSpec(1040, "08004", "Too many connections")
+    MALFORMED_PACKET = ErrorSpec(1835, "HY000", "Malformed communication packet: {detail}")
+    SESSION_KILLED = ErrorSpec(3169, "HY000", "Session was killed")
+    NET_PACKET_TOO_LARGE = ErrorSpec(1153, "08S01", "Got a packet bigger than 'max_allowed_packet' bytes")
+    NET_PACKETS_OUT_OF_ORDER = ErrorSpec(1156, "08S01", "Got packets out of order")
     NO_DB_SELECTED = ErrorSpec(1046, "3D000", "No database selected")
     ACCESS_DENIED = ErrorSpec(1045, "28000", "Access denied for user '{user}'@'{host}' (using password: {using})")
     DB_ACCESS_DENIED = ErrorSpec(1044, "42000", "Access denied for user '{user}'@'{host}' to database '{db}'")
@@ -77,6 +82,21 @@ class Errors:
     QUERY_INTERRUPTED = ErrorSpec(1317, "70100", "Query execution was interrupted")
     WRONG_ARGUMENTS = ErrorSpec(1210, "HY000", "Incorrect arguments to {where}")
     QUERY_FAILED = ErrorSpec(1105, "HY000", "{detail}")
+
+    # -- users, roles, privileges -------------------------------------------------------------
+    NO_SUCH_USER = ErrorSpec(1133, "42000", "Can't find any matching row in the user table for {user}")
+    NONEXISTING_GRANT = ErrorSpec(1141, "42000", "There is no such grant defined for user '{user}' on host '{host}'")
+    USER_EXISTS = ErrorSpec(1396, "HY000", "Operation {op} failed for {user}")
+    INVALID_USER_NAME = ErrorSpec(1470, "HY000", "String '{name}' is not a valid user name")
+    INVALID_HOST = ErrorSpec(1105, "HY000", "Invalid host '{host}': use a host name, an IP address or a pattern with % and _")
+    CANNOT_DROP_ROOT = ErrorSpec(1105, "HY000", "Can not drop user root")
+    CANNOT_CHANGE_ROOT_GRANTS = ErrorSpec(1105, "HY000", "Can not grant/revoke privileges of user root: it always holds every privilege")
+    UNKNOWN_PRIVILEGE = ErrorSpec(1105, "HY000", "Unknown privilege '{name}'; use one of SELECT_PRIV, LOAD_PRIV, ALTER_PRIV, CREATE_PRIV, DROP_PRIV, SHOW_VIEW_PRIV, ADMIN_PRIV, GRANT_PRIV, USAGE_PRIV, ALL")
+    PRIVILEGE_LEVEL = ErrorSpec(1105, "HY000", "{priv} can only be granted on *.*.* (global level)")
+    GRANT_ABOVE_OWN = ErrorSpec(1105, "HY000", "Access denied; you can only grant privileges you hold yourself: {priv} on {target}")
+    INVALID_PRIVILEGE_TARGET = ErrorSpec(1105, "HY000", "Invalid privilege target '{target}': use *.*.*, ctl.*.*, ctl.db.*, db.*, db, ctl.db.tbl or db.tbl")
+    ROLE_EXISTS = ErrorSpec(1105, "HY000", "Role '{role}' already exists")
+    ROLE_NOT_FOUND = ErrorSpec(1105, "HY000", "Role '{role}' does not exist")
 
     # -- drydock configuration (Doris answers config errors as 1105 / HY000) -----------------
     CONFIG_UNKNOWN = ErrorSpec(1105, "HY000", "Config '{name}' does not exist")

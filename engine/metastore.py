@@ -27,6 +27,37 @@ MIGRATIONS: list[tuple[int, list[str]]] = [
             )""",
         ],
     ),
+    (
+        2,
+        [
+            # Accounts: 'name'@'host'; host may be a pattern with % and _ (MySQL/Doris rules).
+            """CREATE TABLE users (
+                name TEXT NOT NULL,
+                host TEXT NOT NULL,
+                auth_string TEXT NOT NULL,
+                created_at REAL NOT NULL,
+                revision INTEGER NOT NULL DEFAULT 0,
+                PRIMARY KEY (name, host)
+            )""",
+            "CREATE TABLE roles (name TEXT PRIMARY KEY, created_at REAL NOT NULL)",
+            # grantee is 'user:<name>@<host>' or 'role:<name>'; '*' marks an open level.
+            """CREATE TABLE grants (
+                grantee TEXT NOT NULL,
+                catalog TEXT NOT NULL,
+                db TEXT NOT NULL,
+                tbl TEXT NOT NULL,
+                privilege TEXT NOT NULL,
+                PRIMARY KEY (grantee, catalog, db, tbl, privilege)
+            )""",
+            """CREATE TABLE role_members (
+                role TEXT NOT NULL REFERENCES roles(name) ON DELETE CASCADE,
+                user_name TEXT NOT NULL,
+                user_host TEXT NOT NULL,
+                PRIMARY KEY (role, user_name, user_host),
+                FOREIGN KEY (user_name, user_host) REFERENCES users(name, host) ON DELETE CASCADE
+            )""",
+        ],
+    ),
 ]
 
 

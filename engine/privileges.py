@@ -1,21 +1,247 @@
-"""Privilege checks every command uses.
+"""Roles, grants and the one privilege API every command uses.
 
-Until users and grants land (issue 3) the only account that can log in is ``root``, which holds
-every privilege; any other identity holds none. The API is the one later commands rely on.
+Levels (Doris): global ``*.*.*``, catalog ``ctl.*.*``, database ``ctl.db.*``, table ``ctl.db.tbl``.
+A grant at a level covers everything below it; ADMIN_PRIV (global only) implies every privilege.
+A session's privileges are those of its account plus those of the account's roles.
+
+- ``require_table / require_db / require_global`` raise MySQL's 1142 / 1044 / 1227, or — when the
+  caller must not learn that an object exists — the ``not_found`` error it passes in.
+- ``may_see_table / may_see_db`` (any privilege) filter SHOW output and information_schema.
 """
 
 from __future__ import annotations
 
-from engine.errors import Errors
-from engine.session import SessionContext
+import threading
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass
 
-ROOT = "root"
+from engine.errors import DrydockError, Errors
+from engine.metastore import MetaStore
+from engine.session import SessionContext
+from engine.users import ROOT, UserIdentity, Users
+
+PRIVILEGES = ("SELECT_PRIV", "LOAD_PRIV", "ALTER_PRIV", "CREATE_PRIV", "DROP_PRIV",
+              "SHOW_VIEW_PRIV", "ADMIN_PRIV", "GRANT_PRIV", "USAGE_PRIV")
+ALL_PRIVILEGES = ("SELECT_PRIV", "LOAD_PRIV", "ALTER_PRIV", "CREATE_PRIV", "DROP_PRIV", "SHOW_VIEW_PRIV")
+MYSQL_SPELLINGS = {
+    "SELECT": "SELECT_PRIV", "INSERT": "LOAD_PRIV", "UPDATE": "LOAD_PRIV", "DELETE": "LOAD_PRIV",
+    "LOAD": "LOAD_PRIV", "ALTER": "ALTER_PRIV", "CREATE": "CREATE_PRIV", "DROP": "DROP_PRIV",
+    "SHOW_VIEW": "SHOW_VIEW_PRIV", "SHOW VIEW": "SHOW_VIEW_PRIV", "ADMIN": "ADMIN_PRIV",
+    "GRANT": "GRANT_PRIV", "USAGE": "USAGE_PRIV", "GRANT OPTION": "GRANT_PRIV",
+}
+# What a denial message calls the privilege (MySQL prints the statement verb).
+VERB = {"SELECT_PRIV": "SELECT", "LOAD_PRIV": "LOAD", "ALTER_PRIV": "ALTER", "CREATE_PRIV": "CREATE",
+        "DROP_PRIV": "DROP", "SHOW_VIEW_PRIV": "SHOW VIEW", "ADMIN_PRIV": "ADMIN",
+        "GRANT_PRIV": "GRANT", "USAGE_PRIV": "USAGE"}
+ANY = "*"
+
+
+def normalize_privileges(names: Iterable[str]) -> tuple[str, ...]:
+    """GRANT's privilege list → canonical names; ALL [PRIVILEGES] expands; unknown → error."""
+    out: list[str] = []
+    for raw in names:
+        name = " ".join(raw.upper().split())
+        if name in ("ALL", "ALL PRIVILEGES"):
+            out.extend(ALL_PRIVILEGES)
+        elif name in PRIVILEGES:
+            out.append(name)
+        elif name in MYSQL_SPELLINGS:
+            out.append(MYSQL_SPELLINGS[name])
+        else:
+            raise Errors.UNKNOWN_PRIVILEGE.error(name=raw)
+    return tuple(dict.fromkeys(out))
+
+
+def display(privilege: str) -> str:
+    return privilege[0] + privilege[1:].lower()  # SELECT_PRIV → Select_priv (Doris)
+
+
+@dataclass(frozen=True)
+class Target:
+    catalog: str = ANY
+    db: str = ANY
+    tbl: str = ANY
+
+    @property
+    def level(self) -> str:
+        if self.catalog == ANY:
+            return "global"
+        if self.db == ANY:
+            return "catalog"
+        return "database" if self.tbl == ANY else "table"
+
+    def covers(self, catalog: str, db: str | None, tbl: str | None) -> bool:
+        return ((self.catalog == ANY or self.catalog == catalog)
+                and (self.db == ANY or (db is not None and self.db == db))
+                and (self.tbl == ANY or (tbl is not None and self.tbl == tbl)))
+
+    def __str__(self) -> str:
+        return f"{self.catalog}.{self.db}.{self.tbl}"
 
 
 class Privileges:
+    def __init__(self, store: MetaStore, users: Users):
+        self._store = store
+        self._users = users
+        self._lock = threading.Lock()
+        self._grants: dict[str, set[tuple[Target, str]]] = {}
+        self._roles: dict[str, set[str]] = {}  # grantee(user) → role names
+        self._role_names: set[str] = set()
+        self._bootstrap_root()
+        self._reload()
+
+    # -- state ------------------------------------------------------------------------------------
+    def _bootstrap_root(self) -> None:
+        root = UserIdentity(ROOT, "%").grantee
+        with self._store.transaction() as db:
+            for privilege in PRIVILEGES:
+                db.execute("INSERT OR IGNORE INTO grants VALUES (?, '*', '*', '*', ?)", (root, privilege))
+
+    def _reload(self) -> None:
+        grants: dict[str, set[tuple[Target, str]]] = {}
+        for r in self._store.query("SELECT grantee, catalog, db, tbl, privilege FROM grants"):
+            grants.setdefault(r["grantee"], set()).add((Target(r["catalog"], r["db"], r["tbl"]), r["privilege"]))
+        roles: dict[str, set[str]] = {}
+        for r in self._store.query("SELECT role, user_name, user_host FROM role_members"):
+            roles.setdefault(UserIdentity(r["user_name"], r["user_host"]).grantee, set()).add(r["role"])
+        names = {r["name"] for r in self._store.query("SELECT name FROM roles")}
+        with self._lock:
+            self._grants, self._roles, self._role_names = grants, roles, names
+
+    def _held(self, ctx: SessionContext) -> set[tuple[Target, str]]:
+        user = UserIdentity(ctx.user, ctx.account_host).grantee
+        with self._lock:
+            held = set(self._grants.get(user, ()))
+            for role in self._roles.get(user, ()):
+                held |= self._grants.get(f"role:{role}", set())
+        return held
+
+    # -- checks -----------------------------------------------------------------------------------
+    def has(self, ctx: SessionContext, privilege: str, catalog: str = ANY, db: str | None = None,
+            tbl: str | None = None) -> bool:
+        for target, held in self._held(ctx):
+            if held == "ADMIN_PRIV" and target.level == "global":
+                return True
+            if held == privilege and target.covers(catalog, db, tbl):
+                return True
+        return False
+
     def has_global(self, ctx: SessionContext, privilege: str) -> bool:
-        return ctx.user == ROOT
+        return self.has(ctx, privilege)
 
     def require_global(self, ctx: SessionContext, privilege: str) -> None:
-        if not self.has_global(ctx, privilege):
+        if not self.has(ctx, privilege):
             raise Errors.SPECIFIC_ACCESS_DENIED.error(priv=privilege)
+
+    def require_db(self, ctx: SessionContext, privilege: str, catalog: str, db: str,
+                   not_found: DrydockError | None = None) -> None:
+        if not self.has(ctx, privilege, catalog, db):
+            raise not_found or Errors.DB_ACCESS_DENIED.error(user=ctx.user, host=ctx.host, db=db)
+
+    def require_table(self, ctx: SessionContext, privilege: str, catalog: str, db: str, tbl: str,
+                      not_found: DrydockError | None = None) -> None:
+        if not self.has(ctx, privilege, catalog, db, tbl):
+            raise not_found or Errors.TABLE_ACCESS_DENIED.error(
+                priv=VERB[privilege], user=ctx.user, host=ctx.host, table=f"{db}.{tbl}")
+
+    def may_see_table(self, ctx: SessionContext, catalog: str, db: str, tbl: str) -> bool:
+        return any((p == "ADMIN_PRIV" and t.level == "global") or t.covers(catalog, db, tbl)
+                   for t, p in self._held(ctx))
+
+    def may_see_db(self, ctx: SessionContext, catalog: str, db: str) -> bool:
+        """Any privilege on the database or on some table in it."""
+        return any((p == "ADMIN_PRIV" and t.level == "global")
+                   or ((t.catalog in (ANY, catalog)) and (t.db in (ANY, db)))
+                   for t, p in self._held(ctx))
+
+    def visibility(self, ctx: SessionContext, catalog: str) -> tuple[bool, set[str], set[tuple[str, str]]]:
+        """(sees everything, visible databases, visible (db, table) pairs) within ``catalog``."""
+        dbs: set[str] = set()
+        tables: set[tuple[str, str]] = set()
+        for t, p in self._held(ctx):
+            if (p == "ADMIN_PRIV" and t.level == "global") or (t.catalog in (ANY, catalog) and t.db == ANY):
+                return True, set(), set()
+            if t.catalog == catalog and t.tbl == ANY:
+                dbs.add(t.db)
+            elif t.catalog == catalog:
+                tables.add((t.db, t.tbl))
+        return False, dbs, tables
+
+    # -- changes ----------------------------------------------------------------------------------
+    def grantee_exists(self, grantee: str) -> bool:
+        if grantee.startswith("role:"):
+            return grantee[5:] in self._role_names
+        name, _, host = grantee[5:].rpartition("@")
+        return self._users.exists(UserIdentity(name, host))
+
+    def grant(self, grantee: str, target: Target, privileges: tuple[str, ...]) -> None:
+        with self._store.transaction() as db:
+            for privilege in privileges:
+                db.execute("INSERT OR IGNORE INTO grants VALUES (?, ?, ?, ?, ?)",
+                           (grantee, target.catalog, target.db, target.tbl, privilege))
+        self._reload()
+
+    def revoke(self, grantee: str, target: Target, privileges: tuple[str, ...]) -> int:
+        removed = 0
+        with self._store.transaction() as db:
+            for privilege in privileges:
+                removed += db.execute(
+                    "DELETE FROM grants WHERE grantee = ? AND catalog = ? AND db = ? AND tbl = ? "
+                    "AND privilege = ?", (grantee, target.catalog, target.db, target.tbl, privilege)).rowcount
+        self._reload()
+        return removed
+
+    def grants_of(self, grantee: str) -> list[tuple[Target, str]]:
+        with self._lock:
+            return sorted(self._grants.get(grantee, ()), key=lambda g: (str(g[0]), g[1]))
+
+    def roles_of(self, identity: UserIdentity) -> list[str]:
+        with self._lock:
+            return sorted(self._roles.get(identity.grantee, ()))
+
+    def role_names(self) -> list[str]:
+        with self._lock:
+            return sorted(self._role_names)
+
+    def create_role(self, name: str, if_not_exists: bool) -> bool:
+        with self._store.transaction() as db:
+            if db.execute("SELECT 1 FROM roles WHERE name = ?", (name,)).fetchone():
+                if if_not_exists:
+                    return False
+                raise Errors.ROLE_EXISTS.error(role=name)
+            db.execute("INSERT INTO roles(name, created_at) VALUES (?, ?)", (name, time.time()))
+        self._reload()
+        return True
+
+    def drop_role(self, name: str, if_exists: bool) -> bool:
+        with self._store.transaction() as db:
+            if not db.execute("DELETE FROM roles WHERE name = ?", (name,)).rowcount:
+                if if_exists:
+                    return False
+                raise Errors.ROLE_NOT_FOUND.error(role=name)
+            db.execute("DELETE FROM grants WHERE grantee = ?", (f"role:{name}",))
+        self._reload()
+        return True
+
+    def grant_role(self, role: str, identity: UserIdentity) -> None:
+        if role not in self._role_names:
+            raise Errors.ROLE_NOT_FOUND.error(role=role)
+        with self._store.transaction() as db:
+            db.execute("INSERT OR IGNORE INTO role_members VALUES (?, ?, ?)", (role, identity.name, identity.host))
+        self._reload()
+
+    def revoke_role(self, role: str, identity: UserIdentity) -> bool:
+        with self._store.transaction() as db:
+            gone = db.execute("DELETE FROM role_members WHERE role = ? AND user_name = ? AND user_host = ?",
+                              (role, identity.name, identity.host)).rowcount
+        self._reload()
+        return bool(gone)
+
+    def forget_user(self, identity: UserIdentity) -> None:
+        self._reload()
+
+    def members(self, role: str) -> list[str]:
+        return [str(UserIdentity(r["user_name"], r["user_host"]))
+                for r in self._store.query("SELECT user_name, user_host FROM role_members WHERE role = ? "
+                                           "ORDER BY user_name, user_host", (role,))]

@@ -9,6 +9,7 @@ transaction or a current schema, and :meth:`QuerySession.interrupt` cancels a ru
 
 from __future__ import annotations
 
+import re
 import threading
 from pathlib import Path
 from typing import Any
@@ -39,6 +40,18 @@ class QueryEngine:
         with self._lock:
             return QuerySession(self._db.cursor())
 
+    def table_ddl(self, schema: str, table: str) -> str | None:
+        """DuckDB's CREATE statement of an internal table, or None."""
+        with self._lock:
+            cursor = self._db.cursor()
+        try:
+            row = cursor.execute(
+                "SELECT sql FROM duckdb_tables() WHERE database_name = ? AND schema_name = ? "
+                "AND table_name = ?", [info_schema.INTERNAL, schema, table]).fetchone()
+        finally:
+            cursor.close()
+        return row[0] if row else None
+
     def close(self) -> None:
         self._db.close()
 
@@ -54,8 +67,9 @@ class QuerySession:
     def close(self) -> None:
         self._cursor.close()
 
-    def run(self, expression: exp.Expression, ctx: SessionContext) -> Result:
-        expression = adapt(expression, ctx)
+    def run(self, expression: exp.Expression, ctx: SessionContext,
+            visibility: Visibility | None = None) -> Result:
+        expression = adapt(expression, ctx, visibility)
         sql = expression.sql(dialect="duckdb")
         self._use(ctx.database)
         notes = self._if_exists_notes(expression, ctx)
@@ -65,6 +79,11 @@ class QuerySession:
             raise Errors.PARSE.error(detail=_first_line(exc)) from None
         except duckdb.InterruptException:
             raise Errors.QUERY_INTERRUPTED.error() from None
+        except duckdb.CatalogException as exc:
+            missing = _MISSING_TABLE.match(_first_line(exc))
+            if missing:
+                raise Errors.UNKNOWN_TABLE.error(table=_qualified(missing.group(1), expression, ctx)) from None
+            raise Errors.QUERY_FAILED.error(detail=_first_line(exc)) from None
         except duckdb.Error as exc:
             raise Errors.QUERY_FAILED.error(detail=_first_line(exc)) from None
         description = self._cursor.description
@@ -128,6 +147,19 @@ class QuerySession:
         return bool(row and row[0])
 
 
+_MISSING_TABLE = re.compile(r'Catalog Error: Table with name "?([^"\s!]+)"? does not exist')
+
+
+def _qualified(name: str, expression: exp.Expression, ctx: SessionContext) -> str:
+    """MySQL names a missing table ``db.table`` (1146); DuckDB's message may omit the schema."""
+    if "." in name:
+        return name
+    for table in expression.find_all(exp.Table):
+        if table.name == name and table.text("db"):
+            return f"{table.text('db')}.{name}"
+    return f"{ctx.database}.{name}" if ctx.database else name
+
+
 def _quote(identifier: str) -> str:
     return '"' + identifier.replace('"', '""') + '"'
 
@@ -140,11 +172,46 @@ def _is_ddl(expression: exp.Expression) -> bool:
     return isinstance(expression, (exp.Create, exp.Drop, exp.Alter, exp.Command))
 
 
-def adapt(expression: exp.Expression, ctx: SessionContext) -> exp.Expression:
+# (sees everything, visible databases, visible (database, table) pairs) — Privileges.visibility
+Visibility = tuple[bool, set[str], set[tuple[str, str]]]
+
+# information_schema tables whose rows name databases/tables, and the columns that do.
+_FILTERED = {"schemata": ("schema_name", None), "tables": ("table_schema", "table_name"),
+             "columns": ("table_schema", "table_name"), "statistics": ("table_schema", "table_name")}
+
+
+def _visible_rows(name: str, visibility: Visibility) -> exp.Expression:
+    """``(SELECT * FROM mysql_is.main.<name> WHERE <the rows this user may see>)``."""
+    sees_all, dbs, tables = visibility
+    source = exp.select("*").from_(exp.table_(name, db="main", catalog=info_schema.ATTACHED_NAME))
+    if sees_all:
+        return source
+    db_col, table_col = _FILTERED[name]
+    terms = [f"{db_col} = 'information_schema'"]
+    if dbs:
+        terms.append(f"{db_col} IN ({', '.join(_sql_string(d) for d in sorted(dbs))})")
+    for db, table in sorted(tables):
+        if table_col is None:
+            terms.append(f"{db_col} = {_sql_string(db)}")
+        else:
+            terms.append(f"({db_col} = {_sql_string(db)} AND {table_col} = {_sql_string(table)})")
+    return source.where(" OR ".join(terms), dialect="duckdb")
+
+
+def _sql_string(value: str) -> str:
+    return "'" + value.replace("'", "''") + "'"
+
+
+def adapt(expression: exp.Expression, ctx: SessionContext,
+          visibility: Visibility | None = None) -> exp.Expression:
     """MySQL AST → the AST drydock runs on DuckDB (see module docstring)."""
     expression = expression.copy()
     if isinstance(expression, (exp.Create, exp.Drop)) and expression.args.get("kind", "").upper() == "DATABASE":
         expression.set("kind", "SCHEMA")
+        if isinstance(expression, exp.Drop):
+            expression.set("cascade", True)  # MySQL's DROP DATABASE drops the tables in it
+    if isinstance(expression, exp.Create) and str(expression.args.get("kind", "")).upper() == "TABLE":
+        _adapt_column_types(expression)
     in_info_schema = (ctx.database or "").lower() == "information_schema"
     for table in list(expression.find_all(exp.Table)):
         db = table.text("db").lower()
@@ -153,10 +220,31 @@ def adapt(expression: exp.Expression, ctx: SessionContext) -> exp.Expression:
             _drop_dual(table)
             continue
         if db == "information_schema" or (in_info_schema and not db and not table.args.get("catalog")):
+            if visibility is not None and name.lower() in _FILTERED:
+                alias = table.alias or name
+                table.replace(exp.Subquery(this=_visible_rows(name.lower(), visibility),
+                                           alias=exp.TableAlias(this=exp.to_identifier(alias))))
+                continue
             table.set("catalog", exp.to_identifier(info_schema.ATTACHED_NAME))
             table.set("db", exp.to_identifier("main"))
             table.set("this", exp.to_identifier(name.lower()))
     return expression
+
+
+_INTEGER_TYPES = {exp.DataType.Type.TINYINT, exp.DataType.Type.SMALLINT, exp.DataType.Type.MEDIUMINT,
+                  exp.DataType.Type.INT, exp.DataType.Type.BIGINT, exp.DataType.Type.UTINYINT,
+                  exp.DataType.Type.USMALLINT, exp.DataType.Type.UMEDIUMINT, exp.DataType.Type.UINT,
+                  exp.DataType.Type.UBIGINT}
+
+
+def _adapt_column_types(create: exp.Create) -> None:
+    """MySQL column definitions DuckDB rejects: display widths (INT(11), TINYINT(1)) are dropped,
+    as MySQL 8 itself ignores them; AUTO_INCREMENT has no DuckDB equivalent and is refused."""
+    if create.find(exp.AutoIncrementColumnConstraint) is not None:
+        raise Errors.NOT_SUPPORTED.error(what="AUTO_INCREMENT columns in the internal catalog")
+    for data_type in create.find_all(exp.DataType):
+        if data_type.this in _INTEGER_TYPES:
+            data_type.set("expressions", [])
 
 
 def _drop_dual(table: exp.Table) -> None:

@@ -21,6 +21,7 @@ class SessionContext:
     user: str
     host: str
     connection_id: int
+    account_host: str = "%"  # host pattern of the account this session logged in as
     database: str | None = None
     catalog: str = "internal"
     # MySQL's diagnostics area: the conditions of the last statement that was not itself a

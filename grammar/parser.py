@@ -26,6 +26,19 @@ OWNED_PREFIXES: tuple[tuple[str, ...], ...] = (
     ("SHOW", "ERRORS"),
     ("SHOW", "COUNT"),
     ("KILL",),
+    ("CREATE", "USER"),
+    ("DROP", "USER"),
+    ("ALTER", "USER"),
+    ("SET", "PASSWORD"),
+    ("GRANT",),
+    ("REVOKE",),
+    ("CREATE", "ROLE"),
+    ("DROP", "ROLE"),
+    ("SHOW", "GRANTS"),
+    ("SHOW", "ALL", "GRANTS"),
+    ("SHOW", "ROLES"),
+    ("SHOW", "AUDIT"),
+    ("SHOW", "CREATE", "TABLE"),
 )
 
 _LEADING_NOISE = re.compile(r"(\s+|--[ \t][^\n]*|#[^\n]*|/\*.*?\*/)*", re.S)
@@ -173,6 +186,117 @@ class _ToStatement(Transformer[Token, Any]):
 
     def show_count_errors(self, items: list[Any]) -> ast.ShowDiagnostics:
         return ast.ShowDiagnostics(errors_only=True, count_only=True)
+
+    # users and roles
+    def name(self, items: list[Any]) -> str:
+        return items[0] if not isinstance(items[0], Token) else str(items[0])
+
+    def host(self, items: list[Any]) -> str:
+        return str(items[0])
+
+    def user_identity(self, items: list[Any]) -> ast.UserSpec:
+        return ast.UserSpec(items[0], items[1] if len(items) > 1 else "%")
+
+    def if_not_exists(self, items: list[Any]) -> str:
+        return "IF_NOT_EXISTS"
+
+    def if_exists(self, items: list[Any]) -> str:
+        return "IF_EXISTS"
+
+    def identified_by(self, items: list[Any]) -> tuple[str, str]:
+        return ("PASSWORD", items[-1])
+
+    def default_role(self, items: list[Any]) -> tuple[str, str]:
+        return ("ROLE", items[-1])
+
+    def password_value(self, items: list[Any]) -> tuple[str, str]:
+        return ("PASSWORD", next(i for i in items if not isinstance(i, Token)))
+
+    @staticmethod
+    def _tagged(items: list[Any], tag: str) -> Any:
+        return next((i[1] for i in items if isinstance(i, tuple) and i[0] == tag), None)
+
+    def create_user(self, items: list[Any]) -> ast.CreateUser:
+        user = next(i for i in items if isinstance(i, ast.UserSpec))
+        return ast.CreateUser(user=user, password=self._tagged(items, "PASSWORD") or "",
+                              if_not_exists="IF_NOT_EXISTS" in items,
+                              default_role=self._tagged(items, "ROLE"))
+
+    def drop_user(self, items: list[Any]) -> ast.DropUser:
+        user = next(i for i in items if isinstance(i, ast.UserSpec))
+        return ast.DropUser(user=user, if_exists="IF_EXISTS" in items)
+
+    def alter_user(self, items: list[Any]) -> ast.AlterUser:
+        user = next(i for i in items if isinstance(i, ast.UserSpec))
+        return ast.AlterUser(user=user, password=self._tagged(items, "PASSWORD"),
+                             if_exists="IF_EXISTS" in items)
+
+    def set_password(self, items: list[Any]) -> ast.SetPassword:
+        user = next((i for i in items if isinstance(i, ast.UserSpec)), None)
+        return ast.SetPassword(user=user, password=self._tagged(items, "PASSWORD"))
+
+    def create_role(self, items: list[Any]) -> ast.CreateRole:
+        return ast.CreateRole(name=items[-1], if_not_exists="IF_NOT_EXISTS" in items)
+
+    def drop_role(self, items: list[Any]) -> ast.DropRole:
+        return ast.DropRole(name=items[-1], if_exists="IF_EXISTS" in items)
+
+    def show_roles(self, items: list[Any]) -> ast.ShowRoles:
+        return ast.ShowRoles()
+
+    # privileges
+    def privilege(self, items: list[Token]) -> str:
+        words = [str(t).upper() for t in items]
+        return "GRANT" if words == ["GRANT", "OPTION"] else " ".join(words)
+
+    def privilege_list(self, items: list[str]) -> tuple[str, ...]:
+        return tuple(items)
+
+    def role_list(self, items: list[str]) -> tuple[str, ...]:
+        return tuple(items)
+
+    def target_part(self, items: list[Any]) -> str:
+        return items[0] if items else "*"
+
+    def privilege_target(self, items: list[str]) -> ast.PrivilegeTarget:
+        return ast.PrivilegeTarget(tuple(items))
+
+    def grantee(self, items: list[Any]) -> tuple[str, Any]:
+        return ("ROLE", items[-1]) if len(items) == 2 else ("USER", items[0])
+
+    def _privileges(self, items: list[Any], cls: Any) -> Any:
+        privileges, target, (kind, who) = items[1], items[3], items[5]
+        if kind == "ROLE":
+            return cls(privileges=privileges, target=target, role=who)
+        return cls(privileges=privileges, target=target, user=who)
+
+    def grant_privileges(self, items: list[Any]) -> ast.GrantPrivileges:
+        return self._privileges(items, ast.GrantPrivileges)
+
+    def revoke_privileges(self, items: list[Any]) -> ast.RevokePrivileges:
+        return self._privileges(items, ast.RevokePrivileges)
+
+    def grant_role(self, items: list[Any]) -> ast.GrantRole:
+        return ast.GrantRole(roles=items[1], user=items[3])
+
+    def revoke_role(self, items: list[Any]) -> ast.RevokeRole:
+        return ast.RevokeRole(roles=items[1], user=items[3])
+
+    def show_grants(self, items: list[Any]) -> ast.ShowGrants:
+        user = next((i for i in items if isinstance(i, ast.UserSpec)), None)
+        all_users = any(isinstance(i, Token) and i.type == "ALL" for i in items)
+        return ast.ShowGrants(user=user, all_users=all_users)
+
+    # audit, internal catalog
+    def show_audit(self, items: list[Any]) -> ast.ShowAudit:
+        numbers = [int(t) for t in items if isinstance(t, Token) and t.type == "INT"]
+        return ast.ShowAudit(limit=numbers[0]) if numbers else ast.ShowAudit()
+
+    def qualified_name(self, items: list[str]) -> tuple[str, ...]:
+        return tuple(items)
+
+    def show_create_table(self, items: list[Any]) -> ast.ShowCreateTable:
+        return ast.ShowCreateTable(parts=items[-1])
 
     # session
     def kill_kind(self, items: list[Token]) -> str:

@@ -9,10 +9,11 @@ from typing import Any
 
 from mysql_mimic.constants import DEFAULT_SERVER_CAPABILITIES, KillKind
 from mysql_mimic.control import Control
-from mysql_mimic.stream import MysqlStream
 from mysql_mimic.types import Capabilities
 
 from engine.core import Engine
+from engine.errors import Errors
+from server import wire
 from server.auth import DrydockIdentityProvider
 from server.connection import DrydockConnection
 from server.session import DrydockSession
@@ -96,13 +97,13 @@ class DrydockServer:
 
     async def _on_client(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         assert self.connections is not None
-        stream = MysqlStream(reader, writer)
+        stream = wire.PacketStream(reader, writer)  # bounded, correct read() (server/wire.py)
         session = DrydockSession(self.engine)
         connection = DrydockConnection(stream=stream, session=session, control=self.connections,
                                        identity_provider=self.identity,
                                        server_capabilities=CAPABILITIES)
         if len(self.connections) >= MAX_CONNECTIONS:
-            await stream.write(connection.error(msg="Too many connections", code=1040))
+            await stream.write(connection.error(msg=Errors.TOO_MANY_CONNECTIONS.error()))
             writer.close()
             session.query_session.close()
             return
@@ -110,6 +111,12 @@ class DrydockServer:
         connection.connection_id = connection_id
         try:
             await connection.start()
+        except asyncio.CancelledError:
+            # mysql-mimic runs the connection in an inner task; KILL cancels that one. Only a
+            # cancellation of this task itself (server shutdown) may propagate.
+            current = asyncio.current_task()
+            if current is not None and current.cancelling():
+                raise
         except Exception:  # noqa: BLE001 - one broken connection must never stop the server
             logger.exception("connection %s ended with an error", connection_id)
         finally:

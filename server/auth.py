@@ -9,6 +9,14 @@ from mysql_mimic.auth import AuthPlugin, IdentityProvider, NativePasswordAuthPlu
 from engine.users import Users
 
 
+class AccountUser(User):
+    """mysql-mimic's User plus the host pattern of the matched account ('bob'@'10.%')."""
+
+    def __init__(self, name: str, host: str, auth_string: str | None):
+        super().__init__(name=name, auth_string=auth_string, auth_plugin=NativePasswordAuthPlugin.name)
+        self.host = host
+
+
 class DrydockIdentityProvider(IdentityProvider):
     def __init__(self, users: Users):
         self._users = users
@@ -17,10 +25,9 @@ class DrydockIdentityProvider(IdentityProvider):
     def get_plugins(self) -> Sequence[AuthPlugin]:
         return self._plugins
 
-    async def get_user(self, username: str) -> User | None:
-        account = self._users.lookup(username)
+    async def get_user(self, username: str, host: str = "127.0.0.1") -> User | None:
+        account = self._users.lookup(username, host)
         if account is None:
             return None
         # mysql-mimic wants the SHA1(SHA1(pw)) hex without MySQL's leading '*'.
-        return User(name=account.name, auth_string=account.auth_string.lstrip("*").lower() or None,
-                    auth_plugin=NativePasswordAuthPlugin.name)
+        return AccountUser(account.name, account.host, account.auth_string.lstrip("*").lower() or None)

@@ -19,7 +19,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import secrets
+import time
 from typing import Any
 
 from mysql_mimic import packets, types
@@ -38,7 +40,18 @@ from server.prepared import bind_parameters, count_placeholders
 
 logger = logging.getLogger(__name__)
 
-HANDSHAKE_TIMEOUT_SECONDS = 10.0
+
+
+def _env_seconds(name: str, default: float) -> float:
+    try:
+        value = float(os.environ.get(name, default))
+    except ValueError:
+        return default
+    return value if value > 0 else default
+
+
+# A client that has not finished logging in within this time is dropped (tests lower it).
+HANDSHAKE_TIMEOUT_SECONDS = _env_seconds("DRYDOCK_HANDSHAKE_TIMEOUT_SECONDS", 10.0)
 
 
 class LoginFailed(Exception):
@@ -50,6 +63,8 @@ class DrydockConnection(Connection):
         super().__init__(*args, **kwargs)
         self.status_flags = ServerStatus.SERVER_STATUS_AUTOCOMMIT
         self.busy = False  # a command is being answered (KILL QUERY targets only busy ones)
+        self.statement_seq = 0  # commands answered so far; identifies the one a KILL targets
+        self.kill_after_statement = False  # KILL CONNECTION waits for the worker thread's statement
 
     # -- errors ---------------------------------------------------------------------------------
     def error(self, msg: Any = "", code: int = 1105, sqlstate: str | None = None, **_: Any) -> bytes:
@@ -79,7 +94,7 @@ class DrydockConnection(Connection):
             await self.command_phase()
         except asyncio.CancelledError:
             if self._kill == KillKind.CONNECTION:
-                await self._write_quietly(self.error(msg="Session was killed", code=3169))
+                await self._write_quietly(self.error(msg=Errors.SESSION_KILLED.error()))
             else:
                 raise
         finally:
@@ -115,22 +130,22 @@ class DrydockConnection(Connection):
         await self.authenticate(
             auth_state=auth_state, server_plugin=plugin, username=response.username,
             client_plugin_name=response.client_plugin, auth_response=response.auth_response,
-            connect_attrs=response.connect_attrs,
+            connect_attrs=response.connect_attrs, database=response.database,
         )
-        # Only now, after a successful login, may the requested database be used.
-        self.session.database = response.database
         self.stream.reset_seq()
 
     async def authenticate(self, username: str, auth_response: bytes, client_plugin_name: str | None,
                            connect_attrs: dict[str, str], auth_state: Any = None,
-                           server_plugin: Any = None) -> None:
+                           server_plugin: Any = None, database: str | None = None) -> None:
         """Upstream answers ERR and carries on serving; this raises LoginFailed after the ERR.
 
         An unknown user is checked against a random password so that it fails exactly like a
         wrong password (same code, same text, same round trips).
         """
         self.session.username = None
-        user = await self.identity_provider.get_user(username)
+        peer = self.stream.writer.get_extra_info("peername")
+        host = peer[0] if peer else "localhost"
+        user = await self.identity_provider.get_user(username, host)  # type: ignore[call-arg]
         known = user is not None
         if user is None:
             user = User(name=username, auth_string=secrets.token_hex(20), auth_plugin=None)
@@ -138,12 +153,26 @@ class DrydockConnection(Connection):
                                                connect_attrs, auth_state, server_plugin)
         if known and isinstance(decision, Success):
             self.session.username = decision.authenticated_as
+            self.session.account_host = getattr(user, "host", "%")  # type: ignore[attr-defined]
+            ctx = getattr(self.session, "ctx", None)
+            if ctx is not None:
+                ctx.host, ctx.connection_id = host, self.connection_id
+            if database:  # checked before the OK, so a bad database fails the login cleanly
+                try:
+                    await self.session.use(database)
+                except (DrydockError, MysqlError) as exc:
+                    await self._write_quietly(self.error(msg=exc) if isinstance(exc, DrydockError)
+                                              else self.error(msg=exc.msg, code=exc.code))
+                    raise LoginFailed(username) from None
             await self.stream.write(self.ok())
             return
-        peer = self.stream.writer.get_extra_info("peername")
-        host = peer[0] if peer else "localhost"
         using = "YES" if auth_response else "NO"
         logger.info("access denied for user %r from %s", username, host)
+        engine = getattr(self.session, "engine", None)
+        if engine is not None:
+            engine.audit.record(user=username, host=host, connection_id=self.connection_id,
+                                kind="Login", obj="", error_code=Errors.ACCESS_DENIED.code,
+                                started=time.monotonic(), statement="")
         await self._write_quietly(self.error(msg=Errors.ACCESS_DENIED.error(user=username, host=host, using=using)))
         raise LoginFailed(username)
 
@@ -188,9 +217,16 @@ class DrydockConnection(Connection):
             self.session.variables.set("character_set_client", change.client_charset.name)
         if change.connect_attrs:
             self.client_connect_attrs = change.connect_attrs
-        await self.authenticate(username=change.username, auth_response=change.auth_response,
-                                client_plugin_name=change.client_plugin,
-                                connect_attrs=change.connect_attrs)
+        try:
+            await self.authenticate(username=change.username, auth_response=change.auth_response,
+                                    client_plugin_name=change.client_plugin,
+                                    connect_attrs=change.connect_attrs)
+        except LoginFailed:
+            raise
+        except Exception as exc:  # fail closed: never keep serving after a broken re-login
+            logger.exception("COM_CHANGE_USER failed; closing the connection")
+            await self._write_quietly(self.error(msg=Errors.INTERNAL.error(detail=f"change user failed: {exc}")))
+            raise LoginFailed(change.username) from None
         await self.session.reset()
         self.session.database = change.database or None
 
@@ -211,15 +247,24 @@ class DrydockConnection(Connection):
             types.Commands.COM_INIT_DB: self.handle_init_db,
             types.Commands.COM_FIELD_LIST: self.handle_field_list,
         }
+        if isinstance(self.stream, wire.PacketStream):
+            self.stream.max_payload = wire.MAX_PAYLOAD  # logged in: MySQL's max_allowed_packet
         while True:
             try:
                 data = await self.stream.read()
             except (ConnectionClosed, ConnectionError, asyncio.IncompleteReadError):
                 return
+            except wire.MalformedPacket as exc:  # the stream cannot be resynchronised: answer, close
+                spec = (Errors.NET_PACKET_TOO_LARGE if isinstance(exc, wire.PacketTooLarge)
+                        else Errors.NET_PACKETS_OUT_OF_ORDER)
+                self.stream.reset_seq()
+                await self._write_quietly(self.error(msg=spec.error()))
+                return
             if not data or data[0] == types.Commands.COM_QUIT:
                 return
             handler = handlers.get(data[0])  # type: ignore[call-overload]
             self.busy = True
+            self.statement_seq += 1
             try:
                 if handler is None:
                     raise Errors.UNKNOWN_COMMAND.error(detail=hex(data[0]))
@@ -231,31 +276,53 @@ class DrydockConnection(Connection):
             except MysqlError as exc:
                 await self.stream.write(self.error(msg=exc.msg, code=exc.code))
             except wire.MalformedPacket as exc:
-                await self.stream.write(self.error(msg=f"Malformed packet: {exc}", code=1835))
-            except asyncio.CancelledError:
-                if self._kill != KillKind.QUERY:
-                    raise
-                self._kill = None
-                if self._task is not None:
-                    self._task.uncancel()
-                await self.stream.write(self.error(msg=Errors.QUERY_INTERRUPTED.error()))
+                await self.stream.write(self.error(msg=Errors.MALFORMED_PACKET.error(detail=str(exc))))
             except (ConnectionError, OSError):
                 return
             except Exception as exc:  # noqa: BLE001 - the last line of defence for one statement
                 logger.exception("statement failed")
-                await self.stream.write(self.error(msg=f"internal error: {type(exc).__name__}: {exc}"))
+                await self.stream.write(self.error(
+                    msg=Errors.INTERNAL.error(detail=f"internal error: {type(exc).__name__}: {exc}")))
             finally:
                 self.busy = False
                 self.stream.reset_seq()
+            if self.kill_after_statement:  # KILL CONNECTION arrived while a worker thread ran it
+                return
 
     def kill(self, kind: KillKind = KillKind.CONNECTION) -> None:
-        if kind == KillKind.QUERY:
-            if not self.busy:
-                return  # nothing to interrupt; upstream would drop the connection here
-            interrupt = getattr(self.session, "interrupt", None)
-            if interrupt is not None:
-                interrupt()
+        """KILL QUERY interrupts the running statement (its worker thread then fails with 1317
+        through the ordinary error path) and never cancels the connection's task: upstream cancels
+        it, so a KILL QUERY that lands while the connection is idle, or just as its statement
+        finishes, drops the connection.
+
+        KILL CONNECTION interrupts the statement too. While a worker thread runs it, the task is not
+        cancelled (the session's DuckDB cursor cannot be closed under a running statement): the
+        statement fails with 1317 and the command loop then ends the connection. Otherwise the task
+        is cancelled, as upstream does.
+        """
+        in_thread = bool(getattr(self.session, "_running_thread_statement", False))
+        if self.busy:
+            self._interrupt_statement(self.statement_seq, tries=50)
+        if kind != KillKind.CONNECTION:
+            return
+        if self.busy and in_thread:
+            self.kill_after_statement = True
+            return
         super().kill(kind)
+
+    def _interrupt_statement(self, statement: int, tries: int) -> None:
+        """Interrupt statement number ``statement`` every 0.1 s until it ends (at most ``tries``
+        times): an interrupt that lands after the worker thread started but before DuckDB began
+        executing would otherwise be lost."""
+        if not self.busy or self.statement_seq != statement or tries <= 0:
+            return
+        interrupt = getattr(self.session, "interrupt", None)
+        if interrupt is not None:
+            interrupt()
+        try:
+            asyncio.get_running_loop().call_later(0.1, self._interrupt_statement, statement, tries - 1)
+        except RuntimeError:  # not on the event loop: one interrupt is all we can do
+            pass
 
     # -- OK packets carry the statement's affected rows and warnings ------------------------------
     def _statement_ok(self) -> bytes:
@@ -333,14 +400,11 @@ class DrydockConnection(Connection):
         flags = r.uint(1)
         r.uint(4)  # iteration count, always 1
         values: list[Any] = []
-        if stmt.num_params:
-            import io
-
-            reader = io.BytesIO(r.rest())
-            params = packets._read_params(  # noqa: SLF001 - pure decoding, bounded by num_params
-                self.capabilities & ~Capabilities.CLIENT_QUERY_ATTRIBUTES, self.client_charset,
-                reader, stmt.num_params, stmt.param_buffers)
-            values = [v for _, v in params]
+        if stmt.num_params:  # all parameter types, incl. DECIMAL/DATE/DATETIME/TIME (wire.py)
+            values, types_sent = wire.parse_execute_params(
+                self.client_charset, r, stmt.num_params, stmt.param_buffers,
+                getattr(stmt, "param_types", None))
+            stmt.param_types = types_sent  # type: ignore[attr-defined]  # reused when not re-sent
         stmt.param_buffers = None
         sql = bind_parameters(stmt.sql, values)
         result_set = await self.query(sql, {})

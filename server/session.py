@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import re
+import time
 from typing import Any
 
 import sqlglot
@@ -28,12 +29,15 @@ from sqlglot import exp
 from sqlglot.errors import ParseError
 from sqlglot.executor import execute as sqlglot_execute
 
-from engine import ast
+from engine import ast, query_privileges
+from engine.audit import DENIAL_CODES
 from engine.core import Engine
+from engine.info_schema import INTERNAL
+from engine.query_privileges import READ_STATEMENTS
 from engine.errors import DrydockError, Errors
 from engine.results import Diagnostic, Result
 from engine.session import SessionContext
-from engine.statements import INLINE
+from engine.statements import AUDITED, INLINE
 from grammar import parser as grammar
 from server.results import to_wire
 
@@ -68,6 +72,7 @@ class DrydockSession(Session):
         self.engine = engine
         self.ctx = SessionContext(user="", host="", connection_id=0)
         self.query_session = engine.query_session()
+        self.account_host = "%"  # host pattern of the logged-in account (set by the connection)
         self.affected_rows = 0  # of the last statement, for its OK packet
         self.statement_warnings = 0  # warnings the last statement raised, for its OK/EOF packet
         self._running_thread_statement = False
@@ -79,18 +84,23 @@ class DrydockSession(Session):
         self.ctx.host = peer[0] if peer else "localhost"
         self.ctx.connection_id = connection.connection_id
         self.ctx.user = self.username or ""
-        if self.database:
-            await self.use(self.database)
 
     async def close(self) -> None:
         await super().close()
         self.query_session.close()
 
     async def use(self, database: str) -> None:
-        if database.lower() != "information_schema" and not await asyncio.to_thread(
-            self.query_session.schema_exists, database
-        ):
-            raise Errors.UNKNOWN_DATABASE.error(db=database)
+        if database.lower() != "information_schema":
+            self.ctx.user, self.ctx.account_host = self.username or "", self.account_host
+            if not self.engine.privileges.may_see_db(self.ctx, INTERNAL, database):
+                denied = Errors.DB_ACCESS_DENIED.error(user=self.ctx.user, host=self.ctx.host, db=database)
+                self.engine.audit.record(user=self.ctx.user, host=self.ctx.host,
+                                         connection_id=self.ctx.connection_id, kind="Use",
+                                         obj=f"{INTERNAL}.{database}", error_code=denied.code,
+                                         started=time.monotonic(), statement=f"USE `{database}`")
+                raise denied
+            if not await asyncio.to_thread(self.query_session.schema_exists, database):
+                raise Errors.UNKNOWN_DATABASE.error(db=database)
         self.database = database
         self.ctx.database = database
 
@@ -101,10 +111,34 @@ class DrydockSession(Session):
 
     # -- statements -----------------------------------------------------------------------------
     async def handle_query(self, sql: str, attrs: dict[str, str]) -> AllowedResult:
+        started = time.monotonic()
+        self._audit_kind: str | None = None  # set when the statement changes something
+        self._audit_object = ""
+        try:
+            result = await self._handle_query(sql, attrs)
+        except (DrydockError, MysqlError) as exc:
+            self._audit(sql, started, int(exc.code))
+            raise
+        self._audit(sql, started, 0)
+        return result
+
+    def _audit(self, sql: str, started: float, error_code: int) -> None:
+        if self._audit_kind is None and error_code not in DENIAL_CODES:
+            return
+        self.engine.audit.record(user=self.ctx.user, host=self.ctx.host,
+                                 connection_id=self.ctx.connection_id,
+                                 kind=self._audit_kind or "Denied", obj=self._audit_object,
+                                 error_code=error_code, started=started, statement=sql)
+
+    async def _handle_query(self, sql: str, attrs: dict[str, str]) -> AllowedResult:
         self.ctx.user = self.username or ""
+        self.ctx.account_host = self.account_host
         self.ctx.database = self.database
         self.affected_rows = 0
         self.statement_warnings = 0
+        # @@warning_count / @@error_count describe the previous statement: read before clearing.
+        self.variables.set("warning_count", self.ctx.warning_count(), force=True)
+        self.variables.set("error_count", self.ctx.error_count(), force=True)
         probe = self._probe(sql)
         if probe is not None:
             self.ctx.diagnostics = []
@@ -114,6 +148,8 @@ class DrydockSession(Session):
             if not isinstance(statement, ast.ShowDiagnostics):
                 self.ctx.diagnostics = []
             if statement is not None:
+                if isinstance(statement, AUDITED):
+                    self._audit_kind = type(statement).__name__
                 return self._finish(await self._execute(statement))
             return await self._passthrough(sql, attrs)
         except DrydockError as exc:
@@ -151,15 +187,22 @@ class DrydockSession(Session):
         if len(expressions) > 1:
             raise Errors.PARSE.error(
                 detail="multiple statements in one query are not supported; send one statement at a time")
-        self.variables.set("warning_count", len(self.ctx.diagnostics), force=True)
-        self.variables.set("error_count", self.ctx.error_count(), force=True)
         q = Query(expression=expressions[0], sql=sql, attrs=attrs,
                   _middlewares=self.middlewares, _query=self.query)
         return await q.start()
 
     async def query(self, expression: exp.Expression, sql: str, attrs: dict[str, str]) -> AllowedResult:
-        """The end of mysql-mimic's middleware chain: run on DuckDB."""
-        return self._finish(await self._in_thread(self.query_session.run, expression, self.ctx))
+        """The end of mysql-mimic's middleware chain: authorize, then run on DuckDB."""
+        if not isinstance(expression, READ_STATEMENTS):
+            self._audit_kind = type(expression).__name__
+            self._audit_object = query_privileges.target_of(expression, self.ctx)
+        return self._finish(await self._in_thread(self._run_passthrough, expression))
+
+    def _run_passthrough(self, expression: exp.Expression) -> Result:
+        privileges = self.engine.privileges
+        query_privileges.authorize(privileges, expression, self.ctx)
+        visibility = privileges.visibility(self.ctx, INTERNAL)
+        return self.query_session.run(expression, self.ctx, visibility)
 
     # -- probes -------------------------------------------------------------------------------
     def _probe(self, sql: str) -> AllowedResult | None:

@@ -10,13 +10,72 @@ Python, with every length checked against what is left. A malformed packet raise
 
 from __future__ import annotations
 
+import asyncio
+import datetime as dt
+import decimal
+import struct
+from typing import Any
+
 from mysql_mimic.charset import CharacterSet, Collation
 from mysql_mimic.packets import ComChangeUser, ComFieldList, HandshakeResponse41, SSLRequest
-from mysql_mimic.types import Capabilities
+from mysql_mimic.stream import ConnectionClosed, MysqlStream
+from mysql_mimic.types import Capabilities, ColumnType
 
 
 class MalformedPacket(Exception):
     pass
+
+
+class PacketTooLarge(MalformedPacket):
+    pass
+
+
+class PacketsOutOfOrder(MalformedPacket):
+    pass
+
+
+# -- packet framing ---------------------------------------------------------------------------------
+# mysql-mimic's compiled MysqlStream.read() reads the 4-byte header with ``reader.read(4)``, which may
+# return fewer bytes: a header split across two TCP segments ends the connection with struct.error.
+# It also concatenates 16 MiB continuation packets without limit, even before login. This stream
+# keeps mysql-mimic's (fast, compiled) writer and replaces read().
+MAX_PREAUTH_PAYLOAD = 1 << 17  # a handshake response: connect attributes are limited to 64 KiB
+MAX_PAYLOAD = 64 << 20  # MySQL's default max_allowed_packet
+
+
+class PacketStream:
+    """A ``mysql_mimic.stream.MysqlStream`` (which cannot be subclassed: it is compiled) with a
+    bounded read(); everything else is delegated to the wrapped stream."""
+
+    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter,
+                 max_payload: int = MAX_PREAUTH_PAYLOAD):
+        self._inner = MysqlStream(reader, writer)
+        self.reader = reader
+        self.writer = writer
+        self.max_payload = max_payload
+
+    def __getattr__(self, name: str) -> Any:  # write, write_many, write_text_rows, drain, seq, ...
+        return getattr(self._inner, name)
+
+    async def read(self) -> bytes:
+        data = bytearray()
+        while True:
+            try:
+                header = await self.reader.readexactly(4)
+            except asyncio.IncompleteReadError:
+                raise ConnectionClosed() from None
+            length = int.from_bytes(header[:3], "little")
+            expected = next(self._inner.seq)
+            if header[3] != expected:
+                raise PacketsOutOfOrder(f"expected packet number {expected}, got {header[3]}")
+            if len(data) + length > self.max_payload:
+                raise PacketTooLarge(f"packet larger than {self.max_payload} bytes")
+            try:
+                data += await self.reader.readexactly(length)
+            except asyncio.IncompleteReadError:
+                raise ConnectionClosed() from None
+            if length < 0xFFFFFF:
+                return bytes(data)
 
 
 class Reader:
@@ -144,3 +203,105 @@ def parse_com_field_list(charset: CharacterSet, data: bytes) -> ComFieldList:
     r = Reader(data)
     table = _decode(charset, r.str_null())
     return ComFieldList(table=table, wildcard=_decode(charset, r.rest()))
+
+
+# -- COM_STMT_EXECUTE parameters -------------------------------------------------------------------
+# mysql-mimic's reader rejects DECIMAL, DATE, DATETIME, TIMESTAMP and TIME (1235), which
+# Connector/J (setBigDecimal, setDate, setTimestamp) and mysql-connector-python send.
+# https://dev.mysql.com/doc/dev/mysql-server/latest/page_protocol_binary_resultset.html
+_LENENC_TYPES = {
+    ColumnType.VARCHAR, ColumnType.VAR_STRING, ColumnType.STRING, ColumnType.BLOB,
+    ColumnType.TINY_BLOB, ColumnType.MEDIUM_BLOB, ColumnType.LONG_BLOB, ColumnType.ENUM,
+    ColumnType.SET, ColumnType.JSON, ColumnType.BIT, ColumnType.GEOMETRY,
+}
+_INT_SIZES = {ColumnType.TINY: 1, ColumnType.BOOL: 1, ColumnType.SHORT: 2, ColumnType.YEAR: 2,
+              ColumnType.LONG: 4, ColumnType.INT24: 4, ColumnType.LONGLONG: 8}
+
+ParamType = tuple[int, bool]  # (ColumnType code, unsigned)
+
+
+def parse_execute_params(charset: CharacterSet, r: Reader, count: int,
+                         long_data: dict[int, bytearray] | None,
+                         previous_types: list[ParamType] | None) -> tuple[list[Any], list[ParamType]]:
+    """The parameter block of COM_STMT_EXECUTE: null bitmap, new-params-bound flag, types, values.
+
+    When the client does not re-send the types (flag 0), those of the previous execution are used.
+    Returns the values and the types.
+    """
+    null_bitmap = r.fixed((count + 7) // 8)
+    if r.uint(1):
+        types = [(r.uint(1), bool(r.uint(1) & 0x80)) for _ in range(count)]
+    elif previous_types is not None and len(previous_types) == count:
+        types = previous_types
+    else:
+        raise MalformedPacket("parameter types were never sent for this statement")
+    values: list[Any] = []
+    for i, (code, unsigned) in enumerate(types):
+        if null_bitmap[i // 8] & (1 << (i % 8)):
+            values.append(None)
+        elif long_data and i in long_data:
+            values.append(_text_or_bytes(charset, bytes(long_data[i])))
+        else:
+            values.append(_param_value(charset, r, code, unsigned))
+    return values, types
+
+
+def _text_or_bytes(charset: CharacterSet, raw: bytes) -> str | bytes:
+    try:
+        return charset.decode(raw)
+    except UnicodeDecodeError:
+        return raw
+
+
+def _param_value(charset: CharacterSet, r: Reader, code: int, unsigned: bool) -> Any:
+    if code in _LENENC_TYPES:
+        return _text_or_bytes(charset, r.str_len())
+    if code in (ColumnType.DECIMAL, ColumnType.NEWDECIMAL):
+        text = _decode(charset, r.str_len())
+        try:
+            return decimal.Decimal(text)
+        except decimal.InvalidOperation:
+            raise MalformedPacket(f"invalid DECIMAL parameter {text!r}") from None
+    if code in _INT_SIZES:
+        return int.from_bytes(r.fixed(_INT_SIZES[code]), "little", signed=not unsigned)
+    if code == ColumnType.FLOAT:
+        return struct.unpack("<f", r.fixed(4))[0]
+    if code == ColumnType.DOUBLE:
+        return struct.unpack("<d", r.fixed(8))[0]
+    if code == ColumnType.NULL:
+        return None
+    if code in (ColumnType.DATE, ColumnType.DATETIME, ColumnType.TIMESTAMP):
+        return _datetime(r, date_only=code == ColumnType.DATE)
+    if code == ColumnType.TIME:
+        return _time(r)
+    raise MalformedPacket(f"unsupported parameter type {code}")
+
+
+def _datetime(r: Reader, date_only: bool) -> dt.date | dt.datetime | str:
+    block = Reader(r.fixed(r.uint(1)))
+    if not block.remaining():
+        return "0000-00-00" if date_only else "0000-00-00 00:00:00"
+    year, month, day = block.uint(2), block.uint(1), block.uint(1)
+    hour = minute = second = micro = 0
+    if block.remaining():
+        hour, minute, second = block.uint(1), block.uint(1), block.uint(1)
+    if block.remaining():
+        micro = block.uint(4)
+    try:
+        if date_only:
+            return dt.date(year, month, day)
+        return dt.datetime(year, month, day, hour, minute, second, micro)
+    except ValueError:
+        raise MalformedPacket(f"invalid date parameter {year}-{month}-{day}") from None
+
+
+def _time(r: Reader) -> str:
+    """A TIME parameter as MySQL's text form ``[-]H:MM:SS[.ffffff]`` (hours may exceed 24)."""
+    block = Reader(r.fixed(r.uint(1)))
+    if not block.remaining():
+        return "00:00:00"
+    negative, days = block.uint(1), block.uint(4)
+    hour, minute, second = block.uint(1), block.uint(1), block.uint(1)
+    micro = block.uint(4) if block.remaining() else 0
+    text = f"{'-' if negative else ''}{days * 24 + hour:02d}:{minute:02d}:{second:02d}"
+    return text + (f".{micro:06d}" if micro else "")

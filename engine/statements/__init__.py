@@ -10,16 +10,39 @@ from collections.abc import Callable
 from typing import Any
 
 from engine import ast
-from engine.statements import admin_config, diagnostics, session_control
+from engine.statements import admin_config, audit, diagnostics, internal_catalog, session_control, users
 
 Handler = Callable[[Any, Any, Any], Any]
 
 HANDLERS: dict[type[ast.Statement], Handler] = {
+    # admin
     ast.AdminSetFrontendConfig: admin_config.admin_set_frontend_config,
     ast.AdminShowFrontendConfig: admin_config.admin_show_frontend_config,
+    # session and diagnostics
     ast.ShowDiagnostics: diagnostics.show_diagnostics,
     ast.Kill: session_control.kill,
+    # users, roles, privileges
+    ast.CreateUser: users.create_user,
+    ast.DropUser: users.drop_user,
+    ast.AlterUser: users.alter_user,
+    ast.SetPassword: users.set_password,
+    ast.GrantPrivileges: users.grant_privileges,
+    ast.RevokePrivileges: users.revoke_privileges,
+    ast.GrantRole: users.grant_role,
+    ast.RevokeRole: users.revoke_role,
+    ast.CreateRole: users.create_role,
+    ast.DropRole: users.drop_role,
+    ast.ShowGrants: users.show_grants,
+    ast.ShowRoles: users.show_roles,
+    # audit, internal catalog
+    ast.ShowAudit: audit.show_audit,
+    ast.ShowCreateTable: internal_catalog.show_create_table,
 }
 
 # Statements answered on the event loop (cheap, no I/O); everything else runs in a worker thread.
 INLINE = (ast.ShowDiagnostics, ast.Kill)
+
+# Statements that change something: each one gets an audit record (denied ones always do).
+AUDITED = (ast.AdminSetFrontendConfig, ast.CreateUser, ast.DropUser, ast.AlterUser, ast.SetPassword,
+           ast.GrantPrivileges, ast.RevokePrivileges, ast.GrantRole, ast.RevokeRole,
+           ast.CreateRole, ast.DropRole, ast.Kill)

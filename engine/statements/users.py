@@ -1,0 +1,222 @@
+"""Users, roles and privileges: CREATE/DROP/ALTER USER, SET PASSWORD, GRANT, REVOKE, roles, SHOW GRANTS/ROLES."""
+
+from __future__ import annotations
+
+from engine import ast
+from engine.core import Engine
+from engine.errors import Errors
+from engine.privileges import ANY, Target, display, normalize_privileges
+from engine.results import Result
+from engine.session import SessionContext
+from engine.users import ROOT, UserIdentity, validate_identity
+
+
+def _identity(spec: ast.UserSpec) -> UserIdentity:
+    return validate_identity(UserIdentity(spec.name, spec.host))
+
+
+def _require_user_admin(engine: Engine, ctx: SessionContext) -> None:
+    if not engine.privileges.has(ctx, "GRANT_PRIV"):
+        raise Errors.SPECIFIC_ACCESS_DENIED.error(priv="GRANT_PRIV")
+
+
+def resolve_target(target: ast.PrivilegeTarget, ctx: SessionContext) -> Target:
+    parts = target.parts
+    text = ".".join(parts)
+    if parts in (("*",), ("*", "*"), ("*", "*", "*")):
+        return Target()
+    if len(parts) == 3:
+        catalog, db, tbl = parts
+    elif len(parts) == 2:
+        catalog, (db, tbl) = ctx.catalog, parts
+    elif len(parts) == 1:
+        catalog, db, tbl = ctx.catalog, parts[0], ANY
+    else:
+        raise Errors.INVALID_PRIVILEGE_TARGET.error(target=text)
+    # a wildcard may only stand for everything below a named level: ctl.*.* ok, *.db.t not
+    if catalog == ANY or (db == ANY and tbl != ANY):
+        raise Errors.INVALID_PRIVILEGE_TARGET.error(target=text)
+    return Target(catalog, db, tbl)
+
+
+def _grantee(engine: Engine, stmt: ast.GrantPrivileges | ast.RevokePrivileges) -> str:
+    if stmt.role is not None:
+        if stmt.role not in engine.privileges.role_names():
+            raise Errors.ROLE_NOT_FOUND.error(role=stmt.role)
+        return f"role:{stmt.role}"
+    assert stmt.user is not None
+    identity = _identity(stmt.user)
+    if identity.name == ROOT:
+        raise Errors.CANNOT_CHANGE_ROOT_GRANTS.error()
+    if not engine.users.exists(identity):
+        raise Errors.NO_SUCH_USER.error(user=str(identity))
+    return identity.grantee
+
+
+def _check_grantable(engine: Engine, ctx: SessionContext, target: Target, privileges: tuple[str, ...]) -> None:
+    privs = engine.privileges
+    db = None if target.db == ANY else target.db
+    tbl = None if target.tbl == ANY else target.tbl
+    if not privs.has(ctx, "GRANT_PRIV", target.catalog, db, tbl):
+        raise Errors.SPECIFIC_ACCESS_DENIED.error(priv="GRANT_PRIV")
+    for privilege in privileges:
+        if privilege == "ADMIN_PRIV" and target.level != "global":
+            raise Errors.PRIVILEGE_LEVEL.error(priv="ADMIN_PRIV")
+        if not privs.has(ctx, privilege, target.catalog, db, tbl):
+            raise Errors.GRANT_ABOVE_OWN.error(priv=privilege, target=str(target))
+
+
+def create_user(engine: Engine, stmt: ast.CreateUser, ctx: SessionContext) -> Result:
+    _require_user_admin(engine, ctx)
+    identity = _identity(stmt.user)
+    if stmt.default_role is not None and stmt.default_role not in engine.privileges.role_names():
+        raise Errors.ROLE_NOT_FOUND.error(role=stmt.default_role)
+    if not engine.users.create(identity, stmt.password, stmt.if_not_exists):
+        return Result.ok(warnings=[Errors.USER_EXISTS.note(op="CREATE USER", user=str(identity))])
+    if stmt.default_role is not None:
+        engine.privileges.grant_role(stmt.default_role, identity)
+    return Result.ok()
+
+
+def drop_user(engine: Engine, stmt: ast.DropUser, ctx: SessionContext) -> Result:
+    _require_user_admin(engine, ctx)
+    identity = _identity(stmt.user)
+    if not engine.users.drop(identity, stmt.if_exists):
+        return Result.ok(warnings=[Errors.USER_EXISTS.note(op="DROP USER", user=str(identity))])
+    engine.privileges.forget_user(identity)
+    return Result.ok()
+
+
+def alter_user(engine: Engine, stmt: ast.AlterUser, ctx: SessionContext) -> Result:
+    _require_user_admin(engine, ctx)
+    identity = _identity(stmt.user)
+    if not engine.users.exists(identity):
+        if stmt.if_exists:
+            return Result.ok(warnings=[Errors.USER_EXISTS.note(op="ALTER USER", user=str(identity))])
+        raise Errors.USER_EXISTS.error(op="ALTER USER", user=str(identity))
+    engine.users.set_password(identity, stmt.password)
+    return Result.ok()
+
+
+def set_password(engine: Engine, stmt: ast.SetPassword, ctx: SessionContext) -> Result:
+    if stmt.user is None:
+        identity = UserIdentity(ctx.user, ctx.account_host)
+    else:
+        identity = _identity(stmt.user)
+        if identity != UserIdentity(ctx.user, ctx.account_host):
+            _require_user_admin(engine, ctx)
+    engine.users.set_password(identity, stmt.password)
+    return Result.ok()
+
+
+def grant_privileges(engine: Engine, stmt: ast.GrantPrivileges, ctx: SessionContext) -> Result:
+    privileges = normalize_privileges(stmt.privileges)
+    target = resolve_target(stmt.target, ctx)
+    grantee = _grantee(engine, stmt)
+    _check_grantable(engine, ctx, target, privileges)
+    engine.privileges.grant(grantee, target, privileges)
+    return Result.ok()
+
+
+def revoke_privileges(engine: Engine, stmt: ast.RevokePrivileges, ctx: SessionContext) -> Result:
+    privileges = normalize_privileges(stmt.privileges)
+    target = resolve_target(stmt.target, ctx)
+    grantee = _grantee(engine, stmt)
+    _check_grantable(engine, ctx, target, privileges)
+    held = {p for t, p in engine.privileges.grants_of(grantee) if t == target}
+    missing = [p for p in privileges if p not in held]
+    if missing:
+        name, _, host = grantee.partition(":")[2].rpartition("@")
+        raise Errors.NONEXISTING_GRANT.error(user=name or grantee, host=host or "%")
+    engine.privileges.revoke(grantee, target, privileges)
+    return Result.ok()
+
+
+def grant_role(engine: Engine, stmt: ast.GrantRole, ctx: SessionContext) -> Result:
+    _require_user_admin(engine, ctx)
+    identity = _identity(stmt.user)
+    if not engine.users.exists(identity):
+        raise Errors.NO_SUCH_USER.error(user=str(identity))
+    for role in stmt.roles:  # validate all before changing anything
+        if role not in engine.privileges.role_names():
+            raise Errors.ROLE_NOT_FOUND.error(role=role)
+    for role in stmt.roles:
+        engine.privileges.grant_role(role, identity)
+    return Result.ok()
+
+
+def revoke_role(engine: Engine, stmt: ast.RevokeRole, ctx: SessionContext) -> Result:
+    _require_user_admin(engine, ctx)
+    identity = _identity(stmt.user)
+    held = engine.privileges.roles_of(identity)
+    for role in stmt.roles:
+        if role not in held:
+            raise Errors.NONEXISTING_GRANT.error(user=identity.name, host=identity.host)
+    for role in stmt.roles:
+        engine.privileges.revoke_role(role, identity)
+    return Result.ok()
+
+
+def create_role(engine: Engine, stmt: ast.CreateRole, ctx: SessionContext) -> Result:
+    _require_user_admin(engine, ctx)
+    if not engine.privileges.create_role(stmt.name, stmt.if_not_exists):
+        return Result.ok(warnings=[Errors.ROLE_EXISTS.note(role=stmt.name)])
+    return Result.ok()
+
+
+def drop_role(engine: Engine, stmt: ast.DropRole, ctx: SessionContext) -> Result:
+    _require_user_admin(engine, ctx)
+    if not engine.privileges.drop_role(stmt.name, stmt.if_exists):
+        return Result.ok(warnings=[Errors.ROLE_NOT_FOUND.note(role=stmt.name)])
+    return Result.ok()
+
+
+GRANT_COLUMNS = ["UserIdentity", "Password", "Roles", "GlobalPrivs", "CatalogPrivs", "DatabasePrivs", "TablePrivs"]
+
+
+def _privilege_columns(grants: list[tuple[Target, str]]) -> tuple[str, str, str, str]:
+    by_level: dict[str, dict[str, list[str]]] = {"global": {}, "catalog": {}, "database": {}, "table": {}}
+    for target, privilege in grants:
+        key = {"global": "", "catalog": target.catalog, "database": f"{target.catalog}.{target.db}",
+               "table": str(target)}[target.level]
+        by_level[target.level].setdefault(key, []).append(display(privilege))
+
+    def fmt(level: str) -> str:
+        entries = by_level[level]
+        if level == "global":
+            return ",".join(entries.get("", [])) if entries else ""
+        return "; ".join(f"{k}: {','.join(v)}" for k, v in sorted(entries.items()))
+
+    return fmt("global"), fmt("catalog"), fmt("database"), fmt("table")
+
+
+def show_grants(engine: Engine, stmt: ast.ShowGrants, ctx: SessionContext) -> Result:
+    me = UserIdentity(ctx.user, ctx.account_host)
+    if stmt.all_users:
+        _require_user_admin(engine, ctx)
+        identities = [a.identity for a in engine.users.accounts()]
+    else:
+        identity = _identity(stmt.user) if stmt.user else me
+        if identity != me:
+            _require_user_admin(engine, ctx)
+        if not engine.users.exists(identity):
+            raise Errors.NO_SUCH_USER.error(user=str(identity))
+        identities = [identity]
+    rows = []
+    for identity in identities:
+        account = engine.users.get(identity)
+        roles = engine.privileges.roles_of(identity)
+        grants = engine.privileges.grants_of(identity.grantee)
+        rows.append((str(identity), "Yes" if account and account.auth_string else "No",
+                     ",".join(roles), *_privilege_columns(grants)))
+    return Result(columns=GRANT_COLUMNS, rows=rows)
+
+
+def show_roles(engine: Engine, stmt: ast.ShowRoles, ctx: SessionContext) -> Result:
+    _require_user_admin(engine, ctx)
+    rows = []
+    for role in engine.privileges.role_names():
+        grants = engine.privileges.grants_of(f"role:{role}")
+        rows.append((role, ", ".join(engine.privileges.members(role)), *_privilege_columns(grants)))
+    return Result(columns=["Name", "Users", "GlobalPrivs", "CatalogPrivs", "DatabasePrivs", "TablePrivs"],
+                  rows=rows)
