@@ -34,6 +34,10 @@ class QueryEngine:
         if catalog is None or catalog[0] != info_schema.INTERNAL:
             raise RuntimeError(f"internal catalog file must be named {info_schema.INTERNAL}.duckdb")
         info_schema.install(self._db)
+        # Sandbox: SQL may not read or write server files, attach databases or load extensions
+        # (read_csv('/etc/...'), COPY ... TO, ATTACH, INSTALL), and no session may undo that.
+        self._db.execute("SET enable_external_access = false")
+        self._db.execute("SET lock_configuration = true")
         self._lock = threading.Lock()
 
     def session(self) -> QuerySession:

@@ -189,3 +189,12 @@ def test_non_admin_cannot_manage_users_or_config(two_dbs: ServerProcess) -> None
 def test_non_admin_cannot_run_unmodelled_statements(two_dbs: ServerProcess) -> None:
     two_dbs.query("GRANT ALL ON db1.* TO 'bob'@'%'")
     assert error_of(two_dbs, "PRAGMA database_list", "bob", "pw")[0] == 1227
+
+
+@pytest.mark.parametrize("sql", ["SELECT * FROM read_text('/etc/hostname')",
+                                 "COPY (SELECT 1) TO '/tmp/drydock-escape.csv'",
+                                 "ATTACH '/tmp/drydock-other.duckdb' AS other"])
+def test_sql_cannot_touch_server_files_even_as_root(server: ServerProcess, sql: str) -> None:
+    code, message = error_of(server, sql)
+    assert code == 1105
+    assert "Permission Error" in message and "disabled" in message
