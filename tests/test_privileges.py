@@ -193,7 +193,7 @@ def test_non_admin_cannot_run_unmodelled_statements(two_dbs: ServerProcess) -> N
 
 @pytest.mark.parametrize("sql", ["SELECT * FROM read_text('/etc/hostname')",
                                  "COPY (SELECT 1) TO '/tmp/drydock-escape.csv'",
-                                 "ATTACH '/tmp/drydock-other.duckdb' AS other"])
+                                 "SELECT * FROM read_csv('/etc/passwd')"])
 def test_sql_cannot_touch_server_files_even_as_root(server: ServerProcess, sql: str) -> None:
     code, message = error_of(server, sql)
     assert code == 1105
