@@ -142,3 +142,79 @@ class ShowAudit(Statement):
 @dataclass(frozen=True)
 class ShowCreateTable(Statement):
     parts: tuple[str, ...]  # [[catalog.]db.]table
+
+
+# -- catalogs and metadata ----------------------------------------------------------------------
+@dataclass(frozen=True)
+class CreateCatalog(Statement):
+    name: str
+    properties: tuple[tuple[str, str], ...]
+    comment: str = ""
+    if_not_exists: bool = False
+
+
+@dataclass(frozen=True)
+class DropCatalog(Statement):
+    name: str
+    if_exists: bool = False
+
+
+@dataclass(frozen=True)
+class AlterCatalogRename(Statement):
+    name: str
+    new_name: str
+
+
+@dataclass(frozen=True)
+class AlterCatalogSetProperties(Statement):
+    name: str
+    properties: tuple[tuple[str, str], ...]
+
+
+@dataclass(frozen=True)
+class ShowCatalogs(Statement):
+    like: str | None = None
+
+
+@dataclass(frozen=True)
+class ShowCreateCatalog(Statement):
+    name: str
+
+
+@dataclass(frozen=True)
+class Switch(Statement):
+    catalog: str
+
+
+@dataclass(frozen=True)
+class Use(Statement):
+    parts: tuple[str, ...]  # (db,) or (catalog, db)
+
+
+@dataclass(frozen=True)
+class Refresh(Statement):
+    kind: str  # CATALOG | DATABASE | TABLE
+    parts: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class ShowDatabases(Statement):
+    catalog: str | None = None
+    like: str | None = None
+
+
+@dataclass(frozen=True)
+class ShowTables(Statement):
+    parts: tuple[str, ...] = ()  # () current db, (db,) or (catalog, db)
+    like: str | None = None
+    full: bool = False
+
+
+@dataclass(frozen=True)
+class Describe(Statement):
+    parts: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class ShowIndex(Statement):
+    parts: tuple[str, ...]

@@ -11,6 +11,8 @@ from pathlib import Path
 
 from engine import ast
 from engine.audit import AuditLog
+from engine.catalogs.manager import CatalogManager
+from engine.metadata import Metadata
 from engine.config import Config
 from engine.metastore import MetaStore
 from engine.privileges import Privileges
@@ -30,6 +32,8 @@ class Engine:
         self.users = Users(self.store, root_password)
         self.privileges = Privileges(self.store, self.users)
         self.audit = AuditLog(self.data_dir / "audit.jsonl")
+        self.catalogs = CatalogManager(self.store)
+        self.metadata = Metadata(self)
         self.connections: ConnectionRegistry | None = None
 
     def execute(self, statement: ast.Statement, ctx: SessionContext) -> Result:

@@ -98,6 +98,17 @@ class Errors:
     ROLE_EXISTS = ErrorSpec(1105, "HY000", "Role '{role}' already exists")
     ROLE_NOT_FOUND = ErrorSpec(1105, "HY000", "Role '{role}' does not exist")
 
+    # -- catalogs ---------------------------------------------------------------------------
+    UNKNOWN_CATALOG = ErrorSpec(1105, "HY000", "Unknown catalog '{name}'")
+    CATALOG_EXISTS = ErrorSpec(1105, "HY000", "Catalog '{name}' already exists")
+    CATALOG_BAD_PROPERTY = ErrorSpec(1105, "HY000", "{detail}")
+    CATALOG_ACCESS_FAILED = ErrorSpec(1105, "HY000", "Catalog '{name}': {detail}")
+    CATALOG_BUSY = ErrorSpec(1105, "HY000", "Catalog '{name}' has unresolved Lance index job {job_id}; resolve it before {op}")
+    UNKNOWN_EXTERNAL_TABLE = ErrorSpec(1146, "42S02", "Table '{table}' doesn't exist in catalog '{catalog}'")
+    UNKNOWN_EXTERNAL_DATABASE = ErrorSpec(1049, "42000", "Unknown database '{db}' in catalog '{catalog}'")
+    READ_ONLY_CATALOG = ErrorSpec(1105, "HY000", "Catalog '{catalog}' is read-only through SQL: only SELECT is supported on its tables")
+    TIME_TRAVEL_INVALID = ErrorSpec(1105, "HY000", "{detail}")
+
     # -- drydock configuration (Doris answers config errors as 1105 / HY000) -----------------
     CONFIG_UNKNOWN = ErrorSpec(1105, "HY000", "Config '{name}' does not exist")
     CONFIG_NOT_MUTABLE = ErrorSpec(1105, "HY000", "Config '{name}' is not mutable")

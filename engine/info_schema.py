@@ -17,28 +17,47 @@ ATTACHED_NAME = "mysql_is"
 INTERNAL = "internal"  # the internal catalog's DuckDB database name
 HIDDEN_SCHEMAS = ("information_schema", "pg_catalog", "main")
 
-# MySQL's DATA_TYPE / COLUMN_TYPE spelling of DuckDB's types.
-_MYSQL_TYPE = """
-CASE
-  WHEN data_type IN ('VARCHAR') THEN 'varchar'
-  WHEN data_type = 'BOOLEAN' THEN 'tinyint'
-  WHEN data_type = 'TINYINT' THEN 'tinyint'
-  WHEN data_type = 'SMALLINT' THEN 'smallint'
-  WHEN data_type = 'INTEGER' THEN 'int'
-  WHEN data_type = 'BIGINT' THEN 'bigint'
-  WHEN data_type = 'HUGEINT' THEN 'decimal'
-  WHEN data_type IN ('UTINYINT','USMALLINT','UINTEGER','UBIGINT') THEN 'bigint'
-  WHEN data_type = 'FLOAT' THEN 'float'
-  WHEN data_type = 'DOUBLE' THEN 'double'
-  WHEN data_type LIKE 'DECIMAL%' THEN 'decimal'
-  WHEN data_type = 'DATE' THEN 'date'
-  WHEN data_type LIKE 'TIMESTAMP%' THEN 'datetime'
-  WHEN data_type LIKE 'TIME%' THEN 'time'
-  WHEN data_type = 'BLOB' THEN 'blob'
-  WHEN data_type = 'JSON' THEN 'json'
-  ELSE 'text'
-END
-"""
+# DuckDB type -> MySQL DATA_TYPE, NUMERIC_PRECISION (decimal digits, not DuckDB's bits),
+# NUMERIC_SCALE, DATETIME_PRECISION, COLUMN_TYPE. DECIMAL(p,s) and VARCHAR are spelled out in the
+# view; any other type (lists, structs, maps, uuids, intervals) is shown as text, as results are.
+_TYPES = [
+    ("BOOLEAN", "tinyint", 3, 0, None, "tinyint(1)"),
+    ("TINYINT", "tinyint", 3, 0, None, "tinyint"),
+    ("UTINYINT", "tinyint", 3, 0, None, "tinyint unsigned"),
+    ("SMALLINT", "smallint", 5, 0, None, "smallint"),
+    ("USMALLINT", "smallint", 5, 0, None, "smallint unsigned"),
+    ("INTEGER", "int", 10, 0, None, "int"),
+    ("UINTEGER", "int", 10, 0, None, "int unsigned"),
+    ("BIGINT", "bigint", 19, 0, None, "bigint"),
+    ("UBIGINT", "bigint", 20, 0, None, "bigint unsigned"),
+    ("HUGEINT", "decimal", 38, 0, None, "decimal(38,0)"),
+    ("UHUGEINT", "decimal", 39, 0, None, "decimal(39,0)"),
+    ("FLOAT", "float", 12, None, None, "float"),
+    ("DOUBLE", "double", 22, None, None, "double"),
+    ("DATE", "date", None, None, None, "date"),
+    ("TIME", "time", None, None, 6, "time(6)"),
+    ("TIMESTAMP", "datetime", None, None, 6, "datetime(6)"),
+    ("TIMESTAMP_S", "datetime", None, None, 0, "datetime"),
+    ("TIMESTAMP_MS", "datetime", None, None, 3, "datetime(3)"),
+    ("TIMESTAMP_NS", "datetime", None, None, 6, "datetime(6)"),
+    ("TIMESTAMP WITH TIME ZONE", "timestamp", None, None, 6, "timestamp(6)"),
+    ("BLOB", "blob", None, None, None, "blob"),
+    ("JSON", "json", None, None, None, "json"),
+    ("VARCHAR", "varchar", None, None, None, None),
+]
+
+
+def _sql(value: object) -> str:
+    return "NULL" if value is None else f"'{value}'" if isinstance(value, str) else str(value)
+
+
+_TYPE_TABLE = "(VALUES " + ", ".join(
+    "(" + ", ".join(_sql(v) for v in row) + ")" for row in _TYPES
+) + ") AS m(duck_type, my_type, my_precision, my_scale, my_datetime_precision, my_column_type)"
+
+# Columns whose values MySQL compares case-insensitively and drivers test with lower-case
+# literals (Connector/J: ``IF(IS_NULLABLE = 'yes', 1, 0)``); DuckDB compares case-sensitively.
+_NOCASE = "COLLATE NOCASE"
 
 _REAL_VIEWS = {
     "schemata": f"""
@@ -52,7 +71,7 @@ _REAL_VIEWS = {
     """,
     "tables": f"""
         SELECT 'def' AS table_catalog, schema_name AS table_schema, table_name,
-               'BASE TABLE' AS table_type, 'DuckDB' AS engine, 10 AS version,
+               'BASE TABLE' {_NOCASE} AS table_type, 'DuckDB' AS engine, 10 AS version,
                'Dynamic' AS row_format, estimated_size AS table_rows, 0 AS avg_row_length,
                0 AS data_length, 0 AS max_data_length, 0 AS index_length, 0 AS data_free,
                NULL::BIGINT AS auto_increment, NULL::TIMESTAMP AS create_time,
@@ -71,26 +90,33 @@ _REAL_VIEWS = {
     "columns": f"""
         SELECT 'def' AS table_catalog, schema_name AS table_schema, table_name, column_name,
                column_index AS ordinal_position, column_default,
-               CASE WHEN is_nullable THEN 'YES' ELSE 'NO' END AS is_nullable,
-               {_MYSQL_TYPE} AS data_type,
-               CASE WHEN data_type = 'VARCHAR' THEN coalesce(character_maximum_length, 65535)
-                    END AS character_maximum_length,
-               CASE WHEN data_type = 'VARCHAR' THEN coalesce(character_maximum_length, 65535) * 4
-                    END AS character_octet_length,
-               numeric_precision, numeric_scale,
-               CASE WHEN data_type LIKE 'TIMESTAMP%' THEN 0 END AS datetime_precision,
-               CASE WHEN data_type = 'VARCHAR' THEN 'utf8mb4' END AS character_set_name,
-               CASE WHEN data_type = 'VARCHAR' THEN 'utf8mb4_0900_ai_ci' END AS collation_name,
-               CASE WHEN data_type LIKE 'DECIMAL%' THEN lower(data_type)
-                    WHEN data_type = 'VARCHAR' THEN 'varchar(' || coalesce(character_maximum_length, 65535) || ')'
-                    WHEN data_type IN ('UTINYINT','USMALLINT','UINTEGER','UBIGINT')
-                         THEN {_MYSQL_TYPE} || ' unsigned'
-                    ELSE {_MYSQL_TYPE} END AS column_type,
-               '' AS column_key, '' AS extra, 'select' AS privileges,
+               (CASE WHEN is_nullable THEN 'YES' ELSE 'NO' END) {_NOCASE} AS is_nullable,
+               data_type_ {_NOCASE} AS data_type,
+               char_length AS character_maximum_length,
+               char_length * 4 AS character_octet_length,
+               numeric_precision_ AS numeric_precision, numeric_scale_ AS numeric_scale,
+               my_datetime_precision AS datetime_precision,
+               CASE WHEN char_length IS NOT NULL THEN 'utf8mb4' END AS character_set_name,
+               CASE WHEN char_length IS NOT NULL THEN 'utf8mb4_0900_ai_ci' END AS collation_name,
+               column_type_ {_NOCASE} AS column_type,
+               '' {_NOCASE} AS column_key, '' {_NOCASE} AS extra, 'select' AS privileges,
                coalesce(comment, '') AS column_comment, '' AS generation_expression,
                NULL::VARCHAR AS srs_id
-        FROM duckdb_columns()
-        WHERE database_name = '{INTERNAL}' AND schema_name NOT IN {HIDDEN_SCHEMAS}
+        FROM (
+            SELECT c.*, m.*,
+                   coalesce(m.my_type, CASE WHEN c.data_type LIKE 'DECIMAL%' THEN 'decimal' ELSE 'text' END) AS data_type_,
+                   CASE WHEN c.data_type = 'VARCHAR' THEN coalesce(c.character_maximum_length, 65535)
+                        WHEN m.my_type IS NULL AND c.data_type NOT LIKE 'DECIMAL%' THEN 65535
+                        END AS char_length,
+                   CASE WHEN c.data_type LIKE 'DECIMAL%' THEN c.numeric_precision ELSE m.my_precision END AS numeric_precision_,
+                   CASE WHEN c.data_type LIKE 'DECIMAL%' THEN c.numeric_scale ELSE m.my_scale END AS numeric_scale_,
+                   CASE WHEN c.data_type = 'VARCHAR'
+                            THEN 'varchar(' || coalesce(c.character_maximum_length, 65535) || ')'
+                        WHEN c.data_type LIKE 'DECIMAL%' THEN lower(c.data_type)
+                        ELSE coalesce(m.my_column_type, 'text') END AS column_type_
+            FROM duckdb_columns() AS c LEFT JOIN {_TYPE_TABLE} ON m.duck_type = c.data_type
+            WHERE c.database_name = '{INTERNAL}' AND c.schema_name NOT IN {HIDDEN_SCHEMAS}
+        )
     """,
 }
 

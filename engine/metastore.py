@@ -58,6 +58,23 @@ MIGRATIONS: list[tuple[int, list[str]]] = [
             )""",
         ],
     ),
+    (
+        3,
+        [
+            # External catalogs. Ids are durable and never reused (index jobs refer to them);
+            # the internal catalog is id 0 and has no row.
+            """CREATE TABLE catalogs (
+                id INTEGER PRIMARY KEY AUTOINCREMENT,
+                name TEXT NOT NULL UNIQUE,
+                type TEXT NOT NULL,
+                properties TEXT NOT NULL,
+                comment TEXT NOT NULL DEFAULT '',
+                created_at REAL NOT NULL,
+                updated_at REAL NOT NULL,
+                revision INTEGER NOT NULL DEFAULT 0
+            )""",
+        ],
+    ),
 ]
 
 

@@ -155,6 +155,11 @@ class Privileges:
                    or ((t.catalog in (ANY, catalog)) and (t.db in (ANY, db)))
                    for t, p in self._held(ctx))
 
+    def sees_catalog(self, ctx: SessionContext, catalog: str) -> bool:
+        """Any privilege anywhere in ``catalog`` (SHOW CATALOGS, SWITCH)."""
+        return any((p == "ADMIN_PRIV" and t.level == "global") or t.catalog in (ANY, catalog)
+                   for t, p in self._held(ctx))
+
     def visibility(self, ctx: SessionContext, catalog: str) -> tuple[bool, set[str], set[tuple[str, str]]]:
         """(sees everything, visible databases, visible (db, table) pairs) within ``catalog``."""
         dbs: set[str] = set()

@@ -12,12 +12,14 @@ from __future__ import annotations
 import re
 import threading
 from pathlib import Path
+from collections.abc import Callable
 from typing import Any
 
 import duckdb
 from sqlglot import exp
 
 from engine import info_schema
+from engine.catalogs.base import TimeTravel
 from engine.errors import Errors
 from engine.results import Diagnostic, Result
 from engine.session import SessionContext
@@ -44,17 +46,37 @@ class QueryEngine:
         with self._lock:
             return QuerySession(self._db.cursor())
 
-    def table_ddl(self, schema: str, table: str) -> str | None:
-        """DuckDB's CREATE statement of an internal table, or None."""
+    def fetch(self, sql: str, params: list[Any] | None = None) -> list[tuple[Any, ...]]:
+        """A metadata query on a short-lived cursor of its own."""
         with self._lock:
             cursor = self._db.cursor()
         try:
-            row = cursor.execute(
-                "SELECT sql FROM duckdb_tables() WHERE database_name = ? AND schema_name = ? "
-                "AND table_name = ?", [info_schema.INTERNAL, schema, table]).fetchone()
+            return cursor.execute(sql, params or []).fetchall()
         finally:
             cursor.close()
-        return row[0] if row else None
+
+    def table_ddl(self, schema: str, table: str) -> str | None:
+        """DuckDB's CREATE statement of an internal table, or None."""
+        rows = self.fetch("SELECT sql FROM duckdb_tables() WHERE database_name = ? AND schema_name = ? "
+                          "AND table_name = ?", [info_schema.INTERNAL, schema, table])
+        return rows[0][0] if rows else None
+
+    def databases(self) -> list[str]:
+        return [r[0] for r in self.fetch(
+            "SELECT schema_name FROM duckdb_schemas() WHERE database_name = ? AND schema_name NOT IN "
+            f"{info_schema.HIDDEN_SCHEMAS} ORDER BY 1", [info_schema.INTERNAL])]
+
+    def tables(self, db: str) -> list[tuple[str, str]]:
+        """(name, 'BASE TABLE' | 'VIEW') of an internal database."""
+        return [(r[0], r[1]) for r in self.fetch(
+            "SELECT table_name, table_type FROM mysql_is.main.tables WHERE table_schema = ? ORDER BY 1",
+            [db])]
+
+    def columns(self, db: str, table: str) -> list[tuple[str, str, str, Any]]:
+        """(name, column_type, is_nullable, default) of an internal table, in order."""
+        return [(r[0], r[1], r[2], r[3]) for r in self.fetch(
+            "SELECT column_name, column_type, is_nullable, column_default FROM mysql_is.main.columns "
+            "WHERE table_schema = ? AND table_name = ? ORDER BY ordinal_position", [db, table])]
 
     def close(self) -> None:
         self._db.close()
@@ -72,10 +94,47 @@ class QuerySession:
         self._cursor.close()
 
     def run(self, expression: exp.Expression, ctx: SessionContext,
-            visibility: Visibility | None = None) -> Result:
+            visibility: Visibility | None = None, resolver: Resolver | None = None) -> Result:
         expression = adapt(expression, ctx, visibility)
+        registered = self._bind_external(expression, ctx, resolver)
+        try:
+            return self._execute(expression, ctx)
+        finally:
+            for name in registered:
+                self._cursor.unregister(name)
+
+    def _bind_external(self, expression: exp.Expression, ctx: SessionContext,
+                       resolver: Resolver | None) -> list[str]:
+        """Point every external-catalog table at an Arrow object registered on this cursor.
+
+        The resolver pins one version per table reference (FOR VERSION/TIME AS OF or latest),
+        so a statement reads one consistent version of each table.
+        """
+        from engine.query_privileges import catalog_of, external_tables
+
+        registered: list[str] = []
+        for table in external_tables(expression, ctx):
+            if resolver is None:
+                raise Errors.UNKNOWN_CATALOG.error(name=catalog_of(table, ctx))
+            travel = _time_travel(table)
+            db = table.text("db") or ctx.database
+            if not db:
+                raise Errors.NO_DB_SELECTED.error()
+            arrow_object = resolver(catalog_of(table, ctx), db, table.name, travel)
+            name = f"__drydock_ext_{len(registered)}"
+            self._cursor.register(name, arrow_object)
+            registered.append(name)
+            if not table.alias:
+                table.set("alias", exp.TableAlias(this=exp.to_identifier(table.name)))
+            table.set("this", exp.to_identifier(name))
+            table.set("db", None)
+            table.set("catalog", None)
+            table.set("version", None)
+        return registered
+
+    def _execute(self, expression: exp.Expression, ctx: SessionContext) -> Result:
         sql = expression.sql(dialect="duckdb")
-        self._use(ctx.database)
+        self._use(ctx.database if ctx.catalog.lower() == info_schema.INTERNAL else None)
         notes = self._if_exists_notes(expression, ctx)
         try:
             self._cursor.execute(sql)
@@ -95,6 +154,8 @@ class QuerySession:
             row = self._cursor.fetchone()
             return Result.ok(affected_rows=int(row[0]) if row else 0)
         if not description or _is_ddl(expression):
+            if description:
+                self._cursor.fetchall()  # drain: DuckDB refuses new work while a result is open
             return Result.ok(warnings=notes)
         rows = self._cursor.fetchall()
         columns = [d[0] for d in description]
@@ -178,6 +239,23 @@ def _is_ddl(expression: exp.Expression) -> bool:
 
 # (sees everything, visible databases, visible (database, table) pairs) — Privileges.visibility
 Visibility = tuple[bool, set[str], set[tuple[str, str]]]
+# (catalog, db, table, time travel) → an Arrow object DuckDB can scan
+Resolver = Callable[[str, str, str, TimeTravel | None], Any]
+
+
+def _time_travel(table: exp.Table) -> TimeTravel | None:
+    version = table.args.get("version")
+    if not isinstance(version, exp.Version):
+        return None
+    value = version.expression
+    kind = version.text("this").upper()
+    if not isinstance(value, exp.Literal):
+        raise Errors.TIME_TRAVEL_INVALID.error(detail="FOR ... AS OF needs a literal version, time or tag")
+    if kind == "TIMESTAMP":
+        return TimeTravel(timestamp=value.name)
+    if value.is_string:
+        return TimeTravel(tag=value.name)
+    return TimeTravel(version=int(value.name))
 
 # information_schema tables whose rows name databases/tables, and the columns that do.
 _FILTERED = {"schemata": ("schema_name", None), "tables": ("table_schema", "table_name"),

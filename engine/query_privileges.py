@@ -25,6 +25,7 @@ class Need:
     privilege: str
     db: str
     table: str | None  # None: database level
+    catalog: str = INTERNAL
 
 
 def _cte_names(expression: exp.Expression) -> set[str]:
@@ -39,7 +40,9 @@ def _tables(expression: exp.Expression) -> list[exp.Table]:
             continue  # table functions such as range(): no catalog object behind them
         if not table.text("db") and table.name.lower() in ctes:
             continue
-        if table.text("db").lower() == "information_schema" or table.text("catalog"):
+        if table.text("db").lower() == "information_schema":
+            continue
+        if table.text("catalog").lower() == "mysql_is":
             continue
         if not table.text("db") and table.name.upper() == "DUAL":
             continue
@@ -54,10 +57,27 @@ def _db_of(table: exp.Table, ctx: SessionContext) -> str:
     return db
 
 
+def catalog_of(table: exp.Table, ctx: SessionContext) -> str:
+    """The catalog a table reference names: explicit, else the session's current catalog."""
+    named = table.text("catalog")
+    if named:
+        return INTERNAL if named.lower() == INTERNAL else named
+    return ctx.catalog
+
+
+def _need(privilege: str, table: exp.Table, ctx: SessionContext) -> Need:
+    return Need(privilege, _db_of(table, ctx), table.name, catalog_of(table, ctx))
+
+
+def external_tables(expression: exp.Expression, ctx: SessionContext) -> list[exp.Table]:
+    """Table references that live in an external (non-internal) catalog."""
+    return [t for t in _tables(expression) if catalog_of(t, ctx).lower() != INTERNAL]
+
+
 def needs(expression: exp.Expression, ctx: SessionContext) -> list[Need] | None:
     """The privileges ``expression`` needs, or None when only ADMIN may run it."""
     if isinstance(expression, READ_STATEMENTS):
-        return [Need("SELECT_PRIV", _db_of(t, ctx), t.name) for t in _tables(expression)]
+        return [_need("SELECT_PRIV", t, ctx) for t in _tables(expression)]
     if isinstance(expression, (exp.Insert, exp.Update, exp.Delete, exp.TruncateTable)):
         if isinstance(expression, exp.TruncateTable):
             targets = [t for e in expression.expressions for t in _tables(e)]
@@ -66,8 +86,8 @@ def needs(expression: exp.Expression, ctx: SessionContext) -> list[Need] | None:
             targets = [target.this if isinstance(target, exp.Schema) else target]
             targets = [t for t in targets if isinstance(t, exp.Table)]
         target_ids = {id(t) for t in targets}
-        out = [Need("LOAD_PRIV", _db_of(t, ctx), t.name) for t in targets]
-        out += [Need("SELECT_PRIV", _db_of(t, ctx), t.name) for t in _tables(expression)
+        out = [_need("LOAD_PRIV", t, ctx) for t in targets]
+        out += [_need("SELECT_PRIV", t, ctx) for t in _tables(expression)
                 if id(t) not in target_ids]
         return out
     if isinstance(expression, (exp.Create, exp.Drop)):
@@ -75,17 +95,18 @@ def needs(expression: exp.Expression, ctx: SessionContext) -> list[Need] | None:
         kind = str(expression.args.get("kind") or "").upper()
         objects = (expression.args.get("tables") if isinstance(expression, exp.Drop) else None) or [expression.this]
         if kind in ("DATABASE", "SCHEMA"):
-            return [Need(privilege, t.name, None) for t in objects]
+            return [Need(privilege, t.name, None, catalog_of(t, ctx) if t.text("db") else ctx.catalog)
+                    for t in objects]
         if kind in ("TABLE", "VIEW"):
             objects = [o.this if isinstance(o, exp.Schema) else o for o in objects]
-            out = [Need(privilege, _db_of(t, ctx), t.name) for t in objects]
+            out = [_need(privilege, t, ctx) for t in objects]
             source = expression.args.get("expression")
             if isinstance(source, exp.Expression):
-                out += [Need("SELECT_PRIV", _db_of(t, ctx), t.name) for t in _tables(source)]
+                out += [_need("SELECT_PRIV", t, ctx) for t in _tables(source)]
             return out
         return None
     if isinstance(expression, exp.Alter):
-        return [Need("ALTER_PRIV", _db_of(expression.this, ctx), expression.this.name)]
+        return [_need("ALTER_PRIV", expression.this, ctx)]
     return None
 
 
@@ -95,10 +116,12 @@ def authorize(privileges: Privileges, expression: exp.Expression, ctx: SessionCo
         privileges.require_global(ctx, "ADMIN_PRIV")
         return
     for need in required:
+        if need.catalog.lower() != INTERNAL and need.privilege != "SELECT_PRIV":
+            raise Errors.READ_ONLY_CATALOG.error(catalog=need.catalog)
         if need.table is None:
-            privileges.require_db(ctx, need.privilege, INTERNAL, need.db)
+            privileges.require_db(ctx, need.privilege, need.catalog, need.db)
         else:
-            privileges.require_table(ctx, need.privilege, INTERNAL, need.db, need.table)
+            privileges.require_table(ctx, need.privilege, need.catalog, need.db, need.table)
 
 
 def target_of(expression: exp.Expression, ctx: SessionContext) -> str:
@@ -111,4 +134,4 @@ def target_of(expression: exp.Expression, ctx: SessionContext) -> str:
     if not primary:
         return ""
     need = primary[0]
-    return f"{INTERNAL}.{need.db}" + (f".{need.table}" if need.table else "")
+    return f"{need.catalog}.{need.db}" + (f".{need.table}" if need.table else "")

@@ -39,7 +39,25 @@ OWNED_PREFIXES: tuple[tuple[str, ...], ...] = (
     ("SHOW", "ROLES"),
     ("SHOW", "AUDIT"),
     ("SHOW", "CREATE", "TABLE"),
+    ("CREATE", "CATALOG"),
+    ("DROP", "CATALOG"),
+    ("ALTER", "CATALOG"),
+    ("SHOW", "CATALOGS"),
+    ("SHOW", "CREATE", "CATALOG"),
+    ("SWITCH",),
+    ("USE",),
+    ("REFRESH",),
+    ("SHOW", "DATABASES"),
+    ("SHOW", "SCHEMAS"),
+    ("SHOW", "TABLES"),
+    ("SHOW", "FULL", "TABLES"),
+    ("DESC",),
+    ("SHOW", "INDEX"),
+    ("SHOW", "INDEXES"),
+    ("SHOW", "KEYS"),
 )
+# DESCRIBE/DESC followed by a query is EXPLAIN, which stays with the passthrough.
+_DESCRIBE_QUERY = re.compile(r"\s*desc(ribe)?\s+(select|with|\()", re.I)
 
 _LEADING_NOISE = re.compile(r"(\s+|--[ \t][^\n]*|#[^\n]*|/\*.*?\*/)*", re.S)
 _WORD = re.compile(r"[A-Za-z_]+")
@@ -62,6 +80,9 @@ class _KeepWordTerminals:
 _parser = Lark(_GRAMMAR.read_text(), parser="lalr", start="start", maybe_placeholders=False,
                postlex=_KeepWordTerminals())
 _TERMINAL_PATTERNS = {t.name: t.pattern for t in _parser.terminals}
+# Keywords that may also be identifiers; an error that expects an identifier lists only that.
+_NON_RESERVED = {sym.name for rule in _parser.rules if rule.origin.name == "non_reserved"
+                 for sym in rule.expansion}
 
 
 def leading_words(sql: str, n: int = 3) -> tuple[str, ...]:
@@ -80,6 +101,10 @@ def leading_words(sql: str, n: int = 3) -> tuple[str, ...]:
 
 def owns(sql: str) -> bool:
     words = leading_words(sql)
+    if words[:1] == ("DESCRIBE",):
+        words = ("DESC", *words[1:])
+    if words[:1] == ("DESC",) and _DESCRIBE_QUERY.match(sql):
+        return False
     return any(words[: len(p)] == p for p in OWNED_PREFIXES)
 
 
@@ -115,7 +140,9 @@ def syntax_error(exc: UnexpectedInput, sql: str) -> DrydockError:
         column = (token.column - 1) if token.type != "$END" and token.column else len(sql.rsplit("\n", 1)[-1])
         # `accepts` is what the parser would really take after pending reductions; `expected` is the
         # raw LALR lookahead set, which over-approximates.
-        names = exc.accepts or exc.expected
+        names = set(exc.accepts or exc.expected)
+        if "IDENTIFIER" in names:
+            names = {n for n in names if n not in _NON_RESERVED and n != "BACKTICKED"}
         expected = sorted({_display_terminal(t) for t in names if not t.startswith("__")})
         want = expected[0] if len(expected) == 1 else "{" + ", ".join(expected) + "}"
         detail = f"line {line}:{column} mismatched input '{text}' expecting {want}"
@@ -297,6 +324,71 @@ class _ToStatement(Transformer[Token, Any]):
 
     def show_create_table(self, items: list[Any]) -> ast.ShowCreateTable:
         return ast.ShowCreateTable(parts=items[-1])
+
+    # catalogs and metadata
+    @staticmethod
+    def _like(items: list[Any]) -> str | None:
+        for i, item in enumerate(items):
+            if isinstance(item, Token) and item.type == "LIKE":
+                return items[i + 1]
+        return None
+
+    @staticmethod
+    def _keyword(items: list[Any], *types: str) -> bool:
+        return any(isinstance(i, Token) and i.type in types for i in items)
+
+    def property_list(self, items: list[Any]) -> tuple[tuple[str, str], ...]:
+        return tuple(items)
+
+    def create_catalog(self, items: list[Any]) -> ast.CreateCatalog:
+        names = [i for i in items if isinstance(i, str) and not isinstance(i, Token) and i != "IF_NOT_EXISTS"]
+        comment = ""
+        for i, item in enumerate(items):
+            if isinstance(item, Token) and item.type == "COMMENT":
+                comment = items[i + 1]
+        return ast.CreateCatalog(name=names[0], properties=items[-1], comment=comment,
+                                 if_not_exists="IF_NOT_EXISTS" in items)
+
+    def drop_catalog(self, items: list[Any]) -> ast.DropCatalog:
+        return ast.DropCatalog(name=items[-1], if_exists="IF_EXISTS" in items)
+
+    def alter_catalog_rename(self, items: list[Any]) -> ast.AlterCatalogRename:
+        return ast.AlterCatalogRename(name=items[2], new_name=items[4])
+
+    def alter_catalog_set_properties(self, items: list[Any]) -> ast.AlterCatalogSetProperties:
+        return ast.AlterCatalogSetProperties(name=items[2], properties=items[-1])
+
+    def show_catalogs(self, items: list[Any]) -> ast.ShowCatalogs:
+        return ast.ShowCatalogs(like=self._like(items))
+
+    def show_create_catalog(self, items: list[Any]) -> ast.ShowCreateCatalog:
+        return ast.ShowCreateCatalog(name=items[-1])
+
+    def switch(self, items: list[Any]) -> ast.Switch:
+        return ast.Switch(catalog=items[-1])
+
+    def use(self, items: list[Any]) -> ast.Use:
+        return ast.Use(parts=items[-1])
+
+    def refresh(self, items: list[Any]) -> ast.Refresh:
+        return ast.Refresh(kind=str(items[1]).upper(), parts=items[-1])
+
+    def show_databases(self, items: list[Any]) -> ast.ShowDatabases:
+        catalog = None
+        for i, item in enumerate(items):
+            if isinstance(item, Token) and item.type == "FROM":
+                catalog = items[i + 1]
+        return ast.ShowDatabases(catalog=catalog, like=self._like(items))
+
+    def show_tables(self, items: list[Any]) -> ast.ShowTables:
+        parts = next((i for i in items if isinstance(i, tuple)), ())
+        return ast.ShowTables(parts=parts, like=self._like(items), full=self._keyword(items, "FULL"))
+
+    def describe(self, items: list[Any]) -> ast.Describe:
+        return ast.Describe(parts=items[-1])
+
+    def show_index(self, items: list[Any]) -> ast.ShowIndex:
+        return ast.ShowIndex(parts=items[-1])
 
     # session
     def kill_kind(self, items: list[Token]) -> str:

@@ -1,17 +1,21 @@
 """mysql-mimic's Connection with its defects closed (reference: mysql-mimic facts §8).
 
-Each override names the defect it closes; tests/test_mimic_defects.py has one test per defect that
-fails on the unpatched library.
+Each override names the defect it closes. tests/test_mimic_defects.py and
+tests/test_mimic_defects_sql.py have one test per defect that fails on the unpatched library;
+tests/test_upstream_mimic.py shows each defect is still in the installed library.
 
 - failed login / failed COM_CHANGE_USER: the upstream connection answers ERR and keeps serving;
   here it closes. Unknown user and wrong password get the same 1045.
-- pre-auth freeze: packets with NUL-terminated strings are parsed by server/wire.py (bounded).
+- pre-auth freeze: packets with NUL-terminated strings are parsed by server/wire.py (bounded);
+  packets are read by wire.PacketStream (split headers, size limits); a client that has not logged
+  in within HANDSHAKE_TIMEOUT_SECONDS is dropped.
 - prepared statements: parameters are bound as escaped literals at real placeholder positions
   (never pasted with ``re.sub``); the PREPARE response honours CLIENT_DEPRECATE_EOF.
 - the OK/EOF that ends a result set carries affected_rows 0 (Connector/J 2.x crashes otherwise)
   and the statement's warning count; OKs carry the real affected rows and warnings.
 - the handshake advertises autocommit; COM_STMT_RESET no longer resets the session.
-- KILL QUERY on an idle connection is a no-op instead of dropping the connection.
+- KILL QUERY interrupts the running statement and never drops the connection (upstream drops
+  an idle one); KILL CONNECTION lets the worker thread stop before the session is closed.
 - TLS is not offered (upstream's STARTTLS races the ClientHello); the server says so at start.
 """
 

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 from mysql_mimic import ResultColumn
+from mysql_mimic.charset import CharacterSet
 from mysql_mimic.results import AllowedResult
 from mysql_mimic.types import ColumnType
 
@@ -53,6 +54,10 @@ def _to_text(value: Any) -> Any:
     return value if value is None or isinstance(value, (str, bytes)) else str(value)
 
 
+def _to_bytes(value: Any) -> Any:
+    return value.encode("utf-8") if isinstance(value, str) else value
+
+
 def _to_naive(value: Any) -> Any:
     if isinstance(value, dt.datetime) and value.tzinfo is not None:
         return value.astimezone(dt.timezone.utc).replace(tzinfo=None)
@@ -72,6 +77,7 @@ _CONVERT: dict[ColumnType, Callable[[Any], Any]] = {
     ColumnType.DATETIME: _to_naive,
     ColumnType.TIME: _to_timedelta,
     ColumnType.TINY: lambda v: None if v is None else int(v),
+    ColumnType.BLOB: _to_bytes,
 }
 
 
@@ -81,7 +87,10 @@ def to_wire(result: Result) -> AllowedResult:
     if not result.column_types:
         return result.rows, result.columns
     types = [column_type(result.column_types.get(c, "VARCHAR")) for c in result.columns]
-    columns = [ResultColumn(name, t) for name, t in zip(result.columns, types)]
+    # BLOB columns carry the binary character set, as in MySQL: clients then return bytes
+    # instead of decoding them as text (pymysql fails on bytes that are not UTF-8).
+    columns = [ResultColumn(name, t, CharacterSet.binary) if t == ColumnType.BLOB else ResultColumn(name, t)
+               for name, t in zip(result.columns, types)]
     converters = [_CONVERT.get(t) for t in types]
     if not any(converters):
         return result.rows, columns

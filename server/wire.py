@@ -11,6 +11,7 @@ Python, with every length checked against what is left. A malformed packet raise
 from __future__ import annotations
 
 import asyncio
+import codecs
 import datetime as dt
 import decimal
 import struct
@@ -127,9 +128,14 @@ class Reader:
 
 def _charset(collation_id: int) -> CharacterSet:
     try:
-        return Collation(collation_id).charset
+        charset = Collation(collation_id).charset
     except ValueError:
         raise MalformedPacket(f"unknown collation id {collation_id}") from None
+    try:
+        codecs.lookup(charset.codec)  # e.g. ucs2, binary: no Python codec, every decode would fail
+    except LookupError:
+        raise MalformedPacket(f"unsupported client character set {charset.name}") from None
+    return charset
 
 
 def _decode(charset: CharacterSet, raw: bytes) -> str:

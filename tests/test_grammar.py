@@ -33,8 +33,8 @@ def test_statement_parses_to_its_object(sql: str, expected: ast.Statement) -> No
     assert parse(sql) == expected
 
 
-@pytest.mark.parametrize("sql", ["SELECT 1", "SHOW DATABASES", "SET NAMES utf8", "INSERT INTO t VALUES (1)",
-                                 "SHOW VARIABLES LIKE 'x'", "show create view v", "administer"])
+@pytest.mark.parametrize("sql", ["SELECT 1", "SET NAMES utf8", "INSERT INTO t VALUES (1)",
+                                 "SHOW VARIABLES LIKE 'x'", "show create view v", "administer", "DESCRIBE SELECT 1"])
 def test_passthrough_statements_are_not_owned(sql: str) -> None:
     assert not owns(sql)
     assert parse(sql) is None

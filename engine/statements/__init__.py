@@ -10,7 +10,8 @@ from collections.abc import Callable
 from typing import Any
 
 from engine import ast
-from engine.statements import admin_config, audit, diagnostics, internal_catalog, session_control, users
+from engine.statements import (admin_config, audit, catalogs, diagnostics, internal_catalog, metadata,
+                               session_control, users)
 
 Handler = Callable[[Any, Any, Any], Any]
 
@@ -37,6 +38,20 @@ HANDLERS: dict[type[ast.Statement], Handler] = {
     # audit, internal catalog
     ast.ShowAudit: audit.show_audit,
     ast.ShowCreateTable: internal_catalog.show_create_table,
+    # catalogs and metadata
+    ast.CreateCatalog: catalogs.create_catalog,
+    ast.DropCatalog: catalogs.drop_catalog,
+    ast.AlterCatalogRename: catalogs.alter_catalog_rename,
+    ast.AlterCatalogSetProperties: catalogs.alter_catalog_set_properties,
+    ast.ShowCatalogs: catalogs.show_catalogs,
+    ast.ShowCreateCatalog: catalogs.show_create_catalog,
+    ast.Switch: catalogs.switch,
+    ast.Use: catalogs.use,
+    ast.Refresh: catalogs.refresh,
+    ast.ShowDatabases: metadata.show_databases,
+    ast.ShowTables: metadata.show_tables,
+    ast.Describe: metadata.describe,
+    ast.ShowIndex: metadata.show_index,
 }
 
 # Statements answered on the event loop (cheap, no I/O); everything else runs in a worker thread.
@@ -45,4 +60,5 @@ INLINE = (ast.ShowDiagnostics, ast.Kill)
 # Statements that change something: each one gets an audit record (denied ones always do).
 AUDITED = (ast.AdminSetFrontendConfig, ast.CreateUser, ast.DropUser, ast.AlterUser, ast.SetPassword,
            ast.GrantPrivileges, ast.RevokePrivileges, ast.GrantRole, ast.RevokeRole,
-           ast.CreateRole, ast.DropRole, ast.Kill)
+           ast.CreateRole, ast.DropRole, ast.Kill, ast.CreateCatalog, ast.DropCatalog,
+           ast.AlterCatalogRename, ast.AlterCatalogSetProperties, ast.Refresh)

@@ -1,0 +1,1 @@
+"""External catalogs: the registry of connector types and the durable catalog manager."""

@@ -1,0 +1,175 @@
+"""Durable catalog records (metadata store) and their live connectors.
+
+Catalog DDL changes one row in one transaction; the cached connector of a catalog is dropped on
+ALTER, DROP and REFRESH so that no statement after them sees stale metadata.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from engine.catalogs.base import Connector
+from engine.errors import Errors
+from engine.metastore import MetaStore
+
+INTERNAL = "internal"
+INTERNAL_ID = 0
+
+
+@dataclass(frozen=True)
+class CatalogRecord:
+    id: int
+    name: str
+    type: str
+    properties: dict[str, str]
+    comment: str
+    created_at: float
+    updated_at: float
+    revision: int
+
+
+def connector_types() -> dict[str, type[Connector]]:
+    """Catalog type name → connector class (imported lazily: pylance/pypaimon are heavy)."""
+    from engine.catalogs.lance import LanceConnector
+    from engine.catalogs.paimon import PaimonConnector
+
+    return {LanceConnector.TYPE: LanceConnector, PaimonConnector.TYPE: PaimonConnector}
+
+
+class CatalogManager:
+    def __init__(self, store: MetaStore):
+        self._store = store
+        self._lock = threading.Lock()
+        self._connectors: dict[int, Connector] = {}
+        # Hooks other subsystems install (index jobs): raise to veto a drop / a target change.
+        self.before_drop: list[Callable[[CatalogRecord], None]] = []
+        self.before_retarget: list[Callable[[CatalogRecord, dict[str, str]], None]] = []
+
+    # -- records ----------------------------------------------------------------------------------
+    @staticmethod
+    def _record(row: object) -> CatalogRecord:
+        r: dict = dict(row)  # type: ignore[call-overload]
+        return CatalogRecord(id=r["id"], name=r["name"], type=r["type"],
+                             properties=json.loads(r["properties"]), comment=r["comment"],
+                             created_at=r["created_at"], updated_at=r["updated_at"],
+                             revision=r["revision"])
+
+    def list(self) -> list[CatalogRecord]:
+        return [self._record(r) for r in self._store.query("SELECT * FROM catalogs ORDER BY id")]
+
+    def find(self, name: str) -> CatalogRecord | None:
+        row = self._store.query_one("SELECT * FROM catalogs WHERE lower(name) = lower(?)", (name,))
+        return self._record(row) if row else None
+
+    def by_id(self, catalog_id: int) -> CatalogRecord | None:
+        row = self._store.query_one("SELECT * FROM catalogs WHERE id = ?", (catalog_id,))
+        return self._record(row) if row else None
+
+    def get(self, name: str) -> CatalogRecord:
+        record = self.find(name)
+        if record is None:
+            raise Errors.UNKNOWN_CATALOG.error(name=name)
+        return record
+
+    def exists(self, name: str) -> bool:
+        return name.lower() == INTERNAL or self.find(name) is not None
+
+    # -- DDL --------------------------------------------------------------------------------------
+    @staticmethod
+    def _connector_class(properties: dict[str, str]) -> type[Connector]:
+        kind = properties.get("type", "").lower()
+        if not kind:
+            raise Errors.CATALOG_BAD_PROPERTY.error(detail="Missing required property 'type'")
+        types = connector_types()
+        if kind not in types:
+            raise Errors.CATALOG_BAD_PROPERTY.error(
+                detail=f"Unknown catalog type '{kind}'; supported: {', '.join(sorted(types))}")
+        return types[kind]
+
+    def create(self, name: str, properties: dict[str, str], comment: str, if_not_exists: bool) -> bool:
+        if name.lower() == INTERNAL:
+            raise Errors.CATALOG_EXISTS.error(name=name)
+        properties = {k.strip().lower() if k.strip().lower() == "type" else k.strip(): v
+                      for k, v in properties.items()}
+        cls = self._connector_class(properties)
+        properties["type"] = cls.TYPE
+        cls.validate_properties(properties)
+        now = time.time()
+        with self._store.transaction() as db:
+            if db.execute("SELECT 1 FROM catalogs WHERE lower(name) = lower(?)", (name,)).fetchone():
+                if if_not_exists:
+                    return False
+                raise Errors.CATALOG_EXISTS.error(name=name)
+            db.execute("INSERT INTO catalogs(name, type, properties, comment, created_at, updated_at) "
+                       "VALUES (?, ?, ?, ?, ?, ?)", (name, cls.TYPE, json.dumps(properties), comment, now, now))
+        return True
+
+    def drop(self, name: str, if_exists: bool) -> bool:
+        record = self.find(name)
+        if record is None:
+            if if_exists:
+                return False
+            raise Errors.UNKNOWN_CATALOG.error(name=name)
+        for hook in self.before_drop:
+            hook(record)
+        with self._store.transaction() as db:
+            self._store.compare_and_set(db, "catalogs", {"id": record.id}, record.revision, {})
+            db.execute("DELETE FROM catalogs WHERE id = ?", (record.id,))
+        self._forget(record.id)
+        return True
+
+    def rename(self, name: str, new_name: str) -> None:
+        record = self.get(name)
+        if self.exists(new_name):
+            raise Errors.CATALOG_EXISTS.error(name=new_name)
+        with self._store.transaction() as db:
+            self._store.compare_and_set(db, "catalogs", {"id": record.id}, record.revision,
+                                        {"name": new_name, "updated_at": time.time()})
+        self._forget(record.id)
+
+    def set_properties(self, name: str, changes: dict[str, str]) -> None:
+        record = self.get(name)
+        merged = {**record.properties, **{k.strip(): v for k, v in changes.items()}}
+        if merged.get("type", "").lower() != record.type:
+            raise Errors.CATALOG_BAD_PROPERTY.error(detail="The type of a catalog cannot be changed")
+        cls = self._connector_class(merged)
+        cls.validate_properties(merged)
+        for hook in self.before_retarget:
+            hook(record, merged)
+        with self._store.transaction() as db:
+            self._store.compare_and_set(db, "catalogs", {"id": record.id}, record.revision,
+                                        {"properties": json.dumps(merged), "updated_at": time.time()})
+        self._forget(record.id)
+
+    # -- connectors ---------------------------------------------------------------------------------
+    def connector(self, name: str) -> Connector:
+        record = self.get(name)
+        with self._lock:
+            cached = self._connectors.get(record.id)
+            if cached is not None and cached.name == record.name and cached.properties == record.properties:
+                return cached
+        connector = self._connector_class(record.properties)(record.name, record.properties)
+        with self._lock:
+            self._connectors[record.id] = connector
+        return connector
+
+    def refresh(self, name: str, db: str | None = None, table: str | None = None) -> None:
+        record = self.get(name)
+        with self._lock:
+            cached = self._connectors.get(record.id)
+        if cached is None:
+            return
+        if db is None:
+            self._forget(record.id)
+        else:
+            cached.refresh(db, table)
+
+    def _forget(self, catalog_id: int) -> None:
+        with self._lock:
+            connector = self._connectors.pop(catalog_id, None)
+        if connector is not None:
+            connector.close()

@@ -1,0 +1,104 @@
+"""One view of databases, tables and columns across the internal and external catalogs.
+
+Every listing is filtered by what the session may see; a database or table the user may not see
+answers exactly like a missing one.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from engine.catalogs.base import Column, TimeTravel
+from engine.catalogs.manager import INTERNAL
+from engine.errors import DrydockError, Errors
+from engine.session import SessionContext
+
+if TYPE_CHECKING:
+    from engine.core import Engine
+
+
+class Metadata:
+    def __init__(self, engine: Engine):
+        self._engine = engine
+
+    def _external(self, catalog: str):  # type: ignore[no-untyped-def]
+        return self._engine.catalogs.connector(catalog)
+
+    def _guard(self, catalog: str, fn, *args):  # type: ignore[no-untyped-def]
+        """Run a connector call; library errors become a clear catalog error without secrets."""
+        connector = self._external(catalog)
+        try:
+            return fn(connector, *args)
+        except DrydockError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - any library failure becomes one typed error
+            from engine.redact import redact_text
+
+            detail = redact_text(f"{type(exc).__name__}: {exc}".splitlines()[0], connector.secrets())
+            raise Errors.CATALOG_ACCESS_FAILED.error(name=catalog, detail=detail) from None
+
+    # -- listings --------------------------------------------------------------------------------
+    def databases(self, ctx: SessionContext, catalog: str) -> list[str]:
+        if catalog.lower() == INTERNAL:
+            names = self._engine.query.databases()
+        else:
+            names = self._guard(catalog, lambda c: c.list_databases())
+        return [d for d in sorted(names) if self._engine.privileges.may_see_db(ctx, catalog, d)]
+
+    def tables(self, ctx: SessionContext, catalog: str, db: str) -> list[tuple[str, str]]:
+        self.require_database(ctx, catalog, db)
+        if catalog.lower() == INTERNAL:
+            rows = self._engine.query.tables(db)
+        else:
+            rows = [(t, "BASE TABLE") for t in self._guard(catalog, lambda c: c.list_tables(db))]
+        return [r for r in sorted(rows) if self._engine.privileges.may_see_table(ctx, catalog, db, r[0])]
+
+    def columns(self, ctx: SessionContext, catalog: str, db: str, table: str) -> list[Column]:
+        self.require_table(ctx, catalog, db, table)
+        if catalog.lower() == INTERNAL:
+            return [Column(name, ctype, nullable == "YES") for name, ctype, nullable, _ in
+                    self._engine.query.columns(db, table)]
+        return self._guard(catalog, lambda c: c.columns(db, table))
+
+    def scan(self, ctx: SessionContext, catalog: str, db: str, table: str, travel: TimeTravel | None) -> Any:
+        """The Arrow object of an external table, pinned to one version, for DuckDB to scan."""
+        self.require_table(ctx, catalog, db, table)
+        return self._guard(catalog, lambda c: c.scan(db, table, travel))
+
+    # -- existence (invisible = missing) ----------------------------------------------------------
+    def require_database(self, ctx: SessionContext, catalog: str, db: str) -> None:
+        missing = (Errors.UNKNOWN_DATABASE.error(db=db) if catalog.lower() == INTERNAL
+                   else Errors.UNKNOWN_EXTERNAL_DATABASE.error(db=db, catalog=catalog))
+        if not self._engine.privileges.may_see_db(ctx, catalog, db):
+            if catalog.lower() == INTERNAL:
+                raise Errors.DB_ACCESS_DENIED.error(user=ctx.user, host=ctx.host, db=db)
+            raise missing
+        if catalog.lower() == INTERNAL:
+            exists = db in self._engine.query.databases()
+        else:
+            exists = db in self._guard(catalog, lambda c: c.list_databases())
+        if not exists:
+            raise missing
+
+    def require_table(self, ctx: SessionContext, catalog: str, db: str, table: str) -> None:
+        missing = (Errors.UNKNOWN_TABLE.error(table=f"{db}.{table}") if catalog.lower() == INTERNAL
+                   else Errors.UNKNOWN_EXTERNAL_TABLE.error(table=f"{db}.{table}", catalog=catalog))
+        if not self._engine.privileges.may_see_table(ctx, catalog, db, table):
+            raise missing
+        if catalog.lower() == INTERNAL:
+            exists = any(t == table for t, _ in self._engine.query.tables(db))
+        else:
+            exists = self._guard(catalog, lambda c: c.table_exists(db, table))
+        if not exists:
+            raise missing
+
+    def split(self, ctx: SessionContext, parts: tuple[str, ...]) -> tuple[str, str, str]:
+        """[[catalog.]db.]table → (catalog, db, table) in the session's catalog and database."""
+        if len(parts) == 3:
+            catalog = INTERNAL if parts[0].lower() == INTERNAL else self._engine.catalogs.get(parts[0]).name
+            return catalog, parts[1], parts[2]
+        if len(parts) == 2:
+            return ctx.catalog, parts[0], parts[1]
+        if not ctx.database:
+            raise Errors.NO_DB_SELECTED.error()
+        return ctx.catalog, ctx.database, parts[0]

@@ -1,0 +1,125 @@
+"""Catalog DDL and navigation: CREATE/DROP/ALTER CATALOG, SHOW CATALOGS, SHOW CREATE CATALOG,
+SWITCH, USE, REFRESH."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from engine import ast
+from engine.catalogs.manager import INTERNAL, INTERNAL_ID
+from engine.core import Engine
+from engine.errors import Errors
+from engine.redact import redact_map
+from engine.results import Result
+from engine.session import SessionContext
+from engine.statements.admin_config import like_to_regex
+
+
+def _time(ts: float) -> str:
+    return dt.datetime.fromtimestamp(ts).strftime("%Y-%m-%d %H:%M:%S")
+
+
+def create_catalog(engine: Engine, stmt: ast.CreateCatalog, ctx: SessionContext) -> Result:
+    engine.privileges.require_global(ctx, "CREATE_PRIV")
+    if not engine.catalogs.create(stmt.name, dict(stmt.properties), stmt.comment, stmt.if_not_exists):
+        return Result.ok(warnings=[Errors.CATALOG_EXISTS.note(name=stmt.name)])
+    return Result.ok()
+
+
+def drop_catalog(engine: Engine, stmt: ast.DropCatalog, ctx: SessionContext) -> Result:
+    if not engine.privileges.has(ctx, "DROP_PRIV", stmt.name):
+        raise Errors.SPECIFIC_ACCESS_DENIED.error(priv="DROP_PRIV")
+    if stmt.name.lower() == INTERNAL:
+        raise Errors.CATALOG_BAD_PROPERTY.error(detail="The internal catalog cannot be dropped")
+    if not engine.catalogs.drop(stmt.name, stmt.if_exists):
+        return Result.ok(warnings=[Errors.UNKNOWN_CATALOG.note(name=stmt.name)])
+    if ctx.catalog.lower() == stmt.name.lower():
+        ctx.catalog, ctx.database = INTERNAL, None
+    return Result.ok()
+
+
+def alter_catalog_rename(engine: Engine, stmt: ast.AlterCatalogRename, ctx: SessionContext) -> Result:
+    if not engine.privileges.has(ctx, "ALTER_PRIV", stmt.name):
+        raise Errors.SPECIFIC_ACCESS_DENIED.error(priv="ALTER_PRIV")
+    engine.catalogs.rename(stmt.name, stmt.new_name)
+    if ctx.catalog.lower() == stmt.name.lower():
+        ctx.catalog = stmt.new_name
+    return Result.ok()
+
+
+def alter_catalog_set_properties(engine: Engine, stmt: ast.AlterCatalogSetProperties,
+                                 ctx: SessionContext) -> Result:
+    if not engine.privileges.has(ctx, "ALTER_PRIV", stmt.name):
+        raise Errors.SPECIFIC_ACCESS_DENIED.error(priv="ALTER_PRIV")
+    engine.catalogs.set_properties(stmt.name, dict(stmt.properties))
+    return Result.ok()
+
+
+SHOW_CATALOGS_COLUMNS = ["CatalogId", "CatalogName", "Type", "IsCurrent", "CreateTime", "LastUpdateTime",
+                         "Comment"]
+
+
+def show_catalogs(engine: Engine, stmt: ast.ShowCatalogs, ctx: SessionContext) -> Result:
+    rows: list[tuple] = [(INTERNAL_ID, INTERNAL, "internal", "yes" if ctx.catalog == INTERNAL else "",
+                          "", "", "Doris internal catalog")]
+    for record in engine.catalogs.list():
+        if not engine.privileges.sees_catalog(ctx, record.name):
+            continue
+        rows.append((record.id, record.name, record.type,
+                     "yes" if ctx.catalog.lower() == record.name.lower() else "",
+                     _time(record.created_at), _time(record.updated_at), record.comment))
+    if stmt.like is not None:
+        pattern = like_to_regex(stmt.like)
+        rows = [r for r in rows if pattern.fullmatch(r[1])]
+    return Result(columns=SHOW_CATALOGS_COLUMNS, rows=rows)
+
+
+def show_create_catalog(engine: Engine, stmt: ast.ShowCreateCatalog, ctx: SessionContext) -> Result:
+    record = engine.catalogs.get(stmt.name)
+    if not engine.privileges.sees_catalog(ctx, record.name):
+        raise Errors.UNKNOWN_CATALOG.error(name=stmt.name)
+    props = redact_map(record.properties)
+    body = ",\n".join(f'"{k}" = "{v}"' for k, v in sorted(props.items()))
+    comment = f"\nCOMMENT '{record.comment}'" if record.comment else ""
+    text = f"\nCREATE CATALOG `{record.name}`{comment}\n PROPERTIES (\n{body}\n);"
+    return Result(columns=["Catalog", "CreateCatalog"], rows=[(record.name, text)])
+
+
+def switch(engine: Engine, stmt: ast.Switch, ctx: SessionContext) -> Result:
+    name = _catalog_name(engine, stmt.catalog)
+    if name != INTERNAL and not engine.privileges.sees_catalog(ctx, name):
+        raise Errors.UNKNOWN_CATALOG.error(name=stmt.catalog)
+    ctx.catalog, ctx.database = name, None
+    return Result.ok()
+
+
+def _catalog_name(engine: Engine, name: str) -> str:
+    return INTERNAL if name.lower() == INTERNAL else engine.catalogs.get(name).name
+
+
+def use(engine: Engine, stmt: ast.Use, ctx: SessionContext) -> Result:
+    if len(stmt.parts) > 2:
+        raise Errors.PARSE.error(detail="USE takes [catalog.]database")
+    catalog = _catalog_name(engine, stmt.parts[0]) if len(stmt.parts) == 2 else ctx.catalog
+    db = stmt.parts[-1]
+    if not (catalog == INTERNAL and db.lower() == "information_schema"):
+        engine.metadata.require_database(ctx, catalog, db)
+    ctx.catalog, ctx.database = catalog, db
+    return Result.ok()
+
+
+def refresh(engine: Engine, stmt: ast.Refresh, ctx: SessionContext) -> Result:
+    parts = stmt.parts
+    wanted = {"CATALOG": 1, "DATABASE": 2, "TABLE": 3}[stmt.kind]
+    if len(parts) < wanted:  # short forms resolve in the current catalog / database
+        prefix = (ctx.catalog,) if stmt.kind == "DATABASE" else (ctx.catalog, ctx.database or "")
+        parts = (*prefix[: wanted - len(parts)], *parts)
+    if len(parts) != wanted or not all(parts):
+        raise Errors.PARSE.error(detail=f"REFRESH {stmt.kind} needs {'.'.join(['catalog', 'db', 'table'][:wanted])}")
+    catalog = parts[0]
+    if catalog.lower() == INTERNAL:
+        return Result.ok()  # the internal catalog has no cache to drop
+    if not engine.privileges.sees_catalog(ctx, catalog):
+        raise Errors.UNKNOWN_CATALOG.error(name=catalog)
+    engine.catalogs.refresh(catalog, *parts[1:])
+    return Result.ok()

@@ -1,0 +1,71 @@
+"""SHOW DATABASES, SHOW [FULL] TABLES, DESC, SHOW INDEX — for internal and external catalogs."""
+
+from __future__ import annotations
+
+from engine import ast
+from engine.catalogs.manager import INTERNAL
+from engine.core import Engine
+from engine.errors import Errors
+from engine.results import Result
+from engine.session import SessionContext
+from engine.statements.admin_config import like_to_regex
+
+
+def _filter(rows: list[tuple], like: str | None) -> list[tuple]:
+    if like is None:
+        return rows
+    pattern = like_to_regex(like)
+    return [r for r in rows if pattern.fullmatch(r[0])]
+
+
+def _catalog(engine: Engine, name: str | None, ctx: SessionContext) -> str:
+    if name is None:
+        return ctx.catalog
+    return INTERNAL if name.lower() == INTERNAL else engine.catalogs.get(name).name
+
+
+def show_databases(engine: Engine, stmt: ast.ShowDatabases, ctx: SessionContext) -> Result:
+    catalog = _catalog(engine, stmt.catalog, ctx)
+    names = engine.metadata.databases(ctx, catalog)
+    if catalog == INTERNAL:
+        names = sorted([*names, "information_schema"])
+    return Result(columns=["Database"], rows=_filter([(n,) for n in names], stmt.like))
+
+
+def show_tables(engine: Engine, stmt: ast.ShowTables, ctx: SessionContext) -> Result:
+    if len(stmt.parts) == 2:
+        catalog, db = _catalog(engine, stmt.parts[0], ctx), stmt.parts[1]
+    elif len(stmt.parts) == 1:
+        catalog, db = ctx.catalog, stmt.parts[0]
+    elif ctx.database:
+        catalog, db = ctx.catalog, ctx.database
+    else:
+        raise Errors.NO_DB_SELECTED.error()
+    tables = engine.metadata.tables(ctx, catalog, db)
+    column = f"Tables_in_{db}"
+    if stmt.full:
+        return Result(columns=[column, "Table_type"], rows=_filter(list(tables), stmt.like))
+    return Result(columns=[column], rows=_filter([(t,) for t, _ in tables], stmt.like))
+
+
+def describe(engine: Engine, stmt: ast.Describe, ctx: SessionContext) -> Result:
+    catalog, db, table = engine.metadata.split(ctx, stmt.parts)
+    columns = engine.metadata.columns(ctx, catalog, db, table)
+    rows = [(c.name, c.type, "YES" if c.nullable else "NO", "", None, c.comment) for c in columns]
+    return Result(columns=["Field", "Type", "Null", "Key", "Default", "Extra"], rows=rows,
+                  column_types={"Default": "VARCHAR"})
+
+
+INDEX_COLUMNS = ["Table", "Non_unique", "Key_name", "Seq_in_index", "Column_name", "Index_type",
+                 "Index_uuid", "Indexed_rows", "Unindexed_rows"]
+
+
+def show_index(engine: Engine, stmt: ast.ShowIndex, ctx: SessionContext) -> Result:
+    catalog, db, table = engine.metadata.split(ctx, stmt.parts)
+    engine.metadata.require_table(ctx, catalog, db, table)
+    if catalog == INTERNAL:
+        return Result(columns=INDEX_COLUMNS, rows=[])
+    indexes = engine.metadata._guard(catalog, lambda c: c.indexes(db, table))  # noqa: SLF001
+    rows = [(table, 1, i.name, 1, i.column, i.type, i.uuid, i.indexed_rows, i.unindexed_rows)
+            for i in indexes]
+    return Result(columns=INDEX_COLUMNS, rows=rows)
