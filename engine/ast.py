@@ -218,3 +218,81 @@ class Describe(Statement):
 @dataclass(frozen=True)
 class ShowIndex(Statement):
     parts: tuple[str, ...]
+
+
+# -- Lance index jobs -----------------------------------------------------------------------------
+@dataclass(frozen=True)
+class CreateIndex(Statement):
+    name: str
+    table: tuple[str, ...]  # [[catalog.]db.]table
+    columns: tuple[str, ...]
+    using: str  # ANN | BTREE | BITMAP | INVERTED (validated by the engine)
+    properties: tuple[tuple[str, str], ...] = ()
+    or_replace: bool = False
+    if_not_exists: bool = False
+
+
+@dataclass(frozen=True)
+class DropIndex(Statement):
+    name: str
+    table: tuple[str, ...]
+    if_exists: bool = False
+
+
+@dataclass(frozen=True)
+class Predicate:
+    """``left op right`` of a SHOW ... WHERE clause, as written (validated by the command)."""
+
+    left: str
+    op: str
+    right: str
+    left_is_column: bool
+    right_is_string: bool
+
+
+@dataclass(frozen=True)
+class WhereClause:
+    predicates: tuple[Predicate, ...]
+    connectives: tuple[str, ...]  # AND / OR between predicates
+
+
+@dataclass(frozen=True)
+class ShowLanceIndexJobs(Statement):
+    scope: tuple[str, ...] = ()  # FROM [catalog.]db
+    where: WhereClause | None = None
+
+
+@dataclass(frozen=True)
+class ShowLanceIndexJob(Statement):
+    job_id: int
+
+
+@dataclass(frozen=True)
+class ResolveLanceIndexJob(Statement):
+    job_id: int
+    note: str
+
+
+@dataclass(frozen=True)
+class CancelLanceIndexJob(Statement):
+    job_id: int
+
+
+# -- SQL-level prepared statements (PREPARE / EXECUTE / DEALLOCATE PREPARE) -------------------------
+# Run by the server session (server/sql_prepared.py): EXECUTE re-enters the session's routing.
+@dataclass(frozen=True)
+class Prepare(Statement):
+    name: str  # statement names are case-insensitive
+    text: str | None = None  # PREPARE s FROM 'text'
+    from_variable: str | None = None  # PREPARE s FROM @var (the variable's name, without '@')
+
+
+@dataclass(frozen=True)
+class ExecutePrepared(Statement):
+    name: str
+    using: tuple[str, ...] = ()  # EXECUTE s USING @a, @b: the variables' names, without '@'
+
+
+@dataclass(frozen=True)
+class DeallocatePrepare(Statement):
+    name: str  # DEALLOCATE PREPARE s | DROP PREPARE s

@@ -121,8 +121,36 @@ def _index_job_fields() -> list[ConfigField]:
     ]
 
 
+def isolation_mode(value: object) -> str | None:
+    return None if value in ("cgroup", "rlimit") else "must be cgroup or rlimit"
+
+
+def _worker_fields() -> list[ConfigField]:
+    f = ConfigField
+    return [
+        f("lance_index_worker_isolation", "String", "cgroup",
+          "cgroup (refuse work when the cgroup preflight fails) or rlimit (run with rlimits only)",
+          mutable=False, validator=isolation_mode),
+        f("lance_index_worker_memory_limit_bytes", "long", 8 * 2**30,
+          "cgroup memory limit of one index worker (no swap)", validator=positive_long),
+        f("lance_index_worker_pids_max", "int", 512, "cgroup pids limit of one index worker",
+          validator=positive_int),
+        f("lance_index_worker_wallclock_limit_seconds", "long", 3600,
+          "Longest a worker may run, whatever the job deadline", validator=positive_long),
+        f("lance_index_worker_report_margin_seconds", "long", 400,
+          "Time kept between a worker's kill deadline and its job's deadline", validator=positive_long),
+        f("lance_index_worker_termination_grace_seconds", "long", 10,
+          "SIGTERM → SIGKILL grace of a worker past its deadline", validator=positive_long),
+        f("lance_index_worker_queue_capacity", "int", 16, "Submissions the supervisor may hold",
+          validator=positive_int),
+        f("lance_index_worker_rayon_threads", "int", 2, "RAYON_NUM_THREADS of a worker (k-means CPU)",
+          validator=positive_int),
+        f("lance_index_worker_io_threads", "int", 2, "LANCE_IO_THREADS of a worker", validator=positive_int),
+    ]
+
+
 def default_fields() -> list[ConfigField]:
-    return _index_job_fields()
+    return _index_job_fields() + _worker_fields()
 
 
 class Config:
@@ -133,7 +161,8 @@ class Config:
         self._store = store
         self._fields = {f.name: f for f in (fields or default_fields())}
         self._aliases = {f.display_name: f.name for f in self._fields.values()}
-        self._lock = threading.Lock()
+        self._lock = threading.Lock()  # guards _values; never held over I/O (readers run on the event loop)
+        self._write_lock = threading.Lock()  # serializes set(): store order = publish order
         self._values: dict[str, Any] = {n: f.default for n, f in self._fields.items()}
         self._listeners: list[Callable[[str, Any], None]] = []
         for name, value in (file_values or {}).items():
@@ -177,7 +206,7 @@ class Config:
         if not field.mutable:
             raise Errors.CONFIG_NOT_MUTABLE.error(name=field.display_name)
         value = field.parse(text)
-        with self._lock:
+        with self._write_lock:
             with self._store.transaction() as db:
                 db.execute(
                     "INSERT INTO config(name, value, revision, updated_at) VALUES (?, ?, 0, ?) "
@@ -185,7 +214,8 @@ class Config:
                     "revision = config.revision + 1, updated_at = excluded.updated_at",
                     (field.name, field.render(value), time.time()),
                 )
-            self._values[field.name] = value
+            with self._lock:
+                self._values[field.name] = value
         for listener in list(self._listeners):
             listener(field.name, value)
 

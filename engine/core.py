@@ -7,11 +7,17 @@ contents of the statements is ``engine.statements.HANDLERS``.
 
 from __future__ import annotations
 
+import uuid
 from pathlib import Path
 
 from engine import ast
 from engine.audit import AuditLog
-from engine.catalogs.manager import CatalogManager
+from engine.catalogs.manager import CatalogManager, CatalogRecord
+from engine.errors import Errors
+from engine.jobs.dispatcher import Dispatcher
+from engine.jobs.manager import JobManager
+from engine.jobs.records import JobRecord
+from engine.jobs.retention import RetentionCleaner
 from engine.metadata import Metadata
 from engine.config import Config
 from engine.metastore import MetaStore
@@ -34,7 +40,38 @@ class Engine:
         self.audit = AuditLog(self.data_dir / "audit.jsonl")
         self.catalogs = CatalogManager(self.store)
         self.metadata = Metadata(self)
+        self.jobs = JobManager(self.store)
+        self.catalogs.before_drop.append(self._refuse_if_unresolved_jobs)
+        self.catalogs.before_retarget.append(self._refuse_retarget_with_unresolved_jobs)
+        self.retention = RetentionCleaner(self.jobs, self.config)
+        self.epoch = uuid.uuid4().hex  # this process's epoch: workers of earlier epochs are foreign
+        self.dispatcher = Dispatcher(self, self.epoch)
         self.connections: ConnectionRegistry | None = None
+
+    def start_background(self) -> None:
+        """Daemon threads a serving engine runs (tests of the engine alone may skip them)."""
+        self.retention.start()
+        self.dispatcher.start()
+
+    # Catalog changes that would strand an unresolved job's fence are refused (reference §5).
+    def _refuse_if_unresolved_jobs(self, record: CatalogRecord) -> None:
+        job_id = self.jobs.unresolved_in_catalog(record.id)
+        if job_id is not None:
+            raise Errors.CATALOG_BUSY.error(name=record.name, job_id=job_id, op="DROP CATALOG")
+
+    def _refuse_retarget_with_unresolved_jobs(self, record: CatalogRecord, merged: dict[str, str]) -> None:
+        target_keys = {k for k in set(record.properties) | set(merged)
+                       if record.properties.get(k) != merged.get(k) and k not in ("comment",)}
+        if not target_keys:
+            return
+        job_id = self.jobs.unresolved_in_catalog(record.id)
+        if job_id is not None:
+            raise Errors.CATALOG_BUSY.error(name=record.name, job_id=job_id,
+                                            op="changing its target with ALTER CATALOG")
+
+    def cancel_running(self, job: JobRecord) -> bool:
+        """Ask the supervisor to abort a RUNNING job's worker; False when no supervisor runs it."""
+        return self.dispatcher.cancel(job)
 
     def execute(self, statement: ast.Statement, ctx: SessionContext) -> Result:
         from engine.statements import HANDLERS  # the statement modules import Engine
@@ -46,6 +83,8 @@ class Engine:
         return self.query.session()
 
     def close(self) -> None:
+        self.retention.stop()
+        self.dispatcher.stop()
         self.query.close()
         self.audit.close()
         self.store.close()

@@ -81,6 +81,8 @@ class Errors:
     WRONG_PARAM_COUNT = ErrorSpec(1210, "HY000", "Incorrect arguments to {where}: {detail}")
     QUERY_INTERRUPTED = ErrorSpec(1317, "70100", "Query execution was interrupted")
     WRONG_ARGUMENTS = ErrorSpec(1210, "HY000", "Incorrect arguments to {where}")
+    UNSUPPORTED_PS = ErrorSpec(1295, "HY000", "This command is not supported in the prepared statement protocol yet")
+    MAX_PREPARED_STMT_COUNT = ErrorSpec(1461, "42000", "Can't create more than max_prepared_stmt_count statements (current value: {limit})")
     QUERY_FAILED = ErrorSpec(1105, "HY000", "{detail}")
 
     # -- users, roles, privileges -------------------------------------------------------------
@@ -108,6 +110,9 @@ class Errors:
     UNKNOWN_EXTERNAL_DATABASE = ErrorSpec(1049, "42000", "Unknown database '{db}' in catalog '{catalog}'")
     READ_ONLY_CATALOG = ErrorSpec(1105, "HY000", "Catalog '{catalog}' is read-only through SQL: only SELECT is supported on its tables")
     TIME_TRAVEL_INVALID = ErrorSpec(1105, "HY000", "{detail}")
+    UNKNOWN_TABLE_VERSION = ErrorSpec(1105, "HY000", "Version {version} of table '{table}' does not exist in catalog '{catalog}'")
+    UNKNOWN_TABLE_TAG = ErrorSpec(1105, "HY000", "Tag '{tag}' of table '{table}' does not exist in catalog '{catalog}'")
+    TABLE_NO_VERSION_AT_TIME = ErrorSpec(1105, "HY000", "Table '{table}' in catalog '{catalog}' has no version committed at or before '{timestamp}'")
 
     # -- drydock configuration (Doris answers config errors as 1105 / HY000) -----------------
     CONFIG_UNKNOWN = ErrorSpec(1105, "HY000", "Config '{name}' does not exist")
@@ -121,6 +126,13 @@ class Errors:
     LANCE_INDEX_JOB_NOT_FOUND = ErrorSpec(5103, "HY000", "Lance index job not found: {job_id}")
     LANCE_INDEX_JOB_NOT_UNKNOWN = ErrorSpec(5104, "HY000", "Lance index job {job_id} cannot be resolved: not in UNKNOWN state (state is {state})")
     LANCE_INDEX_JOB_RESOLUTION_INCOMPLETE = ErrorSpec(5105, "HY000", "Lance index job {job_id} was not released: {detail}")
+    # drydock's code for the warning row of a successful FORCE_RELEASE (documented in README)
+    LANCE_INDEX_JOB_FORCE_RELEASED = ErrorSpec(5106, "HY000", "{detail}")
+    LANCE_INDEX_JOB_TERMINAL = ErrorSpec(5107, "HY000", "Lance index job {job_id} cannot be cancelled: it is already {state}")
+    SHOW_JOBS_INVALID = ErrorSpec(1105, "HY000", "{detail}")
+    # Fence and quota conflicts (reference §3: DdlException texts)
+    LANCE_INDEX_FENCED = ErrorSpec(5100, "HY000", "lance index '{index}' is fenced by unresolved job {job_id}; resolve that job (FORCE_RELEASE) before reusing the name")
+    LANCE_INDEX_QUOTA = ErrorSpec(5100, "HY000", "unresolved lance index job quota exceeded for index '{index}'; resolve or finish existing jobs first")
 
 
 def all_specs() -> dict[str, ErrorSpec]:

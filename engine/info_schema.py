@@ -10,8 +10,15 @@ exist with their MySQL columns and no rows, so tools that probe them get an empt
 
 from __future__ import annotations
 
+import re
+
+from typing import TYPE_CHECKING
+
 import duckdb
 from mysql_mimic.constants import INFO_SCHEMA
+
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 ATTACHED_NAME = "mysql_is"
 INTERNAL = "internal"  # the internal catalog's DuckDB database name
@@ -136,3 +143,93 @@ def install(con: duckdb.DuckDBPyConnection) -> None:
     for table, columns in INFO_SCHEMA["information_schema"].items():
         body = _REAL_VIEWS.get(table) or _empty_view(columns)
         con.execute(f"CREATE OR REPLACE VIEW {ATTACHED_NAME}.main.{table} AS {body}")
+
+
+# -- external catalogs ------------------------------------------------------------------------------
+# information_schema.SCHEMATA/TABLES/COLUMNS while the session's catalog is external (JDBC's
+# getTables/getColumns after ``USE c.db``): the rows come from the catalog's metadata, already
+# filtered by what the user may see (engine/metadata.py), as an Arrow table of the "raw" shape
+# below; the query layer registers it and reads it through EXTERNAL_SELECT, which gives it exactly
+# the columns, types and NOCASE collations of the internal views above.
+EXTERNAL = ("schemata", "tables", "columns")
+
+_EXTERNAL_RAW = {
+    "schemata": [("schema_name", "string")],
+    "tables": [("table_schema", "string"), ("table_name", "string"), ("table_type", "string"),
+               ("engine", "string"), ("table_comment", "string")],
+    "columns": [("table_schema", "string"), ("table_name", "string"), ("column_name", "string"),
+                ("ordinal_position", "int32"), ("is_nullable", "string"), ("data_type", "string"),
+                ("column_type", "string"), ("character_maximum_length", "int32"),
+                ("numeric_precision", "int32"), ("numeric_scale", "int32"),
+                ("datetime_precision", "int32"), ("column_key", "string"), ("column_comment", "string")],
+}
+
+EXTERNAL_SELECT = {
+    "schemata": """
+        SELECT 'def' AS catalog_name, schema_name, 'utf8mb4' AS default_character_set_name,
+               'utf8mb4_0900_ai_ci' AS default_collation_name, NULL::VARCHAR AS sql_path
+        FROM {source}
+    """,
+    "tables": f"""
+        SELECT 'def' AS table_catalog, table_schema, table_name, table_type {_NOCASE} AS table_type,
+               engine, 10::INTEGER AS version, 'Dynamic' AS row_format, NULL::BIGINT AS table_rows,
+               0::INTEGER AS avg_row_length, 0::INTEGER AS data_length, 0::INTEGER AS max_data_length,
+               0::INTEGER AS index_length, 0::INTEGER AS data_free, NULL::BIGINT AS auto_increment,
+               NULL::TIMESTAMP AS create_time, NULL::TIMESTAMP AS update_time,
+               NULL::TIMESTAMP AS check_time, 'utf8mb4_0900_ai_ci' AS table_collation,
+               NULL::BIGINT AS checksum, '' AS create_options, table_comment
+        FROM {{source}}
+    """,
+    "columns": f"""
+        SELECT 'def' AS table_catalog, table_schema, table_name, column_name, ordinal_position,
+               NULL::VARCHAR AS column_default, is_nullable {_NOCASE} AS is_nullable,
+               data_type {_NOCASE} AS data_type, character_maximum_length,
+               character_maximum_length * 4 AS character_octet_length, numeric_precision,
+               numeric_scale, datetime_precision,
+               CASE WHEN character_maximum_length IS NOT NULL THEN 'utf8mb4' END AS character_set_name,
+               CASE WHEN character_maximum_length IS NOT NULL THEN 'utf8mb4_0900_ai_ci' END AS collation_name,
+               column_type {_NOCASE} AS column_type, column_key {_NOCASE} AS column_key,
+               '' {_NOCASE} AS extra, 'select' AS privileges, column_comment,
+               '' AS generation_expression, NULL::VARCHAR AS srs_id
+        FROM {{source}}
+    """,
+}
+
+# MySQL DATA_TYPE → (NUMERIC_PRECISION, NUMERIC_SCALE, DATETIME_PRECISION), from the type table
+# above (its first row per MySQL type).
+_MYSQL_NUMBERS: dict[str, tuple[int | None, int | None, int | None]] = {}
+for _row in _TYPES:
+    _MYSQL_NUMBERS.setdefault(_row[1], (_row[2], _row[3], _row[4]))
+_TEXT_LENGTH = 65535  # what the internal view shows for an unbounded VARCHAR
+_PARAMS = re.compile(r"\((\d+)(?:,(\d+))?\)")
+
+
+def external_column_row(db: str, table: str, position: int, name: str, desc_type: str, mysql_type: str,
+                        nullable: bool, key: str, comment: str) -> tuple[object, ...]:
+    """One raw information_schema.COLUMNS row of an external column (see _EXTERNAL_RAW)."""
+    data_type = mysql_type.lower()
+    params = _PARAMS.search(desc_type)
+    char_length = precision = scale = dt_precision = None
+    column_type = desc_type.lower()
+    if data_type in ("varchar", "text"):
+        char_length = _TEXT_LENGTH
+        if data_type == "varchar" and not params:
+            column_type = f"varchar({_TEXT_LENGTH})"
+    elif data_type == "decimal" and params:
+        precision, scale = int(params.group(1)), int(params.group(2) or 0)
+    elif data_type in ("datetime", "timestamp", "time"):
+        dt_precision = int(params.group(1)) if params else _MYSQL_NUMBERS.get(data_type, (None, None, 0))[2]
+    elif data_type in _MYSQL_NUMBERS:
+        precision, scale, dt_precision = _MYSQL_NUMBERS[data_type]
+        column_type = "tinyint(1)" if desc_type.upper() == "BOOLEAN" else column_type
+    return (db, table, name, position, "YES" if nullable else "NO", data_type, column_type, char_length,
+            precision, scale, dt_precision, key, comment)
+
+
+def external_table(name: str, rows: list[tuple[object, ...]]) -> pa.Table:
+    """The raw rows of information_schema.<name> for an external catalog, as Arrow."""
+    import pyarrow as pa  # only sessions on an external catalog pay for the import
+
+    fields = _EXTERNAL_RAW[name]
+    schema = pa.schema([(column, getattr(pa, kind)()) for column, kind in fields])
+    return pa.Table.from_pylist([dict(zip((c for c, _ in fields), row)) for row in rows], schema=schema)

@@ -61,9 +61,38 @@ class Metadata:
         return self._guard(catalog, lambda c: c.columns(db, table))
 
     def scan(self, ctx: SessionContext, catalog: str, db: str, table: str, travel: TimeTravel | None) -> Any:
-        """The Arrow object of an external table, pinned to one version, for DuckDB to scan."""
+        """The Arrow object of an external table, pinned to one version, for DuckDB to scan.
+
+        ``information_schema.<t>`` of an external catalog is answered here too (the query layer
+        asks for it like for any table): its rows are the catalog's metadata the user may see.
+        """
+        if db.lower() == "information_schema" and catalog.lower() != INTERNAL:
+            return self.information_schema(ctx, catalog, table.lower())
         self.require_table(ctx, catalog, db, table)
         return self._guard(catalog, lambda c: c.scan(db, table, travel))
+
+    def information_schema(self, ctx: SessionContext, catalog: str, name: str) -> Any:
+        """Raw rows of information_schema.SCHEMATA/TABLES/COLUMNS of an external catalog (Arrow),
+        built from the listings above, so that the visibility filter applies exactly as in SHOW."""
+        from engine import info_schema
+
+        rows: list[tuple[object, ...]] = []
+        databases = self.databases(ctx, catalog)
+        if name == "schemata":
+            rows = [("information_schema",), *((d,) for d in databases)]
+        elif name == "tables":
+            engine = self._engine.catalogs.get(catalog).type.capitalize()
+            rows = [(db, t, "BASE TABLE", engine, "") for db in databases
+                    for t, _ in self.tables(ctx, catalog, db)]
+        elif name == "columns":
+            for db in databases:
+                for t, _ in self.tables(ctx, catalog, db):
+                    rows += [info_schema.external_column_row(db, t, i, c.name, c.type, c.mysql_type, c.nullable,
+                                                             c.key, c.comment)
+                             for i, c in enumerate(self.columns(ctx, catalog, db, t), start=1)]
+        else:
+            raise Errors.INTERNAL.error(detail=f"information_schema.{name} is not built from a catalog")
+        return info_schema.external_table(name, rows)
 
     # -- existence (invisible = missing) ----------------------------------------------------------
     def require_database(self, ctx: SessionContext, catalog: str, db: str) -> None:

@@ -75,6 +75,73 @@ MIGRATIONS: list[tuple[int, list[str]]] = [
             )""",
         ],
     ),
+    (
+        4,
+        [
+            # Lance index jobs (reference §2). AUTOINCREMENT: ids are monotonic and never reused,
+            # even after retention deletes a record.
+            """CREATE TABLE lance_index_jobs (
+                id INTEGER PRIMARY KEY AUTOINCREMENT,
+                catalog_id INTEGER NOT NULL,
+                catalog_name TEXT NOT NULL,
+                db TEXT NOT NULL,
+                tbl TEXT NOT NULL,
+                index_name TEXT NOT NULL,
+                index_key TEXT NOT NULL,
+                locator TEXT NOT NULL,
+                operation TEXT NOT NULL,
+                index_type TEXT NOT NULL,
+                column_name TEXT NOT NULL,
+                properties TEXT NOT NULL,
+                if_not_exists INTEGER NOT NULL,
+                if_exists INTEGER NOT NULL,
+                creator TEXT NOT NULL,
+                state TEXT NOT NULL,
+                refresh_state TEXT NOT NULL,
+                completion_reason TEXT NOT NULL DEFAULT 'NONE',
+                result_code TEXT,
+                message TEXT NOT NULL DEFAULT '',
+                external_metadata_advanced INTEGER,
+                possible_live_owned INTEGER NOT NULL DEFAULT 0,
+                termination_proof TEXT NOT NULL DEFAULT 'NONE',
+                backend_id TEXT NOT NULL DEFAULT '',
+                process_epoch TEXT NOT NULL DEFAULT '',
+                invocation_id TEXT NOT NULL DEFAULT '',
+                index_uuid TEXT NOT NULL DEFAULT '',
+                deadline_ms INTEGER,
+                admitted_version INTEGER NOT NULL,
+                schema_contract TEXT NOT NULL,
+                schema_contract_version INTEGER NOT NULL,
+                force_released INTEGER NOT NULL DEFAULT 0,
+                force_actor TEXT NOT NULL DEFAULT '',
+                force_time REAL,
+                force_note TEXT NOT NULL DEFAULT '',
+                force_warning TEXT NOT NULL DEFAULT '',
+                progress TEXT NOT NULL DEFAULT '',
+                refresh_failed_at REAL,
+                created_at REAL NOT NULL,
+                updated_at REAL NOT NULL,
+                revision INTEGER NOT NULL DEFAULT 0
+            )""",
+            "CREATE INDEX lance_index_jobs_state ON lance_index_jobs(state, refresh_state)",
+        ],
+    ),
+    (
+        5,
+        [
+            # Index worker processes, written before the worker is released (its fork barrier):
+            # after a restart they tell a live worker (same pid and start time) from a reused pid.
+            """CREATE TABLE lance_index_workers (
+                job_id INTEGER NOT NULL,
+                invocation_id TEXT NOT NULL,
+                pid INTEGER NOT NULL,
+                start_ticks INTEGER,
+                cgroup TEXT NOT NULL,
+                epoch TEXT NOT NULL,
+                PRIMARY KEY (job_id, invocation_id)
+            )""",
+        ],
+    ),
 ]
 
 

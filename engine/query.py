@@ -10,12 +10,15 @@ transaction or a current schema, and :meth:`QuerySession.interrupt` cancels a ru
 from __future__ import annotations
 
 import re
+import secrets
 import threading
+from collections import OrderedDict
 from pathlib import Path
 from collections.abc import Callable
 from typing import Any
 
 import duckdb
+import sqlglot
 from sqlglot import exp
 
 from engine import info_schema
@@ -82,37 +85,67 @@ class QueryEngine:
         self._db.close()
 
 
+# External tables stay registered on a session's cursor between statements (registering costs about
+# as much as scanning a small table): id(arrow object) → (object, name), least recently used first.
+# The connector hands out one object per pinned version, so a REFRESH yields a new object and a new
+# registration; an object no longer handed out is simply evicted.
+BOUND_EXTERNAL_PER_SESSION = 8
+_RESERVED_PREFIX = "__drydock_"
+
+
 class QuerySession:
     def __init__(self, cursor: duckdb.DuckDBPyConnection):
         self._cursor = cursor
         self._schema: str | None = "main"
+        self._bound: OrderedDict[int, tuple[Any, str]] = OrderedDict()
 
     def interrupt(self) -> None:
         self._cursor.interrupt()
 
     def close(self) -> None:
+        self._bound.clear()
         self._cursor.close()
+
+    def _register(self, arrow_object: Any) -> str:
+        """The name ``arrow_object`` is registered under on this cursor (registered if needed).
+
+        Names are random: SQL text can never name them (adapt() refuses the prefix anyway)."""
+        hit = self._bound.get(id(arrow_object))
+        if hit is not None and hit[0] is arrow_object:
+            self._bound.move_to_end(id(arrow_object))
+            return hit[1]
+        name = f"{_RESERVED_PREFIX}ext_{secrets.token_hex(8)}"
+        self._cursor.register(name, arrow_object)
+        self._bound[id(arrow_object)] = (arrow_object, name)
+        while len(self._bound) > BOUND_EXTERNAL_PER_SESSION:
+            _, (_, old) = self._bound.popitem(last=False)
+            self._cursor.unregister(old)
+        return name
 
     def run(self, expression: exp.Expression, ctx: SessionContext,
             visibility: Visibility | None = None, resolver: Resolver | None = None) -> Result:
         expression = adapt(expression, ctx, visibility)
-        registered = self._bind_external(expression, ctx, resolver)
+        registered: list[str] = []
         try:
+            # Tables first: the information_schema binding adds placeholder tables of its own.
+            self._bind_external(expression, ctx, resolver)
+            self._bind_info_schema(expression, ctx, resolver, registered)
             return self._execute(expression, ctx)
         finally:
             for name in registered:
                 self._cursor.unregister(name)
 
     def _bind_external(self, expression: exp.Expression, ctx: SessionContext,
-                       resolver: Resolver | None) -> list[str]:
+                       resolver: Resolver | None) -> None:
         """Point every external-catalog table at an Arrow object registered on this cursor.
 
-        The resolver pins one version per table reference (FOR VERSION/TIME AS OF or latest),
-        so a statement reads one consistent version of each table.
+        The resolver pins one version per table reference (FOR VERSION/TIME AS OF or latest), and
+        a table named twice in one statement (self-join, subquery) is resolved once, so a statement
+        reads one consistent version of each table.
         """
         from engine.query_privileges import catalog_of, external_tables
 
-        registered: list[str] = []
+        pinned: dict[tuple[str, str, str, TimeTravel | None], str] = {}
         for table in external_tables(expression, ctx):
             if resolver is None:
                 raise Errors.UNKNOWN_CATALOG.error(name=catalog_of(table, ctx))
@@ -120,17 +153,35 @@ class QuerySession:
             db = table.text("db") or ctx.database
             if not db:
                 raise Errors.NO_DB_SELECTED.error()
-            arrow_object = resolver(catalog_of(table, ctx), db, table.name, travel)
-            name = f"__drydock_ext_{len(registered)}"
-            self._cursor.register(name, arrow_object)
-            registered.append(name)
+            key = (catalog_of(table, ctx).lower(), db, table.name, travel)
+            name = pinned.get(key, "")
+            if not name:
+                name = pinned[key] = self._register(resolver(catalog_of(table, ctx), db, table.name, travel))
             if not table.alias:
                 table.set("alias", exp.TableAlias(this=exp.to_identifier(table.name)))
             table.set("this", exp.to_identifier(name))
             table.set("db", None)
             table.set("catalog", None)
             table.set("version", None)
-        return registered
+
+    def _bind_info_schema(self, expression: exp.Expression, ctx: SessionContext,
+                          resolver: Resolver | None, registered: list[str]) -> None:
+        """information_schema.SCHEMATA/TABLES/COLUMNS of an external catalog (left in place by
+        :func:`adapt`): rows from the catalog, registered as Arrow, read through a subquery with
+        the internal views' exact columns. Registered for this statement only (``registered``)."""
+        for table in list(expression.find_all(exp.Table)):
+            catalog = _external_info_schema_catalog(table, ctx)
+            if catalog is None:
+                continue
+            if resolver is None:
+                raise Errors.UNKNOWN_CATALOG.error(name=catalog)
+            name = table.name.lower()
+            source = f"{_RESERVED_PREFIX}is_{len(registered)}"
+            self._cursor.register(source, resolver(catalog, "information_schema", name, None))
+            registered.append(source)
+            select = sqlglot.parse_one(info_schema.EXTERNAL_SELECT[name].format(source=source), read="duckdb")
+            table.replace(exp.Subquery(this=select, alias=exp.TableAlias(
+                this=exp.to_identifier(table.alias or table.name))))
 
     def _execute(self, expression: exp.Expression, ctx: SessionContext) -> Result:
         sql = expression.sql(dialect="duckdb")
@@ -257,6 +308,17 @@ def _time_travel(table: exp.Table) -> TimeTravel | None:
         return TimeTravel(tag=value.name)
     return TimeTravel(version=int(value.name))
 
+def _external_info_schema_catalog(table: exp.Table, ctx: SessionContext) -> str | None:
+    """The external catalog whose information_schema.SCHEMATA/TABLES/COLUMNS ``table`` reads
+    (``[c.]information_schema.t``, c defaulting to the session's catalog), or None."""
+    if table.text("db").lower() != "information_schema" or table.name.lower() not in info_schema.EXTERNAL:
+        return None
+    catalog = table.text("catalog") or ctx.catalog
+    if catalog.lower() in (info_schema.INTERNAL, info_schema.ATTACHED_NAME):
+        return None
+    return catalog
+
+
 # information_schema tables whose rows name databases/tables, and the columns that do.
 _FILTERED = {"schemata": ("schema_name", None), "tables": ("table_schema", "table_name"),
              "columns": ("table_schema", "table_name"), "statistics": ("table_schema", "table_name")}
@@ -295,13 +357,22 @@ def adapt(expression: exp.Expression, ctx: SessionContext,
     if isinstance(expression, exp.Create) and str(expression.args.get("kind", "")).upper() == "TABLE":
         _adapt_column_types(expression)
     in_info_schema = (ctx.database or "").lower() == "information_schema"
+    if ctx.catalog.lower() != info_schema.INTERNAL:
+        # DATABASE() is the session's database in its external catalog; DuckDB's CURRENT_SCHEMA()
+        # would answer the internal schema the cursor happens to be on (JDBC's getTables uses it).
+        for node in list(expression.find_all(exp.CurrentSchema)):
+            node.replace(exp.Literal.string(ctx.database) if ctx.database else exp.null())
     for table in list(expression.find_all(exp.Table)):
         db = table.text("db").lower()
         name = table.name
+        if name.lower().startswith(_RESERVED_PREFIX):  # the names external tables are bound under
+            raise Errors.UNKNOWN_TABLE.error(table=f"{table.text('db') or ctx.database or ''}.{name}".lstrip("."))
         if isinstance(expression, exp.Select) and not db and name.upper() == "DUAL" and not table.args.get("catalog"):
             _drop_dual(table)
             continue
         if db == "information_schema" or (in_info_schema and not db and not table.args.get("catalog")):
+            if _external_info_schema_catalog(table, ctx) is not None:
+                continue  # answered from the external catalog's metadata (QuerySession._bind_info_schema)
             if visibility is not None and name.lower() in _FILTERED:
                 alias = table.alias or name
                 table.replace(exp.Subquery(this=_visible_rows(name.lower(), visibility),

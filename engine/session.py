@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Any, Protocol
 
 from engine.results import Diagnostic
 
@@ -27,6 +27,10 @@ class SessionContext:
     # MySQL's diagnostics area: the conditions of the last statement that was not itself a
     # diagnostic statement (SHOW WARNINGS / SHOW ERRORS / SHOW COUNT(*) ...).
     diagnostics: list[Diagnostic] = field(default_factory=list)
+    # MySQL user variables (@name; names are case-insensitive, keys lower-cased) and the SQL-level
+    # prepared statements of PREPARE name FROM ... (name lower-cased → statement text).
+    user_variables: dict[str, Any] = field(default_factory=dict)
+    prepared_statements: dict[str, str] = field(default_factory=dict)
 
     @property
     def identity(self) -> str:

@@ -9,6 +9,9 @@ ANTLR-style, as Doris prints it: ``line 1:29 mismatched input 'FORCE' expecting 
 from __future__ import annotations
 
 import re
+import threading
+from collections import OrderedDict
+from dataclasses import fields, is_dataclass
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +19,7 @@ from lark import Lark, Token, Transformer, UnexpectedCharacters, UnexpectedInput
 
 from engine import ast
 from engine.errors import DrydockError, Errors
+from engine.redact import SECRET_KEY, redact_sql
 
 _GRAMMAR = Path(__file__).with_name("drydock.lark")
 
@@ -55,6 +59,16 @@ OWNED_PREFIXES: tuple[tuple[str, ...], ...] = (
     ("SHOW", "INDEX"),
     ("SHOW", "INDEXES"),
     ("SHOW", "KEYS"),
+    ("PREPARE",),  # SQL-level prepared statements
+    ("EXECUTE",),
+    ("DEALLOCATE",),
+    ("DROP", "PREPARE"),
+    ("CREATE", "INDEX"),
+    ("CREATE", "OR", "REPLACE"),
+    ("DROP", "INDEX"),
+    ("SHOW", "LANCE"),
+    ("RESOLVE",),
+    ("CANCEL", "LANCE"),
 )
 # DESCRIBE/DESC followed by a query is EXPLAIN, which stays with the passthrough.
 _DESCRIBE_QUERY = re.compile(r"\s*desc(ribe)?\s+(select|with|\()", re.I)
@@ -109,8 +123,62 @@ def owns(sql: str) -> bool:
 
 
 def parse(sql: str) -> ast.Statement | None:
+    with _cache_lock:
+        cached = _cache.get(sql)
+        if cached is not None:
+            _cache.move_to_end(sql)
+            return cached
     if not owns(sql):
         return None
+    statement = _parse_owned(sql)  # a syntax error raises: errors are never cached
+    if len(sql) <= CACHE_MAX_SQL_CHARS and not carries_secret(sql, statement):
+        with _cache_lock:
+            _cache[sql] = statement
+            if len(_cache) > CACHE_SIZE:
+                _cache.popitem(last=False)
+    return statement
+
+
+# -- parse cache --------------------------------------------------------------------------------
+# Clients repeat the same statement texts; statement objects are frozen dataclasses, so one parse
+# is shared by every session that sends the same text. Bounded LRU, keyed on the exact text. A
+# statement that carries a secret (anything engine/redact.py would mask, a password field, a
+# property whose key is secret, or a PREPARE's arbitrary text) is never kept in memory here.
+CACHE_SIZE = 512
+CACHE_MAX_SQL_CHARS = 4096
+_cache: OrderedDict[str, ast.Statement] = OrderedDict()
+_cache_lock = threading.Lock()
+_NEVER_CACHED: tuple[type[ast.Statement], ...] = (ast.Prepare,)
+
+
+def clear_cache() -> None:
+    with _cache_lock:
+        _cache.clear()
+
+
+def carries_secret(sql: str, statement: ast.Statement) -> bool:
+    if isinstance(statement, _NEVER_CACHED) or redact_sql(sql) != sql:
+        return True
+    return _secret_in(statement)
+
+
+def _secret_in(value: Any) -> bool:
+    if is_dataclass(value):
+        for f in fields(value):
+            item = getattr(value, f.name)
+            if SECRET_KEY.search(f.name) and item:
+                return True
+            if _secret_in(item):
+                return True
+        return False
+    if isinstance(value, tuple):
+        if len(value) == 2 and isinstance(value[0], str) and SECRET_KEY.search(value[0]):
+            return True  # a ("key", "value") property pair with a secret key
+        return any(_secret_in(v) for v in value)
+    return False
+
+
+def _parse_owned(sql: str) -> ast.Statement:
     try:
         tree = _parser.parse(sql)
     except UnexpectedInput as exc:
@@ -162,10 +230,25 @@ def unquote(text: str) -> str:
     return re.sub(r"\\(.)", lambda m: escapes.get(m.group(1), m.group(1)), body, flags=re.S)
 
 
+def user_variable_name(text: str) -> str:
+    """``@name`` / ``@`name``` / ``@'name'`` / ``@"name"`` → name (as written; MySQL compares
+    user variable names case-insensitively)."""
+    body = text[1:]
+    if body[:1] == "`":
+        return body[1:-1].replace("``", "`")
+    if body[:1] in ("'", '"'):
+        return unquote(body)
+    return body
+
+
+class _Quoted(str):
+    """A value that was written as a string literal (SHOW ... WHERE must tell them from names)."""
+
+
 class _ToStatement(Transformer[Token, Any]):
     # lexical
     def string(self, items: list[Token]) -> str:
-        return unquote(str(items[0]))
+        return _Quoted(unquote(str(items[0])))
 
     def literal(self, items: list[Any]) -> str:
         return items[0] if isinstance(items[0], str) and not isinstance(items[0], Token) else str(items[0])
@@ -182,7 +265,8 @@ class _ToStatement(Transformer[Token, Any]):
 
     # admin
     def config_pair(self, items: list[Any]) -> tuple[str, str]:
-        return (items[0], items[1])
+        key, value = [i for i in items if not (isinstance(i, Token) and i.type == "EQ")]
+        return (key, value)
 
     def admin_set_frontend_config(self, items: list[Any]) -> ast.AdminSetFrontendConfig:
         return ast.AdminSetFrontendConfig(tuple(i for i in items if isinstance(i, tuple)))
@@ -389,6 +473,80 @@ class _ToStatement(Transformer[Token, Any]):
 
     def show_index(self, items: list[Any]) -> ast.ShowIndex:
         return ast.ShowIndex(parts=items[-1])
+
+    # Lance index jobs
+    def index_columns(self, items: list[str]) -> tuple[str, ...]:
+        return tuple(items)
+
+    def index_properties(self, items: list[Any]) -> tuple[tuple[str, str], ...]:
+        return items[-1]
+
+    def create_index(self, items: list[Any]) -> ast.CreateIndex:
+        or_replace = self._keyword(items, "REPLACE")
+        names = [i for i in items if isinstance(i, str) and not isinstance(i, Token) and i != "IF_NOT_EXISTS"]
+        tuples = [i for i in items if isinstance(i, tuple)]
+        table, columns = tuples[0], tuples[1]
+        properties = tuples[2] if len(tuples) > 2 else ()
+        return ast.CreateIndex(name=names[0], table=table, columns=columns, using=names[1].upper(),
+                               properties=properties, or_replace=or_replace,
+                               if_not_exists="IF_NOT_EXISTS" in items)
+
+    def drop_index(self, items: list[Any]) -> ast.DropIndex:
+        names = [i for i in items if isinstance(i, str) and not isinstance(i, Token) and i != "IF_EXISTS"]
+        return ast.DropIndex(name=names[0], table=items[-1], if_exists="IF_EXISTS" in items)
+
+    def operand(self, items: list[Any]) -> tuple[str, str]:
+        item = items[0]
+        if isinstance(item, Token):
+            return ("NUMBER", str(item))
+        kind = "STRING" if isinstance(item, _Quoted) else "IDENT"
+        return (kind, item)
+
+    def comparison(self, items: list[Any]) -> ast.Predicate:
+        (lkind, left), op, (rkind, right) = items[0], str(items[1]).upper(), items[2]
+        return ast.Predicate(left=left, op=op, right=right, left_is_column=lkind == "IDENT",
+                             right_is_string=rkind == "STRING")
+
+    def where_connective(self, items: list[Token]) -> str:
+        return str(items[0]).upper()
+
+    def where_expr(self, items: list[Any]) -> ast.WhereClause:
+        return ast.WhereClause(predicates=tuple(i for i in items if isinstance(i, ast.Predicate)),
+                               connectives=tuple(i for i in items if isinstance(i, str)))
+
+    def show_lance_index_jobs(self, items: list[Any]) -> ast.ShowLanceIndexJobs:
+        scope = next((i for i in items if isinstance(i, tuple)), ())
+        where = next((i for i in items if isinstance(i, ast.WhereClause)), None)
+        return ast.ShowLanceIndexJobs(scope=scope, where=where)
+
+    @staticmethod
+    def _job_id(items: list[Any]) -> int:
+        return int(next(i for i in items if isinstance(i, Token) and i.type == "INT"))
+
+    def show_lance_index_job(self, items: list[Any]) -> ast.ShowLanceIndexJob:
+        return ast.ShowLanceIndexJob(job_id=self._job_id(items))
+
+    def resolve_lance_index_job(self, items: list[Any]) -> ast.ResolveLanceIndexJob:
+        return ast.ResolveLanceIndexJob(job_id=self._job_id(items), note=items[-1])
+
+    def cancel_lance_index_job(self, items: list[Any]) -> ast.CancelLanceIndexJob:
+        return ast.CancelLanceIndexJob(job_id=self._job_id(items))
+
+    # SQL-level prepared statements
+    def user_variable(self, items: list[Token]) -> tuple[str, str]:
+        return ("USER_VARIABLE", user_variable_name(str(items[0])))
+
+    def prepare(self, items: list[Any]) -> ast.Prepare:
+        name, source = items[1], items[-1]
+        if isinstance(source, tuple):
+            return ast.Prepare(name=name, from_variable=source[1])
+        return ast.Prepare(name=name, text=str(source))
+
+    def execute_prepared(self, items: list[Any]) -> ast.ExecutePrepared:
+        return ast.ExecutePrepared(name=items[1], using=tuple(i[1] for i in items if isinstance(i, tuple)))
+
+    def deallocate_prepare(self, items: list[Any]) -> ast.DeallocatePrepare:
+        return ast.DeallocatePrepare(name=items[-1])
 
     # session
     def kill_kind(self, items: list[Token]) -> str:

@@ -39,6 +39,7 @@ def serve(host: str, port: int, data_dir: Path, config_file: Path | None, root_p
 
 async def _serve(host: str, port: int, data_dir: Path, config_file: Path | None, root_password: str) -> None:
     engine = Engine(data_dir, config_file=config_file, root_password=root_password)
+    engine.start_background()
     server = DrydockServer(engine)
     bound_host, bound_port = await server.start(host, port)
     stop = asyncio.Event()

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import datetime as dt
 import decimal
+import math
 from typing import Any
 
 from engine.errors import Errors
@@ -67,8 +68,8 @@ def literal(value: Any) -> str:
         return "FALSE"
     if isinstance(value, (int, decimal.Decimal)):
         return str(value)
-    if isinstance(value, float):
-        return repr(value)
+    if isinstance(value, float):  # inf / nan have no MySQL literal: a cast, never a bare name
+        return repr(value) if math.isfinite(value) else f"CAST('{value!r}' AS DOUBLE)"
     if isinstance(value, (bytes, bytearray)):
         return "X'" + bytes(value).hex() + "'" if value else "''"
     if isinstance(value, (dt.datetime, dt.date, dt.time, dt.timedelta)):

@@ -7,12 +7,12 @@ this module is the only place that knows MySQL's column-type codes.
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from mysql_mimic import ResultColumn
 from mysql_mimic.charset import CharacterSet
-from mysql_mimic.results import AllowedResult
+from mysql_mimic.results import AllowedResult, infer_type
 from mysql_mimic.types import ColumnType
 
 from engine.results import Result
@@ -85,7 +85,7 @@ def to_wire(result: Result) -> AllowedResult:
     if not result.is_result_set:
         return None
     if not result.column_types:
-        return result.rows, result.columns
+        return result.rows, inferred_columns(result.rows, result.columns)
     types = [column_type(result.column_types.get(c, "VARCHAR")) for c in result.columns]
     # BLOB columns carry the binary character set, as in MySQL: clients then return bytes
     # instead of decoding them as text (pymysql fails on bytes that are not UTF-8).
@@ -99,3 +99,32 @@ def to_wire(result: Result) -> AllowedResult:
         for row in result.rows
     ]
     return rows, columns
+
+
+def inferred_columns(rows: Sequence[Sequence[Any]], names: Sequence[Any]) -> list[ResultColumn]:
+    """Typed columns by mysql-mimic's own rule (``infer_type`` of each column's first non-null
+    value; NULL when there is none), computed on the list here. Handing mysql-mimic bare names
+    makes ensure_result_set peek the rows through an async generator it then abandons, whose
+    finalizer costs every result a call_soon_threadsafe and an extra event-loop turn."""
+    types: list[ColumnType | None] = [None] * len(names)
+    missing = len(names)
+    for row in rows:
+        if not missing:
+            break
+        for i, t in enumerate(types):
+            if t is None and row[i] is not None:
+                types[i] = infer_type(row[i])
+                missing -= 1
+    return [ResultColumn(str(name), t if t is not None else ColumnType.NULL) for name, t in zip(names, types)]
+
+
+def typed_result(result: AllowedResult) -> AllowedResult:
+    """A ``(rows, columns)`` answer whose columns are (partly) bare names → the same answer with
+    every column typed (see inferred_columns); anything else is returned unchanged."""
+    if not (isinstance(result, tuple) and len(result) == 2 and isinstance(result[0], (list, tuple))):
+        return result
+    rows, columns = result
+    if all(isinstance(c, ResultColumn) for c in columns):
+        return result
+    inferred = inferred_columns(rows, [c.name if isinstance(c, ResultColumn) else c for c in columns])
+    return rows, [c if isinstance(c, ResultColumn) else t for c, t in zip(columns, inferred)]

@@ -6,6 +6,9 @@ Order for every COM_QUERY text:
 2. statements the grammar owns (grammar/drydock.lark) → ``Engine.execute``;
 3. everything else → sqlglot (MySQL dialect) → mysql-mimic's middlewares (SET, USE, SHOW, …)
    → ``Engine`` SQL passthrough on DuckDB.
+User variables (``SET @v = …``, ``@v`` in any passthrough statement) and SQL-level
+PREPARE / EXECUTE / DEALLOCATE PREPARE live here too (server/sql_prepared.py): EXECUTE runs the
+bound text through this same routing.
 Blocking work runs in a worker thread, never on the event loop. The session keeps MySQL's
 diagnostics area (SHOW WARNINGS) and the affected-row count for the OK packet.
 """
@@ -13,6 +16,7 @@ diagnostics area (SHOW WARNINGS) and the affected-row count for the OK packet.
 from __future__ import annotations
 
 import asyncio
+import decimal
 import re
 import time
 from typing import Any
@@ -20,14 +24,14 @@ from typing import Any
 import sqlglot
 from mysql_mimic import ResultColumn, Session
 from mysql_mimic.errors import MysqlError
-from mysql_mimic.intercept import expression_to_value
+from mysql_mimic.intercept import expression_to_value, setitem_kind
 from mysql_mimic.results import AllowedResult
 from mysql_mimic.schema import show_statement_to_info_schema_query
 from mysql_mimic.session import Query
 from mysql_mimic.types import ColumnType
-from mysql_mimic.variables import GlobalVariables, SessionVariables, SYSTEM_VARIABLES
+from mysql_mimic.variables import DEFAULT, GlobalVariables, SessionVariables, SYSTEM_VARIABLES
 from sqlglot import exp
-from sqlglot.errors import ParseError
+from sqlglot.errors import ParseError, SqlglotError
 from sqlglot.executor import execute as sqlglot_execute
 
 from engine import ast, query_privileges
@@ -41,7 +45,12 @@ from engine.results import Diagnostic, Result
 from engine.session import SessionContext
 from engine.statements import AUDITED, INLINE
 from grammar import parser as grammar
-from server.results import to_wire
+from server import sql_prepared
+from server.prepared import count_placeholders
+from server.results import to_wire, typed_result
+
+# SQL-level prepared statements, run here: EXECUTE re-enters the session's routing.
+_PREPARED_SQL = (ast.Prepare, ast.ExecutePrepared, ast.DeallocatePrepare)
 
 VERSION = "8.0.33"
 VERSION_COMMENT = "drydock 0.1.0"
@@ -97,6 +106,13 @@ class DrydockSession(Session):
         await super().close()
         self.query_session.close()
 
+    async def reset(self) -> None:
+        """COM_RESET_CONNECTION / COM_CHANGE_USER: user variables and SQL-level prepared
+        statements go, as in MySQL."""
+        await super().reset()
+        self.ctx.user_variables.clear()
+        self.ctx.prepared_statements.clear()
+
     async def use(self, database: str) -> None:
         """COM_INIT_DB and the database given at login: the same rules as ``USE db``."""
         self.ctx.user, self.ctx.account_host = self.username or "", self.account_host
@@ -122,6 +138,7 @@ class DrydockSession(Session):
         started = time.monotonic()
         self._audit_kind: str | None = None  # set when the statement changes something
         self._audit_object = ""
+        self._audit_statement: str | None = None  # EXECUTE: the bound statement it ran
         try:
             result = await self._handle_query(sql, attrs)
         except (DrydockError, MysqlError) as exc:
@@ -136,7 +153,8 @@ class DrydockSession(Session):
         self.engine.audit.record(user=self.ctx.user, host=self.ctx.host,
                                  connection_id=self.ctx.connection_id,
                                  kind=self._audit_kind or "Denied", obj=self._audit_object,
-                                 error_code=error_code, started=started, statement=sql)
+                                 error_code=error_code, started=started,
+                                 statement=self._audit_statement or sql)
 
     async def _handle_query(self, sql: str, attrs: dict[str, str]) -> AllowedResult:
         self.ctx.user = self.username or ""
@@ -153,8 +171,11 @@ class DrydockSession(Session):
             return probe
         try:
             statement = grammar.parse(sql)
-            if not isinstance(statement, ast.ShowDiagnostics):
+            # SHOW WARNINGS keeps the diagnostics area; EXECUTE leaves it to the statement it runs.
+            if not isinstance(statement, (ast.ShowDiagnostics, ast.ExecutePrepared)):
                 self.ctx.diagnostics = []
+            if isinstance(statement, _PREPARED_SQL):
+                return await self._prepared_sql(statement, attrs)
             if statement is not None:
                 if isinstance(statement, AUDITED):
                     self._audit_kind = type(statement).__name__
@@ -169,6 +190,26 @@ class DrydockSession(Session):
         except MysqlError as exc:
             self.ctx.diagnostics = [Diagnostic("Error", int(exc.code), str(exc.msg))]
             raise
+
+    async def _prepared_sql(self, statement: ast.Statement, attrs: dict[str, str]) -> AllowedResult:
+        """PREPARE / EXECUTE / DEALLOCATE PREPARE (server/sql_prepared.py)."""
+        if isinstance(statement, ast.ExecutePrepared):
+            bound = sql_prepared.bind(self.ctx, statement)
+            self._audit_statement = bound
+            return await self._handle_query(bound, attrs)  # the prepared text is never PREPARE/EXECUTE
+        if isinstance(statement, ast.Prepare):
+            return self._finish(sql_prepared.prepare(self.ctx, statement, self._check_syntax))
+        assert isinstance(statement, ast.DeallocatePrepare)
+        return self._finish(sql_prepared.deallocate(self.ctx, statement))
+
+    def _check_syntax(self, sql: str) -> None:
+        """PREPARE: the 1064 / 1065 that running ``sql`` would raise for its syntax, now. Owned
+        statements with placeholders are checked when executed (the grammar has no ``?``)."""
+        if grammar.owns(sql):
+            if not count_placeholders(sql):
+                grammar.parse(sql)
+            return
+        self._parse_passthrough(sql)
 
     async def _execute(self, statement: ast.Statement) -> Result:
         if isinstance(statement, INLINE):
@@ -189,6 +230,15 @@ class DrydockSession(Session):
         return to_wire(result)
 
     async def _passthrough(self, sql: str, attrs: dict[str, str]) -> AllowedResult:
+        expression = self._parse_passthrough(sql)
+        if not isinstance(expression, exp.Set):  # SET: only right-hand sides (_set_middleware)
+            expression = sql_prepared.substitute_user_variables(expression, self.ctx)
+        q = Query(expression=expression, sql=sql, attrs=attrs,
+                  _middlewares=self.middlewares, _query=self.query)
+        return typed_result(await q.start())
+
+    @staticmethod
+    def _parse_passthrough(sql: str) -> exp.Expression:
         try:
             expressions = [e for e in sqlglot.parse(time_travel_syntax(sql), read="mysql") if e is not None]
         except ParseError as exc:
@@ -198,9 +248,10 @@ class DrydockSession(Session):
         if len(expressions) > 1:
             raise Errors.PARSE.error(
                 detail="multiple statements in one query are not supported; send one statement at a time")
-        q = Query(expression=expressions[0], sql=sql, attrs=attrs,
-                  _middlewares=self.middlewares, _query=self.query)
-        return await q.start()
+        expression = expressions[0]
+        if isinstance(expression, exp.Command) and expression.name.upper() == "SET":
+            return _set_items_one_by_one(expression)
+        return expression
 
     async def query(self, expression: exp.Expression, sql: str, attrs: dict[str, str]) -> AllowedResult:
         """The end of mysql-mimic's middleware chain: authorize, then run on DuckDB."""
@@ -241,18 +292,71 @@ class DrydockSession(Session):
         return None
 
     # -- mysql-mimic middleware overrides ----------------------------------------------------------
+    async def _set_middleware(self, q: Query) -> AllowedResult:
+        """SET, item by item, in order: ``@user`` variables here (upstream answers 1235), the rest
+        as upstream does. Right-hand sides may read user variables (``SET sql_mode = @saved``)."""
+        if not isinstance(q.expression, exp.Set):
+            return await q.next()
+        for item in q.expression.expressions:
+            assignment = item.this if isinstance(item, exp.SetItem) else None
+            if isinstance(assignment, exp.EQ):
+                assignment.set("expression", sql_prepared.substitute_user_variables(assignment.right, self.ctx))
+                if sql_prepared.is_user_variable(assignment.left):
+                    value = await self._evaluate(assignment.right)
+                    sql_prepared.set_user_variable(self.ctx, assignment.left.name, value)
+                    continue
+            kind = setitem_kind(item)
+            if kind == "VARIABLE":
+                self._set_variable(item)
+            elif kind == "CHARACTER SET":
+                self._set_charset(item)
+            elif kind == "NAMES":
+                self._set_names(item)
+            elif kind == "TRANSACTION":
+                self._set_transaction(item)
+            else:
+                raise Errors.NOT_SUPPORTED.error(what=f"SET {kind}")
+        return [], []
+
+    async def _evaluate(self, expression: exp.Expression) -> Any:
+        """The value of a SET @v right-hand side: a literal as written, anything else computed by
+        DuckDB as ``SELECT <expression>`` (with the privileges of a SELECT)."""
+        known, value = _literal_value(expression)
+        if known:
+            return value
+        select = exp.select(expression.copy().as_("v"))
+        result = await self._in_thread(self._run_passthrough, select)
+        return result.rows[0][0] if result.rows else None
+
     def _set_variable(self, setitem: exp.SetItem) -> None:
         """mysql-mimic rejects computed values (``concat(@@sql_mode, ',X')``, sent by MariaDB
-        Connector/J on connect); evaluate them with sqlglot's executor instead."""
+        Connector/J on connect); evaluate them with sqlglot's executor instead. sql_mode is
+        normalized as MySQL stores it (see normalize_sql_mode)."""
         assignment = setitem.this
         right = assignment.right
         try:
-            expression_to_value(right)
+            value = expression_to_value(right)
         except MysqlError:
             value = sqlglot_execute(exp.select(right.copy().as_("v"))).rows[0][0]
             assignment.set("expression", exp.Literal.string(value) if isinstance(value, str)
                            else exp.Literal.number(value) if value is not None else exp.null())
+        if assignment.left.name.lower() == "sql_mode" and value is not DEFAULT:
+            assignment.set("expression", exp.Literal.string(normalize_sql_mode(value)))
         super()._set_variable(setitem)
+
+    async def _static_query_middleware(self, q: Query) -> AllowedResult:
+        """Upstream answers a SELECT without FROM with sqlglot's executor, which fails with an
+        internal error on what it cannot evaluate (``SELECT sqrt(4)``, CAST AS DECIMAL); those go
+        on to DuckDB, as the same SELECT ... FROM DUAL does."""
+        select = q.expression
+        if isinstance(select, exp.Select) and not any(
+                select.args.get(a) for a in set(exp.Select.arg_types) - {"expressions", "limit", "hint"}):
+            try:
+                result = sqlglot_execute(select.copy())
+            except SqlglotError:
+                return await q.next()
+            return typed_result((result.rows, list(result.columns)))
+        return await q.next()
 
     async def _show(self, expression: exp.Show) -> AllowedResult:
         kind = expression.name.upper()
@@ -265,6 +369,111 @@ class DrydockSession(Session):
 
     async def _query_info_schema(self, expression: exp.Expression) -> AllowedResult:
         return await self.query(expression, expression.sql(), {})
+
+
+# MySQL 8.0's sql_mode names in bit order (sys_vars.cc sql_mode_names, unused bits left out): a
+# stored sql_mode always reads back in this order, whatever order it was set in.
+SQL_MODES = (
+    "REAL_AS_FLOAT", "PIPES_AS_CONCAT", "ANSI_QUOTES", "IGNORE_SPACE", "ONLY_FULL_GROUP_BY",
+    "NO_UNSIGNED_SUBTRACTION", "NO_DIR_IN_CREATE", "ANSI", "NO_AUTO_VALUE_ON_ZERO",
+    "NO_BACKSLASH_ESCAPES", "STRICT_TRANS_TABLES", "STRICT_ALL_TABLES", "NO_ZERO_IN_DATE",
+    "NO_ZERO_DATE", "ALLOW_INVALID_DATES", "ERROR_FOR_DIVISION_BY_ZERO", "TRADITIONAL",
+    "HIGH_NOT_PRECEDENCE", "NO_ENGINE_SUBSTITUTION", "PAD_CHAR_TO_FULL_LENGTH",
+    "TIME_TRUNCATE_FRACTIONAL",
+)
+_SQL_MODE_BITS = {name: bit for name, bit in zip(SQL_MODES, (0, 1, 2, 3, 5, 6, 7, 18, 19, 20, 21, 22, 23,
+                                                             24, 25, 26, 27, 29, 30, 31, 32))}
+# Combination modes turn on their members and, as in MySQL, stay in the value themselves.
+_SQL_MODE_COMBINATIONS = {
+    "ANSI": ("REAL_AS_FLOAT", "PIPES_AS_CONCAT", "ANSI_QUOTES", "IGNORE_SPACE", "ONLY_FULL_GROUP_BY"),
+    "TRADITIONAL": ("STRICT_TRANS_TABLES", "STRICT_ALL_TABLES", "NO_ZERO_IN_DATE", "NO_ZERO_DATE",
+                    "ERROR_FOR_DIVISION_BY_ZERO", "NO_ENGINE_SUBSTITUTION"),
+}
+
+
+def normalize_sql_mode(value: Any) -> str:
+    """A value for sql_mode → the value MySQL stores: items trimmed and upper-cased, empty items
+    and duplicates dropped, combination modes expanded, canonical (bit) order. A number is a bit
+    mask. An unknown mode, NULL or a boolean is 1231, as in MySQL."""
+    if value is None or isinstance(value, bool) or isinstance(value, float):
+        raise Errors.WRONG_VALUE_FOR_VAR.error(name="sql_mode", value="NULL" if value is None else value)
+    if isinstance(value, int):
+        names = [n for n, bit in _SQL_MODE_BITS.items() if value >> bit & 1]
+        if value < 0 or sum(1 << _SQL_MODE_BITS[n] for n in names) != value:
+            raise Errors.WRONG_VALUE_FOR_VAR.error(name="sql_mode", value=value)
+    else:
+        names = [item.strip().upper() for item in str(value).split(",")]
+        names = [n for n in names if n]
+        for name in names:
+            if name not in _SQL_MODE_BITS:
+                raise Errors.WRONG_VALUE_FOR_VAR.error(name="sql_mode", value=name)
+    modes = set(names)
+    for name in names:
+        modes.update(_SQL_MODE_COMBINATIONS.get(name, ()))
+    return ",".join(m for m in SQL_MODES if m in modes)
+
+
+def _set_items_one_by_one(command: exp.Command) -> exp.Expression:
+    """sqlglot gives up on ``SET @a = (SELECT ...), @b = 2`` (a subquery before a comma) and
+    returns a Command; parsed item by item, it is an ordinary SET. Anything else stays a Command."""
+    items: list[exp.Expression] = []
+    for text in _top_level_items(command.text("expression")):
+        try:
+            parsed = sqlglot.parse_one(f"SET {text}", read="mysql")
+        except ParseError:
+            return command
+        if not isinstance(parsed, exp.Set):
+            return command
+        items.extend(parsed.expressions)
+    return exp.Set(expressions=items) if items else command
+
+
+def _top_level_items(text: str) -> list[str]:
+    """``text`` split at the commas outside parentheses and quotes."""
+    items, depth, start, i, n = [], 0, 0, 0, len(text)
+    while i < n:
+        ch = text[i]
+        if ch in "'\"`":
+            i += 1
+            while i < n and text[i] != ch:
+                i += 2 if text[i] == "\\" and ch != "`" else 1
+        elif ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+        elif ch == "," and depth == 0:
+            items.append(text[start:i])
+            start = i + 1
+        i += 1
+    items.append(text[start:])
+    return [item.strip() for item in items]
+
+
+def _literal_value(expression: exp.Expression) -> tuple[bool, Any]:
+    """(True, value) when ``expression`` is a plain literal; MySQL's types: an integer, a decimal
+    (1.5), a double (1e3), a string or NULL."""
+    node, sign = expression, 1
+    if isinstance(node, exp.Neg):
+        node, sign = node.this, -1
+    if isinstance(node, exp.Literal) and not node.is_string:
+        text = node.this
+        try:
+            if re.fullmatch(r"[0-9]+", text):
+                return True, sign * int(text)
+            if re.fullmatch(r"[0-9]*\.[0-9]*", text):
+                return True, sign * decimal.Decimal(text)
+            return True, sign * float(text)
+        except (ValueError, decimal.InvalidOperation):
+            return False, None
+    if sign == -1:
+        return False, None
+    if isinstance(node, exp.Literal):
+        return True, node.this
+    if isinstance(node, exp.Null):
+        return True, None
+    if isinstance(node, exp.Boolean):
+        return True, int(bool(node.this))
+    return False, None
 
 
 _FOR_TIME = re.compile(r"\bFOR\s+TIME\s+AS\s+OF\b", re.I)

@@ -407,11 +407,24 @@ def test_cli_show_errors_after_a_failed_statement(shared_server: ServerProcess) 
     assert "@@session.error_count\n1\n" in out.stdout
 
 
-@pytest.mark.xfail(strict=True, reason="the CLI's only prepared statements are SQL-level PREPARE/EXECUTE "
-                   "with user variables; drydock has neither yet (SET @n is 1235, PREPARE is not in "
-                   "the grammar)")
 def test_cli_sql_prepared_statement(shared_server: ServerProcess, db: str) -> None:
+    """The CLI's only prepared statements: SQL-level PREPARE / EXECUTE USING @var / DEALLOCATE."""
     out = mariadb(shared_server, f"SET @n = 'it''s';\nPREPARE s FROM 'SELECT id FROM {db}.t WHERE name = ?';\n"
                                  "EXECUTE s USING @n;\nDEALLOCATE PREPARE s;\n")
     assert out.returncode == 0, out.stderr
     assert out.stdout == "id\n2\n"
+    # the text from a variable, re-executed with another value, a DML statement, DROP PREPARE
+    out = mariadb(shared_server, f"SET @q = 'SELECT name FROM {db}.t WHERE id = ?', @id = 1;\n"
+                                 "PREPARE s FROM @q;\nEXECUTE s USING @id;\nSET @id = 2;\nEXECUTE s USING @id;\n"
+                                 f"PREPARE ins FROM 'INSERT INTO {db}.t VALUES (?, ?)';\n"
+                                 "SET @i = 3, @v = 'x''y';\nEXECUTE ins USING @i, @v;\nDROP PREPARE ins;\n"
+                                 f"SELECT count(*) AS n FROM {db}.t;\n", "-vvv")
+    assert out.returncode == 0, out.stderr
+    assert "|alice|" in _untabled(out.stdout) and "|it's|" in _untabled(out.stdout)
+    assert "Query OK, 1 row affected" in out.stdout  # the INSERT run by EXECUTE
+    assert "|3|" in _untabled(out.stdout)
+    # errors: wrong number of values (1210), a deallocated statement (1243)
+    out = mariadb(shared_server, "PREPARE s FROM 'SELECT ?';\nEXECUTE s;\nDEALLOCATE PREPARE s;\nEXECUTE s;\n",
+                  "--force")
+    assert "ERROR 1210 (HY000) at line 2: Incorrect arguments to EXECUTE" in out.stderr
+    assert "ERROR 1243 (HY000) at line 4: Unknown prepared statement handler (s) given to EXECUTE" in out.stderr

@@ -21,6 +21,7 @@ class Column:
     nullable: bool
     comment: str = ""
     mysql_type: str = "text"  # information_schema DATA_TYPE
+    key: str = ""  # DESC Key column: PRI for a primary-key column
 
 
 @dataclass(frozen=True)

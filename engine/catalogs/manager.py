@@ -32,12 +32,29 @@ class CatalogRecord:
     revision: int
 
 
-def connector_types() -> dict[str, type[Connector]]:
-    """Catalog type name → connector class (imported lazily: pylance/pypaimon are heavy)."""
-    from engine.catalogs.lance import LanceConnector
-    from engine.catalogs.paimon import PaimonConnector
+_CONNECTOR_MODULES = (("engine.catalogs.lance", "LanceConnector"),
+                      ("engine.catalogs.paimon", "PaimonConnector"))
 
-    return {LanceConnector.TYPE: LanceConnector, PaimonConnector.TYPE: PaimonConnector}
+
+def connector_types() -> dict[str, type[Connector]]:
+    """Catalog type name → connector class (imported lazily: pylance/pypaimon are heavy).
+
+    Each module is imported on its own so that a connector that is absent (not built yet) leaves
+    the others usable; its type is then reported as unknown by CREATE CATALOG.
+    """
+    import importlib
+
+    types: dict[str, type[Connector]] = {}
+    for module_name, class_name in _CONNECTOR_MODULES:
+        try:
+            module = importlib.import_module(module_name)
+        except ModuleNotFoundError as exc:
+            if exc.name != module_name:  # a missing dependency inside it is a real error
+                raise
+            continue
+        cls = getattr(module, class_name)
+        types[cls.TYPE] = cls
+    return types
 
 
 class CatalogManager:
@@ -117,7 +134,9 @@ class CatalogManager:
         for hook in self.before_drop:
             hook(record)
         with self._store.transaction() as db:
-            self._store.compare_and_set(db, "catalogs", {"id": record.id}, record.revision, {})
+            # a real column to set: compare_and_set builds "SET <changes>, revision = ..."
+            self._store.compare_and_set(db, "catalogs", {"id": record.id}, record.revision,
+                                        {"updated_at": time.time()})
             db.execute("DELETE FROM catalogs WHERE id = ?", (record.id,))
         self._forget(record.id)
         return True

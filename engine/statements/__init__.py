@@ -10,8 +10,8 @@ from collections.abc import Callable
 from typing import Any
 
 from engine import ast
-from engine.statements import (admin_config, audit, catalogs, diagnostics, internal_catalog, metadata,
-                               session_control, users)
+from engine.statements import (admin_config, audit, catalogs, diagnostics, index_jobs, internal_catalog,
+                               metadata, session_control, users)
 
 Handler = Callable[[Any, Any, Any], Any]
 
@@ -52,13 +52,22 @@ HANDLERS: dict[type[ast.Statement], Handler] = {
     ast.ShowTables: metadata.show_tables,
     ast.Describe: metadata.describe,
     ast.ShowIndex: metadata.show_index,
+    # Lance index jobs
+    ast.CreateIndex: index_jobs.create_index,
+    ast.DropIndex: index_jobs.drop_index,
+    ast.ShowLanceIndexJobs: index_jobs.show_lance_index_jobs,
+    ast.ShowLanceIndexJob: index_jobs.show_lance_index_job,
+    ast.ResolveLanceIndexJob: index_jobs.resolve_lance_index_job,
+    ast.CancelLanceIndexJob: index_jobs.cancel_lance_index_job,
 }
 
 # Statements answered on the event loop (cheap, no I/O); everything else runs in a worker thread.
-INLINE = (ast.ShowDiagnostics, ast.Kill)
+# ADMIN SHOW FRONTEND CONFIG reads the in-memory config and privileges (locks never held over I/O).
+INLINE = (ast.ShowDiagnostics, ast.Kill, ast.AdminShowFrontendConfig)
 
 # Statements that change something: each one gets an audit record (denied ones always do).
 AUDITED = (ast.AdminSetFrontendConfig, ast.CreateUser, ast.DropUser, ast.AlterUser, ast.SetPassword,
            ast.GrantPrivileges, ast.RevokePrivileges, ast.GrantRole, ast.RevokeRole,
            ast.CreateRole, ast.DropRole, ast.Kill, ast.CreateCatalog, ast.DropCatalog,
-           ast.AlterCatalogRename, ast.AlterCatalogSetProperties, ast.Refresh)
+           ast.AlterCatalogRename, ast.AlterCatalogSetProperties, ast.Refresh, ast.CreateIndex,
+           ast.DropIndex, ast.ResolveLanceIndexJob, ast.CancelLanceIndexJob)

@@ -51,7 +51,7 @@ def show_tables(engine: Engine, stmt: ast.ShowTables, ctx: SessionContext) -> Re
 def describe(engine: Engine, stmt: ast.Describe, ctx: SessionContext) -> Result:
     catalog, db, table = engine.metadata.split(ctx, stmt.parts)
     columns = engine.metadata.columns(ctx, catalog, db, table)
-    rows = [(c.name, c.type, "YES" if c.nullable else "NO", "", None, c.comment) for c in columns]
+    rows = [(c.name, c.type, "YES" if c.nullable else "NO", c.key, None, c.comment) for c in columns]
     return Result(columns=["Field", "Type", "Null", "Key", "Default", "Extra"], rows=rows,
                   column_types={"Default": "VARCHAR"})
 

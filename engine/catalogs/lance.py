@@ -1,0 +1,391 @@
+"""Lance catalogs: a directory of Lance datasets, read through DuckDB.
+
+Properties (``CREATE CATALOG c PROPERTIES (...)``):
+
+- ``"type" = "lance"``; ``"warehouse"`` (required): an absolute local path, ``file:///path`` or
+  ``s3://bucket/prefix``. Database = directory under the warehouse, table = ``<name>.lance``.
+- ``"lance.catalog.type"``: only ``"filesystem"`` (the default) is supported.
+- S3: ``"s3.endpoint"`` (an ``http://`` endpoint turns on Lance's ``allow_http``),
+  ``"s3.access_key"`` + ``"s3.secret_key"`` (both or neither; absent: the default AWS credential
+  chain), ``"s3.session_token"`` (temporary credentials), ``"s3.region"``, ``"use_path_style"``
+  (true: ``bucket`` in the path, false: virtual-hosted; absent: Lance's default). They are ignored
+  for a local warehouse, so that ALTER CATALOG can move a catalog between S3 and local.
+
+- ``"meta.cache.ttl-second"``: how long listings and opened datasets are cached (default 60, as
+  for Paimon catalogs; 0 = no cache).
+
+Caching: the database and table listings and each table's opened dataset are kept for the TTL, and
+dropped at once by REFRESH (CATALOG / DATABASE / TABLE) or ALTER/DROP CATALOG. A cached dataset is
+pinned to the version it was opened at: a statement reads one version of each table, and an
+external writer's commit becomes visible after REFRESH (or the TTL). ``open_latest`` is the
+uncached, authoritative read (index jobs).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any, TypeVar
+
+# index_stats() without IVF centroids: SHOW INDEX needs row counts only, and the centroids of a
+# large index cost memory plus a warning on every call. An explicit setting still wins.
+os.environ.setdefault("LANCE_INCLUDE_VECTOR_CENTROIDS", "false")
+
+import lance  # noqa: E402 - after the environment default above
+import pyarrow as pa  # noqa: E402
+import pyarrow.dataset as pds  # noqa: E402
+import pyarrow.fs as pafs  # noqa: E402
+
+from engine.catalogs import lance_fs  # noqa: E402
+from engine.catalogs.base import Column, Connector, IndexRow, TimeTravel  # noqa: E402
+from engine.errors import DrydockError, Errors  # noqa: E402
+from engine.redact import redact_text  # noqa: E402
+
+T = TypeVar("T")
+CATALOG_TYPES = ("filesystem",)
+DEFAULT_CACHE_TTL_SECONDS = 60.0
+# The one name under every catalog that SQL reserves (information_schema is answered by drydock).
+RESERVED_DATABASES = ("information_schema",)
+
+
+class LanceConnector(Connector):
+    TYPE = "lance"
+    REQUIRED = ("warehouse",)
+    OPTIONAL = ("lance.catalog.type", "meta.cache.ttl-second", "s3.endpoint", "s3.access_key",
+                "s3.secret_key", "s3.session_token", "s3.region", "use_path_style")
+
+    @classmethod
+    def validate_properties(cls, properties: dict[str, str]) -> None:
+        super().validate_properties(properties)
+        kind = properties.get("lance.catalog.type", "filesystem").strip().lower()
+        if kind not in CATALOG_TYPES:
+            raise Errors.CATALOG_BAD_PROPERTY.error(
+                detail=f"Unsupported lance.catalog.type '{properties['lance.catalog.type']}'; "
+                       f"supported: {', '.join(CATALOG_TYPES)}")
+        lance_fs.parse_warehouse(properties["warehouse"])
+        if properties.get("s3.endpoint"):
+            lance_fs.validate_endpoint(properties["s3.endpoint"])
+        if properties.get("use_path_style"):
+            lance_fs.parse_bool("use_path_style", properties["use_path_style"])
+        if bool(properties.get("s3.access_key")) != bool(properties.get("s3.secret_key")):
+            raise Errors.CATALOG_BAD_PROPERTY.error(
+                detail="Properties 's3.access_key' and 's3.secret_key' must be given together")
+        _ttl(properties)
+
+
+    def __init__(self, name: str, properties: dict[str, str]):
+        super().__init__(name, properties)
+        self.warehouse = lance_fs.parse_warehouse(properties["warehouse"])
+        self._options = lance_fs.lance_storage_options(properties) if self.warehouse.scheme == "s3" else {}
+        self._ttl = _ttl(properties)
+        self._fs: pafs.FileSystem | None = None
+        self._lock = threading.Lock()
+        # ("dbs",) | ("tables", db) | ("ds", db, table) → (expires at, value)
+        self._cache: dict[tuple[str, ...], tuple[float, Any]] = {}
+
+    # -- errors -----------------------------------------------------------------------------------
+    @contextmanager
+    def _typed_errors(self) -> Iterator[None]:
+        """Any library exception leaves as CATALOG_ACCESS_FAILED, first line only, secrets masked.
+
+        Index jobs call this connector directly (not through Metadata's guard), so it guards itself.
+        """
+        try:
+            yield
+        except DrydockError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - converted, never swallowed
+            detail = redact_text(f"{type(exc).__name__}: {exc}".splitlines()[0], self.secrets())
+            raise Errors.CATALOG_ACCESS_FAILED.error(name=self.name, detail=detail) from None
+
+    def _missing_table(self, db: str, table: str) -> DrydockError:
+        return Errors.UNKNOWN_EXTERNAL_TABLE.error(table=f"{db}.{table}", catalog=self.name)
+
+    def _filesystem(self) -> pafs.FileSystem:
+        if self._fs is None:
+            self._fs = lance_fs.filesystem(self.warehouse, self.properties)
+        return self._fs
+
+    # -- locations (also used by index jobs) --------------------------------------------------------
+    def dataset_uri(self, db: str, table: str) -> str:
+        """Normalized URI of ``db.table``: an absolute local path or ``s3://bucket/key``, no trailing /."""
+        if not (lance_fs.safe_name(db) and lance_fs.safe_name(table)):
+            raise self._missing_table(db, table)
+        return self.warehouse.uri(db, table + lance_fs.TABLE_SUFFIX)
+
+    def storage_options(self) -> dict[str, str]:
+        """Lance ``storage_options`` for this catalog (a copy; contains the secret, never log it)."""
+        return dict(self._options)
+
+    # -- listings -----------------------------------------------------------------------------------
+    def _cached(self, key: tuple[str, ...], load: Callable[[], T]) -> T:
+        now = time.monotonic()
+        with self._lock:
+            hit = self._cache.get(key)
+            if hit is not None and hit[0] > now:
+                return hit[1]  # type: ignore[no-any-return]
+        value = load()  # outside the lock: S3 round trips must not serialise every session
+        if self._ttl <= 0:
+            return value
+        with self._lock:  # two sessions loading at once: both use the first one cached
+            hit = self._cache.get(key)
+            if hit is not None and hit[0] > now:
+                return hit[1]  # type: ignore[no-any-return]
+            self._cache[key] = (now + self._ttl, value)
+        return value
+
+    def list_databases(self) -> list[str]:
+        return list(self._cached(("dbs",), self._load_databases))
+
+    def _load_databases(self) -> list[str]:
+        with self._typed_errors():
+            names = lance_fs.list_dirs(self._filesystem(), self.warehouse.fs_path())
+        if names is None:
+            if self.warehouse.scheme == "file":  # a typo in a local path must not look like "empty"
+                raise Errors.CATALOG_ACCESS_FAILED.error(
+                    name=self.name, detail=f"warehouse '{self.warehouse.uri()}' does not exist")
+            names = []  # S3: an empty warehouse has no key under its prefix yet
+        return [n for n in names if lance_fs.safe_name(n) and not n.endswith(lance_fs.TABLE_SUFFIX)
+                and n.lower() not in RESERVED_DATABASES]
+
+    def list_tables(self, db: str) -> list[str]:
+        if db not in self.list_databases():
+            raise Errors.UNKNOWN_EXTERNAL_DATABASE.error(db=db, catalog=self.name)
+        return list(self._cached(("tables", db), lambda: self._load_tables(db)))
+
+    def _load_tables(self, db: str) -> list[str]:
+        with self._typed_errors():
+            names = lance_fs.list_dirs(self._filesystem(), self.warehouse.fs_path(db))
+        if names is None:  # dropped since the database listing was cached
+            raise Errors.UNKNOWN_EXTERNAL_DATABASE.error(db=db, catalog=self.name)
+        suffix = lance_fs.TABLE_SUFFIX
+        tables = [n[: -len(suffix)] for n in names if n.endswith(suffix) and len(n) > len(suffix)]
+        return [t for t in tables if lance_fs.safe_name(t)]
+
+    def table_exists(self, db: str, table: str) -> bool:
+        return db in self.list_databases() and table in self.list_tables(db)
+
+    # -- datasets -----------------------------------------------------------------------------------
+    def _open(self, db: str, table: str) -> lance.LanceDataset:
+        uri = self.dataset_uri(db, table)
+        try:
+            with self._typed_errors():
+                return lance.dataset(uri, storage_options=self._options or None)
+        except DrydockError:
+            # Tell "not there" from "unreachable" by looking, never by parsing the library's text.
+            versions = self.warehouse.fs_path(db, table + lance_fs.TABLE_SUFFIX, "_versions")
+            with self._typed_errors():
+                if not lance_fs.is_dir(self._filesystem(), self.warehouse.fs_path(db)):
+                    raise Errors.UNKNOWN_EXTERNAL_DATABASE.error(db=db, catalog=self.name) from None
+                present = lance_fs.is_dir(self._filesystem(), versions)
+            if not present:
+                raise self._missing_table(db, table) from None
+            raise
+
+    def _dataset(self, db: str, table: str) -> lance.LanceDataset:
+        """The cached dataset of ``db.table``, pinned at the version first opened (until REFRESH)."""
+        if table not in self.list_tables(db):  # list_tables: UNKNOWN_EXTERNAL_DATABASE for a missing db
+            raise self._missing_table(db, table)
+        return self._cached(("ds", db, table), lambda: self._open(db, table))
+
+    def open_latest(self, db: str, table: str) -> lance.LanceDataset:
+        """An authoritative read of the latest version: no cache, no listing (index jobs)."""
+        return self._open(db, table)
+
+    def columns(self, db: str, table: str) -> list[Column]:
+        schema = self._dataset(db, table).schema
+        out = []
+        for f in schema:
+            desc, mysql_type = arrow_type(f.type)
+            comment = (f.metadata or {}).get(b"comment", b"").decode("utf-8", "replace")
+            out.append(Column(f.name, desc, f.nullable, comment, mysql_type))
+        return out
+
+    def scan(self, db: str, table: str, travel: TimeTravel | None = None) -> Any:
+        ds = self._dataset(db, table)
+        if travel is not None:
+            with self._typed_errors():
+                ds = self._travel(ds, db, table, travel)
+        return for_duckdb(ds)
+
+    def _travel(self, ds: lance.LanceDataset, db: str, table: str, travel: TimeTravel) -> lance.LanceDataset:
+        """Check out the version a time travel clause names; a missing one is a typed error."""
+        name = f"{db}.{table}"
+        if travel.tag is not None:
+            if travel.tag not in ds.tags.list():
+                raise Errors.UNKNOWN_TABLE_TAG.error(tag=travel.tag, table=name, catalog=self.name)
+            return ds.checkout_version(travel.tag)
+        versions = ds.versions()
+        if travel.version is not None:
+            if travel.version not in {v["version"] for v in versions}:
+                raise Errors.UNKNOWN_TABLE_VERSION.error(version=travel.version, table=name, catalog=self.name)
+            return ds.checkout_version(travel.version)
+        assert travel.timestamp is not None
+        cutoff = parse_timestamp(travel.timestamp)
+        # versions() gives naive local times (datetime.fromtimestamp); astimezone() reads them so.
+        eligible = [v["version"] for v in versions if v["timestamp"].astimezone() <= cutoff]
+        if not eligible:
+            raise Errors.TABLE_NO_VERSION_AT_TIME.error(table=name, catalog=self.name,
+                                                         timestamp=travel.timestamp)
+        return ds.checkout_version(max(eligible))
+
+    def indexes(self, db: str, table: str) -> list[IndexRow]:
+        ds = self._dataset(db, table)
+        rows = []
+        with self._typed_errors():
+            for index in ds.describe_indices():  # one per name; delta segments share it
+                stats = ds.stats.index_stats(index.name)
+                rows.append(IndexRow(name=index.name, type=str(index.index_type),
+                                     column=",".join(index.field_names),
+                                     uuid=",".join(str(s.uuid) for s in index.segments),
+                                     indexed_rows=int(stats["num_indexed_rows"]),
+                                     unindexed_rows=int(stats["num_unindexed_rows"])))
+        return sorted(rows, key=lambda r: r.name)
+
+    # -- cache --------------------------------------------------------------------------------------
+    def refresh(self, db: str | None = None, table: str | None = None) -> None:
+        with self._lock:
+            if db is None:
+                self._cache.clear()
+                return
+            # The database list goes too (REFRESH of a database or table created or dropped outside
+            # must see it), and so does the table list of the database.
+            doomed = [k for k in self._cache if k == ("dbs",) or k == ("tables", db)
+                      or (k[0] == "ds" and k[1] == db and (table is None or k[2] == table))]
+            for key in doomed:
+                del self._cache[key]
+
+    def close(self) -> None:
+        self.refresh()
+
+
+def _ttl(properties: dict[str, str]) -> float:
+    raw = properties.get("meta.cache.ttl-second")
+    if raw is None:
+        return DEFAULT_CACHE_TTL_SECONDS
+    try:
+        value = float(raw)
+    except ValueError:
+        value = -1.0
+    if not value >= 0:  # also rejects nan
+        raise Errors.CATALOG_BAD_PROPERTY.error(
+            detail=f"'meta.cache.ttl-second' must be a number of seconds >= 0, got '{raw}'")
+    return value
+
+
+def parse_timestamp(text: str) -> dt.datetime:
+    """``FOR TIME AS OF`` value → an aware datetime. Naive times are the server's local time (as
+    Lance's ``versions()`` shows them); digits alone are epoch milliseconds (Doris accepts both)."""
+    value = text.strip()
+    if value.isdigit():
+        return dt.datetime.fromtimestamp(int(value) / 1000, tz=dt.timezone.utc)
+    try:
+        parsed = dt.datetime.fromisoformat(value)
+    except ValueError:
+        raise Errors.TIME_TRAVEL_INVALID.error(
+            detail=f"Invalid timestamp '{text}' in FOR TIME AS OF: use 'YYYY-MM-DD HH:MM:SS[.ffffff]' "
+                   "or epoch milliseconds") from None
+    return parsed if parsed.tzinfo is not None else parsed.astimezone()
+
+
+# -- types --------------------------------------------------------------------------------------------
+_SIMPLE_TYPES: dict[pa.DataType, tuple[str, str]] = {
+    pa.bool_(): ("BOOLEAN", "tinyint"), pa.int8(): ("TINYINT", "tinyint"),
+    pa.int16(): ("SMALLINT", "smallint"), pa.int32(): ("INT", "int"), pa.int64(): ("BIGINT", "bigint"),
+    pa.uint8(): ("TINYINT UNSIGNED", "tinyint"), pa.uint16(): ("SMALLINT UNSIGNED", "smallint"),
+    pa.uint32(): ("INT UNSIGNED", "int"), pa.uint64(): ("BIGINT UNSIGNED", "bigint"),
+    pa.float16(): ("FLOAT16", "float"), pa.float32(): ("FLOAT", "float"), pa.float64(): ("DOUBLE", "double"),
+    pa.string(): ("VARCHAR", "varchar"), pa.large_string(): ("VARCHAR", "varchar"),
+    pa.binary(): ("VARBINARY", "varbinary"), pa.large_binary(): ("VARBINARY", "varbinary"),
+    pa.date32(): ("DATE", "date"), pa.date64(): ("DATE", "date"), pa.null(): ("NULL", "text"),
+}
+_FRACTION_DIGITS = {"s": 0, "ms": 3, "us": 6, "ns": 6}
+
+
+def arrow_type(t: pa.DataType) -> tuple[str, str]:
+    """Arrow type → (DESC type, information_schema DATA_TYPE). A vector shows its dimension:
+    ``fixed_size_list<float>[128]`` → ``ARRAY<FLOAT>(128)``; MySQL has no arrays, so composite
+    types are ``text`` in DATA_TYPE, as the internal catalog shows them."""
+    if pa.types.is_dictionary(t):
+        return arrow_type(t.value_type)
+    if t in _SIMPLE_TYPES:
+        return _SIMPLE_TYPES[t]
+    if pa.types.is_timestamp(t):
+        return f"DATETIME({_FRACTION_DIGITS.get(t.unit, 6)})", "datetime"  # MySQL stops at micros
+    if pa.types.is_time(t):
+        return "TIME", "time"
+    if pa.types.is_decimal(t):
+        return f"DECIMAL({t.precision},{t.scale})", "decimal"
+    if pa.types.is_fixed_size_binary(t):
+        return f"BINARY({t.byte_width})", "binary"
+    if pa.types.is_fixed_size_list(t):
+        return f"ARRAY<{arrow_type(t.value_type)[0]}>({t.list_size})", "text"
+    if pa.types.is_list(t) or pa.types.is_large_list(t):
+        return f"ARRAY<{arrow_type(t.value_type)[0]}>", "text"
+    if pa.types.is_struct(t):
+        inner = ",".join(f"{t.field(i).name}:{arrow_type(t.field(i).type)[0]}" for i in range(t.num_fields))
+        return f"STRUCT<{inner}>", "text"
+    if pa.types.is_map(t):
+        return f"MAP<{arrow_type(t.key_type)[0]},{arrow_type(t.item_type)[0]}>", "text"
+    return str(t).upper(), "text"
+
+
+# -- DuckDB ---------------------------------------------------------------------------------------------
+def _widen(t: pa.DataType) -> pa.DataType:
+    """float16 → float32, inside lists and structs too (DuckDB has no half float)."""
+    if pa.types.is_float16(t):
+        return pa.float32()
+    if pa.types.is_fixed_size_list(t):
+        return pa.list_(pa.field(t.value_field.name, _widen(t.value_type)), t.list_size)
+    if pa.types.is_list(t):
+        return pa.list_(pa.field(t.value_field.name, _widen(t.value_type)))
+    if pa.types.is_large_list(t):
+        return pa.large_list(pa.field(t.value_field.name, _widen(t.value_type)))
+    if pa.types.is_struct(t):
+        return pa.struct([pa.field(f.name, _widen(f.type), f.nullable) for f in t])
+    return t
+
+
+def _widened(schema: pa.Schema) -> pa.Schema:
+    return pa.schema([pa.field(f.name, _widen(f.type), f.nullable, f.metadata) for f in schema])
+
+
+class _WidenedScanner:
+    def __init__(self, scanner: Any):
+        self._scanner = scanner
+
+    def to_reader(self) -> pa.RecordBatchReader:
+        reader = self._scanner.to_reader()
+        schema = _widened(reader.schema)
+        return pa.RecordBatchReader.from_batches(schema, (b.cast(schema) for b in reader))
+
+
+class Float16AsFloat32(pds.Dataset):
+    """A Lance dataset with half floats presented as float32 (DuckDB rejects Arrow's float16,
+    "Unsupported Internal Arrow Type e", even for columns it does not read). Still a
+    pyarrow Dataset, so DuckDB keeps pushing projections and filters into ``scanner``."""
+
+    def __init__(self, ds: lance.LanceDataset):  # pyarrow's own __init__ is for its C++ datasets
+        self.lance_dataset = ds
+
+    @property
+    def schema(self) -> pa.Schema:  # type: ignore[override]
+        return _widened(self.lance_dataset.schema)
+
+    def scanner(self, *args: Any, **kwargs: Any) -> _WidenedScanner:  # type: ignore[override]
+        return _WidenedScanner(self.lance_dataset.scanner(*args, **kwargs))
+
+
+def _has_float16(t: pa.DataType) -> bool:
+    return _widen(t) != t
+
+
+def for_duckdb(ds: lance.LanceDataset) -> Any:
+    """What DuckDB scans: the dataset itself, or its float16-widened view when it has half floats."""
+    if any(_has_float16(f.type) for f in ds.schema):
+        return Float16AsFloat32(ds)
+    return ds

@@ -1,0 +1,1 @@
+"""Lance index jobs: states (pure), durable records, manager, admission, refresh and retention."""

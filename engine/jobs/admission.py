@@ -1,0 +1,214 @@
+"""Admission of CREATE/DROP INDEX on a Lance table: everything before the durable insert.
+
+Order (reference §1 and DESIGN.md): static validation → gate → privilege → authoritative read of
+the latest dataset version (pinned) → schema contract → existing-index rules → fence and quotas →
+one durable insert (PENDING, revision 0). Each step fails with a typed error and changes nothing.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import pyarrow as pa
+
+from engine import ast
+from engine.catalogs.manager import INTERNAL
+from engine.errors import Errors
+from engine.jobs import states as st
+from engine.jobs.records import JobRecord
+from engine.jobs.validation import IndexSpec, invalid, same_definition, validate_name, validate_spec
+from engine.session import SessionContext
+
+if TYPE_CHECKING:
+    from engine.core import Engine
+
+SCHEMA_CONTRACT_VERSION = 1
+PQ_TRAINING_ROWS = 256  # an 8-bit PQ codebook needs 256 rows; fewer silently builds an EMPTY index
+
+
+@dataclass(frozen=True)
+class Target:
+    catalog_id: int
+    catalog: str
+    db: str
+    table: str
+    connector: Any
+
+
+def operation_name(stmt: ast.CreateIndex | ast.DropIndex) -> str:
+    if isinstance(stmt, ast.DropIndex):
+        return "DROP INDEX"
+    return "CREATE OR REPLACE INDEX" if stmt.or_replace else "CREATE INDEX"
+
+
+def _gate(engine: Engine, op: str) -> tuple[int, int, int]:
+    config = engine.config
+    if not config.get("enable_lance_index_mutation"):
+        raise Errors.LANCE_INDEX_MUTATION_DISABLED.error(
+            detail=f"{op} is disabled for Lance catalog tables (enable_lance_index_mutation = false)")
+    limits = (config.get("lance_index_job_max_unresolved_per_table"),
+              config.get("lance_index_job_max_unresolved_per_catalog"),
+              config.get("lance_index_job_max_unresolved_global"))
+    for name, value in zip(("lance_index_job_max_unresolved_per_table",
+                            "lance_index_job_max_unresolved_per_catalog",
+                            "lance_index_job_max_unresolved_global"), limits):
+        if value <= 0:
+            raise Errors.LANCE_INDEX_MUTATION_DISABLED.error(
+                detail=f"Lance index admission requires positive unresolved-job quotas, but {name} = {value}; "
+                       "fix the FE configuration before enabling enable_lance_index_mutation")
+    return limits
+
+
+def resolve_target(engine: Engine, ctx: SessionContext, parts: tuple[str, ...], op: str) -> Target:
+    catalog, db, table = engine.metadata.split(ctx, parts)
+    if catalog == INTERNAL:
+        raise Errors.LANCE_INDEX_OPERATION_NOT_SUPPORTED.error(op=op, target="index jobs on internal tables")
+    record = engine.catalogs.get(catalog)
+    if record.type != "lance":
+        raise Errors.LANCE_INDEX_OPERATION_NOT_SUPPORTED.error(
+            op=op, target=f"index jobs on {record.type} catalogs ('{record.name}')")
+    # A table the caller may not see answers like a missing one; one it sees needs ALTER.
+    engine.metadata.require_table(ctx, record.name, db, table)
+    engine.privileges.require_table(ctx, "ALTER_PRIV", record.name, db, table)
+    return Target(record.id, record.name, db, table, engine.catalogs.connector(record.name))
+
+
+def _read_latest(engine: Engine, target: Target, op: str) -> tuple[Any, str]:
+    """The authoritative (uncached) read: the dataset at its latest version, and its locator."""
+    locator = target.connector.dataset_uri(target.db, target.table)
+    if "://" not in locator or locator.startswith("file://"):
+        if not engine.config.get("enable_lance_index_local_file_mutation"):
+            raise Errors.LANCE_INDEX_OPERATION_NOT_SUPPORTED.error(
+                op=op, target="local file datasets (enable_lance_index_local_file_mutation = false)")
+    dataset = engine.metadata._guard(target.catalog, lambda c: c.open_latest(target.db, target.table))  # noqa: SLF001
+    return dataset, locator
+
+
+def schema_contract(dataset: Any, column: str, spec: IndexSpec) -> tuple[str, dict[str, Any]]:
+    """Check the indexed field against the index kind; return (field name, contract field)."""
+    field = dataset.schema.field(column) if column in dataset.schema.names else None
+    if field is None:
+        matches = [f for f in dataset.schema if f.name.lower() == column.lower()]
+        field = matches[0] if matches else None
+    if field is None:
+        raise invalid(f"Index column '{column}' does not exist")
+    lance_field = dataset.lance_schema.field(field.name)
+    contract: dict[str, Any] = {"fieldId": lance_field.id(), "name": field.name, "type": str(field.type),
+                                "nullable": field.nullable}
+    if spec.using == "ANN":
+        if not pa.types.is_fixed_size_list(field.type):
+            raise invalid("ANN index column must be array type")
+        element = field.type.value_type
+        if not (pa.types.is_float32(element) or pa.types.is_float16(element)):
+            raise invalid("ANN index column item type must be float type")
+        if field.nullable:
+            raise invalid("ANN index must be built on a column that is not nullable")
+        contract.update(dimension=field.type.list_size, elementType=str(element),
+                        elementNullable=field.type.value_field.nullable)
+    elif spec.using == "INVERTED":
+        if not (pa.types.is_string(field.type) or pa.types.is_large_string(field.type)):
+            raise invalid(f"INVERTED index column must be a string column, got {field.type}")
+    elif not (pa.types.is_integer(field.type) or pa.types.is_floating(field.type)
+              or pa.types.is_string(field.type) or pa.types.is_large_string(field.type)
+              or pa.types.is_temporal(field.type) or pa.types.is_boolean(field.type)):
+        raise invalid(f"{spec.using} index column must be a scalar column, got {field.type}")
+    return field.name, contract
+
+
+def _check_build_parameters(dataset: Any, spec: IndexSpec, contract: dict[str, Any]) -> None:
+    """Reject what pylance would silently get wrong (facts §4)."""
+    if spec.using != "ANN":
+        return
+    rows = dataset.count_rows()
+    sub_vectors = spec.params.get("num_sub_vectors")
+    if isinstance(sub_vectors, int) and contract["dimension"] % sub_vectors:
+        raise invalid(f"dimension ({contract['dimension']}) must be divisible by num_sub_vectors ({sub_vectors})")
+    if spec.index_type == "IVF_PQ" and rows < PQ_TRAINING_ROWS:
+        raise invalid(f"IVF_PQ needs at least {PQ_TRAINING_ROWS} rows to train its codebook; "
+                      f"the table has {rows} (fewer would build an empty index)")
+    partitions = spec.params.get("num_partitions")
+    if isinstance(partitions, int) and partitions > rows:
+        raise invalid(f"num_partitions ({partitions}) must not exceed the number of rows ({rows})")
+
+
+def existing_indexes(dataset: Any) -> dict[str, dict[str, Any]]:
+    """name → {index_type, metric, num_sub_vectors, num_bits} of the indexes at this version."""
+    out: dict[str, dict[str, Any]] = {}
+    for description in dataset.describe_indices():
+        details = description.details or {}
+        compression = details.get("compression") or {}
+        entry: dict[str, Any] = {"index_type": str(description.index_type).upper()}
+        if "metric_type" in details:
+            entry["metric"] = str(details["metric_type"]).lower()
+        for key in ("num_sub_vectors", "num_bits"):
+            if key in compression:
+                entry[key] = compression[key]
+        out[description.name] = entry
+    return out
+
+
+def _new_job(target: Target, locator: str, name: str, operation: st.MutationType, spec: IndexSpec | None,
+             column: str, contract: dict[str, Any] | None, version: int, ctx: SessionContext,
+             if_not_exists: bool, if_exists: bool) -> JobRecord:
+    now = time.time()
+    return JobRecord(
+        id=0, catalog_id=target.catalog_id, catalog_name=target.catalog, db=target.db, tbl=target.table,
+        index_name=name, index_key=name.lower(), locator=locator, operation=operation,
+        index_type=spec.index_type if spec else "", column_name=column,
+        properties=spec.to_json() if spec else "{}", if_not_exists=if_not_exists, if_exists=if_exists,
+        creator=f"'{ctx.user}'@'{ctx.account_host}'", state=st.MutationState.PENDING,
+        refresh_state=st.RefreshState.NOT_REQUIRED, completion_reason=st.CompletionReason.NONE,
+        result_code=None, message="", external_metadata_advanced=None, possible_live_owned=False,
+        termination_proof=st.TerminationProof.NONE, backend_id="", process_epoch="", invocation_id="",
+        index_uuid="", deadline_ms=None, admitted_version=version,
+        schema_contract=json.dumps({"version": SCHEMA_CONTRACT_VERSION, "fields": [contract] if contract else []},
+                                   sort_keys=True),
+        schema_contract_version=SCHEMA_CONTRACT_VERSION, force_released=False, force_actor="",
+        force_time=None, force_note="", force_warning="", progress="", refresh_failed_at=None,
+        created_at=now, updated_at=now, revision=0)
+
+
+def admit_create(engine: Engine, stmt: ast.CreateIndex, ctx: SessionContext) -> JobRecord | None:
+    op = operation_name(stmt)
+    name = validate_name(stmt.name)
+    spec = validate_spec(stmt.using, stmt.columns, stmt.properties,
+                         engine.config.get("lance_index_max_num_partitions"),
+                         engine.config.get("lance_index_max_num_sub_vectors"))
+    limits = _gate(engine, op)
+    target = resolve_target(engine, ctx, stmt.table, op)
+    dataset, locator = _read_latest(engine, target, op)
+    column, contract = schema_contract(dataset, stmt.columns[0], spec)
+    existing = existing_indexes(dataset)
+    operation = st.MutationType.CREATE
+    if name in existing:
+        if stmt.if_not_exists:
+            if same_definition(existing[name], spec):
+                return None
+            raise invalid(f"index '{name}' already exists with a different definition")
+        if not stmt.or_replace:
+            raise invalid(f"index '{name}' already exists")
+        operation = st.MutationType.REPLACE
+    _check_build_parameters(dataset, spec, contract)
+    job = _new_job(target, locator, name, operation, spec, column, contract, dataset.version, ctx,
+                   stmt.if_not_exists, False)
+    return engine.jobs.create(job, *limits)
+
+
+def admit_drop(engine: Engine, stmt: ast.DropIndex, ctx: SessionContext) -> JobRecord | None:
+    op = operation_name(stmt)
+    name = validate_name(stmt.name)
+    limits = _gate(engine, op)
+    target = resolve_target(engine, ctx, stmt.table, op)
+    dataset, locator = _read_latest(engine, target, op)
+    existing = existing_indexes(dataset)
+    if name not in existing:
+        if stmt.if_exists:
+            return None
+        raise invalid(f"index '{name}' not found on table {target.db}.{target.table}")
+    column = next((d.field_names[0] for d in dataset.describe_indices() if d.name == name), "")
+    job = _new_job(target, locator, name, st.MutationType.DROP, None, column, None, dataset.version, ctx,
+                   False, stmt.if_exists)
+    return engine.jobs.create(job, *limits)

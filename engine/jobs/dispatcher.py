@@ -1,0 +1,227 @@
+"""The dispatcher: drives Lance index jobs from PENDING to an outcome (reference §2, dispatch round).
+
+Woken by admission, worker results/exits, cancel and config changes (event driven: a PENDING job
+reaches the supervisor within milliseconds); a periodic round still runs the sweeps. Round order:
+deadline sweep → termination-proof sweep → evidence reconciliation → refresh driver → dispatch.
+
+Durable before send: ``mark_running`` (invocation id, pre-assigned index uuid, deadline, process
+epoch) commits before the supervisor sees a byte, and each job is submitted exactly once.
+The pause switch is a hard barrier (defect 3): setting it waits for an in-flight dispatch step to
+finish, and every step re-checks it under the same lock.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+import uuid
+from typing import TYPE_CHECKING, Any
+
+from engine.jobs import states as st
+from engine.jobs.protocol import Dispatch, WorkerResult
+from engine.jobs.records import JobRecord
+from engine.jobs.reconcile import reconcile_job
+from engine.jobs.refresh import due_refreshes, refresh_job
+from engine.jobs.supervisor import NotEnqueued, Supervisor, cgroup_name
+from engine.jobs.validation import IndexSpec
+
+if TYPE_CHECKING:
+    from engine.core import Engine
+
+logger = logging.getLogger(__name__)
+BACKEND_ID = "local"
+
+
+class Dispatcher:
+    def __init__(self, engine: Engine, epoch: str):
+        self._engine = engine
+        self.epoch = epoch
+        self.supervisor = Supervisor(engine.config, self, epoch, engine.data_dir / "workers")
+        self._wake = threading.Event()
+        self._stop = threading.Event()
+        self._gate = threading.Lock()  # held while deciding and marking one dispatch (pause barrier)
+        self._thread = threading.Thread(target=self._run, name="lance-job-dispatcher", daemon=True)
+        engine.jobs.listeners.append(lambda job: self.wake())
+        engine.config.on_change(self._on_config)
+        self._workers: dict[int, dict[str, Any]] = {}
+
+    # -- lifecycle ------------------------------------------------------------------------------------
+    def start(self) -> None:
+        self.supervisor.start()
+        self._adopt_earlier_epochs()
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._wake.set()
+        if self._thread.is_alive():
+            self._thread.join(timeout=10)
+        self.supervisor.stop()
+
+    def wake(self) -> None:
+        self._wake.set()
+
+    def _on_config(self, name: str, value: object) -> None:
+        if name == "lance_index_job_dispatcher_paused" and value:
+            with self._gate:  # wait out a dispatch step in progress; later steps see the pause
+                pass
+        self.wake()
+
+    def _paused(self) -> bool:
+        return bool(self._engine.config.get("lance_index_job_dispatcher_paused"))
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            try:
+                self.round()
+            except Exception:  # noqa: BLE001 - the dispatcher must survive a bad round
+                logger.exception("dispatcher round failed")
+            interval = min(float(self._engine.config.get("lance_index_job_dispatch_interval_second")), 10.0)
+            self._wake.wait(timeout=interval)
+            self._wake.clear()
+
+    # -- one round --------------------------------------------------------------------------------------
+    def round(self) -> None:
+        jobs = self._engine.jobs
+        now_ms = int(time.time() * 1000)
+        for job in jobs.live_jobs():  # 1. deadline sweep (slot, fence and quota stay held)
+            if job.state is st.MutationState.RUNNING and job.deadline_ms is not None and job.deadline_ms <= now_ms:
+                jobs.expire(job.id, now_ms)
+        self._prove_earlier_epochs()  # 2. termination-proof sweep
+        for job in jobs.live_jobs():  # 3. evidence for UNKNOWN jobs whose worker is proven gone
+            if job.state is st.MutationState.UNKNOWN and not job.force_released and \
+                    not st.holds_possible_live_slot(job.facts):
+                reconcile_job(self._engine, job)
+        for job in due_refreshes(self._engine):  # 4. refresh driver (FIFO)
+            refresh_job(self._engine, job)
+        self._dispatch_pending()  # 5.
+
+    def _dispatch_pending(self) -> None:
+        jobs, config = self._engine.jobs, self._engine.config
+        if self._paused():
+            return
+        budget = int(config.get("lance_index_job_max_dispatch_per_round"))
+        for job in jobs.live_jobs():
+            if budget <= 0 or self._stop.is_set():
+                return
+            if job.state is not st.MutationState.PENDING:
+                continue
+            # capacity is re-read for every job, so a slot freed by a NOT_ENQUEUED rejection is
+            # reclaimed in the same round (defect 5)
+            if jobs.slots_in_use() >= int(config.get("lance_index_job_max_inflight_per_backend")):
+                return
+            with self._gate:
+                if self._paused():
+                    return
+                running = self._mark_running(job)
+            if running is None:
+                continue
+            budget -= 1
+            self._send(running)
+
+    def _mark_running(self, job: JobRecord) -> JobRecord | None:
+        deadline_ms = int((time.time() + float(self._engine.config.get("lance_index_job_execute_deadline_second"))) * 1000)
+        return self._engine.jobs.mark_running(job.id, invocation_id=uuid.uuid4().hex, index_uuid=str(uuid.uuid4()),
+                                              deadline_ms=deadline_ms, process_epoch=self.epoch,
+                                              backend_id=BACKEND_ID, expected_revision=job.revision)
+
+    def _send(self, job: JobRecord) -> None:
+        """Exactly one submit. A clean rejection proves NOT_ENQUEUED; anything else is UNKNOWN."""
+        try:
+            dispatch = self.build_dispatch(job)
+            self.supervisor.submit(dispatch, job.deadline_ms or 0)
+        except NotEnqueued as exc:
+            self._engine.jobs.not_enqueued(job.id, job.invocation_id, str(exc))
+        except Exception as exc:  # noqa: BLE001 - ambiguous: the worker may or may not run
+            logger.exception("dispatch of job %s failed ambiguously", job.id)
+            self._engine.jobs.mark_unknown(job.id, f"dispatch failed: {type(exc).__name__}")
+
+    def build_dispatch(self, job: JobRecord) -> Dispatch:
+        import json
+
+        record = self._engine.catalogs.by_id(job.catalog_id)
+        if record is None:
+            raise NotEnqueued("the job's catalog no longer exists")
+        connector = self._engine.catalogs.connector(record.name)
+        spec = IndexSpec.from_json(job.properties) if job.operation is not st.MutationType.DROP else None
+        config = self._engine.config
+        return Dispatch(job_id=job.id, invocation_id=job.invocation_id, operation=job.operation.value,
+                        uri=job.locator, storage_options=connector.storage_options(),
+                        admitted_version=job.admitted_version, index_name=job.index_name,
+                        index_uuid=job.index_uuid, column=job.column_name,
+                        spec={"using": spec.using, "index_type": spec.index_type, "params": spec.params} if spec else {},
+                        schema_contract=json.loads(job.schema_contract),
+                        max_num_partitions=int(config.get("lance_index_max_num_partitions")),
+                        max_num_sub_vectors=int(config.get("lance_index_max_num_sub_vectors")),
+                        wall_clock_seconds=0.0)
+
+    def cancel(self, job: JobRecord) -> bool:
+        return self.supervisor.cancel(job.invocation_id)
+
+    # -- supervisor events ------------------------------------------------------------------------------
+    def on_spawned(self, job_id: int, invocation_id: str, pid: int, cgroup: str) -> None:
+        self._engine.jobs.record_worker(job_id, invocation_id, pid, _start_ticks(pid), cgroup, self.epoch)
+
+    def on_progress(self, job_id: int, invocation_id: str, text: str) -> None:
+        self._engine.jobs.set_progress(job_id, text)
+
+    def on_result(self, job_id: int, invocation_id: str, result: WorkerResult) -> None:
+        self._engine.jobs.complete_with_result(job_id, invocation_id, result.code, result.message,
+                                               result.external_metadata_advanced)
+        self.wake()
+
+    def on_exit(self, job_id: int, invocation_id: str, proof: st.TerminationProof | None, detail: str) -> None:
+        jobs = self._engine.jobs
+        job = jobs.get(job_id)
+        if job is not None and job.state is st.MutationState.RUNNING and job.invocation_id == invocation_id:
+            jobs.mark_unknown(job_id, f"worker ended without a trusted result ({detail})")
+        if proof is not None:
+            jobs.record_termination_proof(job_id, proof, invocation_id)
+        self.wake()
+
+    # -- earlier process epochs ------------------------------------------------------------------------
+    def _adopt_earlier_epochs(self) -> None:
+        """A durable RUNNING without a matching result from an earlier process becomes UNKNOWN."""
+        for job in self._engine.jobs.live_jobs():
+            if job.state is st.MutationState.RUNNING and job.process_epoch != self.epoch:
+                self._engine.jobs.mark_unknown(job.id, "server restarted while the job was running")
+
+    def _prove_earlier_epochs(self) -> None:
+        """Release a slot of an earlier epoch only once its worker is proven gone (fail closed)."""
+        for job in self._engine.jobs.live_jobs():
+            if not st.holds_possible_live_slot(job.facts) or job.process_epoch == self.epoch:
+                continue
+            if self._earlier_worker_gone(job):
+                self._engine.jobs.record_termination_proof(job.id, st.TerminationProof.BE_PROCESS_EPOCH_GONE)
+
+    def _earlier_worker_gone(self, job: JobRecord) -> bool:
+        isolation = self.supervisor.isolation
+        if isolation.kind.startswith("cgroup"):
+            for group in isolation.find(cgroup_name(job.id, job.invocation_id)):
+                isolation.kill_all(group)
+                if not isolation.remove(group, timeout=2):
+                    return False
+        worker = self._engine.jobs.worker_of(job.id, job.invocation_id)
+        if worker is None:
+            return True  # never released: a worker without a record never received its dispatch
+        pid, ticks = worker
+        if _start_ticks(pid) != ticks:
+            return True  # that process is gone (the pid is free or reused)
+        try:
+            import os
+            import signal
+
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            return True
+        return False  # killed now; proven on a later round once it is gone
+
+
+def _start_ticks(pid: int) -> int | None:
+    """The process start time (clock ticks since boot): tells a live worker from a reused pid."""
+    try:
+        stat = open(f"/proc/{pid}/stat").read()
+    except OSError:
+        return None
+    return int(stat.rsplit(")", 1)[1].split()[19])

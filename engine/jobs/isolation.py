@@ -1,0 +1,207 @@
+"""Per-invocation isolation of index workers: cgroups (v1 or v2) or, only when configured, rlimits.
+
+At start the supervisor runs a preflight: create a cgroup, write limits and read them back, move a
+dummy child in and read its membership back, then remove it. If that fails the supervisor refuses
+work, unless ``lance_index_worker_isolation = rlimit`` says to run with rlimits only. rlimits
+always apply: CORE=0, NOFILE=1024, CPU = 4 × wall clock, non-dumpable, and RLIMIT_AS only as a
+generous fuse (the native library aborts under tight address-space limits; facts §5).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import resource
+import signal
+import subprocess
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+CGROUP_ROOT = Path("/sys/fs/cgroup")
+PR_SET_DUMPABLE = 4
+AS_FUSE_BYTES = 64 * 2**30
+
+
+@dataclass
+class Limits:
+    memory_bytes: int
+    pids_max: int
+    wall_clock_seconds: float
+
+
+@dataclass
+class WorkerCgroup:
+    name: str
+    dirs: list[Path] = field(default_factory=list)  # one per hierarchy (v1) or one (v2)
+
+    def procs(self) -> list[int]:
+        pids: set[int] = set()
+        for d in self.dirs:
+            try:
+                pids |= {int(x) for x in (d / "cgroup.procs").read_text().split()}
+            except (OSError, ValueError):
+                continue
+        return sorted(pids)
+
+    def empty(self) -> bool:
+        return all(not (d / "cgroup.procs").exists() or not (d / "cgroup.procs").read_text().split()
+                   for d in self.dirs)
+
+
+def _own_path(controller: str) -> str:
+    for line in Path("/proc/self/cgroup").read_text().splitlines():
+        _, controllers, path = line.split(":", 2)
+        if controller in controllers.split(",") or (controller == "" and controllers == ""):
+            return path
+    return "/"
+
+
+class Isolation:
+    """Which isolation is active, and the cgroup operations of that kind."""
+
+    def __init__(self, mode_setting: str, parent_name: str = "drydock"):
+        self.setting = mode_setting
+        self.parent_name = parent_name
+        self.kind = "none"  # cgroup-v1 | cgroup-v2 | rlimit | none
+        self.detail = ""
+        self._bases: list[Path] = []
+
+    # -- preflight ------------------------------------------------------------------------------------
+    def preflight(self) -> str:
+        for kind, bases in (("cgroup-v2", self._v2_bases), ("cgroup-v1", self._v1_bases)):
+            try:
+                candidate = bases()
+            except OSError as exc:
+                self.detail = f"{kind}: {exc}"
+                continue
+            if not candidate:
+                continue
+            self._bases, self.kind = candidate, kind
+            try:
+                self._probe()
+                self.detail = f"{kind} at {', '.join(str(b) for b in self._bases)}"
+                return self.kind
+            except (OSError, RuntimeError) as exc:
+                self.detail = f"{kind} preflight failed: {exc}"
+                self._bases, self.kind = [], "none"
+        self.kind = "rlimit" if self.setting == "rlimit" else "none"
+        return self.kind
+
+    def _v1_bases(self) -> list[Path]:
+        bases = []
+        for controller in ("memory", "pids"):
+            root = CGROUP_ROOT / controller
+            if not (root / "cgroup.procs").exists():
+                return []
+            base = root / _own_path(controller).lstrip("/") / self.parent_name
+            base.mkdir(parents=True, exist_ok=True)
+            bases.append(base)
+        return bases
+
+    def _v2_bases(self) -> list[Path]:
+        if not (CGROUP_ROOT / "cgroup.controllers").exists():
+            return []
+        base = CGROUP_ROOT / _own_path("").lstrip("/") / self.parent_name
+        base.mkdir(parents=True, exist_ok=True)
+        (base / "cgroup.subtree_control").write_text("+memory +pids")
+        return [base]
+
+    def _probe(self) -> None:
+        group = self.create(f"preflight-{os.getpid()}", Limits(256 * 2**20, 16, 5))
+        child = subprocess.Popen(["sleep", "5"])
+        try:
+            self.move(group, child.pid)
+        finally:
+            child.kill()
+            child.wait()
+            self.remove(group)
+
+    # -- per invocation -------------------------------------------------------------------------------
+    def create(self, name: str, limits: Limits) -> WorkerCgroup:
+        group = WorkerCgroup(name)
+        for base in self._bases:
+            d = base / name
+            d.mkdir(exist_ok=True)
+            group.dirs.append(d)
+        try:
+            if self.kind == "cgroup-v2":
+                d = group.dirs[0]
+                _write_check(d / "memory.max", limits.memory_bytes)
+                _write_check(d / "memory.swap.max", 0)
+                _write_check(d / "pids.max", limits.pids_max)
+                _write_check(d / "memory.oom.group", 1)
+            else:
+                memory, pids = group.dirs
+                _write_check(memory / "memory.limit_in_bytes", limits.memory_bytes, round_to=4096)
+                if (memory / "memory.memsw.limit_in_bytes").exists():  # no swap: memsw == memory
+                    _write_check(memory / "memory.memsw.limit_in_bytes", limits.memory_bytes, round_to=4096)
+                _write_check(pids / "pids.max", limits.pids_max)
+        except (OSError, RuntimeError):
+            self.remove(group)
+            raise
+        return group
+
+    def move(self, group: WorkerCgroup, pid: int) -> None:
+        """Move ``pid`` into every hierarchy of ``group`` and read the membership back."""
+        for d in group.dirs:
+            (d / "cgroup.procs").write_text(str(pid))
+        membership = Path(f"/proc/{pid}/cgroup").read_text()
+        for d in group.dirs:
+            if f"/{self.parent_name}/{group.name}\n" not in membership + "\n":
+                raise RuntimeError(f"pid {pid} is not in {d} after the move")
+
+    def kill_all(self, group: WorkerCgroup) -> None:
+        for pid in group.procs():
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+
+    def remove(self, group: WorkerCgroup, timeout: float = 5.0) -> bool:
+        deadline = time.monotonic() + timeout
+        ok = True
+        for d in group.dirs:
+            while d.exists():
+                try:
+                    d.rmdir()
+                except OSError:
+                    if time.monotonic() > deadline:
+                        ok = False
+                        break
+                    time.sleep(0.05)
+        return ok
+
+    def find(self, prefix: str) -> list[WorkerCgroup]:
+        """Worker cgroups left by an earlier process (start-up sweep)."""
+        found: dict[str, WorkerCgroup] = {}
+        for base in self._bases:
+            if not base.exists():
+                continue
+            for d in base.iterdir():
+                if d.is_dir() and d.name.startswith(prefix):
+                    found.setdefault(d.name, WorkerCgroup(d.name)).dirs.append(d)
+        return list(found.values())
+
+
+def _write_check(path: Path, value: int, round_to: int = 1) -> None:
+    path.write_text(str(value))
+    got = path.read_text().strip()
+    expected = (value // round_to) * round_to
+    if got != str(value) and got != str(expected) and not (value > 2**62 and got == "max"):
+        raise RuntimeError(f"{path} reads back {got!r}, wrote {value}")
+
+
+def child_preexec(limits: Limits) -> Callable[[], None]:
+    """Runs in the forked child before exec: rlimits and non-dumpable (always, in every mode)."""
+    cpu = max(int(limits.wall_clock_seconds * 4), 1)
+
+    def setup() -> None:
+        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+        resource.setrlimit(resource.RLIMIT_NOFILE, (1024, 1024))
+        resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 5))
+        resource.setrlimit(resource.RLIMIT_AS, (AS_FUSE_BYTES, AS_FUSE_BYTES))
+        ctypes.CDLL(None).prctl(PR_SET_DUMPABLE, 0)
+
+    return setup

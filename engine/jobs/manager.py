@@ -1,0 +1,353 @@
+"""The Lance index job manager: every durable transition, applied under one lock.
+
+Each transition is one SQLite transaction that compare-and-sets the record's revision; the
+in-memory view (fences, quota counts, possible-live slots of *live* jobs) is updated only after
+that commit, and is rebuilt from the store at start-up (``replay``). Whether a transition is
+allowed is decided by engine/jobs/states.py; this module only applies it.
+
+Resolved records stay in the store (SHOW reads them there) until retention removes them.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections import Counter
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from engine.errors import Errors
+from engine.jobs import states as st
+from engine.jobs.records import FenceKey, JobRecord, clip, from_row, to_columns
+from engine.metastore import MetaStore, StaleRevision
+
+logger = logging.getLogger(__name__)
+
+# SQL mirror of "not gc_eligible" (is_unresolved OR holds_possible_live_slot): the rows replay
+# must load. tests/test_job_states.py checks it agrees with states.py on every combination.
+LIVE_ROWS_SQL = """(
+    state IN ('PENDING', 'RUNNING')
+    OR (state = 'UNKNOWN' AND force_released = 0)
+    OR (state IN ('COMMITTED', 'NOT_COMMITTED') AND refresh_state IN ('REQUIRED', 'RUNNING', 'FAILED'))
+    OR (possible_live_owned = 1 AND termination_proof = 'NONE' AND force_released = 0)
+    OR state NOT IN ('PENDING', 'RUNNING', 'COMMITTED', 'NOT_COMMITTED', 'UNKNOWN')
+)"""
+
+FORCE_RELEASE_WARNING = ("the old worker may still overwrite, remove, or reintroduce the index name; "
+                         "the mutation outcome remains UNKNOWN")
+DEADLINE_MESSAGE = "execute deadline expired without a complete trusted result"
+
+
+class JobManager:
+    def __init__(self, store: MetaStore):
+        self._store = store
+        self._lock = threading.RLock()
+        self._live: dict[int, JobRecord] = {}  # unresolved or slot-holding jobs
+        self._fences: dict[FenceKey, int] = {}
+        self._quota_table: Counter[tuple[int, str]] = Counter()
+        self._quota_catalog: Counter[int] = Counter()
+        self._quota_global = 0
+        self._slots: set[int] = set()
+        self._progress: dict[int, str] = {}
+        self.listeners: list[Callable[[JobRecord], None]] = []  # told after every transition
+        self.replay()
+
+    # -- replay and the in-memory view ------------------------------------------------------------
+    def replay(self) -> int:
+        rows = self._store.query(f"SELECT * FROM lance_index_jobs WHERE {LIVE_ROWS_SQL} ORDER BY id")
+        with self._lock:
+            self._live.clear()
+            self._fences.clear()
+            self._quota_table.clear()
+            self._quota_catalog.clear()
+            self._quota_global = 0
+            self._slots.clear()
+            for row in rows:
+                self._index(from_row(row))
+        return len(rows)
+
+    def _index(self, job: JobRecord) -> None:
+        facts = job.facts
+        if st.is_unresolved(facts):
+            self._fences[job.fence] = job.id
+            self._quota_table[(job.catalog_id, job.locator)] += 1
+            self._quota_catalog[job.catalog_id] += 1
+            self._quota_global += 1
+        if st.holds_possible_live_slot(facts):
+            self._slots.add(job.id)
+        if not st.gc_eligible(facts):
+            self._live[job.id] = job
+
+    def _unindex(self, job: JobRecord) -> None:
+        if st.is_unresolved(job.facts):
+            if self._fences.get(job.fence) == job.id:
+                del self._fences[job.fence]
+            # counts clamp at zero (reference §5)
+            key = (job.catalog_id, job.locator)
+            self._quota_table[key] = max(self._quota_table[key] - 1, 0)
+            self._quota_catalog[job.catalog_id] = max(self._quota_catalog[job.catalog_id] - 1, 0)
+            self._quota_global = max(self._quota_global - 1, 0)
+        self._slots.discard(job.id)
+        self._live.pop(job.id, None)
+
+    # -- reads ------------------------------------------------------------------------------------
+    def get(self, job_id: int) -> JobRecord | None:
+        with self._lock:
+            live = self._live.get(job_id)
+        if live is not None:
+            return live
+        row = self._store.query_one("SELECT * FROM lance_index_jobs WHERE id = ?", (job_id,))
+        return from_row(row) if row else None
+
+    def live_jobs(self) -> list[JobRecord]:
+        with self._lock:
+            return sorted(self._live.values(), key=lambda j: j.id)
+
+    def iter_rows(self, where: str = "", params: tuple[Any, ...] = ()) -> Iterator[JobRecord]:
+        sql = "SELECT * FROM lance_index_jobs" + (f" WHERE {where}" if where else "") + " ORDER BY id"
+        for row in self._store.query(sql, params):
+            yield from_row(row)
+
+    def fence_holder(self, fence: FenceKey) -> int | None:
+        with self._lock:
+            return self._fences.get(fence)
+
+    def unresolved_in_catalog(self, catalog_id: int) -> int | None:
+        with self._lock:
+            ids = [j.id for j in self._live.values()
+                   if j.catalog_id == catalog_id and st.is_unresolved(j.facts)]
+        return min(ids) if ids else None
+
+    def unresolved_on_table(self, catalog_id: int, locator: str) -> int | None:
+        with self._lock:
+            ids = [j.id for j in self._live.values() if j.catalog_id == catalog_id
+                   and j.locator == locator and st.is_unresolved(j.facts)]
+        return min(ids) if ids else None
+
+    def slots_in_use(self) -> int:
+        with self._lock:
+            return len(self._slots)
+
+    def quota_counts(self) -> tuple[dict[tuple[int, str], int], dict[int, int], int]:
+        with self._lock:
+            return (dict(+self._quota_table), dict(+self._quota_catalog), self._quota_global)
+
+    def progress(self, job_id: int) -> str:
+        with self._lock:
+            return self._progress.get(job_id, "")
+
+    def set_progress(self, job_id: int, text: str) -> None:
+        with self._lock:
+            self._progress[job_id] = text
+
+    # -- admission ----------------------------------------------------------------------------------
+    def create(self, job: JobRecord, table_limit: int, catalog_limit: int, global_limit: int) -> JobRecord:
+        """Fence and three-level quota check, then one durable insert in state PENDING."""
+        if min(table_limit, catalog_limit, global_limit) <= 0:
+            raise Errors.LANCE_INDEX_MUTATION_DISABLED.error(detail=_quota_config_message(
+                table_limit, catalog_limit, global_limit))
+        with self._lock:
+            holder = self._fences.get(job.fence)
+            if holder is not None:
+                raise Errors.LANCE_INDEX_FENCED.error(index=job.index_name, job_id=holder)
+            if (self._quota_table[(job.catalog_id, job.locator)] >= table_limit
+                    or self._quota_catalog[job.catalog_id] >= catalog_limit
+                    or self._quota_global >= global_limit):
+                raise Errors.LANCE_INDEX_QUOTA.error(index=job.index_name)
+            columns = to_columns(job)
+            del columns["id"]
+            names = ", ".join(columns)
+            marks = ", ".join("?" for _ in columns)
+            with self._store.transaction() as db:
+                cursor = db.execute(f"INSERT INTO lance_index_jobs ({names}) VALUES ({marks})",
+                                    tuple(columns.values()))
+                job = job.replace(id=int(cursor.lastrowid))  # type: ignore[arg-type]
+            self._index(job)
+        self._notify(job)
+        return job
+
+    # -- transitions --------------------------------------------------------------------------------
+    def _transition(self, job_id: int, expected_revision: int | None,
+                    change: Callable[[JobRecord], dict[str, Any] | None]) -> JobRecord | None:
+        """Load, let ``change`` decide (None = not applicable), CAS, reindex. Returns the new record."""
+        with self._lock:
+            current = self.get(job_id)
+            if current is None:
+                return None
+            if expected_revision is not None and current.revision != expected_revision:
+                return None
+            changes = change(current)
+            if changes is None:
+                return None
+            changes["updated_at"] = time.time()
+            updated = current.replace(**changes, revision=current.revision + 1)
+            durable = {k: v for k, v in to_columns(updated).items() if k in changes}
+            try:
+                with self._store.transaction() as db:
+                    self._store.compare_and_set(db, "lance_index_jobs", {"id": job_id}, current.revision,
+                                                durable)
+            except StaleRevision:
+                logger.warning("job %s changed concurrently; transition skipped", job_id)
+                return None
+            self._unindex(current)
+            self._index(updated)
+        self._notify(updated)
+        return updated
+
+    def _notify(self, job: JobRecord) -> None:
+        for listener in list(self.listeners):
+            try:
+                listener(job)
+            except Exception:  # noqa: BLE001 - a listener must never undo a durable transition
+                logger.exception("job listener failed")
+
+    def mark_running(self, job_id: int, *, invocation_id: str, index_uuid: str, deadline_ms: int,
+                     process_epoch: str, backend_id: str, expected_revision: int | None = None) -> JobRecord | None:
+        """PENDING → RUNNING; takes the possible-live slot. Durable before anything is sent."""
+        def change(job: JobRecord) -> dict[str, Any] | None:
+            if job.state is not st.MutationState.PENDING:
+                return None
+            return {"state": st.MutationState.RUNNING, "invocation_id": invocation_id[:256],
+                    "index_uuid": index_uuid, "deadline_ms": deadline_ms, "process_epoch": process_epoch,
+                    "backend_id": backend_id, "possible_live_owned": True}
+        return self._transition(job_id, expected_revision, change)
+
+    def complete_with_result(self, job_id: int, invocation_id: str, code: st.ResultCode | None,
+                             message: str, external_metadata_advanced: bool) -> JobRecord | None:
+        """RUNNING-only, matching invocation; a stale or mismatched result is logged and ignored."""
+        def change(job: JobRecord) -> dict[str, Any] | None:
+            if job.state is not st.MutationState.RUNNING or job.invocation_id != invocation_id:
+                logger.info("stale result for job %s (state %s, invocation %s) ignored",
+                            job_id, job.state.value, invocation_id)
+                return None
+            outcome = st.classify(job.operation, code, job.if_exists, external_metadata_advanced)
+            return {"state": outcome.state, "refresh_state": outcome.refresh,
+                    "completion_reason": outcome.reason, "result_code": code,
+                    "message": clip(message), "external_metadata_advanced": external_metadata_advanced}
+        return self._transition(job_id, None, change)
+
+    def expire(self, job_id: int, now_ms: int) -> JobRecord | None:
+        """Deadline sweep: RUNNING past its deadline → UNKNOWN; slot, fence and quota stay held."""
+        def change(job: JobRecord) -> dict[str, Any] | None:
+            if job.state is not st.MutationState.RUNNING or job.deadline_ms is None or job.deadline_ms > now_ms:
+                return None
+            return {"state": st.MutationState.UNKNOWN, "result_code": st.ResultCode.NO_TRUSTED_RESULT,
+                    "message": DEADLINE_MESSAGE, "refresh_state": st.RefreshState.NOT_REQUIRED}
+        return self._transition(job_id, None, change)
+
+    def mark_unknown(self, job_id: int, message: str) -> JobRecord | None:
+        """An ambiguous dispatch or a lost worker: RUNNING → UNKNOWN (slot kept)."""
+        def change(job: JobRecord) -> dict[str, Any] | None:
+            if job.state is not st.MutationState.RUNNING:
+                return None
+            return {"state": st.MutationState.UNKNOWN, "result_code": st.ResultCode.NO_TRUSTED_RESULT,
+                    "message": clip(message), "refresh_state": st.RefreshState.NOT_REQUIRED}
+        return self._transition(job_id, None, change)
+
+    def not_enqueued(self, job_id: int, invocation_id: str, message: str) -> JobRecord | None:
+        """A rejection proving the request never reached a worker: NOT_COMMITTED + NOT_ENQUEUED."""
+        def change(job: JobRecord) -> dict[str, Any] | None:
+            if job.state is not st.MutationState.RUNNING or job.invocation_id != invocation_id:
+                return None
+            return {"state": st.MutationState.NOT_COMMITTED,
+                    "result_code": st.ResultCode.PRE_INVOCATION_RESOURCE_REJECTED,
+                    "message": clip(message), "refresh_state": st.RefreshState.NOT_REQUIRED,
+                    "termination_proof": st.TerminationProof.NOT_ENQUEUED,
+                    "external_metadata_advanced": False}
+        return self._transition(job_id, None, change)
+
+    def cancel_pending(self, job_id: int) -> JobRecord | None:
+        def change(job: JobRecord) -> dict[str, Any] | None:
+            if job.state is not st.MutationState.PENDING:
+                return None
+            return {"state": st.MutationState.NOT_COMMITTED, "completion_reason": st.CompletionReason.CANCELLED,
+                    "refresh_state": st.RefreshState.NOT_REQUIRED, "message": "cancelled before dispatch"}
+        return self._transition(job_id, None, change)
+
+    def record_termination_proof(self, job_id: int, proof: st.TerminationProof,
+                                 invocation_id: str | None = None) -> JobRecord | None:
+        def change(job: JobRecord) -> dict[str, Any] | None:
+            if not job.possible_live_owned or job.termination_proof is not st.TerminationProof.NONE:
+                return None
+            if invocation_id is not None and job.invocation_id != invocation_id:
+                return None
+            return {"termination_proof": proof}
+        return self._transition(job_id, None, change)
+
+    def refresh_started(self, job_id: int) -> JobRecord | None:
+        def change(job: JobRecord) -> dict[str, Any] | None:
+            if not st.refresh_transition_allowed(job.refresh_state, st.RefreshState.RUNNING):
+                return None
+            return {"refresh_state": st.RefreshState.RUNNING}
+        return self._transition(job_id, None, change)
+
+    def refresh_finished(self, job_id: int, ok: bool, message: str = "") -> JobRecord | None:
+        def change(job: JobRecord) -> dict[str, Any] | None:
+            if job.refresh_state is not st.RefreshState.RUNNING:
+                return None
+            if ok:
+                return {"refresh_state": st.RefreshState.DONE}
+            return {"refresh_state": st.RefreshState.FAILED, "refresh_failed_at": time.time(),
+                    "message": clip(message or job.message)}
+        return self._transition(job_id, None, change)
+
+    def force_release(self, job_id: int, expected_revision: int, actor: str, note: str) -> JobRecord | None:
+        def change(job: JobRecord) -> dict[str, Any] | None:
+            if job.state is not st.MutationState.UNKNOWN or job.force_released:
+                return None
+            return {"force_released": True, "force_actor": actor, "force_time": time.time(),
+                    "force_note": note, "force_warning": FORCE_RELEASE_WARNING}
+        return self._transition(job_id, expected_revision, change)
+
+    def reconcile(self, job_id: int, committed: bool, message: str) -> JobRecord | None:
+        """Evidence settled an UNKNOWN job whose worker is proven gone (drydock, issue 6)."""
+        def change(job: JobRecord) -> dict[str, Any] | None:
+            if job.state is not st.MutationState.UNKNOWN or job.force_released:
+                return None
+            if st.holds_possible_live_slot(job.facts):
+                return None
+            state = st.MutationState.COMMITTED if committed else st.MutationState.NOT_COMMITTED
+            return {"state": state, "completion_reason": st.CompletionReason.RECONCILED,
+                    "refresh_state": st.RefreshState.REQUIRED, "message": clip(message)}
+        return self._transition(job_id, None, change)
+
+    # -- worker processes ------------------------------------------------------------------------------
+    def record_worker(self, job_id: int, invocation_id: str, pid: int, start_ticks: int | None, cgroup: str,
+                      epoch: str) -> None:
+        with self._store.transaction() as db:
+            db.execute("INSERT OR REPLACE INTO lance_index_workers VALUES (?, ?, ?, ?, ?, ?)",
+                       (job_id, invocation_id, pid, start_ticks, cgroup, epoch))
+
+    def worker_of(self, job_id: int, invocation_id: str) -> tuple[int, int | None] | None:
+        row = self._store.query_one("SELECT pid, start_ticks FROM lance_index_workers WHERE job_id = ? "
+                                    "AND invocation_id = ?", (job_id, invocation_id))
+        return (int(row["pid"]), row["start_ticks"]) if row else None
+
+    # -- retention ------------------------------------------------------------------------------------
+    def remove_resolved_older_than(self, cutoff: float, batch: int = 1024) -> int:
+        """Delete up to ``batch`` GC-eligible records whose last transition is before ``cutoff``."""
+        rows = self._store.query(
+            f"SELECT * FROM lance_index_jobs WHERE NOT {LIVE_ROWS_SQL} AND updated_at < ? ORDER BY id LIMIT ?",
+            (cutoff, batch))
+        doomed = [from_row(r) for r in rows]
+        doomed = [j for j in doomed if st.gc_eligible(j.facts)]  # states.py has the last word
+        if not doomed:
+            return 0
+        with self._lock, self._store.transaction() as db:
+            for job in doomed:
+                db.execute("DELETE FROM lance_index_jobs WHERE id = ? AND revision = ?", (job.id, job.revision))
+                db.execute("DELETE FROM lance_index_workers WHERE job_id = ?", (job.id,))
+            for job in doomed:
+                self._progress.pop(job.id, None)
+        return len(doomed)
+
+
+def _quota_config_message(table: int, catalog: int, global_: int) -> str:
+    for name, value in (("lance_index_job_max_unresolved_per_table", table),
+                        ("lance_index_job_max_unresolved_per_catalog", catalog),
+                        ("lance_index_job_max_unresolved_global", global_)):
+        if value <= 0:
+            return (f"Lance index admission requires positive unresolved-job quotas, but {name} = {value}; "
+                    "fix the FE configuration before enabling enable_lance_index_mutation")
+    return ""

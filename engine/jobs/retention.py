@@ -1,0 +1,65 @@
+"""Retention of resolved Lance index jobs (reference §4 cleaner), without the reference's defects.
+
+- Only GC-eligible records go: resolved AND not holding a possible-live slot (defect 1); the age
+  counts from the record's last transition (``updated_at``), not from its creation.
+- One round deletes in bounded batches and repeats until nothing is eligible, so a backlog drains
+  in one round instead of 1,024 records per hour (defect 2).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+
+from engine.config import Config
+from engine.jobs.manager import JobManager
+
+logger = logging.getLogger(__name__)
+BATCH = 1024
+
+
+def clean_once(jobs: JobManager, config: Config, now: float | None = None, batch: int = BATCH) -> int:
+    cutoff = (time.time() if now is None else now) - config.get("lance_index_job_keep_max_second")
+    removed = 0
+    while True:
+        n = jobs.remove_resolved_older_than(cutoff, batch)
+        removed += n
+        if n < batch:
+            return removed
+
+
+class RetentionCleaner:
+    """Daemon thread; the period is re-read from config every round, and a config change wakes it."""
+
+    def __init__(self, jobs: JobManager, config: Config):
+        self._jobs = jobs
+        self._config = config
+        self._wake = threading.Event()
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="lance-job-retention", daemon=True)
+        config.on_change(self._on_config)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._wake.set()
+        if self._thread.is_alive():
+            self._thread.join(timeout=10)
+
+    def _on_config(self, name: str, _value: object) -> None:
+        if name in ("lance_index_job_clean_interval_second", "lance_index_job_keep_max_second"):
+            self._wake.set()
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            try:
+                removed = clean_once(self._jobs, self._config)
+                if removed:
+                    logger.info("retention removed %d resolved Lance index jobs", removed)
+            except Exception:  # noqa: BLE001 - the cleaner must survive a bad round
+                logger.exception("retention round failed")
+            self._wake.wait(timeout=self._config.get("lance_index_job_clean_interval_second"))
+            self._wake.clear()

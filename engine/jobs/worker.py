@@ -1,0 +1,236 @@
+"""The index build worker: one process per job, started by the supervisor (``python -m engine.jobs.worker``).
+
+Fork barrier: arm PDEATHSIG, check the parent, say HANDSHAKE, then block until the DISPATCH frame
+arrives — the parent sends it only after moving this process into its cgroup. Then: open the
+*pinned* version (never 0) and assert it, recompute the schema contract, build with the
+pre-assigned index uuid, verify, and send one typed RESULT. A result code is chosen from what
+was observed (exception *class*, a positive existence check), never from message text; an error
+this worker cannot classify sends no RESULT at all, and the job converges by proof/deadline.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import signal
+import sys
+import time
+from typing import Any
+
+from engine.jobs.protocol import DISPATCH, HANDSHAKE, PROGRESS, Dispatch, WorkerResult, encode, read_frame, write_frame
+from engine.jobs.states import ResultCode
+
+PR_SET_PDEATHSIG = 1
+OUT = 1  # frames go to stdout; stray prints are redirected to stderr below
+
+
+class BuildCancelled(Exception):
+    """Raised from the progress callback after SIGUSR1: lance aborts before committing."""
+
+
+_cancel_requested = False
+
+
+def _on_cancel(_signum: int, _frame: Any) -> None:
+    global _cancel_requested
+    _cancel_requested = True
+
+
+def arm_death_signal(expected_parent: int) -> None:
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    if os.getppid() != expected_parent:  # the parent died before PDEATHSIG was armed
+        os._exit(3)
+
+
+def send(kind: bytes, body: dict[str, Any]) -> None:
+    write_frame(OUT, encode(kind, body))
+
+
+class Progress:
+    """lance's progress_callback → small PROGRESS frames (at most ~10 per second), and cancel."""
+
+    def __init__(self) -> None:
+        self._last = 0.0
+
+    def __call__(self, event: Any) -> None:
+        if _cancel_requested and getattr(event, "event", "") != "complete":
+            raise BuildCancelled()
+        now = time.monotonic()
+        if now - self._last < 0.1 and getattr(event, "event", "") == "progress":
+            return
+        self._last = now
+        send(PROGRESS, {"stage": str(getattr(event, "stage", ""))[:64], "event": str(getattr(event, "event", ""))[:16],
+                        "completed": _int(getattr(event, "completed", None)), "total": _int(getattr(event, "total", None))})
+
+
+def _int(value: Any) -> int | None:
+    return value if isinstance(value, int) else None
+
+
+def _contract_of(dataset: Any, column: str) -> dict[str, Any]:
+    import pyarrow as pa
+
+    field = dataset.schema.field(column)
+    contract: dict[str, Any] = {"fieldId": dataset.lance_schema.field(column).id(), "name": field.name,
+                                "type": str(field.type), "nullable": field.nullable}
+    if pa.types.is_fixed_size_list(field.type):
+        contract.update(dimension=field.type.list_size, elementType=str(field.type.value_type),
+                        elementNullable=field.type.value_field.nullable)
+    return contract
+
+
+def _latest_version(d: Dispatch) -> int | None:
+    import lance
+
+    try:
+        return int(lance.dataset(d.uri, storage_options=d.storage_options).version)
+    except Exception:  # noqa: BLE001 - only used to compare versions; absence proves nothing here
+        return None
+
+
+def _build(d: Dispatch, dataset: Any) -> None:
+    spec, params = d.spec, dict(d.spec.get("params", {}))
+    if d.operation == "DROP":
+        dataset.drop_index(d.index_name)
+        return
+    replace = d.operation == "REPLACE"
+    if spec["using"] == "ANN":
+        partitions = params.pop("num_partitions", None)
+        sub_vectors = params.pop("num_sub_vectors", None)
+        if (partitions or 0) > d.max_num_partitions or (sub_vectors or 0) > d.max_num_sub_vectors:
+            raise ValueError("dispatch exceeds its admission-time bounds")
+        metric = params.pop("metric", "l2")
+        dataset.create_index(d.column, spec["index_type"], name=d.index_name, metric=metric, replace=replace,
+                             num_partitions=partitions, num_sub_vectors=sub_vectors, index_uuid=d.index_uuid,
+                             progress_callback=Progress(), **params)
+    else:
+        dataset.create_scalar_index(d.column, spec["index_type"], name=d.index_name, replace=replace,
+                                    index_uuid=d.index_uuid, progress_callback=Progress())
+
+
+def _index_present(d: Dispatch) -> tuple[bool, int | None, int]:
+    """(our uuid is an index of the latest version, its indexed rows, latest version)."""
+    import lance
+
+    latest = lance.dataset(d.uri, storage_options=d.storage_options)
+    for description in latest.describe_indices():
+        if description.name == d.index_name:
+            uuids = {str(i.get("uuid")) for i in latest.list_indices() if i.get("name") == d.index_name}
+            if d.index_uuid in uuids:
+                return True, int(description.num_rows_indexed), int(latest.version)
+    return False, None, int(latest.version)
+
+
+def classify_exception(exc: BaseException) -> ResultCode | None:
+    """By class only. None = unknown: send no result."""
+    import lance
+
+    conflict = getattr(getattr(lance, "commit", None), "CommitConflictError", None)
+    if conflict is not None and isinstance(exc, conflict):
+        return ResultCode.NATIVE_COMMIT_CONFLICT
+    if isinstance(exc, NotImplementedError):
+        return ResultCode.NATIVE_NOT_SUPPORTED
+    if isinstance(exc, (KeyError, TypeError, ValueError)):
+        return ResultCode.NATIVE_INVALID_ARGUMENT
+    if isinstance(exc, OSError):
+        return ResultCode.NATIVE_IO
+    return None
+
+
+def _inject_faults() -> None:
+    """Test-only faults, enabled by DRYDOCK_FAULT_WORKER_* variables that only tests set."""
+    fault = os.environ.get("DRYDOCK_FAULT_WORKER_MODE", "")
+    if fault == "hang":
+        while True:
+            time.sleep(1)
+    if fault == "abort":
+        os.abort()
+    if fault == "sigkill":
+        os.kill(os.getpid(), signal.SIGKILL)
+    if fault == "garbage":
+        os.write(OUT, b"\x00\x00\x00\x05Zjunk")
+        time.sleep(30)
+    if fault == "oversized":
+        os.write(OUT, (10 * 2**20).to_bytes(4, "big") + b"R")
+        time.sleep(30)
+    if fault == "allocate":
+        hog = []
+        while True:  # until the cgroup's memory limit kills us
+            hog.append(bytearray(64 * 2**20))
+            hog[-1][::4096] = b"x" * len(hog[-1][::4096])
+
+
+def execute(d: Dispatch) -> WorkerResult | None:
+    import lance
+
+    _inject_faults()
+
+    def advanced() -> bool:
+        latest = _latest_version(d)
+        return latest is not None and latest > d.admitted_version
+
+    try:
+        dataset = lance.dataset(d.uri, version=d.admitted_version, storage_options=d.storage_options)
+    except Exception:  # noqa: BLE001 - which pre-invocation code is decided below, not by the text
+        if advanced():
+            return WorkerResult(ResultCode.PRE_INVOCATION_STALE_ADMISSION, "admitted version is gone; newer exist", True)
+        return WorkerResult(ResultCode.PRE_INVOCATION_RESOURCE_REJECTED, "admitted version could not be opened", False)
+    if int(dataset.version) != d.admitted_version:
+        return WorkerResult(ResultCode.PRE_INVOCATION_STALE_ADMISSION, "pinned open returned another version", advanced())
+    if d.operation != "DROP":
+        expected = (d.schema_contract.get("fields") or [None])[0]
+        try:
+            actual = _contract_of(dataset, d.column)
+        except (KeyError, ValueError):
+            actual = None
+        if actual != expected:
+            return WorkerResult(ResultCode.PRE_INVOCATION_STALE_ADMISSION, "schema contract changed", advanced())
+    else:
+        latest = lance.dataset(d.uri, storage_options=d.storage_options)
+        if d.index_name not in {i["name"] for i in latest.list_indices()}:  # positive check
+            return WorkerResult(ResultCode.NATIVE_NOT_FOUND, f"index '{d.index_name}' is not present", advanced())
+    try:
+        _build(d, dataset)
+    except BuildCancelled:
+        present, _, _ = _index_present(d)
+        if present:
+            return WorkerResult(ResultCode.NATIVE_OK, "cancel arrived after the commit", True)
+        return WorkerResult(ResultCode.CANCELLED_BEFORE_COMMIT, "cancelled before commit", advanced())
+    except Exception as exc:  # noqa: BLE001 - mapped by class below
+        code = classify_exception(exc)
+        if code is None:
+            print(f"unclassified build error: {type(exc).__name__}", file=sys.stderr)
+            return None
+        return WorkerResult(code, f"{type(exc).__name__} during build", advanced())
+    if d.operation == "DROP":
+        return WorkerResult(ResultCode.NATIVE_OK, "index dropped", True)
+    present, rows, version = _index_present(d)
+    if not present:
+        return None  # the build returned but our uuid is not there: no trusted result
+    message = "index built" if rows else "index committed but EMPTY (0 rows indexed)"
+    return WorkerResult(ResultCode.NATIVE_OK, message, True, committed_version=version)
+
+
+def main() -> int:
+    global OUT
+    parent = int(os.environ.get("DRYDOCK_WORKER_PARENT", "0"))
+    arm_death_signal(parent)
+    OUT = os.dup(1)
+    os.dup2(2, 1)  # library prints must never corrupt the frame stream
+    signal.signal(signal.SIGUSR1, _on_cancel)
+    send(HANDSHAKE, {"pid": os.getpid()})
+    try:
+        _, body = read_frame(sys.stdin.buffer, (DISPATCH,))
+        dispatch = Dispatch.parse(body)
+    except Exception as exc:  # noqa: BLE001 - a bad dispatch is refused without a result
+        print(f"refusing dispatch: {exc}", file=sys.stderr)
+        return 2
+    result = execute(dispatch)
+    if result is not None:
+        write_frame(OUT, result.frame())
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,176 @@
+"""CREATE/DROP INDEX (admission), SHOW LANCE INDEX JOB(S), RESOLVE … AS FORCE_RELEASE, CANCEL."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from engine import ast
+from engine.core import Engine
+from engine.errors import Errors
+from engine.jobs import states as st
+from engine.jobs.admission import admit_create, admit_drop
+from engine.jobs.manager import FORCE_RELEASE_WARNING
+from engine.jobs.records import JobRecord, MAX_FORCE_TEXT_BYTES, utf8_len
+from engine.jobs.visibility import JobVisibility
+from engine.results import Result
+from engine.session import SessionContext
+
+JOB_ID_COLUMN = ["JobId"]
+LIST_COLUMNS = ["JobId", "CatalogName", "DbName", "TableName", "IndexName", "Operation", "State",
+                "RefreshState", "PossibleLive", "CreateTime", "UpdateTime", "Message", "ForceReleased",
+                "ForceActor", "ForceTime"]
+DETAIL_COLUMNS = [*LIST_COLUMNS, "Creator", "ResultCode", "CompletionReason", "ExternalMetadataAdvanced",
+                  "BackendId", "BeProcessEpoch", "InvocationId", "DeadlineMs", "TerminationProof",
+                  "AdmittedDatasetVersion", "SchemaContractVersion", "Revision", "ForceNote", "ForceWarning",
+                  "IfNotExists", "IfExists", "IndexType", "ColumnName"]
+WHERE_HINT = ('Where clause should looks like: TableName = "your_table_name" or '
+              'State = "PENDING|RUNNING|COMMITTED|NOT_COMMITTED|UNKNOWN", or compound predicate with operator AND')
+
+
+def _time(ts: float | None) -> str:
+    return "" if ts is None else dt.datetime.fromtimestamp(ts).strftime("%Y-%m-%d %H:%M:%S")
+
+
+def _yes(flag: bool) -> str:
+    return "YES" if flag else "NO"
+
+
+def _job_id_result(job: JobRecord | None) -> Result:
+    rows = [] if job is None else [(str(job.id),)]
+    return Result(columns=JOB_ID_COLUMN, rows=rows, column_types={"JobId": "VARCHAR"})
+
+
+def create_index(engine: Engine, stmt: ast.CreateIndex, ctx: SessionContext) -> Result:
+    return _job_id_result(admit_create(engine, stmt, ctx))
+
+
+def drop_index(engine: Engine, stmt: ast.DropIndex, ctx: SessionContext) -> Result:
+    return _job_id_result(admit_drop(engine, stmt, ctx))
+
+
+def _list_row(engine: Engine, job: JobRecord, catalog_name: str) -> tuple[str, ...]:
+    return (str(job.id), catalog_name, job.db, job.tbl, job.index_name, job.operation.value, job.state.value,
+            job.refresh_state.value, _yes(st.holds_possible_live_slot(job.facts)), _time(job.created_at),
+            _time(job.updated_at), job.message, "YES" if job.force_released else "", job.force_actor,
+            _time(job.force_time))
+
+
+def _where_filters(where: ast.WhereClause | None) -> tuple[str | None, str | None]:
+    """Validate SHOW ... WHERE (EqualTo on TableName / State, joined by AND) → (table, state)."""
+    if where is None:
+        return None, None
+    if any(c != "AND" for c in where.connectives):
+        raise Errors.SHOW_JOBS_INVALID.error(detail="Only allow compound predicate with operator AND")
+    table = state = None
+    seen: set[str] = set()
+    for predicate in where.predicates:
+        column = predicate.left.lower()
+        if (not predicate.left_is_column or column not in ("tablename", "state") or predicate.op != "="
+                or not predicate.right_is_string):
+            raise Errors.SHOW_JOBS_INVALID.error(detail=WHERE_HINT)
+        if column in seen:
+            raise Errors.SHOW_JOBS_INVALID.error(
+                detail="column names on both sides of operator AND should be different")
+        seen.add(column)
+        if column == "tablename":
+            table = predicate.right
+        else:
+            value = predicate.right.upper()
+            if value not in st.MutationState.__members__:
+                raise Errors.SHOW_JOBS_INVALID.error(
+                    detail=f"Unknown Lance index job state: {predicate.right}; {WHERE_HINT}")
+            state = value
+    return table, state
+
+
+def show_lance_index_jobs(engine: Engine, stmt: ast.ShowLanceIndexJobs, ctx: SessionContext) -> Result:
+    table, state = _where_filters(stmt.where)
+    if len(stmt.scope) > 2:
+        raise Errors.SHOW_JOBS_INVALID.error(
+            detail=f"Only support SHOW LANCE INDEX JOBS FROM [catalog.]database, but get: [{'.'.join(stmt.scope)}]")
+    clauses, params = [], []
+    if stmt.scope:
+        catalog_name = stmt.scope[0] if len(stmt.scope) == 2 else ctx.catalog
+        record = engine.catalogs.find(catalog_name)
+        clauses.append("catalog_id = ?")
+        params.append(record.id if record else -1)
+        clauses.append("db = ?")
+        params.append(stmt.scope[-1])
+    if table is not None:
+        clauses.append("tbl = ?")
+        params.append(table)
+    if state is not None:
+        clauses.append("state = ?")
+        params.append(state)
+    visibility = JobVisibility(engine, ctx)
+    rows = []
+    names: dict[int, str] = {}
+    for job in engine.jobs.iter_rows(" AND ".join(clauses), tuple(params)):
+        if not visibility.may_see(job):
+            continue  # silently: no count leak
+        if job.catalog_id not in names:
+            names[job.catalog_id] = visibility.catalog_name(job)
+        rows.append((*_list_row(engine, job, names[job.catalog_id]), engine.jobs.progress(job.id)))
+    return Result(columns=[*LIST_COLUMNS, "Progress"], rows=rows,
+                  column_types={c: "VARCHAR" for c in [*LIST_COLUMNS, "Progress"]})
+
+
+def _visible_job(engine: Engine, ctx: SessionContext, job_id: int) -> tuple[JobRecord, JobVisibility]:
+    job = engine.jobs.get(job_id)
+    visibility = JobVisibility(engine, ctx)
+    if job is None or not visibility.may_see(job):
+        raise Errors.LANCE_INDEX_JOB_NOT_FOUND.error(job_id=job_id)
+    return job, visibility
+
+
+def show_lance_index_job(engine: Engine, stmt: ast.ShowLanceIndexJob, ctx: SessionContext) -> Result:
+    job, visibility = _visible_job(engine, ctx, stmt.job_id)
+    ema = "" if job.external_metadata_advanced is None else _yes(job.external_metadata_advanced)
+    row = (*_list_row(engine, job, visibility.catalog_name(job)), job.creator,
+           job.result_code.value if job.result_code else "", job.completion_reason.value, ema, job.backend_id,
+           job.process_epoch, job.invocation_id, "" if job.deadline_ms is None else str(job.deadline_ms),
+           job.termination_proof.value, str(job.admitted_version), str(job.schema_contract_version),
+           str(job.revision), job.force_note, job.force_warning, _yes(job.if_not_exists), _yes(job.if_exists),
+           job.index_type, job.column_name, engine.jobs.progress(job.id))
+    columns = [*DETAIL_COLUMNS, "Progress"]
+    return Result(columns=columns, rows=[row], column_types={c: "VARCHAR" for c in columns})
+
+
+def resolve_lance_index_job(engine: Engine, stmt: ast.ResolveLanceIndexJob, ctx: SessionContext) -> Result:
+    """Reference §3's check order; never gated by enable_lance_index_mutation."""
+    warning = [Errors.LANCE_INDEX_JOB_FORCE_RELEASED.warning(detail=FORCE_RELEASE_WARNING)]
+    job = engine.jobs.get(stmt.job_id)
+    visibility = JobVisibility(engine, ctx)
+    if job is None or not visibility.may_alter(job):  # orphans need ADMIN; both answer "not found"
+        raise Errors.LANCE_INDEX_JOB_NOT_FOUND.error(job_id=stmt.job_id)
+    if job.state is st.MutationState.UNKNOWN and job.force_released:
+        return Result.ok(warnings=warning)  # idempotent retry
+    if job.state is not st.MutationState.UNKNOWN:
+        raise Errors.LANCE_INDEX_JOB_NOT_UNKNOWN.error(job_id=job.id, state=job.state.value)
+    if visibility.resolution(job).failed:
+        raise Errors.LANCE_INDEX_JOB_RESOLUTION_INCOMPLETE.error(
+            job_id=job.id, detail="the persisted target could not be resolved with current catalog metadata; "
+                                  "see the server log for the cause")
+    note = stmt.note.strip()
+    if not note:
+        raise Errors.LANCE_INDEX_INVALID.error(detail="force release note must not be empty")
+    if utf8_len(stmt.note) > MAX_FORCE_TEXT_BYTES:
+        raise Errors.LANCE_INDEX_INVALID.error(detail=f"force release note exceeds {MAX_FORCE_TEXT_BYTES} UTF-8 bytes")
+    released = engine.jobs.force_release(job.id, job.revision, f"'{ctx.user}'@'{ctx.account_host}'", stmt.note)
+    if released is None:
+        raise Errors.LANCE_INDEX_JOB_RESOLUTION_INCOMPLETE.error(
+            job_id=job.id, detail="the job changed concurrently while still UNKNOWN; retry the statement")
+    return Result.ok(warnings=warning)
+
+
+def cancel_lance_index_job(engine: Engine, stmt: ast.CancelLanceIndexJob, ctx: SessionContext) -> Result:
+    job = engine.jobs.get(stmt.job_id)
+    visibility = JobVisibility(engine, ctx)
+    if job is None or not visibility.may_alter(job):
+        raise Errors.LANCE_INDEX_JOB_NOT_FOUND.error(job_id=stmt.job_id)
+    if job.state is st.MutationState.PENDING and engine.jobs.cancel_pending(job.id) is not None:
+        return Result.ok()
+    current = engine.jobs.get(job.id) or job
+    if current.state is st.MutationState.RUNNING and engine.cancel_running(current):
+        return Result.ok()
+    raise Errors.LANCE_INDEX_JOB_TERMINAL.error(job_id=job.id, state=current.state.value)

@@ -1,0 +1,92 @@
+"""The job state machine, exhaustively: transitions, classification, derived predicates, and the
+SQL mirror that replay and retention use."""
+
+from __future__ import annotations
+
+import itertools
+import sqlite3
+
+import pytest
+
+from engine.jobs import states as st
+from engine.jobs.manager import LIVE_ROWS_SQL
+
+M, R, C = st.MutationState, st.RefreshState, st.ResultCode
+
+EXPECTED_MUTATION = {
+    (M.PENDING, M.RUNNING), (M.PENDING, M.NOT_COMMITTED),
+    (M.RUNNING, M.COMMITTED), (M.RUNNING, M.NOT_COMMITTED), (M.RUNNING, M.UNKNOWN),
+    (M.UNKNOWN, M.COMMITTED), (M.UNKNOWN, M.NOT_COMMITTED),
+}
+EXPECTED_REFRESH = {(R.REQUIRED, R.RUNNING), (R.RUNNING, R.DONE), (R.RUNNING, R.FAILED), (R.FAILED, R.RUNNING)}
+
+
+@pytest.mark.parametrize("old,new", list(itertools.product(M, M)))
+def test_every_mutation_transition(old: st.MutationState, new: st.MutationState) -> None:
+    assert st.mutation_transition_allowed(old, new) is ((old, new) in EXPECTED_MUTATION)
+
+
+@pytest.mark.parametrize("old,new", list(itertools.product(R, R)))
+def test_every_refresh_transition(old: st.RefreshState, new: st.RefreshState) -> None:
+    assert st.refresh_transition_allowed(old, new) is ((old, new) in EXPECTED_REFRESH)
+
+
+def test_committed_and_not_committed_are_terminal() -> None:
+    assert not st.MUTATION_TRANSITIONS[M.COMMITTED] and not st.MUTATION_TRANSITIONS[M.NOT_COMMITTED]
+
+
+def expected_outcome(mutation: st.MutationType, code: st.ResultCode | None, if_exists: bool,
+                     ema: bool) -> tuple[st.MutationState, st.RefreshState, st.CompletionReason]:
+    """Reference §2's table, written out independently of classify()."""
+    none = st.CompletionReason.NONE
+    if code is None:
+        return M.UNKNOWN, R.NOT_REQUIRED, none
+    if code is C.CANCELLED_BEFORE_COMMIT:
+        return M.NOT_COMMITTED, (R.REQUIRED if ema else R.NOT_REQUIRED), st.CompletionReason.CANCELLED
+    if code.value.startswith("PRE_INVOCATION_"):
+        return M.NOT_COMMITTED, (R.REQUIRED if ema else R.NOT_REQUIRED), none
+    if code is C.NATIVE_OK:
+        return M.COMMITTED, R.REQUIRED, none
+    if code is C.NATIVE_COMMIT_CONFLICT:
+        return M.NOT_COMMITTED, R.REQUIRED, none
+    if code is C.NATIVE_NOT_FOUND and mutation is st.MutationType.DROP:
+        return M.NOT_COMMITTED, R.REQUIRED, (st.CompletionReason.IF_CONDITION_NOOP if if_exists else none)
+    return M.UNKNOWN, R.NOT_REQUIRED, none
+
+
+@pytest.mark.parametrize("mutation,code,if_exists,ema",
+                         list(itertools.product(st.MutationType, [*C, None], [False, True], [False, True])))
+def test_classification_table(mutation: st.MutationType, code: st.ResultCode | None, if_exists: bool,
+                              ema: bool) -> None:
+    outcome = st.classify(mutation, code, if_exists, ema)
+    assert (outcome.state, outcome.refresh, outcome.reason) == expected_outcome(mutation, code, if_exists, ema)
+
+
+ALL_FACTS = [st.JobFacts(m, r, fr, plo, tp) for m, r, fr, plo, tp in
+             itertools.product(M, R, [False, True], [False, True], st.TerminationProof)]
+
+
+@pytest.mark.parametrize("facts", ALL_FACTS)
+def test_derived_predicates(facts: st.JobFacts) -> None:
+    unresolved = (facts.state in (M.PENDING, M.RUNNING)
+                  or (facts.state is M.UNKNOWN and not facts.force_released)
+                  or (facts.state in (M.COMMITTED, M.NOT_COMMITTED)
+                      and facts.refresh in (R.REQUIRED, R.RUNNING, R.FAILED)))
+    slot = facts.possible_live_owned and facts.termination_proof is st.TerminationProof.NONE and not facts.force_released
+    assert st.is_unresolved(facts) is unresolved
+    assert st.holds_possible_live_slot(facts) is slot
+    # defect 1: a resolved record that still holds a possible-live slot is never GC-eligible
+    assert st.gc_eligible(facts) is (not unresolved and not slot)
+
+
+def test_live_rows_sql_agrees_with_the_predicates() -> None:
+    db = sqlite3.connect(":memory:")
+    db.execute("CREATE TABLE lance_index_jobs (id INTEGER, state TEXT, refresh_state TEXT, force_released INT, "
+               "possible_live_owned INT, termination_proof TEXT)")
+    for i, f in enumerate(ALL_FACTS):
+        db.execute("INSERT INTO lance_index_jobs VALUES (?, ?, ?, ?, ?, ?)",
+                   (i, f.state.value, f.refresh.value, int(f.force_released), int(f.possible_live_owned),
+                    f.termination_proof.value))
+    db.execute("INSERT INTO lance_index_jobs VALUES (-1, 'GARBAGE', 'DONE', 1, 0, 'NONE')")
+    live = {r[0] for r in db.execute(f"SELECT id FROM lance_index_jobs WHERE {LIVE_ROWS_SQL}")}
+    assert live == {i for i, f in enumerate(ALL_FACTS) if not st.gc_eligible(f)} | {-1}
