@@ -296,3 +296,8 @@ class ExecutePrepared(Statement):
 @dataclass(frozen=True)
 class DeallocatePrepare(Statement):
     name: str  # DEALLOCATE PREPARE s | DROP PREPARE s
+
+
+@dataclass(frozen=True)
+class ShowBackends(Statement):
+    pass

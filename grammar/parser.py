@@ -69,6 +69,7 @@ OWNED_PREFIXES: tuple[tuple[str, ...], ...] = (
     ("SHOW", "LANCE"),
     ("RESOLVE",),
     ("CANCEL", "LANCE"),
+    ("SHOW", "BACKENDS"),
 )
 # DESCRIBE/DESC followed by a query is EXPLAIN, which stays with the passthrough.
 _DESCRIBE_QUERY = re.compile(r"\s*desc(ribe)?\s+(select|with|\()", re.I)
@@ -531,6 +532,9 @@ class _ToStatement(Transformer[Token, Any]):
 
     def cancel_lance_index_job(self, items: list[Any]) -> ast.CancelLanceIndexJob:
         return ast.CancelLanceIndexJob(job_id=self._job_id(items))
+
+    def show_backends(self, items: list[Any]) -> ast.ShowBackends:
+        return ast.ShowBackends()
 
     # SQL-level prepared statements
     def user_variable(self, items: list[Token]) -> tuple[str, str]:

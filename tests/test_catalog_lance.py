@@ -206,7 +206,7 @@ def test_information_schema_answers_for_the_external_catalog(shared_server: Serv
         # the names external tables are bound under cannot be named by SQL
         cur.execute(f"SELECT count(*) FROM {c}.db1.t")
         with pytest.raises(pymysql.err.MySQLError) as info:
-            cur.execute("SELECT * FROM __drydock_ext_0")
+            cur.execute("SELECT * FROM db1.__drydock_ext_0")
         assert info.value.args[0] == 1146
 
 

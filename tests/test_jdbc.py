@@ -8,7 +8,8 @@ sql_mode = concat(@@sql_mode, ...)``), product name/version, SELECT of several c
 DROP TABLE IF EXISTS of a missing table, SHOW WARNINGS rows, SQLException code/SQLSTATE (1064
 42000, 1105 HY000), client-side and server-side (useServerPrepStmts=true) PreparedStatements with
 ``it's`` and ``' OR '1'='1`` parameters, and DatabaseMetaData getCatalogs / getSchemas / getTables /
-getColumns on a table the program created.
+getColumns on a table the program created, and getTables / getColumns / SELECT on a Lance table of an
+external catalog after ``USE catalog.db`` (the dataset is written here with pylance).
 """
 
 from __future__ import annotations
@@ -41,6 +42,8 @@ CHECKS = [
     "metadata_get_schemas",
     "metadata_get_tables",
     "metadata_get_columns",
+    "metadata_external_tables",
+    "metadata_external_columns",
 ]
 
 
@@ -65,10 +68,25 @@ def compiled(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, Path]:
     return java, out_dir
 
 
-def test_jdbc_program_passes_every_check(compiled: tuple[str, Path], server: ServerProcess) -> None:
+def _lance_table(server: ServerProcess, warehouse: Path) -> str:
+    """A Lance catalog with one table (id BIGINT, cat VARCHAR, emb ARRAY<FLOAT>(4)): catalog.db.table."""
+    import lance
+    import pyarrow as pa
+
+    values = pa.array([float(i) for i in range(12)], pa.float32())
+    lance.write_dataset(pa.table({"id": pa.array([1, 2, 3], pa.int64()), "cat": ["a", "b", "c"],
+                                  "emb": pa.FixedSizeListArray.from_arrays(values, 4)}),
+                        warehouse / "vec" / "items.lance")
+    server.query(f"CREATE CATALOG jdbc_lance PROPERTIES ('type' = 'lance', 'warehouse' = '{warehouse}')")
+    return "jdbc_lance.vec.items"
+
+
+def test_jdbc_program_passes_every_check(compiled: tuple[str, Path], server: ServerProcess,
+                                         tmp_path: Path) -> None:
     java, classes = compiled
+    external = _lance_table(server, tmp_path / "lance")
     result = subprocess.run(
-        [java, "-cp", f"{JAR}:{classes}", "DrydockJdbcCheck", server.host, str(server.port)],
+        [java, "-cp", f"{JAR}:{classes}", "DrydockJdbcCheck", server.host, str(server.port), external],
         capture_output=True, text=True, timeout=RUN_TIMEOUT_SECONDS)
     lines = result.stdout.splitlines()
     passed = {line[3:] for line in lines if line.startswith("OK ")}

@@ -59,6 +59,10 @@ class Dispatcher:
             self._thread.join(timeout=10)
         self.supervisor.stop()
 
+    @property
+    def running(self) -> bool:
+        return self._thread.is_alive()
+
     def wake(self) -> None:
         self._wake.set()
 

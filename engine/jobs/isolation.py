@@ -15,7 +15,6 @@ import resource
 import signal
 import subprocess
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -193,15 +192,13 @@ def _write_check(path: Path, value: int, round_to: int = 1) -> None:
         raise RuntimeError(f"{path} reads back {got!r}, wrote {value}")
 
 
-def child_preexec(limits: Limits) -> Callable[[], None]:
-    """Runs in the forked child before exec: rlimits and non-dumpable (always, in every mode)."""
-    cpu = max(int(limits.wall_clock_seconds * 4), 1)
-
-    def setup() -> None:
-        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-        resource.setrlimit(resource.RLIMIT_NOFILE, (1024, 1024))
-        resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 5))
-        resource.setrlimit(resource.RLIMIT_AS, (AS_FUSE_BYTES, AS_FUSE_BYTES))
-        ctypes.CDLL(None).prctl(PR_SET_DUMPABLE, 0)
-
-    return setup
+def apply_worker_rlimits(wall_clock_seconds: float) -> None:
+    """Called by the worker itself first thing after exec (no Python runs between fork and exec in
+    the server, which has native threads): CORE=0, NOFILE=1024, CPU = 4 × wall clock, AS fuse,
+    non-dumpable."""
+    cpu = max(int(wall_clock_seconds * 4), 1)
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    resource.setrlimit(resource.RLIMIT_NOFILE, (1024, 1024))
+    resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 5))
+    resource.setrlimit(resource.RLIMIT_AS, (AS_FUSE_BYTES, AS_FUSE_BYTES))
+    ctypes.CDLL(None).prctl(PR_SET_DUMPABLE, 0)

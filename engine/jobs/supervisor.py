@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from engine.config import Config
-from engine.jobs.isolation import Isolation, Limits, WorkerCgroup, child_preexec
+from engine.jobs.isolation import Isolation, Limits, WorkerCgroup
 from engine.jobs.protocol import HANDSHAKE, PROGRESS, RESULT, Dispatch, FrameBuffer, ProtocolError, WorkerResult
 from engine.jobs.states import ResultCode, TerminationProof
 
@@ -182,13 +182,13 @@ class Supervisor:
         env = {**os.environ, "DRYDOCK_WORKER_PARENT": str(os.getpid()),
                "RAYON_NUM_THREADS": str(self._config.get("lance_index_worker_rayon_threads")),
                "LANCE_IO_THREADS": str(self._config.get("lance_index_worker_io_threads")),
-               "MALLOC_ARENA_MAX": "2", "PYTHONUNBUFFERED": "1"}
+               "MALLOC_ARENA_MAX": "2", "PYTHONUNBUFFERED": "1",
+               "DRYDOCK_WORKER_WALL_CLOCK_SECONDS": str(budget)}
         env.update(_fault_env())
         log = open(self._log_dir / f"job-{d.job_id}-{d.invocation_id[:8]}.log", "ab")
         try:
             process = subprocess.Popen([sys.executable, "-m", "engine.jobs.worker"], stdin=subprocess.PIPE,
-                                       stdout=subprocess.PIPE, stderr=log, env=env,
-                                       preexec_fn=child_preexec(limits), close_fds=True)
+                                       stdout=subprocess.PIPE, stderr=log, env=env, close_fds=True)
         finally:
             log.close()
         worker = _Running(d, process, group, kill_at=time.monotonic() + budget)

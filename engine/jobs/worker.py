@@ -17,6 +17,7 @@ import sys
 import time
 from typing import Any
 
+from engine.jobs.isolation import apply_worker_rlimits
 from engine.jobs.protocol import DISPATCH, HANDSHAKE, PROGRESS, Dispatch, WorkerResult, encode, read_frame, write_frame
 from engine.jobs.states import ResultCode
 
@@ -216,6 +217,7 @@ def main() -> int:
     global OUT
     parent = int(os.environ.get("DRYDOCK_WORKER_PARENT", "0"))
     arm_death_signal(parent)
+    apply_worker_rlimits(float(os.environ.get("DRYDOCK_WORKER_WALL_CLOCK_SECONDS", "3600")))
     OUT = os.dup(1)
     os.dup2(2, 1)  # library prints must never corrupt the frame stream
     signal.signal(signal.SIGUSR1, _on_cancel)

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from typing import Any
 
 from engine import ast
-from engine.statements import (admin_config, audit, catalogs, diagnostics, index_jobs, internal_catalog,
+from engine.statements import (admin_config, audit, backends, catalogs, diagnostics, index_jobs, internal_catalog,
                                metadata, session_control, users)
 
 Handler = Callable[[Any, Any, Any], Any]
@@ -59,6 +59,7 @@ HANDLERS: dict[type[ast.Statement], Handler] = {
     ast.ShowLanceIndexJob: index_jobs.show_lance_index_job,
     ast.ResolveLanceIndexJob: index_jobs.resolve_lance_index_job,
     ast.CancelLanceIndexJob: index_jobs.cancel_lance_index_job,
+    ast.ShowBackends: backends.show_backends,
 }
 
 # Statements answered on the event loop (cheap, no I/O); everything else runs in a worker thread.

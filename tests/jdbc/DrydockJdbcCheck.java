@@ -2,7 +2,8 @@
 // settings. tests/test_jdbc.py compiles it with javac, runs it against a server it started and
 // requires one "OK <name>" line per check. Each check prints "OK <name>" or "FAIL <name>: <detail>".
 //
-// Usage: java -cp mariadb-java-client.jar:. DrydockJdbcCheck <host> <port>
+// Usage: java -cp mariadb-java-client.jar:. DrydockJdbcCheck <host> <port> [<catalog>.<db>.<table>]
+// (the optional external table, e.g. a Lance table, adds the metadata_external_* checks)
 
 import java.math.BigDecimal;
 import java.sql.Connection;
@@ -84,6 +85,50 @@ public class DrydockJdbcCheck {
                 expectEq(42, rs.getInt(2), "int parameter echoed");
             }
         }
+    }
+
+    /**
+     * DatabaseMetaData on an external (Lance) table, given as catalog.db.table: after USE catalog.db
+     * the driver's information_schema queries must answer from that catalog.
+     */
+    static void externalCatalogChecks(Connection c, String qualified) {
+        String[] parts = qualified.split("\\.");
+        String catalog = parts[0], db = parts[1], table = parts[2];
+        check("metadata_external_tables", () -> {
+            try (Statement s = c.createStatement()) {
+                s.execute("USE " + catalog + "." + db);
+            }
+            expectEq(db, c.getCatalog(), "getCatalog after USE catalog.db");
+            List<String> tables = new ArrayList<>();
+            try (ResultSet rs = c.getMetaData().getTables(db, null, "%", null)) {
+                while (rs.next()) {
+                    expectEq(db, rs.getString("TABLE_CAT"), "TABLE_CAT");
+                    tables.add(rs.getString("TABLE_NAME") + ":" + rs.getString("TABLE_TYPE"));
+                }
+            }
+            expect(tables.contains(table + ":TABLE"), "getTables lists " + table + ": " + tables);
+        });
+        check("metadata_external_columns", () -> {
+            Map<String, String> columns = new LinkedHashMap<>();
+            try (ResultSet rs = c.getMetaData().getColumns(db, null, table, "%")) {
+                while (rs.next()) {
+                    columns.put(rs.getString("COLUMN_NAME"), rs.getString("TYPE_NAME") + "/" + rs.getInt("DATA_TYPE")
+                            + "/" + rs.getInt("ORDINAL_POSITION") + "/" + rs.getString("IS_NULLABLE"));
+                }
+            }
+            Map<String, String> expected = new LinkedHashMap<>();
+            expected.put("id", "BIGINT/" + Types.BIGINT + "/1/YES");
+            expected.put("cat", "VARCHAR/" + Types.VARCHAR + "/2/YES");
+            expected.put("emb", "TEXT/" + Types.LONGVARCHAR + "/3/YES");
+            expectEq(expected, columns, "getColumns");
+            try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT count(*) FROM " + table)) {
+                expect(rs.next(), "count row");
+                expect(rs.getLong(1) > 0, "rows in " + table);
+            }
+            try (Statement s = c.createStatement()) {
+                s.execute("SWITCH internal");
+            }
+        });
     }
 
     public static void main(String[] args) throws Exception {
@@ -302,6 +347,10 @@ public class DrydockJdbcCheck {
             expected.put("born", "DATE/" + Types.DATE + "/4/size=10/digits=null/nullable=1/YES");
             expectEq(expected, columns, "getColumns");
         });
+
+        if (args.length > 2) {
+            externalCatalogChecks(c, args[2]);
+        }
 
         c.close();
         System.out.println("DONE failures=" + failures);
