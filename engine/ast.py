@@ -301,3 +301,27 @@ class DeallocatePrepare(Statement):
 @dataclass(frozen=True)
 class ShowBackends(Statement):
     pass
+
+
+# -- procedures -----------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class CallArgument:
+    name: str | None  # None = positional
+    value: str | None  # None = SQL NULL
+    kind: str  # STRING | NUMBER | BOOLEAN | NULL (how it was written)
+
+
+@dataclass(frozen=True)
+class CallProcedure(Statement):
+    parts: tuple[str, ...]  # [catalog.]sys.procedure
+    arguments: tuple[CallArgument, ...] = ()
+
+
+@dataclass(frozen=True)
+class ShowProcedures(Statement):
+    catalog: str | None = None
+
+
+@dataclass(frozen=True)
+class ShowProcedure(Statement):
+    parts: tuple[str, ...]  # [catalog.]sys.procedure

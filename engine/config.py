@@ -149,8 +149,15 @@ def _worker_fields() -> list[ConfigField]:
     ]
 
 
+def _procedure_fields() -> list[ConfigField]:
+    return [ConfigField("procedure_timeout_second", "long", 3600,
+                        "A CALL is cancelled cooperatively after this many seconds", validator=positive_long),
+            ConfigField("procedure_max_deletes", "long", 100000,
+                        "Upper bound of files/snapshots one CALL may delete", validator=positive_long)]
+
+
 def default_fields() -> list[ConfigField]:
-    return _index_job_fields() + _worker_fields()
+    return _index_job_fields() + _worker_fields() + _procedure_fields()
 
 
 class Config:

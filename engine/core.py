@@ -19,6 +19,8 @@ from engine.jobs.manager import JobManager
 from engine.jobs.records import JobRecord
 from engine.jobs.retention import RetentionCleaner
 from engine.metadata import Metadata
+from engine.metrics import Metrics
+from engine.procedures.registry import default_registry
 from engine.config import Config
 from engine.metastore import MetaStore
 from engine.privileges import Privileges
@@ -40,12 +42,15 @@ class Engine:
         self.audit = AuditLog(self.data_dir / "audit.jsonl")
         self.catalogs = CatalogManager(self.store)
         self.metadata = Metadata(self)
+        self.procedures = default_registry()
         self.jobs = JobManager(self.store)
         self.catalogs.before_drop.append(self._refuse_if_unresolved_jobs)
         self.catalogs.before_retarget.append(self._refuse_retarget_with_unresolved_jobs)
         self.retention = RetentionCleaner(self.jobs, self.config)
         self.epoch = uuid.uuid4().hex  # this process's epoch: workers of earlier epochs are foreign
+        self.metrics = Metrics()
         self.dispatcher = Dispatcher(self, self.epoch)
+        self.metrics.attach(self)
         self.connections: ConnectionRegistry | None = None
 
     def start_background(self) -> None:
@@ -85,6 +90,7 @@ class Engine:
     def close(self) -> None:
         self.retention.stop()
         self.dispatcher.stop()
+        self.metrics.close()
         self.query.close()
         self.audit.close()
         self.store.close()

@@ -114,6 +114,15 @@ class Errors:
     UNKNOWN_TABLE_TAG = ErrorSpec(1105, "HY000", "Tag '{tag}' of table '{table}' does not exist in catalog '{catalog}'")
     TABLE_NO_VERSION_AT_TIME = ErrorSpec(1105, "HY000", "Table '{table}' in catalog '{catalog}' has no version committed at or before '{timestamp}'")
 
+    # -- procedures -------------------------------------------------------------------------
+    UNKNOWN_PROCEDURE = ErrorSpec(1305, "42000", "PROCEDURE {name} does not exist in catalog '{catalog}' (type {type}); see SHOW PROCEDURES FROM {catalog}")
+    PROCEDURE_BAD_ARGUMENT = ErrorSpec(1108, "HY000", "Incorrect arguments to PROCEDURE {procedure}: {detail}")
+    PROCEDURE_FAILED = ErrorSpec(1105, "HY000", "PROCEDURE {procedure} failed: {detail}")
+    PROCEDURE_CONCURRENT_COMMIT = ErrorSpec(1105, "HY000", "PROCEDURE {procedure} stopped: concurrent commit on {table} (validated {expected}, found {actual}); nothing was deleted — retry the call")
+    PROCEDURE_FENCED = ErrorSpec(1105, "HY000", "PROCEDURE {procedure} refused: table {table} has unresolved Lance index job {job_id}; wait for it or resolve it first")
+    PROCEDURE_CANCELLED = ErrorSpec(1317, "70100", "Query execution was interrupted by {reason}; done before that: {done}")
+    PROCEDURE_NOT_SUPPORTED = ErrorSpec(1235, "42000", "{detail}")
+
     # -- drydock configuration (Doris answers config errors as 1105 / HY000) -----------------
     CONFIG_UNKNOWN = ErrorSpec(1105, "HY000", "Config '{name}' does not exist")
     CONFIG_NOT_MUTABLE = ErrorSpec(1105, "HY000", "Config '{name}' is not mutable")

@@ -68,8 +68,17 @@ class Metadata:
         """
         if db.lower() == "information_schema" and catalog.lower() != INTERNAL:
             return self.information_schema(ctx, catalog, table.lower())
-        self.require_table(ctx, catalog, db, table)
-        return self._guard(catalog, lambda c: c.scan(db, table, travel))
+        # require_table() in one connector call: this runs for every table of every SELECT
+        missing = Errors.UNKNOWN_EXTERNAL_TABLE.error(table=f"{db}.{table}", catalog=catalog)
+        if not self._engine.privileges.may_see_table(ctx, catalog, db, table):
+            raise missing
+
+        def read(connector: Any) -> Any:
+            if not connector.table_exists(db, table):
+                raise missing
+            return connector.scan(db, table, travel)
+
+        return self._guard(catalog, read)
 
     def information_schema(self, ctx: SessionContext, catalog: str, name: str) -> Any:
         """Raw rows of information_schema.SCHEMATA/TABLES/COLUMNS of an external catalog (Arrow),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -27,6 +28,8 @@ class SessionContext:
     # MySQL's diagnostics area: the conditions of the last statement that was not itself a
     # diagnostic statement (SHOW WARNINGS / SHOW ERRORS / SHOW COUNT(*) ...).
     diagnostics: list[Diagnostic] = field(default_factory=list)
+    # Set by KILL QUERY; long-running engine work (procedures) checks it cooperatively.
+    cancel: threading.Event = field(default_factory=threading.Event)
     # MySQL user variables (@name; names are case-insensitive, keys lower-cased) and the SQL-level
     # prepared statements of PREPARE name FROM ... (name lower-cased → statement text).
     user_variables: dict[str, Any] = field(default_factory=dict)

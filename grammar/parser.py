@@ -70,6 +70,9 @@ OWNED_PREFIXES: tuple[tuple[str, ...], ...] = (
     ("RESOLVE",),
     ("CANCEL", "LANCE"),
     ("SHOW", "BACKENDS"),
+    ("CALL",),
+    ("SHOW", "PROCEDURES"),
+    ("SHOW", "PROCEDURE"),
 )
 # DESCRIBE/DESC followed by a query is EXPLAIN, which stays with the passthrough.
 _DESCRIBE_QUERY = re.compile(r"\s*desc(ribe)?\s+(select|with|\()", re.I)
@@ -535,6 +538,33 @@ class _ToStatement(Transformer[Token, Any]):
 
     def show_backends(self, items: list[Any]) -> ast.ShowBackends:
         return ast.ShowBackends()
+
+    # procedures
+    def call_value(self, items: list[Any]) -> tuple[str | None, str]:
+        item = items[0]
+        if isinstance(item, _Quoted):
+            return str(item), "STRING"
+        if item.type in ("TRUE", "FALSE"):
+            return str(item).lower(), "BOOLEAN"
+        if item.type == "NULL":
+            return None, "NULL"
+        return str(item), "NUMBER"
+
+    def call_argument(self, items: list[Any]) -> ast.CallArgument:
+        value, kind = items[-1]
+        name = str(items[0]) if len(items) == 3 else None
+        return ast.CallArgument(name=name, value=value, kind=kind)
+
+    def call_procedure(self, items: list[Any]) -> ast.CallProcedure:
+        parts = next(i for i in items if isinstance(i, tuple))
+        return ast.CallProcedure(parts=parts, arguments=tuple(i for i in items if isinstance(i, ast.CallArgument)))
+
+    def show_procedures(self, items: list[Any]) -> ast.ShowProcedures:
+        names = [i for i in items if isinstance(i, str) and not isinstance(i, Token)]
+        return ast.ShowProcedures(catalog=names[0] if names else None)
+
+    def show_procedure(self, items: list[Any]) -> ast.ShowProcedure:
+        return ast.ShowProcedure(parts=items[-1])
 
     # SQL-level prepared statements
     def user_variable(self, items: list[Token]) -> tuple[str, str]:

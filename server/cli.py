@@ -29,17 +29,23 @@ def main() -> None:
 @click.option("--root-password", default="", envvar="DRYDOCK_ROOT_PASSWORD",
               help="Password of the root account (default: none).")
 @click.option("--log-level", default="WARNING", show_default=True)
+@click.option("--metrics-port", default=None, type=int,
+              help="Serve Prometheus metrics on 127.0.0.1:PORT (0 = any free port; default: off).")
 def serve(host: str, port: int, data_dir: Path, config_file: Path | None, root_password: str,
-          log_level: str) -> None:
+          log_level: str, metrics_port: int | None) -> None:
     """Start the server; prints `drydock ready on HOST:PORT` once it accepts connections."""
     logging.basicConfig(level=log_level.upper(), stream=sys.stderr,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    asyncio.run(_serve(host, port, data_dir, config_file, root_password))
+    asyncio.run(_serve(host, port, data_dir, config_file, root_password, metrics_port))
 
 
-async def _serve(host: str, port: int, data_dir: Path, config_file: Path | None, root_password: str) -> None:
+async def _serve(host: str, port: int, data_dir: Path, config_file: Path | None, root_password: str,
+                 metrics_port: int | None) -> None:
     engine = Engine(data_dir, config_file=config_file, root_password=root_password)
     engine.start_background()
+    if metrics_port is not None:
+        bound = engine.metrics.serve(metrics_port)
+        print(f"drydock metrics on 127.0.0.1:{bound}", file=sys.stderr, flush=True)
     server = DrydockServer(engine)
     bound_host, bound_port = await server.start(host, port)
     stop = asyncio.Event()

@@ -131,6 +131,7 @@ class DrydockSession(Session):
     def interrupt(self) -> None:
         """KILL QUERY: stop the statement running in a worker thread, if any."""
         if self._running_thread_statement:
+            self.ctx.cancel.set()  # procedures and other engine work check this cooperatively
             self.query_session.interrupt()
 
     # -- statements -----------------------------------------------------------------------------
@@ -139,11 +140,14 @@ class DrydockSession(Session):
         self._audit_kind: str | None = None  # set when the statement changes something
         self._audit_object = ""
         self._audit_statement: str | None = None  # EXECUTE: the bound statement it ran
+        self._metric_kind = "Probe"
         try:
             result = await self._handle_query(sql, attrs)
         except (DrydockError, MysqlError) as exc:
             self._audit(sql, started, int(exc.code))
             raise
+        finally:
+            self.engine.metrics.statement_seconds.labels(self._metric_kind).observe(time.monotonic() - started)
         self._audit(sql, started, 0)
         return result
 
@@ -171,6 +175,7 @@ class DrydockSession(Session):
             return probe
         try:
             statement = grammar.parse(sql)
+            self._metric_kind = type(statement).__name__ if statement is not None else "Query"
             # SHOW WARNINGS keeps the diagnostics area; EXECUTE leaves it to the statement it runs.
             if not isinstance(statement, (ast.ShowDiagnostics, ast.ExecutePrepared)):
                 self.ctx.diagnostics = []
@@ -217,6 +222,7 @@ class DrydockSession(Session):
         return await self._in_thread(self.engine.execute, statement, self.ctx)
 
     async def _in_thread(self, fn: Any, *args: Any) -> Any:
+        self.ctx.cancel.clear()
         self._running_thread_statement = True
         try:
             return await asyncio.to_thread(fn, *args)

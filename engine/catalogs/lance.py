@@ -186,11 +186,20 @@ class LanceConnector(Connector):
                 raise self._missing_table(db, table) from None
             raise
 
-    def _dataset(self, db: str, table: str) -> lance.LanceDataset:
-        """The cached dataset of ``db.table``, pinned at the version first opened (until REFRESH)."""
+    def _pinned(self, db: str, table: str) -> tuple[lance.LanceDataset, Any]:
+        """(dataset, what DuckDB scans) of ``db.table``, cached: pinned at the version first
+        opened until REFRESH or the TTL."""
         if table not in self.list_tables(db):  # list_tables: UNKNOWN_EXTERNAL_DATABASE for a missing db
             raise self._missing_table(db, table)
-        return self._cached(("ds", db, table), lambda: self._open(db, table))
+
+        def load() -> tuple[lance.LanceDataset, Any]:
+            ds = self._open(db, table)
+            return ds, for_duckdb(ds)
+
+        return self._cached(("ds", db, table), load)
+
+    def _dataset(self, db: str, table: str) -> lance.LanceDataset:
+        return self._pinned(db, table)[0]
 
     def open_latest(self, db: str, table: str) -> lance.LanceDataset:
         """An authoritative read of the latest version: no cache, no listing (index jobs)."""
@@ -206,11 +215,11 @@ class LanceConnector(Connector):
         return out
 
     def scan(self, db: str, table: str, travel: TimeTravel | None = None) -> Any:
-        ds = self._dataset(db, table)
-        if travel is not None:
-            with self._typed_errors():
-                ds = self._travel(ds, db, table, travel)
-        return for_duckdb(ds)
+        ds, view = self._pinned(db, table)
+        if travel is None:
+            return view
+        with self._typed_errors():
+            return for_duckdb(self._travel(ds, db, table, travel))
 
     def _travel(self, ds: lance.LanceDataset, db: str, table: str, travel: TimeTravel) -> lance.LanceDataset:
         """Check out the version a time travel clause names; a missing one is a typed error."""

@@ -294,8 +294,8 @@ def _snapshot_of(snapshot: Any) -> int | None:
 
 
 def _epoch_millis(text: str) -> int:
-    """'YYYY-MM-DD[ HH:MM:SS[.ffffff]][+zone]' → epoch ms; without a zone, the server's local time
-    (the same clock Paimon stamps snapshots with); all digits = epoch milliseconds."""
+    """'YYYY-MM-DD[ HH:MM:SS[.ffffff]][+zone]' → epoch ms (Paimon stamps snapshots in epoch ms); a
+    literal without a zone is read in the server's local time zone; all digits = epoch ms."""
     value = text.strip()
     if value.isdigit():
         return int(value)

@@ -171,13 +171,17 @@ class Dispatcher:
         self._engine.jobs.set_progress(job_id, text)
 
     def on_result(self, job_id: int, invocation_id: str, result: WorkerResult) -> None:
-        self._engine.jobs.complete_with_result(job_id, invocation_id, result.code, result.message,
-                                               result.external_metadata_advanced)
+        done = self._engine.jobs.complete_with_result(job_id, invocation_id, result.code, result.message,
+                                                      result.external_metadata_advanced)
+        if done is not None:
+            self._engine.metrics.job_seconds.labels(done.operation.value, done.state.value).observe(
+                max(time.time() - done.created_at, 0.0))
         self.wake()
 
     def on_exit(self, job_id: int, invocation_id: str, proof: st.TerminationProof | None, detail: str) -> None:
         jobs = self._engine.jobs
         job = jobs.get(job_id)
+        self._engine.metrics.worker_exits.labels(proof.value if proof else "UNPROVEN").inc()
         if job is not None and job.state is st.MutationState.RUNNING and job.invocation_id == invocation_id:
             jobs.mark_unknown(job_id, f"worker ended without a trusted result ({detail})")
         if proof is not None:

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from typing import Any
 
 from engine import ast
-from engine.statements import (admin_config, audit, backends, catalogs, diagnostics, index_jobs, internal_catalog,
+from engine.statements import (admin_config, audit, backends, catalogs, procedures, diagnostics, index_jobs, internal_catalog,
                                metadata, session_control, users)
 
 Handler = Callable[[Any, Any, Any], Any]
@@ -60,6 +60,10 @@ HANDLERS: dict[type[ast.Statement], Handler] = {
     ast.ResolveLanceIndexJob: index_jobs.resolve_lance_index_job,
     ast.CancelLanceIndexJob: index_jobs.cancel_lance_index_job,
     ast.ShowBackends: backends.show_backends,
+    # procedures
+    ast.CallProcedure: procedures.call_procedure,
+    ast.ShowProcedures: procedures.show_procedures,
+    ast.ShowProcedure: procedures.show_procedure,
 }
 
 # Statements answered on the event loop (cheap, no I/O); everything else runs in a worker thread.
@@ -71,4 +75,4 @@ AUDITED = (ast.AdminSetFrontendConfig, ast.CreateUser, ast.DropUser, ast.AlterUs
            ast.GrantPrivileges, ast.RevokePrivileges, ast.GrantRole, ast.RevokeRole,
            ast.CreateRole, ast.DropRole, ast.Kill, ast.CreateCatalog, ast.DropCatalog,
            ast.AlterCatalogRename, ast.AlterCatalogSetProperties, ast.Refresh, ast.CreateIndex,
-           ast.DropIndex, ast.ResolveLanceIndexJob, ast.CancelLanceIndexJob)
+           ast.DropIndex, ast.ResolveLanceIndexJob, ast.CancelLanceIndexJob, ast.CallProcedure)

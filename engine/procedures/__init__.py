@@ -1,0 +1,1 @@
+"""Maintenance procedures, one registry per catalog type: CALL <catalog>.sys.<procedure>(...)."""
