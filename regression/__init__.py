@@ -1,0 +1,1 @@
+"""Groovy-style regression suites run against a live drydock over the MySQL protocol."""

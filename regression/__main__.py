@@ -1,0 +1,5 @@
+import sys
+
+from regression.runner import main
+
+sys.exit(main())
