@@ -18,6 +18,7 @@ import time
 import uuid
 from typing import TYPE_CHECKING, Any
 
+from engine.faults import pause_point
 from engine.jobs import states as st
 from engine.jobs.protocol import Dispatch, WorkerResult
 from engine.jobs.records import JobRecord
@@ -122,6 +123,7 @@ class Dispatcher:
             if running is None:
                 continue
             budget -= 1
+            pause_point("between_mark_running_and_submit")
             self._send(running)
 
     def _mark_running(self, job: JobRecord) -> JobRecord | None:

@@ -18,6 +18,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from engine.errors import Errors
+from engine.faults import pause_point
 from engine.jobs import states as st
 from engine.jobs.records import FenceKey, JobRecord, clip, from_row, to_columns
 from engine.metastore import MetaStore, StaleRevision
@@ -164,6 +165,7 @@ class JobManager:
                                     tuple(columns.values()))
                 job = job.replace(id=int(cursor.lastrowid))  # type: ignore[arg-type]
             self._index(job)
+        pause_point("after_admission_commit")
         self._notify(job)
         return job
 
@@ -338,6 +340,7 @@ class JobManager:
             for job in doomed:
                 db.execute("DELETE FROM lance_index_jobs WHERE id = ? AND revision = ?", (job.id, job.revision))
                 db.execute("DELETE FROM lance_index_workers WHERE job_id = ?", (job.id,))
+            pause_point("during_gc")
             for job in doomed:
                 self._progress.pop(job.id, None)
         return len(doomed)

@@ -11,6 +11,7 @@ import logging
 import time
 from typing import TYPE_CHECKING
 
+from engine.faults import pause_point
 from engine.jobs import states as st
 from engine.jobs.records import JobRecord
 
@@ -24,6 +25,7 @@ def refresh_job(engine: Engine, job: JobRecord) -> JobRecord | None:
     started = engine.jobs.refresh_started(job.id)
     if started is None:
         return None
+    pause_point("during_refresh")
     record = engine.catalogs.by_id(job.catalog_id)
     if record is None:
         return engine.jobs.refresh_finished(job.id, ok=True)  # the catalog is gone: nothing cached

@@ -204,6 +204,9 @@ def execute(d: Dispatch) -> WorkerResult | None:
             print(f"unclassified build error: {type(exc).__name__}", file=sys.stderr)
             return None
         return WorkerResult(code, f"{type(exc).__name__} during build", advanced())
+    if os.environ.get("DRYDOCK_FAULT_WORKER_MODE") == "hang_after_commit":
+        while True:  # test-only: committed, result not yet sent
+            time.sleep(1)
     if d.operation == "DROP":
         return WorkerResult(ResultCode.NATIVE_OK, "index dropped", True)
     present, rows, version = _index_present(d)

@@ -7,6 +7,7 @@ import datetime as dt
 from engine import ast
 from engine.core import Engine
 from engine.errors import Errors
+from engine.faults import pause_point
 from engine.jobs import states as st
 from engine.jobs.admission import admit_create, admit_drop
 from engine.jobs.manager import FORCE_RELEASE_WARNING
@@ -156,6 +157,7 @@ def resolve_lance_index_job(engine: Engine, stmt: ast.ResolveLanceIndexJob, ctx:
         raise Errors.LANCE_INDEX_INVALID.error(detail="force release note must not be empty")
     if utf8_len(stmt.note) > MAX_FORCE_TEXT_BYTES:
         raise Errors.LANCE_INDEX_INVALID.error(detail=f"force release note exceeds {MAX_FORCE_TEXT_BYTES} UTF-8 bytes")
+    pause_point("during_resolve")
     released = engine.jobs.force_release(job.id, job.revision, f"'{ctx.user}'@'{ctx.account_host}'", stmt.note)
     if released is None:
         raise Errors.LANCE_INDEX_JOB_RESOLUTION_INCOMPLETE.error(
