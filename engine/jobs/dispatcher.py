@@ -122,9 +122,9 @@ class Dispatcher:
                 running = self._mark_running(job)
             if running is None:
                 continue
-            budget -= 1
             pause_point("between_mark_running_and_submit")
-            self._send(running)
+            if self._send(running):
+                budget -= 1  # a dispatch proven never enqueued costs no budget either (defect 5)
 
     def _mark_running(self, job: JobRecord) -> JobRecord | None:
         deadline_ms = int((time.time() + float(self._engine.config.get("lance_index_job_execute_deadline_second"))) * 1000)
@@ -132,16 +132,25 @@ class Dispatcher:
                                               deadline_ms=deadline_ms, process_epoch=self.epoch,
                                               backend_id=BACKEND_ID, expected_revision=job.revision)
 
-    def _send(self, job: JobRecord) -> None:
-        """Exactly one submit. A clean rejection proves NOT_ENQUEUED; anything else is UNKNOWN."""
+    def _send(self, job: JobRecord) -> bool:
+        """Exactly one submit; True when it was enqueued. A failure before the submit (building the
+        dispatch) or a clean rejection proves NOT_ENQUEUED; anything else is ambiguous: UNKNOWN."""
         try:
             dispatch = self.build_dispatch(job)
+        except Exception as exc:  # noqa: BLE001 - nothing was handed to the supervisor
+            why = str(exc) if isinstance(exc, NotEnqueued) else type(exc).__name__  # no library text
+            logger.warning("job %s: dispatch could not be built: %s", job.id, why)
+            self._engine.jobs.not_enqueued(job.id, job.invocation_id, f"dispatch could not be built: {why}")
+            return False
+        try:
             self.supervisor.submit(dispatch, job.deadline_ms or 0)
         except NotEnqueued as exc:
             self._engine.jobs.not_enqueued(job.id, job.invocation_id, str(exc))
+            return False
         except Exception as exc:  # noqa: BLE001 - ambiguous: the worker may or may not run
             logger.exception("dispatch of job %s failed ambiguously", job.id)
             self._engine.jobs.mark_unknown(job.id, f"dispatch failed: {type(exc).__name__}")
+        return True
 
     def build_dispatch(self, job: JobRecord) -> Dispatch:
         import json
@@ -196,6 +205,8 @@ class Dispatcher:
         for job in self._engine.jobs.live_jobs():
             if job.state is st.MutationState.RUNNING and job.process_epoch != self.epoch:
                 self._engine.jobs.mark_unknown(job.id, "server restarted while the job was running")
+            if job.refresh_state is st.RefreshState.RUNNING:  # only this process runs refreshes
+                self._engine.jobs.refresh_interrupted(job.id)
 
     def _prove_earlier_epochs(self) -> None:
         """Release a slot of an earlier epoch only once its worker is proven gone (fail closed)."""

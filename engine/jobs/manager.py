@@ -284,6 +284,16 @@ class JobManager:
             return {"refresh_state": st.RefreshState.RUNNING}
         return self._transition(job_id, None, change)
 
+    def refresh_interrupted(self, job_id: int) -> JobRecord | None:
+        """A refresh left RUNNING by an earlier process: FAILED, due for retry at once (refresh is
+        idempotent; without this the fence would be held forever)."""
+        def change(job: JobRecord) -> dict[str, Any] | None:
+            if job.refresh_state is not st.RefreshState.RUNNING:
+                return None
+            return {"refresh_state": st.RefreshState.FAILED, "refresh_failed_at": 0.0,
+                    "message": clip(job.message or "metadata refresh interrupted by a restart")}
+        return self._transition(job_id, None, change)
+
     def refresh_finished(self, job_id: int, ok: bool, message: str = "") -> JobRecord | None:
         def change(job: JobRecord) -> dict[str, Any] | None:
             if job.refresh_state is not st.RefreshState.RUNNING:
