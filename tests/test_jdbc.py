@@ -96,3 +96,27 @@ def test_jdbc_program_passes_every_check(compiled: tuple[str, Path], server: Ser
     assert [c for c in CHECKS if c not in passed] == [], report
     assert result.returncode == 0, report
     assert "DONE failures=0" in lines, report
+
+
+LOGIN_SOURCE = Path(__file__).resolve().parent / "jdbc" / "DrydockJdbcLogin.java"
+
+
+def test_jdbc_login_as_a_non_root_user(compiled: tuple[str, Path], server: ServerProcess, tmp_path: Path) -> None:
+    java, _ = compiled
+    javac = shutil.which("javac")
+    assert javac is not None
+    out_dir = tmp_path / "login_classes"
+    out_dir.mkdir()
+    built = subprocess.run([javac, "-cp", str(JAR), "-d", str(out_dir), str(LOGIN_SOURCE)],
+                           capture_output=True, text=True, timeout=COMPILE_TIMEOUT_SECONDS)
+    assert built.returncode == 0, built.stderr
+    for sql in ["CREATE DATABASE jdbc_priv", "CREATE TABLE jdbc_priv.allowed (a INT)",
+                "CREATE TABLE jdbc_priv.denied (b INT)", "INSERT INTO jdbc_priv.allowed VALUES (1), (2)",
+                "CREATE USER 'jdbc_user'@'%' IDENTIFIED BY 'jdbc-pw'",
+                "GRANT SELECT_PRIV ON jdbc_priv.allowed TO 'jdbc_user'@'%'"]:
+        server.query(sql)
+    result = subprocess.run([java, "-cp", f"{JAR}:{out_dir}", "DrydockJdbcLogin", server.host, str(server.port),
+                             "jdbc_user", "jdbc-pw"], capture_output=True, text=True, timeout=RUN_TIMEOUT_SECONDS)
+    lines = result.stdout.splitlines()
+    assert lines == ["OK login-and-read", "OK denied", "OK bad-password"], result.stdout + result.stderr[-2000:]
+    assert result.returncode == 0
