@@ -6,7 +6,10 @@ over it, and times two queries whose results are a few rows:
 
 - filtered group-by: ``SELECT category, count(*), avg(value) … WHERE id < 200000 AND category IN
   (3 values) GROUP BY category ORDER BY category`` (3 rows);
-- ``SELECT count(*)`` (1 row).
+- ``SELECT count(*)`` (1 row): drydock answers a bare ``count(*)`` of an external table from the
+  pinned version's manifest (count push-down, as Doris does), in-process DuckDB scans a column;
+- ``SELECT count(*) … WHERE id >= 0`` (1 row): the same count as a scan on both sides, so that
+  drydock's fixed cost per statement stays visible next to the push-down.
 
 Sides: **drydock** (pymysql client, one connection, COM_QUERY with the table named
 ``bench_lance.bench.t``, rows fetched) and **in-process DuckDB** (``duckdb.connect()`` in this
@@ -16,7 +19,8 @@ timed loop measures the steady state, as the in-process side does.
 
 Each query: warm-up, then ``--rounds`` rounds alternating drydock/in-process and
 in-process/drydock, ``--reps`` timed executions per side per round; the table shows each side's
-median latency and the ratio drydock / in-process DuckDB. Goal: <= 1.3x. Bounded by
+median latency and the ratio drydock / in-process DuckDB. Goal: <= 1.3x on the group-by and the
+bare count(*) (the issue's two queries). Bounded by
 ``--max-seconds`` (a round that would start after it is skipped). Exit code 0 whatever the ratio.
 
     .venv/bin/python bench/bench_lance_select.py [--rows 1000000] [--rounds 6] [--reps 15]
@@ -50,11 +54,13 @@ GOAL = 1.3
 CATALOG = "bench_lance"
 CATEGORIES = 50
 BATCH_ROWS = 100_000
+# (label, SQL, counts toward the goal): the two queries; the scan count is for reading.
 QUERIES = [
     ("filtered group-by",
      "SELECT category, count(*) AS n, avg(value) AS mean FROM {t} WHERE id < 200000 "
-     "AND category IN ('cat_1', 'cat_7', 'cat_42') GROUP BY category ORDER BY category"),
-    ("count(*)", "SELECT count(*) FROM {t}"),
+     "AND category IN ('cat_1', 'cat_7', 'cat_42') GROUP BY category ORDER BY category", True),
+    ("count(*)", "SELECT count(*) FROM {t}", True),
+    ("count(*) as a scan", "SELECT count(*) FROM {t} WHERE id >= 0", False),
 ]
 
 
@@ -80,6 +86,7 @@ def write_dataset(uri: Path, rows: int, dim: int) -> None:
 @dataclass
 class Cell:
     label: str
+    goal: bool
     rows: int = 0
     drydock: list[float] = field(default_factory=list)  # seconds per execution
     inproc: list[float] = field(default_factory=list)
@@ -134,7 +141,7 @@ def measure(args: argparse.Namespace, conn: pymysql.connections.Connection,
     deadline = time.monotonic() + args.max_seconds
     cells: list[Cell] = []
     with conn.cursor() as cur:
-        for label, template in QUERIES:
+        for label, template, goal in QUERIES:
             remote_sql, local_sql = template.format(t=f"{CATALOG}.bench.t"), template.format(t="t")
 
             def drydock() -> list[tuple[Any, ...]]:
@@ -144,7 +151,7 @@ def measure(args: argparse.Namespace, conn: pymysql.connections.Connection,
             def inproc() -> list[tuple[Any, ...]]:
                 return con.execute(local_sql).fetchall()
 
-            cell = Cell(label)
+            cell = Cell(label, goal)
             scratch: list[float] = []
             remote, local = timed(drydock, 3, scratch), timed(inproc, 3, scratch)  # warm-up
             if _rounded(remote) != _rounded(local):
@@ -175,9 +182,11 @@ def print_table(cells: list[Cell], args: argparse.Namespace) -> None:
     print("-" * len(header))
     for c in cells:
         print(f"{c.label:<20} {c.rows:>4} {statistics.median(c.drydock) * 1000:>11.2f} "
-              f"{statistics.median(c.inproc) * 1000:>22.2f} {c.ratio():>27.2f}x")
-    worst = max(c.ratio() for c in cells)
-    print(f"\ngoal <= {GOAL}x {BASELINE}: {'met' if worst <= GOAL else 'NOT met'} (highest ratio {worst:.2f}x)")
+              f"{statistics.median(c.inproc) * 1000:>22.2f} {c.ratio():>27.2f}x"
+              f"{'' if c.goal else '  (for reading; not in the goal)'}")
+    worst = max(c.ratio() for c in cells if c.goal)
+    print(f"\ngoal <= {GOAL}x {BASELINE} on the filtered group-by and count(*): "
+          f"{'met' if worst <= GOAL else 'NOT met'} (highest ratio {worst:.2f}x)")
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:

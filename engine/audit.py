@@ -8,7 +8,7 @@ answer is sent.
 from __future__ import annotations
 
 import json
-
+import sys
 import threading
 import time
 from collections import deque
@@ -56,7 +56,7 @@ class AuditLog:
         with self._lock:
             self._file.flush()
             with open(self.path, encoding="utf-8") as fh:
-                lines = deque(fh, maxlen=limit)
+                lines = deque(fh, maxlen=min(limit, sys.maxsize))  # SHOW AUDIT LIMIT <huge>: all of them
         records = []
         for line in lines:
             try:

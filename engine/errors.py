@@ -73,11 +73,15 @@ class Errors:
     TABLE_ACCESS_DENIED = ErrorSpec(1142, "42000", "{priv} command denied to user '{user}'@'{host}' for table '{table}'")
     UNKNOWN_TABLE = ErrorSpec(1146, "42S02", "Table '{table}' doesn't exist")
     UNKNOWN_SYSTEM_VARIABLE = ErrorSpec(1193, "HY000", "Unknown system variable '{name}'")
+    UNKNOWN_CHARACTER_SET = ErrorSpec(1115, "42000", "Unknown character set: '{name}'")
+    UNKNOWN_COLLATION = ErrorSpec(1273, "HY000", "Unknown collation: '{name}'")
+    COLLATION_CHARSET_MISMATCH = ErrorSpec(1253, "42000", "COLLATION '{collation}' is not valid for CHARACTER SET '{charset}'")
     WRONG_VALUE_FOR_VAR = ErrorSpec(1231, "42000", "Variable '{name}' can't be set to the value of '{value}'")
     WRONG_TYPE_FOR_VAR = ErrorSpec(1232, "42000", "Incorrect argument type to variable '{name}'")
     NOT_SUPPORTED = ErrorSpec(1235, "42000", "This version of drydock doesn't yet support '{what}'")
     SPECIFIC_ACCESS_DENIED = ErrorSpec(1227, "42000", "Access denied; you need (at least one of) the {priv} privilege(s) for this operation")
     UNKNOWN_STMT_HANDLER = ErrorSpec(1243, "HY000", "Unknown prepared statement handler ({id}) given to {where}")
+    STMT_HAS_NO_OPEN_CURSOR = ErrorSpec(1421, "HY000", "The statement ({id}) has no open cursor.")
     WRONG_PARAM_COUNT = ErrorSpec(1210, "HY000", "Incorrect arguments to {where}: {detail}")
     QUERY_INTERRUPTED = ErrorSpec(1317, "70100", "Query execution was interrupted")
     WRONG_ARGUMENTS = ErrorSpec(1210, "HY000", "Incorrect arguments to {where}")
@@ -112,6 +116,7 @@ class Errors:
     TIME_TRAVEL_INVALID = ErrorSpec(1105, "HY000", "{detail}")
     UNKNOWN_TABLE_VERSION = ErrorSpec(1105, "HY000", "Version {version} of table '{table}' does not exist in catalog '{catalog}'")
     UNKNOWN_TABLE_TAG = ErrorSpec(1105, "HY000", "Tag '{tag}' of table '{table}' does not exist in catalog '{catalog}'")
+    UNKNOWN_TABLE_BRANCH = ErrorSpec(1105, "HY000", "Branch '{branch}' of table '{table}' does not exist in catalog '{catalog}'")
     TABLE_NO_VERSION_AT_TIME = ErrorSpec(1105, "HY000", "Table '{table}' in catalog '{catalog}' has no version committed at or before '{timestamp}'")
 
     # -- procedures -------------------------------------------------------------------------
@@ -122,6 +127,9 @@ class Errors:
     PROCEDURE_FENCED = ErrorSpec(1105, "HY000", "PROCEDURE {procedure} refused: table {table} has unresolved Lance index job {job_id}; wait for it or resolve it first")
     PROCEDURE_CANCELLED = ErrorSpec(1317, "70100", "Query execution was interrupted by {reason}; done before that: {done}")
     PROCEDURE_NOT_SUPPORTED = ErrorSpec(1235, "42000", "{detail}")
+    PROCEDURE_CONCURRENT_COMMIT_PARTIAL = ErrorSpec(1105, "HY000", "PROCEDURE {procedure} stopped: concurrent commit on {table} (validated {expected}, found {actual}); done before that: {done} — retry the call")
+    # a Warning row: a procedure stopped at a bound (max_deletes) and left the rest for the next call
+    PROCEDURE_LIMIT_REACHED = ErrorSpec(1105, "HY000", "{detail}")
 
     # -- drydock configuration (Doris answers config errors as 1105 / HY000) -----------------
     CONFIG_UNKNOWN = ErrorSpec(1105, "HY000", "Config '{name}' does not exist")

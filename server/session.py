@@ -16,6 +16,7 @@ diagnostics area (SHOW WARNINGS) and the affected-row count for the OK packet.
 from __future__ import annotations
 
 import asyncio
+import codecs
 import decimal
 import re
 import time
@@ -23,6 +24,7 @@ from typing import Any
 
 import sqlglot
 from mysql_mimic import ResultColumn, Session
+from mysql_mimic.charset import CharacterSet, Collation
 from mysql_mimic.errors import MysqlError
 from mysql_mimic.intercept import expression_to_value, setitem_kind
 from mysql_mimic.results import AllowedResult
@@ -249,6 +251,12 @@ class DrydockSession(Session):
             expressions = [e for e in sqlglot.parse(time_travel_syntax(sql), read="mysql") if e is not None]
         except ParseError as exc:
             raise _parse_error(exc) from None
+        except SqlglotError as exc:  # TokenError: an unterminated comment, string or identifier
+            raise Errors.PARSE.error(detail=f"line 1:0 {exc}") from None
+        except (IndexError, KeyError, ValueError, TypeError, AttributeError, RecursionError):
+            # sqlglot's own parser crashes this way on some incomplete statements ('SHOW CREATE')
+            raise Errors.PARSE.error(detail="line 1:0 syntax error: the statement is incomplete "
+                                            "or not valid SQL") from None
         if not expressions:
             raise Errors.EMPTY_QUERY.error()
         if len(expressions) > 1:
@@ -343,12 +351,44 @@ class DrydockSession(Session):
         try:
             value = expression_to_value(right)
         except MysqlError:
-            value = sqlglot_execute(exp.select(right.copy().as_("v"))).rows[0][0]
+            try:
+                value = sqlglot_execute(exp.select(right.copy().as_("v"))).rows[0][0]
+            except Exception:  # noqa: BLE001 - sqlglot's executor fails in many ways ('SET x = sql_mode')
+                raise Errors.WRONG_VALUE_FOR_VAR.error(name=assignment.left.name, value=right.sql()) from None
             assignment.set("expression", exp.Literal.string(value) if isinstance(value, str)
                            else exp.Literal.number(value) if value is not None else exp.null())
-        if assignment.left.name.lower() == "sql_mode" and value is not DEFAULT:
+        name = assignment.left.name.lower()
+        if name == "sql_mode" and value is not DEFAULT:
             assignment.set("expression", exp.Literal.string(normalize_sql_mode(value)))
+        elif name in CHARSET_VARIABLES and value is not DEFAULT and value is not None:
+            assignment.set("expression", exp.Literal.string(character_set(str(value), name).name))
+        elif name in COLLATION_VARIABLES and value is not DEFAULT and value is not None:
+            assignment.set("expression", exp.Literal.string(collation(str(value)).name))
         super()._set_variable(setitem)
+
+    def _set_names(self, item: exp.SetItem) -> None:
+        """SET NAMES cs [COLLATE co]: names are case-insensitive and checked before anything is
+        set (upstream looked them up by exact name: a KeyError, an internal error)."""
+        charset_name: Any
+        collation_name: Any
+        if item.name.upper() == "DEFAULT":
+            charset_name = collation_name = DEFAULT
+        else:
+            charset = character_set(item.name)
+            collate = item.text("collate")
+            collation_name = collation(collate, charset).name if collate else charset.default_collation.name
+            charset_name = charset.name
+        for variable in ("character_set_client", "character_set_connection", "character_set_results"):
+            self.variables.set(variable, charset_name)
+        self.variables.set("collation_connection", collation_name)
+
+    def _set_charset(self, item: exp.SetItem) -> None:
+        """SET CHARACTER SET cs: checked like SET NAMES (upstream stored any name, and every later
+        statement of the session failed with an internal error)."""
+        item = item.copy()
+        name = "DEFAULT" if item.name.upper() == "DEFAULT" else character_set(item.name).name
+        item.set("this", exp.to_identifier(name))
+        super()._set_charset(item)
 
     async def _static_query_middleware(self, q: Query) -> AllowedResult:
         """Upstream answers a SELECT without FROM with sqlglot's executor, which fails with an
@@ -375,6 +415,40 @@ class DrydockSession(Session):
 
     async def _query_info_schema(self, expression: exp.Expression) -> AllowedResult:
         return await self.query(expression, expression.sql(), {})
+
+
+# -- character sets ---------------------------------------------------------------------------------
+CHARSET_VARIABLES = ("character_set_client", "character_set_results", "character_set_connection",
+                     "character_set_database", "character_set_server")
+COLLATION_VARIABLES = ("collation_connection", "collation_database", "collation_server")
+# As in MySQL, the client character set must be ASCII-compatible (1231 for these).
+_NOT_CLIENT_CHARSETS = ("ucs2", "utf16", "utf16le", "utf32")
+
+
+def character_set(name: str, variable: str = "character_set_client") -> CharacterSet:
+    """A character set by name, case-insensitively: 1115 when unknown; 1231 when the wire cannot
+    use it for ``variable`` (no Python codec, or not ASCII-compatible for the client)."""
+    found = next((c for c in CharacterSet if c.name == name.lower()), None)
+    if found is None:
+        raise Errors.UNKNOWN_CHARACTER_SET.error(name=name)
+    if variable in ("character_set_client", "character_set_results"):
+        try:
+            codecs.lookup(found.codec)
+        except LookupError:
+            raise Errors.WRONG_VALUE_FOR_VAR.error(name=variable, value=name) from None
+        if variable == "character_set_client" and found.name in _NOT_CLIENT_CHARSETS:
+            raise Errors.WRONG_VALUE_FOR_VAR.error(name=variable, value=name)
+    return found
+
+
+def collation(name: str, charset: CharacterSet | None = None) -> Collation:
+    """A collation by name, case-insensitively (1273 when unknown), of ``charset`` if given (1253)."""
+    found = next((c for c in Collation if c.name == name.lower()), None)
+    if found is None:
+        raise Errors.UNKNOWN_COLLATION.error(name=name)
+    if charset is not None and found.charset != charset:
+        raise Errors.COLLATION_CHARSET_MISMATCH.error(collation=name, charset=charset.name)
+    return found
 
 
 # MySQL 8.0's sql_mode names in bit order (sys_vars.cc sql_mode_names, unused bits left out): a

@@ -145,6 +145,13 @@ def _decode(charset: CharacterSet, raw: bytes) -> str:
         raise MalformedPacket("string is not valid in the client character set") from None
 
 
+def decode_text(charset: CharacterSet, raw: bytes) -> str:
+    """A command's text (COM_QUERY, COM_STMT_PREPARE, COM_INIT_DB) in the client character set.
+    Bytes that are not valid in it are a malformed packet (1835), never an internal error
+    (mysql-mimic decodes strictly and the UnicodeDecodeError reached the last line of defence)."""
+    return _decode(charset, raw)
+
+
 def _connect_attrs(r: Reader, charset: CharacterSet) -> dict[str, str]:
     block = Reader(r.str_len())  # the whole attribute block must be present
     attrs: dict[str, str] = {}

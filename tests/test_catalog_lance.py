@@ -252,6 +252,25 @@ def test_time_travel_pinned_versions_and_refresh(shared_server: ServerProcess, w
     assert rows(server, f"SHOW DATABASES FROM {c}") == [("db1",)]
 
 
+def test_count_star_from_metadata_matches_a_scan(shared_server: ServerProcess, warehouse: Path) -> None:
+    """SELECT count(*) FROM <lance table> is answered from the manifest (count push-down); it must
+    agree with DuckDB's scan, deletions included, and keep the column name and type."""
+    server = shared_server
+    lance.dataset(warehouse / "db1" / "t.lance").delete("id < 10")  # version 2
+    c = create_catalog(server, str(warehouse))
+    with server.connect() as conn, conn.cursor() as cur:
+        cur.execute(f"SELECT count(*) FROM {c}.db1.t")
+        assert cur.fetchall() == ((90,),)
+        assert [(d[0], d[1]) for d in cur.description] == [("count_star()", pymysql.constants.FIELD_TYPE.LONGLONG)]
+        cur.execute(f"SELECT count(*) FROM {c}.db1.t WHERE id >= 0")  # a scan
+        assert cur.fetchall() == ((90,),)
+        cur.execute(f"SELECT count(*) AS n FROM {c}.db1.t FOR VERSION AS OF 1")
+        assert cur.fetchall() == ((100,),) and cur.description[0][0] == "n"
+        cur.execute(f"SELECT count(*), count(*) FROM {c}.db1.t x")
+        assert cur.fetchall() == ((90, 90),)
+    assert error_of(server, f"SELECT count(*) FROM {c}.db1.nope")[0] == 1146
+
+
 def test_select_needs_select_priv_and_writes_are_refused(shared_server: ServerProcess, warehouse: Path) -> None:
     server = shared_server
     c = create_catalog(server, str(warehouse))
@@ -269,6 +288,16 @@ def test_select_needs_select_priv_and_writes_are_refused(shared_server: ServerPr
         cur.execute(f"USE {c}.db1")
         cur.execute("SELECT DISTINCT table_name FROM information_schema.columns")
         assert cur.fetchall() == (("t",),)  # visibility applies to the external information_schema
+        cur.execute("SELECT count(*) FROM t WHERE id > 0")  # binds t under a name on this cursor
+        cur.execute("SELECT view_name FROM duckdb_views() WHERE view_name LIKE '__drydock%'")
+        bound_names = cur.fetchall()
+        assert bound_names
+        for (bound,) in bound_names:  # SQL can name neither the bound object nor a table by string
+            for sql in (f"SELECT * FROM {bound}", f"SELECT * FROM query_table('{bound}')",
+                        f"SELECT * FROM query('SELECT * FROM {bound}')"):
+                with pytest.raises(pymysql.err.MySQLError) as info:
+                    cur.execute(sql)
+                assert info.value.args[0] in (1142, 1146, 1235), sql
     for sql in (f"INSERT INTO {c}.db1.t (id) VALUES (1)", f"DELETE FROM {c}.db1.t",
                 f"CREATE TABLE {c}.db1.n (x INT)", f"DROP TABLE {c}.db1.t"):
         code, text = error_of(server, sql)  # as root: refused because the catalog is read-only

@@ -12,10 +12,14 @@ import lance
 import numpy as np
 import pyarrow as pa
 import pytest
+import sqlglot
 
 from engine.catalogs.base import TimeTravel
-from engine.catalogs.lance import LanceConnector, arrow_type, for_duckdb, parse_timestamp
+from engine.catalogs.lance import LanceConnector, parse_timestamp
+from engine.catalogs.lance_types import arrow_type, for_duckdb
 from engine.errors import DrydockError, Errors
+from engine.query import _count_star_table
+from engine.session import SessionContext
 
 SECRET = "unit-secret-93b1"
 
@@ -189,3 +193,24 @@ def test_library_errors_become_typed_errors_without_secrets(tmp_path: Path) -> N
     exc = error(dead.list_databases)
     assert exc.spec is Errors.CATALOG_ACCESS_FAILED and SECRET not in exc.message
     assert exc.message.startswith("Catalog 'lc': ")
+
+
+@pytest.mark.parametrize("sql, pushed", [
+    ("SELECT count(*) FROM lc.db.t", True),
+    ("SELECT COUNT(*) AS n FROM lc.db.t FOR VERSION AS OF 3", True),
+    ("SELECT count(*) FROM lc.db.t AS x", True),
+    ("SELECT count(*) FROM t", True),  # the session's catalog is external
+    ("SELECT count(*) FROM internal.db.t", False),
+    ("SELECT count(*) FROM lc.db.t WHERE id > 1", False),
+    ("SELECT count(id) FROM lc.db.t", False),
+    ("SELECT count(DISTINCT id) FROM lc.db.t", False),
+    ("SELECT count(*), 1 FROM lc.db.t", False),
+    ("SELECT count(*) FROM lc.db.t GROUP BY id", False),
+    ("SELECT count(*) FROM lc.db.t LIMIT 0", False),
+    ("SELECT count(*) FROM lc.db.t JOIN lc.db.u ON true", False),
+    ("SELECT count(*) FROM (SELECT * FROM lc.db.t) s", False),
+    ("SELECT count(*) FROM lc.information_schema.tables", False),
+])
+def test_count_push_down_only_for_a_bare_count_star(sql: str, pushed: bool) -> None:
+    ctx = SessionContext(user="root", host="h", connection_id=1, catalog="lc", database="db")
+    assert (_count_star_table(sqlglot.parse_one(sql, read="mysql"), ctx) is not None) is pushed

@@ -198,3 +198,45 @@ def test_a_damaged_state_replays_as_unknown(store: MetaStore) -> None:
         db.execute("UPDATE lance_index_jobs SET state = 'GARBAGE' WHERE id = ?", (job.id,))
     replayed = JobManager(store)
     assert replayed.get(job.id).state is M.UNKNOWN and replayed.fence_holder(job.fence) == job.id
+
+
+def test_live_jobs_by_state_agrees_with_the_full_list_across_transitions(store: MetaStore) -> None:
+    """The dispatcher's sweeps ask for one state; the per-state index must never lose a job."""
+    jobs = JobManager(store)
+    ids = [jobs.create(new_job(f"j{i}"), 100, 100, 100).id for i in range(6)]
+    run(jobs, ids[1], "inv-1")
+    run(jobs, ids[2], "inv-2")
+    jobs.complete_with_result(ids[2], "inv-2", C.NATIVE_OK, "", False)  # COMMITTED, refresh owed
+    run(jobs, ids[3], "inv-3")
+    jobs.mark_unknown(ids[3], "lost")
+    jobs.cancel_pending(ids[4])  # resolved and slot-free: leaves the live set
+
+    def check(manager: JobManager) -> None:
+        everything = manager.live_jobs()
+        assert [j.id for j in everything] == sorted(j.id for j in everything)
+        for state in M:
+            assert manager.live_jobs(state) == [j for j in everything if j.state is state]
+        assert manager.live_jobs(M.RUNNING, M.PENDING) == [j for j in everything if j.state in (M.RUNNING, M.PENDING)]
+
+    check(jobs)
+    assert [j.id for j in jobs.live_jobs(M.PENDING)] == [ids[0], ids[5]]
+    check(JobManager(store))  # replay builds the same index
+
+
+def test_from_row_round_trips_every_field_and_fails_safe_on_a_damaged_state(store: MetaStore) -> None:
+    from engine.jobs.records import from_row
+
+    jobs = JobManager(store)
+    job = jobs.create(new_job(), *LIMITS)
+    run(jobs, job.id)
+    done = jobs.complete_with_result(job.id, "inv-1", C.NATIVE_OK, "built", True)
+    row = store.query_one("SELECT * FROM lance_index_jobs WHERE id = ?", (job.id,))
+    assert from_row(row) == done and hash(from_row(row)) == hash(done) and from_row(row).facts == done.facts
+    with store.transaction() as db:
+        db.execute("UPDATE lance_index_jobs SET state = '' WHERE id = ?", (job.id,))
+    damaged = store.query_one("SELECT * FROM lance_index_jobs WHERE id = ?", (job.id,))
+    assert from_row(damaged).state is M.UNKNOWN
+    with store.transaction() as db:
+        db.execute("UPDATE lance_index_jobs SET state = 'COMMITTED', refresh_state = 'BOGUS' WHERE id = ?", (job.id,))
+    with pytest.raises(ValueError):
+        from_row(store.query_one("SELECT * FROM lance_index_jobs WHERE id = ?", (job.id,)))

@@ -10,7 +10,6 @@ Properties (``CREATE CATALOG c PROPERTIES (...)``):
   chain), ``"s3.session_token"`` (temporary credentials), ``"s3.region"``, ``"use_path_style"``
   (true: ``bucket`` in the path, false: virtual-hosted; absent: Lance's default). They are ignored
   for a local warehouse, so that ALTER CATALOG can move a catalog between S3 and local.
-
 - ``"meta.cache.ttl-second"``: how long listings and opened datasets are cached (default 60, as
   for Paimon catalogs; 0 = no cache).
 
@@ -36,11 +35,10 @@ from typing import Any, TypeVar
 os.environ.setdefault("LANCE_INCLUDE_VECTOR_CENTROIDS", "false")
 
 import lance  # noqa: E402 - after the environment default above
-import pyarrow as pa  # noqa: E402
-import pyarrow.dataset as pds  # noqa: E402
 import pyarrow.fs as pafs  # noqa: E402
 
 from engine.catalogs import lance_fs  # noqa: E402
+from engine.catalogs.lance_types import arrow_type, for_duckdb  # noqa: E402
 from engine.catalogs.base import Column, Connector, IndexRow, TimeTravel  # noqa: E402
 from engine.errors import DrydockError, Errors  # noqa: E402
 from engine.redact import redact_text  # noqa: E402
@@ -76,7 +74,6 @@ class LanceConnector(Connector):
                 detail="Properties 's3.access_key' and 's3.secret_key' must be given together")
         _ttl(properties)
 
-
     def __init__(self, name: str, properties: dict[str, str]):
         super().__init__(name, properties)
         self.warehouse = lance_fs.parse_warehouse(properties["warehouse"])
@@ -86,6 +83,7 @@ class LanceConnector(Connector):
         self._lock = threading.Lock()
         # ("dbs",) | ("tables", db) | ("ds", db, table) → (expires at, value)
         self._cache: dict[tuple[str, ...], tuple[float, Any]] = {}
+        self._generation = 0  # bumped by refresh(): a load that started before it is not cached
 
     # -- errors -----------------------------------------------------------------------------------
     @contextmanager
@@ -128,13 +126,16 @@ class LanceConnector(Connector):
             hit = self._cache.get(key)
             if hit is not None and hit[0] > now:
                 return hit[1]  # type: ignore[no-any-return]
+            generation = self._generation
         value = load()  # outside the lock: S3 round trips must not serialise every session
         if self._ttl <= 0:
             return value
-        with self._lock:  # two sessions loading at once: both use the first one cached
+        with self._lock:
+            if generation != self._generation:
+                return value  # REFRESH ran meanwhile: this read may predate it, never cache it
             hit = self._cache.get(key)
             if hit is not None and hit[0] > now:
-                return hit[1]  # type: ignore[no-any-return]
+                return hit[1]  # type: ignore[no-any-return]  # two sessions loading: first one wins
             self._cache[key] = (now + self._ttl, value)
         return value
 
@@ -258,6 +259,7 @@ class LanceConnector(Connector):
     # -- cache --------------------------------------------------------------------------------------
     def refresh(self, db: str | None = None, table: str | None = None) -> None:
         with self._lock:
+            self._generation += 1
             if db is None:
                 self._cache.clear()
                 return
@@ -290,111 +292,12 @@ def parse_timestamp(text: str) -> dt.datetime:
     """``FOR TIME AS OF`` value → an aware datetime. Naive times are the server's local time (as
     Lance's ``versions()`` shows them); digits alone are epoch milliseconds (Doris accepts both)."""
     value = text.strip()
-    if value.isdigit():
-        return dt.datetime.fromtimestamp(int(value) / 1000, tz=dt.timezone.utc)
     try:
+        if value.isdigit():
+            return dt.datetime.fromtimestamp(int(value) / 1000, tz=dt.timezone.utc)
         parsed = dt.datetime.fromisoformat(value)
-    except ValueError:
+    except (ValueError, OverflowError, OSError):  # OverflowError/OSError: epoch out of range
         raise Errors.TIME_TRAVEL_INVALID.error(
             detail=f"Invalid timestamp '{text}' in FOR TIME AS OF: use 'YYYY-MM-DD HH:MM:SS[.ffffff]' "
                    "or epoch milliseconds") from None
     return parsed if parsed.tzinfo is not None else parsed.astimezone()
-
-
-# -- types --------------------------------------------------------------------------------------------
-_SIMPLE_TYPES: dict[pa.DataType, tuple[str, str]] = {
-    pa.bool_(): ("BOOLEAN", "tinyint"), pa.int8(): ("TINYINT", "tinyint"),
-    pa.int16(): ("SMALLINT", "smallint"), pa.int32(): ("INT", "int"), pa.int64(): ("BIGINT", "bigint"),
-    pa.uint8(): ("TINYINT UNSIGNED", "tinyint"), pa.uint16(): ("SMALLINT UNSIGNED", "smallint"),
-    pa.uint32(): ("INT UNSIGNED", "int"), pa.uint64(): ("BIGINT UNSIGNED", "bigint"),
-    pa.float16(): ("FLOAT16", "float"), pa.float32(): ("FLOAT", "float"), pa.float64(): ("DOUBLE", "double"),
-    pa.string(): ("VARCHAR", "varchar"), pa.large_string(): ("VARCHAR", "varchar"),
-    pa.binary(): ("VARBINARY", "varbinary"), pa.large_binary(): ("VARBINARY", "varbinary"),
-    pa.date32(): ("DATE", "date"), pa.date64(): ("DATE", "date"), pa.null(): ("NULL", "text"),
-}
-_FRACTION_DIGITS = {"s": 0, "ms": 3, "us": 6, "ns": 6}
-
-
-def arrow_type(t: pa.DataType) -> tuple[str, str]:
-    """Arrow type → (DESC type, information_schema DATA_TYPE). A vector shows its dimension:
-    ``fixed_size_list<float>[128]`` → ``ARRAY<FLOAT>(128)``; MySQL has no arrays, so composite
-    types are ``text`` in DATA_TYPE, as the internal catalog shows them."""
-    if pa.types.is_dictionary(t):
-        return arrow_type(t.value_type)
-    if t in _SIMPLE_TYPES:
-        return _SIMPLE_TYPES[t]
-    if pa.types.is_timestamp(t):
-        return f"DATETIME({_FRACTION_DIGITS.get(t.unit, 6)})", "datetime"  # MySQL stops at micros
-    if pa.types.is_time(t):
-        return "TIME", "time"
-    if pa.types.is_decimal(t):
-        return f"DECIMAL({t.precision},{t.scale})", "decimal"
-    if pa.types.is_fixed_size_binary(t):
-        return f"BINARY({t.byte_width})", "binary"
-    if pa.types.is_fixed_size_list(t):
-        return f"ARRAY<{arrow_type(t.value_type)[0]}>({t.list_size})", "text"
-    if pa.types.is_list(t) or pa.types.is_large_list(t):
-        return f"ARRAY<{arrow_type(t.value_type)[0]}>", "text"
-    if pa.types.is_struct(t):
-        inner = ",".join(f"{t.field(i).name}:{arrow_type(t.field(i).type)[0]}" for i in range(t.num_fields))
-        return f"STRUCT<{inner}>", "text"
-    if pa.types.is_map(t):
-        return f"MAP<{arrow_type(t.key_type)[0]},{arrow_type(t.item_type)[0]}>", "text"
-    return str(t).upper(), "text"
-
-
-# -- DuckDB ---------------------------------------------------------------------------------------------
-def _widen(t: pa.DataType) -> pa.DataType:
-    """float16 → float32, inside lists and structs too (DuckDB has no half float)."""
-    if pa.types.is_float16(t):
-        return pa.float32()
-    if pa.types.is_fixed_size_list(t):
-        return pa.list_(pa.field(t.value_field.name, _widen(t.value_type)), t.list_size)
-    if pa.types.is_list(t):
-        return pa.list_(pa.field(t.value_field.name, _widen(t.value_type)))
-    if pa.types.is_large_list(t):
-        return pa.large_list(pa.field(t.value_field.name, _widen(t.value_type)))
-    if pa.types.is_struct(t):
-        return pa.struct([pa.field(f.name, _widen(f.type), f.nullable) for f in t])
-    return t
-
-
-def _widened(schema: pa.Schema) -> pa.Schema:
-    return pa.schema([pa.field(f.name, _widen(f.type), f.nullable, f.metadata) for f in schema])
-
-
-class _WidenedScanner:
-    def __init__(self, scanner: Any):
-        self._scanner = scanner
-
-    def to_reader(self) -> pa.RecordBatchReader:
-        reader = self._scanner.to_reader()
-        schema = _widened(reader.schema)
-        return pa.RecordBatchReader.from_batches(schema, (b.cast(schema) for b in reader))
-
-
-class Float16AsFloat32(pds.Dataset):
-    """A Lance dataset with half floats presented as float32 (DuckDB rejects Arrow's float16,
-    "Unsupported Internal Arrow Type e", even for columns it does not read). Still a
-    pyarrow Dataset, so DuckDB keeps pushing projections and filters into ``scanner``."""
-
-    def __init__(self, ds: lance.LanceDataset):  # pyarrow's own __init__ is for its C++ datasets
-        self.lance_dataset = ds
-
-    @property
-    def schema(self) -> pa.Schema:  # type: ignore[override]
-        return _widened(self.lance_dataset.schema)
-
-    def scanner(self, *args: Any, **kwargs: Any) -> _WidenedScanner:  # type: ignore[override]
-        return _WidenedScanner(self.lance_dataset.scanner(*args, **kwargs))
-
-
-def _has_float16(t: pa.DataType) -> bool:
-    return _widen(t) != t
-
-
-def for_duckdb(ds: lance.LanceDataset) -> Any:
-    """What DuckDB scans: the dataset itself, or its float16-widened view when it has half floats."""
-    if any(_has_float16(f.type) for f in ds.schema):
-        return Float16AsFloat32(ds)
-    return ds

@@ -83,7 +83,7 @@ def _read_latest(engine: Engine, target: Target, op: str) -> tuple[Any, str]:
         if not engine.config.get("enable_lance_index_local_file_mutation"):
             raise Errors.LANCE_INDEX_OPERATION_NOT_SUPPORTED.error(
                 op=op, target="local file datasets (enable_lance_index_local_file_mutation = false)")
-    dataset = engine.metadata._guard(target.catalog, lambda c: c.open_latest(target.db, target.table))  # noqa: SLF001
+    dataset = target.connector.open_latest(target.db, target.table)  # the connector types its own errors
     return dataset, locator
 
 

@@ -90,11 +90,11 @@ class Dispatcher:
     def round(self) -> None:
         jobs = self._engine.jobs
         now_ms = int(time.time() * 1000)
-        for job in jobs.live_jobs():  # 1. deadline sweep (slot, fence and quota stay held)
+        for job in jobs.live_jobs(st.MutationState.RUNNING):  # 1. deadline sweep (slot, fence and quota stay held)
             if job.state is st.MutationState.RUNNING and job.deadline_ms is not None and job.deadline_ms <= now_ms:
                 jobs.expire(job.id, now_ms)
         self._prove_earlier_epochs()  # 2. termination-proof sweep
-        for job in jobs.live_jobs():  # 3. evidence for UNKNOWN jobs whose worker is proven gone
+        for job in jobs.live_jobs(st.MutationState.UNKNOWN):  # 3. evidence for UNKNOWN jobs whose worker is proven gone
             if job.state is st.MutationState.UNKNOWN and not job.force_released and \
                     not st.holds_possible_live_slot(job.facts):
                 reconcile_job(self._engine, job)
@@ -107,7 +107,7 @@ class Dispatcher:
         if self._paused():
             return
         budget = int(config.get("lance_index_job_max_dispatch_per_round"))
-        for job in jobs.live_jobs():
+        for job in jobs.live_jobs(st.MutationState.PENDING):
             if budget <= 0 or self._stop.is_set():
                 return
             if job.state is not st.MutationState.PENDING:
@@ -210,7 +210,9 @@ class Dispatcher:
 
     def _prove_earlier_epochs(self) -> None:
         """Release a slot of an earlier epoch only once its worker is proven gone (fail closed)."""
-        for job in self._engine.jobs.live_jobs():
+        # every live state but PENDING: the slot is taken at PENDING → RUNNING
+        for job in self._engine.jobs.live_jobs(st.MutationState.RUNNING, st.MutationState.COMMITTED,
+                                               st.MutationState.NOT_COMMITTED, st.MutationState.UNKNOWN):
             if not st.holds_possible_live_slot(job.facts) or job.process_epoch == self.epoch:
                 continue
             if self._earlier_worker_gone(job):

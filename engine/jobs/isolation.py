@@ -18,7 +18,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-CGROUP_ROOT = Path("/sys/fs/cgroup")
+# DRYDOCK_FAULT_CGROUP_ROOT (test-only) points the preflight at a directory without cgroups
+CGROUP_ROOT = Path(os.environ.get("DRYDOCK_FAULT_CGROUP_ROOT") or "/sys/fs/cgroup")
 PR_SET_DUMPABLE = 4
 AS_FUSE_BYTES = 64 * 2**30
 

@@ -45,6 +45,8 @@ class JobManager:
         self._store = store
         self._lock = threading.RLock()
         self._live: dict[int, JobRecord] = {}  # unresolved or slot-holding jobs
+        self._live_sorted: list[JobRecord] | None = None  # live_jobs() until _live changes
+        self._live_ids_by_state: dict[st.MutationState, set[int]] = {}  # live_jobs(*states)
         self._fences: dict[FenceKey, int] = {}
         self._quota_table: Counter[tuple[int, str]] = Counter()
         self._quota_catalog: Counter[int] = Counter()
@@ -59,6 +61,8 @@ class JobManager:
         rows = self._store.query(f"SELECT * FROM lance_index_jobs WHERE {LIVE_ROWS_SQL} ORDER BY id")
         with self._lock:
             self._live.clear()
+            self._live_sorted = None
+            self._live_ids_by_state.clear()
             self._fences.clear()
             self._quota_table.clear()
             self._quota_catalog.clear()
@@ -79,6 +83,8 @@ class JobManager:
             self._slots.add(job.id)
         if not st.gc_eligible(facts):
             self._live[job.id] = job
+            self._live_sorted = None
+            self._live_ids_by_state.setdefault(job.state, set()).add(job.id)
 
     def _unindex(self, job: JobRecord) -> None:
         if st.is_unresolved(job.facts):
@@ -90,7 +96,9 @@ class JobManager:
             self._quota_catalog[job.catalog_id] = max(self._quota_catalog[job.catalog_id] - 1, 0)
             self._quota_global = max(self._quota_global - 1, 0)
         self._slots.discard(job.id)
-        self._live.pop(job.id, None)
+        if self._live.pop(job.id, None) is not None:
+            self._live_sorted = None
+            self._live_ids_by_state.get(job.state, set()).discard(job.id)
 
     # -- reads ------------------------------------------------------------------------------------
     def get(self, job_id: int) -> JobRecord | None:
@@ -98,12 +106,24 @@ class JobManager:
             live = self._live.get(job_id)
         if live is not None:
             return live
+        if not 0 <= job_id < 1 << 63:  # ids are SQLite INTEGERs: a larger number is no job (not an OverflowError)
+            return None
         row = self._store.query_one("SELECT * FROM lance_index_jobs WHERE id = ?", (job_id,))
         return from_row(row) if row else None
 
-    def live_jobs(self) -> list[JobRecord]:
+    def live_jobs(self, *states: st.MutationState) -> list[JobRecord]:
+        """Unresolved or slot-holding jobs in id order; only those in ``states`` when given.
+
+        A dispatcher round asks several times and every admission wakes a round: the full list is
+        sorted once per change of the live set, and a sweep that needs, say, RUNNING jobs does not
+        walk thousands of PENDING ones (admission with the dispatcher paused)."""
         with self._lock:
-            return sorted(self._live.values(), key=lambda j: j.id)
+            if states:
+                ids = sorted(i for state in set(states) for i in self._live_ids_by_state.get(state, ()))
+                return [self._live[i] for i in ids]
+            if self._live_sorted is None:
+                self._live_sorted = [self._live[k] for k in sorted(self._live)]
+            return list(self._live_sorted)
 
     def iter_rows(self, where: str = "", params: tuple[Any, ...] = ()) -> Iterator[JobRecord]:
         sql = "SELECT * FROM lance_index_jobs" + (f" WHERE {where}" if where else "") + " ORDER BY id"

@@ -98,19 +98,23 @@ class Dispatch:
     @staticmethod
     def parse(body: dict[str, Any]) -> Dispatch:
         for bound in ("max_num_partitions", "max_num_sub_vectors"):
-            if not isinstance(body.get(bound), int) or body[bound] <= 0:
+            value = body.get(bound)
+            if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
                 raise ProtocolError(f"dispatch lacks the admission-time bound {bound}")
         try:
             dispatch = Dispatch(**body)
         except TypeError as exc:
             raise ProtocolError(f"malformed dispatch: {exc}") from None
         check_storage_options(dispatch.storage_options)
-        if dispatch.admitted_version <= 0:
+        version = dispatch.admitted_version
+        if not isinstance(version, int) or isinstance(version, bool) or version <= 0:
             raise ProtocolError("dispatch must pin a dataset version > 0")
         return dispatch
 
 
 def check_storage_options(options: dict[str, str]) -> None:
+    if not isinstance(options, dict):
+        raise ProtocolError("storage options must be an object")
     if len(options) > MAX_STORAGE_OPTIONS:
         raise ProtocolError(f"{len(options)} storage options exceed the cap {MAX_STORAGE_OPTIONS}")
     for key, value in options.items():

@@ -1,11 +1,12 @@
 """Evidence-based resolution of UNKNOWN jobs (drydock, beyond the reference).
 
 Once a job's worker is proven terminated, the dataset's version history can prove the outcome:
-the build used a pre-assigned index uuid, so if a version after the admitted one carries a
-CreateIndex with that uuid, the mutation COMMITTED; if the chain of later versions is complete and
-readable and it never appears, it did NOT commit. For DROP: the index still present with the
-same uuid proves it was not dropped. Gaps (cleaned-up versions) or read failures prove nothing:
-the job stays UNKNOWN and FORCE_RELEASE remains for what evidence cannot settle.
+the build used a pre-assigned index uuid, so if the latest manifest lists that uuid or a version
+after the admitted one carries a CreateIndex with it, the mutation COMMITTED; if the chain of
+later versions is complete and readable and it never appears, it did NOT commit. For DROP: the
+index still present with the same uuid proves it was not dropped. Gaps (cleaned-up versions) or
+read failures prove nothing: the job stays UNKNOWN and FORCE_RELEASE remains for what evidence
+cannot settle.
 """
 
 from __future__ import annotations
@@ -39,6 +40,9 @@ def _created_uuids(dataset: Any, version: int) -> set[str] | None:
 
 def evidence(job: JobRecord, dataset: Any, storage_options: dict[str, str]) -> bool | None:
     """True = committed, False = provably not committed, None = cannot tell."""
+    if job.operation is not st.MutationType.DROP and \
+            job.index_uuid in {str(i.get("uuid")) for i in dataset.list_indices()}:
+        return True  # the pre-assigned uuid in the latest manifest proves the commit, gaps or not
     latest = int(dataset.latest_version)
     versions = {int(v["version"]) for v in dataset.versions()}
     later = list(range(job.admitted_version + 1, latest + 1))

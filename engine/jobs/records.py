@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
 import sqlite3
 from dataclasses import dataclass
 from typing import Any
@@ -69,7 +70,7 @@ class JobRecord:
     updated_at: float
     revision: int
 
-    @property
+    @functools.cached_property  # records are immutable; the dispatcher asks for every live job each round
     def facts(self) -> JobFacts:
         return JobFacts(self.state, self.refresh_state, self.force_released, self.possible_live_owned,
                         self.termination_proof)
@@ -85,36 +86,58 @@ class JobRecord:
 _ENUMS = {"operation": MutationType, "state": MutationState, "refresh_state": RefreshState,
           "completion_reason": CompletionReason, "termination_proof": TerminationProof}
 _BOOLS = ("if_not_exists", "if_exists", "possible_live_owned", "force_released")
+# value → member tables: replay and SHOW convert every row, and Enum(value) is slow in bulk
+_MEMBERS = {key: {m.value: m for m in enum} for key, enum in _ENUMS.items()}
+_RESULT_CODES = {m.value: m for m in ResultCode}
+_FIELD_ORDER = tuple(f.name for f in dataclasses.fields(JobRecord))
+_FIELD_NAMES = frozenset(_FIELD_ORDER)
 
 
 def from_row(row: sqlite3.Row) -> JobRecord:
-    values = dict(row)
-    for key, enum in _ENUMS.items():
-        try:
-            values[key] = enum(values[key])
-        except ValueError:
+    # zip, not dict(row): sqlite3.Row looks a key up by a linear, case-insensitive scan of the
+    # column names, which made dict(row) the cost of replaying or listing 100k records.
+    values = dict(zip(row.keys(), row))
+    for key, members in _MEMBERS.items():
+        member = members.get(values[key])
+        if member is None:
             if key != "state":
-                raise
+                raise ValueError(f"{values[key]!r} is not a valid {_ENUMS[key].__name__}")
             # A replayed record whose state is missing or damaged is UNKNOWN (fail safe).
-            values[key] = MutationState.UNKNOWN
-    values["result_code"] = ResultCode(values["result_code"]) if values["result_code"] else None
+            member = MutationState.UNKNOWN
+        values[key] = member
+    code = values["result_code"]
+    if code:
+        if code not in _RESULT_CODES:
+            raise ValueError(f"{code!r} is not a valid ResultCode")
+        values["result_code"] = _RESULT_CODES[code]
+    else:
+        values["result_code"] = None
     for key in _BOOLS:
         values[key] = bool(values[key])
     ema = values["external_metadata_advanced"]
     values["external_metadata_advanced"] = None if ema is None else bool(ema)
-    return JobRecord(**values)
+    if values.keys() != _FIELD_NAMES:
+        return JobRecord(**values)  # a column too many or too few: the constructor says which
+    # Every field present and converted: fill the frozen instance directly. The generated
+    # __init__ of a 42-field frozen dataclass (object.__setattr__ per field) cost more than the
+    # rest of the conversion put together when replaying or listing 100k records.
+    job = object.__new__(JobRecord)
+    job.__dict__.update(values)
+    return job
+
+
+_ENUM_TYPES = (MutationType, MutationState, RefreshState, CompletionReason, TerminationProof, ResultCode)
 
 
 def to_columns(job: JobRecord) -> dict[str, Any]:
     out: dict[str, Any] = {}
-    for field in dataclasses.fields(job):
-        value = getattr(job, field.name)
-        if isinstance(value, (MutationType, MutationState, RefreshState, CompletionReason,
-                              TerminationProof, ResultCode)):
+    for name in _FIELD_ORDER:
+        value = getattr(job, name)
+        if isinstance(value, _ENUM_TYPES):
             value = value.value
         elif isinstance(value, bool):
             value = int(value)
-        out[field.name] = value
+        out[name] = value
     return out
 
 

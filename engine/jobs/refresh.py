@@ -45,7 +45,9 @@ def due_refreshes(engine: Engine, now: float | None = None) -> list[JobRecord]:
     now = time.time() if now is None else now
     retry = engine.config.get("lance_index_job_refresh_retry_second")
     due = []
-    for job in engine.jobs.live_jobs():
+    # every live state but PENDING and RUNNING, which owe no refresh (admission sets NOT_REQUIRED)
+    for job in engine.jobs.live_jobs(st.MutationState.COMMITTED, st.MutationState.NOT_COMMITTED,
+                                     st.MutationState.UNKNOWN):
         if job.refresh_state is st.RefreshState.REQUIRED:
             due.append(job)
         elif job.refresh_state is st.RefreshState.FAILED and (job.refresh_failed_at or 0) + retry <= now:

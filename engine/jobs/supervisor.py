@@ -41,6 +41,10 @@ class NotEnqueued(Exception):
     """A clean rejection: the submission provably never reached a worker."""
 
 
+class _CancelledBeforeRelease(Exception):
+    """CANCEL arrived while the worker waited at its fork barrier: it is killed, never released."""
+
+
 class SupervisorEvents(Protocol):
     def on_spawned(self, job_id: int, invocation_id: str, pid: int, cgroup: str) -> None: ...
     def on_progress(self, job_id: int, invocation_id: str, text: str) -> None: ...
@@ -80,6 +84,8 @@ class Supervisor:
         self.isolation = Isolation(str(config.get("lance_index_worker_isolation")))
         self._queue: queue.Queue[_Submission | None] = queue.Queue()
         self._known: set[str] = set()
+        self._cancelled: set[str] = set()
+        self._done: set[str] = set()
         self._running: dict[str, _Running] = {}
         self._lock = threading.Lock()
         self._stopping = threading.Event()
@@ -101,6 +107,10 @@ class Supervisor:
             self._kill(worker, signal.SIGKILL)
         if self._spawner.is_alive():
             self._spawner.join(timeout=10)
+        deadline = time.monotonic() + 10
+        for worker in running:  # let each monitor reap its child, empty its cgroup and record the proof
+            if worker.monitor is not None:
+                worker.monitor.join(timeout=max(deadline - time.monotonic(), 0))
 
     @property
     def accepting(self) -> bool:
@@ -123,22 +133,37 @@ class Supervisor:
                 raise NotEnqueued("supervisor is stopping")
             if self._queue.qsize() >= int(self._config.get("lance_index_worker_queue_capacity")):
                 raise NotEnqueued("supervisor queue is full")
-            dispatch.frame()  # caps are checked when enqueueing too
+            try:
+                dispatch.frame()  # caps are checked when enqueueing too
+            except ProtocolError as exc:
+                raise NotEnqueued(f"dispatch refused before enqueueing: {exc}") from None
             self._known.add(dispatch.invocation_id)
             self._queue.put(_Submission(dispatch, deadline_ms))
 
     def cancel(self, invocation_id: str) -> bool:
-        """Ask a running worker to abort from its progress callback (SIGUSR1)."""
+        """Ask for an abort. A submission not yet released to its worker is never launched; a
+        released worker aborts from its progress callback (SIGUSR1). False when this supervisor
+        does not hold the invocation (unknown, or its worker already ended)."""
         with self._lock:
+            if invocation_id not in self._known or invocation_id in self._done:
+                return False
+            self._cancelled.add(invocation_id)
             worker = self._running.get(invocation_id)
-        if worker is None:
-            return False
+        if worker is not None:
+            self._signal_cancel(worker)
+        return True
+
+    def _cancel_requested(self, invocation_id: str) -> bool:
+        with self._lock:
+            return invocation_id in self._cancelled
+
+    @staticmethod
+    def _signal_cancel(worker: _Running) -> None:
         worker.cancel_requested = True
         try:
             worker.process.send_signal(signal.SIGUSR1)
         except ProcessLookupError:
-            return False
-        return True
+            pass
 
     # -- spawning ---------------------------------------------------------------------------------------
     def _budget(self, submission: _Submission) -> float:
@@ -158,13 +183,18 @@ class Supervisor:
             except Exception:  # noqa: BLE001 - one bad spawn must not stop the spawner
                 logger.exception("spawning worker for job %s failed", submission.dispatch.job_id)
 
-    def _never_launched(self, d: Dispatch, why: str) -> None:
-        self._events.on_result(d.job_id, d.invocation_id,
-                               WorkerResult(ResultCode.PRE_INVOCATION_RESOURCE_REJECTED, why, False))
+    def _never_launched(self, d: Dispatch, why: str,
+                        code: ResultCode = ResultCode.PRE_INVOCATION_RESOURCE_REJECTED) -> None:
+        with self._lock:
+            self._done.add(d.invocation_id)
+        self._events.on_result(d.job_id, d.invocation_id, WorkerResult(code, why, False))
         self._events.on_exit(d.job_id, d.invocation_id, TerminationProof.NEVER_LAUNCHED, why)
 
     def _spawn(self, submission: _Submission) -> None:
         d = submission.dispatch
+        if self._cancel_requested(d.invocation_id):
+            self._never_launched(d, "cancelled before the worker was launched", ResultCode.CANCELLED_BEFORE_COMMIT)
+            return
         budget = self._budget(submission)
         if budget <= MIN_BUDGET_SECONDS:
             self._never_launched(d, f"not enough time left before the job deadline ({budget:.0f}s)")
@@ -185,12 +215,15 @@ class Supervisor:
                "MALLOC_ARENA_MAX": "2", "PYTHONUNBUFFERED": "1",
                "DRYDOCK_WORKER_WALL_CLOCK_SECONDS": str(budget)}
         env.update(_fault_env())
-        log = open(self._log_dir / f"job-{d.job_id}-{d.invocation_id[:8]}.log", "ab")
         try:
-            process = subprocess.Popen([sys.executable, "-m", "engine.jobs.worker"], stdin=subprocess.PIPE,
-                                       stdout=subprocess.PIPE, stderr=log, env=env, close_fds=True)
-        finally:
-            log.close()
+            with open(self._log_dir / f"job-{d.job_id}-{d.invocation_id[:8]}.log", "ab") as log:
+                process = subprocess.Popen([sys.executable, "-m", "engine.jobs.worker"], stdin=subprocess.PIPE,
+                                           stdout=subprocess.PIPE, stderr=log, env=env, close_fds=True)
+        except (OSError, ValueError, subprocess.SubprocessError) as exc:  # no child exists (Popen reaps it)
+            if group is not None:
+                self.isolation.remove(group)
+            self._never_launched(d, f"worker could not be started: {type(exc).__name__}")
+            return
         worker = _Running(d, process, group, kill_at=time.monotonic() + budget)
         try:
             self._barrier(worker)
@@ -200,10 +233,16 @@ class Supervisor:
             if group is not None:
                 self.isolation.kill_all(group)
                 self.isolation.remove(group)
-            self._never_launched(d, f"worker failed before release: {type(exc).__name__}: {exc}")
+            if isinstance(exc, _CancelledBeforeRelease):
+                self._never_launched(d, "cancelled before the worker was released", ResultCode.CANCELLED_BEFORE_COMMIT)
+            else:
+                self._never_launched(d, f"worker failed before release: {type(exc).__name__}: {exc}")
             return
         with self._lock:
             self._running[d.invocation_id] = worker
+            cancelled = d.invocation_id in self._cancelled
+        if cancelled:  # CANCEL arrived between the release and this registration
+            self._signal_cancel(worker)
         worker.monitor = threading.Thread(target=self._monitor, args=(worker,), daemon=True,
                                           name=f"lance-worker-{d.job_id}")
         worker.monitor.start()
@@ -231,6 +270,8 @@ class Supervisor:
             self.isolation.move(worker.cgroup, process.pid)
         self._events.on_spawned(d.job_id, d.invocation_id, process.pid, worker.cgroup.name if worker.cgroup else "")
         frame = d.frame()
+        if self._cancel_requested(d.invocation_id):
+            raise _CancelledBeforeRelease()
         process.stdin.write(frame)  # the release
         process.stdin.close()
 
@@ -298,8 +339,11 @@ class Supervisor:
             else:
                 self.isolation.remove(worker.cgroup)
         exit_text = f"exit code {code}" if code >= 0 else f"killed by signal {-code}"
+        logger.info("job %s: worker pid %s ended (%s%s); proof %s", d.job_id, process.pid, exit_text,
+                    f"; {detail}" if detail else "", proof.value if proof else "none (cgroup not empty)")
         with self._lock:
             self._running.pop(d.invocation_id, None)
+            self._done.add(d.invocation_id)
         self._events.on_exit(d.job_id, d.invocation_id, proof, f"{exit_text}; {detail}".strip("; "))
 
     def _kill(self, worker: _Running, sig: int) -> None:

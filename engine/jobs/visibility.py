@@ -24,11 +24,15 @@ class Resolution:
     failed: bool  # the lookup itself failed: neither "present" nor "gone" is proven
 
 
-def resolve(engine: Engine, job: JobRecord) -> Resolution:
+def resolve(engine: Engine, job: JobRecord, authoritative: bool = False) -> Resolution:
+    """``authoritative`` (RESOLVE): drop the table's cached listing first, so that a table deleted or
+    re-created outside drydock is judged on what is there now, not on a listing cached for the TTL."""
     record = engine.catalogs.by_id(job.catalog_id)
     if record is None:
         return Resolution("", orphan=True, failed=False)
     try:
+        if authoritative:
+            engine.catalogs.refresh(record.name, job.db, job.tbl)
         connector = engine.catalogs.connector(record.name)
         if not connector.table_exists(job.db, job.tbl):
             return Resolution(record.name, orphan=True, failed=False)
@@ -39,36 +43,73 @@ def resolve(engine: Engine, job: JobRecord) -> Resolution:
 
 
 class JobVisibility:
-    """Per-statement cache: one resolution per persisted (catalog, db, table, locator)."""
+    """Per-statement cache: one resolution per persisted (catalog, db, table, locator).
 
-    def __init__(self, engine: Engine, ctx: SessionContext):
+    ``job`` arguments are JobRecords or any row with the same ``catalog_id``, ``db``, ``tbl`` and
+    ``locator`` fields (SHOW LANCE INDEX JOBS reads only the columns it lists)."""
+
+    MAX_SCOPE_PARAMS = 900  # below SQLite's smallest host-parameter limit
+
+    def __init__(self, engine: Engine, ctx: SessionContext, authoritative: bool = False):
         self._engine = engine
         self._ctx = ctx
+        self._authoritative = authoritative
         self._admin = engine.privileges.has(ctx, "ADMIN_PRIV")
         self._cache: dict[tuple[int, str, str, str], Resolution] = {}
+        self._names: dict[int, str] = {}
 
     def resolution(self, job: JobRecord) -> Resolution:
         key = (job.catalog_id, job.db, job.tbl, job.locator)
         if key not in self._cache:
-            self._cache[key] = resolve(self._engine, job)
+            self._cache[key] = resolve(self._engine, job, self._authoritative)
         return self._cache[key]
 
     def catalog_name(self, job: JobRecord) -> str:
-        record = self._engine.catalogs.by_id(job.catalog_id)
-        return record.name if record else ""
+        """The catalog's current name ('' if it is gone)."""
+        if job.catalog_id not in self._names:
+            record = self._engine.catalogs.by_id(job.catalog_id)
+            self._names[job.catalog_id] = record.name if record else ""
+        return self._names[job.catalog_id]
 
+    def sql_scope(self) -> tuple[str, tuple[object, ...]] | None:
+        """A pre-filter on ``lance_index_jobs`` for SHOW: the (catalog, db, table)s the caller holds
+        any privilege on, so that a user who may see 1% of the jobs does not load the other 99%.
+        A superset of what ``may_see`` accepts (which still decides every row: orphans); None when
+        nothing is to be filtered (ADMIN) or the grants are too many to spell out."""
+        if self._admin:
+            return None
+        clauses: list[str] = []
+        params: list[object] = []
+        for record in self._engine.catalogs.list():
+            everything, dbs, tables = self._engine.privileges.visibility(self._ctx, record.name)
+            if everything:
+                clauses.append("catalog_id = ?")
+                params.append(record.id)
+                continue
+            for db in sorted(dbs):
+                clauses.append("(catalog_id = ? AND db = ?)")
+                params += [record.id, db]
+            for db, tbl in sorted(tables):
+                clauses.append("(catalog_id = ? AND db = ? AND tbl = ?)")
+                params += [record.id, db, tbl]
+        if len(params) > self.MAX_SCOPE_PARAMS:
+            return None
+        return ("(" + " OR ".join(clauses) + ")" if clauses else "0"), tuple(params)
+
+    # The privilege is checked before the target is resolved: resolving costs a listing (an
+    # authoritative one for RESOLVE), and a caller without any privilege must not cause one.
     def may_see(self, job: JobRecord) -> bool:
         if self._admin:
             return True
-        res = self.resolution(job)
-        if res.orphan:
+        name = self.catalog_name(job)
+        if not name or not self._engine.privileges.may_see_table(self._ctx, name, job.db, job.tbl):
             return False
-        return self._engine.privileges.may_see_table(self._ctx, res.catalog_name, job.db, job.tbl)
+        return not self.resolution(job).orphan
 
     def may_alter(self, job: JobRecord) -> bool:
         if self._admin:
             return True
-        res = self.resolution(job)
-        if res.orphan:
+        name = self.catalog_name(job)
+        if not name or not self._engine.privileges.has(self._ctx, "ALTER_PRIV", name, job.db, job.tbl):
             return False
-        return self._engine.privileges.has(self._ctx, "ALTER_PRIV", res.catalog_name, job.db, job.tbl)
+        return not self.resolution(job).orphan

@@ -63,6 +63,10 @@ class Progress:
         self._last = now
         send(PROGRESS, {"stage": str(getattr(event, "stage", ""))[:64], "event": str(getattr(event, "event", ""))[:16],
                         "completed": _int(getattr(event, "completed", None)), "total": _int(getattr(event, "total", None))})
+        if os.environ.get("DRYDOCK_FAULT_WORKER_MODE") == "hold_progress" and getattr(event, "event", "") != "complete":
+            while not _cancel_requested:  # test-only: the callback waits for CANCEL; lance builds on
+                time.sleep(0.05)
+            raise BuildCancelled()
 
 
 def _int(value: Any) -> int | None:
@@ -191,6 +195,8 @@ def execute(d: Dispatch) -> WorkerResult | None:
         latest = lance.dataset(d.uri, storage_options=d.storage_options)
         if d.index_name not in {i["name"] for i in latest.list_indices()}:  # positive check
             return WorkerResult(ResultCode.NATIVE_NOT_FOUND, f"index '{d.index_name}' is not present", advanced())
+    if _cancel_requested:  # CANCEL before the build began (a DROP has no progress callback)
+        return WorkerResult(ResultCode.CANCELLED_BEFORE_COMMIT, "cancelled before the build started", advanced())
     try:
         _build(d, dataset)
     except BuildCancelled:
@@ -224,6 +230,8 @@ def main() -> int:
     OUT = os.dup(1)
     os.dup2(2, 1)  # library prints must never corrupt the frame stream
     signal.signal(signal.SIGUSR1, _on_cancel)
+    if os.environ.get("DRYDOCK_FAULT_WORKER_IGNORE_TERM") == "1":  # test-only: only SIGKILL ends it
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
     send(HANDSHAKE, {"pid": os.getpid()})
     try:
         _, body = read_frame(sys.stdin.buffer, (DISPATCH,))

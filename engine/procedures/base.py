@@ -115,7 +115,8 @@ def bind(procedure: Procedure, arguments: tuple[ast.CallArgument, ...]) -> dict[
     if named and len(named) != len(arguments):
         raise Errors.PROCEDURE_BAD_ARGUMENT.error(
             procedure=procedure.name, detail="named and positional arguments cannot be mixed")
-    by_name = {a.name: a for a in procedure.args}
+    # Argument names are identifiers: case-insensitive (Paimon spells some in camelCase).
+    by_name = {a.name.lower(): a for a in procedure.args}
     given: dict[str, ast.CallArgument] = {}
     if named:
         for raw in arguments:
@@ -123,9 +124,9 @@ def bind(procedure: Procedure, arguments: tuple[ast.CallArgument, ...]) -> dict[
             if key not in by_name:
                 raise Errors.PROCEDURE_BAD_ARGUMENT.error(
                     procedure=procedure.name, detail=f"unknown argument '{raw.name}'; expected {procedure.signature()}")
-            if key in given:
+            if by_name[key].name in given:
                 raise Errors.PROCEDURE_BAD_ARGUMENT.error(procedure=procedure.name, detail=f"duplicate argument '{raw.name}'")
-            given[key] = raw
+            given[by_name[key].name] = raw
     else:
         if len(arguments) > len(procedure.args):
             raise Errors.PROCEDURE_BAD_ARGUMENT.error(

@@ -1,0 +1,348 @@
+"""The dispatcher round (reference §2): deadline sweep → proof sweep → evidence → refresh → dispatch.
+
+First on an in-process Engine whose ``round()`` the test drives (no background thread unless the
+test starts one): NOT_ENQUEUED releases slot and round budget at once (defect 5), ambiguity keeps
+the slot, the deadline sweep, an earlier epoch's worker proven gone before its slot is released,
+the pause barrier under concurrency (defect 3), and evidence read from real version histories.
+Then over the wire with real workers: CREATE / REPLACE / DROP with pre-assigned index uuids, and
+the typed outcomes of a worker that finds its admission stale or loses a commit race.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import shutil
+import sqlite3
+import subprocess
+import threading
+import time
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import lance
+import pytest
+
+from engine.jobs import states as st
+from engine.jobs.dispatcher import _start_ticks
+from engine.jobs.manager import DEADLINE_MESSAGE
+from engine.jobs.reconcile import evidence
+from engine.jobs.records import JobRecord
+from engine.jobs.validation import IndexSpec
+from tests.conftest import ServerProcess
+from tests.jobfactory import new_job
+from tests.lance_fixtures import (
+    ANN_FAST,
+    Warehouse,
+    admit,
+    create_catalog,
+    error_of,
+    local_warehouse,
+    pause,
+    resume,
+    rows,
+    show_job,
+    vector_table,
+    wait_job,
+)
+
+M, R, C, P = st.MutationState, st.RefreshState, st.ResultCode, st.TerminationProof
+BTREE = IndexSpec("BTREE", "BTREE", {}).to_json()
+
+
+# -- an in-process engine ---------------------------------------------------------------------------------
+@pytest.fixture
+def engine(tmp_path: Path) -> Iterator[Any]:
+    from engine.core import Engine
+
+    wh = local_warehouse(tmp_path / "wh")
+    wh.write("db", "t", vector_table(300))
+    e = Engine(tmp_path / "data")
+    e.catalogs.create("lc", {"type": "lance", "warehouse": wh.root}, "", False)
+    e.config.set("lance_index_job_max_unresolved_per_table", "100")
+    yield e
+    e.close()
+
+
+def pending(engine: Any, name: str, catalog_id: int | None = None, **changes: Any) -> JobRecord:
+    record = engine.catalogs.get("lc")
+    job = new_job(name, catalog_id=record.id if catalog_id is None else catalog_id,
+                  locator=engine.catalogs.connector("lc").dataset_uri("db", "t"))
+    return engine.jobs.create(job.replace(**{"properties": BTREE, **changes}), 1000, 1000, 1000)
+
+
+def run(engine: Any, job: JobRecord, epoch: str, deadline_ms: int | None = None) -> JobRecord:
+    return engine.jobs.mark_running(job.id, invocation_id=uuid.uuid4().hex, index_uuid=str(uuid.uuid4()),
+                                    deadline_ms=deadline_ms or int(time.time() * 1000) + 3_600_000,
+                                    process_epoch=epoch, backend_id="local")
+
+
+def test_not_enqueued_releases_the_slot_and_the_round_budget_at_once(engine: Any) -> None:
+    """Defect 5: with one slot and one dispatch per round, five provably-never-enqueued jobs all
+    settle in ONE round (the supervisor has no isolation, so every submit is a clean rejection)."""
+    engine.config.set("lance_index_job_max_inflight_per_backend", "1")
+    engine.config.set("lance_index_job_max_dispatch_per_round", "1")
+    jobs = [pending(engine, f"i{n}") for n in range(5)]
+    assert engine.dispatcher.supervisor.isolation.kind == "none"
+    engine.dispatcher.round()
+    for job in jobs:
+        done = engine.jobs.get(job.id)
+        assert (done.state, done.termination_proof, done.result_code, done.refresh_state) == (
+            M.NOT_COMMITTED, P.NOT_ENQUEUED, C.PRE_INVOCATION_RESOURCE_REJECTED, R.NOT_REQUIRED)
+        assert done.invocation_id and done.index_uuid and done.revision == 2  # RUNNING was durable first
+        assert "isolation unavailable" in done.message
+    assert engine.jobs.slots_in_use() == 0 and engine.jobs.quota_counts()[2] == 0
+
+
+def test_a_dispatch_that_cannot_be_built_is_not_enqueued_an_ambiguous_submit_is_unknown(engine: Any) -> None:
+    engine.config.set("lance_index_job_max_inflight_per_backend", "1")
+    broken = pending(engine, "broken", properties="{}")  # the dispatch cannot be built: nothing was sent
+    engine.dispatcher.round()
+    done = engine.jobs.get(broken.id)
+    assert (done.state, done.termination_proof) == (M.NOT_COMMITTED, P.NOT_ENQUEUED)
+    assert done.message == "dispatch could not be built: KeyError"
+
+    def lost(*_: Any) -> None:
+        raise ConnectionResetError("the hand-off broke half-way")
+
+    engine.dispatcher.supervisor.submit = lost
+    ambiguous, waiting = pending(engine, "ambiguous"), pending(engine, "waiting")
+    engine.dispatcher.round()
+    unknown = engine.jobs.get(ambiguous.id)
+    assert (unknown.state, unknown.result_code, unknown.termination_proof) == (M.UNKNOWN, C.NO_TRUSTED_RESULT, P.NONE)
+    assert unknown.message == "dispatch failed: ConnectionResetError"
+    assert st.holds_possible_live_slot(unknown.facts) and engine.jobs.fence_holder(unknown.fence) == ambiguous.id
+    engine.dispatcher.round()  # the kept slot is the only one: nothing else may start
+    assert engine.jobs.get(waiting.id).state is M.PENDING
+
+
+def test_the_deadline_sweep_makes_unknown_and_keeps_slot_fence_and_quota(engine: Any) -> None:
+    engine.config.set("lance_index_job_max_inflight_per_backend", "1")
+    expired = run(engine, pending(engine, "old"), engine.dispatcher.epoch, int(time.time() * 1000) - 1)
+    waiting = pending(engine, "next")
+    engine.dispatcher.round()
+    job = engine.jobs.get(expired.id)
+    assert (job.state, job.result_code, job.message, job.termination_proof) == (
+        M.UNKNOWN, C.NO_TRUSTED_RESULT, DEADLINE_MESSAGE, P.NONE)
+    assert st.holds_possible_live_slot(job.facts) and engine.jobs.fence_holder(job.fence) == job.id
+    assert engine.jobs.get(waiting.id).state is M.PENDING  # a deadline never frees capacity
+
+
+def test_an_earlier_epochs_worker_is_proven_gone_before_its_slot_is_released(engine: Any) -> None:
+    job = run(engine, pending(engine, "lost"), "an-earlier-epoch")
+    worker = subprocess.Popen(["sleep", "60"])  # stands in for the old server's still-running worker
+    try:
+        engine.jobs.record_worker(job.id, job.invocation_id, worker.pid, _start_ticks(worker.pid), "", "an-earlier-epoch")
+        engine.dispatcher._adopt_earlier_epochs()
+        engine.dispatcher.round()
+        held = engine.jobs.get(job.id)
+        assert (held.state, held.message) == (M.UNKNOWN, "server restarted while the job was running")
+        assert worker.wait(timeout=10) == -9  # killed by the proof sweep ...
+        assert st.holds_possible_live_slot(held.facts)  # ... but not yet proven gone (it was a zombie)
+    finally:
+        worker.kill()
+        worker.wait()
+    engine.dispatcher.round()  # reaped now: proof, then evidence and refresh in the same round
+    done = engine.jobs.get(job.id)
+    assert (done.termination_proof, done.state, done.completion_reason, done.refresh_state) == (
+        P.BE_PROCESS_EPOCH_GONE, M.NOT_COMMITTED, st.CompletionReason.RECONCILED, R.DONE)
+    assert engine.jobs.fence_holder(done.fence) is None
+    audit = [json.loads(line) for line in (engine.data_dir / "audit.jsonl").read_text().splitlines()]
+    assert any(r["kind"] == "ReconcileLanceIndexJob" and f"job {job.id}: NOT_COMMITTED (RECONCILED)" == r["statement"]
+               for r in audit)
+
+
+def test_pause_is_a_hard_barrier_even_in_the_middle_of_a_round(engine: Any) -> None:
+    """Defect 3, with the real dispatcher thread: once "SET paused = true" has returned, no job is
+    marked RUNNING — not the rest of a round already under way, not a job admitted afterwards."""
+    engine.config.set("lance_index_job_dispatcher_paused", "true")
+    engine.dispatcher.start()
+    orphan = 999  # no such catalog: a dispatched job is refused at once (NOT_ENQUEUED), no worker runs
+    backlog = [pending(engine, f"j{n}", orphan).id for n in range(200)]
+    paused = threading.Event()
+    violations: list[int] = []
+
+    def watch(job: JobRecord) -> None:
+        if job.state is M.RUNNING and paused.is_set():
+            violations.append(job.id)
+
+    engine.jobs.listeners.append(watch)
+    engine.config.set("lance_index_job_dispatcher_paused", "false")
+    deadline = time.monotonic() + 30
+    while engine.jobs.get(backlog[0]).state is M.PENDING and time.monotonic() < deadline:
+        time.sleep(0.001)
+    engine.config.set("lance_index_job_dispatcher_paused", "true")  # a round is draining the backlog now
+    paused.set()
+    held = pending(engine, "held", orphan)
+    time.sleep(0.5)
+    assert not violations
+    assert engine.jobs.get(held.id).state is M.PENDING
+    paused.clear()
+    engine.config.set("lance_index_job_dispatcher_paused", "false")
+    deadline = time.monotonic() + 60
+    while engine.jobs.get(held.id).state is M.PENDING and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert all(engine.jobs.get(j).state is M.NOT_COMMITTED for j in [*backlog, held.id])
+
+
+# -- evidence from real version histories ---------------------------------------------------------------------
+def history(tmp_path: Path, commit: str | None, then_drop: bool = False, gap: bool = False) -> str:
+    uri = str(tmp_path / "e.lance")
+    lance.write_dataset(vector_table(300), uri)  # v1: the admitted version
+    if commit:
+        lance.dataset(uri).create_scalar_index("id", "BTREE", name="b", index_uuid=commit)
+    lance.write_dataset(vector_table(10), uri, mode="append")  # another writer
+    if then_drop:
+        lance.dataset(uri).drop_index("b")
+    if gap:  # versions between the admitted one and the latest are cleaned up
+        lance.write_dataset(vector_table(10), uri, mode="append")
+        lance.dataset(uri).cleanup_old_versions(older_than=dt.timedelta(0))
+    return uri
+
+
+@pytest.mark.parametrize("committed, then_drop, gap, verdict", [
+    (True, False, False, True),  # our uuid was committed
+    (True, False, True, True),  # and is in the latest manifest: gaps do not matter
+    (True, True, False, True),  # committed, later dropped by someone: the chain still shows it
+    (False, False, False, False),  # complete chain, never there: provably not committed
+    (False, False, True, None),  # a gap could have held it: cannot tell
+    (True, True, True, None),  # dropped and its commit cleaned away: cannot tell
+])
+def test_evidence_from_the_version_history(tmp_path: Path, committed: bool, then_drop: bool, gap: bool,
+                                           verdict: bool | None) -> None:
+    ours = str(uuid.uuid4())
+    uri = history(tmp_path, ours if committed else None, then_drop, gap)
+    job = new_job("b", locator=uri).replace(index_uuid=ours, admitted_version=1)
+    assert evidence(job, lance.dataset(uri), {}) is verdict
+
+
+def test_drop_evidence_is_only_negative(tmp_path: Path) -> None:
+    uri = history(tmp_path, str(uuid.uuid4()))
+    job = new_job("b", locator=uri, operation=st.MutationType.DROP).replace(admitted_version=2)
+    assert evidence(job, lance.dataset(uri), {}) is False  # the same index is still there
+    lance.dataset(uri).drop_index("b")
+    assert evidence(job, lance.dataset(uri), {}) is None  # gone: by this job or by anyone
+
+
+# -- over the wire, real workers -----------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def wire(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[ServerProcess, Warehouse, str]]:
+    root = tmp_path_factory.mktemp("dispatch")
+    server = ServerProcess(data_dir=root / "data").start()
+    wh = local_warehouse(root / "wh")
+    for table in ("t", "contract", "gone", "race", "vanish"):
+        wh.write("db", table, vector_table(300))
+    wh.dataset("db", "vanish").create_scalar_index("id", "BTREE", name="x")
+    catalog = create_catalog(server, wh)
+    yield server, wh, catalog
+    server.stop()
+
+
+def stored(server: ServerProcess, job_id: int, column: str) -> Any:
+    with sqlite3.connect(f"file:{server.data_dir / 'meta.sqlite'}?mode=ro", uri=True) as db:
+        return db.execute(f"SELECT {column} FROM lance_index_jobs WHERE id = ?", (job_id,)).fetchone()[0]
+
+
+def uuids(wh: Warehouse, table: str, name: str) -> set[str]:
+    return {str(i["uuid"]) for i in wh.dataset("db", table).list_indices() if i["name"] == name}
+
+
+def reaped(job: dict[str, str]) -> bool:
+    """A known outcome, its refresh done or not owed, and its worker proven gone."""
+    return job["State"] in ("COMMITTED", "NOT_COMMITTED") and job["RefreshState"] in ("DONE", "NOT_REQUIRED") \
+        and job["PossibleLive"] == "NO"
+
+
+def test_create_replace_drop_run_in_workers_with_pre_assigned_uuids(wire: Any) -> None:
+    server, wh, c = wire
+    [backend] = rows(server, "SHOW BACKENDS")
+    epoch = backend[-1]
+    ann = ('PROPERTIES ("index_type" = "IVF_PQ", "num_partitions" = "4", "num_sub_vectors" = "4", '
+           f'{ANN_FAST})')
+    before_ms = int(time.time() * 1000)
+    job = wait_job(server, admit(server, f"CREATE INDEX v ON {c}.db.t (emb) USING ANN {ann}"), reaped)
+    assert (job["State"], job["RefreshState"], job["ResultCode"], job["TerminationProof"], job["Operation"],
+            job["ExternalMetadataAdvanced"], job["CompletionReason"]) == (
+        "COMMITTED", "DONE", "NATIVE_OK", "CHILD_REAPED", "CREATE", "YES", "NONE")
+    assert job["BeProcessEpoch"] == epoch and job["BackendId"] == "local" and len(job["InvocationId"]) == 32
+    assert before_ms + 3_600_000 <= int(job["DeadlineMs"]) <= int(time.time() * 1000) + 3_600_000
+    assert job["Progress"]  # the build's own progress events arrived
+    first = stored(server, int(job["JobId"]), "index_uuid")
+    assert uuids(wh, "t", "v") == {first}  # built with the uuid the dispatcher pre-assigned
+    assert [r[2] for r in rows(server, f"SHOW INDEX FROM {c}.db.t")] == ["v"]  # the refresh re-read the table
+
+    job = wait_job(server, admit(server, f"CREATE OR REPLACE INDEX v ON {c}.db.t (emb) USING ANN {ann}"), reaped)
+    assert (job["Operation"], job["State"], job["RefreshState"]) == ("REPLACE", "COMMITTED", "DONE")
+    second = stored(server, int(job["JobId"]), "index_uuid")
+    assert second != first and uuids(wh, "t", "v") == {second}
+
+    job = wait_job(server, admit(server, f"CREATE INDEX s ON {c}.db.t (id) USING BTREE"), reaped)
+    assert job["State"] == "COMMITTED" and uuids(wh, "t", "s") == {stored(server, int(job["JobId"]), "index_uuid")}
+    job = wait_job(server, admit(server, f"DROP INDEX v ON {c}.db.t"), reaped)
+    assert (job["Operation"], job["State"], job["ResultCode"]) == ("DROP", "COMMITTED", "NATIVE_OK")
+    assert uuids(wh, "t", "v") == set() and [r[2] for r in rows(server, f"SHOW INDEX FROM {c}.db.t")] == ["s"]
+
+
+def test_stale_admissions_and_lost_races_end_in_their_typed_outcomes(wire: Any) -> None:
+    """Admitted while paused; then an external writer changes the dataset; then the worker runs."""
+    server, wh, c = wire
+    pause(server)
+    try:
+        contract = admit(server, f'CREATE INDEX k ON {c}.db.contract (emb) USING ANN PROPERTIES ('
+                                 f'"index_type" = "IVF_PQ", "num_partitions" = "4", "num_sub_vectors" = "4")')
+        gone = admit(server, f"CREATE INDEX g ON {c}.db.gone (id) USING BTREE")
+        race = admit(server, f"CREATE INDEX r ON {c}.db.race (id) USING BTREE")
+        vanish = admit(server, f"DROP INDEX IF EXISTS x ON {c}.db.vanish")
+        assert all(show_job(server, j)["State"] == "PENDING" for j in (contract, gone, race, vanish))
+        # the table is re-created at the same place: version 1 again, with another vector dimension
+        shutil.rmtree(wh.uri("db", "contract"))
+        wh.write("db", "contract", vector_table(300, dim=8))
+        # the pinned version is cleaned away after newer ones were written
+        wh.write("db", "gone", vector_table(5), mode="append")
+        wh.dataset("db", "gone").cleanup_old_versions(older_than=dt.timedelta(0))
+        # another writer builds the same index name first
+        wh.dataset("db", "race").create_scalar_index("id", "BTREE", name="r")
+        external = uuids(wh, "race", "r")
+        # another writer drops the index the job was admitted to drop
+        wh.dataset("db", "vanish").drop_index("x")
+    finally:
+        resume(server)
+    expected = {
+        contract: ("NOT_COMMITTED", "PRE_INVOCATION_STALE_ADMISSION", "NO", "NOT_REQUIRED", "NONE"),
+        gone: ("NOT_COMMITTED", "PRE_INVOCATION_STALE_ADMISSION", "YES", "DONE", "NONE"),
+        race: ("NOT_COMMITTED", "NATIVE_COMMIT_CONFLICT", "YES", "DONE", "NONE"),
+        vanish: ("NOT_COMMITTED", "NATIVE_NOT_FOUND", "YES", "DONE", "IF_CONDITION_NOOP"),
+    }
+    for job_id, outcome in expected.items():
+        job = wait_job(server, job_id, reaped)
+        assert (job["State"], job["ResultCode"], job["ExternalMetadataAdvanced"], job["RefreshState"],
+                job["CompletionReason"]) == outcome, job
+        assert job["TerminationProof"] == "CHILD_REAPED"
+    assert uuids(wh, "race", "r") == external  # the loser committed nothing
+    assert wh.indexes("db", "contract") == {} and wh.indexes("db", "gone") == {}
+
+
+def test_pause_holds_pending_jobs_and_shows_in_show_backends(wire: Any) -> None:
+    server, wh, c = wire
+    pause(server)
+    try:
+        assert rows(server, "SHOW BACKENDS")[0][9] == "true"
+        held = admit(server, f"CREATE INDEX p ON {c}.db.t (id) USING BITMAP")
+        dropped = admit(server, f"CREATE INDEX q ON {c}.db.t (id) USING BITMAP")
+        time.sleep(0.5)  # the admissions woke the dispatcher; a paused one must not act on them
+        job = show_job(server, held)
+        assert (job["State"], job["InvocationId"], job["PossibleLive"], job["Revision"]) == ("PENDING", "", "NO", "0")
+        server.query(f"CANCEL LANCE INDEX JOB {dropped}")  # PENDING → NOT_COMMITTED at once
+        job = show_job(server, dropped)
+        assert (job["State"], job["CompletionReason"], job["RefreshState"], job["InvocationId"]) == (
+            "NOT_COMMITTED", "CANCELLED", "NOT_REQUIRED", "")
+    finally:
+        resume(server)
+    assert rows(server, "SHOW BACKENDS")[0][9] == "false"
+    assert wait_job(server, held, reaped)["State"] == "COMMITTED"
+    assert show_job(server, dropped)["InvocationId"] == ""  # never dispatched
+    assert "q" not in {i["name"] for i in wh.dataset("db", "t").list_indices()}
+    assert error_of(server, f"CANCEL LANCE INDEX JOB {held}") == (
+        5107, f"Lance index job {held} cannot be cancelled: it is already COMMITTED")
