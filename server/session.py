@@ -186,6 +186,7 @@ class DrydockSession(Session):
             if statement is not None:
                 if isinstance(statement, AUDITED):
                     self._audit_kind = type(statement).__name__
+                    self._audit_object = audit_object(statement, self.ctx)
                 try:
                     return self._finish(await self._execute(statement))
                 finally:
@@ -554,6 +555,33 @@ def _literal_value(expression: exp.Expression) -> tuple[bool, Any]:
     if isinstance(node, exp.Boolean):
         return True, int(bool(node.this))
     return False, None
+
+
+def audit_object(statement: ast.Statement, ctx: SessionContext) -> str:
+    """What an owned statement acts on, for its audit record."""
+    parts: tuple[str, ...] = ()
+    if isinstance(statement, (ast.CreateIndex, ast.DropIndex)):
+        parts = statement.table
+    elif isinstance(statement, ast.CallProcedure):
+        table = next((a.value for a in statement.arguments if (a.name or "").lower() == "table"), None)
+        if table is None and statement.arguments and statement.arguments[0].name is None:
+            table = statement.arguments[0].value
+        catalog = statement.parts[0] if len(statement.parts) == 3 else ctx.catalog
+        return f"{catalog}.{table}" if table else catalog
+    elif isinstance(statement, (ast.CreateUser, ast.DropUser, ast.AlterUser)):
+        return f"'{statement.user.name}'@'{statement.user.host}'"
+    elif isinstance(statement, (ast.CreateCatalog, ast.DropCatalog, ast.AlterCatalogRename,
+                                ast.AlterCatalogSetProperties)):
+        return statement.name
+    elif isinstance(statement, (ast.ResolveLanceIndexJob, ast.CancelLanceIndexJob)):
+        return f"job {statement.job_id}"
+    if not parts:
+        return ""
+    if len(parts) == 3:
+        return ".".join(parts)
+    if len(parts) == 2:
+        return f"{ctx.catalog}.{parts[0]}.{parts[1]}"
+    return f"{ctx.catalog}.{ctx.database}.{parts[0]}"
 
 
 _FOR_TIME = re.compile(r"\bFOR\s+TIME\s+AS\s+OF\b", re.I)

@@ -65,3 +65,12 @@ def test_redaction_of_statement_text() -> None:
     assert masked == 'CREATE CATALOG c PROPERTIES ("s3.secret_key" = \'***\', "warehouse" = "s3://b")'
     assert redact_map({"s3.secret_key": "x", "token": "y", "region": "z"}) == {
         "s3.secret_key": "***", "token": "***", "region": "z"}
+
+
+def test_owned_statements_name_their_object(server: ServerProcess) -> None:
+    server.query("CREATE USER 'obj'@'%' IDENTIFIED BY 'pw'")
+    with pytest.raises(pymysql.err.MySQLError):
+        server.query("CALL nocat.sys.compact(table => 'db.t')")
+    rows = audit_rows(server, 2)
+    assert (rows[0]["Kind"], rows[0]["Object"]) == ("CallProcedure", "nocat.db.t")
+    assert (rows[1]["Kind"], rows[1]["Object"]) == ("CreateUser", "'obj'@'%'")
