@@ -276,3 +276,33 @@ def test_kill_during_gc(rig: Rig) -> None:
     assert ids in ({first}, set())  # all or nothing: the GC transaction never half-applies
     rig.client_job_ids.clear()  # retention may now legitimately remove the resolved job
     rig.check_invariants(pid)
+
+
+def test_kill_during_a_procedure_that_deletes_files(rig: Rig) -> None:
+    """expire_snapshots killed before its delete: afterwards every retained version and tag still
+    opens with its rows, and a second call completes."""
+    import lance
+
+    path = str(rig.warehouse / "db" / "t.lance")
+    dataset = lance.dataset(path)
+    for _ in range(3):
+        dataset.insert(dataset.to_table(limit=10))
+    dataset = lance.dataset(path)
+    dataset.tags.create("keep_v2", 2)
+    expected = {"keep_v2": lance.dataset(path, version=2).count_rows(), "latest": dataset.count_rows()}
+    rig.start_paused_at("during_procedure_delete")
+    rig.setup_catalog()
+    rig.in_background("CALL lc.sys.expire_snapshots(table => 'db.t', retain_max => 1)")
+    pid = rig.kill_at_marker()
+    rig.start()
+
+    def intact() -> None:
+        fresh = lance.dataset(path)
+        assert fresh.count_rows() == expected["latest"]
+        assert lance.dataset(path, version=fresh.tags.get_version("keep_v2")).count_rows() == expected["keep_v2"]
+    intact()
+    rig.sql("CALL lc.sys.expire_snapshots(table => 'db.t', retain_max => 1)")
+    intact()  # the tagged version survives the completed expiry too
+    versions = [v["version"] for v in lance.dataset(path).versions()]
+    assert 2 in versions and versions[-1] == lance.dataset(path).latest_version
+    rig.check_invariants(pid)
