@@ -10,6 +10,7 @@ import fnmatch
 import importlib
 import os
 import re
+import socket
 import subprocess
 import sys
 import tempfile
@@ -45,6 +46,24 @@ def start_server(data_dir: Path) -> tuple[subprocess.Popen[str], int]:
     raise SystemExit("regression: drydock did not start")
 
 
+def start_s3() -> tuple[subprocess.Popen[bytes], str]:
+    """moto's S3 server on a free loopback port."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    proc = subprocess.Popen([sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
+            return proc, f"http://127.0.0.1:{port}"
+        except OSError:
+            time.sleep(0.1)
+    proc.kill()
+    raise SystemExit("regression: the local S3 server did not start")
+
+
 def parse_url(url: str) -> tuple[str, int]:
     m = re.match(r"(?:jdbc:)?mysql://([^:/]+):(\d+)", url)
     if not m:
@@ -69,6 +88,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.conf.exists():
         other = {k: str(v) for k, v in tomllib.loads(args.conf.read_text()).get("otherConfigs", {}).items()}
     server = None
+    s3_proc: subprocess.Popen[bytes] | None = None
     tmp = tempfile.TemporaryDirectory(prefix="drydock-regression-")
     try:
         if args.url:
@@ -76,6 +96,9 @@ def main(argv: list[str] | None = None) -> int:
         else:
             server, port = start_server(Path(tmp.name) / "data")
             host = "127.0.0.1"
+        if any("s3" in d.groups for d in selected):  # a local S3 server for the S3 suites
+            s3_proc, endpoint = start_s3()
+            other.update(s3Endpoint=endpoint, s3AccessKey="regression-access", s3SecretKey="regression-secret")
         other.setdefault("scratchDir", str(Path(tmp.name) / "scratch"))
         os.makedirs(other["scratchDir"], exist_ok=True)
         config = Config(jdbc_url=f"jdbc:mysql://{host}:{port}/", host=host, port=port, other_configs=other)
@@ -98,6 +121,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"regression: {passed} passed, {failed} failed", flush=True)
         return 1 if failed or not selected else 0
     finally:
+        if s3_proc is not None:
+            s3_proc.kill()
+            s3_proc.wait(timeout=20)
         if server is not None:
             server.terminate()
             try:
