@@ -173,12 +173,13 @@ def test_privileges_and_audit(fixed: Lake) -> None:
     fixed.sql(f"GRANT ALTER_PRIV ON {fixed.catalog}.db.t TO 'maint'@'%'")
     assert fixed.call("create_tag", "'db.t', 'granted'", user="maint", password="pw") == [(1,)]
     fixed.call("delete_tag", "'db.t', 'granted'")
+    assert fixed.error("delete_tag", "'db.t', 'granted'")[0] == 1108
     assert state(fixed)[:3] == before[:3]
     records = [r for r in audit_rows(fixed.server, 200) if "CALL" in r["Statement"]]
     ours = [r for r in records if fixed.catalog in r["Statement"]]
     assert any(r["User"] == "maint" and r["ErrorCode"] == 1142 for r in ours)
     assert any(r["User"] == "maint" and r["Kind"] == "CallProcedure" and r["Outcome"] == "ok"
-               and "create_tag" in r["Statement"] for r in ours)
+               and "create_tag" in r["Statement"] and r["Object"] == f"{fixed.catalog}.db.t" for r in ours)
     assert any(r["Outcome"] == "error" and r["ErrorCode"] == 1108 for r in ours)
 
 

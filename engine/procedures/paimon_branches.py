@@ -19,19 +19,11 @@ from engine.procedures.base import Arg, Procedure, ProcedureContext
 from engine.procedures.paimon_common import (
     MAIN, TABLE_ARG, Target, before_change, branch_or_fail, check_name, max_deletes, name_list,
     not_supported, pin_latest, pin_tags, refuse_over_limit, resolve, single_row, tag_or_fail)
-from engine.procedures.paimon_layout import Layout, copy_tree, same_commit, write_hint, write_snapshot_file
+from engine.procedures.paimon_layout import (
+    Layout, branch_dir, copy_tree, same_commit, schema_files, schema_path, write_hint, write_snapshot_file)
 from engine.results import Result
 
 RESULT = ("result",)
-
-
-def _branch_dir(target: Target, branch: str) -> str:
-    return f"{target.table.table_path.rstrip('/')}/branch/branch-{branch}"
-
-
-def _schema_path(target: Target, branch: str, schema_id: int) -> str:
-    root = target.table.table_path.rstrip("/") if branch == MAIN else _branch_dir(target, branch)
-    return f"{root}/schema/schema-{schema_id}"
 
 
 def create_branch(ctx: ProcedureContext, values: dict[str, Any]) -> Result:
@@ -48,8 +40,8 @@ def create_branch(ctx: ProcedureContext, values: dict[str, Any]) -> Result:
     before_change(target, [pin_latest(target), pin_tags(target)])
     io = target.file_io
     for i in range(schema_id + 1):  # the branch starts with main's schemas up to its base
-        if io.exists(_schema_path(target, MAIN, i)):
-            io.copy_file(_schema_path(target, MAIN, i), _schema_path(target, name, i), overwrite=False)
+        if io.exists(schema_path(target, MAIN, i)):
+            io.copy_file(schema_path(target, MAIN, i), schema_path(target, name, i), overwrite=False)
     if tag is not None:
         snapshot = tag.trim_to_snapshot()
         io.write_file(target.tag_manager(name).tag_path(values["tag"]),
@@ -72,7 +64,7 @@ def delete_branch(ctx: ProcedureContext, values: dict[str, Any]) -> Result:
     before_change(target, [pin_latest(target, n) for n in names] + [pin_tags(target, n) for n in names])
     for name in names:
         ctx.check_cancelled()
-        target.file_io.delete(_branch_dir(target, name), recursive=True)
+        target.file_io.delete(branch_dir(target, name), recursive=True)
         ctx.done.append(f"deleted branch '{name}' of {target.display}")
     target.note(f"deleted branch(es) {', '.join(names)} of {target.display}; data files only they referenced "
                 "are left for remove_orphan_files")
@@ -86,7 +78,7 @@ def rename_branch(ctx: ProcedureContext, values: dict[str, Any]) -> Result:
     if new in target.branches():
         raise target.bad(f"Branch name '{new}' already exists in {target.display}")
     before_change(target, [pin_latest(target, old), pin_tags(target, old)])
-    io, source, destination = target.file_io, _branch_dir(target, old), _branch_dir(target, new)
+    io, source, destination = target.file_io, branch_dir(target, old), branch_dir(target, new)
     if not io.rename(source, destination) or io.exists(source):
         # Object stores cannot rename a directory (pypaimon then reports success and does nothing):
         # copy every object, then delete the old branch directory.
@@ -117,11 +109,15 @@ def fast_forward(ctx: ProcedureContext, values: dict[str, Any]) -> Result:
     if not ahead:
         target.note(f"main of {target.display} already is at branch '{branch}''s head {latest.id}")
         return single_row(RESULT, (True,))
-    schemas = _schemas_to_copy(target, branch)
+    main_schemas, ours = schema_files(target, MAIN), schema_files(target, branch)
+    if any(main_schemas[i] != ours[i] for i in main_schemas.keys() & ours.keys()) or set(main_schemas) - set(ours):
+        raise not_supported("fast_forward", "main's schema changed after the branch was created; drydock does "
+                            "not fast-forward across diverged schemas")
+    schemas = sorted(set(ours) - set(main_schemas))
     before_change(target, [pin_latest(target), pin_latest(target, branch)])
     io, copied = target.file_io, []
     for schema_id in schemas:
-        io.copy_file(_schema_path(target, branch, schema_id), _schema_path(target, MAIN, schema_id), overwrite=False)
+        io.copy_file(schema_path(target, branch, schema_id), schema_path(target, MAIN, schema_id), overwrite=False)
         copied.append(schema_id)
     start = moved = latest.id if latest is not None else None
     for snapshot in ahead:
@@ -129,7 +125,7 @@ def fast_forward(ctx: ProcedureContext, values: dict[str, Any]) -> Result:
         if not write_snapshot_file(target, MAIN, snapshot):  # another writer took this id first
             if moved == start:
                 for schema_id in copied:  # no main snapshot references them: undo
-                    io.delete_quietly(_schema_path(target, MAIN, schema_id))
+                    io.delete_quietly(schema_path(target, MAIN, schema_id))
                 raise Errors.PROCEDURE_CONCURRENT_COMMIT.error(
                     procedure=target.procedure, table=target.display, expected=f"main at {start}",
                     actual=f"snapshot {snapshot.id} committed by another writer")
@@ -143,23 +139,6 @@ def fast_forward(ctx: ProcedureContext, values: dict[str, Any]) -> Result:
     target.note(f"fast-forwarded main of {target.display} from {latest.id if latest else 'no snapshot'} to "
                 f"branch '{branch}''s snapshot {moved}")
     return single_row(RESULT, (True,))
-
-
-def _schemas_to_copy(target: Target, branch: str) -> list[int]:
-    """Branch schemas main lacks; refused if the two disagree on a schema id or main has more."""
-    def schemas(name: str) -> dict[int, str]:
-        root = _schema_path(target, name, 0).rsplit("/", 1)[0]
-        found = {}
-        for info in target.file_io.list_status(root):
-            file = str(getattr(info, "base_name", None) or info.path).rsplit("/", 1)[-1]
-            if file.startswith("schema-") and file[7:].isdigit():
-                found[int(file[7:])] = target.file_io.read_file_utf8(f"{root}/{file}")
-        return found
-    main, ours = schemas(MAIN), schemas(branch)
-    if any(main[i] != ours[i] for i in main.keys() & ours.keys()) or set(main) - set(ours):
-        raise not_supported("fast_forward", "main's schema changed after the branch was created; drydock does "
-                            "not fast-forward across diverged schemas")
-    return sorted(set(ours) - set(main))
 
 
 def merge_branch(ctx: ProcedureContext, values: dict[str, Any]) -> Result:

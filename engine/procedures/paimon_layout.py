@@ -192,6 +192,26 @@ def paimon_named(name: str) -> bool:
     return name.startswith(PAIMON_PREFIXES)
 
 
+def branch_dir(target: Target, branch: str) -> str:
+    return f"{target.table.table_path.rstrip('/')}/branch/branch-{branch}"
+
+
+def schema_path(target: Target, branch: str, schema_id: int) -> str:
+    root = target.table.table_path.rstrip("/") if branch == MAIN else branch_dir(target, branch)
+    return f"{root}/schema/schema-{schema_id}"
+
+
+def schema_files(target: Target, branch: str) -> dict[int, str]:
+    """Schema id → the JSON text of each schema file of ``branch``."""
+    root = schema_path(target, branch, 0).rsplit("/", 1)[0]
+    found = {}
+    for info in target.file_io.list_status(root):
+        name = str(getattr(info, "base_name", None) or info.path).rsplit("/", 1)[-1]
+        if name.startswith("schema-") and name[7:].isdigit():
+            found[int(name[7:])] = target.file_io.read_file_utf8(f"{root}/{name}")
+    return found
+
+
 # -- writes ---------------------------------------------------------------------------------------
 def write_hint(target: Target, branch: str, hint: str, snapshot_id: int) -> None:
     manager = target.snapshot_manager(branch)
