@@ -25,7 +25,6 @@ from __future__ import annotations
 import datetime as dt
 import os
 import threading
-import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any, TypeVar
@@ -38,6 +37,7 @@ import lance  # noqa: E402 - after the environment default above
 import pyarrow.fs as pafs  # noqa: E402
 
 from engine.catalogs import lance_fs  # noqa: E402
+from engine.catalogs.cache import MetadataCache  # noqa: E402
 from engine.catalogs.lance_types import arrow_type, for_duckdb  # noqa: E402
 from engine.catalogs.base import Column, Connector, IndexRow, TimeTravel  # noqa: E402
 from engine.errors import DrydockError, Errors  # noqa: E402
@@ -81,9 +81,8 @@ class LanceConnector(Connector):
         self._ttl = _ttl(properties)
         self._fs: pafs.FileSystem | None = None
         self._lock = threading.Lock()
-        # ("dbs",) | ("tables", db) | ("ds", db, table) → (expires at, value)
-        self._cache: dict[tuple[str, ...], tuple[float, Any]] = {}
-        self._generation = 0  # bumped by refresh(): a load that started before it is not cached
+        # ("dbs",) | ("tables", db) | ("ds", db, table)
+        self._cache = MetadataCache(self._ttl)
 
     # -- errors -----------------------------------------------------------------------------------
     @contextmanager
@@ -121,23 +120,7 @@ class LanceConnector(Connector):
 
     # -- listings -----------------------------------------------------------------------------------
     def _cached(self, key: tuple[str, ...], load: Callable[[], T]) -> T:
-        now = time.monotonic()
-        with self._lock:
-            hit = self._cache.get(key)
-            if hit is not None and hit[0] > now:
-                return hit[1]  # type: ignore[no-any-return]
-            generation = self._generation
-        value = load()  # outside the lock: S3 round trips must not serialise every session
-        if self._ttl <= 0:
-            return value
-        with self._lock:
-            if generation != self._generation:
-                return value  # REFRESH ran meanwhile: this read may predate it, never cache it
-            hit = self._cache.get(key)
-            if hit is not None and hit[0] > now:
-                return hit[1]  # type: ignore[no-any-return]  # two sessions loading: first one wins
-            self._cache[key] = (now + self._ttl, value)
-        return value
+        return self._cache.get(key, load)
 
     def list_databases(self) -> list[str]:
         return list(self._cached(("dbs",), self._load_databases))
@@ -258,17 +241,7 @@ class LanceConnector(Connector):
 
     # -- cache --------------------------------------------------------------------------------------
     def refresh(self, db: str | None = None, table: str | None = None) -> None:
-        with self._lock:
-            self._generation += 1
-            if db is None:
-                self._cache.clear()
-                return
-            # The database list goes too (REFRESH of a database or table created or dropped outside
-            # must see it), and so does the table list of the database.
-            doomed = [k for k in self._cache if k == ("dbs",) or k == ("tables", db)
-                      or (k[0] == "ds" and k[1] == db and (table is None or k[2] == table))]
-            for key in doomed:
-                del self._cache[key]
+        self._cache.invalidate(db, table)
 
     def close(self) -> None:
         self.refresh()

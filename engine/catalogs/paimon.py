@@ -16,12 +16,12 @@ import datetime as dt
 import logging
 import math
 import threading
-import time
 from collections.abc import Callable
 from typing import Any, TypeVar
 from urllib.parse import urlparse
 
 from engine.catalogs.base import Column, Connector, TimeTravel
+from engine.catalogs.cache import MetadataCache
 from engine.errors import Errors
 
 T = TypeVar("T")
@@ -141,9 +141,8 @@ class PaimonConnector(Connector):
         self._ttl = float(properties.get("meta.cache.ttl-second", DEFAULT_CACHE_TTL_SECONDS))
         self._lock = threading.RLock()
         self._catalog: Any = None
-        # ("dbs",) | ("tables", db) | ("table", db, t) | ("snapshot", db, t) → (expires at, value)
-        self._cache: dict[tuple[str, ...], tuple[float, Any]] = {}
-        self._generation = 0  # bumped by REFRESH: a load that started before it is not cached
+        # ("dbs",) | ("tables", db) | ("table", db, t) | ("snapshot", db, t)
+        self._cache = MetadataCache(self._ttl)
 
     # -- for the procedures subsystem -----------------------------------------------------------
     def warehouse_path(self) -> str:
@@ -182,31 +181,10 @@ class PaimonConnector(Connector):
 
     # -- cache ------------------------------------------------------------------------------------
     def _cached(self, key: tuple[str, ...], load: Callable[[], T]) -> T:
-        now = time.monotonic()
-        with self._lock:
-            hit = self._cache.get(key)
-            if hit is not None and hit[0] > now:
-                return hit[1]  # type: ignore[no-any-return]
-            generation = self._generation
-        value = load()  # outside the lock: S3 round trips must not serialise every session
-        with self._lock:
-            if self._ttl > 0 and generation == self._generation:
-                self._cache[key] = (now + self._ttl, value)
-        return value
+        return self._cache.get(key, load)
 
     def refresh(self, db: str | None = None, table: str | None = None) -> None:
-        with self._lock:
-            self._generation += 1
-            if db is None:
-                self._cache.clear()
-                return
-            # The database list too: REFRESH DATABASE of a database dropped outside must forget it.
-            # A refreshed table also drops its database's table list (it may have been dropped).
-            doomed = [k for k in self._cache
-                      if k == ("dbs",) or k == ("tables", db)
-                      or (len(k) == 3 and k[1] == db and (table is None or k[2] == table))]
-            for key in doomed:
-                del self._cache[key]
+        self._cache.invalidate(db, table)
 
     # -- metadata ---------------------------------------------------------------------------------
     def list_databases(self) -> list[str]:
@@ -281,8 +259,8 @@ class PaimonConnector(Connector):
         return base.copy({"scan.tag-name": tag})
 
     def close(self) -> None:
+        self._cache.invalidate()
         with self._lock:
-            self._cache.clear()
             self._catalog = None
 
 
