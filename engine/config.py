@@ -156,8 +156,21 @@ def _procedure_fields() -> list[ConfigField]:
                         "Upper bound of files/snapshots one CALL may delete", validator=positive_long)]
 
 
+def _tls_fields() -> list[ConfigField]:
+    """Read once at start (server/tls.py): changing them takes a restart."""
+    f = ConfigField
+    return [
+        f("tls_cert", "String", "", "PEM certificate (chain) offered for TLS; empty: TLS is off",
+          mutable=False),
+        f("tls_key", "String", "", "PEM private key of tls_cert; empty: the key is in tls_cert's file",
+          mutable=False),
+        f("require_secure_transport", "boolean", False,
+          "Refuse logins that did not start TLS (error 3159); needs tls_cert", mutable=False),
+    ]
+
+
 def default_fields() -> list[ConfigField]:
-    return _index_job_fields() + _worker_fields() + _procedure_fields()
+    return _index_job_fields() + _worker_fields() + _procedure_fields() + _tls_fields()
 
 
 class Config:
@@ -180,11 +193,14 @@ class Config:
                 self._values[row["name"]] = self._fields[row["name"]].parse(row["value"])
 
     @classmethod
-    def from_toml(cls, store: MetaStore, path: Path | None) -> Config:
+    def from_toml(cls, store: MetaStore, path: Path | None,
+                  overrides: dict[str, Any] | None = None) -> Config:
+        """``overrides`` (command-line options) beat the file's values."""
         values: dict[str, Any] = {}
         if path is not None:
             with open(path, "rb") as fh:
                 values = dict(tomllib.load(fh).get("frontend", {}))
+        values.update(overrides or {})
         return cls(store, file_values=values)
 
     def field(self, name: str) -> ConfigField:

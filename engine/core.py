@@ -8,6 +8,7 @@ contents of the statements is ``engine.statements.HANDLERS``.
 from __future__ import annotations
 
 import uuid
+from typing import Any
 from pathlib import Path
 
 from engine import ast
@@ -31,11 +32,12 @@ from engine.users import Users
 
 
 class Engine:
-    def __init__(self, data_dir: Path | str, config_file: Path | None = None, root_password: str = ""):
+    def __init__(self, data_dir: Path | str, config_file: Path | None = None, root_password: str = "",
+                 config_overrides: dict[str, Any] | None = None):
         self.data_dir = Path(data_dir)
         self.data_dir.mkdir(parents=True, exist_ok=True)
         self.store = MetaStore(self.data_dir / "meta.sqlite")
-        self.config = Config.from_toml(self.store, config_file)
+        self.config = Config.from_toml(self.store, config_file, config_overrides)
         self.query = QueryEngine(self.data_dir / "internal.duckdb")
         self.users = Users(self.store, root_password)
         self.privileges = Privileges(self.store, self.users)

@@ -54,6 +54,7 @@ class Errors:
     TOO_MANY_CONNECTIONS = ErrorSpec(1040, "08004", "Too many connections")
     MALFORMED_PACKET = ErrorSpec(1835, "HY000", "Malformed communication packet: {detail}")
     SESSION_KILLED = ErrorSpec(3169, "HY000", "Session was killed")
+    INSECURE_TRANSPORT = ErrorSpec(3159, "HY000", "Connections using insecure transport are prohibited while --require_secure_transport=ON.")
     NET_PACKET_TOO_LARGE = ErrorSpec(1153, "08S01", "Got a packet bigger than 'max_allowed_packet' bytes")
     NET_PACKETS_OUT_OF_ORDER = ErrorSpec(1156, "08S01", "Got packets out of order")
     NO_DB_SELECTED = ErrorSpec(1046, "3D000", "No database selected")
