@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import itertools
 import logging
 from typing import Any
@@ -17,11 +18,13 @@ from server import wire
 from server.auth import DrydockIdentityProvider
 from server.connection import DrydockConnection
 from server.session import DrydockSession
+from server.tls import TlsSettings
 
 logger = logging.getLogger(__name__)
 
-# No CLIENT_SSL: see server/connection.py. No CLIENT_QUERY_ATTRIBUTES: query attributes carry a
-# client-chosen count that mysql-mimic's compiled reader trusts (a long loop on a short packet).
+# CLIENT_SSL is added per connection when a certificate is configured (server/tls.py).
+# No CLIENT_QUERY_ATTRIBUTES: query attributes carry a client-chosen count that mysql-mimic's
+# compiled reader trusts (a long loop on a short packet).
 CAPABILITIES = (DEFAULT_SERVER_CAPABILITIES & ~Capabilities.CLIENT_QUERY_ATTRIBUTES) | Capabilities.CLIENT_TRANSACTIONS
 MAX_CONNECTIONS = 1024
 
@@ -82,8 +85,9 @@ class _Registry:
 
 
 class DrydockServer:
-    def __init__(self, engine: Engine):
+    def __init__(self, engine: Engine, tls: TlsSettings | None = None):
         self.engine = engine
+        self.tls = tls or TlsSettings(context=None, required=False)
         self.identity = DrydockIdentityProvider(engine.users)
         self.connections: Connections | None = None
         self._server: asyncio.base_events.Server | None = None
@@ -101,9 +105,11 @@ class DrydockServer:
         session = DrydockSession(self.engine)
         connection = DrydockConnection(stream=stream, session=session, control=self.connections,
                                        identity_provider=self.identity,
-                                       server_capabilities=CAPABILITIES)
+                                       server_capabilities=CAPABILITIES, ssl=self.tls.context,
+                                       require_secure_transport=self.tls.required)
         if len(self.connections) >= MAX_CONNECTIONS:
-            await stream.write(connection.error(msg=Errors.TOO_MANY_CONNECTIONS.error()))
+            with contextlib.suppress(OSError):
+                await stream.write(connection.error(msg=Errors.TOO_MANY_CONNECTIONS.error()))
             writer.close()
             session.query_session.close()
             return
@@ -117,6 +123,8 @@ class DrydockServer:
             current = asyncio.current_task()
             if current is not None and current.cancelling():
                 raise
+        except OSError as exc:  # the socket failed under a write (reset, broken pipe): not a bug
+            logger.info("connection %s ended: %s: %s", connection_id, type(exc).__name__, exc)
         except Exception:  # noqa: BLE001 - one broken connection must never stop the server
             logger.exception("connection %s ended with an error", connection_id)
         finally:

@@ -7,11 +7,13 @@ import logging
 import signal
 import sys
 from pathlib import Path
+from typing import Any
 
 import click
 
 from engine.core import Engine
 from server.app import DrydockServer
+from server.tls import TlsConfigError, settings_from_config
 
 
 @click.group()
@@ -31,29 +33,44 @@ def main() -> None:
 @click.option("--log-level", default="WARNING", show_default=True)
 @click.option("--metrics-port", default=None, type=int,
               help="Serve Prometheus metrics on 127.0.0.1:PORT (0 = any free port; default: off).")
+@click.option("--tls-cert", default=None, type=click.Path(exists=True, dir_okay=False),
+              help="PEM certificate (chain) to offer TLS with (config tls_cert; default: TLS off).")
+@click.option("--tls-key", default=None, type=click.Path(exists=True, dir_okay=False),
+              help="PEM private key of --tls-cert (config tls_key; default: in the cert file).")
+@click.option("--require-secure-transport", is_flag=True, default=None,
+              help="Refuse plain-text logins with error 3159 (config require_secure_transport).")
 def serve(host: str, port: int, data_dir: Path, config_file: Path | None, root_password: str,
-          log_level: str, metrics_port: int | None) -> None:
+          log_level: str, metrics_port: int | None, tls_cert: str | None, tls_key: str | None,
+          require_secure_transport: bool | None) -> None:
     """Start the server; prints `drydock ready on HOST:PORT` once it accepts connections."""
     logging.basicConfig(level=log_level.upper(), stream=sys.stderr,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    asyncio.run(_serve(host, port, data_dir, config_file, root_password, metrics_port))
+    options = {"tls_cert": tls_cert, "tls_key": tls_key,
+               "require_secure_transport": require_secure_transport}
+    overrides = {k: v for k, v in options.items() if v is not None}
+    asyncio.run(_serve(host, port, data_dir, config_file, root_password, metrics_port, overrides))
 
 
 async def _serve(host: str, port: int, data_dir: Path, config_file: Path | None, root_password: str,
-                 metrics_port: int | None) -> None:
-    engine = Engine(data_dir, config_file=config_file, root_password=root_password)
+                 metrics_port: int | None, overrides: dict[str, Any]) -> None:
+    engine = Engine(data_dir, config_file=config_file, root_password=root_password,
+                    config_overrides=overrides)
+    try:
+        tls_settings = settings_from_config(engine.config)
+    except TlsConfigError as exc:
+        engine.close()
+        raise click.ClickException(str(exc)) from None
     engine.start_background()
     if metrics_port is not None:
         bound = engine.metrics.serve(metrics_port)
         print(f"drydock metrics on 127.0.0.1:{bound}", file=sys.stderr, flush=True)
-    server = DrydockServer(engine)
+    server = DrydockServer(engine, tls_settings)
     bound_host, bound_port = await server.start(host, port)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stop.set)
-    print("TLS is off: drydock does not offer TLS; clients connect in plain text "
-          "(use it on loopback or behind a TLS-terminating proxy)", file=sys.stderr, flush=True)
+    print(tls_settings.describe(), file=sys.stderr, flush=True)
     print(f"drydock ready on {bound_host}:{bound_port}", flush=True)
     await stop.wait()
     await server.close()

@@ -16,7 +16,10 @@ tests/test_upstream_mimic.py shows each defect is still in the installed library
 - the handshake advertises autocommit; COM_STMT_RESET no longer resets the session.
 - KILL QUERY interrupts the running statement and never drops the connection (upstream drops
   an idle one); KILL CONNECTION lets the worker thread stop before the session is closed.
-- TLS is not offered (upstream's STARTTLS races the ClientHello); the server says so at start.
+- TLS: upstream's STARTTLS races the ClientHello (it can sit unread in the StreamReader when
+  start_tls begins); server/tls.py upgrades without losing it. With ``require_secure_transport``
+  a plain-text login gets 3159. Without a certificate CLIENT_SSL is not offered.
+- a client that leaves (or is dropped) during login costs one log line, never a traceback.
 """
 
 from __future__ import annotations
@@ -33,13 +36,13 @@ from mysql_mimic.auth import AuthInfo, Forbidden, Success, User
 from mysql_mimic.connection import Connection
 from mysql_mimic.constants import KillKind
 from mysql_mimic.errors import MysqlError
-from mysql_mimic.packets import SSLRequest
+from mysql_mimic.packets import HandshakeResponse41, SSLRequest
 from mysql_mimic.prepared import PreparedStatement
 from mysql_mimic.stream import ConnectionClosed
 from mysql_mimic.types import Capabilities, ServerStatus
 
 from engine.errors import DrydockError, Errors
-from server import wire
+from server import tls, wire
 from server.prepared import bind_parameters, count_placeholders
 
 logger = logging.getLogger(__name__)
@@ -63,8 +66,9 @@ class LoginFailed(Exception):
 
 
 class DrydockConnection(Connection):
-    def __init__(self, *args: Any, **kwargs: Any):
-        super().__init__(*args, **kwargs)
+    def __init__(self, *args: Any, require_secure_transport: bool = False, **kwargs: Any):
+        super().__init__(*args, **kwargs)  # ssl=context: upstream then advertises CLIENT_SSL
+        self.require_secure_transport = require_secure_transport
         self.status_flags = ServerStatus.SERVER_STATUS_AUTOCOMMIT
         self.busy = False  # a command is being answered (KILL QUERY targets only busy ones)
         self.statement_seq = 0  # commands answered so far; identifies the one a KILL targets
@@ -86,9 +90,13 @@ class DrydockConnection(Connection):
         try:
             await asyncio.wait_for(self.connection_phase(), HANDSHAKE_TIMEOUT_SECONDS)
             await self.session.init(self)
-        except (LoginFailed, ConnectionClosed, asyncio.TimeoutError, asyncio.IncompleteReadError):
+        except LoginFailed:
+            return
+        except (ConnectionClosed, asyncio.IncompleteReadError, OSError) as exc:  # resets, TLS, timeout
+            logger.info("connection %s ended during login: %s", self.connection_id, _login_end(exc))
             return
         except wire.MalformedPacket as exc:
+            logger.info("connection %s refused: bad handshake: %s", self.connection_id, exc)
             await self._write_quietly(self.error(msg=Errors.HANDSHAKE.error(detail=str(exc))))
             return
         except MysqlError as exc:
@@ -122,9 +130,7 @@ class DrydockConnection(Connection):
             connection_id=self.connection_id, auth_data=auth_data,
             status_flags=self.status_flags, auth_plugin_name=plugin.name,
         ))
-        response = wire.parse_handshake_response(self.server_capabilities, await self.stream.read())
-        if isinstance(response, SSLRequest):
-            raise wire.MalformedPacket("TLS was requested but this server does not offer it")
+        response = await self._handshake_response()
         self.capabilities = response.capabilities
         self.max_packet_size = response.max_packet_size
         self.session.variables.set("character_set_client", response.client_charset.name)
@@ -137,6 +143,23 @@ class DrydockConnection(Connection):
             connect_attrs=response.connect_attrs, database=response.database,
         )
         self.stream.reset_seq()
+
+    async def _handshake_response(self) -> HandshakeResponse41:
+        """The client's HandshakeResponse41, read over TLS when it sent an SSLRequest first."""
+        response = wire.parse_handshake_response(self.server_capabilities, await self.stream.read())
+        if isinstance(response, SSLRequest):
+            if self.ssl is None:
+                raise wire.MalformedPacket("TLS was requested but this server does not offer it")
+            await tls.upgrade(self.stream.reader, self.stream.writer, self.ssl, HANDSHAKE_TIMEOUT_SECONDS)
+            response = wire.parse_handshake_response(self.server_capabilities, await self.stream.read())
+            if isinstance(response, SSLRequest):
+                raise wire.MalformedPacket("a second SSLRequest inside TLS")
+        elif self.require_secure_transport:
+            logger.info("connection %s refused: plain-text login while require_secure_transport is on",
+                        self.connection_id)
+            await self._write_quietly(self.error(msg=Errors.INSECURE_TRANSPORT.error()))
+            raise LoginFailed(response.username)
+        return response
 
     async def authenticate(self, username: str, auth_response: bytes, client_plugin_name: str | None,
                            connect_attrs: dict[str, str], auth_state: Any = None,
@@ -504,6 +527,15 @@ class DrydockConnection(Connection):
 _SQLSTATES = {1040: "08004", 1045: "28000", 1043: "08S01", 1046: "3D000", 1047: "08S01",
               1049: "42000", 1064: "42000", 1065: "42000", 1142: "42000", 1146: "42S02",
               1227: "42000", 1231: "42000", 1235: "42000", 1317: "70100"}
+
+
+def _login_end(exc: BaseException) -> str:
+    """Why a connection ended before login, in a few words (one log line, no traceback)."""
+    if isinstance(exc, (ConnectionClosed, asyncio.IncompleteReadError)):
+        return "the client closed the connection"
+    if isinstance(exc, TimeoutError):
+        return f"no login within {HANDSHAKE_TIMEOUT_SECONDS:g} s"
+    return f"{type(exc).__name__}: {exc}"
 
 
 def _default_sqlstate(code: int) -> str:

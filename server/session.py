@@ -28,7 +28,7 @@ from mysql_mimic.charset import CharacterSet, Collation
 from mysql_mimic.errors import MysqlError
 from mysql_mimic.intercept import expression_to_value, setitem_kind
 from mysql_mimic.results import AllowedResult
-from mysql_mimic.schema import show_statement_to_info_schema_query
+from mysql_mimic.schema import like_to_regex, show_statement_to_info_schema_query
 from mysql_mimic.session import Query
 from mysql_mimic.types import ColumnType
 from mysql_mimic.variables import DEFAULT, GlobalVariables, SessionVariables, SYSTEM_VARIABLES
@@ -47,7 +47,7 @@ from engine.results import Diagnostic, Result
 from engine.session import SessionContext
 from engine.statements import AUDITED, INLINE
 from grammar import parser as grammar
-from server import sql_prepared
+from server import sql_prepared, tls
 from server.prepared import count_placeholders
 from server.results import to_wire, typed_result
 
@@ -95,6 +95,7 @@ class DrydockSession(Session):
         self.affected_rows = 0  # of the last statement, for its OK packet
         self.statement_warnings = 0  # warnings the last statement raised, for its OK/EOF packet
         self._running_thread_statement = False
+        self.tls_cipher: tuple[str, str] | None = None  # (cipher, TLS version) of the connection
 
     # -- lifecycle ------------------------------------------------------------------------------
     async def init(self, connection: Any) -> None:
@@ -103,6 +104,7 @@ class DrydockSession(Session):
         self.ctx.host = peer[0] if peer else "localhost"
         self.ctx.connection_id = connection.connection_id
         self.ctx.user = self.username or ""
+        self.tls_cipher = tls.cipher(connection.stream.writer)
 
     async def close(self) -> None:
         await super().close()
@@ -413,6 +415,16 @@ class DrydockSession(Session):
             raise Errors.INTERNAL.error(detail="SHOW WARNINGS was not routed to the grammar")
         select = show_statement_to_info_schema_query(expression, self.database)
         return await self.query(select, select.sql(), {})
+
+    def _show_status(self, show: exp.Show) -> AllowedResult:
+        """The session's TLS status, as MySQL names it (empty values on a plain connection)."""
+        cipher, version = self.tls_cipher or ("", "")
+        rows = [("Ssl_cipher", cipher), ("Ssl_version", version)]
+        like = show.text("like")
+        if like:
+            pattern = re.compile(like_to_regex(like).pattern, re.IGNORECASE)  # as MySQL's LIKE here
+            rows = [(k, v) for k, v in rows if pattern.match(k)]
+        return rows, ["Variable_name", "Value"]
 
     async def _query_info_schema(self, expression: exp.Expression) -> AllowedResult:
         return await self.query(expression, expression.sql(), {})
