@@ -358,8 +358,17 @@ def _http_request(port: int) -> None:
     _reset(sock)
 
 
+def _ssl_request_then_silence(port: int) -> None:
+    """Dropped by the server after the handshake timeout (3 s for tls_server)."""
+    sock = _greeted(port)
+    sock.sendall(raw.frame(SSL_REQUEST, seq=1))
+    sock.settimeout(DEADLINE)
+    assert sock.recv(100) == b""  # the server closed it
+    sock.close()
+
+
 BAD_CLIENTS = [_reset_before_greeting, _half_handshake_then_reset, _garbage_instead_of_client_hello,
-               _half_client_hello_then_reset, _http_request]
+               _half_client_hello_then_reset, _http_request, _ssl_request_then_silence]
 LOGIN_END_MARKERS = ("ended during login", "refused: bad handshake")
 
 
