@@ -156,8 +156,22 @@ def _procedure_fields() -> list[ConfigField]:
                         "Upper bound of files/snapshots one CALL may delete", validator=positive_long)]
 
 
+def _statement_fields() -> list[ConfigField]:
+    f = ConfigField
+    return [
+        f("max_statement_bytes", "long", 4 * 2**20,
+          "Longest statement text accepted (bytes); longer ones are refused before parsing",
+          validator=positive_long),
+        f("statements_threads", "int", 8,
+          "Worker threads for queries and session statements", mutable=False, validator=positive_int),
+        f("maintenance_threads", "int", 4,
+          "Worker threads for CALL, index-job administration and REFRESH (separate from queries)",
+          mutable=False, validator=positive_int),
+    ]
+
+
 def default_fields() -> list[ConfigField]:
-    return _index_job_fields() + _worker_fields() + _procedure_fields()
+    return _index_job_fields() + _worker_fields() + _procedure_fields() + _statement_fields()
 
 
 class Config:

@@ -88,6 +88,12 @@ class Errors:
     UNSUPPORTED_PS = ErrorSpec(1295, "HY000", "This command is not supported in the prepared statement protocol yet")
     MAX_PREPARED_STMT_COUNT = ErrorSpec(1461, "42000", "Can't create more than max_prepared_stmt_count statements (current value: {limit})")
     QUERY_FAILED = ErrorSpec(1105, "HY000", "{detail}")
+    # -- the plain-SQL pipeline (engine/sql_relations.py) ------------------------------------
+    TABLE_FUNCTION_NOT_ALLOWED = ErrorSpec(1142, "42000", "Table function '{name}' is not allowed; read tables by name (metadata: information_schema and SHOW)")
+    FUNCTION_NOT_ALLOWED = ErrorSpec(1305, "42000", "FUNCTION {name} does not exist or is not allowed")
+    RELATIONS_UNKNOWN = ErrorSpec(1105, "HY000", "Statement refused: the tables it reads could not be determined ({detail})")
+    STATEMENT_NOT_ALLOWED = ErrorSpec(1235, "42000", "This version of drydock doesn't yet support '{what}'")
+    STATEMENT_TOO_LARGE = ErrorSpec(1153, "08S01", "Got a statement of {size} bytes, bigger than 'max_statement_bytes' ({limit} bytes)")
 
     # -- users, roles, privileges -------------------------------------------------------------
     NO_SUCH_USER = ErrorSpec(1133, "42000", "Can't find any matching row in the user table for {user}")

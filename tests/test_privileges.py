@@ -130,7 +130,7 @@ def test_users_grants_and_roles_survive_restart(two_dbs: ServerProcess) -> None:
 def test_passwords_and_hosts(server: ServerProcess) -> None:
     server.query("CREATE USER 'amy'@'127.0.0.1' IDENTIFIED BY 'first'")
     server.query("CREATE USER 'amy'@'10.%' IDENTIFIED BY 'other'")
-    assert rows_as(server, "SELECT CURRENT_USER()", "amy", "first") == [("amy",)]
+    assert rows_as(server, "SELECT CURRENT_USER()", "amy", "first") == [("amy@127.0.0.1",)]  # MySQL: the account
     with pytest.raises(pymysql.err.OperationalError) as info:
         server.connect(user="amy", password="other")  # the 10.% account does not match loopback
     assert info.value.args[0] == 1045
