@@ -93,6 +93,7 @@ class Errors:
     FUNCTION_NOT_ALLOWED = ErrorSpec(1305, "42000", "FUNCTION {name} does not exist or is not allowed")
     RELATIONS_UNKNOWN = ErrorSpec(1105, "HY000", "Statement refused: the tables it reads could not be determined ({detail})")
     STATEMENT_NOT_ALLOWED = ErrorSpec(1235, "42000", "This version of drydock doesn't yet support '{what}'")
+    STATEMENT_TOO_COMPLEX = ErrorSpec(1105, "HY000", "Statement has {tokens} tokens, more than 'max_statement_tokens' ({limit}); split it into smaller statements")
     STATEMENT_TOO_LARGE = ErrorSpec(1153, "08S01", "Got a statement of {size} bytes, bigger than 'max_statement_bytes' ({limit} bytes)")
 
     # -- users, roles, privileges -------------------------------------------------------------

@@ -63,9 +63,14 @@ def tokenize(sql: str) -> list[Token]:
         raise Errors.PARSE.error(detail=f"line 1:0 {_plain(exc)}") from None
 
 
-def parse(sql: str) -> exp.Expression:
-    """Exactly one statement of ``sql`` as a sqlglot expression (see module docstring)."""
+def parse(sql: str, max_tokens: int | None = None) -> exp.Expression:
+    """Exactly one statement of ``sql`` as a sqlglot expression (see module docstring).
+
+    ``max_tokens`` is the parse budget: parsing costs time in proportion to the tokens, so a
+    statement with more is refused before the parse starts."""
     tokens = tokenize(sql)
+    if max_tokens is not None and len(tokens) > max_tokens:
+        raise Errors.STATEMENT_TOO_COMPLEX.error(tokens=len(tokens), limit=max_tokens)
     try:
         expressions = [e for e in DIALECT.parser().parse(tokens, sql) if e is not None]
     except ParseError as exc:
@@ -201,7 +206,7 @@ def label_projections(sql: str, tokens: list[Token], expression: exp.Expression)
     select = outermost_select(expression)
     if select is None:
         return
-    projections = select.expressions
+    projections = list(select.expressions)
     if not projections or all(isinstance(p, (exp.Alias, exp.Column, exp.Star)) for p in projections):
         return
     texts = projection_texts(sql, tokens)
@@ -212,4 +217,6 @@ def label_projections(sql: str, tokens: list[Token], expression: exp.Expression)
             continue
         if isinstance(projection, exp.Literal) and projection.is_string:
             text = projection.this  # MySQL labels a string literal with its value
-        projection.replace(exp.alias_(projection.copy(), exp.to_identifier(text, quoted=True)))
+        alias = exp.Alias(alias=exp.to_identifier(text, quoted=True))
+        projection.replace(alias)
+        alias.set("this", projection)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import gc
 import logging
 import signal
 import sys
@@ -48,6 +49,7 @@ async def _serve(host: str, port: int, data_dir: Path, config_file: Path | None,
         print(f"drydock metrics on 127.0.0.1:{bound}", file=sys.stderr, flush=True)
     server = DrydockServer(engine)
     bound_host, bound_port = await server.start(host, port)
+    gc.freeze()  # start-up objects leave the collector's working set (server/memory.py)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):

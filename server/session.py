@@ -38,7 +38,7 @@ from engine.session_variables import MYSQL_DEFAULT_SQL_MODE, normalize_sql_mode 
 from grammar import lexer
 from grammar import parser as grammar
 from grammar import sql as sql_grammar
-from server import sql_prepared
+from server import memory, sql_prepared
 from server.prepared import count_placeholders
 from server.results import to_wire
 
@@ -132,8 +132,14 @@ class DrydockSession(Session):
             if probe is not None:
                 self.ctx.diagnostics = []
                 return probe
-            statement = await self._in_thread("statements", parse, sql)
-            return await self._run(statement, sql, attrs)
+            large = len(sql) > memory.LARGE_STATEMENT_CHARS
+            try:
+                statement = await self._in_thread("statements", parse, sql, self._token_budget())
+                return await self._run(statement, sql, attrs)
+            finally:
+                if large:
+                    statement = None  # type: ignore[assignment]
+                    await self._in_thread("statements", memory.release_after_large_statement)
         except DrydockError as exc:
             self.ctx.diagnostics = [Diagnostic("Error", exc.code, exc.message)]
             raise
@@ -151,6 +157,9 @@ class DrydockSession(Session):
         if len(sql) > limit or len(sql.encode("utf-8", "surrogatepass")) > limit:
             raise Errors.STATEMENT_TOO_LARGE.error(size=len(sql.encode("utf-8", "surrogatepass")),
                                                    limit=limit)
+
+    def _token_budget(self) -> int:
+        return int(self.engine.config.get("max_statement_tokens"))
 
     async def _run(self, statement: ast.Statement, sql: str, attrs: dict[str, str]) -> AllowedResult:
         # SHOW WARNINGS keeps the diagnostics area; EXECUTE leaves it to the statement it runs.
@@ -172,7 +181,7 @@ class DrydockSession(Session):
         if isinstance(statement, ast.ExecutePrepared):
             bound = sql_prepared.bind(self.ctx, statement)
             self._check_size(bound)
-            inner = await self._in_thread("statements", parse, bound)
+            inner = await self._in_thread("statements", parse, bound, self._token_budget())
             if isinstance(inner, _PREPARED_SQL):  # the prepared text is never PREPARE/EXECUTE
                 raise Errors.UNSUPPORTED_PS.error()
             return await self._run(inner, bound, attrs)
@@ -203,14 +212,15 @@ class DrydockSession(Session):
         return self.ctx.catalog.lower() == INTERNAL
 
 
-def parse(sql: str) -> ast.Statement:
+def parse(sql: str, max_tokens: int | None = None) -> ast.Statement:
     """The statement object of ``sql``: the grammar's when drydock owns the statement, else a
-    plain-SQL statement parsed once by grammar/sql.py."""
+    plain-SQL statement parsed once by grammar/sql.py (within the token budget)."""
     text = lexer.statement_text(sql)
     statement = grammar.parse(text)
     if statement is not None:
         return statement
-    return ast.SqlStatement(text=text, expression=sql_grammar.parse(text))
+    with memory.gc_paused(len(text) > memory.LARGE_STATEMENT_CHARS):
+        return ast.SqlStatement(text=text, expression=sql_grammar.parse(text, max_tokens))
 
 
 def check_syntax(sql: str) -> None:

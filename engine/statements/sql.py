@@ -46,7 +46,10 @@ def run_sql(engine: Engine, stmt: ast.SqlStatement, ctx: SessionContext) -> Resu
         show = exp.Show(this="COLUMNS", target=exp.to_identifier(table.name),
                         db=table.args.get("db") if isinstance(table, exp.Table) else None)
         return _show(engine, show, ctx)
-    return run_query(engine, expression.copy(), ctx)
+    try:
+        return run_query(engine, expression.copy(), ctx)
+    except RecursionError:  # a statement nested deeper than the tree walkers go
+        raise Errors.PARSE.error(detail="line 1:0 the statement is nested too deeply") from None
 
 
 def evaluate(engine: Engine, value: exp.Expression, ctx: SessionContext) -> Any:
