@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from engine.catalogs.placement import check_local_roots, check_object_prefixes
 from engine.errors import Errors
 from engine.metastore import MetaStore
 
@@ -173,8 +174,21 @@ def _statement_fields() -> list[ConfigField]:
     ]
 
 
+def _catalog_fields() -> list[ConfigField]:
+    f = ConfigField
+    return [
+        f("catalog_allowed_local_roots", "String", "",
+          "Comma-separated local directories under which a user without ADMIN may place a catalog's "
+          "warehouse (realpath); empty: only ADMIN may create local catalogs", validator=check_local_roots),
+        f("catalog_allowed_object_prefixes", "String", "",
+          "Comma-separated s3://bucket[/prefix] under which a user without ADMIN may place a catalog's "
+          "warehouse; empty: only ADMIN may create object-store catalogs", validator=check_object_prefixes),
+    ]
+
+
 def default_fields() -> list[ConfigField]:
-    return _index_job_fields() + _worker_fields() + _procedure_fields() + _statement_fields()
+    return (_index_job_fields() + _worker_fields() + _procedure_fields() + _statement_fields()
+            + _catalog_fields())
 
 
 class Config:

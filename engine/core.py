@@ -15,6 +15,7 @@ from engine import ast
 from engine.audit import DENIAL_CODES, AuditLog
 from engine.audit_object import audit_object, is_audited, statement_kind
 from engine.catalogs.manager import CatalogManager, CatalogRecord
+from engine.catalogs.placement import Placement
 from engine.errors import DrydockError, Errors
 from engine.jobs.dispatcher import Dispatcher
 from engine.jobs.manager import JobManager
@@ -48,6 +49,9 @@ class Engine:
         self.jobs = JobManager(self.store)
         self.catalogs.before_drop.append(self._refuse_if_unresolved_jobs)
         self.catalogs.before_retarget.append(self._refuse_retarget_with_unresolved_jobs)
+        self.catalogs.in_transaction.append(self.privileges.follow_catalog)
+        self.catalogs.after_commit.append(self.privileges.reload)
+        self.placement = Placement(self.config, self.data_dir)
         self.retention = RetentionCleaner(self.jobs, self.config)
         self.epoch = uuid.uuid4().hex  # this process's epoch: workers of earlier epochs are foreign
         self.metrics = Metrics()

@@ -117,6 +117,10 @@ class Errors:
     CATALOG_BAD_PROPERTY = ErrorSpec(1105, "HY000", "{detail}")
     CATALOG_ACCESS_FAILED = ErrorSpec(1105, "HY000", "Catalog '{name}': {detail}")
     CATALOG_BUSY = ErrorSpec(1105, "HY000", "Catalog '{name}' has unresolved Lance index job {job_id}; resolve it before {op}")
+    # 1227 like a missing privilege: the warehouse is what makes ADMIN necessary (never echo a path
+    # the user did not write)
+    CATALOG_LOCATION_NOT_ALLOWED = ErrorSpec(1227, "42000", "Access denied; you need (at least one of) the ADMIN privilege(s) for this operation: {subject} is not under a location listed in config '{key}'")
+    CATALOG_LOCATION_RESERVED = ErrorSpec(1227, "42000", "Access denied; {subject} overlaps drydock's own data directory, which no catalog may use")
     UNKNOWN_EXTERNAL_TABLE = ErrorSpec(1146, "42S02", "Table '{table}' doesn't exist in catalog '{catalog}'")
     UNKNOWN_EXTERNAL_DATABASE = ErrorSpec(1049, "42000", "Unknown database '{db}' in catalog '{catalog}'")
     READ_ONLY_CATALOG = ErrorSpec(1105, "HY000", "Catalog '{catalog}' is read-only through SQL: only SELECT is supported on its tables")

@@ -7,19 +7,28 @@ A session's privileges are those of its account plus those of the account's role
 - ``require_table / require_db / require_global`` raise MySQL's 1142 / 1044 / 1227, or — when the
   caller must not learn that an object exists — the ``not_found`` error it passes in.
 - ``may_see_table / may_see_db`` (any privilege) filter SHOW output and information_schema.
+
+Grants on a catalog follow its identity, not its name: ``follow_catalog`` runs inside the
+transaction of ALTER CATALOG RENAME (the rows move to the new name) and of DROP CATALOG (they go),
+so a catalog created later under an old name starts without them.
 """
 
 from __future__ import annotations
 
+import sqlite3
 import threading
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from engine.errors import DrydockError, Errors
 from engine.metastore import MetaStore
 from engine.session import SessionContext
 from engine.users import ROOT, UserIdentity, Users
+
+if TYPE_CHECKING:
+    from engine.catalogs.manager import CatalogRecord
 
 PRIVILEGES = ("SELECT_PRIV", "LOAD_PRIV", "ALTER_PRIV", "CREATE_PRIV", "DROP_PRIV",
               "SHOW_VIEW_PRIV", "ADMIN_PRIV", "GRANT_PRIV", "USAGE_PRIV")
@@ -98,6 +107,9 @@ class Privileges:
             for privilege in PRIVILEGES:
                 db.execute("INSERT OR IGNORE INTO grants VALUES (?, '*', '*', '*', ?)", (root, privilege))
 
+    def reload(self) -> None:
+        self._reload()
+
     def _reload(self) -> None:
         grants: dict[str, set[tuple[Target, str]]] = {}
         for r in self._store.query("SELECT grantee, catalog, db, tbl, privilege FROM grants"):
@@ -174,6 +186,19 @@ class Privileges:
         return False, dbs, tables
 
     # -- changes ----------------------------------------------------------------------------------
+    @staticmethod
+    def follow_catalog(db: sqlite3.Connection, record: CatalogRecord, new_name: str | None) -> None:
+        """Inside a catalog DDL's transaction: move grants on ``record`` to ``new_name``, or drop them.
+
+        Names compare case-insensitively, as catalog names do. Grants already written for the new
+        name (granted ahead of any catalog of that name) merge with the moved ones.
+        """
+        if new_name is None:
+            db.execute("DELETE FROM grants WHERE lower(catalog) = lower(?)", (record.name,))
+        else:
+            db.execute("UPDATE OR REPLACE grants SET catalog = ? WHERE lower(catalog) = lower(?)",
+                       (new_name, record.name))
+
     def grantee_exists(self, grantee: str) -> bool:
         if grantee.startswith("role:"):
             return grantee[5:] in self._role_names
