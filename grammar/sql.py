@@ -46,6 +46,11 @@ class DrydockMySQL(MySQL):
                 return self.expression(exp.Version(this="VERSION", kind="AS OF", expression=value))
             return super()._parse_version()
 
+        def _parse_table_alias(self, *args: Any, **kwargs: Any) -> Any:
+            if self._at_tag():
+                return None  # t@tag('x') is a version clause (below), not an alias '@tag'
+            return super()._parse_table_alias(*args, **kwargs)
+
         def _at_tag(self) -> bool:
             return bool(self._curr and self._curr.token_type == TokenType.PARAMETER
                         and self._next and self._next.text.lower() == "tag"
