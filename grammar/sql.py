@@ -91,8 +91,53 @@ def parse(sql: str, max_tokens: int | None = None) -> exp.Expression:
     if len(expressions) > 1:
         raise Errors.PARSE.error(
             detail="multiple statements in one query are not supported; send one statement at a time")
-    label_projections(sql, tokens, expressions[0])
-    return expressions[0]
+    expression = expressions[0]
+    if isinstance(expression, exp.Command) and expression.name.upper() == "SET":
+        expression = _set_items_one_by_one(expression)
+    label_projections(sql, tokens, expression)
+    return expression
+
+
+def parse_one_set(text: str) -> exp.Expression | None:
+    parsed = [e for e in DIALECT.parse(text) if e is not None]
+    return parsed[0] if len(parsed) == 1 else None
+
+
+def _set_items_one_by_one(command: exp.Command) -> exp.Expression:
+    """sqlglot gives up on ``SET @a = (SELECT ...), @b = 2`` (a subquery before a comma) and
+    returns a Command; parsed item by item, it is an ordinary SET. Anything else stays a Command."""
+    items: list[exp.Expression] = []
+    for text in _top_level_items(command.text("expression")):
+        try:
+            parsed = parse_one_set(f"SET {text}")
+        except ParseError:
+            return command
+        if not isinstance(parsed, exp.Set):
+            return command
+        items.extend(parsed.expressions)
+    return exp.Set(expressions=items) if items else command
+
+
+def _top_level_items(text: str) -> list[str]:
+    """``text`` split at the commas outside parentheses and quotes."""
+    items, depth, start, i, n = [], 0, 0, 0, len(text)
+    while i < n:
+        ch = text[i]
+        if ch in "'\"`":
+            i += 1
+            while i < n and text[i] != ch:
+                i += 2 if text[i] == "\\" and ch != "`" else 1
+        elif ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+        elif ch == "," and depth == 0:
+            items.append(text[start:i])
+            start = i + 1
+        i += 1
+    items.append(text[start:])
+    return [item.strip() for item in items]
+
 
 
 def _plain(exc: Exception) -> str:

@@ -131,6 +131,7 @@ class DrydockSession(Session):
             probe = _PROBES.get(_SPACES.sub(" ", sql.strip().rstrip(";").strip()).lower())
             if probe is not None:
                 self.ctx.diagnostics = []
+                self.engine.metrics.statement_seconds.labels("Probe").observe(0.0)
                 return probe
             large = len(sql) > memory.LARGE_STATEMENT_CHARS
             try:
