@@ -373,8 +373,8 @@ class _ToStatement(Transformer[Token, Any]):
     def role_list(self, items: list[str]) -> tuple[str, ...]:
         return tuple(items)
 
-    def target_part(self, items: list[Any]) -> str:
-        return items[0] if items else "*"
+    def target_part(self, items: list[Any]) -> str | None:
+        return items[0] if items else None  # None: the bare wildcard; `*` backticked is a name
 
     def privilege_target(self, items: list[str]) -> ast.PrivilegeTarget:
         return ast.PrivilegeTarget(tuple(items))
