@@ -239,7 +239,7 @@ def test_every_validation_error_is_clear_and_changes_nothing(server: ServerProce
         (f"CALL {c}.sys.rollback_to_as_latest('{a}', 'on_dev')", bad, "tag 'on_dev' points at branch 'dev'"),
         (f"CALL {c}.sys.rollback_to('{a}', NULL, 1)", 1235, "rollback_to is not supported for Lance"),
         # tags
-        (f"CALL {c}.sys.create_tag('{a}', 'bad name')", bad, "tag 'bad name' is not a valid name"),
+        (f"CALL {c}.sys.create_tag('{a}', 'bad name')", bad, "argument 'tag': 'bad name' is not a valid name"),
         (f"CALL {c}.sys.create_tag('{a}', 'v1')", bad, "tag 'v1' already exists on table"),
         (f"CALL {c}.sys.create_tag('{a}', 'x', 42)", 1105, f"Version 42 of table '{a}' does not exist"),
         (f"CALL {c}.sys.delete_tag('{a}', 'v1,nope')", 1105, f"Tag 'nope' of table '{a}' does not exist"),
@@ -247,10 +247,10 @@ def test_every_validation_error_is_clear_and_changes_nothing(server: ServerProce
         (f"CALL {c}.sys.rename_tag('{a}', 'v1', 'v1')", bad, "tag and target_tag are both 'v1'"),
         (f"CALL {c}.sys.rename_tag('{a}', 'nope', 'x')", 1105, f"Tag 'nope' of table '{a}' does not exist"),
         (f"CALL {c}.sys.rename_tag('{a}', 'v1', 'on_dev')", bad, "tag 'on_dev' already exists"),
-        (f"CALL {c}.sys.rename_tag('{a}', 'v1', '-x')", bad, "target_tag '-x' is not a valid name"),
+        (f"CALL {c}.sys.rename_tag('{a}', 'v1', '-x')", bad, "argument 'target_tag': '-x' is not a valid name"),
         # branches
         (f"CALL {c}.sys.create_branch('{a}', 'main')", bad, "'main' is the name of the default branch"),
-        (f"CALL {c}.sys.create_branch('{a}', 'a/b')", bad, "branch 'a/b' is not a valid name"),
+        (f"CALL {c}.sys.create_branch('{a}', 'a/b')", bad, "argument 'branch': 'a/b' is not a valid name: it must not contain '/'"),
         (f"CALL {c}.sys.create_branch('{a}', 'x', 'v1', false, 1)", bad, "Must specify at most one of tag and snapshot."),
         (f"CALL {c}.sys.create_branch('{a}', 'x', 'v1', 1)", bad, "argument 'ignoreIfExists' must be a BOOLEAN"),
         (f"CALL {c}.sys.create_branch('{a}', 'dev')", bad, "branch 'dev' already exists on table"),

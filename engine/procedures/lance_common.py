@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from engine.errors import Errors
+from engine.names import name_problem, shown
 from engine.procedures.base import ProcedureContext, split_table
 from engine.results import Result
 
@@ -35,8 +36,8 @@ if TYPE_CHECKING:
 FAULT_DIR_ENV = "DRYDOCK_FAULT_PROCEDURE_DIR"
 FAULT_BATCH_ENV = "DRYDOCK_FAULT_PROCEDURE_BATCH"  # test-only override of the delete batch sizes
 FAULT_PAUSE_LIMIT_SECONDS = 120.0
-# Lance's own rule for ref names (tags and branches), minus the leading '.' and '-'.
-_REF_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9._-]{0,254}")
+# Lance's own rule for ref names (tags and branches), minus the leading '.' and '-' (length: names.py).
+_REF_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9._-]*")
 
 
 # -- the target -------------------------------------------------------------------------------------
@@ -190,9 +191,13 @@ def bad(procedure: str, detail: str) -> Exception:
 
 
 def ref_name(procedure: str, arg: str, value: str) -> str:
+    """A new tag or branch name: an identifier (engine/names.py) that Lance also accepts."""
+    problem = name_problem(value)
+    if problem:
+        raise bad(procedure, f"argument '{arg}': {shown(value)} is not a valid name: it {problem}")
     if not _REF_NAME.fullmatch(value):
-        raise bad(procedure, f"{arg} '{value}' is not a valid name: use letters, digits, '_', '.' and '-' "
-                             "(not first), at most 255 characters")
+        raise bad(procedure, f"argument '{arg}': {shown(value)} is not a valid name: use letters, digits, "
+                             "'_', '.' and '-' ('.' and '-' not first)")
     return value
 
 

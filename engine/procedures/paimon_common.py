@@ -23,6 +23,7 @@ from typing import Any
 
 from engine import faults
 from engine.errors import Errors
+from engine.names import name_problem, shown
 from engine.procedures.base import Arg, ProcedureContext, split_table
 from engine.results import Diagnostic, Result
 
@@ -283,6 +284,10 @@ def check_name(procedure: str, kind: str, name: str | None, arg: str) -> str:
     name (no path separators or control characters)."""
     if name is None or not name.strip():
         raise Errors.PROCEDURE_BAD_ARGUMENT.error(procedure=procedure, detail=f"argument '{arg}' must not be blank")
+    problem = name_problem(name)
+    if problem:
+        raise Errors.PROCEDURE_BAD_ARGUMENT.error(
+            procedure=procedure, detail=f"argument '{arg}': {shown(name)} is not a valid {kind} name: it {problem}")
     if name.isdigit():
         raise Errors.PROCEDURE_BAD_ARGUMENT.error(
             procedure=procedure, detail=f"{kind} name cannot be a pure numeric string but is '{name}'")
@@ -337,7 +342,8 @@ def snapshot_or_fail(target: Target, snapshot_id: int, branch: str = MAIN) -> An
 
 
 def tag_or_fail(target: Target, tag: str, branch: str = MAIN) -> Any:
-    found = target.tag_manager(branch).get(tag)
+    # a name that is not an identifier ('../x') cannot exist: never turn it into a path
+    found = None if name_problem(tag) else target.tag_manager(branch).get(tag)
     if found is None:
         raise target.bad(f"tag '{tag}' doesn't exist in {target.display}"
                          f"{'' if branch == MAIN else f' branch {branch}'}")
