@@ -30,7 +30,7 @@ CASES: list[tuple[str, str, str | None, int, str]] = [
     ("expire_snapshots", "'db.t', 1, 2", "table => 'db.t', retain_max => 1, retain_min => 2", 1108,
      "retain_max (1) must not be smaller than retain_min (2)"),
     ("expire_snapshots", "'db.t', NULL, NULL, 'yesterday'", "table => 'db.t', older_than => 'yesterday'", 1108,
-     "'older_than' must be 'YYYY-MM-DD HH:MM:SS[.fff]'"),
+     "'older_than' must be 'YYYY-MM-DD HH:MM:SS[.ffffff]'"),
     ("expire_snapshots", "'db.t', NULL, NULL, NULL, 0", "table => 'db.t', max_deletes => 0", 1108,
      "'max_deletes' must be at least 1"),
     ("expire_snapshots", "'db.t', NULL, NULL, NULL, NULL, 'a=b'", "table => 'db.t', options => 'a=b'", 1108,

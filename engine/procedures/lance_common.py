@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from engine.errors import Errors
+from engine.instants import BadInstant, parse_instant
 from engine.names import name_problem, shown
 from engine.procedures.base import ProcedureContext, split_table
 from engine.results import Result
@@ -231,15 +232,10 @@ def max_deletes(ctx: ProcedureContext, procedure: str, value: int | None) -> int
 
 def parse_time(procedure: str, arg: str, text: str) -> dt.datetime:
     """'YYYY-MM-DD HH:MM:SS[.ffffff]' (server local time unless it has an offset) or epoch ms."""
-    value = text.strip()
-    if value.isdigit():
-        return dt.datetime.fromtimestamp(int(value) / 1000, tz=dt.UTC)
     try:
-        parsed = dt.datetime.fromisoformat(value)
-    except ValueError:
-        raise bad(procedure, f"argument '{arg}' must be a timestamp 'YYYY-MM-DD HH:MM:SS[.ffffff]' or epoch "
-                             f"milliseconds, got '{text}'") from None
-    return parsed if parsed.tzinfo is not None else parsed.astimezone()
+        return parse_instant(text)
+    except BadInstant as exc:
+        raise bad(procedure, f"argument '{arg}' {exc}, got {shown(text)}") from None
 
 
 def snapshot_of(target: Target, snapshot: int) -> int:
