@@ -83,9 +83,10 @@ class UserSpec:
 
 @dataclass(frozen=True)
 class PrivilegeTarget:
-    """As written: parts of ``ctl.db.tbl`` / ``db.tbl`` / ``db.*`` / ``db`` / ``*.*.*``."""
+    """As written: parts of ``ctl.db.tbl`` / ``db.tbl`` / ``db.*`` / ``db`` / ``*.*.*``;
+    None is a bare ``*`` (wildcard), while a backticked `*` is the name ``*``."""
 
-    parts: tuple[str, ...]
+    parts: tuple[str | None, ...]
 
 
 @dataclass(frozen=True)

@@ -6,6 +6,9 @@ ERR packet. Tests assert on ``.code``, never on substrings alone.
 
 from __future__ import annotations
 
+import os
+import re
+import tempfile
 from dataclasses import dataclass
 from typing import Any
 
@@ -161,6 +164,30 @@ class Errors:
     # Fence and quota conflicts (reference §3: DdlException texts)
     LANCE_INDEX_FENCED = ErrorSpec(5100, "HY000", "lance index '{index}' is fenced by unresolved job {job_id}; resolve that job (FORCE_RELEASE) before reusing the name")
     LANCE_INDEX_QUOTA = ErrorSpec(5100, "HY000", "unresolved lance index job quota exceeded for index '{index}'; resolve or finish existing jobs first")
+
+
+PATH_PLACEHOLDER = "<path>"
+# An absolute POSIX path (optionally file://, or continuing a root already replaced), not part of a URI such as s3://bucket/key or of a
+# relative name such as 'a/b'. Linear: one character class, no nested repetition.
+_ABSOLUTE_PATH = re.compile(r"(?<![\w.:/~-])(?:file://)?(?:<path>)?/[^\s'\"`,;()<>\[\]{}]+")
+
+
+def scrub_paths(text: str, *roots: str | os.PathLike[str]) -> str:
+    """Library or OS error text → the same text without server paths.
+
+    Each of ``roots`` (e.g. the data directory), the home and temp directories, and any other
+    absolute path become ``<path>``. Use it on every exception text that may reach a client.
+    """
+    known = [str(r) for r in (*roots, os.path.expanduser("~"), tempfile.gettempdir()) if str(r) not in ("", "/")]
+    for root in sorted(known, key=len, reverse=True):
+        text = text.replace(root, PATH_PLACEHOLDER)
+    return _ABSOLUTE_PATH.sub(PATH_PLACEHOLDER, text)
+
+
+def exception_text(exc: BaseException, *roots: str | os.PathLike[str]) -> str:
+    """``Type: first line`` of a library exception, paths scrubbed (callers still redact secrets)."""
+    lines = str(exc).splitlines()
+    return scrub_paths(f"{type(exc).__name__}: {lines[0] if lines else ''}", *roots)
 
 
 def all_specs() -> dict[str, ErrorSpec]:
