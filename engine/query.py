@@ -23,7 +23,7 @@ from sqlglot import exp
 
 from engine import info_schema
 from engine.catalogs.base import TimeTravel
-from engine.errors import Errors
+from engine.errors import Errors, scrub_paths
 from engine.results import Diagnostic, Result
 from engine.session import SessionContext
 from engine.sql_relations import Reference, catalog_of, verify_with_duckdb
@@ -329,7 +329,9 @@ def _quote(identifier: str) -> str:
 
 
 def _first_line(exc: Exception) -> str:
-    return str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    """The first line of a DuckDB/library error, with server paths removed (engine/errors.py)."""
+    text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    return scrub_paths(text)
 
 
 def _query_parts(expression: exp.Expression) -> list[exp.Expression]:

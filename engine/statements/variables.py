@@ -145,7 +145,7 @@ def show_variables(statement: exp.Show, ctx: SessionContext) -> Result:
     rows = [(k, None if v is None else _display(v)) for k, v in ctx.variables.list()]
     pattern = statement.text("like")
     if pattern:
-        rows = [(k, v) for k, v in rows if like.matches(pattern, k)]
+        rows = [(k, v) for k, v in rows if like.like(k, pattern)]
     return Result(columns=["Variable_name", "Value"], rows=rows,
                   column_types={"Variable_name": "VARCHAR", "Value": "VARCHAR"})
 
