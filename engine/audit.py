@@ -136,7 +136,7 @@ class AuditLog:
                           connection_id=connection_id, kind=kind, object=obj,
                           outcome="ok" if error_code == 0 else "error", error_code=error_code,
                           duration_ms=round((time.monotonic() - started) * 1000, 3),
-                          statement=redact_sql(statement)[:STATEMENT_MAX_CHARS])
+                          statement=redact_sql(statement, STATEMENT_MAX_CHARS))
         with self._lock:
             self._write(_line(rec))
         return rec

@@ -24,38 +24,47 @@ SECRET_KEY = re.compile(r"secret|password|passwd|token|credential|access[._-]?ke
 _QUOTED_MASK = f"'{MASK}'"
 # Without any of these words (and without a backslash escape that could spell one), no position
 # in the text can hold a secret: the common case skips the lexer.
-_TRIGGER = re.compile(rf"{SECRET_KEY.pattern}|identified", re.I)
+_TRIGGER_WORDS = ("secret", "password", "passwd", "token", "credential", "access", "private", "identified")
 _ASSIGN = frozenset({"=", ":=", "=>"})
 _FAIL_SAFE_START = re.compile(r"['\"`]|(?<![\w$])[0-9]")  # a quote, or a digit not inside a name
 Span = tuple[int, int]
 
 
-def redact_sql(sql: str) -> str:
-    """The statement with every secret value replaced by ``'***'`` (see the module docstring)."""
-    if "\\" not in sql and not _TRIGGER.search(sql):
-        return sql
-    spans, cut = _secret_spans(sql, backslash_escapes=True)
+def redact_sql(sql: str, max_chars: int | None = None) -> str:
+    """The statement with every secret value replaced by ``'***'`` (see the module docstring).
+
+    With ``max_chars``, only the start of the text is read (a long INSERT is not lexed to its
+    end) and at most ``max_chars`` characters are returned.
+    """
+    folded = sql.casefold()
+    if "\\" not in sql and not any(word in folded for word in _TRIGGER_WORDS):
+        return sql if max_chars is None else sql[:max_chars]
+    spans, cut, lexed_to = _secret_spans(sql, True, max_chars)
     if "\\" in sql:  # under NO_BACKSLASH_ESCAPES the literals may end elsewhere: mask both views
-        other, other_cut = _secret_spans(sql, backslash_escapes=False)
+        other, other_cut, _ = _secret_spans(sql, False, None if max_chars is None else lexed_to)
         if other_cut is None:
             spans += other
-    return _apply(sql, spans, cut)
+    return _apply(sql[:lexed_to], spans, cut)[:max_chars]
 
 
-def _secret_spans(sql: str, backslash_escapes: bool) -> tuple[list[Span], int | None]:
-    """Secret spans of the text, and where fail-safe masking starts (None: tokenized fine)."""
+def _secret_spans(sql: str, backslash_escapes: bool,
+                  stop_at: int | None) -> tuple[list[Span], int | None, int]:
+    """Secret spans, where fail-safe masking starts (None: tokenized fine), and how far the
+    text was read."""
     try:
-        return secret_spans(tokenize(sql, backslash_escapes)), None
+        tokens = tokenize(sql, backslash_escapes, stop_at)
     except Untokenizable as exc:
-        first = _FAIL_SAFE_START.search(sql)
+        first = _FAIL_SAFE_START.search(sql, 0, exc.position + 1)
         cut = min(exc.position, first.start() if first else len(sql))
-        return secret_spans(exc.tokens), cut
+        return secret_spans(exc.tokens), cut, len(sql)
+    lexed_to = len(sql) if stop_at is None else min(len(sql), max(stop_at, tokens[-1].end if tokens else 0))
+    return secret_spans(tokens), None, lexed_to
 
 
 def _apply(sql: str, spans: list[Span], cut: int | None) -> str:
     out: list[str] = []
     pos = 0
-    limit = len(sql) if cut is None else cut
+    limit = len(sql) if cut is None else min(cut, len(sql))
     for start, end in sorted(spans):
         start, end = max(start, pos), min(end, limit)
         if start >= end:

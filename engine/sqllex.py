@@ -63,10 +63,12 @@ class Untokenizable(Exception):
         self.tokens = tokens
 
 
-def tokenize(sql: str, backslash_escapes: bool = True) -> list[Token]:
+def tokenize(sql: str, backslash_escapes: bool = True, stop_at: int | None = None) -> list[Token]:
+    """The tokens of ``sql``; with ``stop_at``, only those that start before that offset."""
     tokens: list[Token] = []
     pos, in_exec_comment = 0, False
-    while pos < len(sql):
+    end = len(sql) if stop_at is None else min(stop_at, len(sql))
+    while pos < end:
         skipped = _skip(sql, pos, in_exec_comment)
         if skipped is not None:
             if skipped[0] > len(sql):

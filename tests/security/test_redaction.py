@@ -96,3 +96,12 @@ def test_library_loggers_cannot_echo_statement_text() -> None:
     quiet_library_loggers()
     assert not logging.getLogger("sqlglot").isEnabledFor(logging.CRITICAL)
     assert not logging.getLogger("mysql_mimic.connection").isEnabledFor(logging.DEBUG)
+
+
+def test_a_long_statement_is_redacted_only_as_far_as_it_is_kept() -> None:
+    assert redact_sql("CREATE USER u IDENTIFIED BY '" + "s" * 10_000 + "'", 4096) == \
+        "CREATE USER u IDENTIFIED BY '***'"
+    near_the_end = redact_sql("x" * 4080 + " PASSWORD = 'secret-at-the-limit'", 4096)
+    assert len(near_the_end) <= 4096 and "secret" not in near_the_end
+    inserts = "INSERT INTO t VALUES " + ", ".join(f"({i}, 'it\\'s {i}')" for i in range(50_000))
+    assert redact_sql(inserts, 4096) == inserts[:4096]
