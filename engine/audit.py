@@ -6,7 +6,9 @@ the newest records back. Each record is flushed before the statement's answer is
 Bounds, because unauthenticated peers can make records too:
 - user and host are cut to ``FIELD_MAX_BYTES`` bytes of UTF-8 in every record;
 - failed logins are aggregated per peer address: at most one record per peer per
-  ``audit_failed_login_interval_second``, carrying a count and the first and last user names;
+  ``audit_failed_login_interval_second``, carrying a count and the first and last user names
+  (a peer's first failure is written at once; the rest of its interval when the interval is
+  over and the log is next touched, or at shutdown; a kill -9 loses only those counts);
 - failed-login records share a byte budget per minute (``audit_failed_login_max_bytes_per_minute``);
   what is over it is counted into one overflow record (host ``*``) per minute;
 - the file is rotated by size: ``audit.jsonl`` → ``audit.jsonl.1`` → … (``audit_log_max_bytes``,
@@ -138,6 +140,7 @@ class AuditLog:
                           duration_ms=round((time.monotonic() - started) * 1000, 3),
                           statement=redact_sql(statement, STATEMENT_MAX_CHARS))
         with self._lock:
+            self._sweep(rec.time, self._settings())  # failed logins whose interval is over go first
             self._write(_line(rec))
         return rec
 
