@@ -186,9 +186,30 @@ def _catalog_fields() -> list[ConfigField]:
     ]
 
 
+def non_negative_int(value: Any) -> str | None:
+    return None if value >= 0 else "must be a non-negative int"
+
+
+def _audit_fields() -> list[ConfigField]:
+    f = ConfigField
+    return [
+        f("audit_log_max_bytes", "long", 64 * 2**20,
+          "Size at which audit.jsonl is rotated to audit.jsonl.1", validator=positive_long),
+        f("audit_log_files_kept", "int", 5,
+          "Rotated audit files kept besides the current one (audit.jsonl.1 ... .N)",
+          validator=non_negative_int),
+        f("audit_failed_login_interval_second", "int", 60,
+          "Failed logins of one peer address are written at most once per this interval, with a count",
+          validator=positive_int),
+        f("audit_failed_login_max_bytes_per_minute", "long", 64 * 1024,
+          "Bytes of failed-login audit records per minute, all peers together; the rest is counted",
+          validator=positive_long),
+    ]
+
+
 def default_fields() -> list[ConfigField]:
     return (_index_job_fields() + _worker_fields() + _procedure_fields() + _statement_fields()
-            + _catalog_fields())
+            + _catalog_fields() + _audit_fields())
 
 
 class Config:

@@ -12,7 +12,7 @@ import uuid
 from pathlib import Path
 
 from engine import ast
-from engine.audit import DENIAL_CODES, AuditLog
+from engine.audit import DENIAL_CODES, AuditLog, AuditSettings
 from engine.audit_object import audit_object, is_audited, statement_kind
 from engine.catalogs.manager import CatalogManager, CatalogRecord
 from engine.catalogs.placement import Placement
@@ -42,7 +42,8 @@ class Engine:
         self.query = QueryEngine(self.data_dir / "internal.duckdb")
         self.users = Users(self.store, root_password)
         self.privileges = Privileges(self.store, self.users)
-        self.audit = AuditLog(self.data_dir / "audit.jsonl")
+        self.audit = AuditLog(self.data_dir / "audit.jsonl",
+                              settings=lambda: AuditSettings.from_config(self.config))
         self.catalogs = CatalogManager(self.store)
         self.metadata = Metadata(self)
         self.procedures = default_registry()

@@ -15,6 +15,30 @@ from engine.core import Engine
 from server.app import DrydockServer
 
 
+# Library loggers that copy statement text (or request bodies) into the server log, with the
+# lowest level each may still log at. sqlglot logs every statement it cannot parse verbatim (so any
+# user could write arbitrary lines, and SET PASSWORD texts would leak); mysql-mimic logs each query
+# at DEBUG. Statement text reaches the log only through drydock's own, redacted, messages.
+LIBRARY_LOG_FLOORS = {
+    "sqlglot": logging.CRITICAL + 1,  # off
+    "mysql_mimic": logging.INFO,
+    "botocore": logging.WARNING,
+    "boto3": logging.WARNING,
+    "s3transfer": logging.WARNING,
+    "urllib3": logging.WARNING,
+    "pyiceberg": logging.WARNING,
+    "fsspec": logging.WARNING,
+    "lark": logging.WARNING,
+}
+
+
+def quiet_library_loggers() -> None:
+    """Raise third-party loggers to their floor, whatever --log-level says (called at start-up)."""
+    for name, floor in LIBRARY_LOG_FLOORS.items():
+        library = logging.getLogger(name)
+        library.setLevel(max(floor, library.getEffectiveLevel()))
+
+
 @click.group()
 def main() -> None:
     """drydock: a MySQL-wire SQL front end for lakehouse table maintenance."""
@@ -37,6 +61,7 @@ def serve(host: str, port: int, data_dir: Path, config_file: Path | None, root_p
     """Start the server; prints `drydock ready on HOST:PORT` once it accepts connections."""
     logging.basicConfig(level=log_level.upper(), stream=sys.stderr,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    quiet_library_loggers()
     asyncio.run(_serve(host, port, data_dir, config_file, root_password, metrics_port))
 
 

@@ -25,7 +25,6 @@ import asyncio
 import logging
 import os
 import secrets
-import time
 from typing import Any
 
 from mysql_mimic import packets, types
@@ -171,12 +170,9 @@ class DrydockConnection(Connection):
             await self.stream.write(self.ok())
             return
         using = "YES" if auth_response else "NO"
-        logger.info("access denied for user %r from %s", username, host)
         engine = getattr(self.session, "engine", None)
-        if engine is not None:
-            engine.audit.record(user=username, host=host, connection_id=self.connection_id,
-                                kind="Login", obj="", error_code=Errors.ACCESS_DENIED.code,
-                                started=time.monotonic(), statement="")
+        if engine is not None:  # aggregated per peer, bounded, and logged there (engine/audit.py)
+            engine.audit.failed_login(user=username, host=host, connection_id=self.connection_id)
         await self._write_quietly(self.error(msg=Errors.ACCESS_DENIED.error(user=username, host=host, using=using)))
         raise LoginFailed(username)
 
