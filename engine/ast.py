@@ -7,27 +7,57 @@ finds a statement's code by the statement's family module (engine/statements/<fa
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any, ClassVar
 
 
 @dataclass(frozen=True)
 class Statement:
-    pass
+    """A statement declares how the engine runs it (engine/core.py reads these):
+
+    - ``inline``: answered on the event loop (cheap, no I/O); otherwise in a worker thread;
+    - ``pool``: which worker pool runs it — ``"statements"`` for queries and session work,
+      ``"maintenance"`` for procedures and index-job administration, so long CALLs cannot starve
+      plain queries;
+    - ``audited``: it changes something, so every execution gets an audit record (denied
+      statements always get one).
+    """
+
+    inline: ClassVar[bool] = False
+    pool: ClassVar[str] = "statements"
+    audited: ClassVar[bool] = False
+
+
+@dataclass(frozen=True, eq=False)
+class SqlStatement(Statement):
+    """Plain SQL the grammar does not own: parsed once by grammar/sql.py into a sqlglot tree.
+
+    ``text`` is the statement as the client wrote it (after grammar/lexer.py). The tree is shared
+    by every execution of a cached parse: executors work on a copy."""
+
+    text: str
+    expression: Any
 
 
 # -- admin ------------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class AdminSetFrontendConfig(Statement):
+    audited: ClassVar[bool] = True
+
     pairs: tuple[tuple[str, str], ...]
 
 
 @dataclass(frozen=True)
 class AdminShowFrontendConfig(Statement):
+    inline: ClassVar[bool] = True
+
     like: str | None = None
 
 
 # -- diagnostics (SHOW WARNINGS / ERRORS) -----------------------------------------------------
 @dataclass(frozen=True)
 class ShowDiagnostics(Statement):
+    inline: ClassVar[bool] = True
+
     errors_only: bool  # SHOW ERRORS vs SHOW WARNINGS
     count_only: bool = False  # SHOW COUNT(*) WARNINGS
     offset: int = 0
@@ -37,6 +67,9 @@ class ShowDiagnostics(Statement):
 # -- session ----------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class Kill(Statement):
+    inline: ClassVar[bool] = True
+    audited: ClassVar[bool] = True
+
     connection_id: int
     query_only: bool = False
 
@@ -50,13 +83,16 @@ class UserSpec:
 
 @dataclass(frozen=True)
 class PrivilegeTarget:
-    """As written: parts of ``ctl.db.tbl`` / ``db.tbl`` / ``db.*`` / ``db`` / ``*.*.*``."""
+    """As written: parts of ``ctl.db.tbl`` / ``db.tbl`` / ``db.*`` / ``db`` / ``*.*.*``;
+    None is a bare ``*`` (wildcard), while a backticked `*` is the name ``*``."""
 
-    parts: tuple[str, ...]
+    parts: tuple[str | None, ...]
 
 
 @dataclass(frozen=True)
 class CreateUser(Statement):
+    audited: ClassVar[bool] = True
+
     user: UserSpec
     password: str = ""
     if_not_exists: bool = False
@@ -65,12 +101,16 @@ class CreateUser(Statement):
 
 @dataclass(frozen=True)
 class DropUser(Statement):
+    audited: ClassVar[bool] = True
+
     user: UserSpec
     if_exists: bool = False
 
 
 @dataclass(frozen=True)
 class AlterUser(Statement):
+    audited: ClassVar[bool] = True
+
     user: UserSpec
     password: str
     if_exists: bool = False
@@ -78,12 +118,16 @@ class AlterUser(Statement):
 
 @dataclass(frozen=True)
 class SetPassword(Statement):
+    audited: ClassVar[bool] = True
+
     user: UserSpec | None  # None = the current user
     password: str
 
 
 @dataclass(frozen=True)
 class GrantPrivileges(Statement):
+    audited: ClassVar[bool] = True
+
     privileges: tuple[str, ...]
     target: PrivilegeTarget
     user: UserSpec | None = None
@@ -92,6 +136,8 @@ class GrantPrivileges(Statement):
 
 @dataclass(frozen=True)
 class RevokePrivileges(Statement):
+    audited: ClassVar[bool] = True
+
     privileges: tuple[str, ...]
     target: PrivilegeTarget
     user: UserSpec | None = None
@@ -100,24 +146,32 @@ class RevokePrivileges(Statement):
 
 @dataclass(frozen=True)
 class GrantRole(Statement):
+    audited: ClassVar[bool] = True
+
     roles: tuple[str, ...]
     user: UserSpec
 
 
 @dataclass(frozen=True)
 class RevokeRole(Statement):
+    audited: ClassVar[bool] = True
+
     roles: tuple[str, ...]
     user: UserSpec
 
 
 @dataclass(frozen=True)
 class CreateRole(Statement):
+    audited: ClassVar[bool] = True
+
     name: str
     if_not_exists: bool = False
 
 
 @dataclass(frozen=True)
 class DropRole(Statement):
+    audited: ClassVar[bool] = True
+
     name: str
     if_exists: bool = False
 
@@ -147,6 +201,8 @@ class ShowCreateTable(Statement):
 # -- catalogs and metadata ----------------------------------------------------------------------
 @dataclass(frozen=True)
 class CreateCatalog(Statement):
+    audited: ClassVar[bool] = True
+
     name: str
     properties: tuple[tuple[str, str], ...]
     comment: str = ""
@@ -155,18 +211,24 @@ class CreateCatalog(Statement):
 
 @dataclass(frozen=True)
 class DropCatalog(Statement):
+    audited: ClassVar[bool] = True
+
     name: str
     if_exists: bool = False
 
 
 @dataclass(frozen=True)
 class AlterCatalogRename(Statement):
+    audited: ClassVar[bool] = True
+
     name: str
     new_name: str
 
 
 @dataclass(frozen=True)
 class AlterCatalogSetProperties(Statement):
+    audited: ClassVar[bool] = True
+
     name: str
     properties: tuple[tuple[str, str], ...]
 
@@ -193,6 +255,9 @@ class Use(Statement):
 
 @dataclass(frozen=True)
 class Refresh(Statement):
+    pool: ClassVar[str] = "maintenance"
+    audited: ClassVar[bool] = True
+
     kind: str  # CATALOG | DATABASE | TABLE
     parts: tuple[str, ...]
 
@@ -223,6 +288,9 @@ class ShowIndex(Statement):
 # -- Lance index jobs -----------------------------------------------------------------------------
 @dataclass(frozen=True)
 class CreateIndex(Statement):
+    pool: ClassVar[str] = "maintenance"
+    audited: ClassVar[bool] = True
+
     name: str
     table: tuple[str, ...]  # [[catalog.]db.]table
     columns: tuple[str, ...]
@@ -234,6 +302,9 @@ class CreateIndex(Statement):
 
 @dataclass(frozen=True)
 class DropIndex(Statement):
+    pool: ClassVar[str] = "maintenance"
+    audited: ClassVar[bool] = True
+
     name: str
     table: tuple[str, ...]
     if_exists: bool = False
@@ -269,12 +340,18 @@ class ShowLanceIndexJob(Statement):
 
 @dataclass(frozen=True)
 class ResolveLanceIndexJob(Statement):
+    pool: ClassVar[str] = "maintenance"
+    audited: ClassVar[bool] = True
+
     job_id: int
     note: str
 
 
 @dataclass(frozen=True)
 class CancelLanceIndexJob(Statement):
+    pool: ClassVar[str] = "maintenance"
+    audited: ClassVar[bool] = True
+
     job_id: int
 
 
@@ -313,6 +390,9 @@ class CallArgument:
 
 @dataclass(frozen=True)
 class CallProcedure(Statement):
+    pool: ClassVar[str] = "maintenance"
+    audited: ClassVar[bool] = True
+
     parts: tuple[str, ...]  # [catalog.]sys.procedure
     arguments: tuple[CallArgument, ...] = ()
 

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from engine.catalogs.placement import check_local_roots, check_object_prefixes
 from engine.errors import Errors
 from engine.metastore import MetaStore
 
@@ -156,6 +157,56 @@ def _procedure_fields() -> list[ConfigField]:
                         "Upper bound of files/snapshots one CALL may delete", validator=positive_long)]
 
 
+def _statement_fields() -> list[ConfigField]:
+    f = ConfigField
+    return [
+        f("max_statement_bytes", "long", 4 * 2**20,
+          "Longest statement text accepted (bytes); longer ones are refused before parsing",
+          validator=positive_long),
+        f("max_statement_tokens", "long", 100_000,
+          "Parse budget: statements with more SQL tokens are refused before parsing",
+          validator=positive_long),
+        f("statements_threads", "int", 8,
+          "Worker threads for queries and session statements", mutable=False, validator=positive_int),
+        f("maintenance_threads", "int", 4,
+          "Worker threads for CALL, index-job administration and REFRESH (separate from queries)",
+          mutable=False, validator=positive_int),
+    ]
+
+
+def _catalog_fields() -> list[ConfigField]:
+    f = ConfigField
+    return [
+        f("catalog_allowed_local_roots", "String", "",
+          "Comma-separated local directories under which a user without ADMIN may place a catalog's "
+          "warehouse (realpath); empty: only ADMIN may create local catalogs", validator=check_local_roots),
+        f("catalog_allowed_object_prefixes", "String", "",
+          "Comma-separated s3://bucket[/prefix] under which a user without ADMIN may place a catalog's "
+          "warehouse; empty: only ADMIN may create object-store catalogs", validator=check_object_prefixes),
+    ]
+
+
+def non_negative_int(value: Any) -> str | None:
+    return None if value >= 0 else "must be a non-negative int"
+
+
+def _audit_fields() -> list[ConfigField]:
+    f = ConfigField
+    return [
+        f("audit_log_max_bytes", "long", 64 * 2**20,
+          "Size at which audit.jsonl is rotated to audit.jsonl.1", validator=positive_long),
+        f("audit_log_files_kept", "int", 5,
+          "Rotated audit files kept besides the current one (audit.jsonl.1 ... .N)",
+          validator=non_negative_int),
+        f("audit_failed_login_interval_second", "int", 60,
+          "Failed logins of one peer address are written at most once per this interval, with a count",
+          validator=positive_int),
+        f("audit_failed_login_max_bytes_per_minute", "long", 64 * 1024,
+          "Bytes of failed-login audit records per minute, all peers together; the rest is counted",
+          validator=positive_long),
+    ]
+
+
 def _tls_fields() -> list[ConfigField]:
     """Read once at start (server/tls.py): changing them takes a restart."""
     f = ConfigField
@@ -170,7 +221,8 @@ def _tls_fields() -> list[ConfigField]:
 
 
 def default_fields() -> list[ConfigField]:
-    return _index_job_fields() + _worker_fields() + _procedure_fields() + _tls_fields()
+    return (_index_job_fields() + _worker_fields() + _procedure_fields() + _statement_fields()
+            + _catalog_fields() + _audit_fields() + _tls_fields())
 
 
 class Config:

@@ -7,14 +7,17 @@ contents of the statements is ``engine.statements.HANDLERS``.
 
 from __future__ import annotations
 
+import time
 import uuid
 from typing import Any
 from pathlib import Path
 
 from engine import ast
-from engine.audit import AuditLog
+from engine.audit import DENIAL_CODES, AuditLog, AuditSettings
+from engine.audit_object import audit_object, is_audited, statement_kind
 from engine.catalogs.manager import CatalogManager, CatalogRecord
-from engine.errors import Errors
+from engine.catalogs.placement import Placement
+from engine.errors import DrydockError, Errors
 from engine.jobs.dispatcher import Dispatcher
 from engine.jobs.manager import JobManager
 from engine.jobs.records import JobRecord
@@ -41,13 +44,17 @@ class Engine:
         self.query = QueryEngine(self.data_dir / "internal.duckdb")
         self.users = Users(self.store, root_password)
         self.privileges = Privileges(self.store, self.users)
-        self.audit = AuditLog(self.data_dir / "audit.jsonl")
+        self.audit = AuditLog(self.data_dir / "audit.jsonl",
+                              settings=lambda: AuditSettings.from_config(self.config))
         self.catalogs = CatalogManager(self.store)
         self.metadata = Metadata(self)
         self.procedures = default_registry()
         self.jobs = JobManager(self.store)
         self.catalogs.before_drop.append(self._refuse_if_unresolved_jobs)
         self.catalogs.before_retarget.append(self._refuse_retarget_with_unresolved_jobs)
+        self.catalogs.in_transaction.append(self.privileges.follow_catalog)
+        self.catalogs.after_commit.append(self.privileges.reload)
+        self.placement = Placement(self.config, self.data_dir)
         self.retention = RetentionCleaner(self.jobs, self.config)
         self.epoch = uuid.uuid4().hex  # this process's epoch: workers of earlier epochs are foreign
         self.metrics = Metrics()
@@ -80,11 +87,34 @@ class Engine:
         """Ask the supervisor to abort a RUNNING job's worker; False when no supervisor runs it."""
         return self.dispatcher.cancel(job)
 
-    def execute(self, statement: ast.Statement, ctx: SessionContext) -> Result:
+    def execute(self, statement: ast.Statement, ctx: SessionContext, text: str = "") -> Result:
+        """The one way any statement runs: its handler (authorize → validate → execute), wrapped
+        once in the audit (changing and denied statements; ``text`` is what the client sent,
+        masked by the audit log) and the statement-duration metric."""
         from engine.statements import HANDLERS  # the statement modules import Engine
 
         handler = HANDLERS[type(statement)]
-        return handler(self, statement, ctx)
+        started = time.monotonic()
+        kind = statement_kind(statement)
+        try:
+            result = handler(self, statement, ctx)
+        except DrydockError as exc:
+            self._audit(statement, ctx, kind, started, exc.code, text)
+            raise
+        finally:
+            self.metrics.statement_seconds.labels(kind).observe(time.monotonic() - started)
+        self._audit(statement, ctx, kind, started, 0, text)
+        return result
+
+    def _audit(self, statement: ast.Statement, ctx: SessionContext, kind: str, started: float,
+               error_code: int, text: str) -> None:
+        denied = error_code in DENIAL_CODES
+        if not denied and not is_audited(statement):
+            return
+        self.audit.record(user=ctx.user, host=ctx.host, connection_id=ctx.connection_id,
+                          kind=kind if is_audited(statement) or not denied else "Denied",
+                          obj=audit_object(statement, ctx), error_code=error_code, started=started,
+                          statement=text or getattr(statement, "text", ""))
 
     def query_session(self) -> QuerySession:
         return self.query.session()

@@ -6,6 +6,9 @@ ERR packet. Tests assert on ``.code``, never on substrings alone.
 
 from __future__ import annotations
 
+import os
+import re
+import tempfile
 from dataclasses import dataclass
 from typing import Any
 
@@ -89,6 +92,13 @@ class Errors:
     UNSUPPORTED_PS = ErrorSpec(1295, "HY000", "This command is not supported in the prepared statement protocol yet")
     MAX_PREPARED_STMT_COUNT = ErrorSpec(1461, "42000", "Can't create more than max_prepared_stmt_count statements (current value: {limit})")
     QUERY_FAILED = ErrorSpec(1105, "HY000", "{detail}")
+    # -- the plain-SQL pipeline (engine/sql_relations.py) ------------------------------------
+    TABLE_FUNCTION_NOT_ALLOWED = ErrorSpec(1142, "42000", "Table function '{name}' is not allowed; read tables by name (metadata: information_schema and SHOW)")
+    FUNCTION_NOT_ALLOWED = ErrorSpec(1305, "42000", "FUNCTION {name} does not exist or is not allowed")
+    RELATIONS_UNKNOWN = ErrorSpec(1105, "HY000", "Statement refused: the tables it reads could not be determined ({detail})")
+    STATEMENT_NOT_ALLOWED = ErrorSpec(1235, "42000", "This version of drydock doesn't yet support '{what}'")
+    STATEMENT_TOO_COMPLEX = ErrorSpec(1105, "HY000", "Statement has {tokens} tokens, more than 'max_statement_tokens' ({limit}); split it into smaller statements")
+    STATEMENT_TOO_LARGE = ErrorSpec(1153, "08S01", "Got a statement of {size} bytes, bigger than 'max_statement_bytes' ({limit} bytes)")
 
     # -- users, roles, privileges -------------------------------------------------------------
     NO_SUCH_USER = ErrorSpec(1133, "42000", "Can't find any matching row in the user table for {user}")
@@ -111,6 +121,10 @@ class Errors:
     CATALOG_BAD_PROPERTY = ErrorSpec(1105, "HY000", "{detail}")
     CATALOG_ACCESS_FAILED = ErrorSpec(1105, "HY000", "Catalog '{name}': {detail}")
     CATALOG_BUSY = ErrorSpec(1105, "HY000", "Catalog '{name}' has unresolved Lance index job {job_id}; resolve it before {op}")
+    # 1227 like a missing privilege: the warehouse is what makes ADMIN necessary (never echo a path
+    # the user did not write)
+    CATALOG_LOCATION_NOT_ALLOWED = ErrorSpec(1227, "42000", "Access denied; you need (at least one of) the ADMIN privilege(s) for this operation: {subject} is not under a location listed in config '{key}'")
+    CATALOG_LOCATION_RESERVED = ErrorSpec(1227, "42000", "Access denied; {subject} overlaps drydock's own data directory, which no catalog may use")
     UNKNOWN_EXTERNAL_TABLE = ErrorSpec(1146, "42S02", "Table '{table}' doesn't exist in catalog '{catalog}'")
     UNKNOWN_EXTERNAL_DATABASE = ErrorSpec(1049, "42000", "Unknown database '{db}' in catalog '{catalog}'")
     READ_ONLY_CATALOG = ErrorSpec(1105, "HY000", "Catalog '{catalog}' is read-only through SQL: only SELECT is supported on its tables")
@@ -151,6 +165,30 @@ class Errors:
     # Fence and quota conflicts (reference §3: DdlException texts)
     LANCE_INDEX_FENCED = ErrorSpec(5100, "HY000", "lance index '{index}' is fenced by unresolved job {job_id}; resolve that job (FORCE_RELEASE) before reusing the name")
     LANCE_INDEX_QUOTA = ErrorSpec(5100, "HY000", "unresolved lance index job quota exceeded for index '{index}'; resolve or finish existing jobs first")
+
+
+PATH_PLACEHOLDER = "<path>"
+# An absolute POSIX path (optionally file://, or continuing a root already replaced), not part of a URI such as s3://bucket/key or of a
+# relative name such as 'a/b'. Linear: one character class, no nested repetition.
+_ABSOLUTE_PATH = re.compile(r"(?<![\w.:/~-])(?:file://)?(?:<path>)?/[^\s'\"`,;()<>\[\]{}]+")
+
+
+def scrub_paths(text: str, *roots: str | os.PathLike[str]) -> str:
+    """Library or OS error text → the same text without server paths.
+
+    Each of ``roots`` (e.g. the data directory), the home and temp directories, and any other
+    absolute path become ``<path>``. Use it on every exception text that may reach a client.
+    """
+    known = [str(r) for r in (*roots, os.path.expanduser("~"), tempfile.gettempdir()) if str(r) not in ("", "/")]
+    for root in sorted(known, key=len, reverse=True):
+        text = text.replace(root, PATH_PLACEHOLDER)
+    return _ABSOLUTE_PATH.sub(PATH_PLACEHOLDER, text)
+
+
+def exception_text(exc: BaseException, *roots: str | os.PathLike[str]) -> str:
+    """``Type: first line`` of a library exception, paths scrubbed (callers still redact secrets)."""
+    lines = str(exc).splitlines()
+    return scrub_paths(f"{type(exc).__name__}: {lines[0] if lines else ''}", *roots)
 
 
 def all_specs() -> dict[str, ErrorSpec]:

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from engine.catalogs.base import Column, TimeTravel
 from engine.catalogs.manager import INTERNAL
-from engine.errors import DrydockError, Errors
+from engine.errors import DrydockError, Errors, exception_text
 from engine.session import SessionContext
 
 if TYPE_CHECKING:
@@ -34,7 +34,7 @@ class Metadata:
         except Exception as exc:  # noqa: BLE001 - any library failure becomes one typed error
             from engine.redact import redact_text
 
-            detail = redact_text(f"{type(exc).__name__}: {exc}".splitlines()[0], connector.secrets())
+            detail = redact_text(exception_text(exc, self._engine.data_dir), connector.secrets())
             raise Errors.CATALOG_ACCESS_FAILED.error(name=catalog, detail=detail) from None
 
     # -- listings --------------------------------------------------------------------------------

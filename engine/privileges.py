@@ -7,19 +7,28 @@ A session's privileges are those of its account plus those of the account's role
 - ``require_table / require_db / require_global`` raise MySQL's 1142 / 1044 / 1227, or — when the
   caller must not learn that an object exists — the ``not_found`` error it passes in.
 - ``may_see_table / may_see_db`` (any privilege) filter SHOW output and information_schema.
+
+Grants on a catalog follow its identity, not its name: ``follow_catalog`` runs inside the
+transaction of ALTER CATALOG RENAME (the rows move to the new name) and of DROP CATALOG (they go),
+so a catalog created later under an old name starts without them.
 """
 
 from __future__ import annotations
 
+import sqlite3
 import threading
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from engine.errors import DrydockError, Errors
 from engine.metastore import MetaStore
 from engine.session import SessionContext
 from engine.users import ROOT, UserIdentity, Users
+
+if TYPE_CHECKING:
+    from engine.catalogs.manager import CatalogRecord
 
 PRIVILEGES = ("SELECT_PRIV", "LOAD_PRIV", "ALTER_PRIV", "CREATE_PRIV", "DROP_PRIV",
               "SHOW_VIEW_PRIV", "ADMIN_PRIV", "GRANT_PRIV", "USAGE_PRIV")
@@ -34,7 +43,25 @@ MYSQL_SPELLINGS = {
 VERB = {"SELECT_PRIV": "SELECT", "LOAD_PRIV": "LOAD", "ALTER_PRIV": "ALTER", "CREATE_PRIV": "CREATE",
         "DROP_PRIV": "DROP", "SHOW_VIEW_PRIV": "SHOW VIEW", "ADMIN_PRIV": "ADMIN",
         "GRANT_PRIV": "GRANT", "USAGE_PRIV": "USAGE"}
-ANY = "*"
+ANY = "*"  # an open level, in memory and in the grants table; never a name (see stored_name)
+
+
+def stored_name(name: str) -> str:
+    """An object name as a :class:`Target` part: a name spelled ``*`` (GRANT ON db.`*`) must not
+    read as ANY, so names made of backslashes and one ``*`` gain a backslash (injective)."""
+    return "\\" + name if name.lstrip("\\") == ANY else name
+
+
+def real_name(part: str) -> str | None:
+    """The inverse of :func:`stored_name`; None for an open level."""
+    if part == ANY:
+        return None
+    return part[1:] if part.lstrip("\\") == ANY else part
+
+
+def part_covers(part: str, name: str | None) -> bool:
+    """Whether a Target part (stored form) covers the object called ``name`` (None: no object)."""
+    return part == ANY or (name is not None and part == stored_name(name))
 
 
 def normalize_privileges(names: Iterable[str]) -> tuple[str, ...]:
@@ -59,9 +86,16 @@ def display(privilege: str) -> str:
 
 @dataclass(frozen=True)
 class Target:
+    """A grant's object; each part is ANY or a name in :func:`stored_name` form."""
+
     catalog: str = ANY
     db: str = ANY
     tbl: str = ANY
+
+    @classmethod
+    def of(cls, catalog: str | None, db: str | None = None, tbl: str | None = None) -> Target:
+        """From real names, None meaning an open level."""
+        return cls(*(ANY if n is None else stored_name(n) for n in (catalog, db, tbl)))
 
     @property
     def level(self) -> str:
@@ -72,12 +106,21 @@ class Target:
         return "database" if self.tbl == ANY else "table"
 
     def covers(self, catalog: str, db: str | None, tbl: str | None) -> bool:
-        return ((self.catalog == ANY or self.catalog == catalog)
-                and (self.db == ANY or (db is not None and self.db == db))
-                and (self.tbl == ANY or (tbl is not None and self.tbl == tbl)))
+        if catalog == ANY:  # a global question: only a global grant answers it
+            return self.catalog == ANY
+        return part_covers(self.catalog, catalog) and part_covers(self.db, db) and part_covers(self.tbl, tbl)
+
+    def label(self, depth: int = 3) -> str:
+        """The first ``depth`` parts as SHOW GRANTS prints them (a name ``*`` in backticks)."""
+        return ".".join(_display_part(p) for p in (self.catalog, self.db, self.tbl)[:depth])
 
     def __str__(self) -> str:
-        return f"{self.catalog}.{self.db}.{self.tbl}"
+        return self.label()
+
+
+def _display_part(part: str) -> str:
+    name = real_name(part)
+    return ANY if name is None else f"`{name}`" if name.lstrip("\\") == ANY else name
 
 
 class Privileges:
@@ -97,6 +140,9 @@ class Privileges:
         with self._store.transaction() as db:
             for privilege in PRIVILEGES:
                 db.execute("INSERT OR IGNORE INTO grants VALUES (?, '*', '*', '*', ?)", (root, privilege))
+
+    def reload(self) -> None:
+        self._reload()
 
     def _reload(self) -> None:
         grants: dict[str, set[tuple[Target, str]]] = {}
@@ -152,12 +198,12 @@ class Privileges:
     def may_see_db(self, ctx: SessionContext, catalog: str, db: str) -> bool:
         """Any privilege on the database or on some table in it."""
         return any((p == "ADMIN_PRIV" and t.level == "global")
-                   or ((t.catalog in (ANY, catalog)) and (t.db in (ANY, db)))
+                   or (part_covers(t.catalog, catalog) and part_covers(t.db, db))
                    for t, p in self._held(ctx))
 
     def sees_catalog(self, ctx: SessionContext, catalog: str) -> bool:
         """Any privilege anywhere in ``catalog`` (SHOW CATALOGS, SWITCH)."""
-        return any((p == "ADMIN_PRIV" and t.level == "global") or t.catalog in (ANY, catalog)
+        return any((p == "ADMIN_PRIV" and t.level == "global") or part_covers(t.catalog, catalog)
                    for t, p in self._held(ctx))
 
     def visibility(self, ctx: SessionContext, catalog: str) -> tuple[bool, set[str], set[tuple[str, str]]]:
@@ -165,15 +211,28 @@ class Privileges:
         dbs: set[str] = set()
         tables: set[tuple[str, str]] = set()
         for t, p in self._held(ctx):
-            if (p == "ADMIN_PRIV" and t.level == "global") or (t.catalog in (ANY, catalog) and t.db == ANY):
+            if (p == "ADMIN_PRIV" and t.level == "global") or (part_covers(t.catalog, catalog) and t.db == ANY):
                 return True, set(), set()
-            if t.catalog == catalog and t.tbl == ANY:
-                dbs.add(t.db)
-            elif t.catalog == catalog:
-                tables.add((t.db, t.tbl))
+            if t.catalog == stored_name(catalog) and t.tbl == ANY:
+                dbs.add(real_name(t.db) or ANY)
+            elif t.catalog == stored_name(catalog):
+                tables.add((real_name(t.db) or ANY, real_name(t.tbl) or ANY))
         return False, dbs, tables
 
     # -- changes ----------------------------------------------------------------------------------
+    @staticmethod
+    def follow_catalog(db: sqlite3.Connection, record: CatalogRecord, new_name: str | None) -> None:
+        """Inside a catalog DDL's transaction: move grants on ``record`` to ``new_name``, or drop them.
+
+        Names compare case-insensitively, as catalog names do. Grants already written for the new
+        name (granted ahead of any catalog of that name) merge with the moved ones.
+        """
+        if new_name is None:
+            db.execute("DELETE FROM grants WHERE lower(catalog) = lower(?)", (record.name,))
+        else:
+            db.execute("UPDATE OR REPLACE grants SET catalog = ? WHERE lower(catalog) = lower(?)",
+                       (new_name, record.name))
+
     def grantee_exists(self, grantee: str) -> bool:
         if grantee.startswith("role:"):
             return grantee[5:] in self._role_names

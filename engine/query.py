@@ -23,9 +23,10 @@ from sqlglot import exp
 
 from engine import info_schema
 from engine.catalogs.base import TimeTravel
-from engine.errors import Errors
+from engine.errors import Errors, scrub_paths
 from engine.results import Diagnostic, Result
 from engine.session import SessionContext
+from engine.sql_relations import Reference, catalog_of, verify_with_duckdb
 
 _ROW_COUNT_STATEMENTS = (exp.Insert, exp.Update, exp.Delete)
 
@@ -91,7 +92,6 @@ class QueryEngine:
 # registration; an object no longer handed out is simply evicted.
 BOUND_EXTERNAL_PER_SESSION = 8
 _RESERVED_PREFIX = "__drydock_"
-_NAME_READING_FUNCTIONS = ("query", "query_table")
 
 
 class QuerySession:
@@ -123,50 +123,70 @@ class QuerySession:
             self._cursor.unregister(old)
         return name
 
-    def run(self, expression: exp.Expression, ctx: SessionContext,
+    def run(self, expression: exp.Expression, ctx: SessionContext, references: list[Reference],
             visibility: Visibility | None = None, resolver: Resolver | None = None) -> Result:
-        expression = adapt(expression, ctx, visibility)
+        """Run a statement whose relations engine/sql_relations.py resolved (and the caller
+        authorized): internal references are qualified completely, external ones bound to
+        Arrow objects, and DuckDB's own parse of the final text is checked against them."""
+        adapt(expression, ctx, visibility)
         counted = self._count_pushdown(expression, ctx, resolver)
         if counted is not None:
             return counted
         registered: list[str] = []
         try:
             # Tables first: the information_schema binding adds placeholder tables of its own.
-            self._bind_external(expression, ctx, resolver)
+            authorized = self._bind_references(references, ctx, resolver)
             self._bind_info_schema(expression, ctx, resolver, registered)
+            self._verify(expression, authorized)
             return self._execute(expression, ctx)
         finally:
             for name in registered:
                 self._cursor.unregister(name)
 
-    def _bind_external(self, expression: exp.Expression, ctx: SessionContext,
-                       resolver: Resolver | None) -> None:
-        """Point every external-catalog table at an Arrow object registered on this cursor.
-
-        The resolver pins one version per table reference (FOR VERSION/TIME AS OF or latest), and
-        a table named twice in one statement (self-join, subquery) is resolved once, so a statement
-        reads one consistent version of each table.
-        """
-        from engine.query_privileges import catalog_of, external_tables
-
+    def _bind_references(self, references: list[Reference], ctx: SessionContext,
+                         resolver: Resolver | None) -> set[tuple[str, str]]:
+        """Qualify internal references as ``internal.db.t``; point every external one at an Arrow
+        object registered on this cursor. The resolver pins one version per table reference
+        (FOR VERSION/TIME AS OF or latest), and a table named twice in one statement is resolved
+        once, so a statement reads one consistent version of each table. Returns the internal
+        (db, table) pairs, lower-cased."""
+        internal: set[tuple[str, str]] = set()
         pinned: dict[tuple[str, str, str, TimeTravel | None], str] = {}
-        for table in external_tables(expression, ctx):
+        for ref in references:
+            table = ref.node
+            if ref.catalog.lower() == info_schema.INTERNAL:
+                if table.args.get("version") is not None:
+                    raise Errors.TIME_TRAVEL_INVALID.error(
+                        detail="FOR ... AS OF is only supported on Lance and Paimon tables")
+                table.set("catalog", exp.to_identifier(info_schema.INTERNAL))
+                table.set("db", exp.to_identifier(ref.db))
+                internal.add((ref.db.lower(), ref.table.lower()))
+                continue
             if resolver is None:
-                raise Errors.UNKNOWN_CATALOG.error(name=catalog_of(table, ctx))
+                raise Errors.UNKNOWN_CATALOG.error(name=ref.catalog)
             travel = _time_travel(table)
-            db = table.text("db") or ctx.database
-            if not db:
-                raise Errors.NO_DB_SELECTED.error()
-            key = (catalog_of(table, ctx).lower(), db, table.name, travel)
+            key = (ref.catalog.lower(), ref.db, ref.table, travel)
             name = pinned.get(key, "")
             if not name:
-                name = pinned[key] = self._register(resolver(catalog_of(table, ctx), db, table.name, travel))
+                name = pinned[key] = self._register(resolver(ref.catalog, ref.db, ref.table, travel))
             if not table.alias:
                 table.set("alias", exp.TableAlias(this=exp.to_identifier(table.name)))
             table.set("this", exp.to_identifier(name))
             table.set("db", None)
             table.set("catalog", None)
             table.set("version", None)
+        return internal
+
+    def _verify(self, expression: exp.Expression, authorized: set[tuple[str, str]]) -> None:
+        """DuckDB's own parse of every query in the final text names only what was authorized
+        (engine/sql_relations.py); DuckDB serializes SELECTs only, so each query part of an
+        INSERT/CREATE/UPDATE/DELETE is checked on its own."""
+        for query in _query_parts(expression):
+            verify_with_duckdb(self._serialize, query.sql(dialect="duckdb"), authorized)
+
+    def _serialize(self, sql: str) -> str:
+        row = self._cursor.execute("SELECT json_serialize_sql(?)", [sql]).fetchone()
+        return str(row[0]) if row else '{"error": true}'
 
     def _count_pushdown(self, expression: exp.Expression, ctx: SessionContext,
                         resolver: Resolver | None) -> Result | None:
@@ -174,8 +194,6 @@ class QuerySession:
         version's metadata, as Doris does for external tables (its count push-down): Lance keeps
         row counts (net of deletions) in the manifest, so no column is read. Any other shape, or
         a table object without ``count_rows``, runs on DuckDB as usual."""
-        from engine.query_privileges import catalog_of
-
         table = _count_star_table(expression, ctx)
         if table is None or resolver is None:
             return None
@@ -311,7 +329,25 @@ def _quote(identifier: str) -> str:
 
 
 def _first_line(exc: Exception) -> str:
-    return str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    """The first line of a DuckDB/library error, with server paths removed (engine/errors.py)."""
+    text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    return scrub_paths(text)
+
+
+def _query_parts(expression: exp.Expression) -> list[exp.Expression]:
+    """The outermost queries in ``expression``: itself when it is one, else each query (SELECT,
+    set operation, subquery) not nested in another."""
+    if isinstance(expression, _QUERIES):
+        return [expression]
+    if isinstance(expression, exp.Describe):
+        return _query_parts(expression.this)
+    parts: list[exp.Expression] = []
+    for node in expression.iter_expressions():
+        parts.extend(_query_parts(node))
+    return parts
+
+
+_QUERIES = (exp.Select, exp.Union, exp.Intersect, exp.Except, exp.Subquery)
 
 
 def _is_ddl(expression: exp.Expression) -> bool:
@@ -345,8 +381,6 @@ _COUNT_TABLE_ARGS = {"this", "db", "catalog", "alias", "version"}
 def _count_star_table(expression: exp.Expression, ctx: SessionContext) -> exp.Table | None:
     """The table of ``SELECT count(*) [AS a] FROM [c.][d.]t [AS x] [FOR ... AS OF ...]`` when it
     is an external table and the statement has no other clause, else None."""
-    from engine.query_privileges import catalog_of
-
     if not isinstance(expression, exp.Select) or {k for k, v in expression.args.items() if v} != _COUNT_SELECT_ARGS:
         return None
     if len(expression.expressions) != 1:
@@ -407,8 +441,7 @@ def _sql_string(value: str) -> str:
 
 def adapt(expression: exp.Expression, ctx: SessionContext,
           visibility: Visibility | None = None) -> exp.Expression:
-    """MySQL AST → the AST drydock runs on DuckDB (see module docstring)."""
-    expression = expression.copy()
+    """MySQL AST → the AST drydock runs on DuckDB (see module docstring), in place."""
     if isinstance(expression, (exp.Create, exp.Drop)) and expression.args.get("kind", "").upper() == "DATABASE":
         expression.set("kind", "SCHEMA")
         if isinstance(expression, exp.Drop):
@@ -424,12 +457,6 @@ def adapt(expression: exp.Expression, ctx: SessionContext,
     for table in list(expression.find_all(exp.Table)):
         db = table.text("db").lower()
         name = table.name
-        if name.lower().startswith(_RESERVED_PREFIX):  # the names external tables are bound under
-            raise Errors.UNKNOWN_TABLE.error(table=f"{table.text('db') or ctx.database or ''}.{name}".lstrip("."))
-        if isinstance(table.this, exp.Func) and table.this.name.lower() in _NAME_READING_FUNCTIONS:
-            # query('SQL') / query_table('db.t') read tables named in strings, which no privilege
-            # check (engine/query_privileges.py) sees; name the table in SQL instead.
-            raise Errors.NOT_SUPPORTED.error(what=f"the {table.this.name.lower()}() table function")
         if isinstance(expression, exp.Select) and not db and name.upper() == "DUAL" and not table.args.get("catalog"):
             _drop_dual(table)
             continue

@@ -34,6 +34,12 @@ class SessionContext:
     # prepared statements of PREPARE name FROM ... (name lower-cased → statement text).
     user_variables: dict[str, Any] = field(default_factory=dict)
     prepared_statements: dict[str, str] = field(default_factory=dict)
+    # The session's own DuckDB handle (engine/query.py QuerySession) and its system variables
+    # (name → value, with get/set/list), both set by the server when the session starts.
+    query: Any = None
+    variables: Any = None
+    # (cipher, TLS version) of the connection, None for plain text (SHOW STATUS LIKE 'Ssl_%')
+    tls_cipher: tuple[str, str] | None = None
 
     @property
     def identity(self) -> str:

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from hashlib import sha1
 
 from engine.errors import Errors
+from engine.like import like
 from engine.metastore import MetaStore
 
 ROOT = "root"
@@ -66,8 +67,7 @@ def validate_identity(identity: UserIdentity) -> UserIdentity:
 def host_matches(pattern: str, client_host: str) -> bool:
     if pattern == "localhost":
         return client_host in LOOPBACK
-    regex = "".join(".*" if c == "%" else "." if c == "_" else re.escape(c) for c in pattern)
-    return re.fullmatch(regex, client_host, re.IGNORECASE) is not None
+    return like(client_host, pattern, case_insensitive=True, escapes=False)
 
 
 def _specificity(host: str) -> tuple[int, int]:

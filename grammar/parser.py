@@ -227,10 +227,13 @@ def syntax_error(exc: UnexpectedInput, sql: str) -> DrydockError:
 
 # -- tree → statements ------------------------------------------------------------------------
 def unquote(text: str) -> str:
-    """MySQL string literal → value: strips quotes, undoes doubled quotes and backslash escapes."""
+    """MySQL string literal → value: strips quotes, undoes doubled quotes and backslash escapes.
+
+    ``\\%`` and ``\\_`` keep their backslash, as in MySQL, so that LIKE sees an escaped wildcard.
+    """
     quote, body = text[0], text[1:-1]
     body = body.replace(quote * 2, quote)
-    escapes = {"n": "\n", "t": "\t", "r": "\r", "0": "\0", "b": "\b", "Z": "\x1a"}
+    escapes = {"n": "\n", "t": "\t", "r": "\r", "0": "\0", "b": "\b", "Z": "\x1a", "%": "\\%", "_": "\\_"}
     return re.sub(r"\\(.)", lambda m: escapes.get(m.group(1), m.group(1)), body, flags=re.S)
 
 
@@ -370,8 +373,8 @@ class _ToStatement(Transformer[Token, Any]):
     def role_list(self, items: list[str]) -> tuple[str, ...]:
         return tuple(items)
 
-    def target_part(self, items: list[Any]) -> str:
-        return items[0] if items else "*"
+    def target_part(self, items: list[Any]) -> str | None:
+        return items[0] if items else None  # None: the bare wildcard; `*` backticked is a name
 
     def privilege_target(self, items: list[str]) -> ast.PrivilegeTarget:
         return ast.PrivilegeTarget(tuple(items))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import contextlib
 import itertools
 import logging
@@ -91,6 +92,12 @@ class DrydockServer:
         self.identity = DrydockIdentityProvider(engine.users)
         self.connections: Connections | None = None
         self._server: asyncio.base_events.Server | None = None
+        # Separate worker pools, so long CALLs and index administration cannot starve queries.
+        self.pools = {
+            name: concurrent.futures.ThreadPoolExecutor(int(engine.config.get(f"{name}_threads")),
+                                                        thread_name_prefix=f"drydock-{name}")
+            for name in ("statements", "maintenance")
+        }
 
     async def start(self, host: str, port: int) -> tuple[str, int]:
         self.connections = Connections(asyncio.get_running_loop())
@@ -102,7 +109,7 @@ class DrydockServer:
     async def _on_client(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         assert self.connections is not None
         stream = wire.PacketStream(reader, writer)  # bounded, correct read() (server/wire.py)
-        session = DrydockSession(self.engine)
+        session = DrydockSession(self.engine, self.pools)
         connection = DrydockConnection(stream=stream, session=session, control=self.connections,
                                        identity_provider=self.identity,
                                        server_capabilities=CAPABILITIES, ssl=self.tls.context,
@@ -136,3 +143,5 @@ class DrydockServer:
         if self._server is not None:
             self._server.close()
             await self._server.wait_closed()
+        for pool in self.pools.values():
+            pool.shutdown(wait=False, cancel_futures=True)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import gc
 import logging
 import signal
 import sys
@@ -14,6 +15,30 @@ import click
 from engine.core import Engine
 from server.app import DrydockServer
 from server.tls import TlsConfigError, settings_from_config
+
+
+# Library loggers that copy statement text (or request bodies) into the server log, with the
+# lowest level each may still log at. sqlglot logs every statement it cannot parse verbatim (so any
+# user could write arbitrary lines, and SET PASSWORD texts would leak); mysql-mimic logs each query
+# at DEBUG. Statement text reaches the log only through drydock's own, redacted, messages.
+LIBRARY_LOG_FLOORS = {
+    "sqlglot": logging.CRITICAL + 1,  # off
+    "mysql_mimic": logging.INFO,
+    "botocore": logging.WARNING,
+    "boto3": logging.WARNING,
+    "s3transfer": logging.WARNING,
+    "urllib3": logging.WARNING,
+    "pyiceberg": logging.WARNING,
+    "fsspec": logging.WARNING,
+    "lark": logging.WARNING,
+}
+
+
+def quiet_library_loggers() -> None:
+    """Raise third-party loggers to their floor, whatever --log-level says (called at start-up)."""
+    for name, floor in LIBRARY_LOG_FLOORS.items():
+        library = logging.getLogger(name)
+        library.setLevel(max(floor, library.getEffectiveLevel()))
 
 
 @click.group()
@@ -45,6 +70,7 @@ def serve(host: str, port: int, data_dir: Path, config_file: Path | None, root_p
     """Start the server; prints `drydock ready on HOST:PORT` once it accepts connections."""
     logging.basicConfig(level=log_level.upper(), stream=sys.stderr,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    quiet_library_loggers()
     options = {"tls_cert": tls_cert, "tls_key": tls_key,
                "require_secure_transport": require_secure_transport}
     overrides = {k: v for k, v in options.items() if v is not None}
@@ -66,6 +92,7 @@ async def _serve(host: str, port: int, data_dir: Path, config_file: Path | None,
         print(f"drydock metrics on 127.0.0.1:{bound}", file=sys.stderr, flush=True)
     server = DrydockServer(engine, tls_settings)
     bound_host, bound_port = await server.start(host, port)
+    gc.freeze()  # start-up objects leave the collector's working set (server/memory.py)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):

@@ -28,7 +28,6 @@ import asyncio
 import logging
 import os
 import secrets
-import time
 from typing import Any
 
 from mysql_mimic import packets, types
@@ -194,12 +193,9 @@ class DrydockConnection(Connection):
             await self.stream.write(self.ok())
             return
         using = "YES" if auth_response else "NO"
-        logger.info("access denied for user %r from %s", username, host)
         engine = getattr(self.session, "engine", None)
-        if engine is not None:
-            engine.audit.record(user=username, host=host, connection_id=self.connection_id,
-                                kind="Login", obj="", error_code=Errors.ACCESS_DENIED.code,
-                                started=time.monotonic(), statement="")
+        if engine is not None:  # aggregated per peer, bounded, and logged there (engine/audit.py)
+            engine.audit.failed_login(user=username, host=host, connection_id=self.connection_id)
         await self._write_quietly(self.error(msg=Errors.ACCESS_DENIED.error(user=username, host=host, using=using)))
         raise LoginFailed(username)
 
@@ -244,18 +240,20 @@ class DrydockConnection(Connection):
             self.session.variables.set("character_set_client", change.client_charset.name)
         if change.connect_attrs:
             self.client_connect_attrs = change.connect_attrs
+        # The session is reset first and the database goes through the same access check as the
+        # handshake, COM_INIT_DB and USE (DrydockSession.use), before the OK.
+        await self.session.reset()
+        self.session.database = None
         try:
             await self.authenticate(username=change.username, auth_response=change.auth_response,
                                     client_plugin_name=change.client_plugin,
-                                    connect_attrs=change.connect_attrs)
+                                    connect_attrs=change.connect_attrs, database=change.database or None)
         except LoginFailed:
             raise
         except Exception as exc:  # fail closed: never keep serving after a broken re-login
             logger.exception("COM_CHANGE_USER failed; closing the connection")
             await self._write_quietly(self.error(msg=Errors.INTERNAL.error(detail=f"change user failed: {exc}")))
             raise LoginFailed(change.username) from None
-        await self.session.reset()
-        self.session.database = change.database or None
 
     # -- command phase ------------------------------------------------------------------------------
     async def command_phase(self) -> None:

@@ -14,6 +14,7 @@ import math
 from typing import Any
 
 from engine.errors import Errors
+from engine.user_variables import literal
 
 
 def placeholder_positions(sql: str) -> list[int]:
@@ -56,26 +57,6 @@ def _skip_quoted(sql: str, start: int, quote: str) -> int:
 
 def count_placeholders(sql: str) -> int:
     return len(placeholder_positions(sql))
-
-
-def literal(value: Any) -> str:
-    """A Python value as a MySQL literal that can never end early."""
-    if value is None:
-        return "NULL"
-    if value is True:
-        return "TRUE"
-    if value is False:
-        return "FALSE"
-    if isinstance(value, (int, decimal.Decimal)):
-        return str(value)
-    if isinstance(value, float):  # inf / nan have no MySQL literal: a cast, never a bare name
-        return repr(value) if math.isfinite(value) else f"CAST('{value!r}' AS DOUBLE)"
-    if isinstance(value, (bytes, bytearray)):
-        return "X'" + bytes(value).hex() + "'" if value else "''"
-    if isinstance(value, (dt.datetime, dt.date, dt.time, dt.timedelta)):
-        value = str(value)
-    text = str(value).replace("\\", "\\\\").replace("'", "\\'").replace("\0", "\\0")
-    return "'" + text + "'"
 
 
 def bind_parameters(sql: str, values: list[Any]) -> str:

@@ -50,12 +50,13 @@ def test_privilege_names() -> None:
 
 
 @pytest.mark.parametrize("parts,target", [
-    (("*", "*", "*"), Target()), (("*", "*"), Target()), (("c", "*", "*"), Target("c")),
-    (("c", "d", "*"), Target("c", "d")), (("d", "*"), Target("internal", "d")),
+    ((None, None, None), Target()), ((None, None), Target()), (("c", None, None), Target("c")),
+    (("c", "d", None), Target("c", "d")), (("d", None), Target("internal", "d")),
     (("d",), Target("internal", "d")), (("d", "t"), Target("internal", "d", "t")),
     (("c", "d", "t"), Target("c", "d", "t")),
 ])
-def test_privilege_targets_resolve_in_the_current_catalog(parts: tuple[str, ...], target: Target) -> None:
+def test_privilege_targets_resolve_in_the_current_catalog(parts: tuple[str | None, ...], target: Target) -> None:
+    """None is a bare ``*`` as the parser gives it."""
     ctx = SessionContext("root", "h", 1)
     assert resolve_target(ast.PrivilegeTarget(parts), ctx) == target
 

@@ -40,7 +40,9 @@ from engine.catalogs import lance_fs  # noqa: E402
 from engine.catalogs.cache import MetadataCache  # noqa: E402
 from engine.catalogs.lance_types import arrow_type, for_duckdb  # noqa: E402
 from engine.catalogs.base import Column, Connector, IndexRow, TimeTravel  # noqa: E402
-from engine.errors import DrydockError, Errors  # noqa: E402
+from engine.errors import DrydockError, Errors, exception_text  # noqa: E402
+from engine.instants import BadInstant, parse_instant  # noqa: E402
+from engine.names import shown  # noqa: E402
 from engine.redact import redact_text  # noqa: E402
 
 T = TypeVar("T")
@@ -96,7 +98,7 @@ class LanceConnector(Connector):
         except DrydockError:
             raise
         except Exception as exc:  # noqa: BLE001 - converted, never swallowed
-            detail = redact_text(f"{type(exc).__name__}: {exc}".splitlines()[0], self.secrets())
+            detail = redact_text(exception_text(exc), self.secrets())
             raise Errors.CATALOG_ACCESS_FAILED.error(name=self.name, detail=detail) from None
 
     def _missing_table(self, db: str, table: str) -> DrydockError:
@@ -264,13 +266,8 @@ def _ttl(properties: dict[str, str]) -> float:
 def parse_timestamp(text: str) -> dt.datetime:
     """``FOR TIME AS OF`` value → an aware datetime. Naive times are the server's local time (as
     Lance's ``versions()`` shows them); digits alone are epoch milliseconds (Doris accepts both)."""
-    value = text.strip()
     try:
-        if value.isdigit():
-            return dt.datetime.fromtimestamp(int(value) / 1000, tz=dt.timezone.utc)
-        parsed = dt.datetime.fromisoformat(value)
-    except (ValueError, OverflowError, OSError):  # OverflowError/OSError: epoch out of range
+        return parse_instant(text)
+    except BadInstant as exc:
         raise Errors.TIME_TRAVEL_INVALID.error(
-            detail=f"Invalid timestamp '{text}' in FOR TIME AS OF: use 'YYYY-MM-DD HH:MM:SS[.ffffff]' "
-                   "or epoch milliseconds") from None
-    return parsed if parsed.tzinfo is not None else parsed.astimezone()
+            detail=f"Invalid timestamp {shown(text)} in FOR TIME AS OF: it {exc}") from None

@@ -7,6 +7,7 @@ ALTER, DROP and REFRESH so that no statement after them sees stale metadata.
 from __future__ import annotations
 
 import json
+import sqlite3
 import threading
 import time
 from collections.abc import Callable
@@ -18,6 +19,11 @@ from engine.metastore import MetaStore
 
 INTERNAL = "internal"
 INTERNAL_ID = 0
+
+
+# A statement's last word before a change is written: raise to refuse (placement, privileges).
+CreateCheck = Callable[[dict[str, str]], None]
+ChangeCheck = Callable[["CatalogRecord", dict[str, str]], None]
 
 
 @dataclass(frozen=True)
@@ -65,6 +71,10 @@ class CatalogManager:
         # Hooks other subsystems install (index jobs): raise to veto a drop / a target change.
         self.before_drop: list[Callable[[CatalogRecord], None]] = []
         self.before_retarget: list[Callable[[CatalogRecord, dict[str, str]], None]] = []
+        # Hooks that move state keyed by the catalog (grants) in the DDL's own transaction:
+        # (transaction, record, new name — None when the catalog is dropped); then after commit.
+        self.in_transaction: list[Callable[[sqlite3.Connection, CatalogRecord, str | None], None]] = []
+        self.after_commit: list[Callable[[], None]] = []
 
     # -- records ----------------------------------------------------------------------------------
     @staticmethod
@@ -107,14 +117,21 @@ class CatalogManager:
                 detail=f"Unknown catalog type '{kind}'; supported: {', '.join(sorted(types))}")
         return types[kind]
 
-    def create(self, name: str, properties: dict[str, str], comment: str, if_not_exists: bool) -> bool:
+    @staticmethod
+    def normalize_keys(properties: dict[str, str]) -> dict[str, str]:
+        """Keys as stored: stripped, ``type`` in lower case."""
+        return {k.strip().lower() if k.strip().lower() == "type" else k.strip(): v for k, v in properties.items()}
+
+    def create(self, name: str, properties: dict[str, str], comment: str, if_not_exists: bool,
+               check: CreateCheck | None = None) -> bool:
         if name.lower() == INTERNAL:
             raise Errors.CATALOG_EXISTS.error(name=name)
-        properties = {k.strip().lower() if k.strip().lower() == "type" else k.strip(): v
-                      for k, v in properties.items()}
+        properties = self.normalize_keys(properties)
         cls = self._connector_class(properties)
         properties["type"] = cls.TYPE
         cls.validate_properties(properties)
+        if check is not None:
+            check(properties)
         now = time.time()
         with self._store.transaction() as db:
             if db.execute("SELECT 1 FROM catalogs WHERE lower(name) = lower(?)", (name,)).fetchone():
@@ -125,12 +142,14 @@ class CatalogManager:
                        "VALUES (?, ?, ?, ?, ?, ?)", (name, cls.TYPE, json.dumps(properties), comment, now, now))
         return True
 
-    def drop(self, name: str, if_exists: bool) -> bool:
+    def drop(self, name: str, if_exists: bool, check: ChangeCheck | None = None) -> bool:
         record = self.find(name)
         if record is None:
             if if_exists:
                 return False
             raise Errors.UNKNOWN_CATALOG.error(name=name)
+        if check is not None:
+            check(record, record.properties)
         for hook in self.before_drop:
             hook(record)
         with self._store.transaction() as db:
@@ -138,31 +157,46 @@ class CatalogManager:
             self._store.compare_and_set(db, "catalogs", {"id": record.id}, record.revision,
                                         {"updated_at": time.time()})
             db.execute("DELETE FROM catalogs WHERE id = ?", (record.id,))
-        self._forget(record.id)
+            self._follow(db, record, None)
+        self._committed(record.id)
         return True
 
-    def rename(self, name: str, new_name: str) -> None:
+    def rename(self, name: str, new_name: str, check: ChangeCheck | None = None) -> None:
         record = self.get(name)
         if self.exists(new_name):
             raise Errors.CATALOG_EXISTS.error(name=new_name)
+        if check is not None:
+            check(record, record.properties)
         with self._store.transaction() as db:
             self._store.compare_and_set(db, "catalogs", {"id": record.id}, record.revision,
                                         {"name": new_name, "updated_at": time.time()})
-        self._forget(record.id)
+            self._follow(db, record, new_name)
+        self._committed(record.id)
 
-    def set_properties(self, name: str, changes: dict[str, str]) -> None:
+    def set_properties(self, name: str, changes: dict[str, str], check: ChangeCheck | None = None) -> None:
         record = self.get(name)
         merged = {**record.properties, **{k.strip(): v for k, v in changes.items()}}
         if merged.get("type", "").lower() != record.type:
             raise Errors.CATALOG_BAD_PROPERTY.error(detail="The type of a catalog cannot be changed")
         cls = self._connector_class(merged)
         cls.validate_properties(merged)
+        if check is not None:
+            check(record, merged)
         for hook in self.before_retarget:
             hook(record, merged)
         with self._store.transaction() as db:
             self._store.compare_and_set(db, "catalogs", {"id": record.id}, record.revision,
                                         {"properties": json.dumps(merged), "updated_at": time.time()})
         self._forget(record.id)
+
+    def _follow(self, db: sqlite3.Connection, record: CatalogRecord, new_name: str | None) -> None:
+        for hook in self.in_transaction:
+            hook(db, record, new_name)
+
+    def _committed(self, catalog_id: int) -> None:
+        self._forget(catalog_id)
+        for hook in self.after_commit:
+            hook()
 
     # -- connectors ---------------------------------------------------------------------------------
     def connector(self, name: str) -> Connector:

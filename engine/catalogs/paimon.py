@@ -12,7 +12,6 @@ tested, and an untested catalog type must not be accepted.
 
 from __future__ import annotations
 
-import datetime as dt
 import logging
 import math
 import threading
@@ -23,6 +22,8 @@ from urllib.parse import urlparse
 from engine.catalogs.base import Column, Connector, TimeTravel
 from engine.catalogs.cache import MetadataCache
 from engine.errors import Errors
+from engine.instants import BadInstant, instant_millis
+from engine.names import shown
 
 T = TypeVar("T")
 
@@ -264,9 +265,6 @@ class PaimonConnector(Connector):
             self._catalog = None
 
 
-_EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.timezone.utc)
-
-
 def _snapshot_of(snapshot: Any) -> int | None:
     return None if snapshot is None else int(snapshot.id)
 
@@ -274,14 +272,7 @@ def _snapshot_of(snapshot: Any) -> int | None:
 def _epoch_millis(text: str) -> int:
     """'YYYY-MM-DD[ HH:MM:SS[.ffffff]][+zone]' → epoch ms (Paimon stamps snapshots in epoch ms); a
     literal without a zone is read in the server's local time zone; all digits = epoch ms."""
-    value = text.strip()
-    if value.isdigit():
-        return int(value)
     try:
-        parsed = dt.datetime.fromisoformat(value)
-    except ValueError:
-        raise Errors.TIME_TRAVEL_INVALID.error(
-            detail=f"Invalid time travel timestamp '{text}'; expected 'YYYY-MM-DD HH:MM:SS[.fff]'") from None
-    aware = parsed if parsed.tzinfo else parsed.astimezone()
-    # Integer arithmetic: float seconds * 1000 can land 1 ms early and pick the previous snapshot.
-    return (aware - _EPOCH) // dt.timedelta(milliseconds=1)
+        return instant_millis(text)
+    except BadInstant as exc:
+        raise Errors.TIME_TRAVEL_INVALID.error(detail=f"Invalid time travel timestamp {shown(text)}: it {exc}") from None

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from engine.config import Config
+from engine.errors import exception_text
 from engine.jobs.isolation import Isolation, Limits, WorkerCgroup
 from engine.jobs.protocol import HANDSHAKE, PROGRESS, RESULT, Dispatch, FrameBuffer, ProtocolError, WorkerResult
 from engine.jobs.states import ResultCode, TerminationProof
@@ -236,7 +237,7 @@ class Supervisor:
             if isinstance(exc, _CancelledBeforeRelease):
                 self._never_launched(d, "cancelled before the worker was released", ResultCode.CANCELLED_BEFORE_COMMIT)
             else:
-                self._never_launched(d, f"worker failed before release: {type(exc).__name__}: {exc}")
+                self._never_launched(d, f"worker failed before release: {exception_text(exc)}")
             return
         with self._lock:
             self._running[d.invocation_id] = worker

@@ -11,9 +11,10 @@ import json
 from dataclasses import dataclass
 
 from engine.errors import DrydockError, Errors
+from engine.names import MAX_LENGTH, name_problem, shown
 
 RESERVED_PREFIX = "__lance_"
-MAX_NAME_LENGTH = 64
+MAX_NAME_LENGTH = MAX_LENGTH
 SCALAR_TYPES = ("BTREE", "BITMAP", "INVERTED")
 ANN_INDEX_TYPES = ("IVF_PQ", "IVF_FLAT", "IVF_SQ", "IVF_HNSW_SQ")
 METRICS = ("l2", "cosine", "dot")
@@ -59,6 +60,9 @@ def validate_name(name: str) -> str:
         raise invalid(f"index name '{name}' uses the reserved '{RESERVED_PREFIX}' prefix of Lance system indexes")
     if not name:
         raise invalid("index name must not be empty")
+    problem = name_problem(name)
+    if problem:
+        raise invalid(f"index name {shown(name)} is not valid: it {problem}")
     return name
 
 

@@ -23,6 +23,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from engine.errors import Errors
+from engine.instants import BadInstant, parse_instant
+from engine.names import name_problem, shown
 from engine.procedures.base import ProcedureContext, split_table
 from engine.results import Result
 
@@ -35,8 +37,8 @@ if TYPE_CHECKING:
 FAULT_DIR_ENV = "DRYDOCK_FAULT_PROCEDURE_DIR"
 FAULT_BATCH_ENV = "DRYDOCK_FAULT_PROCEDURE_BATCH"  # test-only override of the delete batch sizes
 FAULT_PAUSE_LIMIT_SECONDS = 120.0
-# Lance's own rule for ref names (tags and branches), minus the leading '.' and '-'.
-_REF_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9._-]{0,254}")
+# Lance's own rule for ref names (tags and branches), minus the leading '.' and '-' (length: names.py).
+_REF_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9._-]*")
 
 
 # -- the target -------------------------------------------------------------------------------------
@@ -190,9 +192,13 @@ def bad(procedure: str, detail: str) -> Exception:
 
 
 def ref_name(procedure: str, arg: str, value: str) -> str:
+    """A new tag or branch name: an identifier (engine/names.py) that Lance also accepts."""
+    problem = name_problem(value)
+    if problem:
+        raise bad(procedure, f"argument '{arg}': {shown(value)} is not a valid name: it {problem}")
     if not _REF_NAME.fullmatch(value):
-        raise bad(procedure, f"{arg} '{value}' is not a valid name: use letters, digits, '_', '.' and '-' "
-                             "(not first), at most 255 characters")
+        raise bad(procedure, f"argument '{arg}': {shown(value)} is not a valid name: use letters, digits, "
+                             "'_', '.' and '-' ('.' and '-' not first)")
     return value
 
 
@@ -226,15 +232,10 @@ def max_deletes(ctx: ProcedureContext, procedure: str, value: int | None) -> int
 
 def parse_time(procedure: str, arg: str, text: str) -> dt.datetime:
     """'YYYY-MM-DD HH:MM:SS[.ffffff]' (server local time unless it has an offset) or epoch ms."""
-    value = text.strip()
-    if value.isdigit():
-        return dt.datetime.fromtimestamp(int(value) / 1000, tz=dt.UTC)
     try:
-        parsed = dt.datetime.fromisoformat(value)
-    except ValueError:
-        raise bad(procedure, f"argument '{arg}' must be a timestamp 'YYYY-MM-DD HH:MM:SS[.ffffff]' or epoch "
-                             f"milliseconds, got '{text}'") from None
-    return parsed if parsed.tzinfo is not None else parsed.astimezone()
+        return parse_instant(text)
+    except BadInstant as exc:
+        raise bad(procedure, f"argument '{arg}' {exc}, got {shown(text)}") from None
 
 
 def snapshot_of(target: Target, snapshot: int) -> int:

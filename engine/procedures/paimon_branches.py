@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.errors import Errors
+from engine.errors import Errors, exception_text
 from engine.procedures.base import Arg, Procedure, ProcedureContext
 from engine.procedures.paimon_common import (
     MAIN, TABLE_ARG, Target, before_change, branch_or_fail, check_name, max_deletes, name_list,
@@ -180,7 +180,7 @@ def merge_branch(ctx: ProcedureContext, values: dict[str, Any]) -> Result:
             raise
         raise Errors.PROCEDURE_CONCURRENT_COMMIT.error(
             procedure=target.procedure, table=f"{target.display} branch '{into}'",
-            expected=f"snapshot {base_id}", actual=str(exc).splitlines()[0]) from None
+            expected=f"snapshot {base_id}", actual=exception_text(exc)) from None
     rows = sum(e.file.row_count for e in new)
     target.note(f"merged {len(new)} data files ({rows} rows) of branch '{source}' into '{into}' of {target.display}")
     return single_row(RESULT, (True,))

@@ -12,7 +12,6 @@ and KILL QUERY and records what was done for the cancel message.
 
 from __future__ import annotations
 
-import datetime as dt
 import os
 import re
 import time
@@ -23,6 +22,8 @@ from typing import Any
 
 from engine import faults
 from engine.errors import Errors
+from engine.instants import BadInstant, instant_millis
+from engine.names import name_problem, shown
 from engine.procedures.base import Arg, ProcedureContext, split_table
 from engine.results import Diagnostic, Result
 
@@ -31,7 +32,6 @@ from engine.results import Diagnostic, Result
 HOOK_DIR_ENV = "DRYDOCK_TEST_PAIMON_HOOK_DIR"
 HOOK_WAIT_SECONDS = 120.0
 MAIN = "main"
-_EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.timezone.utc)
 
 TABLE_ARG = Arg("table", "STRING", required=True, doc="'database.table' (exactly; no branch suffix)")
 
@@ -247,18 +247,11 @@ def refuse_over_limit(target: Target, count: int, hint: str) -> Exception:
 def timestamp_millis(procedure: str, name: str, text: str) -> int:
     """'YYYY-MM-DD HH:MM:SS[.fff]' in the server's time zone (as Paimon parses it), with an
     optional UTC offset, or epoch milliseconds."""
-    value = text.strip()
-    if value.isdigit():
-        return int(value)
     try:
-        parsed = dt.datetime.fromisoformat(value)
-    except ValueError:
+        return instant_millis(text)
+    except BadInstant as exc:
         raise Errors.PROCEDURE_BAD_ARGUMENT.error(
-            procedure=procedure,
-            detail=f"argument '{name}' must be 'YYYY-MM-DD HH:MM:SS[.fff]' or epoch milliseconds, got '{text}'",
-        ) from None
-    aware = parsed if parsed.tzinfo else parsed.astimezone()
-    return (aware - _EPOCH) // dt.timedelta(milliseconds=1)
+            procedure=procedure, detail=f"argument '{name}' {exc}, got {shown(text)}") from None
 
 
 def duration_millis(procedure: str, name: str, text: str) -> int:
@@ -283,6 +276,10 @@ def check_name(procedure: str, kind: str, name: str | None, arg: str) -> str:
     name (no path separators or control characters)."""
     if name is None or not name.strip():
         raise Errors.PROCEDURE_BAD_ARGUMENT.error(procedure=procedure, detail=f"argument '{arg}' must not be blank")
+    problem = name_problem(name)
+    if problem:
+        raise Errors.PROCEDURE_BAD_ARGUMENT.error(
+            procedure=procedure, detail=f"argument '{arg}': {shown(name)} is not a valid {kind} name: it {problem}")
     if name.isdigit():
         raise Errors.PROCEDURE_BAD_ARGUMENT.error(
             procedure=procedure, detail=f"{kind} name cannot be a pure numeric string but is '{name}'")
@@ -337,7 +334,8 @@ def snapshot_or_fail(target: Target, snapshot_id: int, branch: str = MAIN) -> An
 
 
 def tag_or_fail(target: Target, tag: str, branch: str = MAIN) -> Any:
-    found = target.tag_manager(branch).get(tag)
+    # a name that is not an identifier ('../x') cannot exist: never turn it into a path
+    found = None if name_problem(tag) else target.tag_manager(branch).get(tag)
     if found is None:
         raise target.bad(f"tag '{tag}' doesn't exist in {target.display}"
                          f"{'' if branch == MAIN else f' branch {branch}'}")

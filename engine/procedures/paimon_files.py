@@ -18,7 +18,7 @@ import uuid
 from collections import defaultdict
 from typing import Any
 
-from engine.errors import DrydockError, Errors
+from engine.errors import DrydockError, Errors, exception_text
 from engine.procedures.base import Arg, Procedure, ProcedureContext
 from engine.procedures.paimon_common import (
     Deleter, Target, before_change, max_deletes, not_supported, pin_everything, pin_latest,
@@ -244,7 +244,7 @@ def _commit(target: Target, builder: Any, messages: list[Any], expected: dict[An
         if "conflict" in str(exc).lower():
             raise Errors.PROCEDURE_CONCURRENT_COMMIT.error(
                 procedure=target.procedure, table=target.display, expected=f"snapshot {latest.id}",
-                actual=f"{str(exc).splitlines()[0]}") from None
+                actual=exception_text(exc)) from None
         raise
     before = sum(len(files) for files, _ in expected.values())
     after = sum(len(m.new_files) for m in messages)

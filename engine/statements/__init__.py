@@ -11,7 +11,7 @@ from typing import Any
 
 from engine import ast
 from engine.statements import (admin_config, audit, backends, catalogs, procedures, diagnostics, index_jobs, internal_catalog,
-                               metadata, session_control, users)
+                               metadata, session_control, sql, users)
 
 Handler = Callable[[Any, Any, Any], Any]
 
@@ -64,15 +64,11 @@ HANDLERS: dict[type[ast.Statement], Handler] = {
     ast.CallProcedure: procedures.call_procedure,
     ast.ShowProcedures: procedures.show_procedures,
     ast.ShowProcedure: procedures.show_procedure,
+    # plain SQL: queries, DML and DDL on DuckDB; SET, SHOW VARIABLES, DESCRIBE, transactions
+    ast.SqlStatement: sql.run_sql,
 }
 
-# Statements answered on the event loop (cheap, no I/O); everything else runs in a worker thread.
-# ADMIN SHOW FRONTEND CONFIG reads the in-memory config and privileges (locks never held over I/O).
-INLINE = (ast.ShowDiagnostics, ast.Kill, ast.AdminShowFrontendConfig)
-
-# Statements that change something: each one gets an audit record (denied ones always do).
-AUDITED = (ast.AdminSetFrontendConfig, ast.CreateUser, ast.DropUser, ast.AlterUser, ast.SetPassword,
-           ast.GrantPrivileges, ast.RevokePrivileges, ast.GrantRole, ast.RevokeRole,
-           ast.CreateRole, ast.DropRole, ast.Kill, ast.CreateCatalog, ast.DropCatalog,
-           ast.AlterCatalogRename, ast.AlterCatalogSetProperties, ast.Refresh, ast.CreateIndex,
-           ast.DropIndex, ast.ResolveLanceIndexJob, ast.CancelLanceIndexJob, ast.CallProcedure)
+# How each statement runs (inline / worker pool / audited) is declared on its class (engine/ast.py).
+_ALL = tuple(HANDLERS)
+INLINE = tuple(c for c in _ALL if c.inline)
+AUDITED = tuple(c for c in _ALL if c.audited)

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import re
-
 from engine import ast
 from engine.core import Engine
+from engine.like import LikePattern
 from engine.results import Result
 from engine.session import SessionContext
 
@@ -27,22 +26,12 @@ def admin_show_frontend_config(engine: Engine, stmt: ast.AdminShowFrontendConfig
     engine.privileges.require_global(ctx, "ADMIN")
     rows = engine.config.rows()
     if stmt.like is not None:
-        pattern = like_to_regex(stmt.like)
+        pattern = LikePattern(stmt.like)
         rows = [r for r in rows if pattern.fullmatch(r[0])]
     return Result(columns=SHOW_COLUMNS, rows=list(rows))
 
 
-def like_to_regex(like: str) -> re.Pattern[str]:
-    """SQL LIKE (``%``, ``_``, backslash escapes), case-insensitive as MySQL's default collation."""
-    out, i = [], 0
-    while i < len(like):
-        ch = like[i]
-        if ch == "\\" and i + 1 < len(like):
-            out.append(re.escape(like[i + 1]))
-            i += 2
-            continue
-        out.append(".*" if ch == "%" else "." if ch == "_" else re.escape(ch))
-        i += 1
-    return re.compile("".join(out), re.IGNORECASE | re.DOTALL)
-
-
+def like_to_regex(like: str) -> LikePattern:
+    """Deprecated name kept for callers not yet moved to :class:`engine.like.LikePattern`
+    (no regex any more: ``.fullmatch(text)`` runs the linear matcher)."""
+    return LikePattern(like)

@@ -1,4 +1,4 @@
-"""SHOW AUDIT [LIMIT n]: the newest audit records (ADMIN only)."""
+"""SHOW AUDIT [LIMIT n]: the newest audit records, across rotated files (ADMIN only)."""
 
 from __future__ import annotations
 
@@ -9,15 +9,18 @@ from engine.core import Engine
 from engine.results import Result
 from engine.session import SessionContext
 
+# Statement stays last. Count: failed logins one Login record stands for (user is the first
+# name tried, LastUser the last); 1 for every other record.
 COLUMNS = ["Time", "User", "Host", "ConnectionId", "Kind", "Object", "Outcome", "ErrorCode",
-           "DurationMs", "Statement"]
+           "DurationMs", "Count", "LastUser", "Statement"]
 
 
 def show_audit(engine: Engine, stmt: ast.ShowAudit, ctx: SessionContext) -> Result:
     engine.privileges.require_global(ctx, "ADMIN_PRIV")
     rows = [
         (dt.datetime.fromtimestamp(r.time).strftime("%Y-%m-%d %H:%M:%S.%f")[:-3], r.user, r.host,
-         r.connection_id, r.kind, r.object, r.outcome, r.error_code, r.duration_ms, r.statement)
+         r.connection_id, r.kind, r.object, r.outcome, r.error_code, r.duration_ms, r.count,
+         r.last_user, r.statement)
         for r in reversed(engine.audit.tail(stmt.limit))
     ]
     return Result(columns=COLUMNS, rows=rows)

@@ -1,12 +1,18 @@
 """Catalog DDL and navigation: CREATE/DROP/ALTER CATALOG, SHOW CATALOGS, SHOW CREATE CATALOG,
-SWITCH, USE, REFRESH."""
+SWITCH, USE, REFRESH.
+
+A catalog reaches whatever its warehouse names on the host, so catalog DDL needs global ADMIN, or
+the plain privilege (global CREATE; ALTER / DROP on the catalog) while every warehouse it names
+stays under the configured roots (engine/catalogs/placement.py). No warehouse may overlap drydock's
+data directory, whoever asks.
+"""
 
 from __future__ import annotations
 
 import datetime as dt
 
 from engine import ast
-from engine.catalogs.manager import INTERNAL, INTERNAL_ID
+from engine.catalogs.manager import INTERNAL, INTERNAL_ID, CatalogRecord, ChangeCheck
 from engine.core import Engine
 from engine.errors import Errors
 from engine.redact import redact_map
@@ -19,19 +25,52 @@ def _time(ts: float) -> str:
     return dt.datetime.fromtimestamp(ts).strftime("%Y-%m-%d %H:%M:%S")
 
 
+def _authorize(engine: Engine, ctx: SessionContext, privilege: str, catalog: str | None = None) -> bool:
+    """True for global ADMIN; False for ``privilege`` alone (placement rules then apply); else 1227."""
+    if engine.privileges.has_global(ctx, "ADMIN_PRIV"):
+        return True
+    if catalog is None and engine.privileges.has_global(ctx, privilege):
+        return False
+    if catalog is not None and engine.privileges.has(ctx, privilege, catalog):
+        return False
+    raise Errors.SPECIFIC_ACCESS_DENIED.error(priv="ADMIN")
+
+
+def _manage_check(engine: Engine, admin: bool) -> ChangeCheck:
+    """DROP / RENAME: without ADMIN, the catalog must point where a non-admin may point one."""
+    def check(record: CatalogRecord, _properties: dict[str, str]) -> None:
+        if not admin:
+            engine.placement.check(record.name, record.properties, admin, {})
+    return check
+
+
+def _retarget_check(engine: Engine, admin: bool, written: dict[str, str]) -> ChangeCheck:
+    """SET PROPERTIES: as DROP / RENAME, and the merged properties must pass as for CREATE."""
+    manage = _manage_check(engine, admin)
+
+    def check(record: CatalogRecord, merged: dict[str, str]) -> None:
+        manage(record, merged)
+        engine.placement.check(record.name, merged, admin, written)
+    return check
+
+
 def create_catalog(engine: Engine, stmt: ast.CreateCatalog, ctx: SessionContext) -> Result:
-    engine.privileges.require_global(ctx, "CREATE_PRIV")
-    if not engine.catalogs.create(stmt.name, dict(stmt.properties), stmt.comment, stmt.if_not_exists):
+    admin = _authorize(engine, ctx, "CREATE_PRIV")
+    written = engine.catalogs.normalize_keys(dict(stmt.properties))
+
+    def check(properties: dict[str, str]) -> None:
+        engine.placement.check(stmt.name, properties, admin, written)
+
+    if not engine.catalogs.create(stmt.name, dict(stmt.properties), stmt.comment, stmt.if_not_exists, check):
         return Result.ok(warnings=[Errors.CATALOG_EXISTS.note(name=stmt.name)])
     return Result.ok()
 
 
 def drop_catalog(engine: Engine, stmt: ast.DropCatalog, ctx: SessionContext) -> Result:
-    if not engine.privileges.has(ctx, "DROP_PRIV", stmt.name):
-        raise Errors.SPECIFIC_ACCESS_DENIED.error(priv="DROP_PRIV")
+    admin = _authorize(engine, ctx, "DROP_PRIV", stmt.name)
     if stmt.name.lower() == INTERNAL:
         raise Errors.CATALOG_BAD_PROPERTY.error(detail="The internal catalog cannot be dropped")
-    if not engine.catalogs.drop(stmt.name, stmt.if_exists):
+    if not engine.catalogs.drop(stmt.name, stmt.if_exists, _manage_check(engine, admin)):
         return Result.ok(warnings=[Errors.UNKNOWN_CATALOG.note(name=stmt.name)])
     if ctx.catalog.lower() == stmt.name.lower():
         ctx.catalog, ctx.database = INTERNAL, None
@@ -39,9 +78,8 @@ def drop_catalog(engine: Engine, stmt: ast.DropCatalog, ctx: SessionContext) -> 
 
 
 def alter_catalog_rename(engine: Engine, stmt: ast.AlterCatalogRename, ctx: SessionContext) -> Result:
-    if not engine.privileges.has(ctx, "ALTER_PRIV", stmt.name):
-        raise Errors.SPECIFIC_ACCESS_DENIED.error(priv="ALTER_PRIV")
-    engine.catalogs.rename(stmt.name, stmt.new_name)
+    admin = _authorize(engine, ctx, "ALTER_PRIV", stmt.name)
+    engine.catalogs.rename(stmt.name, stmt.new_name, _manage_check(engine, admin))
     if ctx.catalog.lower() == stmt.name.lower():
         ctx.catalog = stmt.new_name
     return Result.ok()
@@ -49,9 +87,9 @@ def alter_catalog_rename(engine: Engine, stmt: ast.AlterCatalogRename, ctx: Sess
 
 def alter_catalog_set_properties(engine: Engine, stmt: ast.AlterCatalogSetProperties,
                                  ctx: SessionContext) -> Result:
-    if not engine.privileges.has(ctx, "ALTER_PRIV", stmt.name):
-        raise Errors.SPECIFIC_ACCESS_DENIED.error(priv="ALTER_PRIV")
-    engine.catalogs.set_properties(stmt.name, dict(stmt.properties))
+    admin = _authorize(engine, ctx, "ALTER_PRIV", stmt.name)
+    written = {k.strip(): v for k, v in stmt.properties}
+    engine.catalogs.set_properties(stmt.name, dict(stmt.properties), _retarget_check(engine, admin, written))
     return Result.ok()
 
 

@@ -6,15 +6,15 @@ from engine import ast
 from engine.catalogs.manager import INTERNAL
 from engine.core import Engine
 from engine.errors import Errors
+from engine.like import LikePattern
 from engine.results import Result
 from engine.session import SessionContext
-from engine.statements.admin_config import like_to_regex
 
 
 def _filter(rows: list[tuple], like: str | None) -> list[tuple]:
     if like is None:
         return rows
-    pattern = like_to_regex(like)
+    pattern = LikePattern(like)
     return [r for r in rows if pattern.fullmatch(r[0])]
 
 

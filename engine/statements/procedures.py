@@ -7,7 +7,7 @@ import time
 from engine import ast
 from engine.catalogs.manager import INTERNAL, CatalogRecord
 from engine.core import Engine
-from engine.errors import DrydockError, Errors
+from engine.errors import DrydockError, Errors, exception_text
 from engine.procedures.base import Procedure, ProcedureContext, bind, split_table
 from engine.redact import redact_text
 from engine.results import Result
@@ -70,7 +70,7 @@ def call_procedure(engine: Engine, stmt: ast.CallProcedure, ctx: SessionContext)
         raise
     except Exception as exc:  # noqa: BLE001 - a library failure becomes one typed, secret-free error
         calls.labels(procedure.name, "error").inc()
-        detail = redact_text(f"{type(exc).__name__}: {exc}".splitlines()[0], connector.secrets())
+        detail = redact_text(exception_text(exc, engine.data_dir), connector.secrets())
         raise Errors.PROCEDURE_FAILED.error(procedure=procedure.name, detail=detail) from None
     finally:
         if procedure.changes_metadata and target is not None:

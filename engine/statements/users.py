@@ -5,7 +5,7 @@ from __future__ import annotations
 from engine import ast
 from engine.core import Engine
 from engine.errors import Errors
-from engine.privileges import ANY, Target, display, normalize_privileges
+from engine.privileges import ANY, Target, display, normalize_privileges, real_name
 from engine.results import Result
 from engine.session import SessionContext
 from engine.users import ROOT, UserIdentity, validate_identity
@@ -21,22 +21,23 @@ def _require_user_admin(engine: Engine, ctx: SessionContext) -> None:
 
 
 def resolve_target(target: ast.PrivilegeTarget, ctx: SessionContext) -> Target:
+    """Parts as written (None = a bare ``*``; a backticked `*` is a name) → a :class:`Target`."""
     parts = target.parts
-    text = ".".join(parts)
-    if parts in (("*",), ("*", "*"), ("*", "*", "*")):
+    text = ".".join("*" if p is None else p for p in parts)
+    if all(p is None for p in parts) and 1 <= len(parts) <= 3:
         return Target()
     if len(parts) == 3:
         catalog, db, tbl = parts
     elif len(parts) == 2:
         catalog, (db, tbl) = ctx.catalog, parts
     elif len(parts) == 1:
-        catalog, db, tbl = ctx.catalog, parts[0], ANY
+        catalog, db, tbl = ctx.catalog, parts[0], None
     else:
         raise Errors.INVALID_PRIVILEGE_TARGET.error(target=text)
     # a wildcard may only stand for everything below a named level: ctl.*.* ok, *.db.t not
-    if catalog == ANY or (db == ANY and tbl != ANY):
+    if catalog is None or (db is None and tbl is not None):
         raise Errors.INVALID_PRIVILEGE_TARGET.error(target=text)
-    return Target(catalog, db, tbl)
+    return Target.of(catalog, db, tbl)
 
 
 def _grantee(engine: Engine, stmt: ast.GrantPrivileges | ast.RevokePrivileges) -> str:
@@ -55,14 +56,13 @@ def _grantee(engine: Engine, stmt: ast.GrantPrivileges | ast.RevokePrivileges) -
 
 def _check_grantable(engine: Engine, ctx: SessionContext, target: Target, privileges: tuple[str, ...]) -> None:
     privs = engine.privileges
-    db = None if target.db == ANY else target.db
-    tbl = None if target.tbl == ANY else target.tbl
-    if not privs.has(ctx, "GRANT_PRIV", target.catalog, db, tbl):
+    catalog, db, tbl = real_name(target.catalog) or ANY, real_name(target.db), real_name(target.tbl)
+    if not privs.has(ctx, "GRANT_PRIV", catalog, db, tbl):
         raise Errors.SPECIFIC_ACCESS_DENIED.error(priv="GRANT_PRIV")
     for privilege in privileges:
         if privilege == "ADMIN_PRIV" and target.level != "global":
             raise Errors.PRIVILEGE_LEVEL.error(priv="ADMIN_PRIV")
-        if not privs.has(ctx, privilege, target.catalog, db, tbl):
+        if not privs.has(ctx, privilege, catalog, db, tbl):
             raise Errors.GRANT_ABOVE_OWN.error(priv=privilege, target=str(target))
 
 
@@ -177,8 +177,8 @@ GRANT_COLUMNS = ["UserIdentity", "Password", "Roles", "GlobalPrivs", "CatalogPri
 def _privilege_columns(grants: list[tuple[Target, str]]) -> tuple[str, str, str, str]:
     by_level: dict[str, dict[str, list[str]]] = {"global": {}, "catalog": {}, "database": {}, "table": {}}
     for target, privilege in grants:
-        key = {"global": "", "catalog": target.catalog, "database": f"{target.catalog}.{target.db}",
-               "table": str(target)}[target.level]
+        key = {"global": "", "catalog": target.label(1), "database": target.label(2),
+               "table": target.label()}[target.level]
         by_level[target.level].setdefault(key, []).append(display(privilege))
 
     def fmt(level: str) -> str:

@@ -1,0 +1,208 @@
+"""Plain SQL: every statement the Lark grammar does not own, run on DuckDB.
+
+parse (grammar/sql.py) → bind session values (``@@x``, ``@v``, ``DATABASE()``, …) as literals →
+resolve the relations it touches (engine/sql_relations.py) → authorize exactly those → execute
+the resolved statement (engine/query.py, which checks DuckDB's own parse of the final text).
+SET, SHOW VARIABLES/STATUS/COLUMNS…, DESCRIBE and BEGIN/COMMIT/ROLLBACK are answered here too:
+no statement is answered by code drydock does not own.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mysql_mimic.schema import show_statement_to_info_schema_query
+from sqlglot import exp
+
+from engine import ast, sql_relations
+from engine.core import Engine
+from engine.errors import Errors
+from engine.info_schema import INTERNAL
+from engine.privileges import Privileges
+from engine.results import Result
+from engine.session import SessionContext
+from engine.sql_relations import Reference
+from engine.statements import variables
+from engine.user_variables import literal_expression, substitute_user_variables
+
+READS = (exp.Select, exp.Union, exp.Intersect, exp.Except, exp.Values, exp.Subquery)
+WRITES = (exp.Insert, exp.Update, exp.Delete, exp.TruncateTable)
+DDL = (exp.Create, exp.Drop, exp.Alter)
+TRANSACTION_CONTROL = (exp.Transaction, exp.Commit, exp.Rollback)
+_DATABASE_KINDS = ("DATABASE", "SCHEMA")
+_OBJECT_KINDS = ("TABLE", "VIEW")
+
+
+def run_sql(engine: Engine, stmt: ast.SqlStatement, ctx: SessionContext) -> Result:
+    expression = stmt.expression
+    if isinstance(expression, exp.Set):
+        return variables.set_statement(expression, ctx, lambda value: evaluate(engine, value, ctx))
+    if isinstance(expression, exp.Show):
+        return _show(engine, expression, ctx)
+    if isinstance(expression, TRANSACTION_CONTROL):
+        return Result.ok()  # autocommit: each statement is its own transaction
+    if isinstance(expression, exp.Describe) and not isinstance(expression.this, exp.Query):
+        table = expression.this
+        show = exp.Show(this="COLUMNS", target=exp.to_identifier(table.name),
+                        db=table.args.get("db") if isinstance(table, exp.Table) else None)
+        return _show(engine, show, ctx)
+    try:
+        return run_query(engine, expression.copy(), ctx)
+    except RecursionError:  # a statement nested deeper than the tree walkers go
+        raise Errors.PARSE.error(detail="line 1:0 the statement is nested too deeply") from None
+
+
+def evaluate(engine: Engine, value: exp.Expression, ctx: SessionContext) -> Any:
+    """``value`` computed by DuckDB as ``SELECT <value>``, with that SELECT's privileges."""
+    result = run_query(engine, exp.select(value.copy().as_("v")), ctx)
+    return result.rows[0][0] if result.rows else None
+
+
+def run_query(engine: Engine, expression: exp.Expression, ctx: SessionContext) -> Result:
+    """Authorize and run one statement on DuckDB; ``expression`` is this call's own copy."""
+    if not _runs_on_duckdb(expression):
+        raise Errors.STATEMENT_NOT_ALLOWED.error(what=_kind_text(expression))
+    expression = bind_session_values(expression, ctx)
+    references = [] if _is_database_ddl(expression) else sql_relations.resolve(expression, ctx)
+    authorize(engine.privileges, expression, references, ctx)
+    visibility = engine.privileges.visibility(ctx, INTERNAL)
+
+    def scan(catalog: str, db: str, table: str, travel: Any) -> Any:
+        return engine.metadata.scan(ctx, catalog, db, table, travel)
+
+    return ctx.query.run(expression, ctx, references, visibility, scan)
+
+
+def _runs_on_duckdb(expression: exp.Expression) -> bool:
+    if isinstance(expression, READS + WRITES):
+        return True
+    if isinstance(expression, exp.Describe):
+        return isinstance(expression.this, exp.Query)
+    if isinstance(expression, (exp.Create, exp.Drop)):
+        return _kind(expression) in _DATABASE_KINDS + _OBJECT_KINDS
+    if isinstance(expression, exp.Alter):
+        return _kind(expression) == "TABLE"
+    return False
+
+
+def _kind(expression: exp.Expression) -> str:
+    return str(expression.args.get("kind") or "").upper()
+
+
+def _kind_text(expression: exp.Expression) -> str:
+    words = expression.sql(dialect="mysql").split()[:3]
+    return " ".join(words)[:64] or type(expression).__name__
+
+
+def _is_database_ddl(expression: exp.Expression) -> bool:
+    return isinstance(expression, (exp.Create, exp.Drop)) and _kind(expression) in _DATABASE_KINDS
+
+
+# -- session values ---------------------------------------------------------------------------
+def bind_session_values(expression: exp.Expression, ctx: SessionContext) -> exp.Expression:
+    """``@v``, ``@@x`` and the information functions → literals (never evaluated as code)."""
+    expression = substitute_user_variables(expression, ctx)
+
+    def replace(node: exp.Expression) -> exp.Expression:
+        value = _session_value(node, ctx)
+        return node if value is _NOT_SESSION_VALUE else literal_expression(value)
+
+    return expression.transform(replace, copy=False)
+
+
+_NOT_SESSION_VALUE = object()
+_USER_FUNCTIONS = ("user", "session_user", "system_user")
+
+
+def _session_value(node: exp.Expression, ctx: SessionContext) -> Any:
+    if isinstance(node, exp.SessionParameter):
+        scope = (node.text("kind") or "SESSION").upper()
+        name = node.name.lower()
+        if scope == "GLOBAL" or ctx.variables is None:
+            return ctx.variables.get(name) if ctx.variables is not None else None
+        try:
+            return ctx.variables.get(name)
+        except Exception:  # noqa: BLE001 - mysql-mimic raises its own error for unknown names
+            raise Errors.UNKNOWN_SYSTEM_VARIABLE.error(name=name) from None
+    if isinstance(node, exp.CurrentSchema):
+        return ctx.database
+    if isinstance(node, exp.CurrentUser):
+        return f"{ctx.user}@{ctx.account_host}"
+    if isinstance(node, exp.CurrentVersion):
+        return ctx.variables.get("version") if ctx.variables is not None else None
+    if isinstance(node, exp.Anonymous):
+        name = str(node.name).lower()
+        if name in _USER_FUNCTIONS:
+            return f"{ctx.user}@{ctx.host}"
+        if name == "connection_id":
+            return ctx.connection_id
+        if name == "version":
+            return ctx.variables.get("version") if ctx.variables is not None else None
+    return _NOT_SESSION_VALUE
+
+
+# -- SHOW -----------------------------------------------------------------------------------------
+def _show(engine: Engine, show: exp.Show, ctx: SessionContext) -> Result:
+    kind = show.name.upper()
+    if kind == "VARIABLES":
+        return variables.show_variables(show, ctx)
+    if kind == "STATUS":
+        return variables.show_status(show, ctx)
+    select = show_statement_to_info_schema_query(show, ctx.database)
+    return run_query(engine, select, ctx)
+
+
+# -- privileges -------------------------------------------------------------------------------
+def authorize(privileges: Privileges, expression: exp.Expression, references: list[Reference],
+              ctx: SessionContext) -> None:
+    """Each reference needs SELECT_PRIV unless it is the statement's target, which needs the
+    privilege of the statement kind; database DDL needs it on the database."""
+    if _is_database_ddl(expression):
+        privilege = "CREATE_PRIV" if isinstance(expression, exp.Create) else "DROP_PRIV"
+        for node in _objects(expression):
+            catalog = sql_relations.catalog_of(node, ctx) if isinstance(node, exp.Table) and node.text("db") else ctx.catalog
+            if catalog.lower() != INTERNAL:
+                raise Errors.READ_ONLY_CATALOG.error(catalog=catalog)
+            privileges.require_db(ctx, privilege, INTERNAL, node.name)
+        return
+    target_privilege, targets = _targets(expression)
+    for reference in references:
+        privilege = target_privilege if id(reference.node) in targets else "SELECT_PRIV"
+        if reference.catalog.lower() != INTERNAL and privilege != "SELECT_PRIV":
+            raise Errors.READ_ONLY_CATALOG.error(catalog=reference.catalog)
+        privileges.require_table(ctx, privilege, reference.catalog, reference.db, reference.table)
+
+
+def _objects(expression: exp.Expression) -> list[exp.Expression]:
+    tables = expression.args.get("tables") if isinstance(expression, exp.Drop) else None
+    objects = list(tables or [expression.this])
+    return [o.this if isinstance(o, exp.Schema) else o for o in objects]
+
+
+def _targets(expression: exp.Expression) -> tuple[str, set[int]]:
+    """The privilege a statement's target needs and the ids of its target table nodes."""
+    if isinstance(expression, exp.TruncateTable):
+        return "LOAD_PRIV", {id(t) for e in expression.expressions for t in e.find_all(exp.Table)}
+    if isinstance(expression, (exp.Insert, exp.Update, exp.Delete)):
+        nodes = [expression.this] + list(expression.args.get("tables") or [])
+        nodes = [n.this if isinstance(n, exp.Schema) else n for n in nodes]
+        return "LOAD_PRIV", {id(n) for n in nodes if isinstance(n, exp.Table)}
+    if isinstance(expression, exp.Create):
+        return "CREATE_PRIV", {id(n) for n in _objects(expression)}
+    if isinstance(expression, exp.Drop):
+        return "DROP_PRIV", {id(n) for n in _objects(expression)}
+    if isinstance(expression, exp.Alter):
+        return "ALTER_PRIV", {id(expression.this)}
+    return "SELECT_PRIV", set()
+
+
+def audit_target(expression: exp.Expression, ctx: SessionContext) -> str:
+    """The object a changing statement acts on, for its audit record."""
+    nodes = _objects(expression) if isinstance(expression, DDL) else [expression.this]
+    node = nodes[0] if nodes else None
+    if not isinstance(node, exp.Table):
+        return ""
+    if _is_database_ddl(expression):
+        return f"{ctx.catalog}.{node.name}"
+    catalog = sql_relations.catalog_of(node, ctx)
+    return f"{catalog}.{node.text('db') or ctx.database or ''}.{node.name}"

@@ -1,0 +1,129 @@
+"""The statement text every parser sees: one lexical pass before routing.
+
+MySQL's own lexer decides what a statement is after comments are gone and executable comments
+(``/*! … */``, ``/*!80000 … */``) have been opened; drydock does the same, once, so that the
+grammar, the passthrough parser and the audit all see one text. ``statement_text``:
+
+- drops leading and trailing whitespace, comments (``/* */``, ``-- ``, ``#``) and semicolons —
+  noise before the first keyword can never move a statement to another handler;
+- opens executable comments (their body is SQL, as MySQL runs it);
+- leaves everything else byte for byte: string literals, quoted identifiers and the comments
+  inside the statement are never altered.
+
+It never evaluates anything and runs in time linear in the text.
+"""
+
+from __future__ import annotations
+
+_QUOTES = "'\"`"
+
+
+def _skip_quoted(sql: str, i: int) -> int:
+    """Index just past the quoted literal/identifier that starts at ``i`` (or the end)."""
+    quote, n = sql[i], len(sql)
+    i += 1
+    while i < n:
+        ch = sql[i]
+        if ch == "\\" and quote != "`":
+            i += 2
+            continue
+        if ch == quote:
+            if i + 1 < n and sql[i + 1] == quote:  # doubled quote
+                i += 2
+                continue
+            return i + 1
+        i += 1
+    return n
+
+
+def _line_comment_at(sql: str, i: int) -> bool:
+    if sql[i] == "#":
+        return True
+    return sql.startswith("--", i) and (i + 2 == len(sql) or sql[i + 2] in " \t\r\n")
+
+
+def _open_executable_comments(sql: str) -> str:
+    """``/*!NNNNN body */`` → `` body `` outside quotes; other comments stay."""
+    if "/*!" not in sql:
+        return sql
+    out: list[str] = []
+    i, n, start, depth_open = 0, len(sql), 0, 0
+    while i < n:
+        ch = sql[i]
+        if ch in _QUOTES:
+            i = _skip_quoted(sql, i)
+        elif _line_comment_at(sql, i):
+            end = sql.find("\n", i)
+            i = n if end < 0 else end
+        elif sql.startswith("/*!", i):
+            out.append(sql[start:i])
+            j = i + 3
+            while j < n and j < i + 9 and sql[j].isdigit():  # optional version number
+                j += 1
+            out.append(" ")
+            start = i = j
+            depth_open += 1
+        elif sql.startswith("*/", i) and depth_open:
+            out.append(sql[start:i])
+            out.append(" ")
+            start = i = i + 2
+            depth_open -= 1
+        elif sql.startswith("/*", i):
+            end = sql.find("*/", i + 2)
+            i = n if end < 0 else end + 2
+        else:
+            i += 1
+    out.append(sql[start:])
+    return "".join(out)
+
+
+def _skip_noise(sql: str, i: int, step: int) -> int:
+    """Skip whitespace, semicolons and comments forward (step 1) from ``i``."""
+    n = len(sql)
+    while i < n:
+        ch = sql[i]
+        if ch.isspace() or ch == ";":
+            i += 1
+        elif _line_comment_at(sql, i):
+            end = sql.find("\n", i)
+            i = n if end < 0 else end + 1
+        elif sql.startswith("/*", i) and not sql.startswith("/*+", i):
+            end = sql.find("*/", i + 2)
+            i = n if end < 0 else end + 2
+        else:
+            break
+    return i
+
+
+def _trailing_end(sql: str) -> int:
+    """End of the statement proper: trailing whitespace/semicolons/line comments cut off.
+
+    Scans forward once, remembering where the last significant token ended."""
+    i, n, end = 0, len(sql), 0
+    while i < n:
+        ch = sql[i]
+        if ch.isspace() or ch == ";":
+            i += 1
+        elif _line_comment_at(sql, i):
+            nl = sql.find("\n", i)
+            i = n if nl < 0 else nl + 1
+        elif sql.startswith("/*", i) and not sql.startswith("/*+", i):
+            close = sql.find("*/", i + 2)
+            i = n if close < 0 else close + 2
+            if close < 0:
+                end = n  # an unterminated comment is the parser's error to report
+        elif ch in _QUOTES:
+            i = end = _skip_quoted(sql, i)
+        else:
+            i += 1
+            end = i
+    return end
+
+
+def statement_text(sql: str) -> str:
+    """The text of the statement in ``sql`` (see module docstring)."""
+    sql = _open_executable_comments(sql)
+    start = _skip_noise(sql, 0, 1)
+    if start >= len(sql):
+        return ""
+    return sql[start:start + _trailing_end(sql[start:])]

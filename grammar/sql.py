@@ -1,0 +1,272 @@
+"""The passthrough parser: statements the Lark grammar does not own, parsed once with sqlglot.
+
+drydock's additions to MySQL's syntax are grammar here, never rewrites of the text:
+
+- ``t FOR TIME AS OF '2024-01-01 00:00:00'`` (Doris) parses like ``FOR TIMESTAMP AS OF``;
+- ``t@tag('v1')`` (Doris) parses as a version clause naming a tag;
+- ``FOR VERSION AS OF n`` / ``FOR TIMESTAMP AS OF '…'`` are sqlglot's own.
+
+``parse(sql)`` gives exactly one sqlglot expression or a MySQL error (1064 with the position,
+1065 for an empty query). ``projection_labels`` gives the MySQL column labels of a SELECT: the
+alias as written, or the item's own text as the client wrote it (``COUNT(*)``, ``IFNULL(a,b)``).
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from sqlglot import exp
+from sqlglot.dialects.mysql import MySQL
+from sqlglot.errors import ParseError, SqlglotError
+from sqlglot.tokens import Token, TokenType
+
+from engine.errors import DrydockError, Errors
+
+# sqlglot logs unsupported syntax with the statement text in it; statement text never goes to
+# drydock's logs (it may carry secrets, and any user could write lines there).
+logging.getLogger("sqlglot").setLevel(logging.CRITICAL)
+
+
+class DrydockMySQL(MySQL):
+    """MySQL as drydock reads it: sqlglot's MySQL dialect plus Doris' time-travel spellings."""
+
+    class Tokenizer(MySQL.Tokenizer):
+        pass
+
+    class Parser(MySQL.Parser):
+        VERSION_PHRASES = {**MySQL.Parser.VERSION_PHRASES, ("FOR", "TIME"): "TIMESTAMP"}
+
+        def _parse_version(self) -> Any:
+            if self._at_tag():
+                self._advance(3)  # @ tag (
+                value = self._parse_string()
+                if value is None or not self._match(TokenType.R_PAREN):
+                    self.raise_error("expected @tag('<name>')")
+                return self.expression(exp.Version(this="VERSION", kind="AS OF", expression=value))
+            return super()._parse_version()
+
+        def _parse_table_alias(self, *args: Any, **kwargs: Any) -> Any:
+            if self._at_tag():
+                return None  # t@tag('x') is a version clause (below), not an alias '@tag'
+            return super()._parse_table_alias(*args, **kwargs)
+
+        def _at_tag(self) -> bool:
+            return bool(self._curr and self._curr.token_type == TokenType.PARAMETER
+                        and self._next and self._next.text.lower() == "tag"
+                        and self._index + 2 < len(self._tokens)
+                        and self._tokens[self._index + 2].token_type == TokenType.L_PAREN)
+
+
+DIALECT = DrydockMySQL()
+
+
+def tokenize(sql: str) -> list[Token]:
+    try:
+        return DIALECT.tokenize(sql)
+    except SqlglotError as exc:  # an unterminated string, comment or identifier
+        raise Errors.PARSE.error(detail=f"line 1:0 {_plain(exc)}") from None
+
+
+def parse(sql: str, max_tokens: int | None = None) -> exp.Expression:
+    """Exactly one statement of ``sql`` as a sqlglot expression (see module docstring).
+
+    ``max_tokens`` is the parse budget: parsing costs time in proportion to the tokens, so a
+    statement with more is refused before the parse starts."""
+    tokens = tokenize(sql)
+    if max_tokens is not None and len(tokens) > max_tokens:
+        raise Errors.STATEMENT_TOO_COMPLEX.error(tokens=len(tokens), limit=max_tokens)
+    try:
+        expressions = [e for e in DIALECT.parser().parse(tokens, sql) if e is not None]
+    except ParseError as exc:
+        raise _parse_error(exc) from None
+    except SqlglotError as exc:
+        raise Errors.PARSE.error(detail=f"line 1:0 {_plain(exc)}") from None
+    except (IndexError, KeyError, ValueError, TypeError, AttributeError, RecursionError):
+        # sqlglot's own parser crashes this way on some incomplete statements ('SHOW CREATE')
+        raise Errors.PARSE.error(detail="line 1:0 syntax error: the statement is incomplete "
+                                        "or not valid SQL") from None
+    if not expressions:
+        raise Errors.EMPTY_QUERY.error()
+    if len(expressions) > 1:
+        raise Errors.PARSE.error(
+            detail="multiple statements in one query are not supported; send one statement at a time")
+    expression = expressions[0]
+    if isinstance(expression, exp.Command) and expression.name.upper() == "SET":
+        expression = _set_items_one_by_one(expression)
+    label_projections(sql, tokens, expression)
+    return expression
+
+
+def parse_one_set(text: str) -> exp.Expression | None:
+    parsed = [e for e in DIALECT.parse(text) if e is not None]
+    return parsed[0] if len(parsed) == 1 else None
+
+
+def _set_items_one_by_one(command: exp.Command) -> exp.Expression:
+    """sqlglot gives up on ``SET @a = (SELECT ...), @b = 2`` (a subquery before a comma) and
+    returns a Command; parsed item by item, it is an ordinary SET. Anything else stays a Command."""
+    items: list[exp.Expression] = []
+    for text in _top_level_items(command.text("expression")):
+        try:
+            parsed = parse_one_set(f"SET {text}")
+        except ParseError:
+            return command
+        if not isinstance(parsed, exp.Set):
+            return command
+        items.extend(parsed.expressions)
+    return exp.Set(expressions=items) if items else command
+
+
+def _top_level_items(text: str) -> list[str]:
+    """``text`` split at the commas outside parentheses and quotes."""
+    items, depth, start, i, n = [], 0, 0, 0, len(text)
+    while i < n:
+        ch = text[i]
+        if ch in "'\"`":
+            i += 1
+            while i < n and text[i] != ch:
+                i += 2 if text[i] == "\\" and ch != "`" else 1
+        elif ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+        elif ch == "," and depth == 0:
+            items.append(text[start:i])
+            start = i + 1
+        i += 1
+    items.append(text[start:])
+    return [item.strip() for item in items]
+
+
+
+def _plain(exc: Exception) -> str:
+    """sqlglot's message without its ANSI colour codes."""
+    text = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+    return text.replace("\x1b[4m", "").replace("\x1b[0m", "")
+
+
+def _parse_error(exc: ParseError) -> DrydockError:
+    err = exc.errors[0] if exc.errors else {}
+    description = str(err.get("description") or "syntax error")
+    line = err.get("line") or 1
+    col = max(int(err.get("col") or 1) - 1, 0)
+    highlight = _plain(Exception(err.get("highlight") or "")) if err.get("highlight") else ""
+    near = f" near '{highlight}'" if highlight else ""
+    return Errors.PARSE.error(detail=f"line {line}:{col} {description}{near}")
+
+
+# -- column labels ------------------------------------------------------------------------------
+_SELECT_MODIFIERS = {"DISTINCT", "ALL", "DISTINCTROW", "HIGH_PRIORITY", "STRAIGHT_JOIN",
+                     "SQL_SMALL_RESULT", "SQL_BIG_RESULT", "SQL_BUFFER_RESULT", "SQL_NO_CACHE",
+                     "SQL_CACHE", "SQL_CALC_FOUND_ROWS"}
+_PROJECTION_END = {TokenType.FROM, TokenType.WHERE, TokenType.GROUP_BY, TokenType.HAVING,
+                   TokenType.ORDER_BY, TokenType.LIMIT, TokenType.WINDOW, TokenType.UNION,
+                   TokenType.EXCEPT, TokenType.INTERSECT, TokenType.INTO, TokenType.SEMICOLON,
+                   TokenType.QUALIFY}
+_PROJECTION_END_WORDS = {"FOR", "LOCK", "INTO", "GROUP", "ORDER"}
+_OPEN = {TokenType.L_PAREN, TokenType.L_BRACKET, TokenType.L_BRACE}
+_CLOSE = {TokenType.R_PAREN, TokenType.R_BRACKET, TokenType.R_BRACE}
+
+
+def projection_texts(sql: str, tokens: list[Token]) -> list[str]:
+    """The text of each item of the outermost SELECT list, as written (first SELECT of a set
+    operation). Empty when there is no outermost SELECT."""
+    i, n = _after_with_clause(tokens), len(tokens)
+    while i < n and tokens[i].token_type != TokenType.SELECT:  # '(' of a parenthesized SELECT
+        if tokens[i].token_type not in _OPEN:
+            return []
+        i += 1
+    if i >= n:
+        return []
+    i += 1
+    while i < n and tokens[i].text.upper() in _SELECT_MODIFIERS:
+        i += 1
+    items: list[str] = []
+    first, depth = i, 0
+    while i < n:
+        token = tokens[i]
+        if token.token_type in _OPEN:
+            depth += 1
+        elif token.token_type in _CLOSE:
+            if depth == 0:
+                break  # the SELECT was itself parenthesized
+            depth -= 1
+        elif depth == 0 and (token.token_type in _PROJECTION_END
+                             or (token.token_type != TokenType.STRING
+                                 and token.text.upper() in _PROJECTION_END_WORDS)):
+            break
+        elif depth == 0 and token.token_type == TokenType.COMMA:
+            items.append(_span(sql, tokens[first], tokens[i - 1]))
+            first = i + 1
+        i += 1
+    if first < i:
+        items.append(_span(sql, tokens[first], tokens[i - 1]))
+    return items
+
+
+def _after_with_clause(tokens: list[Token]) -> int:
+    """Index of the first token after a leading ``WITH name [(cols)] AS (body), …`` clause."""
+    if not tokens or tokens[0].token_type != TokenType.WITH:
+        return 0
+    i, n = 1, len(tokens)
+    while i < n:
+        while i < n and tokens[i].token_type not in _OPEN:  # name [(cols)] AS [NOT] [MATERIALIZED]
+            i += 1
+        if i > 0 and tokens[i - 1].token_type != TokenType.ALIAS and i < n and \
+                tokens[i - 1].text.upper() not in ("MATERIALIZED",):
+            i = _skip_group(tokens, i)  # the column list
+            continue
+        i = _skip_group(tokens, i)  # the body
+        if i < n and tokens[i].token_type == TokenType.COMMA:
+            i += 1
+            continue
+        return i
+    return n
+
+
+def _skip_group(tokens: list[Token], i: int) -> int:
+    """Index just past the balanced group that opens at ``i``."""
+    depth, n = 0, len(tokens)
+    while i < n:
+        if tokens[i].token_type in _OPEN:
+            depth += 1
+        elif tokens[i].token_type in _CLOSE:
+            depth -= 1
+            if depth == 0:
+                return i + 1
+        i += 1
+    return n
+
+
+def _span(sql: str, first: Token, last: Token) -> str:
+    return sql[first.start:last.end + 1]
+
+
+def outermost_select(expression: exp.Expression) -> exp.Select | None:
+    node: Any = expression
+    while isinstance(node, (exp.Union, exp.Intersect, exp.Except, exp.Subquery)):
+        node = node.this
+    return node if isinstance(node, exp.Select) else None
+
+
+def label_projections(sql: str, tokens: list[Token], expression: exp.Expression) -> None:
+    """Give every unaliased, non-column item of the outermost SELECT the label MySQL gives it:
+    its text as written. Aliases already carry the client's spelling."""
+    select = outermost_select(expression)
+    if select is None:
+        return
+    projections = list(select.expressions)
+    if not projections or all(isinstance(p, (exp.Alias, exp.Column, exp.Star)) for p in projections):
+        return
+    texts = projection_texts(sql, tokens)
+    if len(texts) != len(projections):
+        return  # a shape the token scan does not follow: DuckDB's own names stay
+    for projection, text in zip(projections, texts):
+        if isinstance(projection, (exp.Alias, exp.Column, exp.Star)) or not text:
+            continue
+        if isinstance(projection, exp.Literal) and projection.is_string:
+            text = projection.this  # MySQL labels a string literal with its value
+        alias = exp.Alias(alias=exp.to_identifier(text, quoted=True))
+        projection.replace(alias)
+        alias.set("this", projection)
