@@ -14,7 +14,7 @@ public class DrydockJdbcLogin {
                 rs.next();
                 String who = rs.getString(1);
                 long n = rs.getLong(2);
-                if (args[2].equals(who) && n == 2) {
+                if ((args[2] + "@%").equals(who) && n == 2) {  // MySQL: CURRENT_USER() is the account
                     System.out.println("OK login-and-read");
                 } else {
                     System.out.println("FAIL login-and-read: " + who + " " + n);
