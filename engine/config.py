@@ -163,7 +163,7 @@ def _statement_fields() -> list[ConfigField]:
         f("max_statement_bytes", "long", 4 * 2**20,
           "Longest statement text accepted (bytes); longer ones are refused before parsing",
           validator=positive_long),
-        f("max_statement_tokens", "long", 100_000,
+        f("max_statement_tokens", "long", 50_000,
           "Parse budget: statements with more SQL tokens are refused before parsing",
           validator=positive_long),
         f("statements_threads", "int", 8,

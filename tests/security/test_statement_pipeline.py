@@ -254,3 +254,27 @@ def test_change_user_checks_the_database_like_use(srv: ServerProcess) -> None:
         with pytest.raises(pymysql.err.MySQLError) as denied:
             conn.select_db("d")  # COM_INIT_DB
         assert denied.value.args[0] == 1044
+
+
+KEYWORDS = ["for", "time", "as", "of", "version", "timestamp", "@tag(", "'", '"', "`", "/*!", "*/",
+            "--", "#", ";", "kill", "select", "\\", "@@version", "@v", "?", "%", "FOR TIME AS OF"]
+
+
+def test_random_strings_with_every_keyword_round_trip(srv: ServerProcess) -> None:
+    from hypothesis import HealthCheck, given, settings
+    from hypothesis import strategies as st
+
+    srv.query("CREATE TABLE IF NOT EXISTS d.fuzz_notes (id INT, s VARCHAR(500))")
+    pieces = st.one_of(st.sampled_from(KEYWORDS), st.text(max_size=6), st.just(" "))
+
+    @settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
+    @given(st.lists(pieces, max_size=12).map("".join))
+    def round_trip(text: str) -> None:
+        text = text.replace("\x00", "")
+        with srv.connect() as conn, conn.cursor() as cur:
+            cur.execute("DELETE FROM d.fuzz_notes")
+            cur.execute("INSERT INTO d.fuzz_notes VALUES (1, %s)", (text,))
+            cur.execute("SELECT s FROM d.fuzz_notes WHERE s = %s", (text,))
+            assert cur.fetchall() == ((text,),)
+
+    round_trip()
