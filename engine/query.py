@@ -43,6 +43,10 @@ class QueryEngine:
         # Sandbox: SQL may not read or write server files, attach databases or load extensions
         # (read_csv('/etc/...'), COPY ... TO, ATTACH, INSTALL), and no session may undo that.
         self._db.execute("SET enable_external_access = false")
+        # Memory one large statement took goes back to the OS within seconds (DuckDB's allocator
+        # otherwise keeps its thread caches and dirty pages; bench/bench_statement_stall.py).
+        self._db.execute("SET allocator_background_threads = true")
+        self._db.execute("SET allocator_flush_threshold = '16MiB'")
         self._db.execute("SET lock_configuration = true")
         self._lock = threading.Lock()
 
@@ -102,6 +106,14 @@ class QuerySession:
 
     def interrupt(self) -> None:
         self._cursor.interrupt()
+
+    def release(self) -> None:
+        """Drop what the cursor keeps of its last statement (DuckDB holds the last prepared
+        statement until the next one): run after a large statement."""
+        try:
+            self._cursor.execute("SELECT 1").fetchall()
+        except duckdb.Error:
+            pass
 
     def close(self) -> None:
         self._bound.clear()

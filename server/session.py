@@ -141,7 +141,7 @@ class DrydockSession(Session):
             finally:
                 if large:
                     statement = None  # type: ignore[assignment]
-                    await self._in_thread("statements", memory.release_after_large_statement)
+                    await self._in_thread("statements", self._release_large_statement)
         except DrydockError as exc:
             self.ctx.diagnostics = [Diagnostic("Error", exc.code, exc.message)]
             raise
@@ -159,6 +159,10 @@ class DrydockSession(Session):
         if len(sql) > limit or len(sql.encode("utf-8", "surrogatepass")) > limit:
             raise Errors.STATEMENT_TOO_LARGE.error(size=len(sql.encode("utf-8", "surrogatepass")),
                                                    limit=limit)
+
+    def _release_large_statement(self) -> None:
+        self.query_session.release()
+        memory.release_after_large_statement()
 
     def _token_budget(self) -> int:
         return int(self.engine.config.get("max_statement_tokens"))
