@@ -197,8 +197,8 @@ class QuerySession:
             verify_with_duckdb(self._serialize, query.sql(dialect="duckdb"), authorized)
 
     def _serialize(self, sql: str) -> str:
-        row = self._cursor.execute("SELECT json_serialize_sql(?)", [sql]).fetchone()
-        return str(row[0]) if row else '{"error": true}'
+        rows = self._cursor.execute("SELECT json_serialize_sql(?)", [sql]).fetchall()  # drained
+        return str(rows[0][0]) if rows else '{"error": true}'
 
     def _count_pushdown(self, expression: exp.Expression, ctx: SessionContext,
                         resolver: Resolver | None) -> Result | None:
@@ -262,8 +262,8 @@ class QuerySession:
             raise Errors.QUERY_FAILED.error(detail=_first_line(exc)) from None
         description = self._cursor.description
         if isinstance(expression, _ROW_COUNT_STATEMENTS):
-            row = self._cursor.fetchone()
-            return Result.ok(affected_rows=int(row[0]) if row else 0)
+            rows = self._cursor.fetchall()  # drained: DuckDB refuses new work while a result is open
+            return Result.ok(affected_rows=int(rows[0][0]) if rows else 0)
         if not description or _is_ddl(expression):
             if description:
                 self._cursor.fetchall()  # drain: DuckDB refuses new work while a result is open
@@ -310,17 +310,17 @@ class QuerySession:
         return []
 
     def table_exists(self, schema: str, name: str) -> bool:
-        row = self._cursor.execute(
+        rows = self._cursor.execute(
             "SELECT count(*) FROM duckdb_tables() WHERE database_name = ? AND schema_name = ? "
-            "AND table_name = ?", [info_schema.INTERNAL, schema, name]).fetchone()
-        return bool(row and row[0])
+            "AND table_name = ?", [info_schema.INTERNAL, schema, name]).fetchall()
+        return bool(rows and rows[0][0])
 
     def schema_exists(self, name: str) -> bool:
-        row = self._cursor.execute(
+        rows = self._cursor.execute(
             "SELECT count(*) FROM duckdb_schemas() WHERE database_name = ? AND schema_name = ?",
             [info_schema.INTERNAL, name],
-        ).fetchone()
-        return bool(row and row[0])
+        ).fetchall()
+        return bool(rows and rows[0][0])
 
 
 _MISSING_TABLE = re.compile(r'Catalog Error: Table with name "?([^"\s!]+)"? does not exist')

@@ -1030,7 +1030,7 @@ STATEMENT_REGRESSIONS = [
     ("SET character_set_client = 'foo'", (1115, "Unknown character set: 'foo'")),  # likewise
     ("SET character_set_results = 'ucs2'", (1231, "Variable 'character_set_results' can't be set to the value of 'ucs2'")),
     ("SET collation_connection = 'nope'", (1273, "Unknown collation: 'nope'")),
-    ("SET 'ANSI' = sql_mode", (1231, "Variable 'ANSI' can't be set to the value of 'sql_mode'")),
+    ("SET 'ANSI' = sql_mode", (1193, "Unknown system variable 'ANSI'")),
     ("SHOW CREATE", (1064, "line 1:0 syntax error: the statement is incomplete or not valid SQL")),
     ("SHOW FULL", (1064, "line 1:0 syntax error: the statement is incomplete or not valid SQL")),
     ("SELECT 1 /* x", (1064, "line 1:0 Error tokenizing 'SELECT 1 /* '")),

@@ -73,7 +73,8 @@ def _set_system_variable(item: exp.SetItem, ctx: SessionContext, evaluate: Evalu
         scope = (left.text("kind") or "SESSION").upper()
     else:
         scope = (item.text("kind") or "SESSION").upper()
-    name = left.name.lower()
+    written = left.name
+    name = written.lower()
     if scope not in ("SESSION", "LOCAL"):
         raise Errors.NOT_SUPPORTED.error(what=f"SET {scope} {name}; only session variables can be set")
     if isinstance(right, exp.Var) and right.name.upper() == "DEFAULT" or \
@@ -89,7 +90,7 @@ def _set_system_variable(item: exp.SetItem, ctx: SessionContext, evaluate: Evalu
         ctx.variables.set(name, value)
     except MysqlError as exc:
         raise Errors.WRONG_VALUE_FOR_VAR.error(name=name, value=value) if exc.code != 1193 else \
-            Errors.UNKNOWN_SYSTEM_VARIABLE.error(name=name) from None
+            Errors.UNKNOWN_SYSTEM_VARIABLE.error(name=written) from None
 
 
 def _normalized(name: str, value: Any) -> Any:
