@@ -98,6 +98,33 @@ BOUND_EXTERNAL_PER_SESSION = 8
 _RESERVED_PREFIX = "__drydock_"
 
 
+class _VerdictCache:
+    """Final texts (with their authorized relation sets) DuckDB's parse already confirmed."""
+
+    def __init__(self, size: int = 2048, max_text: int = 8192):
+        self._size, self._max_text = size, max_text
+        self._items: OrderedDict[tuple[str, frozenset[tuple[str, str]]], None] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def hit(self, key: tuple[str, frozenset[tuple[str, str]]]) -> bool:
+        with self._lock:
+            if key in self._items:
+                self._items.move_to_end(key)
+                return True
+            return False
+
+    def add(self, key: tuple[str, frozenset[tuple[str, str]]]) -> None:
+        if len(key[0]) > self._max_text:
+            return
+        with self._lock:
+            self._items[key] = None
+            while len(self._items) > self._size:
+                self._items.popitem(last=False)
+
+
+_VERIFIED = _VerdictCache()
+
+
 class QuerySession:
     def __init__(self, cursor: duckdb.DuckDBPyConnection):
         self._cursor = cursor
@@ -149,8 +176,9 @@ class QuerySession:
             # Tables first: the information_schema binding adds placeholder tables of its own.
             authorized = self._bind_references(references, ctx, resolver)
             self._bind_info_schema(expression, ctx, resolver, registered)
-            self._verify(expression, authorized)
-            return self._execute(expression, ctx)
+            sql = expression.sql(dialect="duckdb")
+            self._verify(expression, sql, authorized)
+            return self._execute(expression, sql, ctx)
         finally:
             for name in registered:
                 self._cursor.unregister(name)
@@ -189,12 +217,18 @@ class QuerySession:
             table.set("version", None)
         return internal
 
-    def _verify(self, expression: exp.Expression, authorized: set[tuple[str, str]]) -> None:
-        """DuckDB's own parse of every query in the final text names only what was authorized
-        (engine/sql_relations.py); DuckDB serializes SELECTs only, so each query part of an
-        INSERT/CREATE/UPDATE/DELETE is checked on its own."""
+    def _verify(self, expression: exp.Expression, sql: str, authorized: set[tuple[str, str]]) -> None:
+        """DuckDB's own parse of every query in the final text ``sql`` names only what was
+        authorized (engine/sql_relations.py); DuckDB serializes SELECTs only, so each query part
+        of an INSERT/CREATE/UPDATE/DELETE is checked on its own. A verdict depends only on the
+        text and the authorized set, so passing ones are remembered (bounded LRU)."""
+        key_set = frozenset(authorized)
         for query in _query_parts(expression):
-            verify_with_duckdb(self._serialize, query.sql(dialect="duckdb"), authorized)
+            text = sql if query is expression else query.sql(dialect="duckdb")
+            if _VERIFIED.hit((text, key_set)):
+                continue
+            verify_with_duckdb(self._serialize, text, authorized)
+            _VERIFIED.add((text, key_set))
 
     def _serialize(self, sql: str) -> str:
         rows = self._cursor.execute("SELECT json_serialize_sql(?)", [sql]).fetchall()  # drained
@@ -243,8 +277,7 @@ class QuerySession:
             table.replace(exp.Subquery(this=select, alias=exp.TableAlias(
                 this=exp.to_identifier(table.alias or table.name))))
 
-    def _execute(self, expression: exp.Expression, ctx: SessionContext) -> Result:
-        sql = expression.sql(dialect="duckdb")
+    def _execute(self, expression: exp.Expression, sql: str, ctx: SessionContext) -> Result:
         self._use(ctx.database if ctx.catalog.lower() == info_schema.INTERNAL else None)
         notes = self._if_exists_notes(expression, ctx)
         try:
