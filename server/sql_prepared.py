@@ -19,20 +19,14 @@ PREPARE/EXECUTE/DEALLOCATE 1295, more than MAX_PREPARED_STATEMENTS statements in
 
 from __future__ import annotations
 
-import datetime as dt
-import decimal
 from collections.abc import Callable
-from typing import Any
-
-import sqlglot
-from sqlglot import exp
 
 from engine import ast
 from engine.errors import Errors
 from engine.results import Result
 from engine.session import SessionContext
+from engine.user_variables import get_user_variable
 from grammar.parser import leading_words
-from engine.user_variables import get_user_variable, literal
 from server.prepared import bind_parameters, count_placeholders
 
 MAX_PREPARED_STATEMENTS = 16382  # MySQL's default max_prepared_stmt_count (per session here)

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import decimal
 import re
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from mysql_mimic.errors import MysqlError
 from mysql_mimic.intercept import setitem_kind
@@ -20,8 +21,13 @@ from engine import like
 from engine.errors import Errors
 from engine.results import Result
 from engine.session import SessionContext
-from engine.session_variables import (CHARSET_VARIABLES, COLLATION_VARIABLES, character_set, collation,
-                                      normalize_sql_mode)
+from engine.session_variables import (
+    CHARSET_VARIABLES,
+    COLLATION_VARIABLES,
+    character_set,
+    collation,
+    normalize_sql_mode,
+)
 from engine.user_variables import is_user_variable, set_user_variable
 
 # Evaluates one expression with DuckDB (as ``SELECT <expression>``), returning its value.
