@@ -66,6 +66,22 @@ _TYPE_TABLE = "(VALUES " + ", ".join(
 # literals (Connector/J: ``IF(IS_NULLABLE = 'yes', 1, 0)``); DuckDB compares case-sensitively.
 _NOCASE = "COLLATE NOCASE"
 
+_KEYS = f"""(
+    SELECT schema_name, table_name, constraint_column_names AS columns,
+           CASE WHEN constraint_type = 'PRIMARY KEY' THEN 'PRIMARY KEY' ELSE 'UNIQUE' END AS key_type,
+           CASE WHEN constraint_type = 'PRIMARY KEY' THEN 'PRIMARY'
+                ELSE constraint_column_names[1] END AS key_name
+    FROM duckdb_constraints()
+    WHERE database_name = '{INTERNAL}' AND schema_name NOT IN {HIDDEN_SCHEMAS}
+      AND constraint_type IN ('PRIMARY KEY', 'UNIQUE')
+)"""
+_KEY_COLUMNS = f"""(
+    SELECT schema_name, table_name, key_name, key_type, u.column_name, u.ordinal_position
+    FROM {_KEYS} AS k,
+         LATERAL (SELECT unnest(k.columns) AS column_name,
+                         generate_subscripts(k.columns, 1) AS ordinal_position) AS u
+)"""
+
 _REAL_VIEWS = {
     "schemata": f"""
         SELECT 'def' AS catalog_name, schema_name, 'utf8mb4' AS default_character_set_name,
@@ -106,11 +122,12 @@ _REAL_VIEWS = {
                CASE WHEN char_length IS NOT NULL THEN 'utf8mb4' END AS character_set_name,
                CASE WHEN char_length IS NOT NULL THEN 'utf8mb4_0900_ai_ci' END AS collation_name,
                column_type_ {_NOCASE} AS column_type,
-               '' {_NOCASE} AS column_key, '' {_NOCASE} AS extra, 'select' AS privileges,
+               coalesce(key_, '') {_NOCASE} AS column_key, '' {_NOCASE} AS extra,
+               'select' AS privileges,
                coalesce(comment, '') AS column_comment, '' AS generation_expression,
                NULL::VARCHAR AS srs_id
         FROM (
-            SELECT c.*, m.*,
+            SELECT c.*, m.*, k.key_,
                    coalesce(m.my_type, CASE WHEN c.data_type LIKE 'DECIMAL%' THEN 'decimal' ELSE 'text' END) AS data_type_,
                    CASE WHEN c.data_type = 'VARCHAR' THEN coalesce(c.character_maximum_length, 65535)
                         WHEN m.my_type IS NULL AND c.data_type NOT LIKE 'DECIMAL%' THEN 65535
@@ -122,8 +139,37 @@ _REAL_VIEWS = {
                         WHEN c.data_type LIKE 'DECIMAL%' THEN lower(c.data_type)
                         ELSE coalesce(m.my_column_type, 'text') END AS column_type_
             FROM duckdb_columns() AS c LEFT JOIN {_TYPE_TABLE} ON m.duck_type = c.data_type
+            LEFT JOIN (SELECT schema_name AS k_schema, table_name AS k_table, column_name AS k_column,
+                              min(CASE WHEN key_type = 'PRIMARY KEY' THEN 'PRI' ELSE 'UNI' END) AS key_
+                       FROM {_KEY_COLUMNS} WHERE ordinal_position = 1 GROUP BY ALL) AS k
+                   ON k.k_schema = c.schema_name AND k.k_table = c.table_name AND k.k_column = c.column_name
             WHERE c.database_name = '{INTERNAL}' AND c.schema_name NOT IN {HIDDEN_SCHEMAS}
         )
+    """,
+    # Keys: DuckDB's PRIMARY KEY and UNIQUE constraints, named as MySQL names them (the primary
+    # key is always 'PRIMARY'; a unique key is named after its first column).
+    "table_constraints": f"""
+        SELECT key_name AS constraint_name, 'def' AS constraint_catalog,
+               schema_name AS constraint_schema, schema_name AS table_schema, table_name,
+               key_type {_NOCASE} AS constraint_type, 'YES' AS enforced
+        FROM {_KEYS}
+    """,
+    "key_column_usage": f"""
+        SELECT 'def' AS constraint_catalog, schema_name AS constraint_schema, key_name AS constraint_name,
+               'def' AS table_catalog, schema_name AS table_schema, table_name, column_name,
+               ordinal_position, NULL::BIGINT AS position_in_unique_constraint,
+               NULL::VARCHAR AS referenced_table_schema, NULL::VARCHAR AS referenced_table_name,
+               NULL::VARCHAR AS referenced_column_name
+        FROM {_KEY_COLUMNS}
+    """,
+    "statistics": f"""
+        SELECT 'def' AS table_catalog, schema_name AS table_schema, table_name,
+               0 AS non_unique, schema_name AS index_schema, key_name AS index_name,
+               ordinal_position AS seq_in_index, column_name, 'A' AS collation,
+               NULL::BIGINT AS cardinality, NULL::VARCHAR AS sub_part, NULL::VARCHAR AS packed,
+               '' AS nullable, 'BTREE' AS index_type, '' AS comment, '' AS index_comment,
+               'YES' AS is_visible, NULL::VARCHAR AS expression
+        FROM {_KEY_COLUMNS}
     """,
 }
 

@@ -459,7 +459,9 @@ def _external_info_schema_catalog(table: exp.Table, ctx: SessionContext) -> str 
 
 # information_schema tables whose rows name databases/tables, and the columns that do.
 _FILTERED = {"schemata": ("schema_name", None), "tables": ("table_schema", "table_name"),
-             "columns": ("table_schema", "table_name"), "statistics": ("table_schema", "table_name")}
+             "columns": ("table_schema", "table_name"), "statistics": ("table_schema", "table_name"),
+             "key_column_usage": ("table_schema", "table_name"),
+             "table_constraints": ("table_schema", "table_name")}
 
 
 def _visible_rows(name: str, visibility: Visibility) -> exp.Expression:

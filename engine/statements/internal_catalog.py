@@ -1,15 +1,24 @@
-"""SHOW CREATE TABLE for tables of the internal (DuckDB) catalog, in MySQL syntax."""
+"""SHOW CREATE TABLE in MySQL's shape, for internal and external (Lance, Paimon) tables.
+
+ORMs and BI tools (SQLAlchemy, pandas, Superset) reflect a table by parsing this text, so it is
+written exactly as MySQL 8 writes it: backticked column lines with MySQL type names, NOT NULL /
+DEFAULT clauses, then ``PRIMARY KEY (…)`` and ``UNIQUE KEY `name` (…)`` lines, then the table
+options. Types and keys come from the MySQL-shaped information_schema (engine/info_schema.py).
+"""
 
 from __future__ import annotations
 
-import sqlglot
+from typing import Any
 
 from engine import ast
+from engine.catalogs.base import Column
 from engine.core import Engine
 from engine.errors import Errors
-from engine.info_schema import INTERNAL
+from engine.info_schema import ATTACHED_NAME, INTERNAL
 from engine.results import Result
 from engine.session import SessionContext
+
+TABLE_OPTIONS = "ENGINE={engine} DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_0900_ai_ci"
 
 
 def split_name(parts: tuple[str, ...], ctx: SessionContext) -> tuple[str, str, str]:
@@ -25,15 +34,75 @@ def split_name(parts: tuple[str, ...], ctx: SessionContext) -> tuple[str, str, s
 
 def show_create_table(engine: Engine, stmt: ast.ShowCreateTable, ctx: SessionContext) -> Result:
     catalog, db, table = split_name(stmt.parts, ctx)
-    not_found = Errors.UNKNOWN_TABLE.error(table=f"{db}.{table}")
     if not engine.privileges.may_see_table(ctx, catalog, db, table):
         raise Errors.TABLE_ACCESS_DENIED.error(priv="SHOW", user=ctx.user, host=ctx.host,
                                                table=f"{db}.{table}")
-    if catalog != INTERNAL:
-        raise not_found
-    ddl = engine.query.table_ddl(db, table)
-    if ddl is None:
-        raise not_found
-    mysql = sqlglot.transpile(ddl, read="duckdb", write="mysql", pretty=True)[0]
-    mysql = mysql.replace(f"CREATE TABLE {db}.{table}", f"CREATE TABLE `{table}`", 1)
-    return Result(columns=["Table", "Create Table"], rows=[(table, mysql)])
+    if catalog.lower() == INTERNAL:
+        lines = _internal_lines(engine, db, table)
+        if not lines:
+            raise Errors.UNKNOWN_TABLE.error(table=f"{db}.{table}")
+        options = TABLE_OPTIONS.format(engine="DuckDB")
+    else:
+        lines = _external_lines(engine.metadata.columns(ctx, catalog, db, table))
+        options = TABLE_OPTIONS.format(engine=engine.catalogs.get(catalog).type.capitalize())
+    ddl = f"CREATE TABLE {quote(table)} (\n" + ",\n".join(f"  {line}" for line in lines) + f"\n) {options}"
+    return Result(columns=["Table", "Create Table"], rows=[(table, ddl)])
+
+
+def quote(name: str) -> str:
+    return "`" + name.replace("`", "``") + "`"
+
+
+def _internal_lines(engine: Engine, db: str, table: str) -> list[str]:
+    columns = engine.query.fetch(
+        f"SELECT column_name, column_type, is_nullable, column_default FROM {ATTACHED_NAME}.main.columns "
+        "WHERE table_schema = ? AND table_name = ? ORDER BY ordinal_position", [db, table])
+    if not columns:
+        return []
+    lines = [_column_line(name, column_type, nullable == "YES", default)
+             for name, column_type, nullable, default in columns]
+    keys = engine.query.fetch(
+        f"SELECT constraint_name, list(column_name ORDER BY ordinal_position) "
+        f"FROM {ATTACHED_NAME}.main.key_column_usage WHERE table_schema = ? AND table_name = ? "
+        "GROUP BY constraint_name ORDER BY constraint_name <> 'PRIMARY', constraint_name", [db, table])
+    for name, key_columns in keys:
+        columns_text = ",".join(quote(c) for c in key_columns)
+        lines.append(f"PRIMARY KEY ({columns_text})" if name == "PRIMARY"
+                     else f"UNIQUE KEY {quote(name)} ({columns_text})")
+    return lines
+
+
+def _external_lines(columns: list[Column]) -> list[str]:
+    lines = [_column_line(c.name, c.type.lower(), c.nullable, None) for c in columns]
+    primary = [c.name for c in columns if c.key == "PRI"]
+    if primary:
+        lines.append(f"PRIMARY KEY ({','.join(quote(c) for c in primary)})")
+    return lines
+
+
+def _column_line(name: str, column_type: str, nullable: bool, default: Any) -> str:
+    """One column as MySQL prints it: ``name type [NOT NULL] [DEFAULT …]``."""
+    parts = [quote(name), column_type]
+    if not nullable:
+        parts.append("NOT NULL")
+    if default is not None:
+        parts.append(f"DEFAULT {_default_text(str(default))}")
+    elif nullable and not column_type.endswith(("blob", "text", "json")):
+        parts.append("DEFAULT NULL")
+    return " ".join(parts)
+
+
+def _default_text(default: str) -> str:
+    """DuckDB's default expression text → MySQL's: literals quoted, CURRENT_TIMESTAMP as is."""
+    text = default.strip()
+    if text.upper() in ("CURRENT_TIMESTAMP", "NOW()", "CURRENT_TIMESTAMP()", "GET_CURRENT_TIMESTAMP()"):
+        return "CURRENT_TIMESTAMP"
+    if text.upper() == "NULL":
+        return "NULL"
+    if text.lower() in ("true", "false"):  # MySQL stores booleans as tinyint(1)
+        return "'1'" if text.lower() == "true" else "'0'"
+    if text.startswith("'") and text.endswith("'"):
+        return text
+    if "::" in text:  # a cast DuckDB added: 'x'::VARCHAR
+        text = text.split("::", 1)[0].strip("'")
+    return "'" + text.replace("'", "''") + "'"
