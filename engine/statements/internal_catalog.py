@@ -14,7 +14,7 @@ from engine import ast
 from engine.catalogs.base import Column
 from engine.core import Engine
 from engine.errors import Errors
-from engine.info_schema import ATTACHED_NAME, INTERNAL
+from engine.info_schema import ATTACHED_NAME, INTERNAL, external_column_row
 from engine.results import Result
 from engine.session import SessionContext
 
@@ -73,11 +73,19 @@ def _internal_lines(engine: Engine, db: str, table: str) -> list[str]:
 
 
 def _external_lines(columns: list[Column]) -> list[str]:
-    lines = [_column_line(c.name, c.type.lower(), c.nullable, None) for c in columns]
+    """Column types as information_schema.COLUMNS.COLUMN_TYPE shows them (vectors are text)."""
+    lines = [_column_line(c.name, _external_type(c), c.nullable, None) for c in columns]
     primary = [c.name for c in columns if c.key == "PRI"]
     if primary:
         lines.append(f"PRIMARY KEY ({','.join(quote(c) for c in primary)})")
     return lines
+
+
+def _external_type(column: Column) -> str:
+    if column.mysql_type.lower() in ("text", "json", "blob"):
+        return column.mysql_type.lower()  # lists, structs, vectors: shown as text, as results are
+    return str(external_column_row("", "", 0, column.name, column.type, column.mysql_type,
+                                   column.nullable, column.key, column.comment)[6])
 
 
 def _column_line(name: str, column_type: str, nullable: bool, default: Any) -> str:
