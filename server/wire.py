@@ -22,6 +22,8 @@ from mysql_mimic.packets import ComChangeUser, ComFieldList, HandshakeResponse41
 from mysql_mimic.stream import ConnectionClosed, MysqlStream
 from mysql_mimic.types import Capabilities, ColumnType
 
+from server.query_text import UndecodableText, decode_statement
+
 
 class MalformedPacket(Exception):
     pass
@@ -148,8 +150,13 @@ def _decode(charset: CharacterSet, raw: bytes) -> str:
 def decode_text(charset: CharacterSet, raw: bytes) -> str:
     """A command's text (COM_QUERY, COM_STMT_PREPARE, COM_INIT_DB) in the client character set.
     Bytes that are not valid in it are a malformed packet (1835), never an internal error
-    (mysql-mimic decodes strictly and the UnicodeDecodeError reached the last line of defence)."""
-    return _decode(charset, raw)
+    (mysql-mimic decodes strictly and the UnicodeDecodeError reached the last line of defence).
+    String literals with a charset introducer (``_binary'…'`` with raw bytes) are read in their
+    own charset (server/query_text.py)."""
+    try:
+        return decode_statement(charset, raw)
+    except UndecodableText as exc:
+        raise MalformedPacket(str(exc)) from None
 
 
 def _connect_attrs(r: Reader, charset: CharacterSet) -> dict[str, str]:
