@@ -405,3 +405,41 @@ class ShowProcedures(Statement):
 @dataclass(frozen=True)
 class ShowProcedure(Statement):
     parts: tuple[str, ...]  # [catalog.]sys.procedure
+
+
+# -- server information (engine/statements/server_info.py) --------------------------------------
+@dataclass(frozen=True)
+class ShowEngines(Statement):
+    pass
+
+
+@dataclass(frozen=True)
+class ShowCharset(Statement):
+    like: str | None = None
+
+
+@dataclass(frozen=True)
+class ShowCollation(Statement):
+    like: str | None = None
+
+
+@dataclass(frozen=True)
+class ShowPlugins(Statement):
+    pass
+
+
+@dataclass(frozen=True)
+class ShowProcesslist(Statement):
+    full: bool = False
+
+
+@dataclass(frozen=True)
+class ShowTableStatus(Statement):
+    parts: tuple[str, ...] | None = None  # [catalog.]db; None: the session's database
+    like: str | None = None
+
+
+@dataclass(frozen=True)
+class ShowRoutineStatus(Statement):
+    function: bool = False  # SHOW FUNCTION STATUS vs SHOW PROCEDURE STATUS
+    like: str | None = None

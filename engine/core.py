@@ -37,6 +37,8 @@ from engine.users import Users
 class Engine:
     def __init__(self, data_dir: Path | str, config_file: Path | None = None, root_password: str = "",
                  config_overrides: dict[str, Any] | None = None):
+        self.started_at = time.time()  # Uptime (COM_STATISTICS)
+        self.questions = 0  # statements run (COM_STATISTICS' Questions)
         self.data_dir = Path(data_dir)
         self.data_dir.mkdir(parents=True, exist_ok=True)
         self.store = MetaStore(self.data_dir / "meta.sqlite")
@@ -95,6 +97,7 @@ class Engine:
 
         handler = HANDLERS[type(statement)]
         started = time.monotonic()
+        self.questions += 1
         kind = statement_kind(statement)
         try:
             result = handler(self, statement, ctx)

@@ -9,12 +9,28 @@ from typing import Any, Protocol
 from engine.results import Diagnostic
 
 
+@dataclass(frozen=True)
+class Process:
+    """One live connection, as SHOW PROCESSLIST lists it."""
+
+    id: int
+    user: str
+    host: str
+    db: str | None
+    command: str  # "Query" while a command is answered, else "Sleep"
+    seconds: int  # in the current command (or idle) so far
+    state: str
+    info: str | None
+
+
 class ConnectionRegistry(Protocol):
     """What the engine may ask of the server about live connections (KILL, SHOW PROCESSLIST)."""
 
     def owner_of(self, connection_id: int) -> str | None: ...
 
     def kill(self, connection_id: int, query_only: bool) -> None: ...
+
+    def processes(self) -> list[Process]: ...
 
 
 @dataclass

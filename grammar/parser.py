@@ -73,6 +73,16 @@ OWNED_PREFIXES: tuple[tuple[str, ...], ...] = (
     ("CALL",),
     ("SHOW", "PROCEDURES"),
     ("SHOW", "PROCEDURE"),
+    ("SHOW", "ENGINES"),
+    ("SHOW", "STORAGE", "ENGINES"),
+    ("SHOW", "CHARSET"),
+    ("SHOW", "CHARACTER", "SET"),
+    ("SHOW", "COLLATION"),
+    ("SHOW", "PLUGINS"),
+    ("SHOW", "PROCESSLIST"),
+    ("SHOW", "FULL", "PROCESSLIST"),
+    ("SHOW", "TABLE", "STATUS"),
+    ("SHOW", "FUNCTION", "STATUS"),
 )
 # DESCRIBE/DESC followed by a query is EXPLAIN, which stays with the passthrough.
 _DESCRIBE_QUERY = re.compile(r"\s*desc(ribe)?\s+(select|with|\()", re.I)
@@ -568,6 +578,29 @@ class _ToStatement(Transformer[Token, Any]):
 
     def show_procedure(self, items: list[Any]) -> ast.ShowProcedure:
         return ast.ShowProcedure(parts=items[-1])
+
+    # server information
+    def show_engines(self, items: list[Any]) -> ast.ShowEngines:
+        return ast.ShowEngines()
+
+    def show_charset(self, items: list[Any]) -> ast.ShowCharset:
+        return ast.ShowCharset(like=self._like(items))
+
+    def show_collation(self, items: list[Any]) -> ast.ShowCollation:
+        return ast.ShowCollation(like=self._like(items))
+
+    def show_plugins(self, items: list[Any]) -> ast.ShowPlugins:
+        return ast.ShowPlugins()
+
+    def show_processlist(self, items: list[Any]) -> ast.ShowProcesslist:
+        return ast.ShowProcesslist(full=self._keyword(items, "FULL"))
+
+    def show_table_status(self, items: list[Any]) -> ast.ShowTableStatus:
+        parts = next((i for i in items if isinstance(i, tuple)), None)
+        return ast.ShowTableStatus(parts=parts, like=self._like(items))
+
+    def show_routine_status(self, items: list[Any]) -> ast.ShowRoutineStatus:
+        return ast.ShowRoutineStatus(function=self._keyword(items, "FUNCTION"), like=self._like(items))
 
     # SQL-level prepared statements
     def user_variable(self, items: list[Token]) -> tuple[str, str]:

@@ -6,6 +6,7 @@ import asyncio
 import concurrent.futures
 import contextlib
 import itertools
+import time
 import logging
 from typing import Any
 
@@ -15,6 +16,7 @@ from mysql_mimic.types import Capabilities
 
 from engine.core import Engine
 from engine.errors import Errors
+from engine.session import Process
 from server import wire
 from server.auth import DrydockIdentityProvider
 from server.connection import DrydockConnection
@@ -54,6 +56,20 @@ class Connections(Control):
     def __len__(self) -> int:
         return len(self._by_id)
 
+    def processes(self) -> list[Process]:
+        """A snapshot of the live connections (read from any thread: dict copy, plain fields)."""
+        now = time.monotonic()
+        out = []
+        for connection_id, connection in list(self._by_id.items()):
+            session = connection.session
+            busy = bool(getattr(connection, "busy", False))
+            since = getattr(connection, "command_started", now)
+            out.append(Process(id=connection_id, user=session.username or "",
+                               host=getattr(session.ctx, "host", ""), db=session.database,
+                               command="Query" if busy else "Sleep", seconds=int(now - since),
+                               state="executing" if busy else "", info=None))
+        return out
+
     # ConnectionRegistry (called from the engine, possibly from a worker thread)
     def owner_of(self, connection_id: int) -> str | None:
         connection = self._by_id.get(connection_id)
@@ -83,6 +99,9 @@ class _Registry:
 
     def kill(self, connection_id: int, query_only: bool) -> None:
         self._connections.kill_from_engine(connection_id, query_only)
+
+    def processes(self) -> list[Process]:
+        return self._connections.processes()
 
 
 class DrydockServer:

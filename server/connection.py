@@ -28,6 +28,7 @@ import asyncio
 import logging
 import os
 import secrets
+import time
 from typing import Any
 
 from mysql_mimic import packets, types
@@ -70,6 +71,7 @@ class DrydockConnection(Connection):
         self.require_secure_transport = require_secure_transport
         self.status_flags = ServerStatus.SERVER_STATUS_AUTOCOMMIT
         self.busy = False  # a command is being answered (KILL QUERY targets only busy ones)
+        self.command_started = time.monotonic()  # start of the current command, or of idling
         self.statement_seq = 0  # commands answered so far; identifies the one a KILL targets
         self.kill_after_statement = False  # KILL CONNECTION waits for the worker thread's statement
 
@@ -271,6 +273,7 @@ class DrydockConnection(Connection):
             types.Commands.COM_DEBUG: self.handle_debug,
             types.Commands.COM_INIT_DB: self.handle_init_db,
             types.Commands.COM_FIELD_LIST: self.handle_field_list,
+            types.Commands.COM_STATISTICS: self.handle_statistics,
         }
         if isinstance(self.stream, wire.PacketStream):
             self.stream.max_payload = wire.MAX_PAYLOAD  # logged in: MySQL's max_allowed_packet
@@ -289,6 +292,7 @@ class DrydockConnection(Connection):
                 return
             handler = handlers.get(data[0])  # type: ignore[call-overload]
             self.busy = True
+            self.command_started = time.monotonic()  # SHOW PROCESSLIST's Time
             self.statement_seq += 1
             try:
                 if handler is None:
@@ -310,6 +314,7 @@ class DrydockConnection(Connection):
                     msg=Errors.INTERNAL.error(detail=f"internal error: {type(exc).__name__}: {exc}")))
             finally:
                 self.busy = False
+                self.command_started = time.monotonic()
                 self.stream.reset_seq()
             if self.kill_after_statement:  # KILL CONNECTION arrived while a worker thread ran it
                 return
@@ -386,6 +391,17 @@ class DrydockConnection(Connection):
                 await asyncio.sleep(0)
         await self.stream.write(self._end_of_rows(), drain=False)
         await self.stream.drain()
+
+    async def handle_statistics(self, data: bytes) -> None:
+        """COM_STATISTICS (``mariadb-admin status``, the CLI's ``status``): one human-readable
+        line, not an OK packet."""
+        engine = self.session.engine
+        uptime = max(int(time.time() - engine.started_at), 1)
+        questions = int(getattr(engine, "questions", 0))
+        threads = len(self.control) if hasattr(self.control, "__len__") else 1
+        text = (f"Uptime: {uptime}  Threads: {threads}  Questions: {questions}  Slow queries: 0  "
+                f"Opens: 0  Flush tables: 0  Open tables: 0  Queries per second avg: {questions / uptime:.3f}")
+        await self.stream.write(text.encode("utf-8"))
 
     async def handle_init_db(self, data: bytes) -> None:
         await self.session.use(wire.decode_text(self.client_charset, data))

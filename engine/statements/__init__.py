@@ -11,7 +11,7 @@ from typing import Any
 
 from engine import ast
 from engine.statements import (admin_config, audit, backends, catalogs, procedures, diagnostics, index_jobs, internal_catalog,
-                               metadata, session_control, sql, users)
+                               metadata, server_info, session_control, sql, users)
 
 Handler = Callable[[Any, Any, Any], Any]
 
@@ -64,6 +64,14 @@ HANDLERS: dict[type[ast.Statement], Handler] = {
     ast.CallProcedure: procedures.call_procedure,
     ast.ShowProcedures: procedures.show_procedures,
     ast.ShowProcedure: procedures.show_procedure,
+    # server information for GUI clients
+    ast.ShowEngines: server_info.show_engines,
+    ast.ShowCharset: server_info.show_charset,
+    ast.ShowCollation: server_info.show_collation,
+    ast.ShowPlugins: server_info.show_plugins,
+    ast.ShowProcesslist: server_info.show_processlist,
+    ast.ShowTableStatus: server_info.show_table_status,
+    ast.ShowRoutineStatus: server_info.show_routine_status,
     # plain SQL: queries, DML and DDL on DuckDB; SET, SHOW VARIABLES, DESCRIBE, transactions
     ast.SqlStatement: sql.run_sql,
 }
