@@ -57,7 +57,7 @@ class Engine:
         self.catalogs.in_transaction.append(self.privileges.follow_catalog)
         self.catalogs.after_commit.append(self.privileges.reload)
         self.placement = Placement(self.config, self.data_dir)
-        self.retention = RetentionCleaner(self.jobs, self.config)
+        self.retention = RetentionCleaner(self.jobs, self.config, self.data_dir / "workers")  # + worker stderr files
         self.epoch = uuid.uuid4().hex  # this process's epoch: workers of earlier epochs are foreign
         self.metrics = Metrics()
         self.dispatcher = Dispatcher(self, self.epoch)

@@ -341,16 +341,28 @@ def test_bounded_queue_idempotent_duplicates_and_over_cap_dispatches(rlimit_supe
     assert supervisor.status()["queue_depth"] == 2
 
 
-def test_cancel_before_launch_and_a_budget_too_small_never_exec_a_worker(rlimit_supervisor: Any, tmp_path: Path) -> None:
-    supervisor, events = rlimit_supervisor
+def test_cancel_before_launch_and_a_budget_too_small_never_exec_a_worker(tmp_path: Path,
+                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(iso, "CGROUP_ROOT", tmp_path / "no-cgroups")
+    now = [time.time()]
+    config = Config(MetaStore(tmp_path / "meta.sqlite"), file_values={"lance_index_worker_isolation": "rlimit"})
+    events = Events()
+    supervisor = Supervisor(config, events, "epoch-1", tmp_path / "workers", clock=lambda: now[0])
     supervisor.isolation.preflight()
     cancelled, short = make_dispatch(job_id=1), make_dispatch(job_id=2)
-    supervisor.submit(cancelled, int(time.time() * 1000) + 3_600_000)
-    supervisor.submit(short, int(time.time() * 1000) + 1000)  # deadline − margin − grace < 5 s
+    deadline_ms = int(now[0] * 1000) + 420_000  # 420 s − margin 400 − grace 10 = 10 s of budget
+    supervisor.submit(cancelled, deadline_ms)
+    supervisor.submit(short, deadline_ms)
+    with pytest.raises(NotEnqueued, match="not enough time left"):  # checked when enqueueing too
+        supervisor.submit(make_dispatch(job_id=3), deadline_ms - 6_000)
     assert supervisor.cancel(cancelled.invocation_id)
     assert not supervisor.cancel("no-such-invocation")
+    now[0] += 6  # the budget runs out while the submission waits in the queue
     supervisor.start()
-    assert events.exited.wait(timeout=30)
+    try:
+        assert events.exited.wait(timeout=30)
+    finally:
+        supervisor.stop()
     assert sorted(events.calls) == sorted([
         ("result", 1, cancelled.invocation_id, ResultCode.CANCELLED_BEFORE_COMMIT),
         ("exit", 1, cancelled.invocation_id, TerminationProof.NEVER_LAUNCHED),

@@ -21,7 +21,7 @@ from pathlib import Path
 # DRYDOCK_FAULT_CGROUP_ROOT (test-only) points the preflight at a directory without cgroups
 CGROUP_ROOT = Path(os.environ.get("DRYDOCK_FAULT_CGROUP_ROOT") or "/sys/fs/cgroup")
 PR_SET_DUMPABLE = 4
-AS_FUSE_BYTES = 64 * 2**30
+AS_FUSE_BYTES = 32 * 2**30  # a fuse, not a limit: tight AS limits make lance abort (facts §5)
 
 
 @dataclass
@@ -70,13 +70,15 @@ class Isolation:
 
     # -- preflight ------------------------------------------------------------------------------------
     def preflight(self) -> str:
+        reasons: list[str] = []
         for kind, bases in (("cgroup-v2", self._v2_bases), ("cgroup-v1", self._v1_bases)):
             try:
                 candidate = bases()
             except OSError as exc:
-                self.detail = f"{kind}: {exc}"
+                reasons.append(f"{kind}: {type(exc).__name__}: {exc}")
                 continue
-            if not candidate:
+            if isinstance(candidate, str):
+                reasons.append(f"{kind}: {candidate}")
                 continue
             self._bases, self.kind = candidate, kind
             try:
@@ -84,25 +86,28 @@ class Isolation:
                 self.detail = f"{kind} at {', '.join(str(b) for b in self._bases)}"
                 return self.kind
             except (OSError, RuntimeError) as exc:
-                self.detail = f"{kind} preflight failed: {exc}"
+                reasons.append(f"{kind} preflight failed: {type(exc).__name__}: {exc}")
                 self._bases, self.kind = [], "none"
         self.kind = "rlimit" if self.setting == "rlimit" else "none"
+        why = "; ".join(reasons)
+        self.detail = (f"rlimits only, as configured ({why})" if self.kind == "rlimit" else
+                       f"{why}; set lance_index_worker_isolation = rlimit to run workers with rlimits only")
         return self.kind
 
-    def _v1_bases(self) -> list[Path]:
+    def _v1_bases(self) -> list[Path] | str:
         bases = []
         for controller in ("memory", "pids"):
             root = CGROUP_ROOT / controller
             if not (root / "cgroup.procs").exists():
-                return []
+                return f"no {controller} hierarchy at {root}"
             base = root / _own_path(controller).lstrip("/") / self.parent_name
             base.mkdir(parents=True, exist_ok=True)
             bases.append(base)
         return bases
 
-    def _v2_bases(self) -> list[Path]:
+    def _v2_bases(self) -> list[Path] | str:
         if not (CGROUP_ROOT / "cgroup.controllers").exists():
-            return []
+            return f"no unified hierarchy at {CGROUP_ROOT}"
         base = CGROUP_ROOT / _own_path("").lstrip("/") / self.parent_name
         base.mkdir(parents=True, exist_ok=True)
         (base / "cgroup.subtree_control").write_text("+memory +pids")
@@ -153,11 +158,27 @@ class Isolation:
                 raise RuntimeError(f"pid {pid} is not in {d} after the move")
 
     def kill_all(self, group: WorkerCgroup) -> None:
+        for d in group.dirs:  # cgroup v2 (Linux 5.14+): one atomic kill, no race with fork
+            if (d / "cgroup.kill").exists():
+                try:
+                    (d / "cgroup.kill").write_text("1")
+                except OSError:
+                    pass
         for pid in group.procs():
             try:
                 os.kill(pid, signal.SIGKILL)
             except ProcessLookupError:
                 pass
+
+    def limits_hit(self, group: WorkerCgroup, limits: Limits) -> list[str]:
+        """Which cgroup limits the kernel enforced on ``group`` (read before the cgroup is removed)."""
+        oom_file = "memory.events" if self.kind == "cgroup-v2" else "memory.oom_control"
+        hits = []
+        if _counter(group, oom_file, "oom_kill") > 0:
+            hits.append(f"cgroup memory limit {_mib(limits.memory_bytes)} reached")
+        if _counter(group, "pids.events", "max") > 0:
+            hits.append(f"cgroup pids limit {limits.pids_max} reached")
+        return hits
 
     def remove(self, group: WorkerCgroup, timeout: float = 5.0) -> bool:
         deadline = time.monotonic() + timeout
@@ -185,6 +206,24 @@ class Isolation:
         return list(found.values())
 
 
+def _counter(group: WorkerCgroup, file: str, key: str) -> int:
+    """A ``key value`` line of a cgroup events file; 0 when the file or the key is absent."""
+    for d in group.dirs:
+        try:
+            lines = (d / file).read_text().splitlines()
+        except OSError:
+            continue
+        for line in lines:
+            name, _, value = line.partition(" ")
+            if name == key and value.strip().isdigit():
+                return int(value)
+    return 0
+
+
+def _mib(n: int) -> str:
+    return f"{n / 2**20:g} MiB" if n % 2**20 == 0 else f"{n} bytes"
+
+
 def _write_check(path: Path, value: int, round_to: int = 1) -> None:
     path.write_text(str(value))
     got = path.read_text().strip()
@@ -193,11 +232,16 @@ def _write_check(path: Path, value: int, round_to: int = 1) -> None:
         raise RuntimeError(f"{path} reads back {got!r}, wrote {value}")
 
 
+def cpu_limit_seconds(wall_clock_seconds: float) -> int:
+    """RLIMIT_CPU of a worker: 4 × its wall-clock budget."""
+    return max(int(wall_clock_seconds * 4), 1)
+
+
 def apply_worker_rlimits(wall_clock_seconds: float) -> None:
     """Called by the worker itself first thing after exec (no Python runs between fork and exec in
     the server, which has native threads): CORE=0, NOFILE=1024, CPU = 4 × wall clock, AS fuse,
     non-dumpable."""
-    cpu = max(int(wall_clock_seconds * 4), 1)
+    cpu = cpu_limit_seconds(wall_clock_seconds)
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
     resource.setrlimit(resource.RLIMIT_NOFILE, (1024, 1024))
     resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 5))

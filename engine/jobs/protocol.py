@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from dataclasses import asdict, dataclass, field
 from typing import Any, BinaryIO
 
@@ -19,6 +20,9 @@ CAPS = {DISPATCH: 512 * 1024, HANDSHAKE: 4 * 1024, PROGRESS: 1024, RESULT: 8 * 1
 MAX_STORAGE_OPTIONS = 64
 MAX_OPTION_KEY_BYTES = 256
 MAX_OPTION_VALUE_BYTES = 4096
+MAX_JSON_DEPTH = 32  # our frames nest 3 deep; json.loads recurses once per level (RecursionError ~1000)
+_JSON_STRING = re.compile(rb'"(?:[^"\\]|\\.)*"', re.DOTALL)
+_NOT_BRACKETS = bytes(b for b in range(256) if b not in b"[]{}")
 
 
 class ProtocolError(Exception):
@@ -54,14 +58,29 @@ def read_frame(stream: BinaryIO, allowed: tuple[bytes, ...]) -> tuple[bytes, dic
     size = length - 1
     if size < 0 or size > CAPS[kind]:
         raise ProtocolError(f"{kind!r} frame announces {size} bytes, cap is {CAPS[kind]}")
-    body = _read_exact(stream, size)
+    return kind, decode_body(_read_exact(stream, size))
+
+
+def check_depth(body: bytes, limit: int = MAX_JSON_DEPTH) -> None:
+    """Refuse JSON nested deeper than ``limit`` without recursing: strings are blanked out, then the
+    brackets that remain are counted."""
+    depth = 0
+    for byte in _JSON_STRING.sub(b"", body).translate(None, _NOT_BRACKETS):
+        depth += 1 if byte in b"[{" else -1
+        if depth > limit:
+            raise ProtocolError(f"frame body nests deeper than {limit} levels")
+
+
+def decode_body(body: bytes) -> dict[str, Any]:
+    """One frame body → a JSON object; the nesting depth is checked before the parser sees it."""
+    check_depth(body)
     try:
         value = json.loads(body.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError) as exc:
+    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
         raise ProtocolError(f"frame body is not JSON: {type(exc).__name__}") from None
     if not isinstance(value, dict):
         raise ProtocolError("frame body must be a JSON object")
-    return kind, value
+    return value
 
 
 def write_frame(fd: int, frame: bytes) -> None:
@@ -166,13 +185,7 @@ class FrameBuffer:
                 break
             body = bytes(self._buffer[5 : 5 + size])
             del self._buffer[: 5 + size]
-            try:
-                value = json.loads(body.decode("utf-8"))
-            except (UnicodeDecodeError, ValueError):
-                raise ProtocolError("frame body is not JSON") from None
-            if not isinstance(value, dict):
-                raise ProtocolError("frame body must be a JSON object")
-            frames.append((kind, value))
+            frames.append((kind, decode_body(body)))
         return frames
 
     @property

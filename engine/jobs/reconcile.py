@@ -16,7 +16,7 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from engine.jobs import states as st
-from engine.jobs.records import JobRecord
+from engine.jobs.records import MAX_DURABLE_TEXT_BYTES, JobRecord, clip
 
 if TYPE_CHECKING:
     from engine.core import Engine
@@ -70,6 +70,16 @@ def _drop_evidence(job: JobRecord, dataset: Any, storage_options: dict[str, str]
     return None  # gone — by our drop or another writer's: cannot tell
 
 
+def settled_message(cause: str, committed: bool) -> str:
+    """What the evidence proved, after what was known before (how the worker ended: an OOM kill,
+    a crash, a deadline), so settling never erases the cause."""
+    verdict = ("version history shows the pre-assigned index uuid committed" if committed
+               else "complete version history shows no commit of this job")
+    if not cause:
+        return verdict
+    return f"{clip(cause, MAX_DURABLE_TEXT_BYTES - len(verdict) - 2)}; {verdict}"  # the verdict is never cut
+
+
 def reconcile_job(engine: Engine, job: JobRecord) -> JobRecord | None:
     if not job.index_uuid and job.operation is not st.MutationType.DROP:
         return None  # never dispatched with a uuid: nothing to look for
@@ -87,9 +97,7 @@ def reconcile_job(engine: Engine, job: JobRecord) -> JobRecord | None:
         return None
     if verdict is None:
         return None
-    message = ("version history shows the pre-assigned index uuid committed" if verdict
-               else "complete version history shows no commit of this job")
-    reconciled = engine.jobs.reconcile(job.id, verdict, message)
+    reconciled = engine.jobs.reconcile(job.id, verdict, settled_message(job.message, verdict))
     if reconciled is not None:
         engine.audit.record(user="drydock", host="localhost", connection_id=0, kind="ReconcileLanceIndexJob",
                             obj=f"{job.catalog_name}.{job.db}.{job.tbl}", error_code=0, started=time.monotonic(),

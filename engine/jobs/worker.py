@@ -156,6 +156,23 @@ def _inject_faults() -> None:
     if fault == "garbage":
         os.write(OUT, b"\x00\x00\x00\x05Zjunk")
         time.sleep(30)
+    if fault == "nested":  # under the result cap, but deeper than any parser should recurse
+        body = b'{"code":' + b"[" * 4000 + b"]" * 4000 + b"}"
+        os.write(OUT, (len(body) + 1).to_bytes(4, "big") + b"R" + body)
+        time.sleep(30)
+    if fault == "stray":  # leaves a process behind in its cgroup, then exits without a result
+        import subprocess
+
+        stray = subprocess.Popen(["sleep", "600"], start_new_session=True)
+        print(f"stray pid {stray.pid}", file=sys.stderr, flush=True)
+        os._exit(0)
+    if fault == "stderr_flood":
+        sys.stderr.write("first line\n" + "x" * (4 * 2**20) + "\nlast line\n")
+        sys.stderr.flush()
+        os._exit(0)
+    if fault == "environment":
+        print(" ".join(sorted(os.environ)), file=sys.stderr, flush=True)
+        os._exit(0)
     if fault == "oversized":
         os.write(OUT, (10 * 2**20).to_bytes(4, "big") + b"R")
         time.sleep(30)
