@@ -3,7 +3,8 @@
 Each transition is one SQLite transaction that compare-and-sets the record's revision; the
 in-memory view (fences, quota counts, possible-live slots of *live* jobs) is updated only after
 that commit, and is rebuilt from the store at start-up (``replay``). Whether a transition is
-allowed is decided by engine/jobs/states.py; this module only applies it.
+allowed is decided by engine/jobs/states.py: ``_transition`` checks both of its tables (and the
+cross-axis rule) before writing, and raises ``JobStateError`` for a forbidden move.
 
 Resolved records stay in the store (SHOW reads them there) until retention removes them.
 """
@@ -192,7 +193,8 @@ class JobManager:
     # -- transitions --------------------------------------------------------------------------------
     def _transition(self, job_id: int, expected_revision: int | None,
                     change: Callable[[JobRecord], dict[str, Any] | None]) -> JobRecord | None:
-        """Load, let ``change`` decide (None = not applicable), CAS, reindex. Returns the new record."""
+        """Load, let ``change`` decide (None = not applicable), check the move against states.py,
+        CAS, reindex. Returns the new record; an illegal move raises and writes nothing."""
         with self._lock:
             current = self.get(job_id)
             if current is None:
@@ -202,6 +204,7 @@ class JobManager:
             changes = change(current)
             if changes is None:
                 return None
+            _check_move(current, changes)
             changes["updated_at"] = time.time()
             updated = current.replace(**changes, revision=current.revision + 1)
             durable = {k: v for k, v in to_columns(updated).items() if k in changes}
@@ -244,7 +247,7 @@ class JobManager:
                             job_id, job.state.value, invocation_id)
                 return None
             outcome = st.classify(job.operation, code, job.if_exists, external_metadata_advanced)
-            return {"state": outcome.state, "refresh_state": outcome.refresh,
+            return {**_moves(job, outcome.state, outcome.refresh),
                     "completion_reason": outcome.reason, "result_code": code,
                     "message": clip(message), "external_metadata_advanced": external_metadata_advanced}
         return self._transition(job_id, None, change)
@@ -254,8 +257,8 @@ class JobManager:
         def change(job: JobRecord) -> dict[str, Any] | None:
             if job.state is not st.MutationState.RUNNING or job.deadline_ms is None or job.deadline_ms > now_ms:
                 return None
-            return {"state": st.MutationState.UNKNOWN, "result_code": st.ResultCode.NO_TRUSTED_RESULT,
-                    "message": DEADLINE_MESSAGE, "refresh_state": st.RefreshState.NOT_REQUIRED}
+            return {**_moves(job, st.MutationState.UNKNOWN, st.RefreshState.NOT_REQUIRED),
+                    "result_code": st.ResultCode.NO_TRUSTED_RESULT, "message": DEADLINE_MESSAGE}
         return self._transition(job_id, None, change)
 
     def mark_unknown(self, job_id: int, message: str) -> JobRecord | None:
@@ -263,8 +266,8 @@ class JobManager:
         def change(job: JobRecord) -> dict[str, Any] | None:
             if job.state is not st.MutationState.RUNNING:
                 return None
-            return {"state": st.MutationState.UNKNOWN, "result_code": st.ResultCode.NO_TRUSTED_RESULT,
-                    "message": clip(message), "refresh_state": st.RefreshState.NOT_REQUIRED}
+            return {**_moves(job, st.MutationState.UNKNOWN, st.RefreshState.NOT_REQUIRED),
+                    "result_code": st.ResultCode.NO_TRUSTED_RESULT, "message": clip(message)}
         return self._transition(job_id, None, change)
 
     def not_enqueued(self, job_id: int, invocation_id: str, message: str) -> JobRecord | None:
@@ -272,9 +275,8 @@ class JobManager:
         def change(job: JobRecord) -> dict[str, Any] | None:
             if job.state is not st.MutationState.RUNNING or job.invocation_id != invocation_id:
                 return None
-            return {"state": st.MutationState.NOT_COMMITTED,
-                    "result_code": st.ResultCode.PRE_INVOCATION_RESOURCE_REJECTED,
-                    "message": clip(message), "refresh_state": st.RefreshState.NOT_REQUIRED,
+            return {**_moves(job, st.MutationState.NOT_COMMITTED, st.RefreshState.NOT_REQUIRED),
+                    "result_code": st.ResultCode.PRE_INVOCATION_RESOURCE_REJECTED, "message": clip(message),
                     "termination_proof": st.TerminationProof.NOT_ENQUEUED,
                     "external_metadata_advanced": False}
         return self._transition(job_id, None, change)
@@ -283,8 +285,8 @@ class JobManager:
         def change(job: JobRecord) -> dict[str, Any] | None:
             if job.state is not st.MutationState.PENDING:
                 return None
-            return {"state": st.MutationState.NOT_COMMITTED, "completion_reason": st.CompletionReason.CANCELLED,
-                    "refresh_state": st.RefreshState.NOT_REQUIRED, "message": "cancelled before dispatch"}
+            return {**_moves(job, st.MutationState.NOT_COMMITTED, st.RefreshState.NOT_REQUIRED),
+                    "completion_reason": st.CompletionReason.CANCELLED, "message": "cancelled before dispatch"}
         return self._transition(job_id, None, change)
 
     def record_termination_proof(self, job_id: int, proof: st.TerminationProof,
@@ -340,8 +342,8 @@ class JobManager:
             if st.holds_possible_live_slot(job.facts):
                 return None
             state = st.MutationState.COMMITTED if committed else st.MutationState.NOT_COMMITTED
-            return {"state": state, "completion_reason": st.CompletionReason.RECONCILED,
-                    "refresh_state": st.RefreshState.REQUIRED, "message": clip(message)}
+            return {**_moves(job, state, st.RefreshState.REQUIRED),
+                    "completion_reason": st.CompletionReason.RECONCILED, "message": clip(message)}
         return self._transition(job_id, None, change)
 
     # -- worker processes ------------------------------------------------------------------------------
@@ -374,6 +376,23 @@ class JobManager:
             for job in doomed:
                 self._progress.pop(job.id, None)
         return len(doomed)
+
+
+def _moves(job: JobRecord, state: st.MutationState, refresh: st.RefreshState) -> dict[str, Any]:
+    """The axes that actually move to (``state``, ``refresh``): an axis already there is left out
+    (naming it would be a self-transition, which the tables forbid)."""
+    moves: dict[str, Any] = {}
+    if state is not job.state:
+        moves["state"] = state
+    if refresh is not job.refresh_state:
+        moves["refresh_state"] = refresh
+    return moves
+
+
+def _check_move(job: JobRecord, changes: dict[str, Any]) -> None:
+    why = st.illegal_move(job.state, job.refresh_state, changes.get("state"), changes.get("refresh_state"))
+    if why is not None:
+        raise st.JobStateError(job.id, why)
 
 
 def _quota_config_message(table: int, catalog: int, global_: int) -> str:
