@@ -191,7 +191,12 @@ class MetaStore:
             except BaseException:
                 self._db.execute("ROLLBACK")
                 raise
-            self._db.execute("COMMIT")
+            try:
+                self._db.execute("COMMIT")
+            except BaseException:
+                if self._db.in_transaction:  # a failed COMMIT leaves it open: the next BEGIN would fail
+                    self._db.execute("ROLLBACK")
+                raise
 
     def query(self, sql: str, params: tuple[Any, ...] = ()) -> list[sqlite3.Row]:
         with self._lock:

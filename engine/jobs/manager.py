@@ -12,15 +12,17 @@ Resolved records stay in the store (SHOW reads them there) until retention remov
 from __future__ import annotations
 
 import logging
+import sqlite3
 import threading
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import Any, NamedTuple
 
-from engine.errors import Errors
+from engine.errors import DrydockError, Errors, exception_text
 from engine.faults import pause_point
 from engine.jobs import states as st
+from engine.jobs.group_commit import GroupCommit, Request
 from engine.jobs.records import FenceKey, JobRecord, clip, from_row, to_columns
 from engine.metastore import MetaStore, StaleRevision
 
@@ -41,6 +43,11 @@ FORCE_RELEASE_WARNING = ("the old worker may still overwrite, remove, or reintro
 DEADLINE_MESSAGE = "execute deadline expired without a complete trusted result"
 
 
+class Admission(NamedTuple):
+    job: JobRecord
+    limits: tuple[int, int, int]  # unresolved-job quota: per table, per catalog, global
+
+
 class JobManager:
     def __init__(self, store: MetaStore):
         self._store = store
@@ -55,6 +62,7 @@ class JobManager:
         self._slots: set[int] = set()
         self._progress: dict[int, str] = {}
         self.listeners: list[Callable[[JobRecord], None]] = []  # told after every transition
+        self._admissions: GroupCommit[Admission, JobRecord] = GroupCommit(self._write_admissions)
         self.replay()
 
     # -- replay and the in-memory view ------------------------------------------------------------
@@ -165,29 +173,79 @@ class JobManager:
 
     # -- admission ----------------------------------------------------------------------------------
     def create(self, job: JobRecord, table_limit: int, catalog_limit: int, global_limit: int) -> JobRecord:
-        """Fence and three-level quota check, then one durable insert in state PENDING."""
-        if min(table_limit, catalog_limit, global_limit) <= 0:
-            raise Errors.LANCE_INDEX_MUTATION_DISABLED.error(detail=_quota_config_message(
-                table_limit, catalog_limit, global_limit))
+        """Fence and three-level quota check, then one durable insert in state PENDING.
+
+        Admissions waiting at the same moment are group-committed (one transaction, one fsync);
+        this returns only once this job's row is durable."""
+        limits = (table_limit, catalog_limit, global_limit)
+        if min(limits) <= 0:
+            raise Errors.LANCE_INDEX_MUTATION_DISABLED.error(detail=_quota_config_message(*limits))
+        if (job.state, job.refresh_state) != st.INITIAL:
+            raise st.JobStateError(job.id, f"admission in state {job.state.value}/{job.refresh_state.value}")
         with self._lock:
-            holder = self._fences.get(job.fence)
-            if holder is not None:
-                raise Errors.LANCE_INDEX_FENCED.error(index=job.index_name, job_id=holder)
-            if (self._quota_table[(job.catalog_id, job.locator)] >= table_limit
-                    or self._quota_catalog[job.catalog_id] >= catalog_limit
-                    or self._quota_global >= global_limit):
-                raise Errors.LANCE_INDEX_QUOTA.error(index=job.index_name)
-            columns = to_columns(job)
-            del columns["id"]
-            names = ", ".join(columns)
-            marks = ", ".join("?" for _ in columns)
-            with self._store.transaction() as db:
-                cursor = db.execute(f"INSERT INTO lance_index_jobs ({names}) VALUES ({marks})",
-                                    tuple(columns.values()))
-                job = job.replace(id=int(cursor.lastrowid))  # type: ignore[arg-type]
-            self._index(job)
+            self._check_admission(job, limits)  # refuse early; the writer checks again in order
+        job = self._admissions.submit(Admission(job, limits))
         pause_point("after_admission_commit")
         self._notify(job)
+        return job
+
+    def _check_admission(self, job: JobRecord, limits: tuple[int, int, int]) -> None:
+        holder = self._fences.get(job.fence)
+        if holder is not None:
+            raise Errors.LANCE_INDEX_FENCED.error(index=job.index_name, job_id=holder)
+        table_limit, catalog_limit, global_limit = limits
+        if (self._quota_table[(job.catalog_id, job.locator)] >= table_limit
+                or self._quota_catalog[job.catalog_id] >= catalog_limit
+                or self._quota_global >= global_limit):
+            raise Errors.LANCE_INDEX_QUOTA.error(index=job.index_name)
+
+    def _write_admissions(self, batch: list[Request[Admission, JobRecord]]) -> None:
+        """The group commit's writer: the batch in one transaction; if that transaction fails, each
+        row in its own, so a failing row fails only its own client."""
+        with self._lock:
+            try:
+                self._insert_batch(batch)
+                return
+            except Exception:  # noqa: BLE001 - retried row by row below; each row gets its own error
+                logger.warning("group commit of %d admissions failed; writing them one by one", len(batch),
+                               exc_info=True)
+            for request in batch:
+                request.result = request.error = None
+                try:
+                    self._insert_batch([request])
+                except Exception as exc:  # noqa: BLE001 - this row's error, answered to its client only
+                    request.error = Errors.INTERNAL.error(detail=f"admission not written: {exception_text(exc)}")
+
+    def _insert_batch(self, batch: list[Request[Admission, JobRecord]]) -> None:
+        """Under the lock: check and insert each row in order (a refused row gets its own error),
+        commit once. Rows are indexed as they are inserted so that later rows of the batch see their
+        fences and quota; nobody can look before the commit (the lock is held), and a failed commit
+        takes them out again."""
+        inserted: list[JobRecord] = []
+        try:
+            with self._store.transaction() as db:
+                for request in batch:
+                    request.result = self._insert_one(db, request)
+                    if request.result is not None:
+                        inserted.append(request.result)
+        except BaseException:
+            for job in inserted:
+                self._unindex(job)
+            raise
+
+    def _insert_one(self, db: sqlite3.Connection, request: Request[Admission, JobRecord]) -> JobRecord | None:
+        job, limits = request.item
+        try:
+            self._check_admission(job, limits)
+        except DrydockError as exc:
+            request.error = exc
+            return None
+        columns = to_columns(job)
+        del columns["id"]
+        cursor = db.execute(f"INSERT INTO lance_index_jobs ({', '.join(columns)}) "
+                            f"VALUES ({', '.join('?' for _ in columns)})", tuple(columns.values()))
+        job = job.replace(id=int(cursor.lastrowid))  # type: ignore[arg-type]
+        self._index(job)
         return job
 
     # -- transitions --------------------------------------------------------------------------------
