@@ -5,6 +5,8 @@ Goals (the issue's; the "baseline" each number is read against):
 - admission throughput over the wire >= 500 jobs/s (dispatcher paused, quotas raised, each job a
   distinct index name on one table, so every admission does the full path: static validation, gate,
   privilege, authoritative read of the dataset's latest version, fence + quota, durable insert);
+- group commit (issue 13): 8 connections >= 1,000 admissions/s and never fewer than 1 connection
+  (the printed 8/1 ratio >= 1);
 - ``SHOW LANCE INDEX JOBS`` < 200 ms with 100k job records in the store, for root and for a user
   who may see 1% of them;
 - start-up replay of 100k records < 2 s.
