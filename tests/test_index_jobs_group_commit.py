@@ -19,7 +19,14 @@ from engine.jobs.manager import JobManager
 from engine.metastore import MetaStore
 from tests.conftest import make_server
 from tests.jobfactory import new_job
-from tests.lance_fixtures import create_catalog, local_warehouse, pause, set_config, show_jobs, vector_table
+from tests.lance_fixtures import (
+    create_catalog,
+    local_warehouse,
+    pause,
+    set_config,
+    show_jobs,
+    vector_table,
+)
 
 LIMITS = (1000, 1000, 1000)
 
@@ -106,7 +113,7 @@ def test_a_row_the_store_rejects_falls_back_to_per_row_writes(tmp_path: Path) ->
     outcome: dict[str, Any] = {}
     threads = admit_in_threads(jobs, ["first"], outcome)
     assert entered.wait(10)
-    bad = lambda n: new_job(n).replace(properties=object()) if n == "bad" else new_job(n)  # noqa: E731
+    bad = lambda n: new_job(n).replace(properties=object()) if n == "bad" else new_job(n)
     threads += admit_in_threads(jobs, ["a", "bad", "b"], outcome, bad)
     queued(jobs, 3)
     release.set()

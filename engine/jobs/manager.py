@@ -206,7 +206,7 @@ class JobManager:
             try:
                 self._insert_batch(batch)
                 return
-            except Exception:  # noqa: BLE001 - retried row by row below; each row gets its own error
+            except Exception:  # retried row by row below; each row gets its own error
                 logger.warning("group commit of %d admissions failed; writing them one by one", len(batch),
                                exc_info=True)
             for request in batch:

@@ -13,7 +13,7 @@ from engine.faults import pause_point
 from engine.jobs import states as st
 from engine.jobs.admission import admit_create, admit_drop
 from engine.jobs.manager import FORCE_RELEASE_WARNING
-from engine.jobs.records import JobRecord, MAX_FORCE_TEXT_BYTES, utf8_len
+from engine.jobs.records import MAX_FORCE_TEXT_BYTES, JobRecord, utf8_len
 from engine.jobs.visibility import JobVisibility
 from engine.results import Result
 from engine.session import SessionContext
@@ -92,7 +92,8 @@ def show_lance_index_jobs(engine: Engine, stmt: ast.ShowLanceIndexJobs, ctx: Ses
     if len(stmt.scope) > 2:
         raise Errors.SHOW_JOBS_INVALID.error(
             detail=f"Only support SHOW LANCE INDEX JOBS FROM [catalog.]database, but get: [{'.'.join(stmt.scope)}]")
-    clauses, params = [], []
+    clauses: list[str] = []
+    params: list[object] = []
     if stmt.scope:
         clauses.append("catalog_id = ?")
         params.append(_scope_catalog_id(engine, ctx, stmt.scope))
