@@ -5,6 +5,8 @@ Goals (the issue's; the "baseline" each number is read against):
 - admission throughput over the wire >= 500 jobs/s (dispatcher paused, quotas raised, each job a
   distinct index name on one table, so every admission does the full path: static validation, gate,
   privilege, authoritative read of the dataset's latest version, fence + quota, durable insert);
+- group commit (issue 13): 8 connections >= 1,000 admissions/s and never fewer than 1 connection
+  (the printed 8/1 ratio >= 1);
 - ``SHOW LANCE INDEX JOBS`` < 200 ms with 100k job records in the store, for root and for a user
   who may see 1% of them;
 - start-up replay of 100k records < 2 s.
@@ -15,7 +17,11 @@ Parts:
    ``ADMIN SET`` quotas to 10^9 and the dispatcher paused; ``--admissions`` CREATE INDEX statements
    per cell, spread over C client processes (``--connections``), each on its own connection;
    BTREE and IVF_PQ admissions are timed separately. Throughput = statements / wall time of the
-   window (all clients released together by a barrier).
+   window (all clients released together by a barrier). Each kind also prints the ratio of its
+   largest to its smallest connection count (8/1 by default): group commit must keep it >= 1.
+1b. *store admissions*: ``JobManager.create`` in this process over a fresh store, from 1 and C
+   threads — the durable insert alone (fence + quota + group-committed fsync), without wire, parse
+   or dataset read; batches and mean batch size show how many admissions shared one fsync.
 2. *100k records*: a second data directory with a catalog over ``--tables`` tiny datasets
    (10 per database) and a user with SELECT on one table (1%). ``--records`` job records are
    written straight into the store (SQLite, one transaction): 99% resolved (COMMITTED, refresh
@@ -171,6 +177,51 @@ def part_admission(args: argparse.Namespace, tmp: Path) -> list[tuple[str, str, 
     return out
 
 
+def store_cell(path: Path, admissions: int, threads: int) -> tuple[float, int, int]:
+    """→ (admissions/s, batches written, admitted) for ``threads`` threads calling JobManager.create."""
+    import threading
+
+    from engine.jobs.manager import JobManager
+    from engine.metastore import MetaStore
+    from tests.jobfactory import new_job
+
+    store = MetaStore(path)
+    jobs = JobManager(store)
+    jobs.create(new_job("warm"), 10**9, 10**9, 10**9)
+    before = jobs._admissions.batches
+
+    def admit(worker: int) -> None:
+        for i in range(worker, admissions, threads):
+            jobs.create(new_job(f"s{i}"), 10**9, 10**9, 10**9)
+
+    workers = [threading.Thread(target=admit, args=(w,)) for w in range(threads)]
+    started = time.perf_counter()
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join()
+    elapsed = time.perf_counter() - started
+    batches = jobs._admissions.batches - before
+    store.close()
+    return admissions / elapsed, batches, admissions
+
+
+def part_store(args: argparse.Namespace, tmp: Path) -> list[tuple[int, float, int, int]]:
+    out = []
+    for threads in args.connections:
+        rate, batches, admitted = store_cell(tmp / f"store-{threads}.sqlite", args.admissions, threads)
+        out.append((threads, rate, batches, admitted))
+    return out
+
+
+def print_ratio(label: str, rates: dict[int, float]) -> None:
+    low, high = min(rates), max(rates)
+    if low != high:
+        ratio = rates[high] / max(rates[low], 1e-9)
+        print(f"{label:<8} {high}/{low} connections: {rates[high]:.0f}/s vs {rates[low]:.0f}/s = {ratio:.2f}x"
+              + ("" if ratio >= 1 else "  (fewer with more connections)"))
+
+
 # -- part 2: 100k records ------------------------------------------------------------------------------
 def _template_columns() -> dict[str, Any]:
     from engine.jobs import states as st
@@ -309,7 +360,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--records", type=int, default=100_000)
     parser.add_argument("--tables", type=int, default=100, help="tables the records are spread over")
     parser.add_argument("--repeats", type=int, default=5)
-    parser.add_argument("--skip", choices=["admission", "records"], nargs="*", default=[])
+    parser.add_argument("--skip", choices=["admission", "store", "records"], nargs="*", default=[])
     return parser.parse_args(argv)
 
 
@@ -320,9 +371,21 @@ def main(argv: list[str] | None = None) -> int:
         if "admission" not in args.skip:
             print(f"\nadmission throughput over the wire (goal >= 500 jobs/s; {args.admissions} per cell)")
             print(f"{'kind':<8} {'conns':>5} {'jobs/s':>9} {'vs goal':>8} {'server CPU/job':>15} {'1-core bound':>13}  note")
+            rates: dict[str, dict[int, float]] = {}
             for kind, conns, rate, cpu_ms, note in part_admission(args, tmp):
                 bound = 1000 / cpu_ms if cpu_ms > 0 else float("inf")
                 print(f"{kind:<8} {conns:>5} {rate:>9.0f} {rate / 500:>7.2f}x {cpu_ms:>12.2f} ms {bound:>9.0f}/s  {note}")
+                rates.setdefault(kind, {})[int(conns)] = rate
+            for kind, by_connections in rates.items():
+                print_ratio(kind, by_connections)
+        if "store" not in args.skip:
+            print(f"\nstore admissions in process (JobManager.create, group commit; {args.admissions} per cell)")
+            print(f"{'threads':>7} {'jobs/s':>9} {'batches':>8} {'per fsync':>9}")
+            store_rates = {}
+            for threads, rate, batches, admitted in part_store(args, tmp):
+                print(f"{threads:>7} {rate:>9.0f} {batches:>8} {admitted / max(batches, 1):>9.1f}")
+                store_rates[threads] = rate
+            print_ratio("store", store_rates)
         if "records" not in args.skip:
             print(f"\n{args.records} job records (1% of them visible to '{VIEWER}')")
             print(f"{'measurement':<38} {'median':>9} {'CPU':>9} {'goal':>7}  note")

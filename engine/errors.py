@@ -161,6 +161,8 @@ class Errors:
     # drydock's code for the warning row of a successful FORCE_RELEASE (documented in README)
     LANCE_INDEX_JOB_FORCE_RELEASED = ErrorSpec(5106, "HY000", "{detail}")
     LANCE_INDEX_JOB_TERMINAL = ErrorSpec(5107, "HY000", "Lance index job {job_id} cannot be cancelled: it is already {state}")
+    # an internal invariant: the manager refused a move the state machine (engine/jobs/states.py) forbids
+    LANCE_INDEX_JOB_ILLEGAL_TRANSITION = ErrorSpec(5108, "HY000", "Lance index job {job_id}: illegal {move}")
     SHOW_JOBS_INVALID = ErrorSpec(1105, "HY000", "{detail}")
     # Fence and quota conflicts (reference §3: DdlException texts)
     LANCE_INDEX_FENCED = ErrorSpec(5100, "HY000", "lance index '{index}' is fenced by unresolved job {job_id}; resolve that job (FORCE_RELEASE) before reusing the name")

@@ -152,15 +152,21 @@ class StaleRevision(Exception):
 class MetaStore:
     def __init__(self, path: Path | str):
         self.path = str(path)
-        # One connection shared by all threads, serialised by a lock: SQLite serialises writers
-        # anyway and this keeps every transition a single ordered transaction.
+        # One write connection shared by all threads, serialised by a lock: SQLite serialises
+        # writers anyway and this keeps every transition a single ordered transaction.
         self._lock = threading.RLock()
         self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
         self._db.row_factory = sqlite3.Row
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=FULL")
         self._db.execute("PRAGMA foreign_keys=ON")
+        self._writer: int | None = None  # thread id inside transaction(), which reads its own writes
         self._migrate()
+        # Reads outside a transaction use their own connection: WAL lets them see the last commit
+        # while a writer waits for its fsync, instead of queueing behind it.
+        self._reader = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
+        self._reader.row_factory = sqlite3.Row
+        self._reader_lock = threading.Lock()
 
     # -- schema ------------------------------------------------------------------------------
     def _migrate(self) -> None:
@@ -186,20 +192,31 @@ class MetaStore:
         """BEGIN IMMEDIATE … COMMIT; rolls back on any exception."""
         with self._lock:
             self._db.execute("BEGIN IMMEDIATE")
+            outer, self._writer = self._writer, threading.get_ident()
             try:
                 yield self._db
+                self._db.execute("COMMIT")  # a failed COMMIT leaves the transaction open
             except BaseException:
-                self._db.execute("ROLLBACK")
+                if self._db.in_transaction:
+                    self._db.execute("ROLLBACK")
                 raise
-            self._db.execute("COMMIT")
+            finally:
+                self._writer = outer
+
+    def _read_connection(self) -> tuple[sqlite3.Connection, Any]:
+        if self._writer == threading.get_ident() or not hasattr(self, "_reader"):
+            return self._db, self._lock  # inside a transaction (or migrating): see its own writes
+        return self._reader, self._reader_lock
 
     def query(self, sql: str, params: tuple[Any, ...] = ()) -> list[sqlite3.Row]:
-        with self._lock:
-            return self._db.execute(sql, params).fetchall()
+        db, lock = self._read_connection()
+        with lock:
+            return db.execute(sql, params).fetchall()
 
     def query_one(self, sql: str, params: tuple[Any, ...] = ()) -> sqlite3.Row | None:
-        with self._lock:
-            return self._db.execute(sql, params).fetchone()
+        db, lock = self._read_connection()
+        with lock:
+            return db.execute(sql, params).fetchone()
 
     def compare_and_set(
         self,
@@ -222,5 +239,7 @@ class MetaStore:
         return revision + 1
 
     def close(self) -> None:
+        with self._reader_lock:
+            self._reader.close()
         with self._lock:
             self._db.close()

@@ -98,7 +98,7 @@ def test_show_columns_scoping_and_where_rules(server: ServerProcess, wh: Warehou
 
     assert ids("") == [a, b, d, e]
     assert ids(f"IN {c}.db2") == [d]
-    assert ids(f"FROM {c}.nodb") == [] and ids("FROM nocatalog.db1") == []
+    assert ids(f"FROM {c}.nodb") == []
     assert ids(f'FROM {c}.db1 WHERE TableName = "t1"') == [a, e]
     assert ids(f"FROM {c}.db1 WHERE tablename = 't1' AND state = 'pending'") == [a]
     assert ids(f"FROM {c}.db1 WHERE State = 'NOT_COMMITTED' AND TableName = 't1'") == [e]
@@ -133,6 +133,20 @@ def test_show_columns_scoping_and_where_rules(server: ServerProcess, wh: Warehou
         code, text = error_of(server, sql)
         assert code == 1064 and "mismatched input" in text, sql
     assert error_of(server, "SHOW LANCE INDEX JOB 99999999") == not_found(99999999)
+
+
+def test_show_from_an_unknown_or_invisible_catalog_answers_unknown_catalog(server: ServerProcess,
+                                                                            wh: Warehouse) -> None:
+    c = create_catalog(server, wh)
+    admit(server, f"CREATE INDEX v ON {c}.db1.t1 (id) USING BTREE")
+    nobody = create_user(server, [])
+    missing = (1105, "Unknown catalog 'nocat'")
+    assert error_of(server, "SHOW LANCE INDEX JOBS FROM nocat.db") == missing
+    assert error_of(server, "SHOW LANCE INDEX JOBS FROM nocat.db", user=nobody, password="pw") == missing
+    # a catalog the user may not see answers byte for byte like one that does not exist
+    assert error_of(server, f"SHOW LANCE INDEX JOBS FROM {c}.db1", user=nobody, password="pw") == (
+        1105, f"Unknown catalog '{c}'")
+    assert show_jobs(server, "FROM internal.db1") == []  # the internal catalog exists, holds no jobs
 
 
 def test_visibility_follows_table_privileges_and_hides_like_missing(server: ServerProcess, wh: Warehouse) -> None:

@@ -5,11 +5,16 @@ from __future__ import annotations
 
 import itertools
 import sqlite3
+from pathlib import Path
+from typing import Any
 
 import pytest
 
 from engine.jobs import states as st
-from engine.jobs.manager import LIVE_ROWS_SQL
+from engine.jobs.manager import LIVE_ROWS_SQL, JobManager
+from engine.jobs.records import to_columns
+from engine.metastore import MetaStore
+from tests.jobfactory import new_job
 
 M, R, C = st.MutationState, st.RefreshState, st.ResultCode
 
@@ -18,7 +23,8 @@ EXPECTED_MUTATION = {
     (M.RUNNING, M.COMMITTED), (M.RUNNING, M.NOT_COMMITTED), (M.RUNNING, M.UNKNOWN),
     (M.UNKNOWN, M.COMMITTED), (M.UNKNOWN, M.NOT_COMMITTED),
 }
-EXPECTED_REFRESH = {(R.REQUIRED, R.RUNNING), (R.RUNNING, R.DONE), (R.RUNNING, R.FAILED), (R.FAILED, R.RUNNING)}
+EXPECTED_REFRESH = {(R.NOT_REQUIRED, R.REQUIRED), (R.REQUIRED, R.RUNNING), (R.RUNNING, R.DONE), (R.RUNNING, R.FAILED),
+                    (R.FAILED, R.RUNNING)}
 
 
 @pytest.mark.parametrize("old,new", list(itertools.product(M, M)))
@@ -29,6 +35,80 @@ def test_every_mutation_transition(old: st.MutationState, new: st.MutationState)
 @pytest.mark.parametrize("old,new", list(itertools.product(R, R)))
 def test_every_refresh_transition(old: st.RefreshState, new: st.RefreshState) -> None:
     assert st.refresh_transition_allowed(old, new) is ((old, new) in EXPECTED_REFRESH)
+
+
+def seeded(path: Path, state: st.MutationState, refresh: st.RefreshState) -> int:
+    """A job written straight into the store in (state, refresh), as replay would find it."""
+    store = MetaStore(path)
+    columns = to_columns(new_job().replace(state=state, refresh_state=refresh))
+    del columns["id"]
+    with store.transaction() as db:
+        cursor = db.execute(f"INSERT INTO lance_index_jobs ({', '.join(columns)}) "
+                            f"VALUES ({', '.join('?' for _ in columns)})", tuple(columns.values()))
+    store.close()
+    return int(cursor.lastrowid)  # type: ignore[arg-type]
+
+
+def durable(path: Path, job_id: int) -> tuple[st.MutationState, st.RefreshState, int]:
+    job = JobManager(MetaStore(path)).get(job_id)
+    assert job is not None
+    return job.state, job.refresh_state, job.revision
+
+
+def apply_through_manager(path: Path, job_id: int, changes: dict[str, Any]) -> None:
+    JobManager(MetaStore(path))._transition(job_id, None, lambda job: dict(changes))
+
+
+@pytest.mark.parametrize("old,new", list(itertools.product(M, M)))
+def test_every_mutation_transition_through_the_manager(tmp_path: Path, old: st.MutationState,
+                                                       new: st.MutationState) -> None:
+    """Legal moves are durable (a fresh manager over the same file sees them); illegal ones raise
+    5108 and change nothing, not even the revision."""
+    path = tmp_path / "meta.sqlite"
+    job_id = seeded(path, old, R.NOT_REQUIRED)
+    if (old, new) in EXPECTED_MUTATION:
+        apply_through_manager(path, job_id, {"state": new})
+        assert durable(path, job_id) == (new, R.NOT_REQUIRED, 1)
+        return
+    with pytest.raises(st.JobStateError) as info:
+        apply_through_manager(path, job_id, {"state": new})
+    assert info.value.code == 5108
+    assert durable(path, job_id) == (old, R.NOT_REQUIRED, 0)
+
+
+@pytest.mark.parametrize("old,new", list(itertools.product(R, R)))
+def test_every_refresh_transition_through_the_manager(tmp_path: Path, old: st.RefreshState,
+                                                      new: st.RefreshState) -> None:
+    path = tmp_path / "meta.sqlite"
+    job_id = seeded(path, M.COMMITTED, old)  # the refresh axis moves after a known outcome
+    if (old, new) in EXPECTED_REFRESH:
+        apply_through_manager(path, job_id, {"refresh_state": new})
+        assert durable(path, job_id) == (M.COMMITTED, new, 1)
+        return
+    with pytest.raises(st.JobStateError) as info:
+        apply_through_manager(path, job_id, {"refresh_state": new})
+    assert info.value.code == 5108
+    assert durable(path, job_id) == (M.COMMITTED, old, 0)
+
+
+@pytest.mark.parametrize("state", [M.PENDING, M.RUNNING, M.UNKNOWN])
+def test_refresh_never_moves_before_a_known_outcome(tmp_path: Path, state: st.MutationState) -> None:
+    path = tmp_path / "meta.sqlite"
+    job_id = seeded(path, state, R.NOT_REQUIRED)
+    with pytest.raises(st.JobStateError):
+        apply_through_manager(path, job_id, {"refresh_state": R.REQUIRED})
+    assert durable(path, job_id) == (state, R.NOT_REQUIRED, 0)
+
+
+def test_a_successful_job_takes_not_required_to_required_through_the_manager(tmp_path: Path) -> None:
+    path = tmp_path / "meta.sqlite"
+    jobs = JobManager(MetaStore(path))
+    job = jobs.create(new_job(), 8, 64, 256)
+    jobs.mark_running(job.id, invocation_id="i", index_uuid="u", deadline_ms=1 << 50, process_epoch="e",
+                      backend_id="local")
+    done = jobs.complete_with_result(job.id, "i", C.NATIVE_OK, "ok", True)
+    assert done is not None and (done.state, done.refresh_state) == (M.COMMITTED, R.REQUIRED)
+    assert durable(path, job.id) == (M.COMMITTED, R.REQUIRED, 2)
 
 
 def test_committed_and_not_committed_are_terminal() -> None:

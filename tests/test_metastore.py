@@ -54,3 +54,30 @@ def test_a_failed_transaction_rolls_back_every_write(tmp_path: Path) -> None:
             store.compare_and_set(db, "config", {"name": "k"}, 0, {"value": "z"})
             raise RuntimeError("boom")
     assert store.query_one("SELECT value FROM config WHERE name = 'k'")["value"] == "a"
+
+
+def test_reads_do_not_wait_for_an_open_write_and_see_only_commits(tmp_path: Path) -> None:
+    """Group commit holds the write connection through its fsync; a reader on another thread reads
+    the last commit meanwhile, and the writer's own thread reads its uncommitted rows."""
+    import threading
+
+    store = MetaStore(tmp_path / "meta.sqlite")
+    seen: list[object] = []
+    inside, done = threading.Event(), threading.Event()
+
+    def reader() -> None:
+        inside.wait(10)
+        seen.append(store.query_one("SELECT count(*) AS n FROM catalogs")["n"])
+        done.set()
+
+    thread = threading.Thread(target=reader)
+    thread.start()
+    with store.transaction() as db:
+        db.execute("INSERT INTO catalogs(name, type, properties, created_at, updated_at) "
+                   "VALUES ('c', 'lance', '{}', 0, 0)")
+        assert store.query_one("SELECT count(*) AS n FROM catalogs")["n"] == 1  # its own write
+        inside.set()
+        assert done.wait(10), "a read waited for the write transaction"
+    thread.join(10)
+    assert seen == [0]  # not the uncommitted row
+    assert store.query_one("SELECT count(*) AS n FROM catalogs")["n"] == 1

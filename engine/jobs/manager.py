@@ -3,7 +3,8 @@
 Each transition is one SQLite transaction that compare-and-sets the record's revision; the
 in-memory view (fences, quota counts, possible-live slots of *live* jobs) is updated only after
 that commit, and is rebuilt from the store at start-up (``replay``). Whether a transition is
-allowed is decided by engine/jobs/states.py; this module only applies it.
+allowed is decided by engine/jobs/states.py: ``_transition`` checks both of its tables (and the
+cross-axis rule) before writing, and raises ``JobStateError`` for a forbidden move.
 
 Resolved records stay in the store (SHOW reads them there) until retention removes them.
 """
@@ -11,15 +12,17 @@ Resolved records stay in the store (SHOW reads them there) until retention remov
 from __future__ import annotations
 
 import logging
+import sqlite3
 import threading
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import Any, NamedTuple
 
-from engine.errors import Errors
+from engine.errors import DrydockError, Errors, exception_text
 from engine.faults import pause_point
 from engine.jobs import states as st
+from engine.jobs.group_commit import GroupCommit, Request
 from engine.jobs.records import FenceKey, JobRecord, clip, from_row, to_columns
 from engine.metastore import MetaStore, StaleRevision
 
@@ -40,6 +43,11 @@ FORCE_RELEASE_WARNING = ("the old worker may still overwrite, remove, or reintro
 DEADLINE_MESSAGE = "execute deadline expired without a complete trusted result"
 
 
+class Admission(NamedTuple):
+    job: JobRecord
+    limits: tuple[int, int, int]  # unresolved-job quota: per table, per catalog, global
+
+
 class JobManager:
     def __init__(self, store: MetaStore):
         self._store = store
@@ -54,6 +62,7 @@ class JobManager:
         self._slots: set[int] = set()
         self._progress: dict[int, str] = {}
         self.listeners: list[Callable[[JobRecord], None]] = []  # told after every transition
+        self._admissions: GroupCommit[Admission, JobRecord] = GroupCommit(self._write_admissions)
         self.replay()
 
     # -- replay and the in-memory view ------------------------------------------------------------
@@ -164,35 +173,86 @@ class JobManager:
 
     # -- admission ----------------------------------------------------------------------------------
     def create(self, job: JobRecord, table_limit: int, catalog_limit: int, global_limit: int) -> JobRecord:
-        """Fence and three-level quota check, then one durable insert in state PENDING."""
-        if min(table_limit, catalog_limit, global_limit) <= 0:
-            raise Errors.LANCE_INDEX_MUTATION_DISABLED.error(detail=_quota_config_message(
-                table_limit, catalog_limit, global_limit))
+        """Fence and three-level quota check, then one durable insert in state PENDING.
+
+        Admissions waiting at the same moment are group-committed (one transaction, one fsync);
+        this returns only once this job's row is durable."""
+        limits = (table_limit, catalog_limit, global_limit)
+        if min(limits) <= 0:
+            raise Errors.LANCE_INDEX_MUTATION_DISABLED.error(detail=_quota_config_message(*limits))
+        if (job.state, job.refresh_state) != st.INITIAL:
+            raise st.JobStateError(job.id, f"admission in state {job.state.value}/{job.refresh_state.value}")
         with self._lock:
-            holder = self._fences.get(job.fence)
-            if holder is not None:
-                raise Errors.LANCE_INDEX_FENCED.error(index=job.index_name, job_id=holder)
-            if (self._quota_table[(job.catalog_id, job.locator)] >= table_limit
-                    or self._quota_catalog[job.catalog_id] >= catalog_limit
-                    or self._quota_global >= global_limit):
-                raise Errors.LANCE_INDEX_QUOTA.error(index=job.index_name)
-            columns = to_columns(job)
-            del columns["id"]
-            names = ", ".join(columns)
-            marks = ", ".join("?" for _ in columns)
-            with self._store.transaction() as db:
-                cursor = db.execute(f"INSERT INTO lance_index_jobs ({names}) VALUES ({marks})",
-                                    tuple(columns.values()))
-                job = job.replace(id=int(cursor.lastrowid))  # type: ignore[arg-type]
-            self._index(job)
+            self._check_admission(job, limits)  # refuse early; the writer checks again in order
+        job = self._admissions.submit(Admission(job, limits))
         pause_point("after_admission_commit")
         self._notify(job)
+        return job
+
+    def _check_admission(self, job: JobRecord, limits: tuple[int, int, int]) -> None:
+        holder = self._fences.get(job.fence)
+        if holder is not None:
+            raise Errors.LANCE_INDEX_FENCED.error(index=job.index_name, job_id=holder)
+        table_limit, catalog_limit, global_limit = limits
+        if (self._quota_table[(job.catalog_id, job.locator)] >= table_limit
+                or self._quota_catalog[job.catalog_id] >= catalog_limit
+                or self._quota_global >= global_limit):
+            raise Errors.LANCE_INDEX_QUOTA.error(index=job.index_name)
+
+    def _write_admissions(self, batch: list[Request[Admission, JobRecord]]) -> None:
+        """The group commit's writer: the batch in one transaction; if that transaction fails, each
+        row in its own, so a failing row fails only its own client."""
+        with self._lock:
+            try:
+                self._insert_batch(batch)
+                return
+            except Exception:  # retried row by row below; each row gets its own error
+                logger.warning("group commit of %d admissions failed; writing them one by one", len(batch),
+                               exc_info=True)
+            for request in batch:
+                request.result = request.error = None
+                try:
+                    self._insert_batch([request])
+                except Exception as exc:  # noqa: BLE001 - this row's error, answered to its client only
+                    request.error = Errors.INTERNAL.error(detail=f"admission not written: {exception_text(exc)}")
+
+    def _insert_batch(self, batch: list[Request[Admission, JobRecord]]) -> None:
+        """Under the lock: check and insert each row in order (a refused row gets its own error),
+        commit once. Rows are indexed as they are inserted so that later rows of the batch see their
+        fences and quota; nobody can look before the commit (the lock is held), and a failed commit
+        takes them out again."""
+        inserted: list[JobRecord] = []
+        try:
+            with self._store.transaction() as db:
+                for request in batch:
+                    request.result = self._insert_one(db, request)
+                    if request.result is not None:
+                        inserted.append(request.result)
+        except BaseException:
+            for job in inserted:
+                self._unindex(job)
+            raise
+
+    def _insert_one(self, db: sqlite3.Connection, request: Request[Admission, JobRecord]) -> JobRecord | None:
+        job, limits = request.item
+        try:
+            self._check_admission(job, limits)
+        except DrydockError as exc:
+            request.error = exc
+            return None
+        columns = to_columns(job)
+        del columns["id"]
+        cursor = db.execute(f"INSERT INTO lance_index_jobs ({', '.join(columns)}) "
+                            f"VALUES ({', '.join('?' for _ in columns)})", tuple(columns.values()))
+        job = job.replace(id=int(cursor.lastrowid))  # type: ignore[arg-type]
+        self._index(job)
         return job
 
     # -- transitions --------------------------------------------------------------------------------
     def _transition(self, job_id: int, expected_revision: int | None,
                     change: Callable[[JobRecord], dict[str, Any] | None]) -> JobRecord | None:
-        """Load, let ``change`` decide (None = not applicable), CAS, reindex. Returns the new record."""
+        """Load, let ``change`` decide (None = not applicable), check the move against states.py,
+        CAS, reindex. Returns the new record; an illegal move raises and writes nothing."""
         with self._lock:
             current = self.get(job_id)
             if current is None:
@@ -202,6 +262,7 @@ class JobManager:
             changes = change(current)
             if changes is None:
                 return None
+            _check_move(current, changes)
             changes["updated_at"] = time.time()
             updated = current.replace(**changes, revision=current.revision + 1)
             durable = {k: v for k, v in to_columns(updated).items() if k in changes}
@@ -244,7 +305,7 @@ class JobManager:
                             job_id, job.state.value, invocation_id)
                 return None
             outcome = st.classify(job.operation, code, job.if_exists, external_metadata_advanced)
-            return {"state": outcome.state, "refresh_state": outcome.refresh,
+            return {**_moves(job, outcome.state, outcome.refresh),
                     "completion_reason": outcome.reason, "result_code": code,
                     "message": clip(message), "external_metadata_advanced": external_metadata_advanced}
         return self._transition(job_id, None, change)
@@ -254,8 +315,8 @@ class JobManager:
         def change(job: JobRecord) -> dict[str, Any] | None:
             if job.state is not st.MutationState.RUNNING or job.deadline_ms is None or job.deadline_ms > now_ms:
                 return None
-            return {"state": st.MutationState.UNKNOWN, "result_code": st.ResultCode.NO_TRUSTED_RESULT,
-                    "message": DEADLINE_MESSAGE, "refresh_state": st.RefreshState.NOT_REQUIRED}
+            return {**_moves(job, st.MutationState.UNKNOWN, st.RefreshState.NOT_REQUIRED),
+                    "result_code": st.ResultCode.NO_TRUSTED_RESULT, "message": DEADLINE_MESSAGE}
         return self._transition(job_id, None, change)
 
     def mark_unknown(self, job_id: int, message: str) -> JobRecord | None:
@@ -263,8 +324,8 @@ class JobManager:
         def change(job: JobRecord) -> dict[str, Any] | None:
             if job.state is not st.MutationState.RUNNING:
                 return None
-            return {"state": st.MutationState.UNKNOWN, "result_code": st.ResultCode.NO_TRUSTED_RESULT,
-                    "message": clip(message), "refresh_state": st.RefreshState.NOT_REQUIRED}
+            return {**_moves(job, st.MutationState.UNKNOWN, st.RefreshState.NOT_REQUIRED),
+                    "result_code": st.ResultCode.NO_TRUSTED_RESULT, "message": clip(message)}
         return self._transition(job_id, None, change)
 
     def not_enqueued(self, job_id: int, invocation_id: str, message: str) -> JobRecord | None:
@@ -272,9 +333,8 @@ class JobManager:
         def change(job: JobRecord) -> dict[str, Any] | None:
             if job.state is not st.MutationState.RUNNING or job.invocation_id != invocation_id:
                 return None
-            return {"state": st.MutationState.NOT_COMMITTED,
-                    "result_code": st.ResultCode.PRE_INVOCATION_RESOURCE_REJECTED,
-                    "message": clip(message), "refresh_state": st.RefreshState.NOT_REQUIRED,
+            return {**_moves(job, st.MutationState.NOT_COMMITTED, st.RefreshState.NOT_REQUIRED),
+                    "result_code": st.ResultCode.PRE_INVOCATION_RESOURCE_REJECTED, "message": clip(message),
                     "termination_proof": st.TerminationProof.NOT_ENQUEUED,
                     "external_metadata_advanced": False}
         return self._transition(job_id, None, change)
@@ -283,8 +343,8 @@ class JobManager:
         def change(job: JobRecord) -> dict[str, Any] | None:
             if job.state is not st.MutationState.PENDING:
                 return None
-            return {"state": st.MutationState.NOT_COMMITTED, "completion_reason": st.CompletionReason.CANCELLED,
-                    "refresh_state": st.RefreshState.NOT_REQUIRED, "message": "cancelled before dispatch"}
+            return {**_moves(job, st.MutationState.NOT_COMMITTED, st.RefreshState.NOT_REQUIRED),
+                    "completion_reason": st.CompletionReason.CANCELLED, "message": "cancelled before dispatch"}
         return self._transition(job_id, None, change)
 
     def record_termination_proof(self, job_id: int, proof: st.TerminationProof,
@@ -340,8 +400,8 @@ class JobManager:
             if st.holds_possible_live_slot(job.facts):
                 return None
             state = st.MutationState.COMMITTED if committed else st.MutationState.NOT_COMMITTED
-            return {"state": state, "completion_reason": st.CompletionReason.RECONCILED,
-                    "refresh_state": st.RefreshState.REQUIRED, "message": clip(message)}
+            return {**_moves(job, state, st.RefreshState.REQUIRED),
+                    "completion_reason": st.CompletionReason.RECONCILED, "message": clip(message)}
         return self._transition(job_id, None, change)
 
     # -- worker processes ------------------------------------------------------------------------------
@@ -374,6 +434,23 @@ class JobManager:
             for job in doomed:
                 self._progress.pop(job.id, None)
         return len(doomed)
+
+
+def _moves(job: JobRecord, state: st.MutationState, refresh: st.RefreshState) -> dict[str, Any]:
+    """The axes that actually move to (``state``, ``refresh``): an axis already there is left out
+    (naming it would be a self-transition, which the tables forbid)."""
+    moves: dict[str, Any] = {}
+    if state is not job.state:
+        moves["state"] = state
+    if refresh is not job.refresh_state:
+        moves["refresh_state"] = refresh
+    return moves
+
+
+def _check_move(job: JobRecord, changes: dict[str, Any]) -> None:
+    why = st.illegal_move(job.state, job.refresh_state, changes.get("state"), changes.get("refresh_state"))
+    if why is not None:
+        raise st.JobStateError(job.id, why)
 
 
 def _quota_config_message(table: int, catalog: int, global_: int) -> str:

@@ -14,6 +14,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import Enum
 
+from engine.errors import DrydockError, Errors
+
 
 class MutationType(str, Enum):
     CREATE = "CREATE"
@@ -88,8 +90,10 @@ MUTATION_TRANSITIONS: dict[MutationState, frozenset[MutationState]] = {
     MutationState.UNKNOWN: frozenset({MutationState.COMMITTED, MutationState.NOT_COMMITTED}),
 }
 
+# NOT_REQUIRED → REQUIRED: a known outcome that advanced (or may have advanced) the dataset owes a
+# metadata refresh — every successful job takes this edge.
 REFRESH_TRANSITIONS: dict[RefreshState, frozenset[RefreshState]] = {
-    RefreshState.NOT_REQUIRED: frozenset(),
+    RefreshState.NOT_REQUIRED: frozenset({RefreshState.REQUIRED}),
     RefreshState.REQUIRED: frozenset({RefreshState.RUNNING}),
     RefreshState.RUNNING: frozenset({RefreshState.DONE, RefreshState.FAILED}),
     RefreshState.DONE: frozenset(),
@@ -103,6 +107,38 @@ def mutation_transition_allowed(old: MutationState, new: MutationState) -> bool:
 
 def refresh_transition_allowed(old: RefreshState, new: RefreshState) -> bool:
     return new in REFRESH_TRANSITIONS[old]
+
+
+# The refresh axis moves only once the mutation has a known outcome (the refresh is of that outcome).
+REFRESH_MOVES_IN = frozenset({MutationState.COMMITTED, MutationState.NOT_COMMITTED})
+
+INITIAL = (MutationState.PENDING, RefreshState.NOT_REQUIRED)  # every admitted job starts here
+
+
+class JobStateError(DrydockError):
+    """A move the tables below forbid; nothing was written (5108)."""
+
+    def __init__(self, job_id: int, move: str):
+        spec = Errors.LANCE_INDEX_JOB_ILLEGAL_TRANSITION
+        super().__init__(spec, spec.template.format(job_id=job_id, move=move))
+        self.move = move
+
+
+def illegal_move(state: MutationState, refresh: RefreshState, new_state: MutationState | None,
+                 new_refresh: RefreshState | None) -> str | None:
+    """Why moving a job (``None`` = that axis stays) is illegal, or None when it is allowed.
+
+    Naming an axis's current value is a self-transition, which neither table has."""
+    if new_state is not None and not mutation_transition_allowed(state, new_state):
+        return f"mutation state {state.value} -> {new_state.value}"
+    if new_refresh is None:
+        return None
+    if not refresh_transition_allowed(refresh, new_refresh):
+        return f"refresh state {refresh.value} -> {new_refresh.value}"
+    after = new_state or state
+    if after not in REFRESH_MOVES_IN:
+        return f"refresh state {refresh.value} -> {new_refresh.value} while the mutation is {after.value}"
+    return None
 
 
 @dataclass(frozen=True)

@@ -6,17 +6,19 @@ import time
 from typing import NamedTuple
 
 from engine import ast
+from engine.catalogs.manager import INTERNAL
 from engine.core import Engine
 from engine.errors import Errors
 from engine.faults import pause_point
 from engine.jobs import states as st
 from engine.jobs.admission import admit_create, admit_drop
 from engine.jobs.manager import FORCE_RELEASE_WARNING
-from engine.jobs.records import JobRecord, MAX_FORCE_TEXT_BYTES, utf8_len
+from engine.jobs.records import MAX_FORCE_TEXT_BYTES, JobRecord, utf8_len
 from engine.jobs.visibility import JobVisibility
 from engine.results import Result
 from engine.session import SessionContext
 
+INTERNAL_CATALOG_ID = 0  # the internal catalog has no row in `catalogs` (engine/metastore.py)
 JOB_ID_COLUMN = ["JobId"]
 LIST_COLUMNS = ["JobId", "CatalogName", "DbName", "TableName", "IndexName", "Operation", "State",
                 "RefreshState", "PossibleLive", "CreateTime", "UpdateTime", "Message", "ForceReleased",
@@ -90,12 +92,11 @@ def show_lance_index_jobs(engine: Engine, stmt: ast.ShowLanceIndexJobs, ctx: Ses
     if len(stmt.scope) > 2:
         raise Errors.SHOW_JOBS_INVALID.error(
             detail=f"Only support SHOW LANCE INDEX JOBS FROM [catalog.]database, but get: [{'.'.join(stmt.scope)}]")
-    clauses, params = [], []
+    clauses: list[str] = []
+    params: list[object] = []
     if stmt.scope:
-        catalog_name = stmt.scope[0] if len(stmt.scope) == 2 else ctx.catalog
-        record = engine.catalogs.find(catalog_name)
         clauses.append("catalog_id = ?")
-        params.append(record.id if record else -1)
+        params.append(_scope_catalog_id(engine, ctx, stmt.scope))
         clauses.append("db = ?")
         params.append(stmt.scope[-1])
     if table is not None:
@@ -119,6 +120,18 @@ def show_lance_index_jobs(engine: Engine, stmt: ast.ShowLanceIndexJobs, ctx: Ses
         rows.append(_listed_row(job, visibility.catalog_name(job), engine.jobs.progress(job.id)))
     return Result(columns=[*LIST_COLUMNS, "Progress"], rows=rows,
                   column_types={c: "VARCHAR" for c in [*LIST_COLUMNS, "Progress"]})
+
+
+def _scope_catalog_id(engine: Engine, ctx: SessionContext, scope: tuple[str, ...]) -> int:
+    """FROM [catalog.]db → the catalog's id. A catalog that does not exist and one the user may not
+    see both answer ``Unknown catalog`` with the name as written (no existence leak)."""
+    name = scope[0] if len(scope) == 2 else ctx.catalog
+    if name.lower() == INTERNAL:
+        return INTERNAL_CATALOG_ID  # exists; holds no Lance index jobs
+    record = engine.catalogs.find(name)
+    if record is None or not engine.privileges.sees_catalog(ctx, record.name):
+        raise Errors.UNKNOWN_CATALOG.error(name=name)
+    return record.id
 
 
 class _Listed(NamedTuple):
