@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from engine.errors import DrydockError, Errors
+from engine.info_schema import INTERNAL
 from engine.metastore import MetaStore
 from engine.session import SessionContext
 from engine.users import ROOT, UserIdentity, Users
@@ -62,6 +63,11 @@ def real_name(part: str) -> str | None:
 def part_covers(part: str, name: str | None) -> bool:
     """Whether a Target part (stored form) covers the object called ``name`` (None: no object)."""
     return part == ANY or (name is not None and part == stored_name(name))
+
+
+def part_covers_folded(part: str, name: str | None) -> bool:
+    """part_covers, case-insensitively (names of the internal catalog)."""
+    return part == ANY or (name is not None and part.lower() == stored_name(name).lower())
 
 
 def normalize_privileges(names: Iterable[str]) -> tuple[str, ...]:
@@ -108,6 +114,10 @@ class Target:
     def covers(self, catalog: str, db: str | None, tbl: str | None) -> bool:
         if catalog == ANY:  # a global question: only a global grant answers it
             return self.catalog == ANY
+        if catalog.lower() == INTERNAL and part_covers_folded(self.catalog, INTERNAL):
+            # DuckDB resolves internal names case-insensitively, so the check does too: a grant
+            # on d.T must not differ from what `SELECT … FROM D.t` reads
+            return part_covers_folded(self.db, db) and part_covers_folded(self.tbl, tbl)
         return part_covers(self.catalog, catalog) and part_covers(self.db, db) and part_covers(self.tbl, tbl)
 
     def label(self, depth: int = 3) -> str:

@@ -278,3 +278,14 @@ def test_random_strings_with_every_keyword_round_trip(srv: ServerProcess) -> Non
             assert cur.fetchall() == ((text,),)
 
     round_trip()
+
+
+def test_a_grant_on_a_differently_cased_name_reads_what_duckdb_resolves(srv: ServerProcess) -> None:
+    """DuckDB resolves internal names case-insensitively; privileges compare the same way, so a
+    grant can neither be dodged nor stretched by changing the case of a name."""
+    srv.query("CREATE USER IF NOT EXISTS 'caser'@'%' IDENTIFIED BY 'pw'")
+    srv.query("GRANT SELECT_PRIV ON internal.D.PUB TO 'caser'@'%'")
+    assert run_as(srv, "caser", "SELECT v FROM d.pub") == [("public",)]
+    assert run_as(srv, "caser", "SELECT v FROM D.Pub") == [("public",)]
+    assert error_of(srv, "caser", "SELECT v FROM D.SECRET") == 1142
+    assert error_of(srv, "reader", "SELECT v FROM D.Secret", database="d") == 1142
