@@ -29,6 +29,7 @@ from engine.jobs import states as st
 from engine.jobs.dispatcher import _start_ticks
 from engine.jobs.manager import DEADLINE_MESSAGE
 from engine.jobs.reconcile import evidence
+from engine.jobs.supervisor import NotEnqueued
 from engine.jobs.records import JobRecord
 from engine.jobs.validation import IndexSpec
 from tests.conftest import ServerProcess
@@ -96,13 +97,82 @@ def test_not_enqueued_releases_the_slot_and_the_round_budget_at_once(engine: Any
     assert engine.jobs.slots_in_use() == 0 and engine.jobs.quota_counts()[2] == 0
 
 
-def test_a_dispatch_that_cannot_be_built_is_not_enqueued_an_ambiguous_submit_is_unknown(engine: Any) -> None:
-    engine.config.set("lance_index_job_max_inflight_per_backend", "1")
-    broken = pending(engine, "broken", properties="{}")  # the dispatch cannot be built: nothing was sent
+class Accepting:
+    """Stands in for the supervisor's submit: records each dispatch and accepts it."""
+
+    def __init__(self) -> None:
+        self.sent: list[Any] = []
+
+    def __call__(self, dispatch: Any, deadline_ms: int) -> None:
+        self.sent.append(dispatch)
+
+
+def refuse(*_: Any) -> None:
+    raise NotEnqueued("supervisor queue is full")
+
+
+def due_now(engine: Any, job: JobRecord) -> None:
+    """Skip the retry backoff (seconds) so the next round prepares the job again."""
+    engine.dispatcher._retry_at[job.id] = 0.0
+
+
+def test_a_dispatch_that_fails_to_build_stays_pending_says_why_and_is_retried(engine: Any) -> None:
+    """Issue 13 item 7: the dispatch is built before the durable RUNNING mark."""
+    job = pending(engine, "flaky")
+    real, failures = engine.catalogs.connector, [OSError("credentials service unreachable")]
+
+    def flaky(name: str) -> Any:
+        if failures:
+            raise failures.pop()
+        return real(name)
+
+    engine.catalogs.connector = flaky
+    engine.dispatcher.supervisor.submit = accepted = Accepting()
+    engine.dispatcher.round()
+    held = engine.jobs.get(job.id)
+    assert (held.state, held.invocation_id, held.index_uuid, held.possible_live_owned) == (M.PENDING, "", "", False)
+    assert (held.dispatch_attempts, held.revision) == (1, 1)
+    assert held.message == ("dispatch preparation failed (attempt 1 of 5): OSError; "
+                            "the job stays PENDING and is retried")  # the class, never library text
+    assert engine.jobs.fence_holder(held.fence) == job.id and not accepted.sent
+    engine.dispatcher.round()  # the backoff has not passed: nothing happens, nothing is written
+    assert engine.jobs.get(job.id).revision == 1
+    due_now(engine, held)
+    engine.dispatcher.round()
+    running = engine.jobs.get(job.id)
+    assert (running.state, running.message) == (M.RUNNING, "")  # the stale reason is cleared first
+    [dispatch] = accepted.sent
+    assert (dispatch.invocation_id, dispatch.index_uuid) == (running.invocation_id, running.index_uuid)
+
+
+def test_dispatch_preparation_is_retried_a_bounded_number_of_times(engine: Any) -> None:
+    engine.dispatcher.supervisor.submit = accepted = Accepting()
+    broken = pending(engine, "broken", properties="{}")  # a damaged record: the spec cannot be read
+    for attempt in range(1, 5):
+        engine.dispatcher.round()
+        job = engine.jobs.get(broken.id)
+        assert (job.state, job.dispatch_attempts) == (M.PENDING, attempt)
+        assert job.message.startswith(f"dispatch preparation failed (attempt {attempt} of 5): KeyError")
+        due_now(engine, job)
     engine.dispatcher.round()
     done = engine.jobs.get(broken.id)
-    assert (done.state, done.termination_proof) == (M.NOT_COMMITTED, P.NOT_ENQUEUED)
-    assert done.message == "dispatch could not be built: KeyError"
+    assert (done.state, done.result_code, done.refresh_state, done.termination_proof, done.invocation_id) == (
+        M.NOT_COMMITTED, C.PRE_INVOCATION_RESOURCE_REJECTED, R.NOT_REQUIRED, P.NONE, "")
+    assert done.message == "dispatch could not be prepared (5 attempts): KeyError"
+    assert not st.holds_possible_live_slot(done.facts) and engine.jobs.fence_holder(done.fence) is None
+    assert not accepted.sent
+
+
+def test_a_job_whose_catalog_is_gone_is_not_committed_without_running(engine: Any) -> None:
+    orphan = pending(engine, "orphan", 999)  # catalog ids are never reused: no retry can help
+    engine.dispatcher.round()
+    done = engine.jobs.get(orphan.id)
+    assert (done.state, done.invocation_id, done.possible_live_owned) == (M.NOT_COMMITTED, "", False)
+    assert done.message == "dispatch could not be prepared (1 attempt): the job's catalog no longer exists"
+
+
+def test_an_ambiguous_submit_is_unknown_and_keeps_its_slot(engine: Any) -> None:
+    engine.config.set("lance_index_job_max_inflight_per_backend", "1")
 
     def lost(*_: Any) -> None:
         raise ConnectionResetError("the hand-off broke half-way")
@@ -116,6 +186,37 @@ def test_a_dispatch_that_cannot_be_built_is_not_enqueued_an_ambiguous_submit_is_
     assert st.holds_possible_live_slot(unknown.facts) and engine.jobs.fence_holder(unknown.fence) == ambiguous.id
     engine.dispatcher.round()  # the kept slot is the only one: nothing else may start
     assert engine.jobs.get(waiting.id).state is M.PENDING
+
+
+def test_the_dispatch_carries_the_bounds_stored_at_admission(engine: Any) -> None:
+    """Issue 13 item 1: lowering lance_index_max_num_* after admission changes nothing for the job."""
+    engine.dispatcher.supervisor.submit = accepted = Accepting()
+    spec = IndexSpec("ANN", "IVF_PQ", {"metric": "l2", "num_partitions": 16, "num_sub_vectors": 4}).to_json()
+    job = pending(engine, "v", properties=spec, max_num_partitions=4096, max_num_sub_vectors=256)
+    engine.config.set("lance_index_max_num_partitions", "8")
+    engine.config.set("lance_index_max_num_sub_vectors", "2")
+    engine.dispatcher.round()
+    [dispatch] = accepted.sent
+    assert (dispatch.max_num_partitions, dispatch.max_num_sub_vectors) == (4096, 256)
+    assert engine.jobs.get(job.id).state is M.RUNNING
+
+
+def test_a_local_job_waits_pending_while_local_mutation_is_off(engine: Any) -> None:
+    """Issue 13 item 2 (in process); tests/test_dispatcher.py::test_local_mutation_switch… runs it for real."""
+    engine.dispatcher.supervisor.submit = accepted = Accepting()
+    job = pending(engine, "local")
+    engine.config.set("enable_lance_index_local_file_mutation", "false")
+    for _ in range(3):
+        engine.dispatcher.round()
+    held = engine.jobs.get(job.id)
+    assert (held.state, held.revision, held.dispatch_attempts) == (M.PENDING, 1, 0)  # the reason is written once
+    assert held.message == ("waiting: enable_lance_index_local_file_mutation = false; this local dataset is "
+                            "not changed while it is off")
+    assert not accepted.sent
+    engine.config.set("enable_lance_index_local_file_mutation", "true")
+    engine.dispatcher.round()
+    assert (engine.jobs.get(job.id).state, engine.jobs.get(job.id).message) == (M.RUNNING, "")
+    assert len(accepted.sent) == 1
 
 
 def test_the_deadline_sweep_makes_unknown_and_keeps_slot_fence_and_quota(engine: Any) -> None:
@@ -159,8 +260,8 @@ def test_pause_is_a_hard_barrier_even_in_the_middle_of_a_round(engine: Any) -> N
     marked RUNNING — not the rest of a round already under way, not a job admitted afterwards."""
     engine.config.set("lance_index_job_dispatcher_paused", "true")
     engine.dispatcher.start()
-    orphan = 999  # no such catalog: a dispatched job is refused at once (NOT_ENQUEUED), no worker runs
-    backlog = [pending(engine, f"j{n}", orphan).id for n in range(200)]
+    engine.dispatcher.supervisor.submit = refuse  # a job marked RUNNING is refused at once; no worker runs
+    backlog = [pending(engine, f"j{n}").id for n in range(200)]
     paused = threading.Event()
     violations: list[int] = []
 
@@ -175,7 +276,7 @@ def test_pause_is_a_hard_barrier_even_in_the_middle_of_a_round(engine: Any) -> N
         time.sleep(0.001)
     engine.config.set("lance_index_job_dispatcher_paused", "true")  # a round is draining the backlog now
     paused.set()
-    held = pending(engine, "held", orphan)
+    held = pending(engine, "held")
     time.sleep(0.5)
     assert not violations
     assert engine.jobs.get(held.id).state is M.PENDING
