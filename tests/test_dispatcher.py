@@ -44,7 +44,9 @@ from tests.lance_fixtures import (
     pause,
     resume,
     rows,
+    set_config,
     show_job,
+    show_jobs,
     vector_table,
     wait_job,
 )
@@ -202,7 +204,8 @@ def test_the_dispatch_carries_the_bounds_stored_at_admission(engine: Any) -> Non
 
 
 def test_a_local_job_waits_pending_while_local_mutation_is_off(engine: Any) -> None:
-    """Issue 13 item 2 (in process); tests/test_dispatcher.py::test_local_mutation_switch… runs it for real."""
+    """Issue 13 item 2 (in process); test_local_mutation_switch_off_holds_an_admitted_job_pending
+    runs it with a real server and worker."""
     engine.dispatcher.supervisor.submit = accepted = Accepting()
     job = pending(engine, "local")
     engine.config.set("enable_lance_index_local_file_mutation", "false")
@@ -333,9 +336,10 @@ def wire(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[ServerProce
     root = tmp_path_factory.mktemp("dispatch")
     server = ServerProcess(data_dir=root / "data").start()
     wh = local_warehouse(root / "wh")
-    for table in ("t", "contract", "gone", "race", "vanish"):
+    for table in ("t", "contract", "gone", "race", "vanish", "bounds", "held", "redrop"):
         wh.write("db", table, vector_table(300))
-    wh.dataset("db", "vanish").create_scalar_index("id", "BTREE", name="x")
+    for table in ("vanish", "redrop"):
+        wh.dataset("db", table).create_scalar_index("id", "BTREE", name="x")
     catalog = create_catalog(server, wh)
     yield server, wh, catalog
     server.stop()
@@ -447,3 +451,73 @@ def test_pause_holds_pending_jobs_and_shows_in_show_backends(wire: Any) -> None:
     assert "q" not in {i["name"] for i in wh.dataset("db", "t").list_indices()}
     assert error_of(server, f"CANCEL LANCE INDEX JOB {held}") == (
         5107, f"Lance index job {held} cannot be cancelled: it is already COMMITTED")
+
+
+def test_a_job_runs_with_the_bounds_it_was_admitted_under(wire: Any) -> None:
+    """Issue 13 item 1: admitted with num_partitions = 16 under the default max (4096); the max is
+    then lowered to 8. The worker must enforce the admission-time bound, not today's config (on the
+    old code: RUNNING → UNKNOWN, NATIVE_INVALID_ARGUMENT)."""
+    server, wh, c = wire
+    pause(server)
+    try:
+        job_id = admit(server, f'CREATE INDEX b ON {c}.db.bounds (emb) USING ANN PROPERTIES ("index_type" = '
+                               f'"IVF_PQ", "num_partitions" = "16", "num_sub_vectors" = "4", {ANN_FAST})')
+        set_config(server, lance_index_max_num_partitions=8, lance_index_max_num_sub_vectors=2)
+    finally:
+        resume(server)
+    try:
+        job = wait_job(server, job_id, reaped)
+    finally:
+        set_config(server, lance_index_max_num_partitions=4096, lance_index_max_num_sub_vectors=256)
+    assert (job["State"], job["ResultCode"]) == ("COMMITTED", "NATIVE_OK"), job
+    assert uuids(wh, "bounds", "b") == {stored(server, job_id, "index_uuid")}
+    assert (stored(server, job_id, "max_num_partitions"), stored(server, job_id, "max_num_sub_vectors")) == (4096, 256)
+
+
+def test_local_mutation_switch_off_holds_an_admitted_job_pending(wire: Any) -> None:
+    """Issue 13 item 2: a job admitted while the switch was on is not dispatched once it is off; it
+    waits PENDING, SHOW says why, the dataset is untouched; switched back on, it runs."""
+    server, wh, c = wire
+    pause(server)
+    try:
+        job_id = admit(server, f"CREATE INDEX h ON {c}.db.held (id) USING BTREE")
+        set_config(server, enable_lance_index_local_file_mutation=False)
+    finally:
+        resume(server)
+    try:
+        time.sleep(1.0)  # resuming woke the dispatcher; it must hold the job, not send it
+        [listed] = [j for j in show_jobs(server, f'FROM {c}.db WHERE TableName = "held"')]
+        assert (listed["JobId"], listed["State"], listed["PossibleLive"]) == (str(job_id), "PENDING", "NO")
+        assert listed["Message"] == ("waiting: enable_lance_index_local_file_mutation = false; this local "
+                                     "dataset is not changed while it is off")
+        assert show_job(server, job_id)["InvocationId"] == "" and wh.indexes("db", "held") == {}
+    finally:
+        set_config(server, enable_lance_index_local_file_mutation=True)
+    job = wait_job(server, job_id, reaped)
+    assert (job["State"], job["ResultCode"]) == ("COMMITTED", "NATIVE_OK")
+    assert uuids(wh, "held", "h") == {stored(server, job_id, "index_uuid")}
+
+
+def test_drop_carries_a_schema_contract_the_worker_recomputes(wire: Any) -> None:
+    """Issue 13 item 3: DROP captures the indexed column's field id and type from the index
+    metadata; the table is then re-created at the same place (same version numbers) with an index
+    of that name on another column: the worker refuses, nothing is dropped."""
+    server, wh, c = wire
+    pause(server)
+    try:
+        job_id = admit(server, f"DROP INDEX x ON {c}.db.redrop")
+        contract = json.loads(stored(server, job_id, "schema_contract"))
+        assert contract == {"version": 1, "fields": [{"fieldId": 0, "name": "id", "type": "int64",
+                                                      "nullable": True}]}
+        assert (show_job(server, job_id)["SchemaContractVersion"], show_job(server, job_id)["ColumnName"]) == (
+            "1", "id")
+        shutil.rmtree(wh.uri("db", "redrop"))
+        wh.write("db", "redrop", vector_table(300))
+        wh.dataset("db", "redrop").create_scalar_index("name", "BTREE", name="x")
+        external = uuids(wh, "redrop", "x")
+    finally:
+        resume(server)
+    job = wait_job(server, job_id, reaped)
+    assert (job["State"], job["ResultCode"], job["Message"]) == (
+        "NOT_COMMITTED", "PRE_INVOCATION_STALE_ADMISSION", "schema contract changed"), job
+    assert uuids(wh, "redrop", "x") == external  # the other column's index survived
