@@ -203,6 +203,32 @@ def test_the_dispatch_carries_the_bounds_stored_at_admission(engine: Any) -> Non
     assert engine.jobs.get(job.id).state is M.RUNNING
 
 
+def test_records_admitted_before_migration_6_get_bounds_their_own_values_satisfy(tmp_path: Path,
+                                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    """The validated values were within the bounds of their admission, so they are a safe bound; a
+    value the build does not use takes the reference default."""
+    from engine import metastore
+    from engine.jobs.records import to_columns
+
+    path = tmp_path / "meta.sqlite"
+    monkeypatch.setattr(metastore, "MIGRATIONS", [m for m in metastore.MIGRATIONS if m[0] < 6])
+    old = metastore.MetaStore(path)
+    ann = IndexSpec("ANN", "IVF_FLAT", {"metric": "l2", "num_partitions": 16}).to_json()
+    for name, props in (("v", ann), ("s", BTREE), ("bad", "not json")):
+        columns = {k: v for k, v in to_columns(new_job(name).replace(properties=props)).items()
+                   if k not in ("id", "max_num_partitions", "max_num_sub_vectors", "dispatch_attempts")}
+        with old.transaction() as db:
+            db.execute(f"INSERT INTO lance_index_jobs ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))})",
+                       tuple(columns.values()))
+    old.close()
+    monkeypatch.undo()
+    store = metastore.MetaStore(path)
+    got = store.query("SELECT index_name, max_num_partitions, max_num_sub_vectors, dispatch_attempts "
+                      "FROM lance_index_jobs ORDER BY id")
+    assert [tuple(r) for r in got] == [("v", 16, 256, 0), ("s", 4096, 256, 0), ("bad", 4096, 256, 0)]
+    store.close()
+
+
 def test_a_local_job_waits_pending_while_local_mutation_is_off(engine: Any) -> None:
     """Issue 13 item 2 (in process); test_local_mutation_switch_off_holds_an_admitted_job_pending
     runs it with a real server and worker."""
