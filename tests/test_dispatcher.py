@@ -29,8 +29,8 @@ from engine.jobs import states as st
 from engine.jobs.dispatcher import _start_ticks
 from engine.jobs.manager import DEADLINE_MESSAGE
 from engine.jobs.reconcile import evidence
-from engine.jobs.supervisor import NotEnqueued
 from engine.jobs.records import JobRecord
+from engine.jobs.supervisor import NotEnqueued
 from engine.jobs.validation import IndexSpec
 from tests.conftest import ServerProcess
 from tests.jobfactory import new_job

@@ -18,7 +18,13 @@ from engine import ast
 from engine.catalogs.manager import INTERNAL
 from engine.errors import Errors
 from engine.jobs import states as st
-from engine.jobs.contract import CONTRACT_VERSION, ContractError, contract_json, field_contract, index_contract
+from engine.jobs.contract import (
+    CONTRACT_VERSION,
+    ContractError,
+    contract_json,
+    field_contract,
+    index_contract,
+)
 from engine.jobs.records import JobRecord
 from engine.jobs.validation import IndexSpec, invalid, same_definition, validate_name, validate_spec
 from engine.session import SessionContext
