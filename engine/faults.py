@@ -12,6 +12,7 @@ import threading
 
 POINTS = (
     "after_admission_commit",  # the job row is durable; the client has not got its JobId yet
+    "between_prepare_and_mark_running",  # the dispatch is built; the job is still PENDING
     "between_mark_running_and_submit",  # RUNNING is durable; nothing was sent to a worker
     "during_refresh",  # refresh RUNNING is durable; the metadata refresh has not finished
     "during_resolve",  # RESOLVE validated everything; the FORCE_RELEASE CAS has not run

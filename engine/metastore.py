@@ -142,6 +142,24 @@ MIGRATIONS: list[tuple[int, list[str]]] = [
             )""",
         ],
     ),
+    (
+        6,
+        [
+            # Admission-time decisions travel with the job (issue 13): the ANN bounds the job was
+            # validated against, and the count of failed dispatch preparations while PENDING.
+            "ALTER TABLE lance_index_jobs ADD COLUMN max_num_partitions INTEGER NOT NULL DEFAULT 0",
+            "ALTER TABLE lance_index_jobs ADD COLUMN max_num_sub_vectors INTEGER NOT NULL DEFAULT 0",
+            "ALTER TABLE lance_index_jobs ADD COLUMN dispatch_attempts INTEGER NOT NULL DEFAULT 0",
+            # Earlier records: the validated values themselves are within the bounds they were
+            # admitted under, so they are a safe (tight) bound; a missing value is never used by
+            # the build, and takes the reference default.
+            """UPDATE lance_index_jobs SET
+                max_num_partitions = COALESCE(CASE WHEN json_valid(properties)
+                    THEN json_extract(properties, '$.params.num_partitions') END, 4096),
+                max_num_sub_vectors = COALESCE(CASE WHEN json_valid(properties)
+                    THEN json_extract(properties, '$.params.num_sub_vectors') END, 256)""",
+        ],
+    ),
 ]
 
 

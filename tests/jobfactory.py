@@ -21,4 +21,5 @@ def new_job(name: str = "idx", catalog_id: int = 1, locator: str = "/w/db/t.lanc
         backend_id="", process_epoch="", invocation_id="", index_uuid="", deadline_ms=None, admitted_version=1,
         schema_contract='{"fields": [], "version": 1}', schema_contract_version=1, force_released=False,
         force_actor="", force_time=None, force_note="", force_warning="", progress="", refresh_failed_at=None,
-        created_at=now, updated_at=now, revision=0)
+        created_at=now, updated_at=now, revision=0, max_num_partitions=4096, max_num_sub_vectors=256,
+        dispatch_attempts=0)

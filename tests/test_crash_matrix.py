@@ -166,6 +166,22 @@ def test_kill_after_admission_commit(rig: Rig) -> None:
     rig.check_invariants(pid)
 
 
+def test_kill_between_prepare_and_mark_running(rig: Rig) -> None:
+    """The dispatch is built but RUNNING is not durable: after restart the job is still PENDING,
+    owes nothing to an unknown worker, and is dispatched once, normally (issue 13 item 7)."""
+    rig.start_paused_at("between_prepare_and_mark_running")
+    rig.setup_catalog()
+    job_id = rig.sql(f"CREATE INDEX vi ON lc.db.t (emb) USING ANN {ANN}")[0][0]
+    pid = rig.kill_at_marker()
+    rig.start()  # without the pause point
+    rows = rig.converge()
+    assert [(r["IndexName"], r["State"]) for r in rows] == [("vi", "COMMITTED")]
+    job = rig.job(job_id)
+    assert (job["ResultCode"], job["CompletionReason"], job["TerminationProof"]) == ("NATIVE_OK", "NONE",
+                                                                                      "CHILD_REAPED")
+    rig.check_invariants(pid)
+
+
 def test_kill_between_mark_running_and_submit(rig: Rig) -> None:
     rig.start_paused_at("between_mark_running_and_submit")
     rig.setup_catalog()

@@ -30,6 +30,7 @@ from engine.jobs.dispatcher import _start_ticks
 from engine.jobs.manager import DEADLINE_MESSAGE
 from engine.jobs.reconcile import evidence
 from engine.jobs.records import JobRecord
+from engine.jobs.supervisor import NotEnqueued
 from engine.jobs.validation import IndexSpec
 from tests.conftest import ServerProcess
 from tests.jobfactory import new_job
@@ -43,7 +44,9 @@ from tests.lance_fixtures import (
     pause,
     resume,
     rows,
+    set_config,
     show_job,
+    show_jobs,
     vector_table,
     wait_job,
 )
@@ -96,13 +99,82 @@ def test_not_enqueued_releases_the_slot_and_the_round_budget_at_once(engine: Any
     assert engine.jobs.slots_in_use() == 0 and engine.jobs.quota_counts()[2] == 0
 
 
-def test_a_dispatch_that_cannot_be_built_is_not_enqueued_an_ambiguous_submit_is_unknown(engine: Any) -> None:
-    engine.config.set("lance_index_job_max_inflight_per_backend", "1")
-    broken = pending(engine, "broken", properties="{}")  # the dispatch cannot be built: nothing was sent
+class Accepting:
+    """Stands in for the supervisor's submit: records each dispatch and accepts it."""
+
+    def __init__(self) -> None:
+        self.sent: list[Any] = []
+
+    def __call__(self, dispatch: Any, deadline_ms: int) -> None:
+        self.sent.append(dispatch)
+
+
+def refuse(*_: Any) -> None:
+    raise NotEnqueued("supervisor queue is full")
+
+
+def due_now(engine: Any, job: JobRecord) -> None:
+    """Skip the retry backoff (seconds) so the next round prepares the job again."""
+    engine.dispatcher._retry_at[job.id] = 0.0
+
+
+def test_a_dispatch_that_fails_to_build_stays_pending_says_why_and_is_retried(engine: Any) -> None:
+    """Issue 13 item 7: the dispatch is built before the durable RUNNING mark."""
+    job = pending(engine, "flaky")
+    real, failures = engine.catalogs.connector, [OSError("credentials service unreachable")]
+
+    def flaky(name: str) -> Any:
+        if failures:
+            raise failures.pop()
+        return real(name)
+
+    engine.catalogs.connector = flaky
+    engine.dispatcher.supervisor.submit = accepted = Accepting()
+    engine.dispatcher.round()
+    held = engine.jobs.get(job.id)
+    assert (held.state, held.invocation_id, held.index_uuid, held.possible_live_owned) == (M.PENDING, "", "", False)
+    assert (held.dispatch_attempts, held.revision) == (1, 1)
+    assert held.message == ("dispatch preparation failed (attempt 1 of 5): OSError; "
+                            "the job stays PENDING and is retried")  # the class, never library text
+    assert engine.jobs.fence_holder(held.fence) == job.id and not accepted.sent
+    engine.dispatcher.round()  # the backoff has not passed: nothing happens, nothing is written
+    assert engine.jobs.get(job.id).revision == 1
+    due_now(engine, held)
+    engine.dispatcher.round()
+    running = engine.jobs.get(job.id)
+    assert (running.state, running.message) == (M.RUNNING, "")  # the stale reason is cleared first
+    [dispatch] = accepted.sent
+    assert (dispatch.invocation_id, dispatch.index_uuid) == (running.invocation_id, running.index_uuid)
+
+
+def test_dispatch_preparation_is_retried_a_bounded_number_of_times(engine: Any) -> None:
+    engine.dispatcher.supervisor.submit = accepted = Accepting()
+    broken = pending(engine, "broken", properties="{}")  # a damaged record: the spec cannot be read
+    for attempt in range(1, 5):
+        engine.dispatcher.round()
+        job = engine.jobs.get(broken.id)
+        assert (job.state, job.dispatch_attempts) == (M.PENDING, attempt)
+        assert job.message.startswith(f"dispatch preparation failed (attempt {attempt} of 5): KeyError")
+        due_now(engine, job)
     engine.dispatcher.round()
     done = engine.jobs.get(broken.id)
-    assert (done.state, done.termination_proof) == (M.NOT_COMMITTED, P.NOT_ENQUEUED)
-    assert done.message == "dispatch could not be built: KeyError"
+    assert (done.state, done.result_code, done.refresh_state, done.termination_proof, done.invocation_id) == (
+        M.NOT_COMMITTED, C.PRE_INVOCATION_RESOURCE_REJECTED, R.NOT_REQUIRED, P.NONE, "")
+    assert done.message == "dispatch could not be prepared (5 attempts): KeyError"
+    assert not st.holds_possible_live_slot(done.facts) and engine.jobs.fence_holder(done.fence) is None
+    assert not accepted.sent
+
+
+def test_a_job_whose_catalog_is_gone_is_not_committed_without_running(engine: Any) -> None:
+    orphan = pending(engine, "orphan", 999)  # catalog ids are never reused: no retry can help
+    engine.dispatcher.round()
+    done = engine.jobs.get(orphan.id)
+    assert (done.state, done.invocation_id, done.possible_live_owned) == (M.NOT_COMMITTED, "", False)
+    assert done.message == "dispatch could not be prepared (1 attempt): the job's catalog no longer exists"
+
+
+def test_an_ambiguous_submit_is_unknown_and_keeps_its_slot(engine: Any) -> None:
+    engine.config.set("lance_index_job_max_inflight_per_backend", "1")
 
     def lost(*_: Any) -> None:
         raise ConnectionResetError("the hand-off broke half-way")
@@ -116,6 +188,64 @@ def test_a_dispatch_that_cannot_be_built_is_not_enqueued_an_ambiguous_submit_is_
     assert st.holds_possible_live_slot(unknown.facts) and engine.jobs.fence_holder(unknown.fence) == ambiguous.id
     engine.dispatcher.round()  # the kept slot is the only one: nothing else may start
     assert engine.jobs.get(waiting.id).state is M.PENDING
+
+
+def test_the_dispatch_carries_the_bounds_stored_at_admission(engine: Any) -> None:
+    """Issue 13 item 1: lowering lance_index_max_num_* after admission changes nothing for the job."""
+    engine.dispatcher.supervisor.submit = accepted = Accepting()
+    spec = IndexSpec("ANN", "IVF_PQ", {"metric": "l2", "num_partitions": 16, "num_sub_vectors": 4}).to_json()
+    job = pending(engine, "v", properties=spec, max_num_partitions=4096, max_num_sub_vectors=256)
+    engine.config.set("lance_index_max_num_partitions", "8")
+    engine.config.set("lance_index_max_num_sub_vectors", "2")
+    engine.dispatcher.round()
+    [dispatch] = accepted.sent
+    assert (dispatch.max_num_partitions, dispatch.max_num_sub_vectors) == (4096, 256)
+    assert engine.jobs.get(job.id).state is M.RUNNING
+
+
+def test_records_admitted_before_migration_6_get_bounds_their_own_values_satisfy(tmp_path: Path,
+                                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    """The validated values were within the bounds of their admission, so they are a safe bound; a
+    value the build does not use takes the reference default."""
+    from engine import metastore
+    from engine.jobs.records import to_columns
+
+    path = tmp_path / "meta.sqlite"
+    monkeypatch.setattr(metastore, "MIGRATIONS", [m for m in metastore.MIGRATIONS if m[0] < 6])
+    old = metastore.MetaStore(path)
+    ann = IndexSpec("ANN", "IVF_FLAT", {"metric": "l2", "num_partitions": 16}).to_json()
+    for name, props in (("v", ann), ("s", BTREE), ("bad", "not json")):
+        columns = {k: v for k, v in to_columns(new_job(name).replace(properties=props)).items()
+                   if k not in ("id", "max_num_partitions", "max_num_sub_vectors", "dispatch_attempts")}
+        with old.transaction() as db:
+            db.execute(f"INSERT INTO lance_index_jobs ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))})",
+                       tuple(columns.values()))
+    old.close()
+    monkeypatch.undo()
+    store = metastore.MetaStore(path)
+    got = store.query("SELECT index_name, max_num_partitions, max_num_sub_vectors, dispatch_attempts "
+                      "FROM lance_index_jobs ORDER BY id")
+    assert [tuple(r) for r in got] == [("v", 16, 256, 0), ("s", 4096, 256, 0), ("bad", 4096, 256, 0)]
+    store.close()
+
+
+def test_a_local_job_waits_pending_while_local_mutation_is_off(engine: Any) -> None:
+    """Issue 13 item 2 (in process); test_local_mutation_switch_off_holds_an_admitted_job_pending
+    runs it with a real server and worker."""
+    engine.dispatcher.supervisor.submit = accepted = Accepting()
+    job = pending(engine, "local")
+    engine.config.set("enable_lance_index_local_file_mutation", "false")
+    for _ in range(3):
+        engine.dispatcher.round()
+    held = engine.jobs.get(job.id)
+    assert (held.state, held.revision, held.dispatch_attempts) == (M.PENDING, 1, 0)  # the reason is written once
+    assert held.message == ("waiting: enable_lance_index_local_file_mutation = false; this local dataset is "
+                            "not changed while it is off")
+    assert not accepted.sent
+    engine.config.set("enable_lance_index_local_file_mutation", "true")
+    engine.dispatcher.round()
+    assert (engine.jobs.get(job.id).state, engine.jobs.get(job.id).message) == (M.RUNNING, "")
+    assert len(accepted.sent) == 1
 
 
 def test_the_deadline_sweep_makes_unknown_and_keeps_slot_fence_and_quota(engine: Any) -> None:
@@ -159,8 +289,8 @@ def test_pause_is_a_hard_barrier_even_in_the_middle_of_a_round(engine: Any) -> N
     marked RUNNING — not the rest of a round already under way, not a job admitted afterwards."""
     engine.config.set("lance_index_job_dispatcher_paused", "true")
     engine.dispatcher.start()
-    orphan = 999  # no such catalog: a dispatched job is refused at once (NOT_ENQUEUED), no worker runs
-    backlog = [pending(engine, f"j{n}", orphan).id for n in range(200)]
+    engine.dispatcher.supervisor.submit = refuse  # a job marked RUNNING is refused at once; no worker runs
+    backlog = [pending(engine, f"j{n}").id for n in range(200)]
     paused = threading.Event()
     violations: list[int] = []
 
@@ -175,7 +305,7 @@ def test_pause_is_a_hard_barrier_even_in_the_middle_of_a_round(engine: Any) -> N
         time.sleep(0.001)
     engine.config.set("lance_index_job_dispatcher_paused", "true")  # a round is draining the backlog now
     paused.set()
-    held = pending(engine, "held", orphan)
+    held = pending(engine, "held")
     time.sleep(0.5)
     assert not violations
     assert engine.jobs.get(held.id).state is M.PENDING
@@ -232,9 +362,10 @@ def wire(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[ServerProce
     root = tmp_path_factory.mktemp("dispatch")
     server = ServerProcess(data_dir=root / "data").start()
     wh = local_warehouse(root / "wh")
-    for table in ("t", "contract", "gone", "race", "vanish"):
+    for table in ("t", "contract", "gone", "race", "vanish", "bounds", "held", "redrop"):
         wh.write("db", table, vector_table(300))
-    wh.dataset("db", "vanish").create_scalar_index("id", "BTREE", name="x")
+    for table in ("vanish", "redrop"):
+        wh.dataset("db", table).create_scalar_index("id", "BTREE", name="x")
     catalog = create_catalog(server, wh)
     yield server, wh, catalog
     server.stop()
@@ -346,3 +477,73 @@ def test_pause_holds_pending_jobs_and_shows_in_show_backends(wire: Any) -> None:
     assert "q" not in {i["name"] for i in wh.dataset("db", "t").list_indices()}
     assert error_of(server, f"CANCEL LANCE INDEX JOB {held}") == (
         5107, f"Lance index job {held} cannot be cancelled: it is already COMMITTED")
+
+
+def test_a_job_runs_with_the_bounds_it_was_admitted_under(wire: Any) -> None:
+    """Issue 13 item 1: admitted with num_partitions = 16 under the default max (4096); the max is
+    then lowered to 8. The worker must enforce the admission-time bound, not today's config (on the
+    old code: RUNNING → UNKNOWN, NATIVE_INVALID_ARGUMENT)."""
+    server, wh, c = wire
+    pause(server)
+    try:
+        job_id = admit(server, f'CREATE INDEX b ON {c}.db.bounds (emb) USING ANN PROPERTIES ("index_type" = '
+                               f'"IVF_PQ", "num_partitions" = "16", "num_sub_vectors" = "4", {ANN_FAST})')
+        set_config(server, lance_index_max_num_partitions=8, lance_index_max_num_sub_vectors=2)
+    finally:
+        resume(server)
+    try:
+        job = wait_job(server, job_id, reaped)
+    finally:
+        set_config(server, lance_index_max_num_partitions=4096, lance_index_max_num_sub_vectors=256)
+    assert (job["State"], job["ResultCode"]) == ("COMMITTED", "NATIVE_OK"), job
+    assert uuids(wh, "bounds", "b") == {stored(server, job_id, "index_uuid")}
+    assert (stored(server, job_id, "max_num_partitions"), stored(server, job_id, "max_num_sub_vectors")) == (4096, 256)
+
+
+def test_local_mutation_switch_off_holds_an_admitted_job_pending(wire: Any) -> None:
+    """Issue 13 item 2: a job admitted while the switch was on is not dispatched once it is off; it
+    waits PENDING, SHOW says why, the dataset is untouched; switched back on, it runs."""
+    server, wh, c = wire
+    pause(server)
+    try:
+        job_id = admit(server, f"CREATE INDEX h ON {c}.db.held (id) USING BTREE")
+        set_config(server, enable_lance_index_local_file_mutation=False)
+    finally:
+        resume(server)
+    try:
+        time.sleep(1.0)  # resuming woke the dispatcher; it must hold the job, not send it
+        [listed] = [j for j in show_jobs(server, f'FROM {c}.db WHERE TableName = "held"')]
+        assert (listed["JobId"], listed["State"], listed["PossibleLive"]) == (str(job_id), "PENDING", "NO")
+        assert listed["Message"] == ("waiting: enable_lance_index_local_file_mutation = false; this local "
+                                     "dataset is not changed while it is off")
+        assert show_job(server, job_id)["InvocationId"] == "" and wh.indexes("db", "held") == {}
+    finally:
+        set_config(server, enable_lance_index_local_file_mutation=True)
+    job = wait_job(server, job_id, reaped)
+    assert (job["State"], job["ResultCode"]) == ("COMMITTED", "NATIVE_OK")
+    assert uuids(wh, "held", "h") == {stored(server, job_id, "index_uuid")}
+
+
+def test_drop_carries_a_schema_contract_the_worker_recomputes(wire: Any) -> None:
+    """Issue 13 item 3: DROP captures the indexed column's field id and type from the index
+    metadata; the table is then re-created at the same place (same version numbers) with an index
+    of that name on another column: the worker refuses, nothing is dropped."""
+    server, wh, c = wire
+    pause(server)
+    try:
+        job_id = admit(server, f"DROP INDEX x ON {c}.db.redrop")
+        contract = json.loads(stored(server, job_id, "schema_contract"))
+        assert contract == {"version": 1, "fields": [{"fieldId": 0, "name": "id", "type": "int64",
+                                                      "nullable": True}]}
+        assert (show_job(server, job_id)["SchemaContractVersion"], show_job(server, job_id)["ColumnName"]) == (
+            "1", "id")
+        shutil.rmtree(wh.uri("db", "redrop"))
+        wh.write("db", "redrop", vector_table(300))
+        wh.dataset("db", "redrop").create_scalar_index("name", "BTREE", name="x")
+        external = uuids(wh, "redrop", "x")
+    finally:
+        resume(server)
+    job = wait_job(server, job_id, reaped)
+    assert (job["State"], job["ResultCode"], job["Message"]) == (
+        "NOT_COMMITTED", "PRE_INVOCATION_STALE_ADMISSION", "schema contract changed"), job
+    assert uuids(wh, "redrop", "x") == external  # the other column's index survived

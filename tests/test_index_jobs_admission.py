@@ -268,6 +268,21 @@ def test_gate_off_answers_5102_after_static_validation_and_on_admits(server: Ser
     assert show_job(server, job)["State"] == "PENDING"
 
 
+def test_drop_admits_only_an_index_on_exactly_one_top_level_column(server: ServerProcess, local: Warehouse) -> None:
+    """Issue 13 item 3: DROP's schema contract is the indexed column's; an index on a nested field
+    has no top-level column to contract on and is refused at admission, admitting nothing."""
+    ext = local.write("db", "o", odd_table())
+    ext.create_scalar_index("point.x", "BTREE", name="nested")
+    ext.create_scalar_index("id", "BTREE", name="flat")
+    c = create_catalog(server, local)
+    _expect(server, f"DROP INDEX nested ON {c}.db.o", 5100,
+            "cannot drop Lance index 'nested': index 'nested' does not map to exactly one top-level column "
+            "(it covers point.x)")
+    assert show_jobs(server, f"FROM {c}.db") == []
+    job = show_job(server, admit(server, f"DROP INDEX flat ON {c}.db.o"))
+    assert (job["State"], job["ColumnName"], job["SchemaContractVersion"]) == ("PENDING", "id", "1")
+
+
 def _concurrently(server: ServerProcess, statements: list[str]) -> list[Any]:
     """Run each statement on its own connection, released together; → JobId int or (code, text)."""
     connections = [server.connect() for _ in statements]

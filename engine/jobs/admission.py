@@ -18,6 +18,13 @@ from engine import ast
 from engine.catalogs.manager import INTERNAL
 from engine.errors import Errors
 from engine.jobs import states as st
+from engine.jobs.contract import (
+    CONTRACT_VERSION,
+    ContractError,
+    contract_json,
+    field_contract,
+    index_contract,
+)
 from engine.jobs.records import JobRecord
 from engine.jobs.validation import IndexSpec, invalid, same_definition, validate_name, validate_spec
 from engine.session import SessionContext
@@ -25,7 +32,7 @@ from engine.session import SessionContext
 if TYPE_CHECKING:
     from engine.core import Engine
 
-SCHEMA_CONTRACT_VERSION = 1
+SCHEMA_CONTRACT_VERSION = CONTRACT_VERSION
 PQ_TRAINING_ROWS = 256  # an 8-bit PQ codebook needs 256 rows; fewer silently builds an EMPTY index
 
 
@@ -76,13 +83,27 @@ def resolve_target(engine: Engine, ctx: SessionContext, parts: tuple[str, ...], 
     return Target(record.id, record.name, db, table, engine.catalogs.connector(record.name))
 
 
+def admission_bounds(engine: Engine) -> tuple[int, int]:
+    """(lance_index_max_num_partitions, lance_index_max_num_sub_vectors) as of this admission."""
+    return (int(engine.config.get("lance_index_max_num_partitions")),
+            int(engine.config.get("lance_index_max_num_sub_vectors")))
+
+
+def is_local(locator: str) -> bool:
+    """A local-file dataset: governed by enable_lance_index_local_file_mutation."""
+    return "://" not in locator or locator.startswith("file://")
+
+
+def local_mutation_allowed(engine: Engine, locator: str) -> bool:
+    return not is_local(locator) or bool(engine.config.get("enable_lance_index_local_file_mutation"))
+
+
 def _read_latest(engine: Engine, target: Target, op: str) -> tuple[Any, str]:
     """The authoritative (uncached) read: the dataset at its latest version, and its locator."""
     locator = target.connector.dataset_uri(target.db, target.table)
-    if "://" not in locator or locator.startswith("file://"):
-        if not engine.config.get("enable_lance_index_local_file_mutation"):
-            raise Errors.LANCE_INDEX_OPERATION_NOT_SUPPORTED.error(
-                op=op, target="local file datasets (enable_lance_index_local_file_mutation = false)")
+    if not local_mutation_allowed(engine, locator):
+        raise Errors.LANCE_INDEX_OPERATION_NOT_SUPPORTED.error(
+            op=op, target="local file datasets (enable_lance_index_local_file_mutation = false)")
     dataset = target.connector.open_latest(target.db, target.table)  # the connector types its own errors
     return dataset, locator
 
@@ -95,9 +116,6 @@ def schema_contract(dataset: Any, column: str, spec: IndexSpec) -> tuple[str, di
         field = matches[0] if matches else None
     if field is None:
         raise invalid(f"Index column '{column}' does not exist")
-    lance_field = dataset.lance_schema.field(field.name)
-    contract: dict[str, Any] = {"fieldId": lance_field.id(), "name": field.name, "type": str(field.type),
-                                "nullable": field.nullable}
     if spec.using == "ANN":
         if not pa.types.is_fixed_size_list(field.type):
             raise invalid("ANN index column must be array type")
@@ -106,8 +124,6 @@ def schema_contract(dataset: Any, column: str, spec: IndexSpec) -> tuple[str, di
             raise invalid("ANN index column item type must be float type")
         if field.nullable:
             raise invalid("ANN index must be built on a column that is not nullable")
-        contract.update(dimension=field.type.list_size, elementType=str(element),
-                        elementNullable=field.type.value_field.nullable)
     elif spec.using == "INVERTED":
         if not (pa.types.is_string(field.type) or pa.types.is_large_string(field.type)):
             raise invalid(f"INVERTED index column must be a string column, got {field.type}")
@@ -115,7 +131,15 @@ def schema_contract(dataset: Any, column: str, spec: IndexSpec) -> tuple[str, di
               or pa.types.is_string(field.type) or pa.types.is_large_string(field.type)
               or pa.types.is_temporal(field.type) or pa.types.is_boolean(field.type)):
         raise invalid(f"{spec.using} index column must be a scalar column, got {field.type}")
-    return field.name, contract
+    return field.name, field_contract(dataset, field.name)  # what the worker recomputes
+
+
+def drop_contract(dataset: Any, name: str) -> tuple[str, dict[str, Any]]:
+    """DROP: the index must map to exactly one top-level column; its contract is that column's."""
+    try:
+        return index_contract(dataset, name)
+    except ContractError as exc:
+        raise invalid(f"cannot drop Lance index '{name}': {exc}") from None
 
 
 def _check_build_parameters(dataset: Any, spec: IndexSpec, contract: dict[str, Any]) -> None:
@@ -151,8 +175,8 @@ def existing_indexes(dataset: Any) -> dict[str, dict[str, Any]]:
 
 
 def _new_job(target: Target, locator: str, name: str, operation: st.MutationType, spec: IndexSpec | None,
-             column: str, contract: dict[str, Any] | None, version: int, ctx: SessionContext,
-             if_not_exists: bool, if_exists: bool) -> JobRecord:
+             column: str, contract: dict[str, Any], version: int, ctx: SessionContext,
+             if_not_exists: bool, if_exists: bool, bounds: tuple[int, int]) -> JobRecord:
     now = time.time()
     return JobRecord(
         id=0, catalog_id=target.catalog_id, catalog_name=target.catalog, db=target.db, tbl=target.table,
@@ -164,19 +188,18 @@ def _new_job(target: Target, locator: str, name: str, operation: st.MutationType
         result_code=None, message="", external_metadata_advanced=None, possible_live_owned=False,
         termination_proof=st.TerminationProof.NONE, backend_id="", process_epoch="", invocation_id="",
         index_uuid="", deadline_ms=None, admitted_version=version,
-        schema_contract=json.dumps({"version": SCHEMA_CONTRACT_VERSION, "fields": [contract] if contract else []},
-                                   sort_keys=True),
+        schema_contract=json.dumps(contract_json([contract]), sort_keys=True),
         schema_contract_version=SCHEMA_CONTRACT_VERSION, force_released=False, force_actor="",
         force_time=None, force_note="", force_warning="", progress="", refresh_failed_at=None,
-        created_at=now, updated_at=now, revision=0)
+        created_at=now, updated_at=now, revision=0, max_num_partitions=bounds[0], max_num_sub_vectors=bounds[1],
+        dispatch_attempts=0)
 
 
 def admit_create(engine: Engine, stmt: ast.CreateIndex, ctx: SessionContext) -> JobRecord | None:
     op = operation_name(stmt)
     name = validate_name(stmt.name)
-    spec = validate_spec(stmt.using, stmt.columns, stmt.properties,
-                         engine.config.get("lance_index_max_num_partitions"),
-                         engine.config.get("lance_index_max_num_sub_vectors"))
+    bounds = admission_bounds(engine)  # read once: validated against and stored with the job
+    spec = validate_spec(stmt.using, stmt.columns, stmt.properties, *bounds)
     limits = _gate(engine, op)
     target = resolve_target(engine, ctx, stmt.table, op)
     dataset, locator = _read_latest(engine, target, op)
@@ -193,7 +216,7 @@ def admit_create(engine: Engine, stmt: ast.CreateIndex, ctx: SessionContext) -> 
         operation = st.MutationType.REPLACE
     _check_build_parameters(dataset, spec, contract)
     job = _new_job(target, locator, name, operation, spec, column, contract, dataset.version, ctx,
-                   stmt.if_not_exists, False)
+                   stmt.if_not_exists, False, bounds)
     return engine.jobs.create(job, *limits)
 
 
@@ -208,7 +231,7 @@ def admit_drop(engine: Engine, stmt: ast.DropIndex, ctx: SessionContext) -> JobR
         if stmt.if_exists:
             return None
         raise invalid(f"index '{name}' not found on table {target.db}.{target.table}")
-    column = next((d.field_names[0] for d in dataset.describe_indices() if d.name == name), "")
-    job = _new_job(target, locator, name, st.MutationType.DROP, None, column, None, dataset.version, ctx,
-                   False, stmt.if_exists)
+    column, contract = drop_contract(dataset, name)
+    job = _new_job(target, locator, name, st.MutationType.DROP, None, column, contract, dataset.version, ctx,
+                   False, stmt.if_exists, admission_bounds(engine))
     return engine.jobs.create(job, *limits)

@@ -4,23 +4,30 @@ Woken by admission, worker results/exits, cancel and config changes (event drive
 reaches the supervisor within milliseconds); a periodic round still runs the sweeps. Round order:
 deadline sweep → termination-proof sweep → evidence reconciliation → refresh driver → dispatch.
 
-Durable before send: ``mark_running`` (invocation id, pre-assigned index uuid, deadline, process
-epoch) commits before the supervisor sees a byte, and each job is submitted exactly once.
+Durable before send: the dispatch is built while the job is still PENDING, from what admission
+stored with it (bounds, spec, schema contract, pinned version); a failure there leaves it PENDING,
+retried a bounded number of times with the reason as its Message. Then ``mark_running``
+(invocation id, pre-assigned index uuid, deadline, process epoch) commits before the supervisor
+sees a byte, and each job is submitted exactly once. While enable_lance_index_local_file_mutation
+is off, a job on a local dataset waits PENDING and says so.
 The pause switch is a hard barrier (defect 3): setting it waits for an in-flight dispatch step to
 finish, and every step re-checks it under the same lock.
 """
 
 from __future__ import annotations
 
+import json
 import logging
 import threading
 import time
 import uuid
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from engine.faults import pause_point
 from engine.jobs import states as st
-from engine.jobs.protocol import Dispatch, WorkerResult
+from engine.jobs.admission import local_mutation_allowed
+from engine.jobs.protocol import Dispatch, ProtocolError, WorkerResult
 from engine.jobs.records import JobRecord
 from engine.jobs.reconcile import reconcile_job
 from engine.jobs.refresh import due_refreshes, refresh_job
@@ -32,6 +39,28 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 BACKEND_ID = "local"
+MAX_PREPARE_ATTEMPTS = 5  # failed dispatch preparations before a PENDING job ends NOT_COMMITTED
+RETRY_BASE_SECONDS = 1.0  # backoff after the n-th failure: base * 2**(n-1), at most RETRY_MAX_SECONDS
+RETRY_MAX_SECONDS = 60.0
+LOCAL_HOLD_MESSAGE = ("waiting: enable_lance_index_local_file_mutation = false; this local dataset is not "
+                      "changed while it is off")
+
+
+class PrepareError(Exception):
+    """The dispatch could not be built; ``permanent`` when retrying cannot help."""
+
+    def __init__(self, message: str, permanent: bool = False):
+        super().__init__(message)
+        self.permanent = permanent
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """A PENDING job and the dispatch built for it, before the durable RUNNING mark."""
+
+    job: JobRecord
+    dispatch: Dispatch
+    deadline_ms: int
 
 
 class Dispatcher:
@@ -46,6 +75,7 @@ class Dispatcher:
         engine.jobs.listeners.append(lambda job: self.wake())
         engine.config.on_change(self._on_config)
         self._workers: dict[int, dict[str, Any]] = {}
+        self._retry_at: dict[int, float] = {}  # job id → monotonic time its next preparation is due
 
     # -- lifecycle ------------------------------------------------------------------------------------
     def start(self) -> None:
@@ -68,8 +98,9 @@ class Dispatcher:
         self._wake.set()
 
     def _on_config(self, name: str, value: object) -> None:
-        if name == "lance_index_job_dispatcher_paused" and value:
-            with self._gate:  # wait out a dispatch step in progress; later steps see the pause
+        if (name == "lance_index_job_dispatcher_paused" and value) or \
+                (name == "enable_lance_index_local_file_mutation" and not value):
+            with self._gate:  # wait out a dispatch step in progress; later steps see the new value
                 pass
         self.wake()
 
@@ -83,7 +114,7 @@ class Dispatcher:
             except Exception:  # noqa: BLE001 - the dispatcher must survive a bad round
                 logger.exception("dispatcher round failed")
             interval = min(float(self._engine.config.get("lance_index_job_dispatch_interval_second")), 10.0)
-            self._wake.wait(timeout=interval)
+            self._wake.wait(timeout=min(interval, self._next_retry_in()))
             self._wake.clear()
 
     # -- one round --------------------------------------------------------------------------------------
@@ -107,41 +138,92 @@ class Dispatcher:
         if self._paused():
             return
         budget = int(config.get("lance_index_job_max_dispatch_per_round"))
-        for job in jobs.live_jobs(st.MutationState.PENDING):
+        pending = jobs.live_jobs(st.MutationState.PENDING)
+        self._retry_at = {i: t for i, t in self._retry_at.items() if i in {j.id for j in pending}}
+        for job in pending:
             if budget <= 0 or self._stop.is_set():
                 return
-            if job.state is not st.MutationState.PENDING:
+            if job.state is not st.MutationState.PENDING or self._held(job) or not self._retry_due(job):
                 continue
             # capacity is re-read for every job, so a slot freed by a NOT_ENQUEUED rejection is
             # reclaimed in the same round (defect 5)
             if jobs.slots_in_use() >= int(config.get("lance_index_job_max_inflight_per_backend")):
                 return
+            prepared = self._prepare(job)  # before RUNNING: a failure here leaves the job PENDING
+            if prepared is None:
+                continue
+            pause_point("between_prepare_and_mark_running")
             with self._gate:
                 if self._paused():
                     return
-                running = self._mark_running(job)
+                if self._held(job):  # the switch may have been turned off since the first look
+                    continue
+                running = self._mark_running(prepared)
             if running is None:
                 continue
             pause_point("between_mark_running_and_submit")
-            if self._send(running):
+            if self._send(running, prepared.dispatch):
                 budget -= 1  # a dispatch proven never enqueued costs no budget either (defect 5)
 
-    def _mark_running(self, job: JobRecord) -> JobRecord | None:
-        deadline_ms = int((time.time() + float(self._engine.config.get("lance_index_job_execute_deadline_second"))) * 1000)
-        return self._engine.jobs.mark_running(job.id, invocation_id=uuid.uuid4().hex, index_uuid=str(uuid.uuid4()),
-                                              deadline_ms=deadline_ms, process_epoch=self.epoch,
-                                              backend_id=BACKEND_ID, expected_revision=job.revision)
-
-    def _send(self, job: JobRecord) -> bool:
-        """Exactly one submit; True when it was enqueued. A failure before the submit (building the
-        dispatch) or a clean rejection proves NOT_ENQUEUED; anything else is ambiguous: UNKNOWN."""
-        try:
-            dispatch = self.build_dispatch(job)
-        except Exception as exc:  # noqa: BLE001 - nothing was handed to the supervisor
-            why = str(exc) if isinstance(exc, NotEnqueued) else type(exc).__name__  # no library text
-            logger.warning("job %s: dispatch could not be built: %s", job.id, why)
-            self._engine.jobs.not_enqueued(job.id, job.invocation_id, f"dispatch could not be built: {why}")
+    def _held(self, job: JobRecord) -> bool:
+        """While enable_lance_index_local_file_mutation is off, a local job waits PENDING and says why."""
+        if local_mutation_allowed(self._engine, job.locator):
             return False
+        self._engine.jobs.note_pending(job.id, LOCAL_HOLD_MESSAGE)
+        return True
+
+    def _retry_due(self, job: JobRecord) -> bool:
+        return job.dispatch_attempts == 0 or time.monotonic() >= self._retry_at.get(job.id, 0.0)
+
+    def _next_retry_in(self) -> float:
+        """Seconds until the next preparation retry falls due (one already due waits for capacity,
+        whose release wakes the round anyway)."""
+        now = time.monotonic()
+        return min((t - now for t in self._retry_at.values() if t > now), default=float("inf"))
+
+    def _prepare(self, job: JobRecord) -> Prepared | None:
+        """Everything the send needs, built while the job is still PENDING (nothing durable yet)."""
+        deadline_ms = int((time.time() + float(self._engine.config.get("lance_index_job_execute_deadline_second")))
+                          * 1000)
+        try:
+            dispatch = self.build_dispatch(job, uuid.uuid4().hex, str(uuid.uuid4()))
+            dispatch.frame()  # the caps, checked now rather than after RUNNING
+        except Exception as exc:  # noqa: BLE001 - nothing is durable and nothing was sent
+            self._preparation_failed(job, exc)
+            return None
+        if job.message:  # a hold or failure reason from an earlier look no longer applies
+            job = self._engine.jobs.note_pending(job.id, "") or job
+        return Prepared(job, dispatch, deadline_ms)
+
+    def _preparation_failed(self, job: JobRecord, exc: Exception) -> None:
+        """Bounded retry with backoff; a permanent failure or the last attempt ends NOT_COMMITTED."""
+        why = str(exc) if isinstance(exc, (PrepareError, ProtocolError)) else type(exc).__name__  # no library text
+        attempt = job.dispatch_attempts + 1
+        logger.warning("job %s: dispatch preparation failed (attempt %s): %s", job.id, attempt, why)
+        permanent = isinstance(exc, ProtocolError) or (isinstance(exc, PrepareError) and exc.permanent)
+        if permanent or attempt >= MAX_PREPARE_ATTEMPTS:
+            self._retry_at.pop(job.id, None)
+            self._engine.jobs.reject_pending(
+                job.id, f"dispatch could not be prepared ({attempt} attempt{'s' if attempt > 1 else ''}): {why}")
+            return
+        self._retry_at[job.id] = time.monotonic() + min(RETRY_BASE_SECONDS * 2 ** (attempt - 1), RETRY_MAX_SECONDS)
+        self._engine.jobs.note_pending(
+            job.id, f"dispatch preparation failed (attempt {attempt} of {MAX_PREPARE_ATTEMPTS}): {why}; "
+                    "the job stays PENDING and is retried", failed_attempt=True)
+
+    def _mark_running(self, prepared: Prepared) -> JobRecord | None:
+        job, dispatch = prepared.job, prepared.dispatch
+        running = self._engine.jobs.mark_running(
+            job.id, invocation_id=dispatch.invocation_id, index_uuid=dispatch.index_uuid,
+            deadline_ms=prepared.deadline_ms, process_epoch=self.epoch, backend_id=BACKEND_ID,
+            expected_revision=job.revision)
+        if running is not None:
+            self._retry_at.pop(job.id, None)
+        return running
+
+    def _send(self, job: JobRecord, dispatch: Dispatch) -> bool:
+        """Exactly one submit; True when it was enqueued. A clean rejection proves NOT_ENQUEUED;
+        anything else is ambiguous: UNKNOWN."""
         try:
             self.supervisor.submit(dispatch, job.deadline_ms or 0)
         except NotEnqueued as exc:
@@ -152,24 +234,24 @@ class Dispatcher:
             self._engine.jobs.mark_unknown(job.id, f"dispatch failed: {type(exc).__name__}")
         return True
 
-    def build_dispatch(self, job: JobRecord) -> Dispatch:
-        import json
-
+    def build_dispatch(self, job: JobRecord, invocation_id: str, index_uuid: str) -> Dispatch:
+        """From what admission stored with the job (bounds, spec, contract, pinned version); only
+        the storage options (credentials) are read now."""
         record = self._engine.catalogs.by_id(job.catalog_id)
-        if record is None:
-            raise NotEnqueued("the job's catalog no longer exists")
-        connector = self._engine.catalogs.connector(record.name)
+        if record is None:  # catalog ids are never reused: it will not come back
+            raise PrepareError("the job's catalog no longer exists", permanent=True)
+        if job.max_num_partitions <= 0 or job.max_num_sub_vectors <= 0:
+            raise PrepareError("the job carries no admission-time bounds", permanent=True)
         spec = IndexSpec.from_json(job.properties) if job.operation is not st.MutationType.DROP else None
-        config = self._engine.config
-        return Dispatch(job_id=job.id, invocation_id=job.invocation_id, operation=job.operation.value,
+        contract = json.loads(job.schema_contract)
+        connector = self._engine.catalogs.connector(record.name)
+        return Dispatch(job_id=job.id, invocation_id=invocation_id, operation=job.operation.value,
                         uri=job.locator, storage_options=connector.storage_options(),
                         admitted_version=job.admitted_version, index_name=job.index_name,
-                        index_uuid=job.index_uuid, column=job.column_name,
+                        index_uuid=index_uuid, column=job.column_name,
                         spec={"using": spec.using, "index_type": spec.index_type, "params": spec.params} if spec else {},
-                        schema_contract=json.loads(job.schema_contract),
-                        max_num_partitions=int(config.get("lance_index_max_num_partitions")),
-                        max_num_sub_vectors=int(config.get("lance_index_max_num_sub_vectors")),
-                        wall_clock_seconds=0.0)
+                        schema_contract=contract, max_num_partitions=job.max_num_partitions,
+                        max_num_sub_vectors=job.max_num_sub_vectors, wall_clock_seconds=0.0)
 
     def cancel(self, job: JobRecord) -> bool:
         return self.supervisor.cancel(job.invocation_id)

@@ -347,6 +347,30 @@ class JobManager:
                     "completion_reason": st.CompletionReason.CANCELLED, "message": "cancelled before dispatch"}
         return self._transition(job_id, None, change)
 
+    def note_pending(self, job_id: int, message: str, failed_attempt: bool = False) -> JobRecord | None:
+        """Why a PENDING job waits (shown as its Message); counts a failed dispatch preparation.
+        Nothing is written when neither the message nor the count would change."""
+        def change(job: JobRecord) -> dict[str, Any] | None:
+            text = clip(message)
+            if job.state is not st.MutationState.PENDING or (job.message == text and not failed_attempt):
+                return None
+            changes: dict[str, Any] = {"message": text}
+            if failed_attempt:
+                changes["dispatch_attempts"] = job.dispatch_attempts + 1
+            return changes
+        return self._transition(job_id, None, change)
+
+    def reject_pending(self, job_id: int, message: str) -> JobRecord | None:
+        """PENDING → NOT_COMMITTED: the dispatch could not be prepared; nothing was ever sent."""
+        def change(job: JobRecord) -> dict[str, Any] | None:
+            if job.state is not st.MutationState.PENDING:
+                return None
+            return {"state": st.MutationState.NOT_COMMITTED,
+                    "result_code": st.ResultCode.PRE_INVOCATION_RESOURCE_REJECTED,
+                    "refresh_state": st.RefreshState.NOT_REQUIRED, "message": clip(message),
+                    "external_metadata_advanced": False}
+        return self._transition(job_id, None, change)
+
     def record_termination_proof(self, job_id: int, proof: st.TerminationProof,
                                  invocation_id: str | None = None) -> JobRecord | None:
         def change(job: JobRecord) -> dict[str, Any] | None:

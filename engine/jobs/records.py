@@ -69,6 +69,11 @@ class JobRecord:
     created_at: float
     updated_at: float
     revision: int
+    # admission-time bounds (lance_index_max_num_*): the dispatch carries these, never the config
+    # values of the moment it is sent (migration 6)
+    max_num_partitions: int
+    max_num_sub_vectors: int
+    dispatch_attempts: int  # failed dispatch preparations while PENDING (bounded retry)
 
     @functools.cached_property  # records are immutable; the dispatcher asks for every live job each round
     def facts(self) -> JobFacts:

@@ -17,6 +17,7 @@ import sys
 import time
 from typing import Any
 
+from engine.jobs.contract import ContractError, field_contract, index_contract
 from engine.jobs.isolation import apply_worker_rlimits
 from engine.jobs.protocol import DISPATCH, HANDSHAKE, PROGRESS, Dispatch, WorkerResult, encode, read_frame, write_frame
 from engine.jobs.states import ResultCode
@@ -73,16 +74,23 @@ def _int(value: Any) -> int | None:
     return value if isinstance(value, int) else None
 
 
-def _contract_of(dataset: Any, column: str) -> dict[str, Any]:
-    import pyarrow as pa
+def recomputed_contract(d: Dispatch, dataset: Any) -> dict[str, Any] | None:
+    """The contract recomputed from the pinned version; None when it cannot be (field or index gone,
+    or the index no longer maps to exactly one top-level column)."""
+    try:
+        if d.operation == "DROP":
+            return index_contract(dataset, d.index_name)[1]
+        return field_contract(dataset, d.column)
+    except (ContractError, KeyError, ValueError):
+        return None
 
-    field = dataset.schema.field(column)
-    contract: dict[str, Any] = {"fieldId": dataset.lance_schema.field(column).id(), "name": field.name,
-                                "type": str(field.type), "nullable": field.nullable}
-    if pa.types.is_fixed_size_list(field.type):
-        contract.update(dimension=field.type.list_size, elementType=str(field.type.value_type),
-                        elementNullable=field.type.value_field.nullable)
-    return contract
+
+def contract_holds(d: Dispatch, dataset: Any) -> bool:
+    """Exactly one field was admitted, and the pinned version still shows exactly that field."""
+    fields = d.schema_contract.get("fields")
+    if not isinstance(fields, list) or len(fields) != 1:
+        return False  # an empty or malformed contract never passes (issue 13: DROP had none)
+    return recomputed_contract(d, dataset) == fields[0]
 
 
 def _latest_version(d: Dispatch) -> int | None:
@@ -200,15 +208,9 @@ def execute(d: Dispatch) -> WorkerResult | None:
         return WorkerResult(ResultCode.PRE_INVOCATION_RESOURCE_REJECTED, "admitted version could not be opened", False)
     if int(dataset.version) != d.admitted_version:
         return WorkerResult(ResultCode.PRE_INVOCATION_STALE_ADMISSION, "pinned open returned another version", advanced())
-    if d.operation != "DROP":
-        expected = (d.schema_contract.get("fields") or [None])[0]
-        try:
-            actual = _contract_of(dataset, d.column)
-        except (KeyError, ValueError):
-            actual = None
-        if actual != expected:
-            return WorkerResult(ResultCode.PRE_INVOCATION_STALE_ADMISSION, "schema contract changed", advanced())
-    else:
+    if not contract_holds(d, dataset):
+        return WorkerResult(ResultCode.PRE_INVOCATION_STALE_ADMISSION, "schema contract changed", advanced())
+    if d.operation == "DROP":
         latest = lance.dataset(d.uri, storage_options=d.storage_options)
         if d.index_name not in {i["name"] for i in latest.list_indices()}:  # positive check
             return WorkerResult(ResultCode.NATIVE_NOT_FOUND, f"index '{d.index_name}' is not present", advanced())
