@@ -365,10 +365,11 @@ class JobManager:
         def change(job: JobRecord) -> dict[str, Any] | None:
             if job.state is not st.MutationState.PENDING:
                 return None
+            # the refresh state stays NOT_REQUIRED (nothing was sent, nothing to refresh): naming
+            # it again would be an illegal self-move for the state machine
             return {"state": st.MutationState.NOT_COMMITTED,
                     "result_code": st.ResultCode.PRE_INVOCATION_RESOURCE_REJECTED,
-                    "refresh_state": st.RefreshState.NOT_REQUIRED, "message": clip(message),
-                    "external_metadata_advanced": False}
+                    "message": clip(message), "external_metadata_advanced": False}
         return self._transition(job_id, None, change)
 
     def record_termination_proof(self, job_id: int, proof: st.TerminationProof,
