@@ -37,6 +37,7 @@ from engine.session import SessionContext
 from engine.session_variables import MYSQL_DEFAULT_SQL_MODE, normalize_sql_mode  # noqa: F401 (re-export)
 from grammar import lexer
 from grammar import parser as grammar
+from grammar import shapes
 from grammar import sql as sql_grammar
 from server import memory, sql_prepared, tls
 from server.prepared import count_placeholders
@@ -218,15 +219,30 @@ class DrydockSession(Session):
         return self.ctx.catalog.lower() == INTERNAL
 
 
+# Plain-SQL query shapes (grammar/shapes.py): parsed once per shape, bound per execution.
+SHAPES = shapes.ShapeCache()
+
+
 def parse(sql: str, max_tokens: int | None = None) -> ast.Statement:
     """The statement object of ``sql``: the grammar's when drydock owns the statement, else a
-    plain-SQL statement parsed once by grammar/sql.py (within the token budget)."""
+    plain-SQL statement parsed once by grammar/sql.py (within the token budget) — or, for a query
+    whose shape was parsed before, that shape bound to this text's literals."""
     text = lexer.statement_text(sql)
     statement = grammar.parse(text)
     if statement is not None:
         return statement
+    keyed = shapes.shape_of(text)
+    known = False
+    if keyed is not None:
+        known, shape = SHAPES.get(keyed[0])
+        if shape is not None:
+            sql_grammar.check_budget(shape.tokens, max_tokens)
+            return ast.SqlStatement(text=text, expression=shape.bind(keyed[1], text), fresh=True)
     with memory.gc_paused(len(text) > memory.LARGE_STATEMENT_CHARS):
-        return ast.SqlStatement(text=text, expression=sql_grammar.parse(text, max_tokens))
+        expression, _ = sql_grammar.parse_counted(text, max_tokens)
+    if keyed is not None and not known:
+        SHAPES.put(keyed[0], shapes.build(text, keyed[1], expression, sql_grammar.parse_counted))
+    return ast.SqlStatement(text=text, expression=expression, fresh=True)
 
 
 def check_syntax(sql: str) -> None:
