@@ -184,14 +184,20 @@ def _probe_text(text: str, literals: list[Literal]) -> tuple[str, list[Literal]]
 
 def build(text: str, literals: list[Literal], parsed: exp.Expression,
           parse: Callable[[str], tuple[exp.Expression, int]]) -> Shape | None:
-    """The shape of ``text`` (already parsed as ``parsed``), or None when it cannot be one."""
+    """The shape of ``text`` (already parsed as ``parsed``), or None when it cannot be one. Never
+    raises: the statement itself parsed, so whatever goes wrong here only means no shape."""
+    try:
+        return _build(text, literals, parsed, parse)
+    except Exception:  # noqa: BLE001 - see the docstring
+        return None
+
+
+def _build(text: str, literals: list[Literal], parsed: exp.Expression,
+           parse: Callable[[str], tuple[exp.Expression, int]]) -> Shape | None:
     if not isinstance(parsed, (exp.Select, exp.Union, exp.Intersect, exp.Except)):
         return None
     probe_text, probes = _probe_text(text, literals)
-    try:
-        probe_tree, tokens = parse(probe_text)
-    except Exception:  # noqa: BLE001 - a probe that does not parse: no shape, the text ran fine
-        return None
+    probe_tree, tokens = parse(probe_text)
     by_value: dict[tuple[bool, str], list[exp.Literal]] = {}
     for node in probe_tree.find_all(exp.Literal):
         by_value.setdefault((node.is_string, node.this), []).append(node)
@@ -221,7 +227,8 @@ def _labels(tree: exp.Expression, text: str, probes: list[Literal]) -> tuple[Lab
     labels: list[Label] = []
     raws = [(i, text[p.start:p.end], p.value) for i, p in enumerate(probes)]
     for index, projection in enumerate(select.expressions):
-        if not (isinstance(projection, exp.Alias) and projection.args["alias"].quoted):
+        alias = projection.args.get("alias") if isinstance(projection, exp.Alias) else None
+        if not (isinstance(alias, exp.Identifier) and alias.quoted):
             continue
         label = projection.alias
         if not any(value in label for _, _, value in raws):

@@ -180,3 +180,14 @@ def test_refresh_catalog_shows_new_data_to_the_same_statement(shared_server: Ser
             assert query(conn, f"SELECT id FROM {catalog}.db1.t WHERE cat = 'a'")[1] == [(1,)]
     finally:
         shared_server.query(f"DROP CATALOG {catalog}")
+
+
+def test_a_shape_that_cannot_be_built_never_fails_the_statement(no_shapes: None) -> None:
+    text = "SELECT @ v , x=1 @ @ version_comment"  # found by tests/test_fuzz.py: an alias that is a Parameter
+    try:
+        expected = sql_grammar.parse(text)
+    except Exception as exc:  # noqa: BLE001 - then the same error, not an internal one
+        with pytest.raises(type(exc)):
+            parsed(text)
+        return
+    assert parsed(text) == expected
