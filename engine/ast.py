@@ -31,11 +31,13 @@ class Statement:
 class SqlStatement(Statement):
     """Plain SQL the grammar does not own: parsed once by grammar/sql.py into a sqlglot tree.
 
-    ``text`` is the statement as the client wrote it (after grammar/lexer.py). The tree is shared
-    by every execution of a cached parse: executors work on a copy."""
+    ``text`` is the statement as the client wrote it (after grammar/lexer.py). Executors work on
+    a copy of the tree, unless ``fresh``: the tree was built for this one execution (a new parse,
+    or a statement shape bound to this text's literals, grammar/shapes.py) and is consumed by it."""
 
     text: str
     expression: Any
+    fresh: bool = False
 
 
 # -- admin ------------------------------------------------------------------------------------

@@ -18,9 +18,9 @@ from __future__ import annotations
 import sqlite3
 import threading
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from engine.errors import DrydockError, Errors
 from engine.info_schema import INTERNAL
@@ -44,6 +44,8 @@ MYSQL_SPELLINGS = {
 VERB = {"SELECT_PRIV": "SELECT", "LOAD_PRIV": "LOAD", "ALTER_PRIV": "ALTER", "CREATE_PRIV": "CREATE",
         "DROP_PRIV": "DROP", "SHOW_VIEW_PRIV": "SHOW VIEW", "ADMIN_PRIV": "ADMIN",
         "GRANT_PRIV": "GRANT", "USAGE_PRIV": "USAGE"}
+MAX_REMEMBERED_DECISIONS = 100_000  # then decisions are computed each time until the next reload
+_T = TypeVar("_T")
 ANY = "*"  # an open level, in memory and in the grants table; never a name (see stored_name)
 
 
@@ -141,6 +143,10 @@ class Privileges:
         self._grants: dict[str, set[tuple[Target, str]]] = {}
         self._roles: dict[str, set[str]] = {}  # grantee(user) → role names
         self._role_names: set[str] = set()
+        # Decisions remembered per (account, question) for the current grant revision: every
+        # change of grants, roles, role membership, users or catalogs reloads and starts afresh.
+        self.revision = 0
+        self._decisions: dict[tuple[object, ...], object] = {}
         self._bootstrap_root()
         self._reload()
 
@@ -164,6 +170,21 @@ class Privileges:
         names = {r["name"] for r in self._store.query("SELECT name FROM roles")}
         with self._lock:
             self._grants, self._roles, self._role_names = grants, roles, names
+            self.revision += 1
+            self._decisions = {}
+
+    def _remembered(self, key: tuple[object, ...], decide: Callable[[], _T]) -> _T:
+        """``decide()`` for ``key`` (the account and the question), computed once per revision.
+        A decision computed while a reload ran is used but not kept."""
+        with self._lock:
+            revision = self.revision
+            if key in self._decisions:
+                return self._decisions[key]  # type: ignore[return-value]
+        decision = decide()
+        with self._lock:
+            if self.revision == revision and len(self._decisions) < MAX_REMEMBERED_DECISIONS:
+                self._decisions[key] = decision
+        return decision
 
     def _held(self, ctx: SessionContext) -> set[tuple[Target, str]]:
         user = UserIdentity(ctx.user, ctx.account_host).grantee
@@ -176,6 +197,11 @@ class Privileges:
     # -- checks -----------------------------------------------------------------------------------
     def has(self, ctx: SessionContext, privilege: str, catalog: str = ANY, db: str | None = None,
             tbl: str | None = None) -> bool:
+        return self._remembered(("has", ctx.user, ctx.account_host, privilege, catalog, db, tbl),
+                                lambda: self._has(ctx, privilege, catalog, db, tbl))
+
+    def _has(self, ctx: SessionContext, privilege: str, catalog: str, db: str | None,
+             tbl: str | None) -> bool:
         for target, held in self._held(ctx):
             if held == "ADMIN_PRIV" and target.level == "global":
                 return True
@@ -217,7 +243,12 @@ class Privileges:
                    for t, p in self._held(ctx))
 
     def visibility(self, ctx: SessionContext, catalog: str) -> tuple[bool, set[str], set[tuple[str, str]]]:
-        """(sees everything, visible databases, visible (db, table) pairs) within ``catalog``."""
+        """(sees everything, visible databases, visible (db, table) pairs) within ``catalog``.
+        Callers must not change the sets (a remembered decision)."""
+        return self._remembered(("visibility", ctx.user, ctx.account_host, catalog),
+                                lambda: self._visibility(ctx, catalog))
+
+    def _visibility(self, ctx: SessionContext, catalog: str) -> tuple[bool, set[str], set[tuple[str, str]]]:
         dbs: set[str] = set()
         tables: set[tuple[str, str]] = set()
         for t, p in self._held(ctx):

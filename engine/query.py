@@ -124,6 +124,43 @@ class _VerdictCache:
 
 _VERIFIED = _VerdictCache()
 
+# DuckDB's lexical units in the texts sqlglot generates: strings ('' doubles a quote; a backslash
+# is an ordinary character), quoted identifiers, words. Texts with anything else that could
+# change how DuckDB splits them (comments, $ parameters or dollar quoting, backslashes) are keyed
+# as written.
+_DUCKDB_TOKENS = re.compile(r"""'(?:[^']|'')*'?|"(?:[^"]|"")*"?|[\w$.]+""")
+_DUCKDB_NUMBER = re.compile(r"\d+(?:\.\d+)?")
+_UNSPLITTABLE = ("\\", "$", "/*", "--", "\x00")
+
+
+def verdict_text(sql: str) -> str:
+    """``sql`` with each plain number and string constant replaced by a marker: two texts with
+    the same verdict text differ in constant values only, and a constant is never a relation or
+    a function, so DuckDB's verdict on one holds for the other. Kept as written: a string right
+    after a word character (E'…', x'…'), and a string naming a reserved relation (DuckDB reads a
+    string in FROM as a replacement scan, and drydock's own bindings pass the check by name)."""
+    if any(s in sql for s in _UNSPLITTABLE):
+        return sql
+    parts: list[str] = []
+    last = 0
+    for m in _DUCKDB_TOKENS.finditer(sql):
+        token = m.group(0)
+        if token[0] == "'":
+            if (len(token) < 2 or token[-1] != "'" or (m.start() and (sql[m.start() - 1].isalnum()
+                                                                     or sql[m.start() - 1] in "_$."))
+                    or _RESERVED_PREFIX in token.lower()):
+                continue
+            marker = "\x00s"
+        elif token[0].isdigit() and _DUCKDB_NUMBER.fullmatch(token):
+            marker = "\x00n"
+        else:
+            continue
+        parts.append(sql[last:m.start()])
+        parts.append(marker)
+        last = m.end()
+    parts.append(sql[last:])
+    return "".join(parts)
+
 
 class QuerySession:
     def __init__(self, cursor: duckdb.DuckDBPyConnection):
@@ -221,14 +258,16 @@ class QuerySession:
         """DuckDB's own parse of every query in the final text ``sql`` names only what was
         authorized (engine/sql_relations.py); DuckDB serializes SELECTs only, so each query part
         of an INSERT/CREATE/UPDATE/DELETE is checked on its own. A verdict depends only on the
-        text and the authorized set, so passing ones are remembered (bounded LRU)."""
+        text and the authorized set, so passing ones are remembered (bounded LRU), keyed by the
+        text with its constants abstracted (:func:`verdict_text`)."""
         key_set = frozenset(authorized)
         for query in _query_parts(expression):
             text = sql if query is expression else query.sql(dialect="duckdb")
-            if _VERIFIED.hit((text, key_set)):
+            key = (verdict_text(text), key_set)
+            if _VERIFIED.hit(key):
                 continue
             verify_with_duckdb(self._serialize, text, authorized)
-            _VERIFIED.add((text, key_set))
+            _VERIFIED.add(key)
 
     def _serialize(self, sql: str) -> str:
         rows = self._cursor.execute("SELECT json_serialize_sql(?)", [sql]).fetchall()  # drained

@@ -73,9 +73,18 @@ def parse(sql: str, max_tokens: int | None = None) -> exp.Expression:
 
     ``max_tokens`` is the parse budget: parsing costs time in proportion to the tokens, so a
     statement with more is refused before the parse starts."""
+    return parse_counted(sql, max_tokens)[0]
+
+
+def check_budget(tokens: int, max_tokens: int | None) -> None:
+    if max_tokens is not None and tokens > max_tokens:
+        raise Errors.STATEMENT_TOO_COMPLEX.error(tokens=tokens, limit=max_tokens)
+
+
+def parse_counted(sql: str, max_tokens: int | None = None) -> tuple[exp.Expression, int]:
+    """:func:`parse`, and the number of tokens the statement has."""
     tokens = tokenize(sql)
-    if max_tokens is not None and len(tokens) > max_tokens:
-        raise Errors.STATEMENT_TOO_COMPLEX.error(tokens=len(tokens), limit=max_tokens)
+    check_budget(len(tokens), max_tokens)
     try:
         expressions = [e for e in DIALECT.parser().parse(tokens, sql) if e is not None]
     except ParseError as exc:
@@ -95,7 +104,7 @@ def parse(sql: str, max_tokens: int | None = None) -> exp.Expression:
     if isinstance(expression, exp.Command) and expression.name.upper() == "SET":
         expression = _set_items_one_by_one(expression)
     label_projections(sql, tokens, expression)
-    return expression
+    return expression, len(tokens)
 
 
 def parse_one_set(text: str) -> exp.Expression | None:

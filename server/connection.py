@@ -61,6 +61,9 @@ def _env_seconds(name: str, default: float) -> float:
 HANDSHAKE_TIMEOUT_SECONDS = _env_seconds("DRYDOCK_HANDSHAKE_TIMEOUT_SECONDS", 10.0)
 
 
+RESULT_HEADERS_PER_CONNECTION = 64
+
+
 class LoginFailed(Exception):
     """Raised after the 1045 was sent: the connection must close."""
 
@@ -74,6 +77,7 @@ class DrydockConnection(Connection):
         self.command_started = time.monotonic()  # start of the current command, or of idling
         self.statement_seq = 0  # commands answered so far; identifies the one a KILL targets
         self.kill_after_statement = False  # KILL CONNECTION waits for the worker thread's statement
+        self._headers: dict[Any, list[bytes]] = {}  # encoded result headers (_result_header)
 
     # -- errors ---------------------------------------------------------------------------------
     def error(self, msg: Any = "", code: int = 1105, sqlstate: str | None = None, **_: Any) -> bytes:
@@ -374,15 +378,7 @@ class DrydockConnection(Connection):
         await self.write_text_resultset(result_set)
 
     async def write_text_resultset(self, result_set: Any) -> None:
-        header = [packets.make_column_count(capabilities=self.capabilities,
-                                            column_count=len(result_set.columns))]
-        for column in result_set.columns:
-            header.append(packets.make_column_definition_41(
-                server_charset=self.server_charset, name=column.name, column_type=column.type,
-                character_set=column.character_set))
-        if not self.deprecate_eof():
-            header.append(self.eof())
-        self.stream.write_many(header)
+        self.stream.write_many(self._result_header(result_set.columns))
         rows = list(result_set.rows)
         batch = 10_000
         for i in range(0, len(rows), batch):
@@ -402,6 +398,25 @@ class DrydockConnection(Connection):
         text = (f"Uptime: {uptime}  Threads: {threads}  Questions: {questions}  Slow queries: 0  "
                 f"Opens: 0  Flush tables: 0  Open tables: 0  Queries per second avg: {questions / uptime:.3f}")
         await self.stream.write(text.encode("utf-8"))
+
+    def _result_header(self, columns: Any) -> list[bytes]:
+        """Column count, column definitions (and EOF) of a text result set, encoded once per
+        column set and connection: clients repeat the same result shapes."""
+        key = (self.capabilities, self.server_charset, self.status_flags,
+               tuple((c.name, c.type, c.character_set) for c in columns))
+        header = self._headers.get(key)
+        if header is None:
+            header = [packets.make_column_count(capabilities=self.capabilities, column_count=len(columns))]
+            for column in columns:
+                header.append(packets.make_column_definition_41(
+                    server_charset=self.server_charset, name=column.name, column_type=column.type,
+                    character_set=column.character_set))
+            if not self.deprecate_eof():
+                header.append(self.eof())
+            if len(self._headers) >= RESULT_HEADERS_PER_CONNECTION:
+                self._headers.pop(next(iter(self._headers)))
+            self._headers[key] = header
+        return header
 
     async def handle_init_db(self, data: bytes) -> None:
         await self.session.use(wire.decode_text(self.client_charset, data))

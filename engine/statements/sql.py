@@ -47,7 +47,7 @@ def run_sql(engine: Engine, stmt: ast.SqlStatement, ctx: SessionContext) -> Resu
                         db=table.args.get("db") if isinstance(table, exp.Table) else None)
         return _show(engine, show, ctx)
     try:
-        return run_query(engine, expression.copy(), ctx)
+        return run_query(engine, expression if stmt.fresh else expression.copy(), ctx)
     except RecursionError:  # a statement nested deeper than the tree walkers go
         raise Errors.PARSE.error(detail="line 1:0 the statement is nested too deeply") from None
 
