@@ -404,7 +404,8 @@ class DrydockConnection(Connection):
         column set and connection: clients repeat the same result shapes."""
         key = (self.capabilities, self.server_charset, self.status_flags,
                tuple((c.name, c.type, c.character_set) for c in columns))
-        header = self._headers.get(key)
+        headers = self.__dict__.setdefault("_headers", {})  # also on connections built bare
+        header = headers.get(key)
         if header is None:
             header = [packets.make_column_count(capabilities=self.capabilities, column_count=len(columns))]
             for column in columns:
@@ -413,9 +414,9 @@ class DrydockConnection(Connection):
                     character_set=column.character_set))
             if not self.deprecate_eof():
                 header.append(self.eof())
-            if len(self._headers) >= RESULT_HEADERS_PER_CONNECTION:
-                self._headers.pop(next(iter(self._headers)))
-            self._headers[key] = header
+            if len(headers) >= RESULT_HEADERS_PER_CONNECTION:
+                headers.pop(next(iter(headers)))
+            headers[key] = header
         return header
 
     async def handle_init_db(self, data: bytes) -> None:
