@@ -77,8 +77,9 @@ def _open_executable_comments(sql: str) -> str:
     return "".join(out)
 
 
-def _skip_noise(sql: str, i: int, step: int) -> int:
-    """Skip whitespace, semicolons and comments forward (step 1) from ``i``."""
+def _skip_noise(sql: str, i: int) -> tuple[int, bool]:
+    """(index after the whitespace, semicolons and comments from ``i``, whether a block comment
+    there is unterminated)."""
     n = len(sql)
     while i < n:
         ch = sql[i]
@@ -89,41 +90,31 @@ def _skip_noise(sql: str, i: int, step: int) -> int:
             i = n if end < 0 else end + 1
         elif sql.startswith("/*", i) and not sql.startswith("/*+", i):
             end = sql.find("*/", i + 2)
-            i = n if end < 0 else end + 2
+            if end < 0:
+                return n, True
+            i = end + 2
         else:
             break
-    return i
+    return i, False
 
 
 def _trailing_end(sql: str) -> int:
-    """End of the statement proper: trailing whitespace/semicolons/line comments cut off.
-
-    Scans forward once, remembering where the last significant token ended."""
-    i, n, end = 0, len(sql), 0
-    while i < n:
-        ch = sql[i]
-        if ch.isspace() or ch == ";":
-            i += 1
-        elif _line_comment_at(sql, i):
-            nl = sql.find("\n", i)
-            i = n if nl < 0 else nl + 1
-        elif sql.startswith("/*", i) and not sql.startswith("/*+", i):
-            close = sql.find("*/", i + 2)
-            i = n if close < 0 else close + 2
-            if close < 0:
-                end = n  # an unterminated comment is the parser's error to report
-        elif ch in _QUOTES:
-            i = end = _skip_quoted(sql, i)
-        else:
-            i += 1
-            end = i
-    return end
+    """End of the statement proper: trailing whitespace, semicolons and comments cut off (an
+    unterminated comment is kept: it is the parser's error to report)."""
+    i, end, n = 0, 0, len(sql)
+    while True:
+        i, unterminated = _skip_noise(sql, i)
+        if unterminated:
+            return n
+        if i >= n:
+            return end
+        i = end = _skip_quoted(sql, i) if sql[i] in _QUOTES else i + 1
 
 
 def statement_text(sql: str) -> str:
     """The text of the statement in ``sql`` (see module docstring)."""
     sql = _open_executable_comments(sql)
-    start = _skip_noise(sql, 0, 1)
+    start, _ = _skip_noise(sql, 0)
     if start >= len(sql):
         return ""
     return sql[start:start + _trailing_end(sql[start:])]
