@@ -131,15 +131,27 @@ def switch(engine: Engine, stmt: ast.Switch, ctx: SessionContext) -> Result:
     return Result.ok()
 
 
+def _connection_database(engine: Engine, parts: tuple[str, ...]) -> tuple[str, ...]:
+    """A database given as one name ``catalog.db`` — the handshake's database, COM_INIT_DB, a JDBC
+    URL path or ``setCatalog``, ``USE `lc.db``` — names a database of that catalog when such a
+    catalog exists (else it is a database whose name has a dot)."""
+    if len(parts) != 1 or "." not in parts[0]:
+        return parts
+    catalog, db = parts[0].split(".", 1)
+    known = catalog.lower() == INTERNAL or engine.catalogs.find(catalog) is not None
+    return (catalog, db) if known and db else parts
+
+
 def _catalog_name(engine: Engine, name: str) -> str:
     return INTERNAL if name.lower() == INTERNAL else engine.catalogs.get(name).name
 
 
 def use(engine: Engine, stmt: ast.Use, ctx: SessionContext) -> Result:
-    if len(stmt.parts) > 2:
+    parts = _connection_database(engine, stmt.parts)
+    if len(parts) > 2:
         raise Errors.PARSE.error(detail="USE takes [catalog.]database")
-    catalog = _catalog_name(engine, stmt.parts[0]) if len(stmt.parts) == 2 else ctx.catalog
-    db = stmt.parts[-1]
+    catalog = _catalog_name(engine, parts[0]) if len(parts) == 2 else ctx.catalog
+    db = parts[-1]
     if not (catalog == INTERNAL and db.lower() == "information_schema"):
         engine.metadata.require_database(ctx, catalog, db)
     ctx.catalog, ctx.database = catalog, db
