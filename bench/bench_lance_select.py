@@ -144,11 +144,11 @@ def measure(args: argparse.Namespace, conn: pymysql.connections.Connection,
         for label, template, goal in QUERIES:
             remote_sql, local_sql = template.format(t=f"{CATALOG}.bench.t"), template.format(t="t")
 
-            def drydock() -> list[tuple[Any, ...]]:
+            def drydock(remote_sql: str = remote_sql) -> list[tuple[Any, ...]]:
                 cur.execute(remote_sql)
                 return list(cur.fetchall())
 
-            def inproc() -> list[tuple[Any, ...]]:
+            def inproc(local_sql: str = local_sql) -> list[tuple[Any, ...]]:
                 return con.execute(local_sql).fetchall()
 
             cell = Cell(label, goal)

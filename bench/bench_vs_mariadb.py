@@ -21,6 +21,7 @@ script says so (``apt-get install -y mariadb-server``) and exits 0.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import multiprocessing as mp
 import os
 import shutil
@@ -104,10 +105,8 @@ def _worker(port: int, db: str, query: Query, seconds: float, seed: int, barrier
         conn.close()
     except Exception as exc:  # noqa: BLE001 - reported by the parent
         errors.put(repr(exc))
-        try:
+        with contextlib.suppress(Exception):  # the barrier may already be broken
             barrier.abort()
-        except Exception:  # noqa: BLE001
-            pass
     counts[index] = count
 
 
@@ -261,8 +260,9 @@ def run_lance(args: argparse.Namespace, tmp: Path, drydock: Server) -> list[Cell
         cell = Cell(table_q, n, "in-process DuckDB + pylance, 1 thread")
         measure(drydock.port, "", table_q, n, args.warmup)
         for r in range(args.rounds):
-            steps = [lambda: cell.drydock.append(measure(drydock.port, "", table_q, n, args.seconds)),
-                     lambda: cell.other.append(inprocess_lance_qps(root, local_template, LANCE.keys, args.seconds))]
+            steps = [lambda cell=cell, n=n: cell.drydock.append(measure(drydock.port, "", table_q, n, args.seconds)),
+                     lambda cell=cell: cell.other.append(
+                         inprocess_lance_qps(root, local_template, LANCE.keys, args.seconds))]
             for step in (steps if r % 2 == 0 else steps[::-1]):
                 step()
         print(f"  {cell.query.name:<22} conns={n}: drydock {_fmt(cell.drydock)} | in-process {_fmt(cell.other)}",

@@ -70,9 +70,9 @@ class ConfigField:
             reason = str(exc) if "must" in str(exc) or "range" in str(exc) else f"not a valid {self.type}"
             raise Errors.CONFIG_INVALID.error(name=self.name, value=text, reason=reason) from None
         if self.validator is not None:
-            reason = self.validator(value)
-            if reason is not None:
-                raise Errors.CONFIG_INVALID.error(name=self.name, value=text, reason=reason)
+            problem = self.validator(value)
+            if problem is not None:
+                raise Errors.CONFIG_INVALID.error(name=self.name, value=text, reason=problem)
         return value
 
     def render(self, value: Any) -> str:

@@ -199,7 +199,7 @@ class QuerySession:
             self._cursor.unregister(old)
         return name
 
-    def run(self, expression: exp.Expression, ctx: SessionContext, references: list[Reference],
+    def run(self, expression: exp.Expr, ctx: SessionContext, references: list[Reference],
             visibility: Visibility | None = None, resolver: Resolver | None = None) -> Result:
         """Run a statement whose relations engine/sql_relations.py resolved (and the caller
         authorized): internal references are qualified completely, external ones bound to
@@ -254,7 +254,7 @@ class QuerySession:
             table.set("version", None)
         return internal
 
-    def _verify(self, expression: exp.Expression, sql: str, authorized: set[tuple[str, str]]) -> None:
+    def _verify(self, expression: exp.Expr, sql: str, authorized: set[tuple[str, str]]) -> None:
         """DuckDB's own parse of every query in the final text ``sql`` names only what was
         authorized (engine/sql_relations.py); DuckDB serializes SELECTs only, so each query part
         of an INSERT/CREATE/UPDATE/DELETE is checked on its own. A verdict depends only on the
@@ -273,7 +273,7 @@ class QuerySession:
         rows = self._cursor.execute("SELECT json_serialize_sql(?)", [sql]).fetchall()  # drained
         return str(rows[0][0]) if rows else '{"error": true}'
 
-    def _count_pushdown(self, expression: exp.Expression, ctx: SessionContext,
+    def _count_pushdown(self, expression: exp.Expr, ctx: SessionContext,
                         resolver: Resolver | None) -> Result | None:
         """``SELECT count(*) FROM <one external table>`` (nothing else) answered from the pinned
         version's metadata, as Doris does for external tables (its count push-down): Lance keeps
@@ -297,7 +297,7 @@ class QuerySession:
         name = select.alias if isinstance(select, exp.Alias) else "count_star()"  # DuckDB's name
         return Result(columns=[name], rows=[(rows,)], column_types={name: "BIGINT"})
 
-    def _bind_info_schema(self, expression: exp.Expression, ctx: SessionContext,
+    def _bind_info_schema(self, expression: exp.Expr, ctx: SessionContext,
                           resolver: Resolver | None, registered: list[str]) -> None:
         """information_schema.SCHEMATA/TABLES/COLUMNS of an external catalog (left in place by
         :func:`adapt`): rows from the catalog, registered as Arrow, read through a subquery with
@@ -316,7 +316,7 @@ class QuerySession:
             table.replace(exp.Subquery(this=select, alias=exp.TableAlias(
                 this=exp.to_identifier(table.alias or table.name))))
 
-    def _execute(self, expression: exp.Expression, sql: str, ctx: SessionContext) -> Result:
+    def _execute(self, expression: exp.Expr, sql: str, ctx: SessionContext) -> Result:
         self._use(ctx.database if ctx.catalog.lower() == info_schema.INTERNAL else None)
         notes = self._if_exists_notes(expression, ctx)
         try:
@@ -355,7 +355,7 @@ class QuerySession:
             raise Errors.UNKNOWN_DATABASE.error(db=target) from None
         self._schema = target
 
-    def _if_exists_notes(self, expression: exp.Expression, ctx: SessionContext) -> list[Diagnostic]:
+    def _if_exists_notes(self, expression: exp.Expr, ctx: SessionContext) -> list[Diagnostic]:
         """MySQL's Notes for IF [NOT] EXISTS statements that turn out to be no-ops."""
         if not isinstance(expression, (exp.Create, exp.Drop)) or not expression.args.get("exists"):
             return []
@@ -398,7 +398,7 @@ class QuerySession:
 _MISSING_TABLE = re.compile(r'Catalog Error: Table with name "?([^"\s!]+)"? does not exist')
 
 
-def _qualified(name: str, expression: exp.Expression, ctx: SessionContext) -> str:
+def _qualified(name: str, expression: exp.Expr, ctx: SessionContext) -> str:
     """MySQL names a missing table ``db.table`` (1146); DuckDB's message may omit the schema."""
     if "." in name:
         return name
@@ -418,14 +418,14 @@ def _first_line(exc: Exception) -> str:
     return scrub_paths(text)
 
 
-def _query_parts(expression: exp.Expression) -> list[exp.Expression]:
+def _query_parts(expression: exp.Expr) -> list[exp.Expr]:
     """The outermost queries in ``expression``: itself when it is one, else each query (SELECT,
     set operation, subquery) not nested in another."""
     if isinstance(expression, _QUERIES):
         return [expression]
     if isinstance(expression, exp.Describe):
         return _query_parts(expression.this)
-    parts: list[exp.Expression] = []
+    parts: list[exp.Expr] = []
     for node in expression.iter_expressions():
         parts.extend(_query_parts(node))
     return parts
@@ -434,7 +434,7 @@ def _query_parts(expression: exp.Expression) -> list[exp.Expression]:
 _QUERIES = (exp.Select, exp.Union, exp.Intersect, exp.Except, exp.Subquery)
 
 
-def _is_ddl(expression: exp.Expression) -> bool:
+def _is_ddl(expression: exp.Expr) -> bool:
     return isinstance(expression, (exp.Create, exp.Drop, exp.Alter, exp.Command))
 
 
@@ -462,7 +462,7 @@ _COUNT_SELECT_ARGS = {"expressions", "from_"}
 _COUNT_TABLE_ARGS = {"this", "db", "catalog", "alias", "version"}
 
 
-def _count_star_table(expression: exp.Expression, ctx: SessionContext) -> exp.Table | None:
+def _count_star_table(expression: exp.Expr, ctx: SessionContext) -> exp.Table | None:
     """The table of ``SELECT count(*) [AS a] FROM [c.][d.]t [AS x] [FOR ... AS OF ...]`` when it
     is an external table and the statement has no other clause, else None."""
     if not isinstance(expression, exp.Select) or {k for k, v in expression.args.items() if v} != _COUNT_SELECT_ARGS:
@@ -503,7 +503,7 @@ _FILTERED = {"schemata": ("schema_name", None), "tables": ("table_schema", "tabl
              "table_constraints": ("table_schema", "table_name")}
 
 
-def _visible_rows(name: str, visibility: Visibility) -> exp.Expression:
+def _visible_rows(name: str, visibility: Visibility) -> exp.Expr:
     """``(SELECT * FROM mysql_is.main.<name> WHERE <the rows this user may see>)``."""
     sees_all, dbs, tables = visibility
     source = exp.select("*").from_(exp.table_(name, db="main", catalog=info_schema.ATTACHED_NAME))
@@ -525,8 +525,8 @@ def _sql_string(value: str) -> str:
     return "'" + value.replace("'", "''") + "'"
 
 
-def adapt(expression: exp.Expression, ctx: SessionContext,
-          visibility: Visibility | None = None) -> exp.Expression:
+def adapt(expression: exp.Expr, ctx: SessionContext,
+          visibility: Visibility | None = None) -> exp.Expr:
     """MySQL AST → the AST drydock runs on DuckDB (see module docstring), in place."""
     if isinstance(expression, (exp.Create, exp.Drop)) and expression.args.get("kind", "").upper() == "DATABASE":
         expression.set("kind", "SCHEMA")

@@ -19,7 +19,7 @@ from collections.abc import Mapping
 from engine.sqllex import Token, Untokenizable, tokenize
 
 MASK = "***"
-SECRET_KEY = re.compile(r"secret|password|passwd|token|credential|access[._-]?key|private[._-]?key", re.I)
+SECRET_KEY = re.compile(r"secret|password|passwd|token|credential|access[._-]?key|private[._-]?key", re.IGNORECASE)
 
 _QUOTED_MASK = f"'{MASK}'"
 # Without any of these words (and without a backslash escape that could spell one), no position
@@ -163,8 +163,7 @@ def _value_span(tokens: list[Token], i: int) -> tuple[Span | None, int]:
     first, end = i, _value_end(tokens, i)
     if tokens[i].kind == "word" and _at(tokens, i + 1).text == "(":
         first, end = i + 2, _matching_paren(tokens, i + 1)  # f(...): mask the arguments
-        if end < first:
-            end = first
+        end = max(end, first)
         after = end + 1
     else:
         after = end

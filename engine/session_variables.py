@@ -77,7 +77,7 @@ def normalize_sql_mode(value: Any) -> str:
     """A value for sql_mode → the value MySQL stores: items trimmed and upper-cased, empty items
     and duplicates dropped, combination modes expanded, canonical (bit) order. A number is a bit
     mask. An unknown mode, NULL or a boolean is 1231, as in MySQL."""
-    if value is None or isinstance(value, bool) or isinstance(value, float):
+    if value is None or isinstance(value, (bool, float)):
         raise Errors.WRONG_VALUE_FOR_VAR.error(name="sql_mode", value="NULL" if value is None else value)
     if isinstance(value, int):
         names = [n for n, bit in _SQL_MODE_BITS.items() if value >> bit & 1]

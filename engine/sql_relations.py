@@ -20,7 +20,8 @@ from __future__ import annotations
 import itertools
 import json
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 from sqlglot import exp
 
@@ -68,7 +69,7 @@ def is_information_schema(table: exp.Table, ctx: SessionContext) -> bool:
     return not db and not table.text("catalog") and (ctx.database or "").lower() == "information_schema"
 
 
-def _function_name(node: exp.Expression) -> str:
+def _function_name(node: exp.Expr) -> str:
     if isinstance(node, exp.Anonymous):
         return str(node.name).lower()
     if isinstance(node, exp.Func):
@@ -87,7 +88,7 @@ class _Walker:
         self.references: list[Reference] = []
         self._cte_names = (f"{RESERVED_PREFIX}cte_{n}" for n in itertools.count(1))
 
-    def walk(self, node: exp.Expression, visible: dict[str, str]) -> None:
+    def walk(self, node: exp.Expr, visible: dict[str, str]) -> None:
         with_ = node.args.get("with_")
         if isinstance(with_, exp.With):
             visible = self._with(with_, visible)
@@ -155,7 +156,7 @@ class _Walker:
         table.set("this", exp.to_identifier(reserved))
 
 
-def resolve(expression: exp.Expression, ctx: SessionContext) -> list[Reference]:
+def resolve(expression: exp.Expr, ctx: SessionContext) -> list[Reference]:
     """Every real relation ``expression`` references (see module docstring); rewrites CTE names
     in place, refuses table functions and server-state functions."""
     walker = _Walker(ctx)

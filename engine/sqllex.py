@@ -17,8 +17,8 @@ _SPACE = re.compile(r"\s+")
 _WORD = re.compile(r"[\w$]+")
 _NUMBER = re.compile(r"0[xX][0-9a-fA-F]+|0[bB][01]+|(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
 _STRINGS = {
-    True: {q: re.compile(rf"{q}(?:[^{q}\\]++|\\.|{q}{q})*+{q}", re.S) for q in "'\""},
-    False: {q: re.compile(rf"{q}(?:[^{q}]++|{q}{q})*+{q}", re.S) for q in "'\""},
+    True: {q: re.compile(rf"{q}(?:[^{q}\\]++|\\.|{q}{q})*+{q}", re.DOTALL) for q in "'\""},
+    False: {q: re.compile(rf"{q}(?:[^{q}]++|{q}{q})*+{q}", re.DOTALL) for q in "'\""},
 }
 _BACKTICK = re.compile(r"`(?:[^`]++|``)*+`")
 _EXEC_COMMENT = re.compile(r"/\*!\d{0,6}")
@@ -51,7 +51,7 @@ class Token:
         body = self.text[self.text.index(self.text[-1]) + 1:-1]
         quote = self.text[-1]
         body = body.replace(quote * 2, quote)
-        return re.sub(r"\\(.)", lambda m: _ESCAPES.get(m.group(1), m.group(1)), body, flags=re.S)
+        return re.sub(r"\\(.)", lambda m: _ESCAPES.get(m.group(1), m.group(1)), body, flags=re.DOTALL)
 
 
 class Untokenizable(Exception):

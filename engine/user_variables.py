@@ -73,17 +73,17 @@ def _timedelta_text(value: dt.timedelta) -> str:
     return text + (f".{total.microseconds:06d}" if total.microseconds else "")
 
 
-def literal_expression(value: Any) -> exp.Expression:
+def literal_expression(value: Any) -> exp.Expr:
     """A user variable's value as one sqlglot literal node, read back from the escaped MySQL literal
     of server/prepared.py (so a value can never become anything but a value)."""
     return sqlglot.parse_one(literal(value), read="mysql")
 
 
-def is_user_variable(node: exp.Expression) -> bool:
+def is_user_variable(node: exp.Expr) -> bool:
     return isinstance(node, exp.Parameter) and isinstance(node.this, (exp.Var, exp.Identifier, exp.Literal))
 
 
-def substitute_user_variables(expression: exp.Expression, ctx: SessionContext) -> exp.Expression:
+def substitute_user_variables(expression: exp.Expr, ctx: SessionContext) -> exp.Expr:
     """``@name`` → its value as a literal, in a copy of ``expression`` (unchanged when it has no
     user variable). A bare ``@v`` select item keeps ``@v`` as its column name, as in MySQL."""
     if not any(is_user_variable(node) for node in expression.find_all(exp.Parameter)):
@@ -92,7 +92,7 @@ def substitute_user_variables(expression: exp.Expression, ctx: SessionContext) -
     if isinstance(into, exp.Into) and any(is_user_variable(p) for p in into.find_all(exp.Parameter)):
         raise Errors.NOT_SUPPORTED.error(what="SELECT ... INTO @variable; use SET @variable = (SELECT ...)")
 
-    def replace(node: exp.Expression) -> exp.Expression:
+    def replace(node: exp.Expr) -> exp.Expr:
         if not is_user_variable(node):
             return node
         if isinstance(node.parent, exp.PropertyEQ) and node.arg_key == "this":

@@ -85,9 +85,9 @@ OWNED_PREFIXES: tuple[tuple[str, ...], ...] = (
     ("SHOW", "FUNCTION", "STATUS"),
 )
 # DESCRIBE/DESC followed by a query is EXPLAIN, which stays with the passthrough.
-_DESCRIBE_QUERY = re.compile(r"\s*desc(ribe)?\s+(select|with|\()", re.I)
+_DESCRIBE_QUERY = re.compile(r"\s*desc(ribe)?\s+(select|with|\()", re.IGNORECASE)
 
-_LEADING_NOISE = re.compile(r"(\s+|--[ \t][^\n]*|#[^\n]*|/\*.*?\*/)*", re.S)
+_LEADING_NOISE = re.compile(r"(\s+|--[ \t][^\n]*|#[^\n]*|/\*.*?\*/)*", re.DOTALL)
 _WORD = re.compile(r"[A-Za-z_]+")
 
 
@@ -229,7 +229,7 @@ def syntax_error(exc: UnexpectedInput, sql: str) -> DrydockError:
         want = expected[0] if len(expected) == 1 else "{" + ", ".join(expected) + "}"
         detail = f"line {line}:{column} mismatched input '{text}' expecting {want}"
     elif isinstance(exc, UnexpectedCharacters):
-        detail = f"line {exc.line}:{exc.column - 1} token recognition error at: '{sql[exc.pos_in_stream]}'"
+        detail = f"line {exc.line}:{exc.column - 1} token recognition error at: '{sql[exc.pos_in_stream or 0]}'"
     else:  # UnexpectedEOF and anything lark adds later
         detail = f"line {getattr(exc, 'line', 1)}:{max(getattr(exc, 'column', 1) - 1, 0)} mismatched input '<EOF>'"
     return Errors.PARSE.error(detail=detail)
@@ -244,7 +244,7 @@ def unquote(text: str) -> str:
     quote, body = text[0], text[1:-1]
     body = body.replace(quote * 2, quote)
     escapes = {"n": "\n", "t": "\t", "r": "\r", "0": "\0", "b": "\b", "Z": "\x1a", "%": "\\%", "_": "\\_"}
-    return re.sub(r"\\(.)", lambda m: escapes.get(m.group(1), m.group(1)), body, flags=re.S)
+    return re.sub(r"\\(.)", lambda m: escapes.get(m.group(1), m.group(1)), body, flags=re.DOTALL)
 
 
 def user_variable_name(text: str) -> str:

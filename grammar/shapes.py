@@ -109,12 +109,12 @@ class Label:
 
 @dataclass(frozen=True)
 class Shape:
-    tree: exp.Expression  # shared, never mutated: executions work on a copy
+    tree: exp.Expr  # shared, never mutated: executions work on a copy
     slots: tuple[Path, ...]
     labels: tuple[Label, ...]
     tokens: int  # sqlglot tokens of every text of the shape (the parse budget applies to them)
 
-    def bind(self, literals: list[Literal], text: str) -> exp.Expression:
+    def bind(self, literals: list[Literal], text: str) -> exp.Expr:
         """A copy of the tree carrying ``literals`` (of ``text``), with their labels."""
         tree = self.tree.copy()
         for path, literal in zip(self.slots, literals):
@@ -132,7 +132,7 @@ class Shape:
         return tree
 
 
-def _at(tree: exp.Expression, path: Path) -> exp.Expression:
+def _at(tree: exp.Expr, path: Path) -> exp.Expr:
     node: Any = tree
     for key, index in path:
         node = node.args[key]
@@ -141,10 +141,11 @@ def _at(tree: exp.Expression, path: Path) -> exp.Expression:
     return node
 
 
-def _path(node: exp.Expression) -> Path:
+def _path(node: exp.Expr) -> Path:
     steps: list[tuple[str, int]] = []
     while node.parent is not None:
         key = node.arg_key
+        assert key is not None  # a node with a parent hangs under one of its keys
         value = node.parent.args[key]
         steps.append((key, value.index(node) if isinstance(value, list) else -1))
         node = node.parent
@@ -182,8 +183,8 @@ def _probe_text(text: str, literals: list[Literal]) -> tuple[str, list[Literal]]
     return "".join(parts), probes
 
 
-def build(text: str, literals: list[Literal], parsed: exp.Expression,
-          parse: Callable[[str], tuple[exp.Expression, int]]) -> Shape | None:
+def build(text: str, literals: list[Literal], parsed: exp.Expr,
+          parse: Callable[[str], tuple[exp.Expr, int]]) -> Shape | None:
     """The shape of ``text`` (already parsed as ``parsed``), or None when it cannot be one. Never
     raises: the statement itself parsed, so whatever goes wrong here only means no shape."""
     try:
@@ -192,8 +193,8 @@ def build(text: str, literals: list[Literal], parsed: exp.Expression,
         return None
 
 
-def _build(text: str, literals: list[Literal], parsed: exp.Expression,
-           parse: Callable[[str], tuple[exp.Expression, int]]) -> Shape | None:
+def _build(text: str, literals: list[Literal], parsed: exp.Expr,
+           parse: Callable[[str], tuple[exp.Expr, int]]) -> Shape | None:
     if not isinstance(parsed, (exp.Select, exp.Union, exp.Intersect, exp.Except)):
         return None
     probe_text, probes = _probe_text(text, literals)
@@ -220,7 +221,7 @@ def _build(text: str, literals: list[Literal], parsed: exp.Expression,
     return shape
 
 
-def _labels(tree: exp.Expression, text: str, probes: list[Literal]) -> tuple[Label, ...]:
+def _labels(tree: exp.Expr, text: str, probes: list[Literal]) -> tuple[Label, ...]:
     select = sql_grammar.outermost_select(tree)
     if select is None:
         return ()

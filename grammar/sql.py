@@ -14,7 +14,7 @@ alias as written, or the item's own text as the client wrote it (``COUNT(*)``, `
 from __future__ import annotations
 
 import logging
-from typing import Any
+from typing import Any, ClassVar
 
 from sqlglot import exp
 from sqlglot.dialects.mysql import MySQL
@@ -34,8 +34,8 @@ class DrydockMySQL(MySQL):
     class Tokenizer(MySQL.Tokenizer):
         pass
 
-    class Parser(MySQL.Parser):
-        VERSION_PHRASES = {**MySQL.Parser.VERSION_PHRASES, ("FOR", "TIME"): "TIMESTAMP"}
+    class Parser(MySQL.Parser):  # type: ignore[misc,valid-type]  # sqlglot builds dialect classes at run time
+        VERSION_PHRASES: ClassVar[dict[tuple[str, ...], str]] = {**MySQL.Parser.VERSION_PHRASES, ("FOR", "TIME"): "TIMESTAMP"}
 
         def _parse_version(self) -> Any:
             if self._at_tag():
@@ -68,7 +68,7 @@ def tokenize(sql: str) -> list[Token]:
         raise Errors.PARSE.error(detail=f"line 1:0 {_plain(exc)}") from None
 
 
-def parse(sql: str, max_tokens: int | None = None) -> exp.Expression:
+def parse(sql: str, max_tokens: int | None = None) -> exp.Expr:
     """Exactly one statement of ``sql`` as a sqlglot expression (see module docstring).
 
     ``max_tokens`` is the parse budget: parsing costs time in proportion to the tokens, so a
@@ -81,7 +81,7 @@ def check_budget(tokens: int, max_tokens: int | None) -> None:
         raise Errors.STATEMENT_TOO_COMPLEX.error(tokens=tokens, limit=max_tokens)
 
 
-def parse_counted(sql: str, max_tokens: int | None = None) -> tuple[exp.Expression, int]:
+def parse_counted(sql: str, max_tokens: int | None = None) -> tuple[exp.Expr, int]:
     """:func:`parse`, and the number of tokens the statement has."""
     tokens = tokenize(sql)
     check_budget(len(tokens), max_tokens)
@@ -107,15 +107,15 @@ def parse_counted(sql: str, max_tokens: int | None = None) -> tuple[exp.Expressi
     return expression, len(tokens)
 
 
-def parse_one_set(text: str) -> exp.Expression | None:
+def parse_one_set(text: str) -> exp.Expr | None:
     parsed = [e for e in DIALECT.parse(text) if e is not None]
     return parsed[0] if len(parsed) == 1 else None
 
 
-def _set_items_one_by_one(command: exp.Command) -> exp.Expression:
+def _set_items_one_by_one(command: exp.Command) -> exp.Expr:
     """sqlglot gives up on ``SET @a = (SELECT ...), @b = 2`` (a subquery before a comma) and
     returns a Command; parsed item by item, it is an ordinary SET. Anything else stays a Command."""
-    items: list[exp.Expression] = []
+    items: list[exp.Expr] = []
     for text in _top_level_items(command.text("expression")):
         try:
             parsed = parse_one_set(f"SET {text}")
@@ -252,14 +252,14 @@ def _span(sql: str, first: Token, last: Token) -> str:
     return sql[first.start:last.end + 1]
 
 
-def outermost_select(expression: exp.Expression) -> exp.Select | None:
+def outermost_select(expression: exp.Expr) -> exp.Select | None:
     node: Any = expression
     while isinstance(node, (exp.Union, exp.Intersect, exp.Except, exp.Subquery)):
         node = node.this
     return node if isinstance(node, exp.Select) else None
 
 
-def label_projections(sql: str, tokens: list[Token], expression: exp.Expression) -> None:
+def label_projections(sql: str, tokens: list[Token], expression: exp.Expr) -> None:
     """Give every unaliased, non-column item of the outermost SELECT the label MySQL gives it:
     its text as written. Aliases already carry the client's spelling."""
     select = outermost_select(expression)

@@ -234,6 +234,6 @@ class _TestBlock:
     def __enter__(self) -> TestAction:
         return self._action
 
-    def __exit__(self, exc_type: Any, exc: Any, tb: Any) -> None:
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: object) -> None:
         if exc_type is None:
             self._action.run()

@@ -8,9 +8,6 @@ a MySQL literal with every quote and backslash escaped.
 
 from __future__ import annotations
 
-import datetime as dt
-import decimal
-import math
 from typing import Any
 
 from engine.errors import Errors

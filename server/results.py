@@ -60,7 +60,7 @@ def _to_bytes(value: Any) -> Any:
 
 def _to_naive(value: Any) -> Any:
     if isinstance(value, dt.datetime) and value.tzinfo is not None:
-        return value.astimezone(dt.timezone.utc).replace(tzinfo=None)
+        return value.astimezone(dt.UTC).replace(tzinfo=None)
     return value
 
 

@@ -75,7 +75,7 @@ Pools = dict[str, concurrent.futures.ThreadPoolExecutor]
 class DrydockSession(Session):
     def __init__(self, engine: Engine, pools: Pools | None = None):
         super().__init__(variables=SessionVariables(GLOBAL_VARIABLES))
-        self.middlewares = []  # nothing is answered by code drydock does not own
+        self.middlewares: list[Any] = []  # nothing is answered by code drydock does not own
         self.engine = engine
         self.pools = pools or {}
         self.query_session = engine.query_session()

@@ -16,7 +16,7 @@ import asyncio
 import logging
 import ssl
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 logger = logging.getLogger(__name__)
 
@@ -92,7 +92,7 @@ async def upgrade(reader: asyncio.StreamReader, writer: asyncio.StreamWriter,
 
 def _take_buffered(reader: asyncio.StreamReader) -> bytes:
     # StreamReader has no public way to take what it already buffered without waiting for more.
-    buffered: bytearray = reader._buffer  # noqa: SLF001
+    buffered: bytearray = getattr(reader, "_buffer")  # noqa: B009 - private; see above
     early = bytes(buffered)
     buffered.clear()
     return early
@@ -123,7 +123,7 @@ def _feed(protocol: Any, transport: asyncio.BaseTransport, data: bytes) -> None:
         if isinstance(protocol, asyncio.BufferedProtocol):
             view = memoryview(data)
             while view:
-                buffer = protocol.get_buffer(len(view))
+                buffer = memoryview(protocol.get_buffer(len(view)))
                 n = min(len(buffer), len(view))
                 buffer[:n] = view[:n]
                 protocol.buffer_updated(n)
@@ -133,7 +133,7 @@ def _feed(protocol: Any, transport: asyncio.BaseTransport, data: bytes) -> None:
     # a loop callback: end the connection in one log line, never a traceback from the loop
     except Exception as exc:  # noqa: BLE001
         logger.info("TLS handshake failed: %s: %s", type(exc).__name__, exc)
-        transport.abort()
+        cast(asyncio.Transport, transport).abort()
 
 
 def cipher(writer: asyncio.StreamWriter) -> tuple[str, str] | None:

@@ -13,7 +13,7 @@ import socket
 import struct
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Self
 
 # Capability flags (https://dev.mysql.com/doc/dev/mysql-server/latest/group__group__cs__capabilities__flags.html)
 CLIENT_LONG_PASSWORD = 0x1
@@ -251,7 +251,7 @@ class RawClient:
             while time.monotonic() < deadline:
                 try:
                     chunk = self.sock.recv(65536)
-                except socket.timeout:
+                except TimeoutError:
                     continue
                 except (ConnectionResetError, BrokenPipeError):
                     return True
@@ -275,10 +275,10 @@ class RawClient:
         except OSError:
             pass
 
-    def __enter__(self) -> RawClient:
+    def __enter__(self) -> Self:
         return self
 
-    def __exit__(self, *exc: Any) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
     # -- phases ---------------------------------------------------------------------------------
@@ -331,5 +331,5 @@ def connect(host: str, port: int, user: str = "root", password: str = "", caps: 
     reply = client.login(user, password, caps, database)
     if not isinstance(reply, Ok):
         client.close()
-        raise AssertionError(f"login failed: {reply}")
+        raise AssertionError(f"login failed: {reply}")  # noqa: TRY004 - a failed test precondition
     return client

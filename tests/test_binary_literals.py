@@ -6,7 +6,6 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import mysql.connector
-import pymysql
 import pytest
 from mysql_mimic.charset import CharacterSet
 

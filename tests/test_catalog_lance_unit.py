@@ -154,7 +154,7 @@ def test_time_travel_by_version_tag_and_time(tmp_path: Path) -> None:
 
 
 def test_parse_timestamp_forms() -> None:
-    assert parse_timestamp("1700000000000") == dt.datetime(2023, 11, 14, 22, 13, 20, tzinfo=dt.timezone.utc)
+    assert parse_timestamp("1700000000000") == dt.datetime(2023, 11, 14, 22, 13, 20, tzinfo=dt.UTC)
     assert parse_timestamp("2024-01-02T03:04:05+00:00").utcoffset() == dt.timedelta(0)
     assert parse_timestamp("2024-01-02 03:04:05").tzinfo is not None
 

@@ -126,7 +126,7 @@ def test_config_set_at_runtime_survives_restart(server: ServerProcess) -> None:
     server.query('ADMIN SET FRONTEND CONFIG ("lance_index_job_max_unresolved_per_table" = "3", '
                  '"experimental_enable_lance_index_mutation" = "false")')
     server.restart()
-    rows = dict((r[0], r[1]) for r in server.query("ADMIN SHOW FRONTEND CONFIG"))
+    rows = {r[0]: r[1] for r in server.query("ADMIN SHOW FRONTEND CONFIG")}
     assert rows["lance_index_job_max_unresolved_per_table"] == "3"
     assert rows["experimental_enable_lance_index_mutation"] == "false"
 
@@ -139,7 +139,7 @@ def test_one_bad_pair_changes_nothing(server: ServerProcess) -> None:
                      '"lance_index_job_max_inflight_per_backend" = "0")')
     assert info.value.args[0] == 1105
     assert "must be a positive int" in info.value.args[1]
-    rows = dict((r[0], r[1]) for r in server.query("ADMIN SHOW FRONTEND CONFIG"))
+    rows = {r[0]: r[1] for r in server.query("ADMIN SHOW FRONTEND CONFIG")}
     assert rows["lance_index_job_max_dispatch_per_round"] == "16"
 
 
@@ -148,7 +148,7 @@ def test_config_file_values_apply(tmp_path: Path) -> None:
     toml.write_text("[frontend]\nlance_index_job_max_unresolved_global = 42\n")
     proc = make_server(tmp_path, "--config", str(toml)).start()
     try:
-        rows = dict((r[0], r[1]) for r in proc.query("ADMIN SHOW FRONTEND CONFIG LIKE '%global'"))
+        rows = {r[0]: r[1] for r in proc.query("ADMIN SHOW FRONTEND CONFIG LIKE '%global'")}
         assert rows == {"lance_index_job_max_unresolved_global": "42"}
     finally:
         proc.stop()

@@ -5,7 +5,6 @@ argument, a JDBC URL path), COM_INIT_DB (``select_db``) and ``USE `lc.db``` all 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 
 import lance
 import pyarrow as pa

@@ -125,7 +125,7 @@ class Rig:
         jobs = JobManager(store)
         records = list(jobs.iter_rows())
         unresolved = [j for j in records if st.is_unresolved(j.facts)]
-        table, catalog, total = jobs.quota_counts()
+        _table, _catalog, total = jobs.quota_counts()
         assert total == len(unresolved)
         for job in unresolved:
             assert jobs.fence_holder(job.fence) == job.id

@@ -48,7 +48,7 @@ def test_inference_is_mysql_mimics(value: Any) -> None:
 
 def test_typed_result_types_bare_names_and_keeps_given_columns() -> None:
     given = ResultColumn("a", ColumnType.TINY)
-    rows, columns = typed_result(([(1, "x")], [given, "b"]))  # type: ignore[misc]
+    _rows, columns = typed_result(([(1, "x")], [given, "b"]))  # type: ignore[misc]
     assert columns[0] is given and (columns[1].name, columns[1].type) == ("b", infer_type("x"))
     assert typed_result(None) is None
     empty_rows, empty_columns = typed_result(([], ["only"]))  # type: ignore[misc]

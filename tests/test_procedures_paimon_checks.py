@@ -192,8 +192,8 @@ def partitioned(lake: Lake) -> None:
 
 
 @pytest.mark.parametrize("where", ["local", "s3"])
-def test_expire_partitions_and_mark_partition_done(where: str, proc_server: ServerProcess, tmp_path: Path,
-                                                   request: pytest.FixtureRequest) -> None:  # noqa: F811
+def test_expire_partitions_and_mark_partition_done(where: str, proc_server: ServerProcess,  # noqa: F811
+                                                   tmp_path: Path, request: pytest.FixtureRequest) -> None:
     lake = local_lake(proc_server, tmp_path) if where == "local" else s3_lake(proc_server, request.getfixturevalue("s3"))
     partitioned(lake)
     today = dt.date.today()

@@ -27,7 +27,7 @@ import os
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 # index_stats() without IVF centroids: SHOW INDEX needs row counts only, and the centroids of a
 # large index cost memory plus a warning on every call. An explicit setting still wins.
@@ -222,7 +222,7 @@ class LanceConnector(Connector):
         assert travel.timestamp is not None
         cutoff = parse_timestamp(travel.timestamp)
         # versions() gives naive local times (datetime.fromtimestamp); astimezone() reads them so.
-        eligible = [v["version"] for v in versions if v["timestamp"].astimezone() <= cutoff]
+        eligible = [v["version"] for v in versions if cast(dt.datetime, v["timestamp"]).astimezone() <= cutoff]
         if not eligible:
             raise Errors.TABLE_NO_VERSION_AT_TIME.error(table=name, catalog=self.name,
                                                          timestamp=travel.timestamp)

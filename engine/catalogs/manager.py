@@ -12,10 +12,14 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, cast
 
 from engine.catalogs.base import Connector
 from engine.errors import Errors
 from engine.metastore import MetaStore
+
+if TYPE_CHECKING:  # the connector modules import pylance/pypaimon: only the type checker reads them here
+    from engine.catalogs.lance import LanceConnector
 
 INTERNAL = "internal"
 INTERNAL_ID = 0
@@ -209,6 +213,13 @@ class CatalogManager:
         with self._lock:
             self._connectors[record.id] = connector
         return connector
+
+    def lance_connector(self, name: str) -> LanceConnector:
+        """The connector of a catalog its caller already knows to be Lance (index jobs only exist there)."""
+        connector = self.connector(name)
+        if not hasattr(connector, "dataset_uri"):
+            raise Errors.INTERNAL.error(detail=f"catalog '{name}' is not a Lance catalog")
+        return cast("LanceConnector", connector)
 
     def refresh(self, name: str, db: str | None = None, table: str | None = None) -> None:
         record = self.get(name)

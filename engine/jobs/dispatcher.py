@@ -244,7 +244,7 @@ class Dispatcher:
             raise PrepareError("the job carries no admission-time bounds", permanent=True)
         spec = IndexSpec.from_json(job.properties) if job.operation is not st.MutationType.DROP else None
         contract = json.loads(job.schema_contract)
-        connector = self._engine.catalogs.connector(record.name)
+        connector = self._engine.catalogs.lance_connector(record.name)
         return Dispatch(job_id=job.id, invocation_id=invocation_id, operation=job.operation.value,
                         uri=job.locator, storage_options=connector.storage_options(),
                         admitted_version=job.admitted_version, index_name=job.index_name,

@@ -39,7 +39,8 @@ def encode(kind: bytes, body: dict[str, Any]) -> bytes:
 
 
 def _read_exact(stream: BinaryIO, n: int) -> bytes:
-    chunks, remaining = [], n
+    chunks: list[bytes] = []
+    remaining = n
     while remaining:
         chunk = stream.read(remaining)
         if not chunk:

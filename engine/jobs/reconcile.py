@@ -89,7 +89,7 @@ def reconcile_job(engine: Engine, job: JobRecord) -> JobRecord | None:
     try:
         import lance
 
-        options = engine.catalogs.connector(record.name).storage_options()
+        options = engine.catalogs.lance_connector(record.name).storage_options()
         dataset = lance.dataset(job.locator, storage_options=options)
         verdict = evidence(job, dataset, options)
     except Exception:  # noqa: BLE001 - unreachable or unreadable: stays UNKNOWN

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import enum
 import functools
 import sqlite3
 from dataclasses import dataclass
@@ -88,11 +89,11 @@ class JobRecord:
         return dataclasses.replace(self, **changes)
 
 
-_ENUMS = {"operation": MutationType, "state": MutationState, "refresh_state": RefreshState,
+_ENUMS: dict[str, type[enum.Enum]] = {"operation": MutationType, "state": MutationState, "refresh_state": RefreshState,
           "completion_reason": CompletionReason, "termination_proof": TerminationProof}
 _BOOLS = ("if_not_exists", "if_exists", "possible_live_owned", "force_released")
 # value → member tables: replay and SHOW convert every row, and Enum(value) is slow in bulk
-_MEMBERS = {key: {m.value: m for m in enum} for key, enum in _ENUMS.items()}
+_MEMBERS = {key: {m.value: m for m in members} for key, members in _ENUMS.items()}
 _RESULT_CODES = {m.value: m for m in ResultCode}
 _FIELD_ORDER = tuple(f.name for f in dataclasses.fields(JobRecord))
 _FIELD_NAMES = frozenset(_FIELD_ORDER)

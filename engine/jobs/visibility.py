@@ -8,13 +8,25 @@ not see answers exactly like a missing one (5103), and SHOW omits it silently.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
-from engine.jobs.records import JobRecord
 from engine.session import SessionContext
 
 if TYPE_CHECKING:
     from engine.core import Engine
+
+
+class JobLocation(Protocol):
+    """What visibility reads of a job: a JobRecord, or a narrow row of SHOW's own columns."""
+
+    @property
+    def catalog_id(self) -> int: ...
+    @property
+    def db(self) -> str: ...
+    @property
+    def tbl(self) -> str: ...
+    @property
+    def locator(self) -> str: ...
 
 
 @dataclass(frozen=True)
@@ -24,7 +36,7 @@ class Resolution:
     failed: bool  # the lookup itself failed: neither "present" nor "gone" is proven
 
 
-def resolve(engine: Engine, job: JobRecord, authoritative: bool = False) -> Resolution:
+def resolve(engine: Engine, job: JobLocation, authoritative: bool = False) -> Resolution:
     """``authoritative`` (RESOLVE): drop the table's cached listing first, so that a table deleted or
     re-created outside drydock is judged on what is there now, not on a listing cached for the TTL."""
     record = engine.catalogs.by_id(job.catalog_id)
@@ -33,7 +45,7 @@ def resolve(engine: Engine, job: JobRecord, authoritative: bool = False) -> Reso
     try:
         if authoritative:
             engine.catalogs.refresh(record.name, job.db, job.tbl)
-        connector = engine.catalogs.connector(record.name)
+        connector = engine.catalogs.lance_connector(record.name)
         if not connector.table_exists(job.db, job.tbl):
             return Resolution(record.name, orphan=True, failed=False)
         same = connector.dataset_uri(job.db, job.tbl) == job.locator
@@ -58,13 +70,13 @@ class JobVisibility:
         self._cache: dict[tuple[int, str, str, str], Resolution] = {}
         self._names: dict[int, str] = {}
 
-    def resolution(self, job: JobRecord) -> Resolution:
+    def resolution(self, job: JobLocation) -> Resolution:
         key = (job.catalog_id, job.db, job.tbl, job.locator)
         if key not in self._cache:
             self._cache[key] = resolve(self._engine, job, self._authoritative)
         return self._cache[key]
 
-    def catalog_name(self, job: JobRecord) -> str:
+    def catalog_name(self, job: JobLocation) -> str:
         """The catalog's current name ('' if it is gone)."""
         if job.catalog_id not in self._names:
             record = self._engine.catalogs.by_id(job.catalog_id)
@@ -98,7 +110,7 @@ class JobVisibility:
 
     # The privilege is checked before the target is resolved: resolving costs a listing (an
     # authoritative one for RESOLVE), and a caller without any privilege must not cause one.
-    def may_see(self, job: JobRecord) -> bool:
+    def may_see(self, job: JobLocation) -> bool:
         if self._admin:
             return True
         name = self.catalog_name(job)
@@ -106,7 +118,7 @@ class JobVisibility:
             return False
         return not self.resolution(job).orphan
 
-    def may_alter(self, job: JobRecord) -> bool:
+    def may_alter(self, job: JobLocation) -> bool:
         if self._admin:
             return True
         name = self.catalog_name(job)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from engine import faults
 from engine.procedures.base import ProcedureContext
@@ -23,6 +23,9 @@ from engine.procedures.lance_common import (
 )
 from engine.results import Result
 
+if TYPE_CHECKING:
+    from lance.optimize import CompactionOptions
+
 # -- compact -------------------------------------------------------------------------------------------
 COMPACT_COLUMNS = (("result", "BOOLEAN"), ("fragments_removed", "BIGINT"), ("fragments_added", "BIGINT"),
                    ("files_removed", "BIGINT"), ("files_added", "BIGINT"),
@@ -33,11 +36,11 @@ COMPACT_OPTIONS = (*_POSITIVE_INT, "materialize_deletions", "materialize_deletio
 _MODES = ("reencode", "try_binary_copy", "force_binary_copy")
 
 
-def compaction_options(text: str | None) -> dict[str, Any]:
+def compaction_options(text: str | None) -> CompactionOptions:
     """'k=v,k=v' → Lance CompactionOptions (every key and value checked here, nothing ignored)."""
     options: dict[str, Any] = {}
     if text is None or not text.strip():
-        return options
+        return cast("CompactionOptions", options)
     for item in text.split(","):
         key, sep, raw = item.partition("=")
         key, raw = key.strip().lower(), raw.strip()
@@ -46,7 +49,7 @@ def compaction_options(text: str | None) -> dict[str, Any]:
         if key in options:
             raise bad("compact", f"option '{key}' is given more than once")
         options[key] = _option_value(key, raw)
-    return options
+    return cast("CompactionOptions", options)  # keys checked against the TypedDict's above
 
 
 def _option_value(key: str, raw: str) -> Any:

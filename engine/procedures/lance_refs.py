@@ -171,7 +171,7 @@ def delete_branch(ctx: ProcedureContext, values: dict[str, Any]) -> Result:
 
 
 def _children_first(doomed: list[str], branches: dict[str, dict[str, Any]]) -> list[str]:
-    left, order = list(doomed), []
+    left, order = list(doomed), list[str]()
     while left:
         leaves = [b for b in left if not any(branches[c].get("parent_branch") == b for c in left if c != b)]
         if not leaves:  # cannot happen (parents form a tree); never loop

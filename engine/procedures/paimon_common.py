@@ -18,7 +18,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from engine import faults
 from engine.errors import Errors
@@ -27,6 +27,9 @@ from engine.names import name_problem, shown
 from engine.procedures.base import Arg, ProcedureContext, split_table
 from engine.results import Diagnostic, Result
 
+if TYPE_CHECKING:
+    from engine.catalogs.paimon import PaimonConnector
+
 # Test-only: a directory the server watches for "<procedure>.<point>.arm" files. Unset (the
 # default) means no hook at all. See pause() and tests/test_procedures_paimon*.py.
 HOOK_DIR_ENV = "DRYDOCK_TEST_PAIMON_HOOK_DIR"
@@ -34,6 +37,11 @@ HOOK_WAIT_SECONDS = 120.0
 MAIN = "main"
 
 TABLE_ARG = Arg("table", "STRING", required=True, doc="'database.table' (exactly; no branch suffix)")
+
+
+def paimon_catalog(ctx: ProcedureContext) -> Any:
+    """The pypaimon catalog behind a Paimon procedure's connector (registered for Paimon catalogs only)."""
+    return cast("PaimonConnector", ctx.connector).catalog()
 
 
 @dataclass
@@ -71,7 +79,7 @@ class Target:
         """The table on ``branch`` (its own schema), as a pypaimon writer of that branch sees it."""
         if branch == MAIN:
             return self.table
-        return self.ctx.connector.catalog().get_table(f"{self.db}.{self.name}$branch_{branch}")
+        return paimon_catalog(self.ctx).get_table(f"{self.db}.{self.name}$branch_{branch}")
 
     def fail(self, detail: str) -> Exception:
         return Errors.PROCEDURE_FAILED.error(procedure=self.procedure, detail=detail)
@@ -95,7 +103,7 @@ def resolve(ctx: ProcedureContext, procedure: str, table_arg: str) -> Target:
         raise Errors.PROCEDURE_BAD_ARGUMENT.error(
             procedure=procedure, detail=f"table must be 'database.table' without a '$' suffix, got '{table_arg}'")
     try:
-        table = ctx.connector.catalog().get_table(f"{db}.{name}")
+        table = paimon_catalog(ctx).get_table(f"{db}.{name}")
     except TableNotExistException:
         raise Errors.UNKNOWN_EXTERNAL_TABLE.error(table=f"{db}.{name}", catalog=ctx.catalog.name) from None
     if type(table).__name__ != "FileStoreTable":
@@ -109,7 +117,7 @@ def tables_of(ctx: ProcedureContext, procedure: str, table_arg: str) -> list[str
     db, name = split_table(table_arg, procedure)
     if name != "*":
         return [table_arg]
-    return [f"{db}.{t}" for t in sorted(ctx.connector.catalog().list_tables(db))]  # fresh, not cached
+    return [f"{db}.{t}" for t in sorted(paimon_catalog(ctx).list_tables(db))]  # fresh, not cached
 
 
 # -- pinned state and the concurrent-commit check -----------------------------------------------

@@ -36,7 +36,7 @@ import time
 import uuid
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 import fastavro
 
@@ -107,7 +107,7 @@ class Layout:
             self.target.ctx.check_cancelled()
             with self.file_io.new_input_stream(f"{self.root}/manifest/{name}") as stream:
                 data = stream.read()
-            self._avro[name] = list(fastavro.reader(io.BytesIO(data)))
+            self._avro[name] = list(cast(Iterable[dict[str, Any]], fastavro.reader(io.BytesIO(data))))
         return self._avro[name]
 
     def _list(self, name: str | None, refs: Refs) -> list[str]:

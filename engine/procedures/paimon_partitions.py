@@ -107,7 +107,7 @@ def mark_partition_done(ctx: ProcedureContext, values: dict[str, Any]) -> Result
     live = {_spec(target, key): key for key in _partitions(target)}
     wanted = []
     for text in (values["partitions"] or "").split(";"):
-        spec = dict((p.partition("=")[0].strip(), p.partition("=")[2].strip()) for p in text.split(",") if p.strip())
+        spec = {p.partition("=")[0].strip(): p.partition("=")[2].strip() for p in text.split(",") if p.strip()}
         if set(spec) != set(target.table.partition_keys):
             keys = ", ".join(target.table.partition_keys)
             raise target.bad(f"each partition must name every partition key ({keys}): got '{text}'")

@@ -56,7 +56,7 @@ def call_procedure(engine: Engine, stmt: ast.CallProcedure, ctx: SessionContext)
     target = _authorize(engine, ctx, record, procedure, values)
     connector = engine.catalogs.connector(record.name)
     if procedure.changes_metadata and target is not None and target[1] != "*" and record.type == "lance":
-        job_id = engine.jobs.unresolved_on_table(record.id, connector.dataset_uri(*target))
+        job_id = engine.jobs.unresolved_on_table(record.id, engine.catalogs.lance_connector(record.name).dataset_uri(*target))
         if job_id is not None:
             raise Errors.PROCEDURE_FENCED.error(procedure=procedure.name, table=".".join(target), job_id=job_id)
     pctx = ProcedureContext(engine=engine, session=ctx, catalog=record, connector=connector, cancel=ctx.cancel,
@@ -93,7 +93,7 @@ def show_procedures(engine: Engine, stmt: ast.ShowProcedures, ctx: SessionContex
 
 
 def show_procedure(engine: Engine, stmt: ast.ShowProcedure, ctx: SessionContext) -> Result:
-    record, procedure = _resolve(engine, stmt.parts, ctx)
+    _record, procedure = _resolve(engine, stmt.parts, ctx)
     rows = [(a.name, a.type, "YES" if a.required else "NO", "" if a.default is None else str(a.default), a.doc)
             for a in procedure.args]
     return Result(columns=["Argument", "Type", "Required", "Default", "Comment"], rows=rows)

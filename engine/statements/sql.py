@@ -52,13 +52,13 @@ def run_sql(engine: Engine, stmt: ast.SqlStatement, ctx: SessionContext) -> Resu
         raise Errors.PARSE.error(detail="line 1:0 the statement is nested too deeply") from None
 
 
-def evaluate(engine: Engine, value: exp.Expression, ctx: SessionContext) -> Any:
+def evaluate(engine: Engine, value: exp.Expr, ctx: SessionContext) -> Any:
     """``value`` computed by DuckDB as ``SELECT <value>``, with that SELECT's privileges."""
     result = run_query(engine, exp.select(value.copy().as_("v")), ctx)
     return result.rows[0][0] if result.rows else None
 
 
-def run_query(engine: Engine, expression: exp.Expression, ctx: SessionContext) -> Result:
+def run_query(engine: Engine, expression: exp.Expr, ctx: SessionContext) -> Result:
     """Authorize and run one statement on DuckDB; ``expression`` is this call's own copy."""
     if not _runs_on_duckdb(expression):
         raise Errors.STATEMENT_NOT_ALLOWED.error(what=_kind_text(expression))
@@ -73,7 +73,7 @@ def run_query(engine: Engine, expression: exp.Expression, ctx: SessionContext) -
     return ctx.query.run(expression, ctx, references, visibility, scan)
 
 
-def _runs_on_duckdb(expression: exp.Expression) -> bool:
+def _runs_on_duckdb(expression: exp.Expr) -> bool:
     if isinstance(expression, READS + WRITES):
         return True
     if isinstance(expression, exp.Describe):
@@ -85,25 +85,25 @@ def _runs_on_duckdb(expression: exp.Expression) -> bool:
     return False
 
 
-def _kind(expression: exp.Expression) -> str:
+def _kind(expression: exp.Expr) -> str:
     return str(expression.args.get("kind") or "").upper()
 
 
-def _kind_text(expression: exp.Expression) -> str:
+def _kind_text(expression: exp.Expr) -> str:
     words = expression.sql(dialect="mysql").split()[:3]
     return " ".join(words)[:64] or type(expression).__name__
 
 
-def _is_database_ddl(expression: exp.Expression) -> bool:
+def _is_database_ddl(expression: exp.Expr) -> bool:
     return isinstance(expression, (exp.Create, exp.Drop)) and _kind(expression) in _DATABASE_KINDS
 
 
 # -- session values ---------------------------------------------------------------------------
-def bind_session_values(expression: exp.Expression, ctx: SessionContext) -> exp.Expression:
+def bind_session_values(expression: exp.Expr, ctx: SessionContext) -> exp.Expr:
     """``@v``, ``@@x`` and the information functions → literals (never evaluated as code)."""
     expression = substitute_user_variables(expression, ctx)
 
-    def replace(node: exp.Expression) -> exp.Expression:
+    def replace(node: exp.Expr) -> exp.Expr:
         value = _session_value(node, ctx)
         return node if value is _NOT_SESSION_VALUE else literal_expression(value)
 
@@ -114,7 +114,7 @@ _NOT_SESSION_VALUE = object()
 _USER_FUNCTIONS = ("user", "session_user", "system_user")
 
 
-def _session_value(node: exp.Expression, ctx: SessionContext) -> Any:
+def _session_value(node: exp.Expr, ctx: SessionContext) -> Any:
     if isinstance(node, exp.SessionParameter):
         scope = (node.text("kind") or "SESSION").upper()
         name = node.name.lower()
@@ -153,7 +153,7 @@ def _show(engine: Engine, show: exp.Show, ctx: SessionContext) -> Result:
 
 
 # -- privileges -------------------------------------------------------------------------------
-def authorize(privileges: Privileges, expression: exp.Expression, references: list[Reference],
+def authorize(privileges: Privileges, expression: exp.Expr, references: list[Reference],
               ctx: SessionContext) -> None:
     """Each reference needs SELECT_PRIV unless it is the statement's target, which needs the
     privilege of the statement kind; database DDL needs it on the database."""
@@ -173,13 +173,13 @@ def authorize(privileges: Privileges, expression: exp.Expression, references: li
         privileges.require_table(ctx, privilege, reference.catalog, reference.db, reference.table)
 
 
-def _objects(expression: exp.Expression) -> list[exp.Expression]:
+def _objects(expression: exp.Expr) -> list[exp.Expr]:
     tables = expression.args.get("tables") if isinstance(expression, exp.Drop) else None
     objects = list(tables or [expression.this])
     return [o.this if isinstance(o, exp.Schema) else o for o in objects]
 
 
-def _targets(expression: exp.Expression) -> tuple[str, set[int]]:
+def _targets(expression: exp.Expr) -> tuple[str, set[int]]:
     """The privilege a statement's target needs and the ids of its target table nodes."""
     if isinstance(expression, exp.TruncateTable):
         return "LOAD_PRIV", {id(t) for e in expression.expressions for t in e.find_all(exp.Table)}
@@ -196,7 +196,7 @@ def _targets(expression: exp.Expression) -> tuple[str, set[int]]:
     return "SELECT_PRIV", set()
 
 
-def audit_target(expression: exp.Expression, ctx: SessionContext) -> str:
+def audit_target(expression: exp.Expr, ctx: SessionContext) -> str:
     """The object a changing statement acts on, for its audit record."""
     nodes = _objects(expression) if isinstance(expression, DDL) else [expression.this]
     node = nodes[0] if nodes else None

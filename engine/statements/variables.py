@@ -31,7 +31,7 @@ from engine.session_variables import (
 from engine.user_variables import is_user_variable, set_user_variable
 
 # Evaluates one expression with DuckDB (as ``SELECT <expression>``), returning its value.
-Evaluate = Callable[[exp.Expression], Any]
+Evaluate = Callable[[exp.Expr], Any]
 
 TRANSACTION_CHARACTERISTICS = {
     "READ WRITE": ("transaction_read_only", False),
@@ -66,7 +66,7 @@ def set_statement(statement: exp.Set, ctx: SessionContext, evaluate: Evaluate) -
     return Result.ok()
 
 
-def value_of(expression: exp.Expression, evaluate: Evaluate) -> Any:
+def value_of(expression: exp.Expr, evaluate: Evaluate) -> Any:
     """A SET right-hand side: a literal as written, anything else computed by DuckDB."""
     known, value = literal_value(expression)
     return value if known else evaluate(expression)
@@ -175,7 +175,7 @@ def _display(value: Any) -> str:
     return str(value)
 
 
-def literal_value(expression: exp.Expression) -> tuple[bool, Any]:
+def literal_value(expression: exp.Expr) -> tuple[bool, Any]:
     """(True, value) when ``expression`` is a plain literal; MySQL's types: an integer, a decimal
     (1.5), a double (1e3), a string or NULL."""
     node, sign = expression, 1

@@ -51,7 +51,7 @@ def test_thousands_of_wildcards_answer_promptly_while_other_sessions_work(
     def show() -> None:
         try:
             outcome["rows"], outcome["seconds"] = _run(proc, statement)
-        except Exception as exc:  # reported by the assertions below
+        except Exception as exc:  # noqa: BLE001 - reported by the assertions below
             outcome["error"] = exc
 
     worker = threading.Thread(target=show)
