@@ -195,3 +195,12 @@ def exception_text(exc: BaseException, *roots: str | os.PathLike[str]) -> str:
 
 def all_specs() -> dict[str, ErrorSpec]:
     return {k: v for k, v in vars(Errors).items() if isinstance(v, ErrorSpec)}
+
+
+_SQLSTATE_OF_CODE = {spec.code: spec.sqlstate for spec in all_specs().values()}
+
+
+def sqlstate_of(code: int) -> str:
+    """The SQLSTATE the table gives ``code`` (one per code; tested), HY000 for a code it lacks —
+    e.g. one mysql-mimic raises by itself."""
+    return _SQLSTATE_OF_CODE.get(code, "HY000")

@@ -41,7 +41,7 @@ from mysql_mimic.prepared import PreparedStatement
 from mysql_mimic.stream import ConnectionClosed
 from mysql_mimic.types import Capabilities, ServerStatus
 
-from engine.errors import DrydockError, Errors
+from engine.errors import DrydockError, Errors, sqlstate_of
 from server import tls, wire
 from server.prepared import bind_parameters, count_placeholders
 
@@ -85,7 +85,7 @@ class DrydockConnection(Connection):
             code, sqlstate, msg = msg.code, msg.sqlstate, msg.message
         parts = [b"\xff", int(code).to_bytes(2, "little")]
         if Capabilities.CLIENT_PROTOCOL_41 in self.capabilities or not self.capabilities:
-            state = sqlstate or _default_sqlstate(int(code))
+            state = sqlstate or sqlstate_of(int(code))
             parts.append(b"#" + state.encode("ascii"))
         parts.append(str(msg).encode("utf-8", "replace"))
         return b"".join(parts)
@@ -554,11 +554,6 @@ class DrydockConnection(Connection):
         raise Errors.UNKNOWN_STMT_HANDLER.error(id=stmt_id, where="mysqld_stmt_execute")
 
 
-_SQLSTATES = {1040: "08004", 1045: "28000", 1043: "08S01", 1046: "3D000", 1047: "08S01",
-              1049: "42000", 1064: "42000", 1065: "42000", 1142: "42000", 1146: "42S02",
-              1227: "42000", 1231: "42000", 1235: "42000", 1317: "70100"}
-
-
 def _login_end(exc: BaseException) -> str:
     """Why a connection ended before login, in a few words (one log line, no traceback)."""
     if isinstance(exc, (ConnectionClosed, asyncio.IncompleteReadError)):
@@ -567,6 +562,3 @@ def _login_end(exc: BaseException) -> str:
         return f"no login within {HANDSHAKE_TIMEOUT_SECONDS:g} s"
     return f"{type(exc).__name__}: {exc}"
 
-
-def _default_sqlstate(code: int) -> str:
-    return _SQLSTATES.get(code, "HY000")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from engine.errors import Errors, all_specs
+from engine.errors import Errors, all_specs, sqlstate_of
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -33,5 +33,24 @@ def test_no_product_code_raises_mysqlerror_with_an_ad_hoc_code() -> None:
     for path in list((ROOT / "engine").rglob("*.py")) + list((ROOT / "grammar").rglob("*.py")):
         text = path.read_text()
         if re.search(r"MysqlError\(", text):
+            offenders.append(str(path.relative_to(ROOT)))
+    assert offenders == []
+
+
+def test_a_code_has_one_sqlstate_and_the_wire_takes_it_from_the_table() -> None:
+    states: dict[int, set[str]] = {}
+    for spec in all_specs().values():
+        states.setdefault(spec.code, set()).add(spec.sqlstate)
+    assert {code: s for code, s in states.items() if len(s) > 1} == {}
+    assert sqlstate_of(Errors.UNKNOWN_TABLE.code) == "42S02"
+    assert sqlstate_of(59999) == "HY000"  # a code outside the table (mysql-mimic's own) is generic
+
+
+def test_server_code_writes_no_sqlstate_or_error_code_of_its_own() -> None:
+    """server/ answers errors through engine/errors.py: no SQLSTATE literals, no ad-hoc MysqlError codes."""
+    offenders = []
+    for path in (ROOT / "server").rglob("*.py"):
+        text = path.read_text()
+        if re.search(r"[\"'](?:[0-9]{2}[0-9A-Z]{3}|HY000)[\"']", text) or re.search(r"MysqlError\(", text):
             offenders.append(str(path.relative_to(ROOT)))
     assert offenders == []

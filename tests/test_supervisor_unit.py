@@ -40,6 +40,7 @@ from engine.jobs.states import ResultCode, TerminationProof
 from engine.jobs.supervisor import NotEnqueued, Supervisor
 from engine.jobs.worker import classify_exception
 from engine.metastore import MetaStore
+from tests.isolation import cgroups_unavailable
 
 
 def body_of_size(size: int) -> bytes:
@@ -219,17 +220,11 @@ def test_message_text_never_decides_the_code() -> None:
 
 
 # -- isolation preflight on this machine ---------------------------------------------------------------
-def _cgroups_writable() -> str | None:
-    if os.geteuid() != 0:
-        return "not root: cgroup hierarchies are not writable"
-    if not any(os.access(p, os.W_OK) for p in ("/sys/fs/cgroup/memory", "/sys/fs/cgroup/cgroup.controllers")):
-        return "no writable cgroup v1 memory or cgroup v2 hierarchy"
-    return None
 
 
 @pytest.fixture
 def cgroup_isolation() -> Any:
-    reason = _cgroups_writable()
+    reason = cgroups_unavailable()
     if reason:
         pytest.skip(reason)
     isolation = iso.Isolation("cgroup", parent_name=f"drydock-unit-{os.getpid()}")

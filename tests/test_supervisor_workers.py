@@ -38,6 +38,7 @@ from engine.jobs.supervisor import NotEnqueued, Supervisor
 from engine.jobs.worker_env import with_ambient_credentials
 from engine.metastore import MetaStore
 from tests.jobfactory import new_job
+from tests.isolation import cgroups_unavailable
 
 
 def raw_frame(kind: bytes, body: bytes) -> bytes:
@@ -141,18 +142,12 @@ def rlimit_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]
         supervisor.stop()
 
 
-def _cgroups_writable() -> str | None:
-    if os.geteuid() != 0:
-        return "not root: cgroup hierarchies are not writable"
-    if not any(os.access(p, os.W_OK) for p in ("/sys/fs/cgroup/memory", "/sys/fs/cgroup/cgroup.controllers")):
-        return "no writable cgroup v1 memory or cgroup v2 hierarchy"
-    return None
 
 
 @pytest.fixture
 def cgroup_supervisor(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
     """make(mode, **config) → (supervisor, events) on real cgroups under a test-private parent."""
-    reason = _cgroups_writable()
+    reason = cgroups_unavailable()
     if reason:
         pytest.skip(reason)
     made: list[Supervisor] = []

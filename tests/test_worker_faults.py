@@ -23,6 +23,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import ServerProcess, make_server
+from tests.isolation import needs_cgroup_v1, needs_cgroups
 from tests.lance_fixtures import (
     Warehouse,
     admit,
@@ -110,6 +111,7 @@ def worker_log_lines(server: ServerProcess, job_id: int) -> list[str]:
     return [line for line in server.log_text().splitlines() if f"job {job_id}: worker pid" in line]
 
 
+@needs_cgroup_v1
 def test_a_worker_over_its_cgroup_memory_limit_is_oom_killed(start: Start) -> None:
     server, wh, c = start({"lance_index_worker_memory_limit_bytes": 300 * 2**20},
                           DRYDOCK_FAULT_WORKER_MODE="allocate")
@@ -126,6 +128,7 @@ def test_a_worker_over_its_cgroup_memory_limit_is_oom_killed(start: Start) -> No
     still_serving(server, c)
 
 
+@needs_cgroup_v1
 @pytest.mark.parametrize("ignore_term, ending", [
     ("0", "killed by SIGTERM: wall-clock limit of 8 s reached"),
     ("1", "killed by SIGKILL: wall-clock limit of 8 s reached; SIGTERM ignored for the 1 s grace"),
@@ -167,6 +170,7 @@ def test_a_hung_worker_gets_sigterm_at_its_deadline_then_sigkill_after_the_grace
     still_serving(server, c)
 
 
+@needs_cgroups
 @pytest.mark.parametrize("mode, ending", [
     ("abort", "killed by SIGABRT: native abort (a failed allocation under the address-space fuse aborts)"),
     ("sigkill", "killed by SIGKILL"),
@@ -187,6 +191,7 @@ def test_a_crashing_or_babbling_worker_ends_unknown_then_reconciled(start: Start
     still_serving(server, c)
 
 
+@needs_cgroups
 def test_cancel_aborts_a_running_build_from_its_progress_callback(start: Start) -> None:
     """hold_progress: the worker's progress callback reports the first event of the build, then
     waits for CANCEL and raises. Lance aborts a build whose callback raises while it still runs;
@@ -214,6 +219,7 @@ def test_cancel_aborts_a_running_build_from_its_progress_callback(start: Start) 
     still_serving(server, c)
 
 
+@needs_cgroup_v1
 def test_kill_9_while_builds_run_then_restart_converges_every_job(start: Start) -> None:
     server, wh, c = start(DRYDOCK_FAULT_WORKER_MODE="hang")
     a = admit(server, f"CREATE INDEX ia ON {c}.db.t (id) USING BTREE")
