@@ -226,8 +226,32 @@ class PaimonConnector(Connector):
             snapshot_id = self._snapshot_id(base, db, table, travel)
             # No snapshot yet: an empty table; its read yields the schema with no rows.
             pinned = base if snapshot_id is None else base.copy({"scan.snapshot-id": str(snapshot_id)})
-        builder = pinned.new_read_builder()
-        return builder.new_read().to_arrow(builder.new_scan().plan().splits())
+        return _read(pinned)
+
+    def system_scan(self, db: str, table: str, suffix: str, travel: TimeTravel | None = None) -> Any:
+        """``table$snapshots`` & co. (engine/catalogs/paimon_system.py) or ``table$branch_<b>``:
+        a branch is read like the table itself, pinned to one of its snapshots (time travel
+        included); a system table always describes the table now."""
+        from engine.catalogs import paimon_system
+
+        branch, system = paimon_system.parse_suffix(suffix)
+        if branch is None and system is None:
+            return super().system_scan(db, table, suffix, travel)
+        base = self.table(db, table)
+        if branch is not None:
+            paimon_system.require_branch(base, branch, db, table, self.name)
+        if system is not None:
+            if travel is not None:
+                raise paimon_system.no_time_travel(db, table, suffix)
+            return paimon_system.read_system_table(self.catalog(), db, table, suffix)
+        on_branch = self.catalog().get_table(f"{db}.{table}$branch_{branch}")
+        shown_name = f"{table}$branch_{branch}"
+        if travel is not None and travel.tag is not None:
+            return _read(self._at_tag(on_branch, db, shown_name, travel.tag))
+        # never cached: REFRESH TABLE t could not name this key
+        snapshot_id = (_snapshot_of(on_branch.snapshot_manager().get_latest_snapshot()) if travel is None
+                       else self._snapshot_id(on_branch, db, shown_name, travel))
+        return _read(on_branch if snapshot_id is None else on_branch.copy({"scan.snapshot-id": str(snapshot_id)}))
 
     def _snapshot_id(self, base: Any, db: str, table: str, travel: TimeTravel | None) -> int | None:
         manager = base.snapshot_manager()
@@ -263,6 +287,11 @@ class PaimonConnector(Connector):
         self._cache.invalidate()
         with self._lock:
             self._catalog = None
+
+
+def _read(pinned: Any) -> Any:
+    builder = pinned.new_read_builder()
+    return builder.new_read().to_arrow(builder.new_scan().plan().splits())
 
 
 def _snapshot_of(snapshot: Any) -> int | None:
