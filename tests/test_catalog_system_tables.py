@@ -57,9 +57,9 @@ def select(lake: Lake, sql: str, user: str = "root", password: str = "") -> tupl
 
 
 def failure(server: ServerProcess, sql: str, user: str = "root", password: str = "") -> tuple[int, str]:
-    with pytest.raises(pymysql.err.MySQLError) as info:
-        with server.connect(user=user, password=password) as conn, conn.cursor() as cur:
-            cur.execute(sql)
+    with pytest.raises(pymysql.err.MySQLError) as info, server.connect(user=user, password=password) as conn, \
+            conn.cursor() as cur:
+        cur.execute(sql)
     return int(info.value.args[0]), str(info.value.args[1])
 
 

@@ -34,6 +34,7 @@ class Arg:
     required: bool = False
     default: Any = None
     doc: str = ""
+    aliases: tuple[str, ...] = ()  # other accepted names (Paimon's Flink spelling of a Spark name)
 
 
 @dataclass
@@ -117,6 +118,7 @@ def bind(procedure: Procedure, arguments: tuple[ast.CallArgument, ...]) -> dict[
             procedure=procedure.name, detail="named and positional arguments cannot be mixed")
     # Argument names are identifiers: case-insensitive (Paimon spells some in camelCase).
     by_name = {a.name.lower(): a for a in procedure.args}
+    by_name.update({alias.lower(): a for a in procedure.args for alias in a.aliases})
     given: dict[str, ast.CallArgument] = {}
     if named:
         for raw in arguments:

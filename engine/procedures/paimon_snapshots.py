@@ -13,6 +13,7 @@ from engine.procedures.paimon_common import (
     not_supported, pause, pin_everything, pin_latest, pin_tags, refuse_over_limit, resolve, single_row,
     snapshot_or_fail, tag_or_fail, timestamp_millis)
 from engine.procedures.paimon_layout import Layout, paimon_named, snapshot_as_latest, write_hint, write_snapshot_file
+from engine.procedures.paimon_consumers import pin_consumers
 from engine.results import Result
 
 INT_MAX = 2**31 - 1
@@ -71,7 +72,8 @@ def expire_snapshots(ctx: ProcedureContext, values: dict[str, Any]) -> Result:
 
     target = resolve(ctx, "expire_snapshots", values["table"])
     retain_max, retain_min, threshold, limit = _expire_window(target, values)
-    pins = [pin_everything(target)]
+    # the consumers too: one reset meanwhile could lower the floor this call keeps
+    pins = [pin_everything(target), pin_consumers(target)]
     snapshots = target.snapshot_manager().list_snapshots()
     if not snapshots:
         target.note(f"{target.display} has no snapshots; nothing to expire")

@@ -94,6 +94,7 @@ def show_procedures(engine: Engine, stmt: ast.ShowProcedures, ctx: SessionContex
 
 def show_procedure(engine: Engine, stmt: ast.ShowProcedure, ctx: SessionContext) -> Result:
     record, procedure = _resolve(engine, stmt.parts, ctx)
-    rows = [(a.name, a.type, "YES" if a.required else "NO", "" if a.default is None else str(a.default), a.doc)
+    rows = [(a.name, a.type, "YES" if a.required else "NO", "" if a.default is None else str(a.default),
+             a.doc + (f" (also accepted as: {', '.join(a.aliases)})" if a.aliases else ""))
             for a in procedure.args]
     return Result(columns=["Argument", "Type", "Required", "Default", "Comment"], rows=rows)
