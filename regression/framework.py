@@ -39,7 +39,7 @@ class SuiteFailure(AssertionError):
     pass
 
 
-class SuiteSkipped(Exception):  # noqa: N818 - a verdict, not an error
+class SuiteSkipped(Exception):
     """``s.skip(reason)``: the suite did not run; the runner reports SKIP with the reason."""
 
 
