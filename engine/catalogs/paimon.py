@@ -43,6 +43,13 @@ _S3_OPTIONS = {
 _CATALOG_TYPES = ("filesystem",)
 _REST_UNSUPPORTED = ("'paimon.catalog.type' = 'rest' is not supported: pypaimon's REST catalog has "
                      "not been verified against a Paimon REST server; use 'filesystem'")
+# Doris spells a Paimon catalog on a Hive Metastore 'hms' (Paimon itself: metastore = 'hive').
+_HMS_KINDS = ("hms", "hive")
+_HMS_UNSUPPORTED = ("'paimon.catalog.type' = '{kind}' is not supported: there is no Hive Metastore client here "
+                    "(pypaimon has no Hive catalog, and no Thrift metastore client is installed), so the "
+                    "metastore cannot be asked where tables are. Supported: 'paimon.catalog.type' = "
+                    "'filesystem' with 'warehouse' = the warehouse directory (an absolute local path, "
+                    "file:// or s3://); tables an HMS catalog registered in that warehouse read the same way")
 _LOCAL_SCHEMES = ("", "file")
 _S3_SCHEMES = ("s3", "s3a")
 DEFAULT_CACHE_TTL_SECONDS = 60.0
@@ -104,8 +111,10 @@ class PaimonConnector(Connector):
 
     @classmethod
     def validate_properties(cls, properties: dict[str, str]) -> None:
-        super().validate_properties(properties)
         kind = properties.get("paimon.catalog.type", "filesystem").strip().lower()
+        if kind in _HMS_KINDS:  # before the property check: 'hive.metastore.uris' is not the problem
+            raise Errors.CATALOG_BAD_PROPERTY.error(detail=_HMS_UNSUPPORTED.format(kind=kind))
+        super().validate_properties(properties)
         if kind == "rest":
             raise Errors.CATALOG_BAD_PROPERTY.error(detail=_REST_UNSUPPORTED)
         if kind not in _CATALOG_TYPES:
