@@ -73,6 +73,9 @@ class Procedure:
     changes_metadata: bool = True
     # "table": ALTER_PRIV on the `table` argument's table; "admin": global ADMIN_PRIV
     privilege: str = "table"
+    # the type of each result column on the wire (BOOLEAN, INTEGER, BIGINT, VARCHAR), as Paimon's
+    # procedure declares it; empty: inferred from the values
+    result_types: tuple[str, ...] = ()
 
     def signature(self) -> str:
         parts = []

@@ -22,6 +22,7 @@ from engine.procedures.paimon_common import (
 from engine.results import Result
 
 RESULT = ("result",)
+BOOLEAN = ("BOOLEAN",)  # Paimon: result BooleanType
 _UNSAFE = re.compile(r"[/\\\x00-\x1f\x7f]")
 
 
@@ -117,12 +118,12 @@ PROCEDURES = [
                              aliases=("consumer_id",)),
               Arg("nextSnapshotId", "LONG", doc="the snapshot it reads next (must exist); omitted: delete it",
                   aliases=("next_snapshot_id",))),
-        result_columns=RESULT, run=reset_consumer),
+        result_columns=RESULT, result_types=BOOLEAN, run=reset_consumer),
     Procedure(
         name="clear_consumers",
         doc="Delete consumers whose id matches includingConsumers (default: all) and not excludingConsumers",
         args=(TABLE_ARG,
               Arg("includingConsumers", "STRING", doc="regular expression (whole id)", aliases=("including_consumers",)),
               Arg("excludingConsumers", "STRING", doc="regular expression (whole id)", aliases=("excluding_consumers",))),
-        result_columns=RESULT, run=clear_consumers),
+        result_columns=RESULT, result_types=BOOLEAN, run=clear_consumers),
 ]

@@ -28,6 +28,8 @@ from engine.results import Result
 
 DAY_MILLIS = 24 * 3600 * 1000
 NOTE_PATHS = 20
+# Spark RemoveOrphanFilesProcedure.OUTPUT_TYPE (both LongType); Flink returns the same two values
+ORPHAN_RESULT = ("deletedFileCount", "deletedFileTotalLenInBytes")
 
 
 # -- remove_orphan_files ------------------------------------------------------------------------
@@ -48,7 +50,7 @@ def remove_orphan_files(ctx: ProcedureContext, values: dict[str, Any]) -> Result
         target = resolve(ctx, procedure, name)
         deleted, deleted_bytes = _clean(target, older_than, bool(values["dry_run"]), budget - count)
         count, size = count + deleted, size + deleted_bytes
-    return single_row(("deleted_files_count", "deleted_files_total_bytes"), (count, size))
+    return single_row(ORPHAN_RESULT, (count, size))
 
 
 def _clean(target: Target, older_than: int, dry_run: bool, budget: int) -> tuple[int, int]:
@@ -256,16 +258,18 @@ def _commit(target: Target, builder: Any, messages: list[Any], expected: dict[An
 PROCEDURES = [
     Procedure(
         name="remove_orphan_files",
-        doc="Delete files under the table no snapshot, tag, branch or changelog references, older than older_than",
+        doc="Delete files under the table no snapshot, tag, branch or changelog references, older than "
+            "older_than (result: Spark's deletedFileCount, deletedFileTotalLenInBytes)",
         args=(Arg("table", "STRING", required=True, doc="'database.table' or 'database.*'"),
               Arg("older_than", "STRING", doc="only files last modified before this (default: now - 1 day)"),
               Arg("dry_run", "BOOLEAN", default=False, doc="only report what would be deleted"),
               Arg("parallelism", "INT", doc="accepted for compatibility; drydock deletes sequentially"),
               Arg("mode", "STRING", doc="'local' or 'distributed' (accepted for compatibility)")),
-        result_columns=("deleted_files_count", "deleted_files_total_bytes"), run=remove_orphan_files),
+        result_columns=ORPHAN_RESULT, result_types=("BIGINT", "BIGINT"), run=remove_orphan_files),
     Procedure(
         name="compact",
-        doc="Rewrite the small data files of an append-only table (rows unchanged); 'database.*' for every table",
+        doc="Rewrite the small data files of an append-only table (rows unchanged); 'database.*' for every "
+            "table (Paimon's 'buckets' argument is not taken)",
         args=(Arg("table", "STRING", required=True, doc="'database.table' or 'database.*'"),
               Arg("partitions", "STRING", doc="'k=v,k2=v2;k=v3' (',' AND, ';' OR)"),
               Arg("where", "STRING", doc="not supported"),
@@ -275,5 +279,5 @@ PROCEDURES = [
               Arg("partition_idle_time", "STRING", doc="not supported"),
               Arg("compact_strategy", "STRING", default="full",
                   doc="full: every bucket with 2+ files; minor: small files, compaction.min.file-num of them")),
-        result_columns=("result",), run=compact),
+        result_columns=("result",), result_types=("BOOLEAN",), run=compact),
 ]

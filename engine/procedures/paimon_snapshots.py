@@ -243,15 +243,18 @@ PROCEDURES = [
                                               "snapshot.time-retained, 1 h)"),
               Arg("max_deletes", "INT", doc="snapshots to expire at most (default: snapshot.expire.limit, 10)"),
               Arg("options", "STRING", doc="'k=v,...' overrides of the snapshot.* retention options")),
-        result_columns=("deleted_snapshots_count",), run=expire_snapshots),
+        result_columns=("deleted_snapshots_count",), result_types=("INTEGER",), run=expire_snapshots),
     Procedure(
         name="rollback_to",
-        doc="Roll main back to a snapshot or tag; later snapshots and tags are removed",
-        args=_tag_snapshot_args(), result_columns=("previous_snapshot_id", "current_snapshot_id"), run=rollback_to),
+        doc="Roll main back to a snapshot or tag; later snapshots and tags are removed (Flink's rollback_to; "
+            "Spark's rollback with version/snapshot/tag is not offered)",
+        args=_tag_snapshot_args(), result_columns=("previous_snapshot_id", "current_snapshot_id"),
+        result_types=("BIGINT", "BIGINT"), run=rollback_to),
     Procedure(
         name="rollback_to_as_latest",
         doc="Commit a new latest snapshot with the contents of a snapshot or tag; later history is kept",
         args=_tag_snapshot_args(),
         result_columns=("previous_snapshot_id", "rolled_back_snapshot_id", "current_snapshot_id"),
+        result_types=("BIGINT", "BIGINT", "BIGINT"),
         run=rollback_to_as_latest),
 ]

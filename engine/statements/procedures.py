@@ -64,6 +64,8 @@ def call_procedure(engine: Engine, stmt: ast.CallProcedure, ctx: SessionContext)
     calls = engine.metrics.procedure_calls
     try:
         result = procedure.run(pctx, values)
+        if procedure.result_types and not result.column_types and result.columns == list(procedure.result_columns):
+            result.column_types = dict(zip(procedure.result_columns, procedure.result_types))
         calls.labels(procedure.name, "ok").inc()
     except DrydockError:
         calls.labels(procedure.name, "error").inc()
