@@ -227,7 +227,8 @@ class PaimonConnector(Connector):
 
     # -- reads ------------------------------------------------------------------------------------
     def scan(self, db: str, table: str, travel: TimeTravel | None = None) -> Any:
-        """The rows of one snapshot as a pyarrow Table (DuckDB may scan it more than once)."""
+        """The rows of one snapshot as a pyarrow Dataset or Table (DuckDB may scan it more than
+        once, so never a one-shot stream)."""
         base = self.table(db, table)
         if travel is not None and travel.tag is not None:
             pinned = self._at_tag(base, db, table, travel.tag)
@@ -299,8 +300,14 @@ class PaimonConnector(Connector):
 
 
 def _read(pinned: Any) -> Any:
+    """The pinned snapshot's rows: streamed from its files when that is exact (append tables,
+    engine/catalogs/paimon_scan.py), else read whole by pypaimon's reader (it merges)."""
+    from engine.catalogs.paimon_scan import direct_dataset
+
     builder = pinned.new_read_builder()
-    return builder.new_read().to_arrow(builder.new_scan().plan().splits())
+    splits = builder.new_scan().plan().splits()
+    direct = direct_dataset(pinned, splits)
+    return direct if direct is not None else builder.new_read().to_arrow(splits)
 
 
 def _snapshot_of(snapshot: Any) -> int | None:
