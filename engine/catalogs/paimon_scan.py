@@ -51,4 +51,15 @@ def direct_dataset(table: Any, splits: list[Any]) -> pads.Dataset | None:
         if info.type == pafs.FileType.NotFound:
             raise FileNotFoundError(f"data file {info.path} of the pinned snapshot does not exist")
     schema = PyarrowFieldParser.from_paimon_schema(table.fields)
+    if located and not _has_every_column(located[0], filesystem, schema):
+        return None  # a writer that left columns out of its files: pypaimon's reader knows more
     return pads.dataset(located, schema=schema, format=_FORMAT, filesystem=filesystem)
+
+
+def _has_every_column(path: str, filesystem: pafs.FileSystem, schema: Any) -> bool:
+    """Paimon writes every column (partition columns too) into an append table's files; a file
+    without one would read as NULLs through a Dataset, so one footer is checked (files of one
+    schema id come from the same table schema)."""
+    import pyarrow.parquet as pq
+
+    return set(schema.names) <= set(pq.read_schema(path, filesystem=filesystem).names)
