@@ -131,6 +131,7 @@ class Errors:
     TIME_TRAVEL_INVALID = ErrorSpec(1105, "HY000", "{detail}")
     UNKNOWN_TABLE_VERSION = ErrorSpec(1105, "HY000", "Version {version} of table '{table}' does not exist in catalog '{catalog}'")
     UNKNOWN_TABLE_TAG = ErrorSpec(1105, "HY000", "Tag '{tag}' of table '{table}' does not exist in catalog '{catalog}'")
+    SYSTEM_TABLE_READ_ONLY = ErrorSpec(1105, "HY000", "System table '{table}' is read-only: only SELECT is supported on it")
     UNKNOWN_TABLE_BRANCH = ErrorSpec(1105, "HY000", "Branch '{branch}' of table '{table}' does not exist in catalog '{catalog}'")
     TABLE_NO_VERSION_AT_TIME = ErrorSpec(1105, "HY000", "Table '{table}' in catalog '{catalog}' has no version committed at or before '{timestamp}'")
 

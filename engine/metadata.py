@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from engine.catalogs.base import Column, TimeTravel
+from engine.catalogs.base import Column, TimeTravel, split_system_name
 from engine.catalogs.manager import INTERNAL
 from engine.errors import DrydockError, Errors, exception_text
 from engine.session import SessionContext
@@ -68,14 +68,18 @@ class Metadata:
         """
         if db.lower() == "information_schema" and catalog.lower() != INTERNAL:
             return self.information_schema(ctx, catalog, table.lower())
-        # require_table() in one connector call: this runs for every table of every SELECT
+        # require_table() in one connector call: this runs for every table of every SELECT.
+        # ``t$snapshots`` (a system table or branch of t) is seen and read exactly like t.
+        base, suffix = split_system_name(table)
         missing = Errors.UNKNOWN_EXTERNAL_TABLE.error(table=f"{db}.{table}", catalog=catalog)
-        if not self._engine.privileges.may_see_table(ctx, catalog, db, table):
+        if not self._engine.privileges.may_see_table(ctx, catalog, db, base):
             raise missing
 
         def read(connector: Any) -> Any:
-            if not connector.table_exists(db, table):
+            if not connector.table_exists(db, base):
                 raise missing
+            if suffix:
+                return connector.system_scan(db, base, suffix, travel)
             return connector.scan(db, table, travel)
 
         return self._guard(catalog, read)

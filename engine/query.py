@@ -242,10 +242,10 @@ class QuerySession:
             if resolver is None:
                 raise Errors.UNKNOWN_CATALOG.error(name=ref.catalog)
             travel = _time_travel(table)
-            key = (ref.catalog.lower(), ref.db, ref.table, travel)
+            key = (ref.catalog.lower(), ref.db, ref.relation, travel)
             name = pinned.get(key, "")
             if not name:
-                name = pinned[key] = self._register(resolver(ref.catalog, ref.db, ref.table, travel))
+                name = pinned[key] = self._register(resolver(ref.catalog, ref.db, ref.relation, travel))
             if not table.alias:
                 table.set("alias", exp.TableAlias(this=exp.to_identifier(table.name)))
             table.set("this", exp.to_identifier(name))

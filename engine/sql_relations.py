@@ -25,6 +25,7 @@ from collections.abc import Callable
 
 from sqlglot import exp
 
+from engine.catalogs.base import SYSTEM_SEPARATOR, split_system_name
 from engine.errors import Errors
 from engine.info_schema import ATTACHED_NAME, INTERNAL
 from engine.session import SessionContext
@@ -50,7 +51,13 @@ class Reference:
     node: exp.Table
     catalog: str
     db: str
-    table: str
+    table: str  # the table privileges are checked on (the base table of ``t$snapshots``)
+    system: str = ""  # what follows '$' in an external catalog: a system table or a branch
+
+    @property
+    def relation(self) -> str:
+        """The name the catalog reads: ``t`` or ``t$snapshots``."""
+        return f"{self.table}{SYSTEM_SEPARATOR}{self.system}" if self.system else self.table
 
 
 def catalog_of(table: exp.Table, ctx: SessionContext) -> str:
@@ -147,7 +154,11 @@ class _Walker:
         db = table.text("db") or self.ctx.database
         if not db:
             raise Errors.NO_DB_SELECTED.error()
-        self.references.append(Reference(table, catalog_of(table, self.ctx), db, name))
+        catalog = catalog_of(table, self.ctx)
+        # ``t$snapshots`` / ``t$branch_b`` of an external catalog reads metadata or a branch of
+        # ``t``: authorized as ``t`` (internal tables keep '$' as an ordinary name character).
+        base, system = split_system_name(name) if catalog.lower() != INTERNAL else (name, "")
+        self.references.append(Reference(table, catalog, db, base, system))
 
     @staticmethod
     def _rename_cte_reference(table: exp.Table, reserved: str) -> None:

@@ -39,6 +39,10 @@ class SuiteFailure(AssertionError):
     pass
 
 
+class SuiteSkipped(Exception):
+    """``s.skip(reason)``: the suite did not run; the runner reports SKIP with the reason."""
+
+
 @dataclass
 class SuiteDef:
     name: str
@@ -144,6 +148,7 @@ class Suite:
         self._generated: dict[str, list[str]] = {}
         self._connections: list[pymysql.connections.Connection] = []
         self._conn = self._open(context.config.user, context.config.password)
+        self.statements = 0  # a suite that ran none did not test anything: SKIP, never PASS
 
     # -- connections -------------------------------------------------------------------------------
     def _open(self, user: str, password: str) -> pymysql.connections.Connection:
@@ -172,7 +177,19 @@ class Suite:
             outfile.write(self._out_path, self._generated)
 
     # -- the DSL -----------------------------------------------------------------------------------
+    def skip(self, reason: str) -> None:
+        """Stop here: the suite is reported as SKIP with ``reason`` (the groovy suites' early
+        ``return`` when a switch such as enableLanceTest is off)."""
+        raise SuiteSkipped(reason)
+
+    def skip_unless_enabled(self, switch: str) -> None:
+        """Doris' ``if (context.config.otherConfigs.get(switch) != "true") return``, reported as SKIP."""
+        value = self.context.config.otherConfigs.get(switch)
+        if value != "true":
+            self.skip(f"{switch} is {value!r} in otherConfigs (needs 'true')")
+
     def sql(self, text: str) -> list[list[Any]]:
+        self.statements += 1
         with self._conn.cursor() as cur:
             affected = cur.execute(text)
             if cur.description is None:
@@ -192,6 +209,7 @@ class Suite:
         return sorted(self.sql(text), key=lambda r: [str(v) for v in r])
 
     def sql_return_maparray(self, text: str) -> list[dict[str, Any]]:
+        self.statements += 1
         with self._conn.cursor(pymysql.cursors.DictCursor) as cur:
             cur.execute(text)
             return list(cur.fetchall())

@@ -1,6 +1,7 @@
 """`python -m regression`: start a server (or use --url), run the selected suites, report.
 
-Prints one line per suite and a closing `N passed, N failed`; exits non-zero if any failed.
+Prints one line per suite (PASS, FAIL or SKIP with the reason) and a closing
+`N passed, N failed, N skipped`; exits non-zero if any failed.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ import time
 import tomllib
 from pathlib import Path
 
-from regression.framework import SUITES, Config, Context, Suite
+from regression.framework import SUITES, Config, Context, Suite, SuiteSkipped
 
 ROOT = Path(__file__).resolve().parent.parent
 SUITE_DIR = Path(__file__).resolve().parent / "suites"
@@ -102,15 +103,20 @@ def main(argv: list[str] | None = None) -> int:
         other.setdefault("scratchDir", str(Path(tmp.name) / "scratch"))
         os.makedirs(other["scratchDir"], exist_ok=True)
         config = Config(jdbc_url=f"jdbc:mysql://{host}:{port}/", host=host, port=port, other_configs=other)
-        passed = failed = 0
+        passed = failed = skipped = 0
         for definition in selected:
             started = time.monotonic()
             suite = None
             try:
                 suite = Suite(definition, Context(config), args.gen_out)
                 definition.body(suite)
+                if suite.statements == 0:  # returned early (a switch off?): it tested nothing
+                    raise SuiteSkipped("the suite ran no statement")
                 passed += 1
                 print(f"PASS {definition.name} ({time.monotonic() - started:.1f}s)", flush=True)
+            except SuiteSkipped as exc:
+                skipped += 1
+                print(f"SKIP {definition.name} ({time.monotonic() - started:.1f}s): {exc}", flush=True)
             except Exception as exc:  # noqa: BLE001 - a failing suite is reported, the run goes on
                 failed += 1
                 print(f"FAIL {definition.name} ({time.monotonic() - started:.1f}s): {type(exc).__name__}: {exc}",
@@ -118,7 +124,7 @@ def main(argv: list[str] | None = None) -> int:
             finally:
                 if suite is not None:
                     suite.close()
-        print(f"regression: {passed} passed, {failed} failed", flush=True)
+        print(f"regression: {passed} passed, {failed} failed, {skipped} skipped", flush=True)
         return 1 if failed or not selected else 0
     finally:
         if s3_proc is not None:

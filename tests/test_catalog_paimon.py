@@ -218,7 +218,12 @@ def test_without_cache_external_commits_are_visible_at_once(server: ServerProces
 BAD_PROPERTIES: list[tuple[dict[str, str], str]] = [
     ({"type": "paimon", "warehouse": "/w", "s3.secret-key": SECRET_KEY}, "Unknown property 's3.secret-key'"),
     ({"type": "paimon", "paimon.catalog.type": "filesystem"}, "Missing required property 'warehouse'"),
-    ({"type": "paimon", "warehouse": "/w", "paimon.catalog.type": "hive"}, "Unknown 'paimon.catalog.type' 'hive'"),
+    ({"type": "paimon", "warehouse": "/w", "paimon.catalog.type": "hive"}, "'hive' is not supported: there is no Hive Metastore client"),
+    ({"type": "paimon", "paimon.catalog.type": "hms", "hive.metastore.uris": "thrift://h:9083"},
+     "'paimon.catalog.type' = 'hms' is not supported: there is no Hive Metastore client here"),
+    ({"type": "hms", "hive.metastore.uris": "thrift://h:9083"},
+     "Catalog type 'hms' is not supported: there is no Hive Metastore client here"),
+    ({"type": "paimon", "warehouse": "/w", "paimon.catalog.type": "jdbc"}, "Unknown 'paimon.catalog.type' 'jdbc'"),
     ({"type": "paimon", "warehouse": "/w", "paimon.catalog.type": "rest"}, "'rest' is not supported"),
     ({"type": "paimon", "warehouse": "relative/wh"}, "must be an absolute local path"),
     ({"type": "paimon", "warehouse": "file://otherhost/wh"}, "must be an absolute local path"),
@@ -342,3 +347,13 @@ def test_time_travel_timestamps_are_exact_to_the_millisecond() -> None:
     assert _epoch_millis("1704067200345") == 1704067200345
     naive = dt.datetime(2024, 5, 6, 7, 8, 9, 123000)
     assert _epoch_millis("2024-05-06 07:08:09.123") == int(naive.timestamp() * 1000 + 0.5)
+
+
+def test_hms_refusal_names_why_and_what_is_supported(server: ServerProcess) -> None:
+    code, message = error_of(server, create_sql("h", {"type": "hms", "hive.metastore.uris": "thrift://h:9083"}))
+    assert code == 1105 and "no Hive Metastore client" in message and "Supported types: lance, paimon" in message
+    code, message = error_of(server, create_sql("h", {"type": "paimon", "paimon.catalog.type": "hms",
+                                                      "hive.metastore.uris": "thrift://h:9083"}))
+    assert code == 1105 and "no Hive Metastore client" in message
+    assert "Supported: 'paimon.catalog.type' = 'filesystem'" in message and "s3://" in message
+    assert [r[1] for r in server.query("SHOW CATALOGS")] == ["internal"]

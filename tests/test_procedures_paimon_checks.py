@@ -15,9 +15,9 @@ from tests.paimon_procs import PARTED, ROWS, Lake, hook_dir, local_lake, proc_se
 from tests.s3 import S3Server, s3  # noqa: F401
 from tests.test_audit import audit_rows
 
-ALL = ["compact", "create_branch", "create_tag", "delete_branch", "delete_tag", "expire_partitions",
+ALL = ["clear_consumers", "compact", "create_branch", "create_tag", "delete_branch", "delete_tag", "expire_partitions",
        "expire_snapshots", "fast_forward", "mark_partition_done", "merge_branch", "remove_orphan_files",
-       "rename_branch", "rename_tag", "rollback_to", "rollback_to_as_latest"]
+       "rename_branch", "rename_tag", "reset_consumer", "rollback_to", "rollback_to_as_latest"]
 
 # (procedure, positional arguments, the same as named arguments, code, message fragment)
 CASES: list[tuple[str, str, str | None, int, str]] = [

@@ -13,6 +13,16 @@ from typing import Any, ClassVar
 
 from engine.errors import Errors
 
+# Paimon's separator between a table and its system table or branch (``t$snapshots``,
+# ``t$branch_b``); drydock uses it for Lance's metadata tables too (``t$versions``).
+SYSTEM_SEPARATOR = "$"
+
+
+def split_system_name(name: str) -> tuple[str, str]:
+    """``t$snapshots`` → ("t", "snapshots"); a plain name → (name, "")."""
+    base, _, suffix = name.partition(SYSTEM_SEPARATOR)
+    return base, suffix
+
 
 @dataclass(frozen=True)
 class Column:
@@ -89,6 +99,12 @@ class Connector(ABC):
 
     def table_exists(self, db: str, table: str) -> bool:
         return db in self.list_databases() and table in self.list_tables(db)
+
+    def system_scan(self, db: str, table: str, suffix: str, travel: TimeTravel | None = None) -> Any:
+        """The rows of ``table$suffix`` (a read-only metadata table or a branch) as Arrow; the
+        caller has checked that ``table`` exists and may be read."""
+        raise Errors.UNKNOWN_EXTERNAL_TABLE.error(table=f"{db}.{table}{SYSTEM_SEPARATOR}{suffix}",
+                                                  catalog=self.name)
 
     def indexes(self, db: str, table: str) -> list[IndexRow]:
         return []

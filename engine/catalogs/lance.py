@@ -36,7 +36,7 @@ os.environ.setdefault("LANCE_INCLUDE_VECTOR_CENTROIDS", "false")
 import lance  # noqa: E402 - after the environment default above
 import pyarrow.fs as pafs  # noqa: E402
 
-from engine.catalogs import lance_fs  # noqa: E402
+from engine.catalogs import lance_fs, lance_system  # noqa: E402
 from engine.catalogs.cache import MetadataCache  # noqa: E402
 from engine.catalogs.lance_types import arrow_type, for_duckdb  # noqa: E402
 from engine.catalogs.base import Column, Connector, IndexRow, TimeTravel  # noqa: E402
@@ -207,13 +207,32 @@ class LanceConnector(Connector):
         with self._typed_errors():
             return for_duckdb(self._travel(ds, db, table, travel))
 
+    def system_scan(self, db: str, table: str, suffix: str, travel: TimeTravel | None = None) -> Any:
+        """``table$versions`` / ``$tags`` / ``$indices`` (engine/catalogs/lance_system.py) of the
+        pinned dataset; they describe the table now, so time travel is refused."""
+        build = lance_system.BUILDERS.get(suffix)
+        if build is None:
+            return super().system_scan(db, table, suffix, travel)
+        if travel is not None:
+            raise Errors.TIME_TRAVEL_INVALID.error(
+                detail=f"System table {db}.{table}${suffix} describes the table now: "
+                       "FOR VERSION/TIME AS OF and @tag are not supported on it")
+        ds = self._dataset(db, table)
+        with self._typed_errors():
+            return build(ds)
+
     def _travel(self, ds: lance.LanceDataset, db: str, table: str, travel: TimeTravel) -> lance.LanceDataset:
         """Check out the version a time travel clause names; a missing one is a typed error."""
         name = f"{db}.{table}"
         if travel.tag is not None:
-            if travel.tag not in ds.tags.list():
+            # The listing races concurrent tag deletes (lance_system.list_refs re-reads it), and
+            # the tag is checked out by the version it names, not by re-reading its file: a tag
+            # deleted right after the listing still reads the version it named then.
+            tag = lance_system.list_refs(ds.tags).get(travel.tag)
+            if tag is None:
                 raise Errors.UNKNOWN_TABLE_TAG.error(tag=travel.tag, table=name, catalog=self.name)
-            return ds.checkout_version(travel.tag)
+            branch, version = tag.get("branch"), int(tag["version"])
+            return ds.checkout_version(version if branch is None else (branch, version))
         versions = ds.versions()
         if travel.version is not None:
             if travel.version not in {v["version"] for v in versions}:

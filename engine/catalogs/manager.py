@@ -23,6 +23,8 @@ if TYPE_CHECKING:  # the connector modules import pylance/pypaimon: only the typ
 
 INTERNAL = "internal"
 INTERNAL_ID = 0
+# Doris' catalog types for a Hive Metastore ('hms'; 'hive' in Paimon's and Iceberg's words)
+HMS_TYPES = ("hms", "hive")
 
 
 # A statement's last word before a change is written: raise to refuse (placement, privileges).
@@ -116,6 +118,12 @@ class CatalogManager:
         if not kind:
             raise Errors.CATALOG_BAD_PROPERTY.error(detail="Missing required property 'type'")
         types = connector_types()
+        if kind in HMS_TYPES and kind not in types:
+            raise Errors.CATALOG_BAD_PROPERTY.error(
+                detail=f"Catalog type '{kind}' is not supported: there is no Hive Metastore client here (no "
+                       "Thrift metastore client is installed, and pypaimon has no Hive catalog). Supported "
+                       f"types: {', '.join(sorted(types))}; a Paimon warehouse is read directly with "
+                       "'type' = 'paimon', 'warehouse' = '<local path or s3://…>'")
         if kind not in types:
             raise Errors.CATALOG_BAD_PROPERTY.error(
                 detail=f"Unknown catalog type '{kind}'; supported: {', '.join(sorted(types))}")

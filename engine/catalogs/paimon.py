@@ -43,6 +43,13 @@ _S3_OPTIONS = {
 _CATALOG_TYPES = ("filesystem",)
 _REST_UNSUPPORTED = ("'paimon.catalog.type' = 'rest' is not supported: pypaimon's REST catalog has "
                      "not been verified against a Paimon REST server; use 'filesystem'")
+# Doris spells a Paimon catalog on a Hive Metastore 'hms' (Paimon itself: metastore = 'hive').
+_HMS_KINDS = ("hms", "hive")
+_HMS_UNSUPPORTED = ("'paimon.catalog.type' = '{kind}' is not supported: there is no Hive Metastore client here "
+                    "(pypaimon has no Hive catalog, and no Thrift metastore client is installed), so the "
+                    "metastore cannot be asked where tables are. Supported: 'paimon.catalog.type' = "
+                    "'filesystem' with 'warehouse' = the warehouse directory (an absolute local path, "
+                    "file:// or s3://); tables an HMS catalog registered in that warehouse read the same way")
 _LOCAL_SCHEMES = ("", "file")
 _S3_SCHEMES = ("s3", "s3a")
 DEFAULT_CACHE_TTL_SECONDS = 60.0
@@ -104,8 +111,10 @@ class PaimonConnector(Connector):
 
     @classmethod
     def validate_properties(cls, properties: dict[str, str]) -> None:
-        super().validate_properties(properties)
         kind = properties.get("paimon.catalog.type", "filesystem").strip().lower()
+        if kind in _HMS_KINDS:  # before the property check: 'hive.metastore.uris' is not the problem
+            raise Errors.CATALOG_BAD_PROPERTY.error(detail=_HMS_UNSUPPORTED.format(kind=kind))
+        super().validate_properties(properties)
         if kind == "rest":
             raise Errors.CATALOG_BAD_PROPERTY.error(detail=_REST_UNSUPPORTED)
         if kind not in _CATALOG_TYPES:
@@ -218,7 +227,8 @@ class PaimonConnector(Connector):
 
     # -- reads ------------------------------------------------------------------------------------
     def scan(self, db: str, table: str, travel: TimeTravel | None = None) -> Any:
-        """The rows of one snapshot as a pyarrow Table (DuckDB may scan it more than once)."""
+        """The rows of one snapshot as a pyarrow Dataset or Table (DuckDB may scan it more than
+        once, so never a one-shot stream)."""
         base = self.table(db, table)
         if travel is not None and travel.tag is not None:
             pinned = self._at_tag(base, db, table, travel.tag)
@@ -226,8 +236,32 @@ class PaimonConnector(Connector):
             snapshot_id = self._snapshot_id(base, db, table, travel)
             # No snapshot yet: an empty table; its read yields the schema with no rows.
             pinned = base if snapshot_id is None else base.copy({"scan.snapshot-id": str(snapshot_id)})
-        builder = pinned.new_read_builder()
-        return builder.new_read().to_arrow(builder.new_scan().plan().splits())
+        return _read(pinned)
+
+    def system_scan(self, db: str, table: str, suffix: str, travel: TimeTravel | None = None) -> Any:
+        """``table$snapshots`` & co. (engine/catalogs/paimon_system.py) or ``table$branch_<b>``:
+        a branch is read like the table itself, pinned to one of its snapshots (time travel
+        included); a system table always describes the table now."""
+        from engine.catalogs import paimon_system
+
+        branch, system = paimon_system.parse_suffix(suffix)
+        if branch is None and system is None:
+            return super().system_scan(db, table, suffix, travel)
+        base = self.table(db, table)
+        if branch is not None:
+            paimon_system.require_branch(base, branch, db, table, self.name)
+        if system is not None:
+            if travel is not None:
+                raise paimon_system.no_time_travel(db, table, suffix)
+            return paimon_system.read_system_table(self.catalog(), db, table, suffix)
+        on_branch = self.catalog().get_table(f"{db}.{table}$branch_{branch}")
+        shown_name = f"{table}$branch_{branch}"
+        if travel is not None and travel.tag is not None:
+            return _read(self._at_tag(on_branch, db, shown_name, travel.tag))
+        # never cached: REFRESH TABLE t could not name this key
+        snapshot_id = (_snapshot_of(on_branch.snapshot_manager().get_latest_snapshot()) if travel is None
+                       else self._snapshot_id(on_branch, db, shown_name, travel))
+        return _read(on_branch if snapshot_id is None else on_branch.copy({"scan.snapshot-id": str(snapshot_id)}))
 
     def _snapshot_id(self, base: Any, db: str, table: str, travel: TimeTravel | None) -> int | None:
         manager = base.snapshot_manager()
@@ -263,6 +297,17 @@ class PaimonConnector(Connector):
         self._cache.invalidate()
         with self._lock:
             self._catalog = None
+
+
+def _read(pinned: Any) -> Any:
+    """The pinned snapshot's rows: streamed from its files when that is exact (append tables,
+    engine/catalogs/paimon_scan.py), else read whole by pypaimon's reader (it merges)."""
+    from engine.catalogs.paimon_scan import direct_dataset
+
+    builder = pinned.new_read_builder()
+    splits = builder.new_scan().plan().splits()
+    direct = direct_dataset(pinned, splits)
+    return direct if direct is not None else builder.new_read().to_arrow(splits)
 
 
 def _snapshot_of(snapshot: Any) -> int | None:

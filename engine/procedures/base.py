@@ -34,6 +34,7 @@ class Arg:
     required: bool = False
     default: Any = None
     doc: str = ""
+    aliases: tuple[str, ...] = ()  # other accepted names (Paimon's Flink spelling of a Spark name)
 
 
 @dataclass
@@ -72,6 +73,9 @@ class Procedure:
     changes_metadata: bool = True
     # "table": ALTER_PRIV on the `table` argument's table; "admin": global ADMIN_PRIV
     privilege: str = "table"
+    # the type of each result column on the wire (BOOLEAN, INTEGER, BIGINT, VARCHAR), as Paimon's
+    # procedure declares it; empty: inferred from the values
+    result_types: tuple[str, ...] = ()
 
     def signature(self) -> str:
         parts = []
@@ -117,6 +121,7 @@ def bind(procedure: Procedure, arguments: tuple[ast.CallArgument, ...]) -> dict[
             procedure=procedure.name, detail="named and positional arguments cannot be mixed")
     # Argument names are identifiers: case-insensitive (Paimon spells some in camelCase).
     by_name = {a.name.lower(): a for a in procedure.args}
+    by_name.update({alias.lower(): a for a in procedure.args for alias in a.aliases})
     given: dict[str, ast.CallArgument] = {}
     if named:
         for raw in arguments:

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from engine.catalogs import lance_system
 from engine.errors import Errors
 from engine.instants import BadInstant, parse_instant
 from engine.names import name_problem, shown
@@ -158,22 +159,8 @@ class Target:
                                                         actual=f"version {latest}")
 
 
-REF_LIST_ATTEMPTS = 20
-
-
-def list_refs(refs: Any) -> dict[str, dict[str, Any]]:
-    """``ds.tags.list()`` / ``ds.branches.list()``. pylance lists the refs directory, then reads
-    each ref file: a ref another call deletes in between fails the listing with "Not found" (seen
-    under concurrent create_tag / delete_tag). The deletion is then complete, so the listing is
-    read again (bounded); any other error, or one that persists, propagates as before."""
-    for attempt in range(REF_LIST_ATTEMPTS):
-        try:
-            return dict(refs.list())
-        except (ValueError, OSError) as exc:
-            if "Not found" not in str(exc) or attempt == REF_LIST_ATTEMPTS - 1:
-                raise
-            time.sleep(0.001 * attempt)
-    raise AssertionError("unreachable")
+# Shared with time travel by tag (engine/catalogs/lance.py): one retry for both.
+list_refs = lance_system.list_refs
 
 
 def open_target(ctx: ProcedureContext, values: dict[str, Any], procedure: str) -> Target:

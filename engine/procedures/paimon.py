@@ -9,11 +9,13 @@ pypaimon where it has the operation and on Paimon's documented table layout wher
 * paimon_tags: create_tag, delete_tag, rename_tag
 * paimon_branches: create_branch, delete_branch, rename_branch, fast_forward, merge_branch
 * paimon_partitions: expire_partitions, mark_partition_done
+* paimon_consumers: reset_consumer, clear_consumers
 """
 
 from __future__ import annotations
 
-from engine.procedures import paimon_branches, paimon_files, paimon_partitions, paimon_snapshots, paimon_tags
+from engine.procedures import (
+    paimon_branches, paimon_consumers, paimon_files, paimon_partitions, paimon_snapshots, paimon_tags)
 
 PROCEDURES = [
     *paimon_snapshots.PROCEDURES,
@@ -21,4 +23,5 @@ PROCEDURES = [
     *paimon_tags.PROCEDURES,
     *paimon_branches.PROCEDURES,
     *paimon_partitions.PROCEDURES,
+    *paimon_consumers.PROCEDURES,
 ]

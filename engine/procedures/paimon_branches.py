@@ -24,6 +24,7 @@ from engine.procedures.paimon_layout import (
 from engine.results import Result
 
 RESULT = ("result",)
+BOOLEAN = ("BOOLEAN",)  # Paimon: result BooleanType
 
 
 def create_branch(ctx: ProcedureContext, values: dict[str, Any]) -> Result:
@@ -143,8 +144,8 @@ def fast_forward(ctx: ProcedureContext, values: dict[str, Any]) -> Result:
 
 def merge_branch(ctx: ProcedureContext, values: dict[str, Any]) -> Result:
     target = resolve(ctx, "merge_branch", values["table"])
-    source, into = values["branch"], values["target_branch"] or MAIN
-    for name, arg in ((source, "branch"), (into, "target_branch")):
+    source, into = values["source_branch"], values["target_branch"] or MAIN
+    for name, arg in ((source, "source_branch"), (into, "target_branch")):
         if name != MAIN:
             branch_or_fail(target, check_name(target.procedure, "branch", name, arg))
     if into == source:
@@ -216,26 +217,28 @@ PROCEDURES = [
         name="create_branch", doc="Create a branch from a tag of main, or an empty branch",
         args=(TABLE_ARG, Arg("branch", "STRING", required=True, doc="the new branch's name"),
               Arg("tag", "STRING", doc="the tag it starts from (default: an empty branch)"),
-              Arg("ignoreIfExists", "BOOLEAN", default=False, doc="no error if the branch exists")),
-        result_columns=RESULT, run=create_branch),
+              Arg("ignoreIfExists", "BOOLEAN", default=False,
+                  doc="no error if the branch exists (a BOOLEAN; Spark declares a STRING, 'true' is accepted)")),
+        result_columns=RESULT, result_types=BOOLEAN, run=create_branch),
     Procedure(
         name="delete_branch", doc="Delete branches (comma-separated names; all must exist)",
         args=(TABLE_ARG, Arg("branch", "STRING", required=True, doc="branch name(s), comma-separated")),
-        result_columns=RESULT, run=delete_branch),
+        result_columns=RESULT, result_types=BOOLEAN, run=delete_branch),
     Procedure(
         name="rename_branch", doc="Rename a branch",
         args=(TABLE_ARG, Arg("from_branch", "STRING", required=True, doc="the existing branch"),
               Arg("to_branch", "STRING", required=True, doc="its new name")),
-        result_columns=RESULT, run=rename_branch),
+        result_columns=RESULT, result_types=BOOLEAN, run=rename_branch),
     Procedure(
         name="fast_forward",
         doc="Move main to a branch's latest snapshot; only if the branch contains main's latest commit",
         args=(TABLE_ARG, Arg("branch", "STRING", required=True, doc="the branch main moves to")),
-        result_columns=RESULT, run=fast_forward),
+        result_columns=RESULT, result_types=BOOLEAN, run=fast_forward),
     Procedure(
         name="merge_branch",
         doc="Append a branch's data files that the target lacks (append-only tables with branch-merge.enabled)",
-        args=(TABLE_ARG, Arg("branch", "STRING", required=True, doc="the source branch"),
+        args=(TABLE_ARG, Arg("source_branch", "STRING", required=True, doc="the source branch",
+                             aliases=("branch",)),  # Paimon's name; drydock first called it branch
               Arg("target_branch", "STRING", default="main", doc="the branch merged into (default main)")),
-        result_columns=RESULT, run=merge_branch),
+        result_columns=RESULT, result_types=BOOLEAN, run=merge_branch),
 ]

@@ -18,16 +18,21 @@ import uuid
 from collections import defaultdict
 from typing import Any
 
+from sqlglot import exp
+
 from engine.errors import DrydockError, Errors, exception_text
 from engine.procedures.base import Arg, Procedure, ProcedureContext
 from engine.procedures.paimon_common import (
     Deleter, Target, before_change, max_deletes, not_supported, pin_everything, pin_latest,
     resolve, single_row, tables_of, timestamp_millis)
+from engine.procedures import paimon_where
 from engine.procedures.paimon_layout import Layout, paimon_named
 from engine.results import Result
 
 DAY_MILLIS = 24 * 3600 * 1000
 NOTE_PATHS = 20
+# Spark RemoveOrphanFilesProcedure.OUTPUT_TYPE (both LongType); Flink returns the same two values
+ORPHAN_RESULT = ("deletedFileCount", "deletedFileTotalLenInBytes")
 
 
 # -- remove_orphan_files ------------------------------------------------------------------------
@@ -48,7 +53,7 @@ def remove_orphan_files(ctx: ProcedureContext, values: dict[str, Any]) -> Result
         target = resolve(ctx, procedure, name)
         deleted, deleted_bytes = _clean(target, older_than, bool(values["dry_run"]), budget - count)
         count, size = count + deleted, size + deleted_bytes
-    return single_row(("deleted_files_count", "deleted_files_total_bytes"), (count, size))
+    return single_row(ORPHAN_RESULT, (count, size))
 
 
 def _clean(target: Target, older_than: int, dry_run: bool, budget: int) -> tuple[int, int]:
@@ -127,9 +132,12 @@ def _matches(target: Target, partition: Any, alternatives: list[dict[str, str]] 
 
 def compact(ctx: ProcedureContext, values: dict[str, Any]) -> Result:
     procedure = "compact"
-    for name in ("where", "partition_idle_time"):
-        if values[name]:
-            raise not_supported(procedure, f"'{name}' is not supported; use 'partitions'")
+    if values["partition_idle_time"]:
+        raise not_supported(procedure, "'partition_idle_time' is not supported; select partitions with "
+                                       "'partitions' or 'where'")
+    if values["partitions"] and values["where"]:
+        raise Errors.PROCEDURE_BAD_ARGUMENT.error(
+            procedure=procedure, detail="'partitions' and 'where' cannot be used together")
     if values["options"]:
         raise not_supported(procedure, "'options' is not supported")
     strategy = (values["order_strategy"] or "none").lower()
@@ -155,7 +163,9 @@ def compact(ctx: ProcedureContext, values: dict[str, Any]) -> Result:
             continue
         if reason:
             raise not_supported(procedure, f"{target.display} cannot be compacted: {reason}")
-        _compact_table(target, _partition_filter(target, values["partitions"]), kind,
+        selector = (paimon_where.parse_where(target, values["where"]) if values["where"]
+                    else _partition_filter(target, values["partitions"]))
+        _compact_table(target, selector, kind,
                        [c.strip() for c in (values["order_by"] or "").split(",") if c.strip()])
     return single_row(("result",), (True,))
 
@@ -163,7 +173,12 @@ def compact(ctx: ProcedureContext, values: dict[str, Any]) -> Result:
 def _groups(target: Target, pinned: Any, alternatives: Any, kind: str) -> dict[tuple[Any, int], list[Any]]:
     """The splits to rewrite, by (partition values, bucket)."""
     groups: dict[tuple[Any, int], list[Any]] = defaultdict(list)
-    for split in pinned.new_read_builder().new_scan().plan().splits():
+    splits = pinned.new_read_builder().new_scan().plan().splits()
+    if isinstance(alternatives, exp.Expr):  # 'where': DuckDB picks the partitions
+        matching = paimon_where.matching(target, alternatives, {tuple(s.partition.values) for s in splits})
+        splits = [s for s in splits if tuple(s.partition.values) in matching]
+        alternatives = None
+    for split in splits:
         if _matches(target, split.partition, alternatives):
             groups[(tuple(split.partition.values), split.bucket)].append(split)
     chosen = {}
@@ -256,24 +271,27 @@ def _commit(target: Target, builder: Any, messages: list[Any], expected: dict[An
 PROCEDURES = [
     Procedure(
         name="remove_orphan_files",
-        doc="Delete files under the table no snapshot, tag, branch or changelog references, older than older_than",
+        doc="Delete files under the table no snapshot, tag, branch or changelog references, older than "
+            "older_than (result: Spark's deletedFileCount, deletedFileTotalLenInBytes)",
         args=(Arg("table", "STRING", required=True, doc="'database.table' or 'database.*'"),
               Arg("older_than", "STRING", doc="only files last modified before this (default: now - 1 day)"),
               Arg("dry_run", "BOOLEAN", default=False, doc="only report what would be deleted"),
               Arg("parallelism", "INT", doc="accepted for compatibility; drydock deletes sequentially"),
               Arg("mode", "STRING", doc="'local' or 'distributed' (accepted for compatibility)")),
-        result_columns=("deleted_files_count", "deleted_files_total_bytes"), run=remove_orphan_files),
+        result_columns=ORPHAN_RESULT, result_types=("BIGINT", "BIGINT"), run=remove_orphan_files),
     Procedure(
         name="compact",
-        doc="Rewrite the small data files of an append-only table (rows unchanged); 'database.*' for every table",
+        doc="Rewrite the small data files of an append-only table (rows unchanged); 'database.*' for every "
+            "table (Paimon's 'buckets' argument is not taken)",
         args=(Arg("table", "STRING", required=True, doc="'database.table' or 'database.*'"),
               Arg("partitions", "STRING", doc="'k=v,k2=v2;k=v3' (',' AND, ';' OR)"),
-              Arg("where", "STRING", doc="not supported"),
+              Arg("where", "STRING", doc="a condition on partition columns, e.g. dt = '2024-01-01' "
+                                         "(exclusive with partitions)"),
               Arg("order_strategy", "STRING", default="none", doc="none | order"),
               Arg("order_by", "STRING", doc="columns for order_strategy 'order'"),
               Arg("options", "STRING", doc="not supported"),
               Arg("partition_idle_time", "STRING", doc="not supported"),
               Arg("compact_strategy", "STRING", default="full",
                   doc="full: every bucket with 2+ files; minor: small files, compaction.min.file-num of them")),
-        result_columns=("result",), run=compact),
+        result_columns=("result",), result_types=("BOOLEAN",), run=compact),
 ]

@@ -127,15 +127,16 @@ def mark_partition_done(ctx: ProcedureContext, values: dict[str, Any]) -> Result
 
 PROCEDURES = [
     Procedure(
-        name="expire_partitions", doc="Drop partitions older than expiration_time (by partition value or update time)",
+        name="expire_partitions", doc="Drop partitions older than expiration_time (by partition value or update time; "
+            "Paimon's 'options' argument is not taken)",
         args=(TABLE_ARG, Arg("expiration_time", "STRING", required=True, doc="e.g. '1 d'"),
               Arg("timestamp_formatter", "STRING", doc="e.g. 'yyyy-MM-dd' (default) or 'yyyyMMdd'"),
               Arg("timestamp_pattern", "STRING", doc="e.g. '$dt' or '$dt $hour:00:00' (default: first field)"),
               Arg("expire_strategy", "STRING", default="values-time", doc="values-time | update-time"),
               Arg("max_expires", "INT", doc="partitions to drop at most")),
-        result_columns=("expired_partitions",), run=expire_partitions),
+        result_columns=("expired_partitions",), result_types=("VARCHAR",), run=expire_partitions),
     Procedure(
         name="mark_partition_done", doc="Mark partitions done ('success-file': a _SUCCESS file in each)",
         args=(TABLE_ARG, Arg("partitions", "STRING", required=True, doc="'k=v,k2=v2;k=v3,...'")),
-        result_columns=("result",), run=mark_partition_done),
+        result_columns=("result",), result_types=("BOOLEAN",), run=mark_partition_done),
 ]

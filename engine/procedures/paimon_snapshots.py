@@ -13,6 +13,7 @@ from engine.procedures.paimon_common import (
     not_supported, pause, pin_everything, pin_latest, pin_tags, refuse_over_limit, resolve, single_row,
     snapshot_or_fail, tag_or_fail, timestamp_millis)
 from engine.procedures.paimon_layout import Layout, paimon_named, snapshot_as_latest, write_hint, write_snapshot_file
+from engine.procedures.paimon_consumers import pin_consumers
 from engine.results import Result
 
 INT_MAX = 2**31 - 1
@@ -71,7 +72,8 @@ def expire_snapshots(ctx: ProcedureContext, values: dict[str, Any]) -> Result:
 
     target = resolve(ctx, "expire_snapshots", values["table"])
     retain_max, retain_min, threshold, limit = _expire_window(target, values)
-    pins = [pin_everything(target)]
+    # the consumers too: one reset meanwhile could lower the floor this call keeps
+    pins = [pin_everything(target), pin_consumers(target)]
     snapshots = target.snapshot_manager().list_snapshots()
     if not snapshots:
         target.note(f"{target.display} has no snapshots; nothing to expire")
@@ -241,15 +243,18 @@ PROCEDURES = [
                                               "snapshot.time-retained, 1 h)"),
               Arg("max_deletes", "INT", doc="snapshots to expire at most (default: snapshot.expire.limit, 10)"),
               Arg("options", "STRING", doc="'k=v,...' overrides of the snapshot.* retention options")),
-        result_columns=("deleted_snapshots_count",), run=expire_snapshots),
+        result_columns=("deleted_snapshots_count",), result_types=("INTEGER",), run=expire_snapshots),
     Procedure(
         name="rollback_to",
-        doc="Roll main back to a snapshot or tag; later snapshots and tags are removed",
-        args=_tag_snapshot_args(), result_columns=("previous_snapshot_id", "current_snapshot_id"), run=rollback_to),
+        doc="Roll main back to a snapshot or tag; later snapshots and tags are removed (Flink's rollback_to; "
+            "Spark's rollback with version/snapshot/tag is not offered)",
+        args=_tag_snapshot_args(), result_columns=("previous_snapshot_id", "current_snapshot_id"),
+        result_types=("BIGINT", "BIGINT"), run=rollback_to),
     Procedure(
         name="rollback_to_as_latest",
         doc="Commit a new latest snapshot with the contents of a snapshot or tag; later history is kept",
         args=_tag_snapshot_args(),
         result_columns=("previous_snapshot_id", "rolled_back_snapshot_id", "current_snapshot_id"),
+        result_types=("BIGINT", "BIGINT", "BIGINT"),
         run=rollback_to_as_latest),
 ]

@@ -12,6 +12,7 @@ from engine.procedures.paimon_common import (
 from engine.results import Result
 
 RESULT = ("result",)
+BOOLEAN = ("BOOLEAN",)  # Paimon: result BooleanType
 
 
 def create_tag(ctx: ProcedureContext, values: dict[str, Any]) -> Result:
@@ -75,14 +76,14 @@ PROCEDURES = [
         args=(TABLE_ARG, Arg("tag", "STRING", required=True, doc="the new tag's name"),
               Arg("snapshot", "LONG", doc="the snapshot id (default: the latest snapshot)"),
               Arg("time_retained", "STRING", doc="how long the tag is kept, e.g. '1 d' (default: forever)")),
-        result_columns=RESULT, run=create_tag),
+        result_columns=RESULT, result_types=BOOLEAN, run=create_tag),
     Procedure(
         name="delete_tag", doc="Delete tags of main (comma-separated names; all must exist)",
         args=(TABLE_ARG, Arg("tag", "STRING", required=True, doc="tag name(s), comma-separated")),
-        result_columns=RESULT, run=delete_tag),
+        result_columns=RESULT, result_types=BOOLEAN, run=delete_tag),
     Procedure(
         name="rename_tag", doc="Rename a tag of main",
         args=(TABLE_ARG, Arg("tag", "STRING", required=True, doc="the existing tag"),
               Arg("target_tag", "STRING", required=True, doc="its new name")),
-        result_columns=RESULT, run=rename_tag),
+        result_columns=RESULT, result_types=BOOLEAN, run=rename_tag),
 ]

@@ -64,6 +64,8 @@ def call_procedure(engine: Engine, stmt: ast.CallProcedure, ctx: SessionContext)
     calls = engine.metrics.procedure_calls
     try:
         result = procedure.run(pctx, values)
+        if procedure.result_types and not result.column_types and result.columns == list(procedure.result_columns):
+            result.column_types = dict(zip(procedure.result_columns, procedure.result_types))
         calls.labels(procedure.name, "ok").inc()
     except DrydockError:
         calls.labels(procedure.name, "error").inc()
@@ -94,6 +96,7 @@ def show_procedures(engine: Engine, stmt: ast.ShowProcedures, ctx: SessionContex
 
 def show_procedure(engine: Engine, stmt: ast.ShowProcedure, ctx: SessionContext) -> Result:
     _record, procedure = _resolve(engine, stmt.parts, ctx)
-    rows = [(a.name, a.type, "YES" if a.required else "NO", "" if a.default is None else str(a.default), a.doc)
+    rows = [(a.name, a.type, "YES" if a.required else "NO", "" if a.default is None else str(a.default),
+             a.doc + (f" (also accepted as: {', '.join(a.aliases)})" if a.aliases else ""))
             for a in procedure.args]
     return Result(columns=["Argument", "Type", "Required", "Default", "Comment"], rows=rows)

@@ -168,6 +168,9 @@ def authorize(privileges: Privileges, expression: exp.Expr, references: list[Ref
     target_privilege, targets = _targets(expression)
     for reference in references:
         privilege = target_privilege if id(reference.node) in targets else "SELECT_PRIV"
+        if reference.system and privilege != "SELECT_PRIV":
+            raise Errors.SYSTEM_TABLE_READ_ONLY.error(
+                table=f"{reference.catalog}.{reference.db}.{reference.relation}")
         if reference.catalog.lower() != INTERNAL and privilege != "SELECT_PRIV":
             raise Errors.READ_ONLY_CATALOG.error(catalog=reference.catalog)
         privileges.require_table(ctx, privilege, reference.catalog, reference.db, reference.table)

@@ -4,8 +4,7 @@ from regression.suites.lance_data import lance_warehouse, write_vectors
 
 @suite("test_lance_catalog", "p0,external")
 def body(s):  # type: ignore[no-untyped-def]
-    if s.context.config.otherConfigs.get("enableLanceTest") != "true":
-        return
+    s.skip_unless_enabled("enableLanceTest")
     warehouse = lance_warehouse(s, "catalog_suite")
     write_vectors(f"{warehouse}/db/vectors.lance", rows=500, dim=8)
     s.sql("DROP CATALOG IF EXISTS reg_lance")
