@@ -92,6 +92,7 @@ class Errors:
     UNSUPPORTED_PS = ErrorSpec(1295, "HY000", "This command is not supported in the prepared statement protocol yet")
     MAX_PREPARED_STMT_COUNT = ErrorSpec(1461, "42000", "Can't create more than max_prepared_stmt_count statements (current value: {limit})")
     QUERY_FAILED = ErrorSpec(1105, "HY000", "{detail}")
+    SAFE_UPDATE = ErrorSpec(1175, "HY000", "You are using safe update mode and you tried to update a table without a WHERE that uses a KEY column.")
     # -- DuckDB errors in MySQL's codes and wording (the mapping: engine/duckdb_errors.py) ----
     DUP_ENTRY = ErrorSpec(1062, "23000", "Duplicate entry '{value}' for key '{key}'")
     BAD_NULL = ErrorSpec(1048, "23000", "Column '{column}' cannot be null")

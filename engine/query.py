@@ -21,7 +21,7 @@ import duckdb
 import sqlglot
 from sqlglot import exp
 
-from engine import duckdb_errors, info_schema
+from engine import duckdb_errors, info_schema, result_origins
 from engine.catalogs.base import TimeTravel
 from engine.errors import Errors, scrub_paths
 from engine.results import Diagnostic, Result
@@ -204,6 +204,7 @@ class QuerySession:
         """Run a statement whose relations engine/sql_relations.py resolved (and the caller
         authorized): internal references are qualified completely, external ones bound to
         Arrow objects, and DuckDB's own parse of the final text is checked against them."""
+        planned = result_origins.plan(expression, ctx)  # before adapt() rewrites table names
         adapt(expression, ctx, visibility)
         counted = self._count_pushdown(expression, ctx, resolver)
         if counted is not None:
@@ -215,7 +216,9 @@ class QuerySession:
             self._bind_info_schema(expression, ctx, resolver, registered)
             sql = expression.sql(dialect="duckdb")
             self._verify(expression, sql, authorized)
-            return self._execute(expression, sql, ctx)
+            result = self._execute(expression, sql, ctx)
+            result.column_origins = result_origins.resolve(planned, result.columns)
+            return result
         finally:
             for name in registered:
                 self._cursor.unregister(name)

@@ -16,6 +16,7 @@ from mysql_mimic.results import AllowedResult, infer_type
 from mysql_mimic.types import ColumnType
 
 from engine.results import Result
+from server.column_meta import ColumnMeta, from_duck_type
 
 _EXACT = {
     "BOOLEAN": ColumnType.TINY,
@@ -128,3 +129,26 @@ def typed_result(result: AllowedResult) -> AllowedResult:
         return result
     inferred = inferred_columns(rows, [c.name if isinstance(c, ResultColumn) else c for c in columns])
     return rows, [c if isinstance(c, ResultColumn) else t for c, t in zip(columns, inferred)]
+
+
+MetaByColumn = dict[int, tuple[ResultColumn, ColumnMeta]]
+
+
+def column_metas(wire: AllowedResult, result: Result) -> MetaByColumn:
+    """The ColumnMeta (server/column_meta.py) of each column of ``wire``, keyed by the column
+    object's id (the pair keeps the column alive, so an id is never reused while it is kept)."""
+    if not (isinstance(wire, tuple) and len(wire) == 2):
+        return {}
+    out: MetaByColumn = {}
+    origins = result.column_origins if len(result.column_origins) == len(wire[1]) else []
+    for i, column in enumerate(wire[1]):
+        if not isinstance(column, ResultColumn):
+            continue
+        meta = from_duck_type(result.column_types.get(column.name, "")) if result.column_types else ColumnMeta()
+        origin = origins[i] if origins else None
+        if origin is not None:
+            meta = ColumnMeta(schema=origin.schema, table=origin.table, org_table=origin.org_table,
+                              org_name=origin.org_name, length=meta.length, decimals=meta.decimals,
+                              flags=meta.flags)
+        out[id(column)] = (column, meta)
+    return out

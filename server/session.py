@@ -28,7 +28,7 @@ from mysql_mimic.results import AllowedResult
 from mysql_mimic.types import ColumnType
 from mysql_mimic.variables import GlobalVariables, SessionVariables, SYSTEM_VARIABLES
 
-from engine import ast
+from engine import ast, session_limits
 from engine.core import Engine
 from engine.errors import DrydockError, Errors
 from engine.info_schema import INTERNAL
@@ -40,8 +40,9 @@ from grammar import parser as grammar
 from grammar import shapes
 from grammar import sql as sql_grammar
 from server import memory, sql_prepared, tls
-from server.prepared import count_placeholders
-from server.results import to_wire
+from server.column_meta import ColumnMeta
+from server.prepared import bind_parameters, count_placeholders
+from server.results import MetaByColumn, column_metas, to_wire
 
 # SQL-level prepared statements, run here: EXECUTE re-enters the session's routing.
 _PREPARED_SQL = (ast.Prepare, ast.ExecutePrepared, ast.DeallocatePrepare)
@@ -56,6 +57,7 @@ DRYDOCK_VARIABLES = {
     "sql_mode": (str, MYSQL_DEFAULT_SQL_MODE, True),
     "warning_count": (int, 0, False),
     "error_count": (int, 0, False),
+    **session_limits.VARIABLES,  # sql_safe_updates, max_join_size, … (engine/session_limits.py)
 }
 GLOBAL_VARIABLES = GlobalVariables(DRYDOCK_VARIABLES)
 
@@ -85,6 +87,7 @@ class DrydockSession(Session):
         self.affected_rows = 0  # of the last statement, for its OK packet
         self.statement_warnings = 0  # warnings the last statement raised, for its OK/EOF packet
         self._running_thread_statement = False
+        self.result_meta: MetaByColumn = {}  # column definitions' extra fields (server/column_meta.py)
 
     # -- lifecycle ------------------------------------------------------------------------------
     async def init(self, connection: Any) -> None:
@@ -125,6 +128,7 @@ class DrydockSession(Session):
         self._enter()
         self.affected_rows = 0
         self.statement_warnings = 0
+        self.result_meta = {}
         # @@warning_count / @@error_count describe the previous statement: read before clearing.
         self.variables.set("warning_count", self.ctx.warning_count(), force=True)
         self.variables.set("error_count", self.ctx.error_count(), force=True)
@@ -151,6 +155,36 @@ class DrydockSession(Session):
         except MysqlError as exc:
             self.ctx.diagnostics = [Diagnostic("Error", int(exc.code), str(exc.msg))]
             raise
+
+    async def describe(self, sql: str, num_params: int) -> list[tuple[ResultColumn, ColumnMeta | None]]:
+        """COM_STMT_PREPARE: the result columns of a prepared query, before it runs (JDBC
+        getMetaData()). The query runs once with NULL parameters and ``sql_select_limit`` 0
+        (engine/session_limits.py), through the whole pipeline (so a table the user may not read
+        is not described). Anything but a query, or a query that fails, describes no columns;
+        its execution then answers as usual."""
+        self._enter()
+        text = bind_parameters(sql, [None] * num_params)
+        try:
+            statement = await self._in_thread("statements", parse, text, self._token_budget())
+        except (DrydockError, MysqlError):
+            return []
+        if not (isinstance(statement, ast.SqlStatement) and isinstance(statement.expression, session_limits.LIMITABLE)):
+            return []
+        previous = self.variables.get("sql_select_limit")
+        diagnostics = list(self.ctx.diagnostics)
+        self.variables.set("sql_select_limit", 0, force=True)
+        try:
+            result = await self._in_thread("statements", self.engine.execute, statement, self.ctx, text)
+        except (DrydockError, MysqlError):
+            return []
+        finally:
+            self.variables.set("sql_select_limit", previous, force=True)
+            self.ctx.diagnostics = diagnostics  # a prepare leaves SHOW WARNINGS as it was
+        wire = to_wire(result)
+        if not (isinstance(wire, tuple) and wire[1]):
+            return []
+        metas = column_metas(wire, result)
+        return [(c, metas[id(c)][1] if id(c) in metas else None) for c in wire[1]]
 
     def _parse_and_query(self, sql: str) -> tuple[ast.Statement, Result | None]:
         """In the statements pool: the parse, and for plain SQL the statement too (one thread hop
@@ -226,7 +260,9 @@ class DrydockSession(Session):
         self.ctx.diagnostics.extend(result.warnings)
         self.statement_warnings = len(result.warnings)
         self.affected_rows = result.affected_rows
-        return to_wire(result)
+        wire = to_wire(result)
+        self.result_meta = column_metas(wire, result)
+        return wire
 
     @property
     def in_internal_catalog(self) -> bool:
