@@ -42,6 +42,7 @@ from mysql_mimic.stream import ConnectionClosed
 from mysql_mimic.types import Capabilities, ServerStatus
 
 from engine.errors import DrydockError, Errors
+from grammar import lexer
 from server import column_meta, tls, wire
 from server.prepared import bind_parameters, count_placeholders
 
@@ -78,6 +79,7 @@ class DrydockConnection(Connection):
         self.statement_seq = 0  # commands answered so far; identifies the one a KILL targets
         self.kill_after_statement = False  # KILL CONNECTION waits for the worker thread's statement
         self._headers: dict[Any, list[bytes]] = {}  # encoded result headers (_result_header)
+        self._more_results = 0  # SERVER_MORE_RESULTS_EXISTS while a multi-statement query answers
 
     # -- errors ---------------------------------------------------------------------------------
     def error(self, msg: Any = "", code: int = 1105, sqlstate: str | None = None, **_: Any) -> bytes:
@@ -361,21 +363,41 @@ class DrydockConnection(Connection):
     # -- OK packets carry the statement's affected rows and warnings ------------------------------
     def _statement_ok(self) -> bytes:
         return self.ok(affected_rows=getattr(self.session, "affected_rows", 0),
-                       warnings=getattr(self.session, "statement_warnings", 0))
+                       warnings=getattr(self.session, "statement_warnings", 0),
+                       flags=self.__dict__.get("_more_results", 0))
 
     def _end_of_rows(self, flags: int = 0) -> bytes:
         """The OK/EOF after result rows: affected_rows is always 0 (Connector/J 2.x reads a
         non-zero value here as a string length and crashes)."""
         return self.ok_or_eof(affected_rows=0, warnings=getattr(self.session, "statement_warnings", 0),
-                              flags=flags)
+                              flags=flags | self.__dict__.get("_more_results", 0))
 
     async def handle_query(self, data: bytes) -> None:
         sql = wire.decode_text(self.client_charset, data)  # invalid bytes: 1835, not an internal error
+        if Capabilities.CLIENT_MULTI_STATEMENTS in self.capabilities:
+            statements = lexer.split_statements(sql)
+            if len(statements) > 1:
+                await self._multi_query(statements)
+                return
+        await self._answer_query(sql)
+
+    async def _answer_query(self, sql: str) -> None:
         result_set = await self.query(sql, {})
         if not result_set:
             await self.stream.write(self._statement_ok())
             return
         await self.write_text_resultset(result_set)
+
+    async def _multi_query(self, statements: list[str]) -> None:
+        """CLIENT_MULTI_STATEMENTS: each statement's result in turn, every one but the last with
+        SERVER_MORE_RESULTS_EXISTS; an error is the last answer (the rest does not run), as in
+        MySQL. Each statement goes through the same path as a single COM_QUERY."""
+        try:
+            for i, statement in enumerate(statements):
+                self._more_results = ServerStatus.SERVER_MORE_RESULTS_EXISTS if i < len(statements) - 1 else 0
+                await self._answer_query(statement)
+        finally:
+            self._more_results = 0
 
     async def write_text_resultset(self, result_set: Any) -> None:
         self.stream.write_many(self._result_header(result_set.columns))
