@@ -140,7 +140,8 @@ class DrydockConnection(Connection):
         response = await self._handshake_response()
         self.capabilities = response.capabilities
         self.max_packet_size = response.max_packet_size
-        self.session.variables.set("character_set_client", response.client_charset.name)
+        for variable in ("character_set_client", "character_set_connection", "character_set_results"):
+            self.session.variables.set(variable, response.client_charset.name)  # as MySQL does
         self.client_plugin_name = response.client_plugin
         self.client_connect_attrs = response.connect_attrs
         self.session.variables.set("external_user", response.username, force=True)

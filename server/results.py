@@ -82,7 +82,36 @@ _CONVERT: dict[ColumnType, Callable[[Any], Any]] = {
 }
 
 
-def to_wire(result: Result) -> AllowedResult:
+_TEXT_TYPES = (ColumnType.VARCHAR, ColumnType.VAR_STRING, ColumnType.STRING, ColumnType.JSON)
+
+
+def to_wire(result: Result, charset: CharacterSet = CharacterSet.utf8mb4) -> AllowedResult:
+    """``result`` as mysql-mimic rows and typed columns; text columns in ``charset`` (the
+    session's character_set_results)."""
+    wire = _to_wire(result)
+    if charset.codec in ("utf8", "utf-8") or not isinstance(wire, tuple):
+        return wire
+    return in_charset(wire[0], wire[1], charset)
+
+
+def in_charset(rows: Sequence[Sequence[Any]], columns: Sequence[ResultColumn],
+               charset: CharacterSet) -> tuple[list[tuple[Any, ...]], list[ResultColumn]]:
+    """Text columns sent in another character set (a latin1 client): declared so in the column
+    definition, and every value made encodable (a character the set lacks becomes '?', as MySQL
+    converts it)."""
+    text = [c.type in _TEXT_TYPES and c.character_set != CharacterSet.binary for c in columns]
+    out_columns = [ResultColumn(c.name, c.type, charset) if is_text else c for c, is_text in zip(columns, text)]
+
+    def convert(value: Any) -> Any:
+        if not isinstance(value, str):
+            return value
+        return value.encode(charset.codec, "replace").decode(charset.codec)
+
+    out_rows = [tuple(convert(v) if is_text else v for v, is_text in zip(row, text)) for row in rows]
+    return out_rows, out_columns
+
+
+def _to_wire(result: Result) -> AllowedResult:
     if not result.is_result_set:
         return None
     if not result.column_types:

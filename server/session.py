@@ -23,6 +23,7 @@ from collections.abc import Callable
 from typing import Any
 
 from mysql_mimic import ResultColumn, Session
+from mysql_mimic.charset import CharacterSet
 from mysql_mimic.errors import MysqlError
 from mysql_mimic.results import AllowedResult
 from mysql_mimic.types import ColumnType
@@ -180,7 +181,7 @@ class DrydockSession(Session):
         finally:
             self.variables.set("sql_select_limit", previous, force=True)
             self.ctx.diagnostics = diagnostics  # a prepare leaves SHOW WARNINGS as it was
-        wire = to_wire(result)
+        wire = to_wire(result, self._results_charset())
         if not (isinstance(wire, tuple) and wire[1]):
             return []
         metas = column_metas(wire, result)
@@ -260,9 +261,15 @@ class DrydockSession(Session):
         self.ctx.diagnostics.extend(result.warnings)
         self.statement_warnings = len(result.warnings)
         self.affected_rows = result.affected_rows
-        wire = to_wire(result)
+        wire = to_wire(result, self._results_charset())
         self.result_meta = column_metas(wire, result)
         return wire
+
+    def _results_charset(self) -> CharacterSet:
+        """character_set_results (NULL: no conversion, utf8mb4 as stored)."""
+        name = self.variables.get("character_set_results")
+        return next((c for c in CharacterSet if c.name == str(name).lower()), CharacterSet.utf8mb4) \
+            if name else CharacterSet.utf8mb4
 
     @property
     def in_internal_catalog(self) -> bool:
