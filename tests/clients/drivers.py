@@ -71,8 +71,8 @@ def load(name: str) -> Driver:
         try:
             module = importlib.import_module("MySQLdb")
         except ImportError as exc:
-            pytest.skip(f"mysqlclient is not installed (it builds against libmariadb-dev + pkg-config, "
-                        f"which .ci/run installs): {exc}")
+            pytest.skip(f"mysqlclient is not installed: pyproject's 'mysqlclient' extra builds against "
+                        f"libmariadb-dev + pkg-config (.ci/run installs all three): {exc}")
         return Driver(name, module, _mysqlclient, True)
     raise ValueError(name)
 
