@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import duckdb
 
-from engine.errors import DrydockError, ErrorSpec, Errors, scrub_paths
+from engine.errors import DrydockError, Errors, ErrorSpec, scrub_paths
 
 # DuckDB's physical type names → the SQL names MySQL prints in its messages
 _TYPE_NAMES = {"INT8": "TINYINT", "INT16": "SMALLINT", "INT32": "INT", "INT64": "BIGINT",

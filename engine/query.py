@@ -217,7 +217,7 @@ class QuerySession:
             sql = expression.sql(dialect="duckdb")
             self._verify(expression, sql, authorized)
             result = self._execute(expression, sql, ctx)
-            result.column_origins = result_origins.resolve(planned, result.columns)
+            result_origins.attach(result, planned)
             return result
         finally:
             for name in registered:

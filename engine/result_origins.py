@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from sqlglot import exp
 
+from engine.results import Result
 from engine.session import SessionContext
 
 
@@ -22,6 +23,7 @@ class Origin:
     table: str  # the alias the query gives the table, else its name
     org_table: str
     org_name: str
+    aliased: bool = False  # the query gave the column a label of its own
 
 
 Plan = list["Origin | None | str"]  # per projection: an origin, nothing, or '*' of a table
@@ -51,7 +53,8 @@ def plan(expression: exp.Expression, ctx: SessionContext) -> tuple[Plan, Origin 
             continue
         table = by_alias.get(column.table.lower()) if column.table else single
         base = _table_origin(table, ctx) if table is not None else None
-        out.append(Origin(base.schema, base.table, base.org_table, column.name) if base else None)
+        out.append(Origin(base.schema, base.table, base.org_table, column.name, isinstance(projection, exp.Alias))
+                   if base else None)
     return out, star
 
 
@@ -89,3 +92,21 @@ def _table_origin(source: exp.Expression, ctx: SessionContext) -> Origin | None:
     if source.text("catalog") and ctx.catalog and source.text("catalog").lower() != ctx.catalog.lower():
         schema = f"{source.text('catalog')}.{schema}"
     return Origin(schema, source.alias_or_name, source.name, "")
+
+
+def attach(result: Result, planned: tuple[Plan, Origin | None] | None) -> None:
+    """Record each column's origin on ``result``; a column read unaliased from information_schema
+    is labelled in upper case, as MySQL 8's data dictionary names them (``SELECT table_name FROM
+    information_schema.tables`` answers a ``TABLE_NAME`` column; JDBC and BI tools read them so)."""
+    origins = resolve(planned, result.columns)
+    result.column_origins = origins
+    if not origins:
+        return
+    for i, (name, origin) in enumerate(zip(list(result.columns), origins)):
+        if origin is None or origin.aliased or origin.schema.lower() != "information_schema":
+            continue
+        label = name.upper()
+        if label != name and label not in result.columns:
+            result.columns[i] = label
+            if name in result.column_types:
+                result.column_types[label] = result.column_types.pop(name)

@@ -7,6 +7,7 @@ this module is the only place that knows MySQL's column-type codes.
 from __future__ import annotations
 
 import datetime as dt
+import json
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -38,6 +39,18 @@ _EXACT = {
     '"NULL"': ColumnType.NULL,
     "NULL": ColumnType.NULL,
 }
+
+
+def _is_nested(duck_type: str) -> bool:
+    """Lists, arrays (vectors), structs and maps: shown as JSON text, as MySQL shows JSON."""
+    t = duck_type.upper()
+    return t.endswith("]") or t.startswith(("STRUCT", "MAP", "UNION"))
+
+
+def _to_json(value: Any) -> Any:
+    if value is None or isinstance(value, (str, bytes)):
+        return value
+    return json.dumps(value, default=str, ensure_ascii=False)
 
 
 def column_type(duck_type: str) -> ColumnType:
@@ -121,7 +134,8 @@ def _to_wire(result: Result) -> AllowedResult:
     # instead of decoding them as text (pymysql fails on bytes that are not UTF-8).
     columns = [ResultColumn(name, t, CharacterSet.binary) if t == ColumnType.BLOB else ResultColumn(name, t)
                for name, t in zip(result.columns, types)]
-    converters = [_CONVERT.get(t) for t in types]
+    duck_types = [result.column_types.get(c, "VARCHAR") for c in result.columns]
+    converters = [_to_json if _is_nested(d) else _CONVERT.get(t) for d, t in zip(duck_types, types)]
     if not any(converters):
         return result.rows, columns
     rows = [

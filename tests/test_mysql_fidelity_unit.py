@@ -89,7 +89,7 @@ def _origins(sql: str, columns: list[str]) -> list[Origin | None]:
 
 def test_origins_of_plain_columns_aliases_and_stars() -> None:
     assert _origins("SELECT id, name AS n, id + 1 FROM t x", ["id", "n", "id + 1"]) == [
-        Origin("d", "x", "t", "id"), Origin("d", "x", "t", "name"), None]
+        Origin("d", "x", "t", "id"), Origin("d", "x", "t", "name", aliased=True), None]
     assert _origins("SELECT *, 1 FROM s.t", ["a", "b", "1"]) == [
         Origin("s", "t", "t", "a"), Origin("s", "t", "t", "b"), None]
     assert _origins("SELECT * FROM a JOIN b ON a.i = b.i", ["i", "i"]) == []  # a star over a join: unknown

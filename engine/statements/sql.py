@@ -14,7 +14,7 @@ from typing import Any
 from mysql_mimic.schema import show_statement_to_info_schema_query
 from sqlglot import exp
 
-from engine import ast, session_limits, sql_relations
+from engine import ast, dotted_names, session_limits, sql_relations
 from engine.core import Engine
 from engine.errors import Errors
 from engine.info_schema import INTERNAL
@@ -65,6 +65,7 @@ def run_query(engine: Engine, expression: exp.Expression, ctx: SessionContext) -
     if not _runs_on_duckdb(expression):
         raise Errors.STATEMENT_NOT_ALLOWED.error(what=_kind_text(expression))
     expression = bind_session_values(expression, ctx)
+    dotted_names.split_table_references(engine, expression)  # `lc.db`.t → lc.db.t
     references = [] if _is_database_ddl(expression) else sql_relations.resolve(expression, ctx)
     authorize(engine.privileges, expression, references, ctx)
     visibility = engine.privileges.visibility(ctx, INTERNAL)

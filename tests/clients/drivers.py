@@ -5,9 +5,10 @@ that cannot load here is skipped with the reason (never silently)."""
 from __future__ import annotations
 
 import importlib
+from collections.abc import Callable
 from dataclasses import dataclass
 from types import ModuleType
-from typing import Any, Callable
+from typing import Any
 
 import pytest
 

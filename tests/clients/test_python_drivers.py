@@ -27,8 +27,8 @@ def driver(request: pytest.FixtureRequest) -> Driver:
 def db(shared_server: ServerProcess) -> Iterator[str]:
     name = f"drv_{uuid.uuid4().hex[:10]}"
     for sql in [f"CREATE DATABASE {name}",
-                f"CREATE TABLE {name}.t (id INT PRIMARY KEY, name VARCHAR(20) NOT NULL, price DECIMAL(10,2), "
-                f"small TINYINT)",
+                (f"CREATE TABLE {name}.t (id INT PRIMARY KEY, name VARCHAR(20) NOT NULL, price DECIMAL(10,2), "
+                 f"small TINYINT)"),
                 f"CREATE TABLE {name}.child (id INT PRIMARY KEY, tid INT REFERENCES {name}.t(id))",
                 f"CREATE TABLE {name}.b (id INT, data BLOB)",
                 f"INSERT INTO {name}.t VALUES (1, 'a', 1.50, 1), (2, 'b', 2.25, 2), (3, 'c', 3.00, 3)",

@@ -15,7 +15,7 @@ from tests.conftest import ServerProcess
 
 sa = pytest.importorskip("sqlalchemy", minversion="2", reason="SQLAlchemy 2 is in pyproject's test extra")
 pd = pytest.importorskip("pandas", minversion="2", reason="pandas 2 is in pyproject's test extra")
-from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column  # noqa: E402
+from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column
 
 
 @pytest.fixture
