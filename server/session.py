@@ -28,6 +28,7 @@ from mysql_mimic.errors import MysqlError
 from mysql_mimic.results import AllowedResult
 from mysql_mimic.types import ColumnType
 from mysql_mimic.variables import GlobalVariables, SessionVariables, SYSTEM_VARIABLES
+from sqlglot import exp
 
 from engine import ast, session_limits
 from engine.core import Engine
@@ -159,10 +160,10 @@ class DrydockSession(Session):
 
     async def describe(self, sql: str, num_params: int) -> list[tuple[ResultColumn, ColumnMeta | None]]:
         """COM_STMT_PREPARE: the result columns of a prepared query, before it runs (JDBC
-        getMetaData()). The query runs once with NULL parameters and ``sql_select_limit`` 0
-        (engine/session_limits.py), through the whole pipeline (so a table the user may not read
-        is not described). Anything but a query, or a query that fails, describes no columns;
-        its execution then answers as usual."""
+        getMetaData()). The query runs once with NULL parameters and its LIMIT set to 0 on its
+        AST, through the whole pipeline (so a table the user may not read is not described).
+        Anything but a query, or a query that fails, describes no columns; its execution then
+        answers as usual."""
         self._enter()
         text = bind_parameters(sql, [None] * num_params)
         try:
@@ -171,15 +172,13 @@ class DrydockSession(Session):
             return []
         if not (isinstance(statement, ast.SqlStatement) and isinstance(statement.expression, session_limits.LIMITABLE)):
             return []
-        previous = self.variables.get("sql_select_limit")
+        statement.expression.set("limit", exp.Limit(expression=exp.Literal.number(0)))  # no rows read
         diagnostics = list(self.ctx.diagnostics)
-        self.variables.set("sql_select_limit", 0, force=True)
         try:
             result = await self._in_thread("statements", self.engine.execute, statement, self.ctx, text)
         except (DrydockError, MysqlError):
             return []
         finally:
-            self.variables.set("sql_select_limit", previous, force=True)
             self.ctx.diagnostics = diagnostics  # a prepare leaves SHOW WARNINGS as it was
         wire = to_wire(result, self._results_charset())
         if not (isinstance(wire, tuple) and wire[1]):
