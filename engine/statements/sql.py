@@ -49,6 +49,8 @@ def run_sql(engine: Engine, stmt: ast.SqlStatement, ctx: SessionContext) -> Resu
     try:
         own = expression if stmt.fresh else expression.copy()
         session_limits.apply(own, ctx)  # sql_select_limit / sql_safe_updates, on the AST
+        if "`" in stmt.text or '"' in stmt.text:  # a dotted database name can only be quoted
+            dotted_names.split_table_references(engine, own)  # `lc.db`.t → lc.db.t
         return run_query(engine, own, ctx)
     except RecursionError:  # a statement nested deeper than the tree walkers go
         raise Errors.PARSE.error(detail="line 1:0 the statement is nested too deeply") from None
@@ -65,7 +67,6 @@ def run_query(engine: Engine, expression: exp.Expression, ctx: SessionContext) -
     if not _runs_on_duckdb(expression):
         raise Errors.STATEMENT_NOT_ALLOWED.error(what=_kind_text(expression))
     expression = bind_session_values(expression, ctx)
-    dotted_names.split_table_references(engine, expression)  # `lc.db`.t → lc.db.t
     references = [] if _is_database_ddl(expression) else sql_relations.resolve(expression, ctx)
     authorize(engine.privileges, expression, references, ctx)
     visibility = engine.privileges.visibility(ctx, INTERNAL)
