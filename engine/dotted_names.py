@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import logging
 
+from mysql_mimic.constants import INFO_SCHEMA
 from sqlglot import exp
 
 from engine.catalogs.manager import INTERNAL
 from engine.core import Engine
+from engine.session import SessionContext
 
 logger = logging.getLogger(__name__)
 
@@ -49,7 +51,7 @@ def split_table_references(engine: Engine, expression: exp.Expression) -> None:
         node.set("db", exp.to_identifier(split[1]))
 
 
-def external_databases(engine: Engine, ctx: object, databases: object) -> list[str]:
+def external_databases(engine: Engine, ctx: SessionContext, databases: object) -> list[str]:
     """Every database of every external catalog the user may see, as ``catalog.db`` (a catalog
     that cannot be listed right now is left out rather than failing the whole listing)."""
     names: list[str] = []
@@ -59,3 +61,37 @@ def external_databases(engine: Engine, ctx: object, databases: object) -> list[s
         except Exception as exc:  # noqa: BLE001 - an unreachable catalog: its databases are not listed
             logger.info("SHOW DATABASES: catalog %s not listed: %s", record.name, type(exc).__name__)
     return names
+
+
+_SCHEMATA_ROW = {"catalog_name": "def", "default_character_set_name": "utf8mb4",
+                 "default_collation_name": "utf8mb4_0900_ai_ci"}
+
+
+def add_external_schemata(engine: Engine, expression: exp.Expression, ctx: SessionContext) -> None:
+    """``information_schema.SCHEMATA`` read in the internal catalog also lists every external
+    database the user may see as ``catalog.db`` (JDBC getCatalogs reads it), in place, on the
+    AST before authorization: the reference becomes ``(SELECT * FROM information_schema.schemata
+    UNION ALL <literal rows>)`` under the same alias; the inner reference is filtered as usual."""
+    if ctx.catalog.lower() != INTERNAL:
+        return
+    targets = [t for t in expression.find_all(exp.Table) if t.name.lower() == "schemata"
+               and (t.text("db").lower() == "information_schema"
+                    or (not t.text("db") and (ctx.database or "").lower() == "information_schema"))]
+    if not targets:
+        return
+    names = external_databases(engine, ctx, engine.metadata.databases)
+    if not names:
+        return
+    columns = list(INFO_SCHEMA["information_schema"]["schemata"])
+    rows = [exp.Tuple(expressions=[exp.Literal.string(name) if c == "schema_name"
+                                   else exp.Literal.string(_SCHEMATA_ROW[c]) if c in _SCHEMATA_ROW
+                                   else exp.null() for c in columns]) for name in names]
+    for table in targets:
+        # columns labelled upper case, as MySQL 8 names them (engine/result_origins.py does
+        # that for plain references; this one is a subquery)
+        labels = [exp.column(c).as_(c.upper(), quoted=True) for c in columns]
+        inner = exp.select(*labels).from_(exp.table_("schemata", db="information_schema"))
+        extra = exp.select(*(lbl.copy() for lbl in labels)).from_(
+            exp.values(rows, alias="_ext_schemata", columns=columns))
+        table.replace(exp.Subquery(this=exp.union(inner, extra, distinct=False),
+                                   alias=exp.TableAlias(this=exp.to_identifier(table.alias or table.name))))

@@ -51,6 +51,8 @@ def run_sql(engine: Engine, stmt: ast.SqlStatement, ctx: SessionContext) -> Resu
         session_limits.apply(own, ctx)  # sql_select_limit / sql_safe_updates, on the AST
         if "`" in stmt.text or '"' in stmt.text:  # a dotted database name can only be quoted
             dotted_names.split_table_references(engine, own)  # `lc.db`.t → lc.db.t
+        if "schemata" in stmt.text.lower():  # getCatalogs: external databases as catalog.db
+            dotted_names.add_external_schemata(engine, own, ctx)
         return run_query(engine, own, ctx)
     except RecursionError:  # a statement nested deeper than the tree walkers go
         raise Errors.PARSE.error(detail="line 1:0 the statement is nested too deeply") from None

@@ -65,3 +65,16 @@ def test_information_schema_columns_are_labelled_in_upper_case(shared_server: Se
         assert [d[0] for d in cur.description] == ["TABLE_NAME", "s"]
         cur.execute("SELECT * FROM information_schema.schemata LIMIT 1")
         assert [d[0] for d in cur.description][:2] == ["CATALOG_NAME", "SCHEMA_NAME"]
+
+
+def test_external_databases_are_listed_only_to_users_who_may_see_them(
+        shared_server: ServerProcess, lance_db: str) -> None:
+    shared_server.query("CREATE USER 'browse_nobody'@'%' IDENTIFIED BY 'pw'")
+    with shared_server.connect(user="browse_nobody", password="pw") as conn, conn.cursor() as cur:
+        cur.execute("SHOW DATABASES")
+        assert (lance_db,) not in cur.fetchall()
+        cur.execute("SELECT schema_name FROM information_schema.schemata")
+        assert (lance_db,) not in cur.fetchall()
+    with shared_server.connect() as conn, conn.cursor() as cur:  # root sees it in both
+        cur.execute("SELECT schema_name FROM information_schema.schemata WHERE schema_name = %s", (lance_db,))
+        assert cur.fetchall() == ((lance_db,),)

@@ -108,6 +108,34 @@ public class DrydockJdbcMatrix {
                 expectEq(false, s.getMoreResults() || s.getUpdateCount() != -1, "no fourth result");
             }
         });
+        if (args.length > 2) {
+            String lanceDb = args[2];  // catalog.db of a Lance table named "items"
+            check("get_catalogs_lists_external_databases", () -> {
+                try (Connection c = connect("")) {
+                    boolean found = false;
+                    try (ResultSet rs = c.getMetaData().getCatalogs()) {
+                        while (rs.next()) {
+                            found |= lanceDb.equals(rs.getString(1));
+                        }
+                    }
+                    expectEq(true, found, "getCatalogs lists " + lanceDb);
+                    c.setCatalog(lanceDb);
+                    // catalog null = the current one (Connector/J: TABLE_SCHEMA = DATABASE())
+                    try (ResultSet rs = c.getMetaData().getTables(null, null, "%", null)) {
+                        expectEq(true, rs.next(), "getTables after setCatalog");
+                        expectEq("items", rs.getString("TABLE_NAME"), "table");
+                    }
+                    try (ResultSet rs = c.getMetaData().getColumns(null, null, "items", "%")) {
+                        expectEq(true, rs.next(), "getColumns after setCatalog");
+                        expectEq("id", rs.getString("COLUMN_NAME"), "first column");
+                    }
+                    try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT count(*) FROM items")) {
+                        rs.next();
+                        expectEq(2L, rs.getLong(1), "rows of the Lance table");
+                    }
+                }
+            });
+        }
         System.out.println("DONE failures=" + failures);
         System.exit(failures == 0 ? 0 : 1);
     }
