@@ -92,6 +92,21 @@ class Errors:
     UNSUPPORTED_PS = ErrorSpec(1295, "HY000", "This command is not supported in the prepared statement protocol yet")
     MAX_PREPARED_STMT_COUNT = ErrorSpec(1461, "42000", "Can't create more than max_prepared_stmt_count statements (current value: {limit})")
     QUERY_FAILED = ErrorSpec(1105, "HY000", "{detail}")
+    SAFE_UPDATE = ErrorSpec(1175, "HY000", "You are using safe update mode and you tried to update a table without a WHERE that uses a KEY column.")
+    # -- DuckDB errors in MySQL's codes and wording (the mapping: engine/duckdb_errors.py) ----
+    DUP_ENTRY = ErrorSpec(1062, "23000", "Duplicate entry '{value}' for key '{key}'")
+    BAD_NULL = ErrorSpec(1048, "23000", "Column '{column}' cannot be null")
+    BAD_FIELD = ErrorSpec(1054, "42S22", "Unknown column '{column}' in '{where}'")
+    # DuckDB does not say which column a value was for: MySQL's wording up to the column name
+    OUT_OF_RANGE = ErrorSpec(1264, "22003", "Out of range value {value} for type {type}")
+    DATA_OUT_OF_RANGE = ErrorSpec(1690, "22003", "{type} value is out of range in '{expr}'")
+    DATA_TOO_LONG = ErrorSpec(1406, "22001", "Data too long for column '{column}' at row {row}")
+    TRUNCATED_WRONG_VALUE = ErrorSpec(1366, "HY000", "Incorrect {type} value: '{value}'")
+    WRONG_DATETIME_VALUE = ErrorSpec(1292, "22007", "Incorrect {type} value: '{value}'")
+    ROW_IS_REFERENCED = ErrorSpec(1451, "23000", "Cannot delete or update a parent row: a foreign key constraint fails ({detail})")
+    NO_REFERENCED_ROW = ErrorSpec(1452, "23000", "Cannot add or update a child row: a foreign key constraint fails ({detail})")
+    UNKNOWN_FUNCTION = ErrorSpec(1305, "42000", "FUNCTION {name} does not exist")
+    WRONG_ARGUMENTS_TO_FUNCTION = ErrorSpec(1582, "42000", "Incorrect parameter count or types in the call to native function '{name}'")
     # -- the plain-SQL pipeline (engine/sql_relations.py) ------------------------------------
     TABLE_FUNCTION_NOT_ALLOWED = ErrorSpec(1142, "42000", "Table function '{name}' is not allowed; read tables by name (metadata: information_schema and SHOW)")
     FUNCTION_NOT_ALLOWED = ErrorSpec(1305, "42000", "FUNCTION {name} does not exist or is not allowed")

@@ -140,7 +140,10 @@ class Metadata:
             catalog = INTERNAL if parts[0].lower() == INTERNAL else self._engine.catalogs.get(parts[0]).name
             return catalog, parts[1], parts[2]
         if len(parts) == 2:
-            return ctx.catalog, parts[0], parts[1]
+            from engine.dotted_names import split_database  # catalog.db as one name
+
+            catalog, db = split_database(self._engine, parts[0]) or (ctx.catalog, parts[0])
+            return catalog, db, parts[1]
         if not ctx.database:
             raise Errors.NO_DB_SELECTED.error()
         return ctx.catalog, ctx.database, parts[0]

@@ -21,7 +21,7 @@ import duckdb
 import sqlglot
 from sqlglot import exp
 
-from engine import info_schema
+from engine import duckdb_errors, info_schema, result_origins
 from engine.catalogs.base import TimeTravel
 from engine.errors import Errors, scrub_paths
 from engine.results import Diagnostic, Result
@@ -204,6 +204,7 @@ class QuerySession:
         """Run a statement whose relations engine/sql_relations.py resolved (and the caller
         authorized): internal references are qualified completely, external ones bound to
         Arrow objects, and DuckDB's own parse of the final text is checked against them."""
+        planned = result_origins.plan(expression, ctx)  # before adapt() rewrites table names
         adapt(expression, ctx, visibility)
         counted = self._count_pushdown(expression, ctx, resolver)
         if counted is not None:
@@ -215,7 +216,9 @@ class QuerySession:
             self._bind_info_schema(expression, ctx, resolver, registered)
             sql = expression.sql(dialect="duckdb")
             self._verify(expression, sql, authorized)
-            return self._execute(expression, sql, ctx)
+            result = self._execute(expression, sql, ctx)
+            result_origins.attach(result, planned)
+            return result
         finally:
             for name in registered:
                 self._cursor.unregister(name)
@@ -329,9 +332,11 @@ class QuerySession:
             missing = _MISSING_TABLE.match(_first_line(exc))
             if missing:
                 raise Errors.UNKNOWN_TABLE.error(table=_qualified(missing.group(1), expression, ctx)) from None
-            raise Errors.QUERY_FAILED.error(detail=_first_line(exc)) from None
-        except duckdb.Error as exc:
-            raise Errors.QUERY_FAILED.error(detail=_first_line(exc)) from None
+            raise duckdb_errors.translate(exc, _error_context(expression, ctx)) or Errors.QUERY_FAILED.error(
+                detail=_first_line(exc)) from None
+        except duckdb.Error as exc:  # MySQL's code and wording where known (engine/duckdb_errors.py)
+            raise duckdb_errors.translate(exc, _error_context(expression, ctx)) or Errors.QUERY_FAILED.error(
+                detail=_first_line(exc)) from None
         description = self._cursor.description
         if isinstance(expression, _ROW_COUNT_STATEMENTS):
             rows = self._cursor.fetchall()  # drained: DuckDB refuses new work while a result is open
@@ -406,6 +411,15 @@ def _qualified(name: str, expression: exp.Expr, ctx: SessionContext) -> str:
         if table.name == name and table.text("db"):
             return f"{table.text('db')}.{name}"
     return f"{ctx.database}.{name}" if ctx.database else name
+
+
+def _error_context(expression: exp.Expr, ctx: SessionContext) -> duckdb_errors.Context:
+    """The table a statement writes (MySQL names keys ``table.PRIMARY``) for error messages."""
+    target = expression.this if isinstance(expression, (exp.Insert, exp.Update, exp.Delete, exp.Create)) else None
+    if isinstance(target, exp.Schema):
+        target = target.this
+    return duckdb_errors.Context(table=target.name if isinstance(target, exp.Table) else "",
+                                 database=ctx.database or "", drop=isinstance(expression, exp.Drop))
 
 
 def _quote(identifier: str) -> str:

@@ -24,6 +24,9 @@ class Result:
     # Column types by name, for columns whose type must not be inferred from the first value
     # (e.g. an all-NULL column). Values are mysql_mimic ColumnType names.
     column_types: dict[str, str] = field(default_factory=dict)
+    # Per column (by position), where it comes from (engine/result_origins.py Origin), for the
+    # schema/table/org_table/org_name of MySQL's column definitions; empty when unknown.
+    column_origins: list[Any] = field(default_factory=list)
 
     @property
     def is_result_set(self) -> bool:

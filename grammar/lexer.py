@@ -118,3 +118,31 @@ def statement_text(sql: str) -> str:
     if start >= len(sql):
         return ""
     return sql[start:start + _trailing_end(sql[start:])]
+
+
+def split_statements(sql: str) -> list[str]:
+    """The statements of a multi-statement COM_QUERY (CLIENT_MULTI_STATEMENTS), each with its own
+    text, split at the semicolons that are outside string literals, quoted identifiers and
+    comments — never at a ``;`` inside them. Parts that are only noise (``a;;b``, a trailing
+    ``;`` or comment) are not statements. Text without a statement stays one (empty) part, so it
+    is answered as an empty query, as before."""
+    parts: list[str] = []
+    i, start, n = 0, 0, len(sql)
+    while i < n:
+        ch = sql[i]
+        if ch in _QUOTES:
+            i = _skip_quoted(sql, i)
+        elif _line_comment_at(sql, i):
+            end = sql.find("\n", i)
+            i = n if end < 0 else end + 1
+        elif sql.startswith("/*", i):
+            end = sql.find("*/", i + 2)
+            i = n if end < 0 else end + 2
+        elif ch == ";":
+            parts.append(sql[start:i + 1])
+            start = i = i + 1
+        else:
+            i += 1
+    parts.append(sql[start:])
+    statements = [p for p in parts if statement_text(p)]
+    return statements or [sql]

@@ -28,7 +28,10 @@ logger = logging.getLogger(__name__)
 # CLIENT_SSL is added per connection when a certificate is configured (server/tls.py).
 # No CLIENT_QUERY_ATTRIBUTES: query attributes carry a client-chosen count that mysql-mimic's
 # compiled reader trusts (a long loop on a short packet).
-CAPABILITIES = (DEFAULT_SERVER_CAPABILITIES & ~Capabilities.CLIENT_QUERY_ATTRIBUTES) | Capabilities.CLIENT_TRANSACTIONS
+# CLIENT_MULTI_STATEMENTS / MULTI_RESULTS: a client that asks for them gets one result per
+# statement of a COM_QUERY (server/connection.py _multi_query); others keep one statement per query.
+CAPABILITIES = ((DEFAULT_SERVER_CAPABILITIES & ~Capabilities.CLIENT_QUERY_ATTRIBUTES) | Capabilities.CLIENT_TRANSACTIONS
+                | Capabilities.CLIENT_MULTI_STATEMENTS | Capabilities.CLIENT_MULTI_RESULTS)
 MAX_CONNECTIONS = 1024
 
 

@@ -42,7 +42,8 @@ from mysql_mimic.stream import ConnectionClosed
 from mysql_mimic.types import Capabilities, ServerStatus
 
 from engine.errors import DrydockError, Errors, sqlstate_of
-from server import tls, wire
+from grammar import lexer
+from server import column_meta, tls, wire
 from server.prepared import bind_parameters, count_placeholders
 
 logger = logging.getLogger(__name__)
@@ -78,6 +79,7 @@ class DrydockConnection(Connection):
         self.statement_seq = 0  # commands answered so far; identifies the one a KILL targets
         self.kill_after_statement = False  # KILL CONNECTION waits for the worker thread's statement
         self._headers: dict[Any, list[bytes]] = {}  # encoded result headers (_result_header)
+        self._more_results = 0  # SERVER_MORE_RESULTS_EXISTS while a multi-statement query answers
 
     # -- errors ---------------------------------------------------------------------------------
     def error(self, msg: Any = "", code: int = 1105, sqlstate: str | None = None, **_: Any) -> bytes:
@@ -138,7 +140,8 @@ class DrydockConnection(Connection):
         response = await self._handshake_response()
         self.capabilities = response.capabilities
         self.max_packet_size = response.max_packet_size
-        self.session.variables.set("character_set_client", response.client_charset.name)
+        for variable in ("character_set_client", "character_set_connection", "character_set_results"):
+            self.session.variables.set(variable, response.client_charset.name)  # as MySQL does
         self.client_plugin_name = response.client_plugin
         self.client_connect_attrs = response.connect_attrs
         self.session.variables.set("external_user", response.username, force=True)
@@ -361,21 +364,41 @@ class DrydockConnection(Connection):
     # -- OK packets carry the statement's affected rows and warnings ------------------------------
     def _statement_ok(self) -> bytes:
         return self.ok(affected_rows=getattr(self.session, "affected_rows", 0),
-                       warnings=getattr(self.session, "statement_warnings", 0))
+                       warnings=getattr(self.session, "statement_warnings", 0),
+                       flags=self.__dict__.get("_more_results", 0))
 
     def _end_of_rows(self, flags: int = 0) -> bytes:
         """The OK/EOF after result rows: affected_rows is always 0 (Connector/J 2.x reads a
         non-zero value here as a string length and crashes)."""
         return self.ok_or_eof(affected_rows=0, warnings=getattr(self.session, "statement_warnings", 0),
-                              flags=flags)
+                              flags=flags | self.__dict__.get("_more_results", 0))
 
     async def handle_query(self, data: bytes) -> None:
         sql = wire.decode_text(self.client_charset, data)  # invalid bytes: 1835, not an internal error
+        if Capabilities.CLIENT_MULTI_STATEMENTS in self.capabilities:
+            statements = lexer.split_statements(sql)
+            if len(statements) > 1:
+                await self._multi_query(statements)
+                return
+        await self._answer_query(sql)
+
+    async def _answer_query(self, sql: str) -> None:
         result_set = await self.query(sql, {})
         if not result_set:
             await self.stream.write(self._statement_ok())
             return
         await self.write_text_resultset(result_set)
+
+    async def _multi_query(self, statements: list[str]) -> None:
+        """CLIENT_MULTI_STATEMENTS: each statement's result in turn, every one but the last with
+        SERVER_MORE_RESULTS_EXISTS; an error is the last answer (the rest does not run), as in
+        MySQL. Each statement goes through the same path as a single COM_QUERY."""
+        try:
+            for i, statement in enumerate(statements):
+                self._more_results = ServerStatus.SERVER_MORE_RESULTS_EXISTS if i < len(statements) - 1 else 0
+                await self._answer_query(statement)
+        finally:
+            self._more_results = 0
 
     async def write_text_resultset(self, result_set: Any) -> None:
         self.stream.write_many(self._result_header(result_set.columns))
@@ -402,22 +425,25 @@ class DrydockConnection(Connection):
     def _result_header(self, columns: Any) -> list[bytes]:
         """Column count, column definitions (and EOF) of a text result set, encoded once per
         column set and connection: clients repeat the same result shapes."""
+        metas = [self._column_meta(c) for c in columns]
         key = (self.capabilities, self.server_charset, self.status_flags,
-               tuple((c.name, c.type, c.character_set) for c in columns))
+               tuple((c.name, c.type, c.character_set, m) for c, m in zip(columns, metas)))
         headers = self.__dict__.setdefault("_headers", {})  # also on connections built bare
         header = headers.get(key)
         if header is None:
             header = [packets.make_column_count(capabilities=self.capabilities, column_count=len(columns))]
-            for column in columns:
-                header.append(packets.make_column_definition_41(
-                    server_charset=self.server_charset, name=column.name, column_type=column.type,
-                    character_set=column.character_set))
+            header += [column_meta.definition(c, m, self.server_charset) for c, m in zip(columns, metas)]
             if not self.deprecate_eof():
                 header.append(self.eof())
             if len(headers) >= RESULT_HEADERS_PER_CONNECTION:
                 headers.pop(next(iter(headers)))
             headers[key] = header
         return header
+
+    def _column_meta(self, column: Any) -> column_meta.ColumnMeta | None:
+        """The extra fields the session recorded for this column of its last result, if any."""
+        pair = getattr(self.session, "result_meta", {}).get(id(column))
+        return pair[1] if pair is not None and pair[0] is column else None
 
     async def handle_init_db(self, data: bytes) -> None:
         await self.session.use(wire.decode_text(self.client_charset, data))
@@ -442,17 +468,28 @@ class DrydockConnection(Connection):
         sql = wire.decode_text(self.client_charset, data)
         stmt_id = next(self.prepared_stmt_seq)
         stmt = PreparedStatement(stmt_id=stmt_id, sql=sql, num_params=count_placeholders(sql))
+        describe = getattr(self.session, "describe", None)
+        stmt.columns = await describe(sql, stmt.num_params) if describe else []  # type: ignore[attr-defined]
         self.prepared_stmts[stmt_id] = stmt
         for packet in self.com_stmt_prepare_response(stmt):
             await self.stream.write(packet, drain=False)
         await self.stream.drain()
 
     def com_stmt_prepare_response(self, statement: PreparedStatement) -> Any:
-        yield packets.make_com_stmt_prepare_ok(statement)
+        """COM_STMT_PREPARE_OK, the parameter definitions, then the result's column definitions
+        (upstream sends no columns and an EOF even under CLIENT_DEPRECATE_EOF)."""
+        columns = getattr(statement, "columns", None) or []
+        yield (b"\x00" + statement.stmt_id.to_bytes(4, "little") + len(columns).to_bytes(2, "little")
+               + statement.num_params.to_bytes(2, "little") + b"\x00" + b"\x00\x00")
         if statement.num_params:
             for _ in range(statement.num_params):
                 yield packets.make_column_definition_41(server_charset=self.server_charset, name="?")
-            if not self.deprecate_eof():  # upstream sends this EOF even under DEPRECATE_EOF
+            if not self.deprecate_eof():
+                yield self.eof()
+        if columns:
+            for column, meta in columns:
+                yield column_meta.definition(column, meta, self.server_charset)
+            if not self.deprecate_eof():
                 yield self.eof()
 
     async def handle_stmt_execute(self, data: bytes) -> None:
@@ -474,9 +511,7 @@ class DrydockConnection(Connection):
             return
         await self.stream.write(types.uint_len(len(result_set.columns)))
         for column in result_set.columns:
-            await self.stream.write(packets.make_column_definition_41(
-                server_charset=self.server_charset, name=column.name, column_type=column.type,
-                character_set=column.character_set))
+            await self.stream.write(column_meta.definition(column, self._column_meta(column), self.server_charset))
         rows = [packets.make_binary_resultrow(row, result_set.columns) for row in result_set.rows]
         if flags & 0x01:  # CURSOR_TYPE_READ_ONLY: rows are fetched with COM_STMT_FETCH
             async def cursor() -> Any:

@@ -7,6 +7,7 @@ this module is the only place that knows MySQL's column-type codes.
 from __future__ import annotations
 
 import datetime as dt
+import json
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -16,6 +17,7 @@ from mysql_mimic.results import AllowedResult, infer_type
 from mysql_mimic.types import ColumnType
 
 from engine.results import Result
+from server.column_meta import ColumnMeta, from_duck_type
 
 _EXACT = {
     "BOOLEAN": ColumnType.TINY,
@@ -37,6 +39,18 @@ _EXACT = {
     '"NULL"': ColumnType.NULL,
     "NULL": ColumnType.NULL,
 }
+
+
+def _is_nested(duck_type: str) -> bool:
+    """Lists, arrays (vectors), structs and maps: shown as JSON text, as MySQL shows JSON."""
+    t = duck_type.upper()
+    return t.endswith("]") or t.startswith(("STRUCT", "MAP", "UNION"))
+
+
+def _to_json(value: Any) -> Any:
+    if value is None or isinstance(value, (str, bytes)):
+        return value
+    return json.dumps(value, default=str, ensure_ascii=False)
 
 
 def column_type(duck_type: str) -> ColumnType:
@@ -81,7 +95,36 @@ _CONVERT: dict[ColumnType, Callable[[Any], Any]] = {
 }
 
 
-def to_wire(result: Result) -> AllowedResult:
+_TEXT_TYPES = (ColumnType.VARCHAR, ColumnType.VAR_STRING, ColumnType.STRING, ColumnType.JSON)
+
+
+def to_wire(result: Result, charset: CharacterSet = CharacterSet.utf8mb4) -> AllowedResult:
+    """``result`` as mysql-mimic rows and typed columns; text columns in ``charset`` (the
+    session's character_set_results)."""
+    wire = _to_wire(result)
+    if charset.codec in ("utf8", "utf-8") or not isinstance(wire, tuple):
+        return wire
+    return in_charset(wire[0], wire[1], charset)
+
+
+def in_charset(rows: Sequence[Sequence[Any]], columns: Sequence[ResultColumn],
+               charset: CharacterSet) -> tuple[list[tuple[Any, ...]], list[ResultColumn]]:
+    """Text columns sent in another character set (a latin1 client): declared so in the column
+    definition, and every value made encodable (a character the set lacks becomes '?', as MySQL
+    converts it)."""
+    text = [c.type in _TEXT_TYPES and c.character_set != CharacterSet.binary for c in columns]
+    out_columns = [ResultColumn(c.name, c.type, charset) if is_text else c for c, is_text in zip(columns, text)]
+
+    def convert(value: Any) -> Any:
+        if not isinstance(value, str):
+            return value
+        return value.encode(charset.codec, "replace").decode(charset.codec)
+
+    out_rows = [tuple(convert(v) if is_text else v for v, is_text in zip(row, text)) for row in rows]
+    return out_rows, out_columns
+
+
+def _to_wire(result: Result) -> AllowedResult:
     if not result.is_result_set:
         return None
     if not result.column_types:
@@ -91,7 +134,8 @@ def to_wire(result: Result) -> AllowedResult:
     # instead of decoding them as text (pymysql fails on bytes that are not UTF-8).
     columns = [ResultColumn(name, t, CharacterSet.binary) if t == ColumnType.BLOB else ResultColumn(name, t)
                for name, t in zip(result.columns, types)]
-    converters = [_CONVERT.get(t) for t in types]
+    duck_types = [result.column_types.get(c, "VARCHAR") for c in result.columns]
+    converters = [_to_json if _is_nested(d) else _CONVERT.get(t) for d, t in zip(duck_types, types)]
     if not any(converters):
         return result.rows, columns
     rows = [
@@ -128,3 +172,26 @@ def typed_result(result: AllowedResult) -> AllowedResult:
         return result
     inferred = inferred_columns(rows, [c.name if isinstance(c, ResultColumn) else c for c in columns])
     return rows, [c if isinstance(c, ResultColumn) else t for c, t in zip(columns, inferred)]
+
+
+MetaByColumn = dict[int, tuple[ResultColumn, ColumnMeta]]
+
+
+def column_metas(wire: AllowedResult, result: Result) -> MetaByColumn:
+    """The ColumnMeta (server/column_meta.py) of each column of ``wire``, keyed by the column
+    object's id (the pair keeps the column alive, so an id is never reused while it is kept)."""
+    if not (isinstance(wire, tuple) and len(wire) == 2):
+        return {}
+    out: MetaByColumn = {}
+    origins = result.column_origins if len(result.column_origins) == len(wire[1]) else []
+    for i, column in enumerate(wire[1]):
+        if not isinstance(column, ResultColumn):
+            continue
+        meta = from_duck_type(result.column_types.get(column.name, "")) if result.column_types else ColumnMeta()
+        origin = origins[i] if origins else None
+        if origin is not None:
+            meta = ColumnMeta(schema=origin.schema, table=origin.table, org_table=origin.org_table,
+                              org_name=origin.org_name, length=meta.length, decimals=meta.decimals,
+                              flags=meta.flags)
+        out[id(column)] = (column, meta)
+    return out

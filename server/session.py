@@ -23,12 +23,14 @@ from collections.abc import Callable
 from typing import Any
 
 from mysql_mimic import ResultColumn, Session
+from mysql_mimic.charset import CharacterSet
 from mysql_mimic.errors import MysqlError
 from mysql_mimic.results import AllowedResult
 from mysql_mimic.types import ColumnType
 from mysql_mimic.variables import GlobalVariables, SessionVariables, SYSTEM_VARIABLES
+from sqlglot import exp
 
-from engine import ast
+from engine import ast, session_limits
 from engine.core import Engine
 from engine.errors import DrydockError, Errors
 from engine.info_schema import INTERNAL
@@ -40,8 +42,9 @@ from grammar import parser as grammar
 from grammar import shapes
 from grammar import sql as sql_grammar
 from server import memory, sql_prepared, tls
-from server.prepared import count_placeholders
-from server.results import to_wire
+from server.column_meta import ColumnMeta
+from server.prepared import bind_parameters, count_placeholders
+from server.results import MetaByColumn, column_metas, to_wire
 
 # SQL-level prepared statements, run here: EXECUTE re-enters the session's routing.
 _PREPARED_SQL = (ast.Prepare, ast.ExecutePrepared, ast.DeallocatePrepare)
@@ -56,6 +59,7 @@ DRYDOCK_VARIABLES = {
     "sql_mode": (str, MYSQL_DEFAULT_SQL_MODE, True),
     "warning_count": (int, 0, False),
     "error_count": (int, 0, False),
+    **session_limits.VARIABLES,  # sql_safe_updates, max_join_size, … (engine/session_limits.py)
 }
 GLOBAL_VARIABLES = GlobalVariables(DRYDOCK_VARIABLES)
 
@@ -85,6 +89,7 @@ class DrydockSession(Session):
         self.affected_rows = 0  # of the last statement, for its OK packet
         self.statement_warnings = 0  # warnings the last statement raised, for its OK/EOF packet
         self._running_thread_statement = False
+        self.result_meta: MetaByColumn = {}  # column definitions' extra fields (server/column_meta.py)
 
     # -- lifecycle ------------------------------------------------------------------------------
     async def init(self, connection: Any) -> None:
@@ -125,6 +130,7 @@ class DrydockSession(Session):
         self._enter()
         self.affected_rows = 0
         self.statement_warnings = 0
+        self.result_meta = {}
         # @@warning_count / @@error_count describe the previous statement: read before clearing.
         self.variables.set("warning_count", self.ctx.warning_count(), force=True)
         self.variables.set("error_count", self.ctx.error_count(), force=True)
@@ -151,6 +157,34 @@ class DrydockSession(Session):
         except MysqlError as exc:
             self.ctx.diagnostics = [Diagnostic("Error", int(exc.code), str(exc.msg))]
             raise
+
+    async def describe(self, sql: str, num_params: int) -> list[tuple[ResultColumn, ColumnMeta | None]]:
+        """COM_STMT_PREPARE: the result columns of a prepared query, before it runs (JDBC
+        getMetaData()). The query runs once with NULL parameters and its LIMIT set to 0 on its
+        AST, through the whole pipeline (so a table the user may not read is not described).
+        Anything but a query, or a query that fails, describes no columns; its execution then
+        answers as usual."""
+        self._enter()
+        text = bind_parameters(sql, [None] * num_params)
+        try:
+            statement = await self._in_thread("statements", parse, text, self._token_budget())
+        except (DrydockError, MysqlError):
+            return []
+        if not (isinstance(statement, ast.SqlStatement) and isinstance(statement.expression, session_limits.LIMITABLE)):
+            return []
+        statement.expression.set("limit", exp.Limit(expression=exp.Literal.number(0)))  # no rows read
+        diagnostics = list(self.ctx.diagnostics)
+        try:
+            result = await self._in_thread("statements", self.engine.execute, statement, self.ctx, text)
+        except (DrydockError, MysqlError):
+            return []
+        finally:
+            self.ctx.diagnostics = diagnostics  # a prepare leaves SHOW WARNINGS as it was
+        wire = to_wire(result, self._results_charset())
+        if not (isinstance(wire, tuple) and wire[1]):
+            return []
+        metas = column_metas(wire, result)
+        return [(c, metas[id(c)][1] if id(c) in metas else None) for c in wire[1]]
 
     def _parse_and_query(self, sql: str) -> tuple[ast.Statement, Result | None]:
         """In the statements pool: the parse, and for plain SQL the statement too (one thread hop
@@ -226,7 +260,15 @@ class DrydockSession(Session):
         self.ctx.diagnostics.extend(result.warnings)
         self.statement_warnings = len(result.warnings)
         self.affected_rows = result.affected_rows
-        return to_wire(result)
+        wire = to_wire(result, self._results_charset())
+        self.result_meta = column_metas(wire, result)
+        return wire
+
+    def _results_charset(self) -> CharacterSet:
+        """character_set_results (NULL: no conversion, utf8mb4 as stored)."""
+        name = self.variables.get("character_set_results")
+        return next((c for c in CharacterSet if c.name == str(name).lower()), CharacterSet.utf8mb4) \
+            if name else CharacterSet.utf8mb4
 
     @property
     def in_internal_catalog(self) -> bool:

@@ -21,19 +21,8 @@ from engine.session import SessionContext
 TABLE_OPTIONS = "ENGINE={engine} DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_0900_ai_ci"
 
 
-def split_name(parts: tuple[str, ...], ctx: SessionContext) -> tuple[str, str, str]:
-    """[[catalog.]db.]table → (catalog, db, table), short forms in the session's catalog/db."""
-    if len(parts) == 3:
-        return parts[0], parts[1], parts[2]
-    if len(parts) == 2:
-        return ctx.catalog, parts[0], parts[1]
-    if ctx.database is None:
-        raise Errors.NO_DB_SELECTED.error()
-    return ctx.catalog, ctx.database, parts[0]
-
-
 def show_create_table(engine: Engine, stmt: ast.ShowCreateTable, ctx: SessionContext) -> Result:
-    catalog, db, table = split_name(stmt.parts, ctx)
+    catalog, db, table = engine.metadata.split(ctx, stmt.parts)  # also `catalog.db`.t (engine/dotted_names.py)
     if not engine.privileges.may_see_table(ctx, catalog, db, table):
         raise Errors.TABLE_ACCESS_DENIED.error(priv="SHOW", user=ctx.user, host=ctx.host,
                                                table=f"{db}.{table}")

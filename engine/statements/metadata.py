@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from engine import ast
+from engine import ast, dotted_names
 from engine.catalogs.manager import INTERNAL
 from engine.core import Engine
 from engine.errors import Errors
@@ -29,6 +29,8 @@ def show_databases(engine: Engine, stmt: ast.ShowDatabases, ctx: SessionContext)
     names = engine.metadata.databases(ctx, catalog)
     if catalog == INTERNAL:
         names = sorted([*names, "information_schema"])
+        if stmt.catalog is None:  # the other catalogs' databases as catalog.db (engine/dotted_names.py)
+            names += dotted_names.external_databases(engine, ctx, engine.metadata.databases)
     return Result(columns=["Database"], rows=_filter([(n,) for n in names], stmt.like))
 
 
@@ -36,13 +38,13 @@ def show_tables(engine: Engine, stmt: ast.ShowTables, ctx: SessionContext) -> Re
     if len(stmt.parts) == 2:
         catalog, db = _catalog(engine, stmt.parts[0], ctx), stmt.parts[1]
     elif len(stmt.parts) == 1:
-        catalog, db = ctx.catalog, stmt.parts[0]
+        catalog, db = dotted_names.split_database(engine, stmt.parts[0]) or (ctx.catalog, stmt.parts[0])
     elif ctx.database:
         catalog, db = ctx.catalog, ctx.database
     else:
         raise Errors.NO_DB_SELECTED.error()
     tables = engine.metadata.tables(ctx, catalog, db)
-    column = f"Tables_in_{db}"
+    column = f"Tables_in_{stmt.parts[0] if len(stmt.parts) == 1 else db}"  # the name as the client gave it
     if stmt.full:
         return Result(columns=[column, "Table_type"], rows=_filter(list(tables), stmt.like))
     return Result(columns=[column], rows=_filter([(t,) for t, _ in tables], stmt.like))

@@ -14,7 +14,7 @@ from typing import Any
 from mysql_mimic.schema import show_statement_to_info_schema_query
 from sqlglot import exp
 
-from engine import ast, sql_relations
+from engine import ast, dotted_names, session_limits, sql_relations
 from engine.core import Engine
 from engine.errors import Errors
 from engine.info_schema import INTERNAL
@@ -47,7 +47,13 @@ def run_sql(engine: Engine, stmt: ast.SqlStatement, ctx: SessionContext) -> Resu
                         db=table.args.get("db") if isinstance(table, exp.Table) else None)
         return _show(engine, show, ctx)
     try:
-        return run_query(engine, expression if stmt.fresh else expression.copy(), ctx)
+        own = expression if stmt.fresh else expression.copy()
+        session_limits.apply(own, ctx)  # sql_select_limit / sql_safe_updates, on the AST
+        if "`" in stmt.text or '"' in stmt.text:  # a dotted database name can only be quoted
+            dotted_names.split_table_references(engine, own)  # `lc.db`.t → lc.db.t
+        if "schemata" in stmt.text.lower():  # getCatalogs: external databases as catalog.db
+            dotted_names.add_external_schemata(engine, own, ctx)
+        return run_query(engine, own, ctx)
     except RecursionError:  # a statement nested deeper than the tree walkers go
         raise Errors.PARSE.error(detail="line 1:0 the statement is nested too deeply") from None
 
@@ -144,10 +150,10 @@ def _session_value(node: exp.Expr, ctx: SessionContext) -> Any:
 # -- SHOW -----------------------------------------------------------------------------------------
 def _show(engine: Engine, show: exp.Show, ctx: SessionContext) -> Result:
     kind = show.name.upper()
-    if kind == "VARIABLES":
-        return variables.show_variables(show, ctx)
-    if kind == "STATUS":
-        return variables.show_status(show, ctx)
+    if kind in ("VARIABLES", "STATUS"):
+        shown = variables.show_variables(show, ctx) if kind == "VARIABLES" else variables.show_status(show, ctx)
+        where = show.args.get("where")
+        return shown if where is None else run_query(engine, variables.filtered(shown, where), ctx)
     select = show_statement_to_info_schema_query(show, ctx.database)
     return run_query(engine, select, ctx)
 

@@ -169,6 +169,19 @@ def show_status(statement: exp.Show, ctx: SessionContext) -> Result:
                   column_types={"Variable_name": "VARCHAR", "Value": "VARCHAR"})
 
 
+def filtered(shown: Result, where: exp.Expr) -> exp.Expr:
+    """SHOW VARIABLES / STATUS WHERE …: the rows as a VALUES table, filtered by the WHERE in a
+    SELECT that goes through the plain-SQL pipeline (so a subquery in the WHERE is authorized like
+    any other) and keeps the SHOW's column names."""
+    rows = [tuple(exp.Literal.string(str(v)) if v is not None else exp.null() for v in row)
+            for row in shown.rows] or [tuple(exp.null() for _ in shown.columns)]
+    values = exp.values([exp.Tuple(expressions=list(r)) for r in rows], alias="_show", columns=shown.columns)
+    select = exp.select(*(exp.column(c) for c in shown.columns)).from_(values)
+    if not shown.rows:
+        select = select.where(exp.false())
+    return select.where(where.this.copy())
+
+
 def _display(value: Any) -> str:
     if isinstance(value, bool):
         return "ON" if value else "OFF"

@@ -1,0 +1,97 @@
+"""``catalog.db`` as one database name, wherever a client names a database: BI tools list the
+databases of every catalog from the internal one (JDBC getCatalogs and SQLAlchemy
+get_schema_names read SHOW DATABASES) and then use the name they were given as it is:
+``SHOW TABLES FROM `lc.db```, ``SELECT … FROM `lc.db`.t``. A dotted name counts as
+catalog + database only when that catalog exists (else it is a database whose name has a dot),
+the rule USE and the connection database follow (engine/statements/catalogs.py)."""
+
+from __future__ import annotations
+
+import logging
+
+from mysql_mimic.constants import INFO_SCHEMA
+from sqlglot import exp
+
+from engine.catalogs.manager import INTERNAL
+from engine.core import Engine
+from engine.session import SessionContext
+
+logger = logging.getLogger(__name__)
+
+
+def split_database(engine: Engine, name: str) -> tuple[str, str] | None:
+    """(catalog, db) when ``name`` is ``catalog.db`` of an existing catalog, else None."""
+    if "." not in name:
+        return None
+    catalog, db = name.split(".", 1)
+    if not db:
+        return None
+    if catalog.lower() == INTERNAL:
+        return INTERNAL, db
+    record = engine.catalogs.find(catalog)
+    return (record.name, db) if record is not None else None
+
+
+def split_table_references(engine: Engine, expression: exp.Expr) -> None:
+    """Table references ``catalog.db``.t (one dotted database name) → catalog.db.t, in place, on
+    the AST before its relations are resolved and authorized. A column qualified the same way
+    (SQLAlchemy writes ```lc.db`.t.c``) keeps only its table qualifier: the table it names is
+    known under its own name in the statement (external tables are bound under that alias)."""
+    for node in expression.find_all(exp.Table, exp.Column):
+        db = node.text("db")
+        if not db or node.text("catalog"):
+            continue
+        split = split_database(engine, db)
+        if split is None:
+            continue
+        if isinstance(node, exp.Column):
+            node.set("db", None)
+            continue
+        node.set("catalog", exp.to_identifier(split[0]))
+        node.set("db", exp.to_identifier(split[1]))
+
+
+def external_databases(engine: Engine, ctx: SessionContext, databases: object) -> list[str]:
+    """Every database of every external catalog the user may see, as ``catalog.db`` (a catalog
+    that cannot be listed right now is left out rather than failing the whole listing)."""
+    names: list[str] = []
+    for record in engine.catalogs.list():
+        try:
+            names += [f"{record.name}.{db}" for db in databases(ctx, record.name)]  # type: ignore[operator]
+        except Exception as exc:  # noqa: BLE001 - an unreachable catalog: its databases are not listed
+            logger.info("SHOW DATABASES: catalog %s not listed: %s", record.name, type(exc).__name__)
+    return names
+
+
+_SCHEMATA_ROW = {"catalog_name": "def", "default_character_set_name": "utf8mb4",
+                 "default_collation_name": "utf8mb4_0900_ai_ci"}
+
+
+def add_external_schemata(engine: Engine, expression: exp.Expr, ctx: SessionContext) -> None:
+    """``information_schema.SCHEMATA`` read in the internal catalog also lists every external
+    database the user may see as ``catalog.db`` (JDBC getCatalogs reads it), in place, on the
+    AST before authorization: the reference becomes ``(SELECT * FROM information_schema.schemata
+    UNION ALL <literal rows>)`` under the same alias; the inner reference is filtered as usual."""
+    if ctx.catalog.lower() != INTERNAL:
+        return
+    targets = [t for t in expression.find_all(exp.Table) if t.name.lower() == "schemata"
+               and (t.text("db").lower() == "information_schema"
+                    or (not t.text("db") and (ctx.database or "").lower() == "information_schema"))]
+    if not targets:
+        return
+    names = external_databases(engine, ctx, engine.metadata.databases)
+    if not names:
+        return
+    columns = list(INFO_SCHEMA["information_schema"]["schemata"])
+    rows = [exp.Tuple(expressions=[exp.Literal.string(name) if c == "schema_name"
+                                   else exp.Literal.string(_SCHEMATA_ROW[c]) if c in _SCHEMATA_ROW
+                                   else exp.null() for c in columns]) for name in names]
+    for table in targets:
+        # columns labelled upper case, as MySQL 8 names them (engine/result_origins.py does
+        # that for plain references; this one is a subquery)
+        labels = [exp.column(c).as_(c.upper(), quoted=True) for c in columns]
+        inner = exp.select(*labels).from_(exp.table_("schemata", db="information_schema"))
+        extra = exp.select(*(lbl.copy() for lbl in labels)).from_(
+            exp.values(rows, alias="_ext_schemata", columns=columns))
+        table.replace(exp.Subquery(this=exp.union(inner, extra, distinct=False),
+                                   alias=exp.TableAlias(this=exp.to_identifier(table.alias or table.name))))
