@@ -12,7 +12,7 @@ import uuid
 from typing import Any
 from pathlib import Path
 
-from engine import ast
+from engine import ast, statement_info
 from engine.audit import DENIAL_CODES, AuditLog, AuditSettings
 from engine.audit_object import audit_object, is_audited, statement_kind
 from engine.catalogs.manager import CatalogManager, CatalogRecord
@@ -107,6 +107,7 @@ class Engine:
         finally:
             self.metrics.statement_seconds.labels(kind).observe(time.monotonic() - started)
         self._audit(statement, ctx, kind, started, 0, text)
+        statement_info.record(ctx, result)
         return result
 
     def _audit(self, statement: ast.Statement, ctx: SessionContext, kind: str, started: float,

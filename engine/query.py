@@ -21,7 +21,7 @@ import duckdb
 import sqlglot
 from sqlglot import exp
 
-from engine import info_schema
+from engine import info_schema, mysql_functions
 from engine.catalogs.base import TimeTravel
 from engine.errors import Errors, scrub_paths
 from engine.results import Diagnostic, Result
@@ -40,6 +40,7 @@ class QueryEngine:
         if catalog is None or catalog[0] != info_schema.INTERNAL:
             raise RuntimeError(f"internal catalog file must be named {info_schema.INTERNAL}.duckdb")
         info_schema.install(self._db)
+        mysql_functions.install(self._db)
         # Sandbox: SQL may not read or write server files, attach databases or load extensions
         # (read_csv('/etc/...'), COPY ... TO, ATTACH, INSTALL), and no session may undo that.
         self._db.execute("SET enable_external_access = false")

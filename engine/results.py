@@ -24,6 +24,10 @@ class Result:
     # Column types by name, for columns whose type must not be inferred from the first value
     # (e.g. an all-NULL column). Values are mysql_mimic ColumnType names.
     column_types: dict[str, str] = field(default_factory=dict)
+    # The first AUTO_INCREMENT value an INSERT generated (the OK packet's last_insert_id), and
+    # FOUND_ROWS() of a SELECT SQL_CALC_FOUND_ROWS with a LIMIT (engine/statement_info.py).
+    last_insert_id: int = 0
+    found_rows: int | None = None
 
     @property
     def is_result_set(self) -> bool:

@@ -14,7 +14,7 @@ from typing import Any
 from mysql_mimic.schema import show_statement_to_info_schema_query
 from sqlglot import exp
 
-from engine import ast, sql_relations
+from engine import ast, mysql_functions, sql_relations, statement_info
 from engine.core import Engine
 from engine.errors import Errors
 from engine.info_schema import INTERNAL
@@ -47,7 +47,12 @@ def run_sql(engine: Engine, stmt: ast.SqlStatement, ctx: SessionContext) -> Resu
                         db=table.args.get("db") if isinstance(table, exp.Table) else None)
         return _show(engine, show, ctx)
     try:
-        return run_query(engine, expression if stmt.fresh else expression.copy(), ctx)
+        expression = expression if stmt.fresh else expression.copy()
+        counting = statement_info.found_rows_query(expression)
+        result = run_query(engine, expression, ctx)
+        if counting is not None:
+            result.found_rows = evaluate_rows(engine, counting, ctx)
+        return result
     except RecursionError:  # a statement nested deeper than the tree walkers go
         raise Errors.PARSE.error(detail="line 1:0 the statement is nested too deeply") from None
 
@@ -58,11 +63,17 @@ def evaluate(engine: Engine, value: exp.Expression, ctx: SessionContext) -> Any:
     return result.rows[0][0] if result.rows else None
 
 
+def evaluate_rows(engine: Engine, query: exp.Expression, ctx: SessionContext) -> int:
+    """The count a ``SELECT count(*) …`` computes, with that SELECT's own privileges."""
+    result = run_query(engine, query, ctx)
+    return int(result.rows[0][0]) if result.rows else 0
+
+
 def run_query(engine: Engine, expression: exp.Expression, ctx: SessionContext) -> Result:
     """Authorize and run one statement on DuckDB; ``expression`` is this call's own copy."""
     if not _runs_on_duckdb(expression):
         raise Errors.STATEMENT_NOT_ALLOWED.error(what=_kind_text(expression))
-    expression = bind_session_values(expression, ctx)
+    expression = mysql_functions.translate(bind_session_values(expression, ctx))
     references = [] if _is_database_ddl(expression) else sql_relations.resolve(expression, ctx)
     authorize(engine.privileges, expression, references, ctx)
     visibility = engine.privileges.visibility(ctx, INTERNAL)
@@ -112,6 +123,8 @@ def bind_session_values(expression: exp.Expression, ctx: SessionContext) -> exp.
 
 _NOT_SESSION_VALUE = object()
 _USER_FUNCTIONS = ("user", "session_user", "system_user")
+# MySQL 12.16 information functions about the session's previous statements (engine/session.py)
+_STATEMENT_INFO = {"last_insert_id": "last_insert_id", "row_count": "row_count", "found_rows": "found_rows"}
 
 
 def _session_value(node: exp.Expression, ctx: SessionContext) -> Any:
@@ -136,6 +149,8 @@ def _session_value(node: exp.Expression, ctx: SessionContext) -> Any:
             return f"{ctx.user}@{ctx.host}"
         if name == "connection_id":
             return ctx.connection_id
+        if name in _STATEMENT_INFO and not node.expressions:
+            return getattr(ctx, _STATEMENT_INFO[name])
         if name == "version":
             return ctx.variables.get("version") if ctx.variables is not None else None
     return _NOT_SESSION_VALUE
