@@ -19,7 +19,7 @@ manual's own examples.
 from __future__ import annotations
 
 import functools
-from typing import Any, Callable
+from typing import Any
 
 import duckdb
 import sqlglot
@@ -123,7 +123,7 @@ _NOW_FUNCTIONS = {"NOW", "SYSDATE", "LOCALTIME", "LOCALTIMESTAMP", "CURRENT_TIME
 _NOW_TEMPLATE = "make_timestamp(epoch_us(now()) // {k} * {k})"
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _template(text: str) -> exp.Expression:
     return sqlglot.parse_one(text, read="duckdb")
 
@@ -225,8 +225,7 @@ def _in_column_definition(node: exp.Expression) -> bool:
     return False
 
 
-def translate(expression: exp.Expression,
-              session_value: Callable[[str, list[exp.Expression]], Any] | None = None) -> exp.Expression:
+def translate(expression: exp.Expression) -> exp.Expression:
     """``expression`` with every MySQL function call above given MySQL's meaning, in place
     (innermost calls first, so an argument is rewritten before the call that takes it)."""
     for node in reversed(list(expression.walk(bfs=False))):
