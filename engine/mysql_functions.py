@@ -19,7 +19,6 @@ manual's own examples.
 from __future__ import annotations
 
 import functools
-from typing import Any
 
 import duckdb
 import sqlglot
