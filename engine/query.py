@@ -21,7 +21,7 @@ import duckdb
 import sqlglot
 from sqlglot import exp
 
-from engine import info_schema, mysql_functions
+from engine import info_schema, mysql_ddl, mysql_dml, mysql_functions
 from engine.catalogs.base import TimeTravel
 from engine.errors import Errors, scrub_paths
 from engine.results import Diagnostic, Result
@@ -167,6 +167,7 @@ class QuerySession:
     def __init__(self, cursor: duckdb.DuckDBPyConnection):
         self._cursor = cursor
         self._schema: str | None = "main"
+        self._in_transaction = False
         self._bound: OrderedDict[int, tuple[Any, str]] = OrderedDict()
 
     def interrupt(self) -> None:
@@ -214,9 +215,10 @@ class QuerySession:
             # Tables first: the information_schema binding adds placeholder tables of its own.
             authorized = self._bind_references(references, ctx, resolver)
             self._bind_info_schema(expression, ctx, resolver, registered)
+            generated = self._complete_insert(expression)
             sql = expression.sql(dialect="duckdb")
             self._verify(expression, sql, authorized)
-            return self._execute(expression, sql, ctx)
+            return self._execute(expression, sql, ctx, generated)
         finally:
             for name in registered:
                 self._cursor.unregister(name)
@@ -270,6 +272,41 @@ class QuerySession:
             verify_with_duckdb(self._serialize, text, authorized)
             _VERIFIED.add(key)
 
+    def _complete_insert(self, expression: exp.Expression) -> str | None:
+        """An INSERT into an internal table: its conflict target, and ``RETURNING`` the
+        AUTO_INCREMENT column it leaves to the sequence (engine/mysql_dml.py). Returns that column."""
+        if not isinstance(expression, exp.Insert):
+            return None
+        table = mysql_dml.target_table(expression)
+        if table is None or table.text("catalog").lower() != info_schema.INTERNAL:
+            return None
+        schema = table.text("db")
+        mysql_dml.complete(expression, self._cursor, schema)
+        column = mysql_dml.generated_key_column(expression, self._cursor, schema)
+        if column is not None:
+            expression.set("returning", exp.Returning(expressions=[exp.column(column)]))
+        return column
+
+    # -- transactions (engine/transactions.py decides when) --------------------------------------
+    @property
+    def in_transaction(self) -> bool:
+        return self._in_transaction
+
+    def begin(self) -> None:
+        if not self._in_transaction:
+            self._cursor.execute("BEGIN TRANSACTION")
+            self._in_transaction = True
+
+    def commit(self) -> None:
+        if self._in_transaction:
+            self._in_transaction = False
+            self._cursor.execute("COMMIT")
+
+    def rollback(self) -> None:
+        if self._in_transaction:
+            self._in_transaction = False
+            self._cursor.execute("ROLLBACK")
+
     def _serialize(self, sql: str) -> str:
         rows = self._cursor.execute("SELECT json_serialize_sql(?)", [sql]).fetchall()  # drained
         return str(rows[0][0]) if rows else '{"error": true}'
@@ -317,11 +354,12 @@ class QuerySession:
             table.replace(exp.Subquery(this=select, alias=exp.TableAlias(
                 this=exp.to_identifier(table.alias or table.name))))
 
-    def _execute(self, expression: exp.Expression, sql: str, ctx: SessionContext) -> Result:
+    def _execute(self, expression: exp.Expression, sql: str, ctx: SessionContext,
+                 generated: str | None = None) -> Result:
         self._use(ctx.database if ctx.catalog.lower() == info_schema.INTERNAL else None)
         notes = self._if_exists_notes(expression, ctx)
         try:
-            self._cursor.execute(sql)
+            self._run_statement(sql, expression.meta.get("create_first") or [])
         except duckdb.ParserException as exc:
             raise Errors.PARSE.error(detail=_first_line(exc)) from None
         except duckdb.InterruptException:
@@ -334,6 +372,9 @@ class QuerySession:
         except duckdb.Error as exc:
             raise Errors.QUERY_FAILED.error(detail=_first_line(exc)) from None
         description = self._cursor.description
+        if generated is not None:  # INSERT … RETURNING the AUTO_INCREMENT column
+            keys = self._cursor.fetchall()
+            return Result.ok(affected_rows=len(keys), last_insert_id=int(keys[0][0]) if keys else 0)
         if isinstance(expression, _ROW_COUNT_STATEMENTS):
             rows = self._cursor.fetchall()  # drained: DuckDB refuses new work while a result is open
             return Result.ok(affected_rows=int(rows[0][0]) if rows else 0)
@@ -345,6 +386,26 @@ class QuerySession:
         columns = [d[0] for d in description]
         return Result(columns=columns, rows=rows,
                       column_types={d[0]: str(d[1]) for d in description})
+
+    def _run_statement(self, sql: str, create_first: list[str]) -> None:
+        """``sql``, after the statements it needs first (an AUTO_INCREMENT column's sequence),
+        all in one transaction: a failed CREATE TABLE leaves no sequence behind."""
+        if not create_first:
+            self._cursor.execute(sql)
+            return
+        own = not self._in_transaction
+        if own:
+            self._cursor.execute("BEGIN TRANSACTION")
+        try:
+            for statement in create_first:
+                self._cursor.execute(statement)
+            self._cursor.execute(sql)
+        except BaseException:
+            if own:
+                self._cursor.execute("ROLLBACK")
+            raise
+        if own:
+            self._cursor.execute("COMMIT")
 
     def _use(self, database: str | None) -> None:
         target = database if database and database.lower() != "information_schema" else "main"
@@ -436,7 +497,8 @@ _QUERIES = (exp.Select, exp.Union, exp.Intersect, exp.Except, exp.Subquery)
 
 
 def _is_ddl(expression: exp.Expression) -> bool:
-    return isinstance(expression, (exp.Create, exp.Drop, exp.Alter, exp.Command))
+    """Statements that answer an OK packet whatever DuckDB returns (TRUNCATE returns a count)."""
+    return isinstance(expression, (exp.Create, exp.Drop, exp.Alter, exp.Command, exp.TruncateTable))
 
 
 # (sees everything, visible databases, visible (database, table) pairs) — Privileges.visibility
@@ -534,7 +596,9 @@ def adapt(expression: exp.Expression, ctx: SessionContext,
         if isinstance(expression, exp.Drop):
             expression.set("cascade", True)  # MySQL's DROP DATABASE drops the tables in it
     if isinstance(expression, exp.Create) and str(expression.args.get("kind", "")).upper() == "TABLE":
-        _adapt_column_types(expression)
+        table = expression.find(exp.Table)
+        schema = (table.text("db") if table is not None else "") or ctx.database or "main"
+        expression.meta["create_first"] = mysql_ddl.adapt_create_table(expression, schema)
     in_info_schema = (ctx.database or "").lower() == "information_schema"
     if ctx.catalog.lower() != info_schema.INTERNAL:
         # DATABASE() is the session's database in its external catalog; DuckDB's CURRENT_SCHEMA()
@@ -559,22 +623,6 @@ def adapt(expression: exp.Expression, ctx: SessionContext,
             table.set("db", exp.to_identifier("main"))
             table.set("this", exp.to_identifier(name.lower()))
     return expression
-
-
-_INTEGER_TYPES = {exp.DataType.Type.TINYINT, exp.DataType.Type.SMALLINT, exp.DataType.Type.MEDIUMINT,
-                  exp.DataType.Type.INT, exp.DataType.Type.BIGINT, exp.DataType.Type.UTINYINT,
-                  exp.DataType.Type.USMALLINT, exp.DataType.Type.UMEDIUMINT, exp.DataType.Type.UINT,
-                  exp.DataType.Type.UBIGINT}
-
-
-def _adapt_column_types(create: exp.Create) -> None:
-    """MySQL column definitions DuckDB rejects: display widths (INT(11), TINYINT(1)) are dropped,
-    as MySQL 8 itself ignores them; AUTO_INCREMENT has no DuckDB equivalent and is refused."""
-    if create.find(exp.AutoIncrementColumnConstraint) is not None:
-        raise Errors.NOT_SUPPORTED.error(what="AUTO_INCREMENT columns in the internal catalog")
-    for data_type in create.find_all(exp.DataType):
-        if data_type.this in _INTEGER_TYPES:
-            data_type.set("expressions", [])
 
 
 def _drop_dual(table: exp.Table) -> None:

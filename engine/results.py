@@ -34,5 +34,7 @@ class Result:
         return bool(self.columns)
 
     @staticmethod
-    def ok(affected_rows: int = 0, warnings: list[Diagnostic] | None = None) -> Result:
-        return Result(affected_rows=affected_rows, warnings=list(warnings or []))
+    def ok(affected_rows: int = 0, warnings: list[Diagnostic] | None = None,
+           last_insert_id: int = 0) -> Result:
+        return Result(affected_rows=affected_rows, warnings=list(warnings or []),
+                      last_insert_id=last_insert_id)

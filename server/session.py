@@ -28,7 +28,7 @@ from mysql_mimic.results import AllowedResult
 from mysql_mimic.types import ColumnType
 from mysql_mimic.variables import GlobalVariables, SessionVariables, SYSTEM_VARIABLES
 
-from engine import ast
+from engine import ast, transactions
 from engine.core import Engine
 from engine.errors import DrydockError, Errors
 from engine.info_schema import INTERNAL
@@ -83,6 +83,7 @@ class DrydockSession(Session):
                                   variables=self.variables)
         self.account_host = "%"  # host pattern of the logged-in account (set by the connection)
         self.affected_rows = 0  # of the last statement, for its OK packet
+        self.last_insert_id = 0  # the first AUTO_INCREMENT value the last statement generated
         self.statement_warnings = 0  # warnings the last statement raised, for its OK/EOF packet
         self._running_thread_statement = False
 
@@ -124,6 +125,7 @@ class DrydockSession(Session):
     async def handle_query(self, sql: str, attrs: dict[str, str]) -> AllowedResult:
         self._enter()
         self.affected_rows = 0
+        self.last_insert_id = 0
         self.statement_warnings = 0
         # @@warning_count / @@error_count describe the previous statement: read before clearing.
         self.variables.set("warning_count", self.ctx.warning_count(), force=True)
@@ -226,7 +228,17 @@ class DrydockSession(Session):
         self.ctx.diagnostics.extend(result.warnings)
         self.statement_warnings = len(result.warnings)
         self.affected_rows = result.affected_rows
+        self.last_insert_id = result.last_insert_id
         return to_wire(result)
+
+    @property
+    def in_transaction(self) -> bool:
+        """For the OK packet's SERVER_STATUS_IN_TRANS flag (server/connection.py)."""
+        return bool(getattr(self.query_session, "in_transaction", False))
+
+    @property
+    def autocommit(self) -> bool:
+        return transactions.autocommit(self.ctx)
 
     @property
     def in_internal_catalog(self) -> bool:

@@ -14,7 +14,7 @@ from typing import Any
 from mysql_mimic.schema import show_statement_to_info_schema_query
 from sqlglot import exp
 
-from engine import ast, mysql_functions, sql_relations, statement_info
+from engine import ast, mysql_dml, mysql_functions, sql_relations, statement_info, transactions
 from engine.core import Engine
 from engine.errors import Errors
 from engine.info_schema import INTERNAL
@@ -24,6 +24,7 @@ from engine.session import SessionContext
 from engine.sql_relations import Reference
 from engine.statements import variables
 from engine.user_variables import literal_expression, substitute_user_variables
+from grammar.sql import RenameTables
 
 READS = (exp.Select, exp.Union, exp.Intersect, exp.Except, exp.Values, exp.Subquery)
 WRITES = (exp.Insert, exp.Update, exp.Delete, exp.TruncateTable)
@@ -36,11 +37,15 @@ _OBJECT_KINDS = ("TABLE", "VIEW")
 def run_sql(engine: Engine, stmt: ast.SqlStatement, ctx: SessionContext) -> Result:
     expression = stmt.expression
     if isinstance(expression, exp.Set):
-        return variables.set_statement(expression, ctx, lambda value: evaluate(engine, value, ctx))
+        result = variables.set_statement(expression, ctx, lambda value: evaluate(engine, value, ctx))
+        transactions.after_set(ctx)
+        return result
     if isinstance(expression, exp.Show):
         return _show(engine, expression, ctx)
     if isinstance(expression, TRANSACTION_CONTROL):
-        return Result.ok()  # autocommit: each statement is its own transaction
+        return transactions.control(expression, ctx)
+    if isinstance(expression, RenameTables):
+        return _rename_tables(engine, expression if stmt.fresh else expression.copy(), ctx)
     if isinstance(expression, exp.Describe) and not isinstance(expression.this, exp.Query):
         table = expression.this
         show = exp.Show(this="COLUMNS", target=exp.to_identifier(table.name),
@@ -73,7 +78,8 @@ def run_query(engine: Engine, expression: exp.Expression, ctx: SessionContext) -
     """Authorize and run one statement on DuckDB; ``expression`` is this call's own copy."""
     if not _runs_on_duckdb(expression):
         raise Errors.STATEMENT_NOT_ALLOWED.error(what=_kind_text(expression))
-    expression = mysql_functions.translate(bind_session_values(expression, ctx))
+    transactions.before_statement(ctx)
+    expression = mysql_dml.rewrite(mysql_functions.translate(bind_session_values(expression, ctx)))
     references = [] if _is_database_ddl(expression) else sql_relations.resolve(expression, ctx)
     authorize(engine.privileges, expression, references, ctx)
     visibility = engine.privileges.visibility(ctx, INTERNAL)
@@ -107,6 +113,24 @@ def _kind_text(expression: exp.Expression) -> str:
 
 def _is_database_ddl(expression: exp.Expression) -> bool:
     return isinstance(expression, (exp.Create, exp.Drop)) and _kind(expression) in _DATABASE_KINDS
+
+
+def _rename_tables(engine: Engine, rename: RenameTables, ctx: SessionContext) -> Result:
+    """RENAME TABLE a TO b [, …]: each pair an ALTER TABLE … RENAME TO (authorized on its own,
+    see :func:`authorize`), all in one transaction, as MySQL renames atomically."""
+    own = not transactions.in_transaction(ctx)
+    if own:
+        ctx.query.begin()
+    try:
+        for alter in rename.expressions:
+            run_query(engine, alter, ctx)
+    except BaseException:
+        if own:
+            ctx.query.rollback()
+        raise
+    if own:
+        ctx.query.commit()
+    return Result.ok()
 
 
 # -- session values ---------------------------------------------------------------------------
@@ -181,11 +205,35 @@ def authorize(privileges: Privileges, expression: exp.Expression, references: li
             privileges.require_db(ctx, privilege, INTERNAL, node.name)
         return
     target_privilege, targets = _targets(expression)
+    _authorize_rename(privileges, expression, references, ctx)
     for reference in references:
         privilege = target_privilege if id(reference.node) in targets else "SELECT_PRIV"
         if reference.catalog.lower() != INTERNAL and privilege != "SELECT_PRIV":
             raise Errors.READ_ONLY_CATALOG.error(catalog=reference.catalog)
         privileges.require_table(ctx, privilege, reference.catalog, reference.db, reference.table)
+
+
+def _authorize_rename(privileges: Privileges, expression: exp.Expression, references: list[Reference],
+                      ctx: SessionContext) -> None:
+    """ALTER TABLE … RENAME TO / RENAME TABLE need what MySQL asks (manual 15.1.36): ALTER and
+    DROP on the old table, CREATE and INSERT (LOAD) on the new name, in the same database."""
+    if not isinstance(expression, exp.Alter):
+        return
+    renames = [a for a in expression.args.get("actions") or [] if isinstance(a, exp.AlterRename)]
+    if not renames:
+        return
+    old = next((r for r in references if r.node is expression.this), None)
+    if old is None:
+        raise Errors.RELATIONS_UNKNOWN.error(detail="the table to rename was not resolved")
+    new = renames[0].this
+    new_db = new.text("db") if isinstance(new, exp.Table) else ""
+    if new_db and new_db.lower() != old.db.lower() or (isinstance(new, exp.Table) and new.text("catalog")):
+        raise Errors.NOT_SUPPORTED.error(what="RENAME TABLE into another database")
+    if old.catalog.lower() != INTERNAL:
+        raise Errors.READ_ONLY_CATALOG.error(catalog=old.catalog)
+    privileges.require_table(ctx, "DROP_PRIV", old.catalog, old.db, old.table)
+    for privilege in ("CREATE_PRIV", "LOAD_PRIV"):
+        privileges.require_table(ctx, privilege, INTERNAL, old.db, new.name)
 
 
 def _objects(expression: exp.Expression) -> list[exp.Expression]:
