@@ -114,8 +114,19 @@ _TEMPLATES: dict[str, dict[int, str]] = {
     # values without fractions (Grafana's $__timeGroup divides it)
     "UNIX_TIMESTAMP": {0: "(epoch_us(now()) // 1000000)",
                        1: f"(epoch_us({_TS}) // 1000000)"},
-    "FROM_UNIXTIME": {1: "CAST(make_timestamp(CAST(round({0} * 1000000) AS BIGINT)) AS TIMESTAMP)"},
+    "FROM_UNIXTIME": {1: "make_timestamp(CAST(round(CAST({0} AS DOUBLE) * 1000000) AS BIGINT))"},
+    # MySQL counts days from year 0, which its calendar does not make a leap year (12.7 TO_DAYS)
+    "FROM_DAYS": {1: "CAST(DATE '0001-01-01' + CAST({0} - 366 AS INTEGER) AS DATE)"},
 }
+
+# sqlglot's nodes for MySQL date functions whose argument DuckDB needs typed: a string such as
+# '2007-02-03' is read as MySQL reads it (a DATETIME, or a TIME for the clock functions).
+_DATETIME_ARGUMENT = (exp.Dayname, exp.Quarter, exp.LastDay)
+_CLOCK_ARGUMENT = (exp.Hour, exp.Minute, exp.Second)
+_CLOCK = "COALESCE(TRY_CAST({0} AS TIME), CAST(TRY_CAST({0} AS TIMESTAMP) AS TIME))"
+# TIMESTAMPDIFF counts complete units (12.7), as DuckDB's date_sub does (date_diff counts edges).
+_UNITS = {"MICROSECOND": "microseconds", "SECOND": "second", "MINUTE": "minute", "HOUR": "hour",
+          "DAY": "day", "WEEK": "week", "MONTH": "month", "QUARTER": "quarter", "YEAR": "year"}
 
 # MySQL's current-time functions take an optional fractional-seconds precision (0-6, default 0).
 _NOW_FUNCTIONS = {"NOW", "SYSDATE", "LOCALTIME", "LOCALTIMESTAMP", "CURRENT_TIMESTAMP"}
@@ -194,7 +205,33 @@ def _time_format(args: list[exp.Expression]) -> exp.Expression:
     return formatted
 
 
+def _retype(node: exp.Expression) -> exp.Expression | None:
+    """Typed sqlglot nodes whose arguments DuckDB must see as MySQL reads them."""
+    if isinstance(node, _DATETIME_ARGUMENT) and isinstance(node.this, exp.Literal):
+        node.set("this", _instantiate(_TS, [node.this]))
+    elif isinstance(node, _CLOCK_ARGUMENT) and isinstance(node.this, exp.Literal):
+        node.set("this", _instantiate(_CLOCK, [node.this]))
+    elif isinstance(node, exp.TimestampDiff):
+        unit = _UNITS.get(node.text("unit").upper())
+        if unit is None:
+            raise Errors.WRONG_ARGUMENTS.error(where=f"TIMESTAMPDIFF unit {node.text('unit')[:32]}")
+        return _instantiate(f"date_sub('{unit}', {_TS.format('{0}')}, {_TS.format('{1}')})",
+                            [node.expression, node.this])
+    elif isinstance(node, exp.DateDiff) and _is_year_zero(node.expression):
+        # TO_DAYS(d), which sqlglot expands to DATEDIFF(d, '0000-01-01') + 1
+        return _instantiate("(date_diff('day', DATE '0001-01-01', TRY_CAST({0} AS DATE)) + 365)", [node.this])
+    return None
+
+
+def _is_year_zero(node: Any) -> bool:
+    inner = node.this if isinstance(node, exp.TsOrDsToDate) else node
+    return isinstance(inner, exp.Literal) and inner.is_string and inner.name == "0000-01-01"
+
+
 def _rewrite(node: exp.Expression) -> exp.Expression | None:
+    retyped = _retype(node)
+    if retyped is not None:
+        return retyped
     found = _name_and_args(node)
     if found is None:
         return None

@@ -21,7 +21,7 @@ import duckdb
 import sqlglot
 from sqlglot import exp
 
-from engine import info_schema, mysql_ddl, mysql_dml, mysql_functions
+from engine import collation, info_schema, mysql_ddl, mysql_dml, mysql_functions
 from engine.catalogs.base import TimeTravel
 from engine.errors import Errors, scrub_paths
 from engine.results import Diagnostic, Result
@@ -48,6 +48,8 @@ class QueryEngine:
         # otherwise keeps its thread caches and dirty pages; bench/bench_statement_stall.py).
         self._db.execute("SET allocator_background_threads = true")
         self._db.execute("SET allocator_flush_threshold = '16MiB'")
+        # MySQL's default collation compares without case or accents (engine/collation.py).
+        self._db.execute(f"SET GLOBAL default_collation = '{collation.DEFAULT}'")
         self._db.execute("SET lock_configuration = true")
         self._lock = threading.Lock()
 
@@ -442,6 +444,11 @@ class QuerySession:
             if isinstance(expression, exp.Drop) and not exists:
                 return [Errors.BAD_TABLE.note(table=f"{schema}.{table.name}")]
         return []
+
+    def drop_index(self, schema: str, name: str) -> None:
+        """DROP INDEX of an internal table's index (engine/statements/internal_index.py checked
+        the privilege and that the index belongs to the table)."""
+        self._cursor.execute(f"DROP INDEX {info_schema.INTERNAL}.{_quote(schema)}.{_quote(name)}")
 
     def table_exists(self, schema: str, name: str) -> bool:
         rows = self._cursor.execute(

@@ -14,7 +14,7 @@ from typing import Any
 from mysql_mimic.schema import show_statement_to_info_schema_query
 from sqlglot import exp
 
-from engine import ast, mysql_dml, mysql_functions, sql_relations, statement_info, transactions
+from engine import ast, collation, mysql_dml, mysql_functions, sql_relations, statement_info, transactions
 from engine.core import Engine
 from engine.errors import Errors
 from engine.info_schema import INTERNAL
@@ -79,7 +79,8 @@ def run_query(engine: Engine, expression: exp.Expression, ctx: SessionContext) -
     if not _runs_on_duckdb(expression):
         raise Errors.STATEMENT_NOT_ALLOWED.error(what=_kind_text(expression))
     transactions.before_statement(ctx)
-    expression = mysql_dml.rewrite(mysql_functions.translate(bind_session_values(expression, ctx)))
+    expression = bind_session_values(expression, ctx)
+    expression = mysql_dml.rewrite(collation.translate(mysql_functions.translate(expression)))
     references = [] if _is_database_ddl(expression) else sql_relations.resolve(expression, ctx)
     authorize(engine.privileges, expression, references, ctx)
     visibility = engine.privileges.visibility(ctx, INTERNAL)
@@ -95,6 +96,8 @@ def _runs_on_duckdb(expression: exp.Expression) -> bool:
         return True
     if isinstance(expression, exp.Describe):
         return isinstance(expression.this, exp.Query)
+    if isinstance(expression, exp.Create) and _kind(expression) == "INDEX":
+        return True  # CREATE [UNIQUE] INDEX on an internal table (engine/statements/internal_index.py)
     if isinstance(expression, (exp.Create, exp.Drop)):
         return _kind(expression) in _DATABASE_KINDS + _OBJECT_KINDS
     if isinstance(expression, exp.Alter):
@@ -236,6 +239,14 @@ def _authorize_rename(privileges: Privileges, expression: exp.Expression, refere
         privileges.require_table(ctx, privilege, INTERNAL, old.db, new.name)
 
 
+def authorize_alter_of(engine: Engine, table: exp.Table, ctx: SessionContext) -> None:
+    """ALTER_PRIV on internal ``db.table`` (DROP INDEX i ON t), then that it exists (1146)."""
+    db, name = table.text("db"), table.name
+    engine.privileges.require_table(ctx, "ALTER_PRIV", INTERNAL, db, name)
+    if not ctx.query.table_exists(db, name):
+        raise Errors.UNKNOWN_TABLE.error(table=f"{db}.{name}")
+
+
 def _objects(expression: exp.Expression) -> list[exp.Expression]:
     tables = expression.args.get("tables") if isinstance(expression, exp.Drop) else None
     objects = list(tables or [expression.this])
@@ -250,6 +261,8 @@ def _targets(expression: exp.Expression) -> tuple[str, set[int]]:
         nodes = [expression.this] + list(expression.args.get("tables") or [])
         nodes = [n.this if isinstance(n, exp.Schema) else n for n in nodes]
         return "LOAD_PRIV", {id(n) for n in nodes if isinstance(n, exp.Table)}
+    if isinstance(expression, exp.Create) and isinstance(expression.this, exp.Index):
+        return "ALTER_PRIV", {id(expression.this.args.get("table"))}
     if isinstance(expression, exp.Create):
         return "CREATE_PRIV", {id(n) for n in _objects(expression)}
     if isinstance(expression, exp.Drop):
