@@ -94,7 +94,9 @@ def _auto_increment(create: exp.Create, schema: str) -> list[str]:
 
 def _table_auto_increment(create: exp.Create) -> int:
     properties = create.args.get("properties")
-    for prop in properties.expressions if isinstance(properties, exp.Properties) else []:
+    if not isinstance(properties, exp.Properties):
+        return 1
+    for prop in properties.expressions:
         if isinstance(prop, exp.AutoIncrementProperty):
             value = prop.this
             properties.set("expressions", [p for p in properties.expressions if p is not prop])

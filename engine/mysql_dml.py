@@ -79,7 +79,7 @@ def complete(insert: exp.Insert, cursor: Any, schema: str) -> None:
             action=exp.var("DO UPDATE"), conflict_keys=keys,
             expressions=[exp.EQ(this=exp.column(c), expression=exp.column(c, table="excluded"))
                          for c in columns if c not in primary[0]]))
-    else:
+    elif isinstance(conflict, exp.OnConflict):
         conflict.set("conflict_keys", keys)
 
 

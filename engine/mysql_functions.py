@@ -19,6 +19,7 @@ manual's own examples.
 from __future__ import annotations
 
 import functools
+from typing import Any
 
 import duckdb
 import sqlglot
@@ -134,7 +135,7 @@ _NOW_TEMPLATE = "make_timestamp(epoch_us(now()) // {k} * {k})"
 
 
 @functools.cache
-def _template(text: str) -> exp.Expression:
+def _template(text: str) -> Any:
     return sqlglot.parse_one(text, read="duckdb")
 
 
@@ -150,6 +151,13 @@ def _instantiate(text: str, args: list[exp.Expression]) -> exp.Expression:
     return node
 
 
+def _present(*args: Any) -> list[exp.Expression]:
+    """A call's arguments, all of them given (sqlglot leaves a missing one None)."""
+    if any(a is None for a in args):
+        raise Errors.WRONG_ARGUMENTS.error(where="a date or string function")
+    return list(args)
+
+
 def _name_and_args(node: exp.Expression) -> tuple[str, list[exp.Expression]] | None:
     """The MySQL name and arguments of a function call this module rewrites, else None."""
     if isinstance(node, exp.Anonymous):
@@ -161,9 +169,9 @@ def _name_and_args(node: exp.Expression) -> tuple[str, list[exp.Expression]] | N
     if isinstance(node, exp.UnixToTime):
         return ("FROM_UNIXTIME", [node.this] + ([node.args["format"]] if node.args.get("format") else []))
     if isinstance(node, exp.ConvertTimezone):
-        return "CONVERT_TZ", [node.args.get("timestamp"), node.args.get("source_tz"), node.args.get("target_tz")]
+        return "CONVERT_TZ", _present(node.args.get("timestamp"), node.args.get("source_tz"), node.args.get("target_tz"))
     if isinstance(node, exp.SubstringIndex):
-        return "SUBSTRING_INDEX", [node.this, node.args.get("delimiter"), node.args.get("count")]
+        return "SUBSTRING_INDEX", _present(node.this, node.args.get("delimiter"), node.args.get("count"))
     if isinstance(node, exp.CurrentTimestamp):
         return "CURRENT_TIMESTAMP", [node.this] if node.this is not None else []
     if isinstance(node, (exp.Localtime, exp.Localtimestamp)):
@@ -200,7 +208,7 @@ def _time_format(args: list[exp.Expression]) -> exp.Expression:
     fmt = args[1]
     if not (isinstance(fmt, exp.Literal) and fmt.is_string):
         raise Errors.NOT_SUPPORTED.error(what="TIME_FORMAT with a format that is not a constant string")
-    formatted = sqlglot.parse_one(f"DATE_FORMAT(x, {fmt.sql(dialect='mysql')})", read="mysql")
+    formatted: Any = sqlglot.parse_one(f"DATE_FORMAT(x, {fmt.sql(dialect='mysql')})", read="mysql")
     formatted.set("this", _instantiate("(DATE '1970-01-01' + TRY_CAST({0} AS TIME))", args[:1]))
     return formatted
 
@@ -223,12 +231,12 @@ def _retype(node: exp.Expression) -> exp.Expression | None:
     return None
 
 
-def _is_year_zero(node: Any) -> bool:
+def _is_year_zero(node: exp.Expression | None) -> bool:
     inner = node.this if isinstance(node, exp.TsOrDsToDate) else node
     return isinstance(inner, exp.Literal) and inner.is_string and inner.name == "0000-01-01"
 
 
-def _rewrite(node: exp.Expression) -> exp.Expression | None:
+def _rewrite(node: Any) -> exp.Expression | None:
     retyped = _retype(node)
     if retyped is not None:
         return retyped
@@ -251,7 +259,7 @@ def _rewrite(node: exp.Expression) -> exp.Expression | None:
     return _instantiate(text, args)
 
 
-def _in_column_definition(node: exp.Expression) -> bool:
+def _in_column_definition(node: Any) -> bool:
     """DEFAULT / ON UPDATE CURRENT_TIMESTAMP in a column definition stay DuckDB's own."""
     parent = node.parent
     while parent is not None:
@@ -264,6 +272,7 @@ def _in_column_definition(node: exp.Expression) -> bool:
 def translate(expression: exp.Expression) -> exp.Expression:
     """``expression`` with every MySQL function call above given MySQL's meaning, in place
     (innermost calls first, so an argument is rewritten before the call that takes it)."""
+    node: Any
     for node in reversed(list(expression.walk(bfs=False))):
         if not isinstance(node, exp.Func) or _in_column_definition(node):
             continue
