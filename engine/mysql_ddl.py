@@ -13,15 +13,19 @@
   (``AUTO_INCREMENT = n`` starts it at n).
 
 The sequences to create are returned for the executor (engine/query.py) to run first, in the
-same transaction as the CREATE TABLE.
+same transaction as the CREATE TABLE; DROP TABLE drops a table's sequence with it
+(:func:`sequences_of`).
 """
 
 from __future__ import annotations
 
+import re
 import secrets
+from typing import Any
 
 from sqlglot import exp
 
+from engine import info_schema
 from engine.errors import Errors
 
 SEQUENCE_PREFIX = "__drydock_ai_"
@@ -107,3 +111,26 @@ def _table_auto_increment(create: exp.Create) -> int:
 
 def _quoted(name: str) -> str:
     return name.replace('"', '""')
+
+
+_NEXTVAL = re.compile(r"nextval\('([^'.]+)\.(" + SEQUENCE_PREFIX + r"[0-9a-f]+)'\)")
+
+
+def sequences_of(cursor: Any, drop: exp.Drop) -> list[str]:
+    """``DROP SEQUENCE`` statements for the AUTO_INCREMENT sequences of the internal tables a
+    DROP TABLE names (qualified by the executor as ``internal.db.t``)."""
+    if str(drop.args.get("kind") or "").upper() != "TABLE":
+        return []
+    statements = []
+    for table in drop.args.get("tables") or [drop.this]:
+        if not isinstance(table, exp.Table) or table.text("catalog").lower() != info_schema.INTERNAL:
+            continue
+        rows = cursor.execute(
+            "SELECT column_default FROM duckdb_columns() WHERE database_name = ? AND schema_name = ? "
+            "AND table_name = ? AND column_default LIKE ?",
+            [info_schema.INTERNAL, table.text("db"), table.name, f"%{SEQUENCE_PREFIX}%"]).fetchall()
+        for (default,) in rows:
+            match = _NEXTVAL.search(str(default))
+            if match:
+                statements.append(f'DROP SEQUENCE IF EXISTS "{_quoted(match.group(1))}"."{match.group(2)}"')
+    return statements

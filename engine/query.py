@@ -361,7 +361,8 @@ class QuerySession:
         self._use(ctx.database if ctx.catalog.lower() == info_schema.INTERNAL else None)
         notes = self._if_exists_notes(expression, ctx)
         try:
-            self._run_statement(sql, expression.meta.get("create_first") or [])
+            after = mysql_ddl.sequences_of(self._cursor, expression) if isinstance(expression, exp.Drop) else []
+            self._run_statement(sql, expression.meta.get("create_first") or [], after)
         except duckdb.ParserException as exc:
             raise Errors.PARSE.error(detail=_first_line(exc)) from None
         except duckdb.InterruptException:
@@ -389,19 +390,18 @@ class QuerySession:
         return Result(columns=columns, rows=rows,
                       column_types={d[0]: str(d[1]) for d in description})
 
-    def _run_statement(self, sql: str, create_first: list[str]) -> None:
-        """``sql``, after the statements it needs first (an AUTO_INCREMENT column's sequence),
-        all in one transaction: a failed CREATE TABLE leaves no sequence behind."""
-        if not create_first:
+    def _run_statement(self, sql: str, before: list[str], after: list[str]) -> None:
+        """``sql`` with the statements it needs before (an AUTO_INCREMENT column's sequence) and
+        after (DROP TABLE: that sequence), all in one transaction: nothing is left half done."""
+        if not before and not after:
             self._cursor.execute(sql)
             return
         own = not self._in_transaction
         if own:
             self._cursor.execute("BEGIN TRANSACTION")
         try:
-            for statement in create_first:
+            for statement in [*before, sql, *after]:
                 self._cursor.execute(statement)
-            self._cursor.execute(sql)
         except BaseException:
             if own:
                 self._cursor.execute("ROLLBACK")

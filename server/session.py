@@ -104,6 +104,7 @@ class DrydockSession(Session):
         """COM_RESET_CONNECTION / COM_CHANGE_USER: user variables and SQL-level prepared
         statements go, as in MySQL."""
         await super().reset()
+        self.query_session.rollback()  # an open transaction ends with the session state
         self.ctx.user_variables.clear()
         self.ctx.prepared_statements.clear()
 

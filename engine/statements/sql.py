@@ -208,8 +208,10 @@ def authorize(privileges: Privileges, expression: exp.Expression, references: li
             privileges.require_db(ctx, privilege, INTERNAL, node.name)
         return
     target_privilege, targets = _targets(expression)
-    _authorize_rename(privileges, expression, references, ctx)
+    renamed_to = _authorize_rename(privileges, expression, references, ctx)
     for reference in references:
+        if reference.node is renamed_to:
+            continue  # a new name, not a relation read: CREATE+LOAD were checked above
         privilege = target_privilege if id(reference.node) in targets else "SELECT_PRIV"
         if reference.catalog.lower() != INTERNAL and privilege != "SELECT_PRIV":
             raise Errors.READ_ONLY_CATALOG.error(catalog=reference.catalog)
@@ -217,14 +219,14 @@ def authorize(privileges: Privileges, expression: exp.Expression, references: li
 
 
 def _authorize_rename(privileges: Privileges, expression: exp.Expression, references: list[Reference],
-                      ctx: SessionContext) -> None:
+                      ctx: SessionContext) -> exp.Expression | None:
     """ALTER TABLE … RENAME TO / RENAME TABLE need what MySQL asks (manual 15.1.36): ALTER and
     DROP on the old table, CREATE and INSERT (LOAD) on the new name, in the same database."""
     if not isinstance(expression, exp.Alter):
-        return
+        return None
     renames = [a for a in expression.args.get("actions") or [] if isinstance(a, exp.AlterRename)]
     if not renames:
-        return
+        return None
     old = next((r for r in references if r.node is expression.this), None)
     if old is None:
         raise Errors.RELATIONS_UNKNOWN.error(detail="the table to rename was not resolved")
@@ -237,6 +239,7 @@ def _authorize_rename(privileges: Privileges, expression: exp.Expression, refere
     privileges.require_table(ctx, "DROP_PRIV", old.catalog, old.db, old.table)
     for privilege in ("CREATE_PRIV", "LOAD_PRIV"):
         privileges.require_table(ctx, privilege, INTERNAL, old.db, new.name)
+    return new
 
 
 def authorize_alter_of(engine: Engine, table: exp.Table, ctx: SessionContext) -> None:

@@ -1,0 +1,262 @@
+"""MySQL fidelity over the wire with pymysql: collation (engine/collation.py), transactions
+(engine/transactions.py) and the DDL/DML ORMs emit (engine/mysql_ddl.py, engine/mysql_dml.py,
+engine/statements/internal_index.py, RENAME TABLE in engine/statements/sql.py)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pymysql
+import pytest
+
+from engine.core import Engine
+from engine.session import SessionContext
+from server.session import parse
+from tests.conftest import ServerProcess
+from tests.lance_fixtures import create_user
+
+IN_TRANS = 0x0001  # SERVER_STATUS_IN_TRANS
+AUTOCOMMIT = 0x0002  # SERVER_STATUS_AUTOCOMMIT
+
+
+def _error(cur: Any, sql: str) -> int:
+    with pytest.raises(pymysql.MySQLError) as info:
+        cur.execute(sql)
+    return int(info.value.args[0])
+
+
+@pytest.fixture
+def db(shared_server: ServerProcess, request: pytest.FixtureRequest) -> str:
+    name = f"fid_{request.node.name.replace('[', '_').replace(']', '')}"[:60]
+    shared_server.query(f"DROP DATABASE IF EXISTS {name}")
+    shared_server.query(f"CREATE DATABASE {name}")
+    return name
+
+
+# -- collation ------------------------------------------------------------------------------------
+def test_strings_compare_and_group_case_insensitively(shared_server: ServerProcess, db: str) -> None:
+    with shared_server.connect(database=db) as conn, conn.cursor() as cur:
+        cur.execute("CREATE TABLE t (name VARCHAR(20), code VARCHAR(20) COLLATE utf8mb4_bin)")
+        cur.execute("INSERT INTO t VALUES ('abc', 'abc'), ('ABC', 'ABC'), ('Abc', 'Abc'), ('xyz', 'xyz')")
+        cur.execute("SELECT count(*) FROM t WHERE name = 'ABC'")
+        assert cur.fetchone() == (3,)
+        cur.execute("SELECT lower(name), count(*) FROM t GROUP BY name ORDER BY 1")
+        assert cur.fetchall() == (("abc", 3), ("xyz", 1))
+        cur.execute("SELECT count(DISTINCT name) FROM t")
+        assert cur.fetchone() == (2,)
+        cur.execute("SELECT count(*) FROM t WHERE name LIKE 'a%'")
+        assert cur.fetchone() == (3,)
+        # a binary collation, per column or per comparison
+        cur.execute("SELECT count(*) FROM t WHERE code = 'ABC'")
+        assert cur.fetchone() == (1,)
+        cur.execute("SELECT count(DISTINCT code) FROM t")
+        assert cur.fetchone() == (4,)
+        cur.execute("SELECT count(*) FROM t WHERE name = 'ABC' COLLATE utf8mb4_bin")
+        assert cur.fetchone() == (1,)
+        cur.execute("SELECT count(*) FROM t WHERE name = BINARY 'ABC'")
+        assert cur.fetchone() == (1,)
+        assert _error(cur, "SELECT 'a' = 'A' COLLATE no_such_collation") == 1273
+
+
+# -- transactions ---------------------------------------------------------------------------------
+def test_rollback_undoes_work_and_status_says_in_transaction(shared_server: ServerProcess, db: str) -> None:
+    shared_server.query(f"CREATE TABLE {db}.t (id INT PRIMARY KEY, v VARCHAR(10))")
+    conn = pymysql.connect(host=shared_server.host, port=shared_server.port, user="root", password="",
+                           database=db, autocommit=False)
+    with conn, shared_server.connect(database=db) as other:
+        cur, seen = conn.cursor(), other.cursor()
+        assert not conn.server_status & AUTOCOMMIT
+        cur.execute("INSERT INTO t VALUES (1, 'a')")
+        assert conn.server_status & IN_TRANS
+        seen.execute("SELECT count(*) FROM t")
+        assert seen.fetchone() == (0,)  # not committed: another session does not see it
+        conn.rollback()
+        assert not conn.server_status & IN_TRANS
+        cur.execute("SELECT count(*) FROM t")
+        assert cur.fetchone() == (0,)
+        cur.execute("INSERT INTO t VALUES (2, 'b')")
+        conn.commit()
+        seen.execute("SELECT id FROM t")
+        assert seen.fetchall() == ((2,),)
+
+
+def test_begin_commit_rollback_with_autocommit_on(shared_server: ServerProcess, db: str) -> None:
+    with shared_server.connect(database=db) as conn, conn.cursor() as cur:
+        cur.execute("CREATE TABLE t (id INT PRIMARY KEY)")
+        assert conn.server_status & AUTOCOMMIT and not conn.server_status & IN_TRANS
+        cur.execute("START TRANSACTION")
+        assert conn.server_status & IN_TRANS
+        cur.execute("INSERT INTO t VALUES (1)")
+        cur.execute("ROLLBACK")
+        cur.execute("BEGIN")
+        cur.execute("INSERT INTO t VALUES (2)")
+        cur.execute("BEGIN")  # implicitly commits the open transaction (MySQL 15.3.3)
+        cur.execute("INSERT INTO t VALUES (3)")
+        cur.execute("ROLLBACK")
+        cur.execute("SELECT id FROM t")
+        assert cur.fetchall() == ((2,),)
+        cur.execute("SET autocommit = 0")
+        cur.execute("INSERT INTO t VALUES (4)")
+        assert conn.server_status & IN_TRANS
+        cur.execute("SET autocommit = 1")  # commits (MySQL 15.3.1)
+        assert not conn.server_status & IN_TRANS
+        cur.execute("ROLLBACK")
+        cur.execute("SELECT id FROM t ORDER BY id")
+        assert cur.fetchall() == ((2,), (4,))
+        assert _error(cur, "ROLLBACK TO SAVEPOINT s") in (1235, 1064)
+
+
+def test_open_transaction_ends_with_the_connection(shared_server: ServerProcess, db: str) -> None:
+    shared_server.query(f"CREATE TABLE {db}.t (id INT)")
+    conn = pymysql.connect(host=shared_server.host, port=shared_server.port, user="root", password="",
+                           database=db, autocommit=False)
+    with conn.cursor() as cur:
+        cur.execute("INSERT INTO t VALUES (1)")
+    conn.close()  # never committed
+    assert shared_server.query(f"SELECT count(*) FROM {db}.t") == [(0,)]
+
+
+# -- DDL and DML that ORMs emit -------------------------------------------------------------------
+def test_auto_increment_and_last_insert_id(shared_server: ServerProcess, db: str) -> None:
+    with shared_server.connect(database=db) as conn, conn.cursor() as cur:
+        cur.execute("CREATE TABLE users (id INTEGER NOT NULL AUTO_INCREMENT, name VARCHAR(50), "
+                    "PRIMARY KEY (id)) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4")  # SQLAlchemy's DDL
+        cur.execute("INSERT INTO users (name) VALUES (%s)", ("ada",))
+        assert cur.lastrowid == 1
+        cur.executemany("INSERT INTO users (name) VALUES (%s)", [("bob",), ("cy",)])
+        cur.execute("INSERT INTO users (name) VALUES ('di'), ('ed')")
+        assert cur.lastrowid == 4 and cur.rowcount == 2  # the first generated value, as MySQL
+        cur.execute("INSERT INTO users (id, name) VALUES (100, 'explicit')")
+        assert cur.lastrowid == 0
+        cur.execute("SELECT id, name FROM users ORDER BY id")
+        assert [r[0] for r in cur.fetchall()] == [1, 2, 3, 4, 5, 100]
+        cur.execute("CREATE TABLE started (id BIGINT AUTO_INCREMENT PRIMARY KEY, v INT) AUTO_INCREMENT = 1000")
+        cur.execute("INSERT INTO started (v) VALUES (1)")
+        assert cur.lastrowid == 1000
+        assert _error(cur, "CREATE TABLE two (a INT AUTO_INCREMENT, b INT AUTO_INCREMENT)") == 1235
+
+
+def test_orm_column_types_and_inline_keys(shared_server: ServerProcess, db: str) -> None:
+    with shared_server.connect(database=db) as conn, conn.cursor() as cur:
+        cur.execute("CREATE TABLE m (id INT(11) NOT NULL, price FLOAT(53), ratio FLOAT(10), "
+                    "score DOUBLE, amount DOUBLE(10,2), flag TINYINT(1), code VARCHAR(10), "
+                    "updated TIMESTAMP DEFAULT CURRENT_TIMESTAMP ON UPDATE CURRENT_TIMESTAMP, "
+                    "PRIMARY KEY (id), KEY ix_price (price), UNIQUE KEY uq_code (code), INDEX (score))")
+        cur.execute("SELECT column_name, data_type FROM information_schema.columns "
+                    f"WHERE table_schema = '{db}' AND table_name = 'm' ORDER BY ordinal_position")
+        types = dict(cur.fetchall())
+        assert types["price"] == "double" and types["ratio"] == "float" and types["amount"] == "double"
+        cur.execute("INSERT INTO m (id, price, code) VALUES (1, 0.1, 'a')")
+        cur.execute("SELECT price FROM m")
+        assert cur.fetchone()[0] == 0.1  # DOUBLE precision for FLOAT(53)
+        with pytest.raises(pymysql.MySQLError):  # UNIQUE KEY kept
+            cur.execute("INSERT INTO m (id, code) VALUES (2, 'a')")
+
+
+def test_insert_ignore_on_duplicate_key_and_replace(shared_server: ServerProcess, db: str) -> None:
+    with shared_server.connect(database=db) as conn, conn.cursor() as cur:
+        cur.execute("CREATE TABLE k (id INT PRIMARY KEY, v VARCHAR(10), n INT)")
+        cur.execute("INSERT IGNORE INTO k VALUES (1, 'a', 1), (1, 'dup', 1), (2, 'b', 1)")
+        assert cur.rowcount == 2
+        cur.execute("INSERT INTO k VALUES (1, 'c', 1) ON DUPLICATE KEY UPDATE v = VALUES(v), n = n + 1")
+        cur.execute("REPLACE INTO k VALUES (2, 'r', 9)")
+        cur.execute("REPLACE INTO k (id, v) VALUES (3, 'new')")
+        cur.execute("SELECT * FROM k ORDER BY id")
+        assert cur.fetchall() == ((1, "c", 2), (2, "r", 9), (3, "new", None))
+        # two unique keys: the primary key decides, as MySQL's first
+        cur.execute("CREATE TABLE k2 (id INT PRIMARY KEY, email VARCHAR(20) UNIQUE, n INT)")
+        cur.execute("INSERT INTO k2 VALUES (1, 'a@x', 0)")
+        cur.execute("INSERT INTO k2 VALUES (1, 'a@x', 5) ON DUPLICATE KEY UPDATE n = VALUES(n)")
+        cur.execute("REPLACE INTO k2 VALUES (1, 'b@x', 7)")
+        cur.execute("SELECT * FROM k2")
+        assert cur.fetchall() == ((1, "b@x", 7),)
+
+
+def test_truncate_answers_ok_and_rename_table(shared_server: ServerProcess, db: str) -> None:
+    with shared_server.connect(database=db) as conn, conn.cursor() as cur:
+        cur.execute("CREATE TABLE a (id INT)")
+        cur.execute("INSERT INTO a VALUES (1), (2)")
+        cur.execute("TRUNCATE TABLE a")
+        assert cur.description is None  # an OK packet, not a result set
+        cur.execute("INSERT INTO a VALUES (3)")
+        cur.execute("CREATE TABLE b (id INT)")
+        cur.execute("RENAME TABLE a TO a2, b TO b2")
+        cur.execute("SELECT * FROM a2")
+        assert cur.fetchall() == ((3,),)
+        assert _error(cur, "SELECT * FROM a") == 1146
+        # atomic: the second pair fails (target exists), so the first is undone too
+        cur.execute("CREATE TABLE c (id INT)")
+        with pytest.raises(pymysql.MySQLError):
+            cur.execute("RENAME TABLE a2 TO a3, b2 TO c")
+        cur.execute("SELECT * FROM a2")
+        assert cur.fetchall() == ((3,),)
+        assert _error(cur, f"RENAME TABLE a2 TO {db}_other.a2") == 1235
+
+
+def test_rename_needs_mysqls_privileges(shared_server: ServerProcess, db: str) -> None:
+    """RENAME TABLE / ALTER TABLE … RENAME TO: ALTER and DROP on the old table, CREATE and
+    INSERT (LOAD) on the new name (MySQL 15.1.36)."""
+    shared_server.query(f"CREATE TABLE {db}.old (id INT)")
+    alter_only = create_user(shared_server, [f"ALTER_PRIV ON {db}.old"])
+    no_create = create_user(shared_server, [f"ALTER_PRIV, DROP_PRIV ON {db}.old", f"LOAD_PRIV ON {db}.*"])
+    everything = create_user(shared_server, [f"ALTER_PRIV, DROP_PRIV ON {db}.old", f"CREATE_PRIV, LOAD_PRIV ON {db}.*"])
+    for user in (alter_only, no_create):
+        with shared_server.connect(user=user, password="pw", database=db) as conn, conn.cursor() as cur:
+            assert _error(cur, "RENAME TABLE old TO new") == 1142
+            assert _error(cur, "ALTER TABLE old RENAME TO new") == 1142
+    with shared_server.connect(user=everything, password="pw", database=db) as conn, conn.cursor() as cur:
+        cur.execute("RENAME TABLE old TO new")
+    assert shared_server.query(f"SELECT count(*) FROM {db}.new") == [(0,)]
+
+
+def test_plain_indexes_on_internal_tables(shared_server: ServerProcess, db: str) -> None:
+    with shared_server.connect(database=db) as conn, conn.cursor() as cur:
+        cur.execute("CREATE TABLE t (id INT PRIMARY KEY, email VARCHAR(40), n INT)")
+        cur.execute("CREATE INDEX ix_n ON t (n)")
+        assert cur.description is None  # an OK, not a JobId row
+        cur.execute("CREATE UNIQUE INDEX ux_email ON t (email)")
+        cur.execute("INSERT INTO t VALUES (1, 'a@x', 1)")
+        with pytest.raises(pymysql.MySQLError):
+            cur.execute("INSERT INTO t VALUES (2, 'a@x', 1)")
+        cur.execute("DROP INDEX ix_n ON t")
+        assert _error(cur, "DROP INDEX ix_n ON t") == 1091
+        cur.execute("DROP INDEX IF EXISTS ix_n ON t")
+        cur.execute("CREATE TABLE u (id INT)")
+        assert _error(cur, "DROP INDEX ux_email ON u") == 1091  # not u's index
+        assert _error(cur, "CREATE INDEX i ON t (n) USING BTREE") == 5101  # a Lance index job form
+        assert _error(cur, "CREATE INDEX i ON nope (n)") == 1146
+    reader = create_user(shared_server, [f"SELECT_PRIV ON {db}.*"])
+    with shared_server.connect(user=reader, password="pw", database=db) as conn, conn.cursor() as cur:
+        assert _error(cur, "CREATE INDEX i2 ON t (n)") == 1142
+        assert _error(cur, "CREATE UNIQUE INDEX i3 ON t (n)") == 1142
+        assert _error(cur, "DROP INDEX ux_email ON t") == 1142
+
+
+# -- engine level: what no SQL can see ------------------------------------------------------------
+@pytest.fixture
+def engine(tmp_path: Path) -> Iterator[Engine]:
+    e = Engine(tmp_path / "data")
+    yield e
+    e.close()
+
+
+def test_auto_increment_sequence_lives_and_dies_with_its_table(engine: Engine) -> None:
+    ctx = SessionContext(user="root", host="127.0.0.1", connection_id=1, query=engine.query_session())
+
+    def run(sql: str) -> Any:
+        return engine.execute(parse(sql), ctx, sql)
+
+    def sequences() -> int:
+        return int(engine.query.fetch("SELECT count(*) FROM duckdb_sequences() WHERE sequence_name LIKE '__drydock_ai_%'")[0][0])
+
+    run("CREATE DATABASE s")
+    run("CREATE TABLE s.t (id INT AUTO_INCREMENT PRIMARY KEY, v INT)")
+    assert sequences() == 1
+    with pytest.raises(Exception):
+        run("CREATE TABLE s.t (id INT AUTO_INCREMENT PRIMARY KEY)")  # exists: no second sequence
+    assert sequences() == 1
+    assert run("INSERT INTO s.t (v) VALUES (7)").last_insert_id == 1
+    run("DROP TABLE s.t")
+    assert sequences() == 0
