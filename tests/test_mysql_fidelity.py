@@ -12,6 +12,7 @@ import pymysql
 import pytest
 
 from engine.core import Engine
+from engine.errors import DrydockError
 from engine.session import SessionContext
 from server.session import parse
 from tests.conftest import ServerProcess
@@ -254,7 +255,7 @@ def test_auto_increment_sequence_lives_and_dies_with_its_table(engine: Engine) -
     run("CREATE DATABASE s")
     run("CREATE TABLE s.t (id INT AUTO_INCREMENT PRIMARY KEY, v INT)")
     assert sequences() == 1
-    with pytest.raises(Exception):
+    with pytest.raises(DrydockError):
         run("CREATE TABLE s.t (id INT AUTO_INCREMENT PRIMARY KEY)")  # exists: no second sequence
     assert sequences() == 1
     assert run("INSERT INTO s.t (v) VALUES (7)").last_insert_id == 1

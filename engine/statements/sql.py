@@ -14,7 +14,15 @@ from typing import Any
 from mysql_mimic.schema import show_statement_to_info_schema_query
 from sqlglot import exp
 
-from engine import ast, collation, mysql_dml, mysql_functions, sql_relations, statement_info, transactions
+from engine import (
+    ast,
+    collation,
+    mysql_dml,
+    mysql_functions,
+    sql_relations,
+    statement_info,
+    transactions,
+)
 from engine.core import Engine
 from engine.errors import Errors
 from engine.info_schema import INTERNAL
