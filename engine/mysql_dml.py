@@ -10,19 +10,24 @@ DuckDB needs a conflict target when a table has more than one unique key; :func:
 execution, with the catalog at hand) names the primary key then, as MySQL's REPLACE and ON
 DUPLICATE KEY act first on the primary key.
 
-AUTO_INCREMENT: :func:`generated_key_column` finds a column whose default is a drydock sequence
-(engine/mysql_ddl.py); an INSERT that leaves it out gets ``RETURNING`` it, so the OK packet and
-LAST_INSERT_ID() carry the first generated value, as in MySQL.
+AUTO_INCREMENT: :func:`auto_increment` finds a column whose default is a drydock sequence
+(engine/mysql_ddl.py); an INSERT whose values it generates gets ``RETURNING`` it, so the OK packet
+and LAST_INSERT_ID() carry the first generated value, as in MySQL; explicit values move the
+sequence past them (:func:`catch_up`).
 """
 
 from __future__ import annotations
 
+import re
+from dataclasses import dataclass, field
 from typing import Any
 
 from sqlglot import exp
 
 from engine import info_schema
 from engine.mysql_ddl import SEQUENCE_PREFIX
+
+_NEXTVAL = re.compile(r"nextval\('([^']+)'\)")
 
 
 def rewrite(expression: exp.Expression) -> exp.Expression:
@@ -91,19 +96,103 @@ def _insert_columns(insert: exp.Insert, cursor: Any, schema: str, table: str) ->
         "AND table_name = ? ORDER BY column_index", [info_schema.INTERNAL, schema, table]).fetchall()]
 
 
-def generated_key_column(insert: exp.Insert, cursor: Any, schema: str) -> str | None:
-    """The AUTO_INCREMENT column an INSERT into an internal table leaves to its sequence, else None."""
+@dataclass
+class AutoIncrement:
+    """What an INSERT into a table with an AUTO_INCREMENT column does with it."""
+
+    column: str
+    sequence: str  # 'schema.__drydock_ai_…', as the column's default names it
+    generates: bool  # some row's value comes from the sequence (the INSERT gets RETURNING)
+    explicit: set[int] = field(default_factory=set)  # values the statement gives itself
+    explicit_unknown: bool = False  # INSERT … SELECT giving the column: read the table's max
+
+
+def auto_increment(insert: exp.Insert, cursor: Any, schema: str) -> AutoIncrement | None:
+    """The AUTO_INCREMENT column of an INSERT into an internal table, and which of its values
+    the sequence generates. As in MySQL (manual 13.6, "Using AUTO_INCREMENT"), NULL, 0 and
+    DEFAULT in that column's place generate the next value (they become DEFAULT here); a value
+    given explicitly moves the counter past it (:func:`catch_up`)."""
     table = target_table(insert)
     if table is None or insert.args.get("returning") is not None:
         return None
     rows = cursor.execute(
-        "SELECT column_name FROM duckdb_columns() WHERE database_name = ? AND schema_name = ? "
-        "AND table_name = ? AND column_default LIKE ?",
+        "SELECT column_name, column_index, column_default FROM duckdb_columns() WHERE database_name = ? "
+        "AND schema_name = ? AND table_name = ? AND column_default LIKE ?",
         [info_schema.INTERNAL, schema, table.name, f"%nextval(%{SEQUENCE_PREFIX}%"]).fetchall()
+    sequence = _NEXTVAL.search(str(rows[0][2])) if rows else None
+    if not rows or sequence is None:
+        return None
+    key = AutoIncrement(column=str(rows[0][0]), sequence=sequence.group(1), generates=False)
+    position = int(rows[0][1]) - 1
+    named = insert.this.expressions if isinstance(insert.this, exp.Schema) else None
+    if named:
+        names = [c.name.lower() for c in named]
+        if key.column.lower() not in names:
+            key.generates = True  # left out: every row's value is generated
+            return key
+        position = names.index(key.column.lower())
+    source = insert.expression
+    if not isinstance(source, exp.Values):
+        key.explicit_unknown = True
+        return key
+    for row in source.expressions:
+        values = row.expressions if isinstance(row, exp.Tuple) else []
+        if position >= len(values):
+            continue
+        value = values[position]
+        if _asks_for_next_value(value):
+            value.replace(exp.var("DEFAULT"))
+            key.generates = True
+        elif isinstance(value, exp.Literal) and not value.is_string and value.name.isdigit():
+            key.explicit.add(int(value.name))
+        else:
+            key.explicit_unknown = True
+    return key
+
+
+def _asks_for_next_value(value: exp.Expression) -> bool:
+    if isinstance(value, exp.Null) or (isinstance(value, exp.Var) and value.name.upper() == "DEFAULT"):
+        return True
+    return isinstance(value, exp.Literal) and not value.is_string and value.name == "0"
+
+
+def first_generated(key: AutoIncrement, returned: list[tuple[Any, ...]]) -> int:
+    """LAST_INSERT_ID of the statement: the first value the sequence gave (RETURNING order)."""
+    for (value,) in returned:
+        if value is not None and int(value) not in key.explicit:
+            return int(value)
+    return 0
+
+
+# Explicit values far above the counter are caught up to by drawing from the sequence (DuckDB
+# can neither set nor replace a sequence a column depends on); past this many draws the counter
+# is left behind and the statement warns (later generated values may then collide).
+MAX_CATCH_UP = 10_000_000
+
+
+def catch_up(key: AutoIncrement, cursor: Any, table: exp.Table) -> int | None:
+    """Move the sequence past the largest explicit value (MySQL moves its counter the same
+    way). Returns the gap it refused to cross (for a warning), else None."""
+    if not key.explicit and not key.explicit_unknown:
+        return None
+    highest = max(key.explicit) if key.explicit else 0
+    if key.explicit_unknown:
+        rows = cursor.execute(f"SELECT max({_quote(key.column)}) FROM {table.sql(dialect='duckdb')}").fetchall()
+        highest = max(highest, int(rows[0][0] or 0))
+    schema, name = key.sequence.split(".", 1)
+    rows = cursor.execute("SELECT last_value, start_value FROM duckdb_sequences() WHERE database_name = ? "
+                          "AND schema_name = ? AND sequence_name = ?", [info_schema.INTERNAL, schema, name]).fetchall()
     if not rows:
         return None
-    column = str(rows[0][0])
-    named = insert.this.expressions if isinstance(insert.this, exp.Schema) else None
-    if not named or any(c.name.lower() == column.lower() for c in named):
-        return None  # the statement gives the column's values itself
-    return column
+    last = rows[0][0] if rows[0][0] is not None else int(rows[0][1]) - 1
+    gap = highest - int(last)
+    if gap <= 0:
+        return None
+    if gap > MAX_CATCH_UP:
+        return gap
+    cursor.execute(f"SELECT max(nextval('{key.sequence}')) FROM range({gap})").fetchall()
+    return None
+
+
+def _quote(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'

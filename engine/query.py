@@ -217,10 +217,10 @@ class QuerySession:
             # Tables first: the information_schema binding adds placeholder tables of its own.
             authorized = self._bind_references(references, ctx, resolver)
             self._bind_info_schema(expression, ctx, resolver, registered)
-            generated = self._complete_insert(expression)
+            key = self._complete_insert(expression)
             sql = expression.sql(dialect="duckdb")
             self._verify(expression, sql, authorized)
-            return self._execute(expression, sql, ctx, generated)
+            return self._execute(expression, sql, ctx, key)
         finally:
             for name in registered:
                 self._cursor.unregister(name)
@@ -274,9 +274,9 @@ class QuerySession:
             verify_with_duckdb(self._serialize, text, authorized)
             _VERIFIED.add(key)
 
-    def _complete_insert(self, expression: exp.Expression) -> str | None:
+    def _complete_insert(self, expression: exp.Expression) -> mysql_dml.AutoIncrement | None:
         """An INSERT into an internal table: its conflict target, and ``RETURNING`` the
-        AUTO_INCREMENT column it leaves to the sequence (engine/mysql_dml.py). Returns that column."""
+        AUTO_INCREMENT column when the sequence gives values (engine/mysql_dml.py)."""
         if not isinstance(expression, exp.Insert):
             return None
         table = mysql_dml.target_table(expression)
@@ -284,10 +284,10 @@ class QuerySession:
             return None
         schema = table.text("db")
         mysql_dml.complete(expression, self._cursor, schema)
-        column = mysql_dml.generated_key_column(expression, self._cursor, schema)
-        if column is not None:
-            expression.set("returning", exp.Returning(expressions=[exp.column(column)]))
-        return column
+        key = mysql_dml.auto_increment(expression, self._cursor, schema)
+        if key is not None and key.generates:
+            expression.set("returning", exp.Returning(expressions=[exp.column(key.column)]))
+        return key
 
     # -- transactions (engine/transactions.py decides when) --------------------------------------
     @property
@@ -357,7 +357,7 @@ class QuerySession:
                 this=exp.to_identifier(table.alias or table.name))))
 
     def _execute(self, expression: exp.Expression, sql: str, ctx: SessionContext,
-                 generated: str | None = None) -> Result:
+                 key: mysql_dml.AutoIncrement | None = None) -> Result:
         self._use(ctx.database if ctx.catalog.lower() == info_schema.INTERNAL else None)
         notes = self._if_exists_notes(expression, ctx)
         try:
@@ -375,9 +375,8 @@ class QuerySession:
         except duckdb.Error as exc:
             raise Errors.QUERY_FAILED.error(detail=_first_line(exc)) from None
         description = self._cursor.description
-        if generated is not None:  # INSERT … RETURNING the AUTO_INCREMENT column
-            keys = self._cursor.fetchall()
-            return Result.ok(affected_rows=len(keys), last_insert_id=int(keys[0][0]) if keys else 0)
+        if key is not None:
+            return self._auto_increment_result(expression, key)
         if isinstance(expression, _ROW_COUNT_STATEMENTS):
             rows = self._cursor.fetchall()  # drained: DuckDB refuses new work while a result is open
             return Result.ok(affected_rows=int(rows[0][0]) if rows else 0)
@@ -389,6 +388,16 @@ class QuerySession:
         columns = [d[0] for d in description]
         return Result(columns=columns, rows=rows,
                       column_types={d[0]: str(d[1]) for d in description})
+
+    def _auto_increment_result(self, insert: exp.Expression, key: mysql_dml.AutoIncrement) -> Result:
+        """The OK of an INSERT into a table with an AUTO_INCREMENT column (engine/mysql_dml.py)."""
+        rows = self._cursor.fetchall()  # RETURNING the column's values, or the row count
+        affected = len(rows) if key.generates else (int(rows[0][0]) if rows else 0)
+        table = mysql_dml.target_table(insert) if isinstance(insert, exp.Insert) else None
+        gap = mysql_dml.catch_up(key, self._cursor, table) if table is not None else None
+        warnings = [] if gap is None else [Errors.AUTO_INCREMENT_BEHIND.warning(gap=gap)]
+        return Result.ok(affected_rows=affected, warnings=warnings,
+                         last_insert_id=mysql_dml.first_generated(key, rows) if key.generates else 0)
 
     def _run_statement(self, sql: str, before: list[str], after: list[str]) -> None:
         """``sql`` with the statements it needs before (an AUTO_INCREMENT column's sequence) and

@@ -131,8 +131,17 @@ def test_auto_increment_and_last_insert_id(shared_server: ServerProcess, db: str
         assert cur.lastrowid == 4 and cur.rowcount == 2  # the first generated value, as MySQL
         cur.execute("INSERT INTO users (id, name) VALUES (100, 'explicit')")
         assert cur.lastrowid == 0
-        cur.execute("SELECT id, name FROM users ORDER BY id")
-        assert [r[0] for r in cur.fetchall()] == [1, 2, 3, 4, 5, 100]
+        cur.execute("INSERT INTO users (name) VALUES ('after explicit')")  # the counter moved past 100
+        assert cur.lastrowid == 101
+        cur.execute("INSERT INTO users VALUES (NULL, 'null'), (0, 'zero'), (DEFAULT, 'default')")
+        assert cur.lastrowid == 102 and cur.rowcount == 3  # NULL, 0 and DEFAULT generate (13.6)
+        cur.execute("INSERT IGNORE INTO users (id, name) VALUES (1, 'dup'), (NULL, 'new')")
+        assert (cur.rowcount, cur.lastrowid) == (1, 105)
+        cur.execute("INSERT INTO users (id, name) SELECT 500, 'from select'")
+        cur.execute("INSERT INTO users (name) VALUES ('after select')")
+        assert cur.lastrowid == 501
+        cur.execute("SELECT id FROM users ORDER BY id")
+        assert [r[0] for r in cur.fetchall()] == [1, 2, 3, 4, 5, 100, 101, 102, 103, 104, 105, 500, 501]
         cur.execute("CREATE TABLE started (id BIGINT AUTO_INCREMENT PRIMARY KEY, v INT) AUTO_INCREMENT = 1000")
         cur.execute("INSERT INTO started (v) VALUES (1)")
         assert cur.lastrowid == 1000
