@@ -7,14 +7,16 @@
 - ``KEY``/``INDEX`` lines inside CREATE TABLE are dropped (they speed lookups up in MySQL and
   change no result; DuckDB has no inline index syntax); ``UNIQUE KEY name (…)`` stays a UNIQUE
   constraint;
-- ``ON UPDATE CURRENT_TIMESTAMP`` is accepted and dropped (DuckDB has no such trigger; README);
+- ``ON UPDATE CURRENT_TIMESTAMP[(n)]``: DuckDB has no such clause; the column is marked with a
+  comment (:data:`ON_UPDATE_MARK`, which information_schema shows as MySQL's EXTRA, never as the
+  comment) and engine/mysql_dml.py sets it in every UPDATE that changes another column;
 - ``AUTO_INCREMENT``: the column's default becomes ``nextval`` of a sequence of its own, named
   with drydock's reserved prefix (so no SQL can name it) and created just before the table
   (``AUTO_INCREMENT = n`` starts it at n).
 
-The sequences to create are returned for the executor (engine/query.py) to run first, in the
-same transaction as the CREATE TABLE; DROP TABLE drops a table's sequence with it
-(:func:`sequences_of`).
+The statements to run before (sequences) and after (the ON UPDATE marks) are returned for the
+executor (engine/query.py) to run in the same transaction as the CREATE TABLE; DROP TABLE drops a
+table's sequence with it (:func:`sequences_of`).
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from engine import info_schema
 from engine.errors import Errors
 
 SEQUENCE_PREFIX = "__drydock_ai_"
+ON_UPDATE_MARK = "__drydock_on_update_current_timestamp"  # + "(n)" for a precision
 
 _INTEGER_TYPES = {exp.DataType.Type.TINYINT, exp.DataType.Type.SMALLINT, exp.DataType.Type.MEDIUMINT,
                   exp.DataType.Type.INT, exp.DataType.Type.BIGINT, exp.DataType.Type.UTINYINT,
@@ -38,8 +41,9 @@ _FLOAT_TYPES = {exp.DataType.Type.FLOAT, exp.DataType.Type.DOUBLE}
 _SINGLE_PRECISION_BITS = 24
 
 
-def adapt_create_table(create: exp.Create, schema: str) -> list[str]:
-    """Adapt ``create`` in place; returns the ``CREATE SEQUENCE`` statements to run before it."""
+def adapt_create_table(create: exp.Create, schema: str) -> tuple[list[str], list[str]]:
+    """Adapt ``create`` in place; returns the statements to run before it (CREATE SEQUENCE)
+    and after it (the ON UPDATE marks)."""
     for data_type in create.find_all(exp.DataType):
         if data_type.this in _INTEGER_TYPES:
             data_type.set("expressions", [])
@@ -52,11 +56,27 @@ def adapt_create_table(create: exp.Create, schema: str) -> list[str]:
             inner = unique.this
             if isinstance(inner, exp.Schema) and inner.this is not None:
                 inner.set("this", None)  # UNIQUE KEY name (cols): DuckDB names no constraint
+    after = _on_update_marks(create, schema)
+    return _auto_increment(create, schema), after
+
+
+def _on_update_marks(create: exp.Create, schema: str) -> list[str]:
+    table = create.find(exp.Table)
+    marks = []
     for constraint in list(create.find_all(exp.OnUpdateColumnConstraint)):
         parent = constraint.parent
-        if isinstance(parent, exp.ColumnConstraint):
-            parent.pop()
-    return _auto_increment(create, schema)
+        column = parent.parent if isinstance(parent, exp.ColumnConstraint) else None
+        if not isinstance(column, exp.ColumnDef) or table is None:
+            continue
+        value = constraint.this
+        if not isinstance(value, exp.CurrentTimestamp):
+            raise Errors.NOT_SUPPORTED.error(what="ON UPDATE other than CURRENT_TIMESTAMP")
+        precision = value.this.name if isinstance(value.this, exp.Literal) else ""
+        mark = ON_UPDATE_MARK + (f"({precision})" if precision else "")
+        parent.pop()
+        marks.append(f'COMMENT ON COLUMN "{_quoted(schema)}"."{_quoted(table.name)}"."{_quoted(column.name)}" '
+                     f"IS '{mark}'")
+    return marks
 
 
 def _float_type(data_type: exp.DataType) -> None:

@@ -14,6 +14,10 @@ AUTO_INCREMENT: :func:`auto_increment` finds a column whose default is a drydock
 (engine/mysql_ddl.py); an INSERT whose values it generates gets ``RETURNING`` it, so the OK packet
 and LAST_INSERT_ID() carry the first generated value, as in MySQL; explicit values move the
 sequence past them (:func:`catch_up`).
+
+ON UPDATE CURRENT_TIMESTAMP (manual 13.2.5): an UPDATE of an internal table sets each such
+column (engine/mysql_ddl.py marks them) that it does not assign itself to the current time in
+the rows where an assigned column's value changes (:func:`on_update_columns`).
 """
 
 from __future__ import annotations
@@ -22,10 +26,11 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+import sqlglot
 from sqlglot import exp
 
 from engine import info_schema
-from engine.mysql_ddl import SEQUENCE_PREFIX
+from engine.mysql_ddl import ON_UPDATE_MARK, SEQUENCE_PREFIX
 
 _NEXTVAL = re.compile(r"nextval\('([^']+)'\)")
 
@@ -196,3 +201,29 @@ def catch_up(key: AutoIncrement, cursor: Any, table: exp.Table) -> int | None:
 
 def _quote(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
+
+
+def on_update_columns(update: exp.Update, cursor: Any) -> None:
+    """Add ``c = CASE WHEN <another column changes> THEN <now> ELSE c END`` for each ON UPDATE
+    CURRENT_TIMESTAMP column ``c`` of the internal table ``update`` changes (qualified by the
+    executor as ``internal.db.t``), unless the statement assigns ``c`` itself."""
+    table = update.this
+    if not isinstance(table, exp.Table) or table.text("catalog").lower() != info_schema.INTERNAL:
+        return
+    rows = cursor.execute(
+        "SELECT column_name, comment FROM duckdb_columns() WHERE database_name = ? AND schema_name = ? "
+        "AND table_name = ? AND comment LIKE ?",
+        [info_schema.INTERNAL, table.text("db"), table.name, f"{ON_UPDATE_MARK}%"]).fetchall()
+    assignments = [a for a in update.expressions if isinstance(a, exp.EQ) and isinstance(a.this, exp.Column)]
+    assigned = {a.this.name.lower() for a in assignments}
+    if not rows or not assignments:
+        return
+    changed = exp.or_(*[exp.NullSafeNEQ(this=a.this.copy(), expression=a.expression.copy()) for a in assignments])
+    for column, mark in rows:
+        if str(column).lower() in assigned:
+            continue
+        precision = str(mark)[len(ON_UPDATE_MARK):].strip("()") or "0"
+        step = 10 ** (6 - min(int(precision) if precision.isdigit() else 0, 6))
+        now = sqlglot.parse_one(f"make_timestamp(epoch_us(now()) // {step} * {step})", read="duckdb")
+        value = exp.Case(ifs=[exp.If(this=changed.copy(), true=now)], default=exp.column(str(column), quoted=True))
+        update.append("expressions", exp.EQ(this=exp.column(str(column), quoted=True), expression=value))

@@ -218,6 +218,8 @@ class QuerySession:
             authorized = self._bind_references(references, ctx, resolver)
             self._bind_info_schema(expression, ctx, resolver, registered)
             key = self._complete_insert(expression)
+            if isinstance(expression, exp.Update):
+                mysql_dml.on_update_columns(expression, self._cursor)
             sql = expression.sql(dialect="duckdb")
             self._verify(expression, sql, authorized)
             return self._execute(expression, sql, ctx, key)
@@ -361,7 +363,8 @@ class QuerySession:
         self._use(ctx.database if ctx.catalog.lower() == info_schema.INTERNAL else None)
         notes = self._if_exists_notes(expression, ctx)
         try:
-            after = mysql_ddl.sequences_of(self._cursor, expression) if isinstance(expression, exp.Drop) else []
+            after = (mysql_ddl.sequences_of(self._cursor, expression) if isinstance(expression, exp.Drop)
+                     else expression.meta.get("create_after") or [])
             self._run_statement(sql, expression.meta.get("create_first") or [], after)
         except duckdb.ParserException as exc:
             raise Errors.PARSE.error(detail=_first_line(exc)) from None
@@ -614,7 +617,8 @@ def adapt(expression: exp.Expression, ctx: SessionContext,
     if isinstance(expression, exp.Create) and str(expression.args.get("kind", "")).upper() == "TABLE":
         table = expression.find(exp.Table)
         schema = (table.text("db") if table is not None else "") or ctx.database or "main"
-        expression.meta["create_first"] = mysql_ddl.adapt_create_table(expression, schema)
+        expression.meta["create_first"], expression.meta["create_after"] = \
+            mysql_ddl.adapt_create_table(expression, schema)
     in_info_schema = (ctx.database or "").lower() == "information_schema"
     if ctx.catalog.lower() != info_schema.INTERNAL:
         # DATABASE() is the session's database in its external catalog; DuckDB's CURRENT_SCHEMA()

@@ -270,3 +270,74 @@ def test_auto_increment_sequence_lives_and_dies_with_its_table(engine: Engine) -
     assert run("INSERT INTO s.t (v) VALUES (7)").last_insert_id == 1
     run("DROP TABLE s.t")
     assert sequences() == 0
+
+
+def test_on_update_current_timestamp(shared_server: ServerProcess, db: str) -> None:
+    """ON UPDATE CURRENT_TIMESTAMP (MySQL 13.2.5): set when an UPDATE changes another column of
+    the row, left alone when the values stay the same or the UPDATE assigns it itself."""
+    with shared_server.connect(database=db) as conn, conn.cursor() as cur:
+        cur.execute("CREATE TABLE t (id INT PRIMARY KEY, v VARCHAR(10), "
+                    "ts DATETIME DEFAULT '2000-01-01 00:00:00' ON UPDATE CURRENT_TIMESTAMP)")
+        cur.execute("INSERT INTO t (id, v) VALUES (1, 'a'), (2, 'b'), (3, 'c')")
+        cur.execute("UPDATE t SET v = 'a' WHERE id = 1")  # no change
+        cur.execute("UPDATE t SET v = 'x' WHERE id = 2")
+        cur.execute("UPDATE t SET v = 'y', ts = '1999-01-01 00:00:00' WHERE id = 3")
+        cur.execute("SELECT id, year(ts) FROM t ORDER BY id")
+        rows = dict(cur.fetchall())
+        cur.execute("SELECT year(NOW())")
+        this_year = cur.fetchone()[0]
+        assert rows == {1: 2000, 2: this_year, 3: 1999}
+        cur.execute(f"SELECT extra, column_comment FROM information_schema.columns "
+                    f"WHERE table_schema = '{db}' AND table_name = 't' AND column_name = 'ts'")
+        assert cur.fetchone() == ("on update CURRENT_TIMESTAMP", "")
+        cur.execute("SHOW CREATE TABLE t")
+        assert "DEFAULT '2000-01-01 00:00:00' ON UPDATE CURRENT_TIMESTAMP," in cur.fetchone()[1]
+
+
+def test_auto_increment_is_reflected_as_mysql_shows_it(shared_server: ServerProcess, db: str) -> None:
+    with shared_server.connect(database=db) as conn, conn.cursor() as cur:
+        cur.execute("CREATE TABLE t (id BIGINT AUTO_INCREMENT PRIMARY KEY, v INT)")
+        cur.execute("SHOW CREATE TABLE t")
+        assert "`id` bigint NOT NULL AUTO_INCREMENT" in cur.fetchone()[1]
+        cur.execute(f"SELECT column_default, extra FROM information_schema.columns "
+                    f"WHERE table_schema = '{db}' AND table_name = 't' AND column_name = 'id'")
+        assert cur.fetchone() == (None, "auto_increment")
+
+
+def test_sqlalchemy_orm_integer_key_rollback_and_pandas(shared_server: ServerProcess, db: str) -> None:
+    """SQLAlchemy 2 ORM: create_all with an integer primary key, add/commit, rollback, reflection
+    (autoincrement seen); pandas to_sql/read_sql (FLOAT/DOUBLE columns)."""
+    sqlalchemy = pytest.importorskip("sqlalchemy", reason="SQLAlchemy is not installed")
+    pandas = pytest.importorskip("pandas", reason="pandas is not installed")
+    from sqlalchemy import Column, Integer, String, create_engine, inspect, select
+    from sqlalchemy.orm import Session, declarative_base
+
+    Base = declarative_base()
+
+    class Item(Base):  # type: ignore[misc,valid-type]
+        __tablename__ = "items"
+        id = Column(Integer, primary_key=True)
+        name = Column(String(50))
+
+    url = f"mysql+pymysql://root:@{shared_server.host}:{shared_server.port}/{db}"
+    engine = create_engine(url)
+    try:
+        Base.metadata.create_all(engine)
+        with Session(engine) as session:
+            first = Item(name="a")
+            session.add_all([first, Item(name="b")])
+            session.commit()
+            assert first.id == 1
+            session.add(Item(name="rolled back"))
+            session.flush()
+            session.rollback()
+            assert [i.name for i in session.scalars(select(Item).order_by(Item.id))] == ["a", "b"]
+        columns = {c["name"]: c for c in inspect(engine).get_columns("items")}
+        assert columns["id"].get("autoincrement") is True
+        frame = pandas.DataFrame({"x": [0.1, 0.25], "n": [1, 2], "s": ["p", "q"]})
+        frame.to_sql("frame", engine, index=False)
+        back = pandas.read_sql("SELECT x, n, s FROM frame ORDER BY n", engine)
+        assert back["x"].tolist() == [0.1, 0.25] and back["s"].tolist() == ["p", "q"]
+    finally:
+        engine.dispose()
+    assert sqlalchemy.__version__
