@@ -70,6 +70,7 @@ class Errors:
     TABLE_EXISTS = ErrorSpec(1050, "42S01", "Table '{table}' already exists")
     BAD_TABLE = ErrorSpec(1051, "42S02", "Unknown table '{table}'")
     CANT_DROP_KEY = ErrorSpec(1091, "42000", "Can't DROP '{key}'; check that column/key exists")
+    TRANSACTION_ABORTED = ErrorSpec(3101, "40000", "The transaction was rolled back: a statement in it failed, and the storage engine (DuckDB) cannot undo only that statement. ROLLBACK, then retry the transaction")
     AUTO_INCREMENT_BEHIND = ErrorSpec(1105, "HY000", "AUTO_INCREMENT counter left {gap} values behind the largest explicit value; later generated values may collide with it")
     PARSE = ErrorSpec(1064, "42000", "{detail}")
     EMPTY_QUERY = ErrorSpec(1065, "42000", "Query was empty")

@@ -22,6 +22,7 @@ import sqlglot
 from sqlglot import exp
 
 from engine import collation, info_schema, mysql_ddl, mysql_dml, mysql_functions
+from engine.transactions import SessionTransaction
 from engine.catalogs.base import TimeTravel
 from engine.errors import Errors, scrub_paths
 from engine.results import Diagnostic, Result
@@ -169,7 +170,7 @@ class QuerySession:
     def __init__(self, cursor: duckdb.DuckDBPyConnection):
         self._cursor = cursor
         self._schema: str | None = "main"
-        self._in_transaction = False
+        self.transaction = SessionTransaction(cursor)
         self._bound: OrderedDict[int, tuple[Any, str]] = OrderedDict()
 
     def interrupt(self) -> None:
@@ -208,6 +209,15 @@ class QuerySession:
         """Run a statement whose relations engine/sql_relations.py resolved (and the caller
         authorized): internal references are qualified completely, external ones bound to
         Arrow objects, and DuckDB's own parse of the final text is checked against them."""
+        self.transaction.check_usable()
+        try:
+            return self._run(expression, ctx, references, visibility, resolver)
+        except BaseException:
+            self.transaction.after_failure()  # engine/transactions.py: DuckDB aborts the whole one
+            raise
+
+    def _run(self, expression: exp.Expression, ctx: SessionContext, references: list[Reference],
+             visibility: Visibility | None, resolver: Resolver | None) -> Result:
         adapt(expression, ctx, visibility)
         counted = self._count_pushdown(expression, ctx, resolver)
         if counted is not None:
@@ -291,25 +301,19 @@ class QuerySession:
             expression.set("returning", exp.Returning(expressions=[exp.column(key.column)]))
         return key
 
-    # -- transactions (engine/transactions.py decides when) --------------------------------------
+    # -- transactions (engine/transactions.py) ----------------------------------------------------
     @property
     def in_transaction(self) -> bool:
-        return self._in_transaction
+        return self.transaction.open
 
     def begin(self) -> None:
-        if not self._in_transaction:
-            self._cursor.execute("BEGIN TRANSACTION")
-            self._in_transaction = True
+        self.transaction.begin()
 
     def commit(self) -> None:
-        if self._in_transaction:
-            self._in_transaction = False
-            self._cursor.execute("COMMIT")
+        self.transaction.commit()
 
     def rollback(self) -> None:
-        if self._in_transaction:
-            self._in_transaction = False
-            self._cursor.execute("ROLLBACK")
+        self.transaction.rollback()
 
     def _serialize(self, sql: str) -> str:
         rows = self._cursor.execute("SELECT json_serialize_sql(?)", [sql]).fetchall()  # drained
@@ -408,7 +412,7 @@ class QuerySession:
         if not before and not after:
             self._cursor.execute(sql)
             return
-        own = not self._in_transaction
+        own = not self.transaction.open
         if own:
             self._cursor.execute("BEGIN TRANSACTION")
         try:
@@ -460,7 +464,12 @@ class QuerySession:
     def drop_index(self, schema: str, name: str) -> None:
         """DROP INDEX of an internal table's index (engine/statements/internal_index.py checked
         the privilege and that the index belongs to the table)."""
-        self._cursor.execute(f"DROP INDEX {info_schema.INTERNAL}.{_quote(schema)}.{_quote(name)}")
+        self.transaction.check_usable()
+        try:
+            self._cursor.execute(f"DROP INDEX {info_schema.INTERNAL}.{_quote(schema)}.{_quote(name)}")
+        except duckdb.Error as exc:
+            self.transaction.after_failure()
+            raise Errors.QUERY_FAILED.error(detail=_first_line(exc)) from None
 
     def table_exists(self, schema: str, name: str) -> bool:
         rows = self._cursor.execute(

@@ -9,12 +9,19 @@ ROLLBACK and ``autocommit = 0`` run as DuckDB transactions on the session's own 
   ROLLBACK; ``SET autocommit = 1`` commits an open one (manual 15.3.1).
 - Isolation is DuckDB's snapshot isolation (README): a transaction reads the database as of its
   start and a write-write conflict with a concurrent transaction fails (1105) instead of waiting.
-  DuckDB aborts a transaction at the first failed statement; later statements fail until ROLLBACK.
+- DuckDB aborts a whole transaction at a failed statement, where MySQL undoes only the statement.
+  drydock reports the statement's own error, rolls the DuckDB transaction back at once, and
+  answers every later statement of that transaction, and its COMMIT, with 3101 (SQLSTATE 40000:
+  drivers raise their "transaction rolled back" exception) until ROLLBACK — it never lets a
+  client believe earlier work is still pending. (:class:`SessionTransaction`)
 - Savepoints are not supported (1235).
 """
 
 from __future__ import annotations
 
+from typing import Any
+
+import duckdb
 from sqlglot import exp
 
 from engine.errors import Errors
@@ -62,3 +69,57 @@ def after_set(ctx: SessionContext) -> None:
 
 def in_transaction(ctx: SessionContext) -> bool:
     return bool(ctx.query is not None and getattr(ctx.query, "in_transaction", False))
+
+
+class SessionTransaction:
+    """The explicit transaction of one session's DuckDB cursor (engine/query.py QuerySession)."""
+
+    def __init__(self, cursor: Any):
+        self._cursor = cursor
+        self._open = False
+        self._aborted = False  # DuckDB rolled it back after a failed statement; the client not yet
+
+    @property
+    def open(self) -> bool:
+        """In a transaction, as the client sees it (SERVER_STATUS_IN_TRANS)."""
+        return self._open or self._aborted
+
+    def check_usable(self) -> None:
+        if self._aborted:
+            raise Errors.TRANSACTION_ABORTED.error()
+
+    def begin(self) -> None:
+        self.check_usable()
+        if not self._open:
+            self._cursor.execute("BEGIN TRANSACTION")
+            self._open = True
+
+    def commit(self) -> None:
+        if self._aborted:
+            self._aborted = False
+            raise Errors.TRANSACTION_ABORTED.error()
+        if self._open:
+            self._open = False
+            self._cursor.execute("COMMIT")
+
+    def rollback(self) -> None:
+        self._aborted = False
+        if self._open:
+            self._open = False
+            self._cursor.execute("ROLLBACK")
+
+    def after_failure(self) -> None:
+        """A statement failed inside the transaction: if DuckDB aborted the transaction, roll it
+        back now and remember that the client's transaction is lost."""
+        if not self._open:
+            return
+        try:
+            self._cursor.execute("SELECT 1").fetchall()
+            return  # still usable: the error happened before DuckDB ran anything
+        except duckdb.Error:
+            pass
+        try:
+            self._cursor.execute("ROLLBACK")
+        except duckdb.Error:
+            pass
+        self._open, self._aborted = False, True

@@ -109,6 +109,38 @@ def test_begin_commit_rollback_with_autocommit_on(shared_server: ServerProcess, 
         assert _error(cur, "ROLLBACK TO SAVEPOINT s") in (1235, 1064)
 
 
+def test_failed_statement_in_a_transaction_loses_it_loudly(shared_server: ServerProcess, db: str) -> None:
+    """DuckDB aborts a whole transaction at a failed statement (MySQL undoes only the statement):
+    the statement gets its own error, every later statement and the COMMIT get 3101/40000, and
+    nothing of the transaction is committed; ROLLBACK ends it. An error drydock raises before
+    DuckDB runs anything (a denied table) leaves the transaction intact."""
+    user = create_user(shared_server, [f"SELECT_PRIV, LOAD_PRIV ON {db}.t"])
+    shared_server.query(f"CREATE TABLE {db}.t (id INT PRIMARY KEY)")
+    shared_server.query(f"CREATE TABLE {db}.secret (id INT)")
+    with shared_server.connect(user=user, password="pw", database=db) as conn, conn.cursor() as cur:
+        cur.execute("BEGIN")
+        cur.execute("INSERT INTO t VALUES (1)")
+        assert _error(cur, "SELECT * FROM secret") == 1142  # refused before DuckDB: still alive
+        cur.execute("INSERT INTO t VALUES (2)")
+        cur.execute("COMMIT")
+        cur.execute("BEGIN")
+        cur.execute("INSERT INTO t VALUES (3)")
+        assert _error(cur, "SELECT CAST('x' AS INT) FROM t") in (1105, 1292, 1366)  # a conversion error
+        assert _error(cur, "SELECT * FROM t") == 3101
+        assert _error(cur, "COMMIT") == 3101
+        cur.execute("SELECT id FROM t ORDER BY id")
+        assert cur.fetchall() == ((1,), (2,))  # 3 was never committed
+        cur.execute("SET autocommit = 0")
+        cur.execute("INSERT INTO t VALUES (4)")
+        assert _error(cur, "INSERT INTO t VALUES (1)") != 0  # duplicate key
+        assert _error(cur, "INSERT INTO t VALUES (5)") == 3101
+        cur.execute("ROLLBACK")
+        cur.execute("INSERT INTO t VALUES (6)")
+        cur.execute("COMMIT")
+        cur.execute("SELECT id FROM t ORDER BY id")
+        assert cur.fetchall() == ((1,), (2,), (6,))
+
+
 def test_open_transaction_ends_with_the_connection(shared_server: ServerProcess, db: str) -> None:
     shared_server.query(f"CREATE TABLE {db}.t (id INT)")
     conn = pymysql.connect(host=shared_server.host, port=shared_server.port, user="root", password="",
