@@ -65,8 +65,10 @@ def _on_update_marks(create: exp.Create, schema: str) -> list[str]:
     marks = []
     for constraint in list(create.find_all(exp.OnUpdateColumnConstraint)):
         parent = constraint.parent
-        column = parent.parent if isinstance(parent, exp.ColumnConstraint) else None
-        if not isinstance(column, exp.ColumnDef) or table is None:
+        if not isinstance(parent, exp.ColumnConstraint) or table is None:
+            continue
+        column = parent.parent
+        if not isinstance(column, exp.ColumnDef):
             continue
         value = constraint.this
         if not isinstance(value, exp.CurrentTimestamp):
