@@ -285,6 +285,8 @@ def _targets(expression: exp.Expression) -> tuple[str, set[int]]:
 
 def audit_target(expression: exp.Expression, ctx: SessionContext) -> str:
     """The object a changing statement acts on, for its audit record."""
+    if isinstance(expression, RenameTables) and expression.expressions:
+        expression = expression.expressions[0]  # RENAME TABLE a TO b, …: the first table renamed
     nodes = _objects(expression) if isinstance(expression, DDL) else [expression.this]
     node = nodes[0] if nodes else None
     if not isinstance(node, exp.Table):
