@@ -22,7 +22,6 @@ the rows where an assigned column's value changes (:func:`on_update_columns`).
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -30,9 +29,8 @@ import sqlglot
 from sqlglot import exp
 
 from engine import info_schema
-from engine.mysql_ddl import ON_UPDATE_MARK, SEQUENCE_PREFIX
-
-_NEXTVAL = re.compile(r"nextval\('([^']+)'\)")
+from engine.mysql_ddl import ON_UPDATE_MARK
+from engine.table_traits import Traits
 
 
 def rewrite(expression: exp.Expression) -> exp.Expression:
@@ -112,23 +110,16 @@ class AutoIncrement:
     explicit_unknown: bool = False  # INSERT … SELECT giving the column: read the table's max
 
 
-def auto_increment(insert: exp.Insert, cursor: Any, schema: str) -> AutoIncrement | None:
+def auto_increment(insert: exp.Insert, traits: Traits) -> AutoIncrement | None:
     """The AUTO_INCREMENT column of an INSERT into an internal table, and which of its values
     the sequence generates. As in MySQL (manual 13.6, "Using AUTO_INCREMENT"), NULL, 0 and
     DEFAULT in that column's place generate the next value (they become DEFAULT here); a value
     given explicitly moves the counter past it (:func:`catch_up`)."""
-    table = target_table(insert)
-    if table is None or insert.args.get("returning") is not None:
+    if traits.auto_increment is None or insert.args.get("returning") is not None:
         return None
-    rows = cursor.execute(
-        "SELECT column_name, column_index, column_default FROM duckdb_columns() WHERE database_name = ? "
-        "AND schema_name = ? AND table_name = ? AND column_default LIKE ?",
-        [info_schema.INTERNAL, schema, table.name, f"%nextval(%{SEQUENCE_PREFIX}%"]).fetchall()
-    sequence = _NEXTVAL.search(str(rows[0][2])) if rows else None
-    if not rows or sequence is None:
-        return None
-    key = AutoIncrement(column=str(rows[0][0]), sequence=sequence.group(1), generates=False)
-    position = int(rows[0][1]) - 1
+    column, sequence = traits.auto_increment
+    key = AutoIncrement(column=column, sequence=sequence, generates=False)
+    position = traits.columns.index(column)
     named = insert.this.expressions if isinstance(insert.this, exp.Schema) else None
     if named:
         names = [c.name.lower() for c in named]
@@ -203,17 +194,11 @@ def _quote(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
 
 
-def on_update_columns(update: exp.Update, cursor: Any) -> None:
+def on_update_columns(update: exp.Update, traits: Traits) -> None:
     """Add ``c = CASE WHEN <another column changes> THEN <now> ELSE c END`` for each ON UPDATE
-    CURRENT_TIMESTAMP column ``c`` of the internal table ``update`` changes (qualified by the
-    executor as ``internal.db.t``), unless the statement assigns ``c`` itself."""
-    table = update.this
-    if not isinstance(table, exp.Table) or table.text("catalog").lower() != info_schema.INTERNAL:
-        return
-    rows = cursor.execute(
-        "SELECT column_name, comment FROM duckdb_columns() WHERE database_name = ? AND schema_name = ? "
-        "AND table_name = ? AND comment LIKE ?",
-        [info_schema.INTERNAL, table.text("db"), table.name, f"{ON_UPDATE_MARK}%"]).fetchall()
+    CURRENT_TIMESTAMP column ``c`` of the internal table ``update`` changes, unless the statement
+    assigns ``c`` itself."""
+    rows = traits.on_update
     assignments = [a for a in update.expressions if isinstance(a, exp.EQ) and isinstance(a.this, exp.Column)]
     assigned = {a.this.name.lower() for a in assignments}
     if not rows or not assignments:

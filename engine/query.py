@@ -22,6 +22,7 @@ import sqlglot
 from sqlglot import exp
 
 from engine import collation, info_schema, mysql_ddl, mysql_dml, mysql_functions
+from engine.table_traits import TableTraits, Traits
 from engine.transactions import SessionTransaction
 from engine.catalogs.base import TimeTravel
 from engine.errors import Errors, scrub_paths
@@ -53,10 +54,11 @@ class QueryEngine:
         self._db.execute(f"SET GLOBAL default_collation = '{collation.DEFAULT}'")
         self._db.execute("SET lock_configuration = true")
         self._lock = threading.Lock()
+        self.traits = TableTraits()  # engine/table_traits.py, shared by every session
 
     def session(self) -> QuerySession:
         with self._lock:
-            return QuerySession(self._db.cursor())
+            return QuerySession(self._db.cursor(), self.traits)
 
     def fetch(self, sql: str, params: list[Any] | None = None) -> list[tuple[Any, ...]]:
         """A metadata query on a short-lived cursor of its own."""
@@ -167,8 +169,9 @@ def verdict_text(sql: str) -> str:
 
 
 class QuerySession:
-    def __init__(self, cursor: duckdb.DuckDBPyConnection):
+    def __init__(self, cursor: duckdb.DuckDBPyConnection, traits: TableTraits | None = None):
         self._cursor = cursor
+        self._traits = traits or TableTraits()
         self._schema: str | None = "main"
         self.transaction = SessionTransaction(cursor)
         self._bound: OrderedDict[int, tuple[Any, str]] = OrderedDict()
@@ -228,8 +231,9 @@ class QuerySession:
             authorized = self._bind_references(references, ctx, resolver)
             self._bind_info_schema(expression, ctx, resolver, registered)
             key = self._complete_insert(expression)
-            if isinstance(expression, exp.Update):
-                mysql_dml.on_update_columns(expression, self._cursor)
+            if isinstance(expression, exp.Update) and isinstance(expression.this, exp.Table) \
+                    and expression.this.text("catalog").lower() == info_schema.INTERNAL:
+                mysql_dml.on_update_columns(expression, self._table_traits(expression.this))
             sql = expression.sql(dialect="duckdb")
             self._verify(expression, sql, authorized)
             return self._execute(expression, sql, ctx, key)
@@ -296,10 +300,13 @@ class QuerySession:
             return None
         schema = table.text("db")
         mysql_dml.complete(expression, self._cursor, schema)
-        key = mysql_dml.auto_increment(expression, self._cursor, schema)
+        key = mysql_dml.auto_increment(expression, self._table_traits(table))
         if key is not None and key.generates:
             expression.set("returning", exp.Returning(expressions=[exp.column(key.column)]))
         return key
+
+    def _table_traits(self, table: exp.Table) -> Traits:
+        return self._traits.get(self._cursor, table.text("db"), table.name, cache=not self.transaction.open)
 
     # -- transactions (engine/transactions.py) ----------------------------------------------------
     @property
@@ -310,10 +317,14 @@ class QuerySession:
         self.transaction.begin()
 
     def commit(self) -> None:
-        self.transaction.commit()
+        try:
+            self.transaction.commit()
+        finally:
+            self._traits.changed()  # DDL it held is now visible to every session (or gone)
 
     def rollback(self) -> None:
         self.transaction.rollback()
+        self._traits.changed()
 
     def _serialize(self, sql: str) -> str:
         rows = self._cursor.execute("SELECT json_serialize_sql(?)", [sql]).fetchall()  # drained
@@ -370,6 +381,8 @@ class QuerySession:
             after = (mysql_ddl.sequences_of(self._cursor, expression) if isinstance(expression, exp.Drop)
                      else expression.meta.get("create_after") or [])
             self._run_statement(sql, expression.meta.get("create_first") or [], after)
+            if _is_ddl(expression):
+                self._traits.changed()  # engine/table_traits.py
         except duckdb.ParserException as exc:
             raise Errors.PARSE.error(detail=_first_line(exc)) from None
         except duckdb.InterruptException:

@@ -373,3 +373,34 @@ def test_sqlalchemy_orm_integer_key_rollback_and_pandas(shared_server: ServerPro
     finally:
         engine.dispose()
     assert sqlalchemy.__version__
+
+
+def test_table_definitions_kept_for_inserts_follow_ddl(shared_server: ServerProcess, db: str) -> None:
+    """What INSERT/UPDATE remember of a table (engine/table_traits.py) follows DDL, also DDL in a
+    transaction that is rolled back, and DDL of another session."""
+    with shared_server.connect(database=db) as conn, shared_server.connect(database=db) as other:
+        cur, cur2 = conn.cursor(), other.cursor()
+        cur.execute("CREATE TABLE t (id INT AUTO_INCREMENT PRIMARY KEY, v INT)")
+        cur.execute("INSERT INTO t (v) VALUES (1)")
+        assert cur.lastrowid == 1
+        cur2.execute("DROP TABLE t")
+        cur2.execute("CREATE TABLE t (id INT PRIMARY KEY, v INT)")
+        cur.execute("INSERT INTO t (id, v) VALUES (7, 1)")
+        assert cur.lastrowid == 0
+        cur.execute("BEGIN")
+        cur.execute("DROP TABLE t")
+        cur.execute("CREATE TABLE t (id INT AUTO_INCREMENT PRIMARY KEY, v INT)")
+        cur.execute("INSERT INTO t (v) VALUES (1)")
+        assert cur.lastrowid == 1
+        cur.execute("ROLLBACK")
+        cur2.execute("INSERT INTO t (id, v) VALUES (8, 1)")
+        assert cur2.lastrowid == 0
+        cur.execute("SELECT id FROM t ORDER BY id")
+        assert cur.fetchall() == ((7,), (8,))
+        cur2.execute("ALTER TABLE t RENAME TO t_old")
+        cur2.execute("CREATE TABLE t (id INT AUTO_INCREMENT PRIMARY KEY, ts DATETIME ON UPDATE CURRENT_TIMESTAMP, v INT)")
+        cur.execute("INSERT INTO t (v) VALUES (5)")
+        assert cur.lastrowid == 1
+        cur.execute("UPDATE t SET v = 6")
+        cur.execute("SELECT ts IS NOT NULL FROM t")
+        assert cur.fetchone() == (1,)
