@@ -404,3 +404,22 @@ def test_table_definitions_kept_for_inserts_follow_ddl(shared_server: ServerProc
         cur.execute("UPDATE t SET v = 6")
         cur.execute("SELECT ts IS NOT NULL FROM t")
         assert cur.fetchone() == (1,)
+
+
+def test_collation_on_lance_tables(shared_server: ServerProcess, tmp_path: Path) -> None:
+    """External tables compare like internal ones: a string equality or GROUP BY on a Lance
+    column ignores case (the comparison runs in DuckDB after the scan)."""
+    lance = pytest.importorskip("lance", reason="pylance is not installed")
+    import pyarrow as pa
+
+    warehouse = tmp_path / "lance_wh"
+    lance.write_dataset(pa.table({"id": pa.array([1, 2, 3, 4], pa.int64()),
+                                  "fruit": ["Apple", "apple", "APPLE", "pear"]}), warehouse / "shop" / "fruit.lance")
+    shared_server.query(f"CREATE CATALOG fid_lance PROPERTIES ('type' = 'lance', 'warehouse' = '{warehouse}')")
+    with shared_server.connect() as conn, conn.cursor() as cur:
+        cur.execute("SELECT count(*) FROM fid_lance.shop.fruit WHERE fruit = 'apple'")
+        assert cur.fetchone() == (3,)
+        cur.execute("SELECT count(*) FROM fid_lance.shop.fruit WHERE fruit = 'apple' COLLATE utf8mb4_bin")
+        assert cur.fetchone() == (1,)
+        cur.execute("SELECT count(DISTINCT fruit) FROM fid_lance.shop.fruit")
+        assert cur.fetchone() == (2,)
