@@ -9,25 +9,25 @@ from __future__ import annotations
 
 import time
 import uuid
-from typing import Any
 from pathlib import Path
+from typing import Any
 
-from engine import ast
+from engine import ast, statement_info
 from engine.audit import DENIAL_CODES, AuditLog, AuditSettings
 from engine.audit_object import audit_object, is_audited, statement_kind
 from engine.catalogs.manager import CatalogManager, CatalogRecord
 from engine.catalogs.placement import Placement
+from engine.config import Config
 from engine.errors import DrydockError, Errors
 from engine.jobs.dispatcher import Dispatcher
 from engine.jobs.manager import JobManager
 from engine.jobs.records import JobRecord
 from engine.jobs.retention import RetentionCleaner
 from engine.metadata import Metadata
-from engine.metrics import Metrics
-from engine.procedures.registry import default_registry
-from engine.config import Config
 from engine.metastore import MetaStore
+from engine.metrics import Metrics
 from engine.privileges import Privileges
+from engine.procedures.registry import default_registry
 from engine.query import QueryEngine, QuerySession
 from engine.results import Result
 from engine.session import ConnectionRegistry, SessionContext
@@ -107,6 +107,7 @@ class Engine:
         finally:
             self.metrics.statement_seconds.labels(kind).observe(time.monotonic() - started)
         self._audit(statement, ctx, kind, started, 0, text)
+        statement_info.record(ctx, result)
         return result
 
     def _audit(self, statement: ast.Statement, ctx: SessionContext, kind: str, started: float,

@@ -65,6 +65,12 @@ _TYPE_TABLE = "(VALUES " + ", ".join(
 # Columns whose values MySQL compares case-insensitively and drivers test with lower-case
 # literals (Connector/J: ``IF(IS_NULLABLE = 'yes', 1, 0)``); DuckDB compares case-sensitively.
 _NOCASE = "COLLATE NOCASE"
+# drydock's own column marks (engine/mysql_ddl.py): an AUTO_INCREMENT column's default names a
+# reserved sequence; an ON UPDATE CURRENT_TIMESTAMP column carries a reserved comment. Shown as
+# MySQL shows them: in EXTRA, never as the default or the comment.
+_AUTO_INCREMENT = "column_default LIKE 'nextval(%__drydock_ai_%'"
+_ON_UPDATE = "coalesce(comment, '') LIKE '__drydock_on_update_current_timestamp%'"
+_ON_UPDATE_TEXT = "'on update CURRENT_TIMESTAMP' || replace(comment, '__drydock_on_update_current_timestamp', '')"
 
 _KEYS = f"""(
     SELECT schema_name, table_name, constraint_column_names AS columns,
@@ -112,7 +118,8 @@ _REAL_VIEWS = {
     """,
     "columns": f"""
         SELECT 'def' AS table_catalog, schema_name AS table_schema, table_name, column_name,
-               column_index AS ordinal_position, column_default,
+               column_index AS ordinal_position,
+               CASE WHEN {_AUTO_INCREMENT} THEN NULL ELSE column_default END AS column_default,
                (CASE WHEN is_nullable THEN 'YES' ELSE 'NO' END) {_NOCASE} AS is_nullable,
                data_type_ {_NOCASE} AS data_type,
                char_length AS character_maximum_length,
@@ -122,9 +129,14 @@ _REAL_VIEWS = {
                CASE WHEN char_length IS NOT NULL THEN 'utf8mb4' END AS character_set_name,
                CASE WHEN char_length IS NOT NULL THEN 'utf8mb4_0900_ai_ci' END AS collation_name,
                column_type_ {_NOCASE} AS column_type,
-               coalesce(key_, '') {_NOCASE} AS column_key, '' {_NOCASE} AS extra,
+               coalesce(key_, '') {_NOCASE} AS column_key,
+               (CASE WHEN {_AUTO_INCREMENT} THEN 'auto_increment'
+                     WHEN {_ON_UPDATE} THEN
+                         (CASE WHEN column_default IS NOT NULL AND upper(column_default) LIKE '%CURRENT_TIMESTAMP%'
+                               THEN 'DEFAULT_GENERATED ' ELSE '' END) || {_ON_UPDATE_TEXT}
+                     ELSE '' END) {_NOCASE} AS extra,
                'select' AS privileges,
-               coalesce(comment, '') AS column_comment, '' AS generation_expression,
+               CASE WHEN {_ON_UPDATE} THEN '' ELSE coalesce(comment, '') END AS column_comment, '' AS generation_expression,
                NULL::VARCHAR AS srs_id
         FROM (
             SELECT c.*, m.*, k.key_,

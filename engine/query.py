@@ -21,7 +21,9 @@ import duckdb
 import sqlglot
 from sqlglot import exp
 
-from engine import duckdb_errors, info_schema, result_origins
+from engine import collation, duckdb_errors, info_schema, mysql_ddl, mysql_dml, mysql_functions, result_origins
+from engine.table_traits import TableTraits, Traits
+from engine.transactions import SessionTransaction
 from engine.catalogs.base import TimeTravel
 from engine.errors import Errors, scrub_paths
 from engine.results import Diagnostic, Result
@@ -40,6 +42,7 @@ class QueryEngine:
         if catalog is None or catalog[0] != info_schema.INTERNAL:
             raise RuntimeError(f"internal catalog file must be named {info_schema.INTERNAL}.duckdb")
         info_schema.install(self._db)
+        mysql_functions.install(self._db)
         # Sandbox: SQL may not read or write server files, attach databases or load extensions
         # (read_csv('/etc/...'), COPY ... TO, ATTACH, INSTALL), and no session may undo that.
         self._db.execute("SET enable_external_access = false")
@@ -47,12 +50,15 @@ class QueryEngine:
         # otherwise keeps its thread caches and dirty pages; bench/bench_statement_stall.py).
         self._db.execute("SET allocator_background_threads = true")
         self._db.execute("SET allocator_flush_threshold = '16MiB'")
+        # MySQL's default collation compares without case or accents (engine/collation.py).
+        self._db.execute(f"SET GLOBAL default_collation = '{collation.DEFAULT}'")
         self._db.execute("SET lock_configuration = true")
         self._lock = threading.Lock()
+        self.traits = TableTraits()  # engine/table_traits.py, shared by every session
 
     def session(self) -> QuerySession:
         with self._lock:
-            return QuerySession(self._db.cursor())
+            return QuerySession(self._db.cursor(), self.traits)
 
     def fetch(self, sql: str, params: list[Any] | None = None) -> list[tuple[Any, ...]]:
         """A metadata query on a short-lived cursor of its own."""
@@ -163,9 +169,11 @@ def verdict_text(sql: str) -> str:
 
 
 class QuerySession:
-    def __init__(self, cursor: duckdb.DuckDBPyConnection):
+    def __init__(self, cursor: duckdb.DuckDBPyConnection, traits: TableTraits | None = None):
         self._cursor = cursor
+        self._traits = traits or TableTraits()
         self._schema: str | None = "main"
+        self.transaction = SessionTransaction(cursor)
         self._bound: OrderedDict[int, tuple[Any, str]] = OrderedDict()
 
     def interrupt(self) -> None:
@@ -204,6 +212,15 @@ class QuerySession:
         """Run a statement whose relations engine/sql_relations.py resolved (and the caller
         authorized): internal references are qualified completely, external ones bound to
         Arrow objects, and DuckDB's own parse of the final text is checked against them."""
+        self.transaction.check_usable()
+        try:
+            return self._run(expression, ctx, references, visibility, resolver)
+        except BaseException:
+            self.transaction.after_failure()  # engine/transactions.py: DuckDB aborts the whole one
+            raise
+
+    def _run(self, expression: exp.Expr, ctx: SessionContext, references: list[Reference],
+             visibility: Visibility | None, resolver: Resolver | None) -> Result:
         planned = result_origins.plan(expression, ctx)  # before adapt() rewrites table names
         adapt(expression, ctx, visibility)
         counted = self._count_pushdown(expression, ctx, resolver)
@@ -214,9 +231,13 @@ class QuerySession:
             # Tables first: the information_schema binding adds placeholder tables of its own.
             authorized = self._bind_references(references, ctx, resolver)
             self._bind_info_schema(expression, ctx, resolver, registered)
+            key = self._complete_insert(expression)
+            if isinstance(expression, exp.Update) and isinstance(expression.this, exp.Table) \
+                    and expression.this.text("catalog").lower() == info_schema.INTERNAL:
+                mysql_dml.on_update_columns(expression, self._table_traits(expression.this))
             sql = expression.sql(dialect="duckdb")
             self._verify(expression, sql, authorized)
-            result = self._execute(expression, sql, ctx)
+            result = self._execute(expression, sql, ctx, key)
             result_origins.attach(result, planned)
             return result
         finally:
@@ -272,6 +293,42 @@ class QuerySession:
             verify_with_duckdb(self._serialize, text, authorized)
             _VERIFIED.add(key)
 
+    def _complete_insert(self, expression: exp.Expr) -> mysql_dml.AutoIncrement | None:
+        """An INSERT into an internal table: its conflict target, and ``RETURNING`` the
+        AUTO_INCREMENT column when the sequence gives values (engine/mysql_dml.py)."""
+        if not isinstance(expression, exp.Insert):
+            return None
+        table = mysql_dml.target_table(expression)
+        if table is None or table.text("catalog").lower() != info_schema.INTERNAL:
+            return None
+        schema = table.text("db")
+        mysql_dml.complete(expression, self._cursor, schema)
+        key = mysql_dml.auto_increment(expression, self._table_traits(table))
+        if key is not None and key.generates:
+            expression.set("returning", exp.Returning(expressions=[exp.column(key.column)]))
+        return key
+
+    def _table_traits(self, table: exp.Table) -> Traits:
+        return self._traits.get(self._cursor, table.text("db"), table.name, cache=not self.transaction.open)
+
+    # -- transactions (engine/transactions.py) ----------------------------------------------------
+    @property
+    def in_transaction(self) -> bool:
+        return self.transaction.open
+
+    def begin(self) -> None:
+        self.transaction.begin()
+
+    def commit(self) -> None:
+        try:
+            self.transaction.commit()
+        finally:
+            self._traits.changed()  # DDL it held is now visible to every session (or gone)
+
+    def rollback(self) -> None:
+        self.transaction.rollback()
+        self._traits.changed()
+
     def _serialize(self, sql: str) -> str:
         rows = self._cursor.execute("SELECT json_serialize_sql(?)", [sql]).fetchall()  # drained
         return str(rows[0][0]) if rows else '{"error": true}'
@@ -319,11 +376,16 @@ class QuerySession:
             table.replace(exp.Subquery(this=select, alias=exp.TableAlias(
                 this=exp.to_identifier(table.alias or table.name))))
 
-    def _execute(self, expression: exp.Expr, sql: str, ctx: SessionContext) -> Result:
+    def _execute(self, expression: exp.Expr, sql: str, ctx: SessionContext,
+                 key: mysql_dml.AutoIncrement | None = None) -> Result:
         self._use(ctx.database if ctx.catalog.lower() == info_schema.INTERNAL else None)
         notes = self._if_exists_notes(expression, ctx)
         try:
-            self._cursor.execute(sql)
+            after = (mysql_ddl.sequences_of(self._cursor, expression) if isinstance(expression, exp.Drop)
+                     else expression.meta.get("create_after") or [])
+            self._run_statement(sql, expression.meta.get("create_first") or [], after)
+            if _is_ddl(expression):
+                self._traits.changed()  # engine/table_traits.py
         except duckdb.ParserException as exc:
             raise Errors.PARSE.error(detail=_first_line(exc)) from None
         except duckdb.InterruptException:
@@ -338,6 +400,8 @@ class QuerySession:
             raise duckdb_errors.translate(exc, _error_context(expression, ctx)) or Errors.QUERY_FAILED.error(
                 detail=_first_line(exc)) from None
         description = self._cursor.description
+        if key is not None:
+            return self._auto_increment_result(expression, key)
         if isinstance(expression, _ROW_COUNT_STATEMENTS):
             rows = self._cursor.fetchall()  # drained: DuckDB refuses new work while a result is open
             return Result.ok(affected_rows=int(rows[0][0]) if rows else 0)
@@ -349,6 +413,35 @@ class QuerySession:
         columns = [d[0] for d in description]
         return Result(columns=columns, rows=rows,
                       column_types={d[0]: str(d[1]) for d in description})
+
+    def _auto_increment_result(self, insert: exp.Expr, key: mysql_dml.AutoIncrement) -> Result:
+        """The OK of an INSERT into a table with an AUTO_INCREMENT column (engine/mysql_dml.py)."""
+        rows = self._cursor.fetchall()  # RETURNING the column's values, or the row count
+        affected = len(rows) if key.generates else (int(rows[0][0]) if rows else 0)
+        table = mysql_dml.target_table(insert) if isinstance(insert, exp.Insert) else None
+        gap = mysql_dml.catch_up(key, self._cursor, table) if table is not None else None
+        warnings = [] if gap is None else [Errors.AUTO_INCREMENT_BEHIND.warning(gap=gap)]
+        return Result.ok(affected_rows=affected, warnings=warnings,
+                         last_insert_id=mysql_dml.first_generated(key, rows) if key.generates else 0)
+
+    def _run_statement(self, sql: str, before: list[str], after: list[str]) -> None:
+        """``sql`` with the statements it needs before (an AUTO_INCREMENT column's sequence) and
+        after (DROP TABLE: that sequence), all in one transaction: nothing is left half done."""
+        if not before and not after:
+            self._cursor.execute(sql)
+            return
+        own = not self.transaction.open
+        if own:
+            self._cursor.execute("BEGIN TRANSACTION")
+        try:
+            for statement in [*before, sql, *after]:
+                self._cursor.execute(statement)
+        except BaseException:
+            if own:
+                self._cursor.execute("ROLLBACK")
+            raise
+        if own:
+            self._cursor.execute("COMMIT")
 
     def _use(self, database: str | None) -> None:
         target = database if database and database.lower() != "information_schema" else "main"
@@ -385,6 +478,16 @@ class QuerySession:
             if isinstance(expression, exp.Drop) and not exists:
                 return [Errors.BAD_TABLE.note(table=f"{schema}.{table.name}")]
         return []
+
+    def drop_index(self, schema: str, name: str) -> None:
+        """DROP INDEX of an internal table's index (engine/statements/internal_index.py checked
+        the privilege and that the index belongs to the table)."""
+        self.transaction.check_usable()
+        try:
+            self._cursor.execute(f"DROP INDEX {info_schema.INTERNAL}.{_quote(schema)}.{_quote(name)}")
+        except duckdb.Error as exc:
+            self.transaction.after_failure()
+            raise Errors.QUERY_FAILED.error(detail=_first_line(exc)) from None
 
     def table_exists(self, schema: str, name: str) -> bool:
         rows = self._cursor.execute(
@@ -449,7 +552,8 @@ _QUERIES = (exp.Select, exp.Union, exp.Intersect, exp.Except, exp.Subquery)
 
 
 def _is_ddl(expression: exp.Expr) -> bool:
-    return isinstance(expression, (exp.Create, exp.Drop, exp.Alter, exp.Command))
+    """Statements that answer an OK packet whatever DuckDB returns (TRUNCATE returns a count)."""
+    return isinstance(expression, (exp.Create, exp.Drop, exp.Alter, exp.Command, exp.TruncateTable))
 
 
 # (sees everything, visible databases, visible (database, table) pairs) — Privileges.visibility
@@ -547,7 +651,10 @@ def adapt(expression: exp.Expr, ctx: SessionContext,
         if isinstance(expression, exp.Drop):
             expression.set("cascade", True)  # MySQL's DROP DATABASE drops the tables in it
     if isinstance(expression, exp.Create) and str(expression.args.get("kind", "")).upper() == "TABLE":
-        _adapt_column_types(expression)
+        table = expression.find(exp.Table)
+        schema = (table.text("db") if table is not None else "") or ctx.database or "main"
+        expression.meta["create_first"], expression.meta["create_after"] = \
+            mysql_ddl.adapt_create_table(expression, schema)
     in_info_schema = (ctx.database or "").lower() == "information_schema"
     if ctx.catalog.lower() != info_schema.INTERNAL:
         # DATABASE() is the session's database in its external catalog; DuckDB's CURRENT_SCHEMA()
@@ -572,22 +679,6 @@ def adapt(expression: exp.Expr, ctx: SessionContext,
             table.set("db", exp.to_identifier("main"))
             table.set("this", exp.to_identifier(name.lower()))
     return expression
-
-
-_INTEGER_TYPES = {exp.DataType.Type.TINYINT, exp.DataType.Type.SMALLINT, exp.DataType.Type.MEDIUMINT,
-                  exp.DataType.Type.INT, exp.DataType.Type.BIGINT, exp.DataType.Type.UTINYINT,
-                  exp.DataType.Type.USMALLINT, exp.DataType.Type.UMEDIUMINT, exp.DataType.Type.UINT,
-                  exp.DataType.Type.UBIGINT}
-
-
-def _adapt_column_types(create: exp.Create) -> None:
-    """MySQL column definitions DuckDB rejects: display widths (INT(11), TINYINT(1)) are dropped,
-    as MySQL 8 itself ignores them; AUTO_INCREMENT has no DuckDB equivalent and is refused."""
-    if create.find(exp.AutoIncrementColumnConstraint) is not None:
-        raise Errors.NOT_SUPPORTED.error(what="AUTO_INCREMENT columns in the internal catalog")
-    for data_type in create.find_all(exp.DataType):
-        if data_type.this in _INTEGER_TYPES:
-            data_type.set("expressions", [])
 
 
 def _drop_dual(table: exp.Table) -> None:

@@ -27,11 +27,17 @@ class Result:
     # Per column (by position), where it comes from (engine/result_origins.py Origin), for the
     # schema/table/org_table/org_name of MySQL's column definitions; empty when unknown.
     column_origins: list[Any] = field(default_factory=list)
+    # The first AUTO_INCREMENT value an INSERT generated (the OK packet's last_insert_id), and
+    # FOUND_ROWS() of a SELECT SQL_CALC_FOUND_ROWS with a LIMIT (engine/statement_info.py).
+    last_insert_id: int = 0
+    found_rows: int | None = None
 
     @property
     def is_result_set(self) -> bool:
         return bool(self.columns)
 
     @staticmethod
-    def ok(affected_rows: int = 0, warnings: list[Diagnostic] | None = None) -> Result:
-        return Result(affected_rows=affected_rows, warnings=list(warnings or []))
+    def ok(affected_rows: int = 0, warnings: list[Diagnostic] | None = None,
+           last_insert_id: int = 0) -> Result:
+        return Result(affected_rows=affected_rows, warnings=list(warnings or []),
+                      last_insert_id=last_insert_id)

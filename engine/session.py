@@ -56,6 +56,11 @@ class SessionContext:
     variables: Any = None
     # (cipher, TLS version) of the connection, None for plain text (SHOW STATUS LIKE 'Ssl_%')
     tls_cipher: tuple[str, str] | None = None
+    # What LAST_INSERT_ID(), ROW_COUNT() and FOUND_ROWS() answer: about the previous statements
+    # (engine/statement_info.py keeps them).
+    last_insert_id: int = 0
+    row_count: int = -1
+    found_rows: int = 0
 
     @property
     def identity(self) -> str:

@@ -36,7 +36,7 @@ ALLOWED_TABLE_FUNCTIONS = frozenset({"range", "generate_series", "unnest", "gene
 # Function names (lower-case, prefix match) that read server state, files or catalogs.
 DENIED_FUNCTION_PREFIXES = (
     "duckdb_", "pragma_", "sqlite_", "pg_", "read_", "parquet_", "iceberg_", "delta_", "glob",
-    "sniff_csv", "query", "current_setting", "getenv", "getvariable", "which_secret", "has_",
+    "sniff_csv", "query", "current_setting", "nextval", "currval", "setval", "getenv", "getvariable", "which_secret", "has_",
     "col_description", "obj_description", "shobj_description", "format_pg_type", "load_",
     "install_", "checkpoint", "force_checkpoint", "enable_", "disable_", "icu_calendar_names",
     "test_all_types", "test_vector_types", "current_schemas", "current_catalog", "json_execute_serialized_sql",

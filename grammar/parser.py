@@ -504,7 +504,8 @@ class _ToStatement(Transformer[Token, Any]):
         tuples = [i for i in items if isinstance(i, tuple)]
         table, columns = tuples[0], tuples[1]
         properties = tuples[2] if len(tuples) > 2 else ()
-        return ast.CreateIndex(name=names[0], table=table, columns=columns, using=names[1].upper(),
+        using = names[1].upper() if len(names) > 1 else ""  # none: a plain index on an internal table
+        return ast.CreateIndex(name=names[0], table=table, columns=columns, using=using,
                                properties=properties, or_replace=or_replace,
                                if_not_exists="IF_NOT_EXISTS" in items)
 

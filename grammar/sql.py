@@ -28,14 +28,47 @@ from engine.errors import DrydockError, Errors
 logging.getLogger("sqlglot").setLevel(logging.CRITICAL)
 
 
+class RenameTables(exp.Expression):
+    """MySQL's ``RENAME TABLE a TO b [, c TO d …]``: one ``ALTER TABLE … RENAME TO`` per pair,
+    applied together (engine/mysql_ddl.py)."""
+
+    arg_types: ClassVar[dict[str, bool]] = {"expressions": True}
+
+
 class DrydockMySQL(MySQL):
-    """MySQL as drydock reads it: sqlglot's MySQL dialect plus Doris' time-travel spellings."""
+    """MySQL as drydock reads it: sqlglot's MySQL dialect plus Doris' time-travel spellings, and
+    REPLACE INTO / RENAME TABLE as statements (sqlglot leaves both as opaque commands)."""
 
     class Tokenizer(MySQL.Tokenizer):
-        pass
+        COMMANDS = MySQL.Tokenizer.COMMANDS - {TokenType.REPLACE, TokenType.RENAME}
 
     class Parser(MySQL.Parser):  # type: ignore[misc,valid-type]  # sqlglot builds dialect classes at run time
         VERSION_PHRASES: ClassVar[dict[tuple[str, ...], str]] = {**MySQL.Parser.VERSION_PHRASES, ("FOR", "TIME"): "TIMESTAMP"}
+        STATEMENT_PARSERS: ClassVar[dict[Any, Any]] = {
+            **MySQL.Parser.STATEMENT_PARSERS,
+            TokenType.REPLACE: lambda self: self._parse_replace(),
+            TokenType.RENAME: lambda self: self._parse_rename_tables(),
+        }
+
+        def _parse_replace(self) -> Any:
+            """``REPLACE [INTO] t …`` is an INSERT whose rows replace the rows they collide with."""
+            insert = self._parse_insert()
+            insert.set("alternative", "REPLACE")
+            return insert
+
+        def _parse_rename_tables(self) -> Any:
+            if not self._match(TokenType.TABLE):
+                self.raise_error("expected RENAME TABLE")
+            pairs = []
+            while True:
+                old = self._parse_table_parts()
+                if not self._match_text_seq("TO"):
+                    self.raise_error("expected TO")
+                new = self._parse_table_parts()
+                pairs.append(exp.Alter(this=old, kind="TABLE", actions=[exp.AlterRename(this=new)]))
+                if not self._match(TokenType.COMMA):
+                    break
+            return RenameTables(expressions=pairs)
 
         def _parse_version(self) -> Any:
             if self._at_tag():

@@ -361,11 +361,28 @@ class DrydockConnection(Connection):
         except RuntimeError:  # not on the event loop: one interrupt is all we can do
             pass
 
-    # -- OK packets carry the statement's affected rows and warnings ------------------------------
+    # -- OK packets carry the statement's affected rows, generated key and warnings ---------------
     def _statement_ok(self) -> bytes:
         return self.ok(affected_rows=getattr(self.session, "affected_rows", 0),
+                       last_insert_id=getattr(self.session, "last_insert_id", 0),
                        warnings=getattr(self.session, "statement_warnings", 0),
                        flags=self.__dict__.get("_more_results", 0))
+
+    @property
+    def status_flags(self) -> int:
+        """The status of every OK/EOF: IN_TRANS while the session's transaction is open, and
+        AUTOCOMMIT as the session's autocommit variable says (engine/transactions.py)."""
+        flags = self._status_flags & ~(ServerStatus.SERVER_STATUS_IN_TRANS | ServerStatus.SERVER_STATUS_AUTOCOMMIT)
+        session = getattr(self, "session", None)
+        if getattr(session, "in_transaction", False):
+            flags |= ServerStatus.SERVER_STATUS_IN_TRANS
+        if getattr(session, "autocommit", True):
+            flags |= ServerStatus.SERVER_STATUS_AUTOCOMMIT
+        return flags
+
+    @status_flags.setter
+    def status_flags(self, value: int) -> None:
+        self._status_flags = value
 
     def _end_of_rows(self, flags: int = 0) -> bytes:
         """The OK/EOF after result rows: affected_rows is always 0 (Connector/J 2.x reads a

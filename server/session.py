@@ -30,7 +30,7 @@ from mysql_mimic.types import ColumnType
 from mysql_mimic.variables import GlobalVariables, SessionVariables, SYSTEM_VARIABLES
 from sqlglot import exp
 
-from engine import ast, session_limits
+from engine import ast, session_limits, transactions
 from engine.core import Engine
 from engine.errors import DrydockError, Errors
 from engine.info_schema import INTERNAL
@@ -87,6 +87,7 @@ class DrydockSession(Session):
                                   variables=self.variables)
         self.account_host = "%"  # host pattern of the logged-in account (set by the connection)
         self.affected_rows = 0  # of the last statement, for its OK packet
+        self.last_insert_id = 0  # the first AUTO_INCREMENT value the last statement generated
         self.statement_warnings = 0  # warnings the last statement raised, for its OK/EOF packet
         self._running_thread_statement = False
         self.result_meta: MetaByColumn = {}  # column definitions' extra fields (server/column_meta.py)
@@ -108,6 +109,7 @@ class DrydockSession(Session):
         """COM_RESET_CONNECTION / COM_CHANGE_USER: user variables and SQL-level prepared
         statements go, as in MySQL."""
         await super().reset()
+        self.query_session.rollback()  # an open transaction ends with the session state
         self.ctx.user_variables.clear()
         self.ctx.prepared_statements.clear()
 
@@ -129,6 +131,7 @@ class DrydockSession(Session):
     async def handle_query(self, sql: str, attrs: dict[str, str]) -> AllowedResult:
         self._enter()
         self.affected_rows = 0
+        self.last_insert_id = 0
         self.statement_warnings = 0
         self.result_meta = {}
         # @@warning_count / @@error_count describe the previous statement: read before clearing.
@@ -260,6 +263,7 @@ class DrydockSession(Session):
         self.ctx.diagnostics.extend(result.warnings)
         self.statement_warnings = len(result.warnings)
         self.affected_rows = result.affected_rows
+        self.last_insert_id = result.last_insert_id
         wire = to_wire(result, self._results_charset())
         self.result_meta = column_metas(wire, result)
         return wire
@@ -269,6 +273,15 @@ class DrydockSession(Session):
         name = self.variables.get("character_set_results")
         return next((c for c in CharacterSet if c.name == str(name).lower()), CharacterSet.utf8mb4) \
             if name else CharacterSet.utf8mb4
+
+    @property
+    def in_transaction(self) -> bool:
+        """For the OK packet's SERVER_STATUS_IN_TRANS flag (server/connection.py)."""
+        return bool(getattr(self.query_session, "in_transaction", False))
+
+    @property
+    def autocommit(self) -> bool:
+        return transactions.autocommit(self.ctx)
 
     @property
     def in_internal_catalog(self) -> bool:

@@ -17,6 +17,7 @@ from engine.jobs.records import MAX_FORCE_TEXT_BYTES, JobRecord, utf8_len
 from engine.jobs.visibility import JobVisibility
 from engine.results import Result
 from engine.session import SessionContext
+from engine.statements import internal_index
 
 INTERNAL_CATALOG_ID = 0  # the internal catalog has no row in `catalogs` (engine/metastore.py)
 JOB_ID_COLUMN = ["JobId"]
@@ -45,10 +46,17 @@ def _job_id_result(job: JobRecord | None) -> Result:
 
 
 def create_index(engine: Engine, stmt: ast.CreateIndex, ctx: SessionContext) -> Result:
+    if internal_index.is_internal(engine, ctx, stmt.table) and stmt.using in internal_index.PLAIN_METHODS:
+        return internal_index.create(engine, stmt, ctx)  # a plain DuckDB index, MySQL-style
+    if not stmt.using:
+        raise Errors.PARSE.error(detail="line 1:0 mismatched input '<EOF>' expecting USING "
+                                        "(a Lance index needs USING ANN|BTREE|BITMAP|INVERTED)")
     return _job_id_result(admit_create(engine, stmt, ctx))
 
 
 def drop_index(engine: Engine, stmt: ast.DropIndex, ctx: SessionContext) -> Result:
+    if internal_index.is_internal(engine, ctx, stmt.table):
+        return internal_index.drop(engine, stmt, ctx)
     return _job_id_result(admit_drop(engine, stmt, ctx))
 
 

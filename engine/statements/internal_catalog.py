@@ -44,12 +44,12 @@ def quote(name: str) -> str:
 
 def _internal_lines(engine: Engine, db: str, table: str) -> list[str]:
     columns = engine.query.fetch(
-        f"SELECT column_name, column_type, is_nullable, column_default FROM {ATTACHED_NAME}.main.columns "
+        f"SELECT column_name, column_type, is_nullable, column_default, extra FROM {ATTACHED_NAME}.main.columns "
         "WHERE table_schema = ? AND table_name = ? ORDER BY ordinal_position", [db, table])
     if not columns:
         return []
-    lines = [_column_line(name, column_type, nullable == "YES", default)
-             for name, column_type, nullable, default in columns]
+    lines = [_column_line(name, column_type, nullable == "YES", default) + _extra_text(extra)
+             for name, column_type, nullable, default, extra in columns]
     keys = engine.query.fetch(
         f"SELECT constraint_name, list(column_name ORDER BY ordinal_position) "
         f"FROM {ATTACHED_NAME}.main.key_column_usage WHERE table_schema = ? AND table_name = ? "
@@ -59,6 +59,14 @@ def _internal_lines(engine: Engine, db: str, table: str) -> list[str]:
         lines.append(f"PRIMARY KEY ({columns_text})" if name == "PRIMARY"
                      else f"UNIQUE KEY {quote(name)} ({columns_text})")
     return lines
+
+
+def _extra_text(extra: str | None) -> str:
+    """information_schema's EXTRA as SHOW CREATE TABLE writes it (AUTO_INCREMENT, ON UPDATE …)."""
+    text = (extra or "").replace("DEFAULT_GENERATED", "").strip()
+    if text == "auto_increment":
+        return " AUTO_INCREMENT"
+    return f" {text.replace('on update', 'ON UPDATE')}" if text.startswith("on update") else ""
 
 
 def _external_lines(columns: list[Column]) -> list[str]:

@@ -14,7 +14,17 @@ from typing import Any
 from mysql_mimic.schema import show_statement_to_info_schema_query
 from sqlglot import exp
 
-from engine import ast, dotted_names, session_limits, sql_relations
+from engine import (
+    ast,
+    collation,
+    dotted_names,
+    mysql_dml,
+    mysql_functions,
+    session_limits,
+    sql_relations,
+    statement_info,
+    transactions,
+)
 from engine.core import Engine
 from engine.errors import Errors
 from engine.info_schema import INTERNAL
@@ -24,6 +34,7 @@ from engine.session import SessionContext
 from engine.sql_relations import Reference
 from engine.statements import variables
 from engine.user_variables import literal_expression, substitute_user_variables
+from grammar.sql import RenameTables
 
 READS = (exp.Select, exp.Union, exp.Intersect, exp.Except, exp.Values, exp.Subquery)
 WRITES = (exp.Insert, exp.Update, exp.Delete, exp.TruncateTable)
@@ -36,11 +47,15 @@ _OBJECT_KINDS = ("TABLE", "VIEW")
 def run_sql(engine: Engine, stmt: ast.SqlStatement, ctx: SessionContext) -> Result:
     expression = stmt.expression
     if isinstance(expression, exp.Set):
-        return variables.set_statement(expression, ctx, lambda value: evaluate(engine, value, ctx))
+        result = variables.set_statement(expression, ctx, lambda value: evaluate(engine, value, ctx))
+        transactions.after_set(ctx)
+        return result
     if isinstance(expression, exp.Show):
         return _show(engine, expression, ctx)
     if isinstance(expression, TRANSACTION_CONTROL):
-        return Result.ok()  # autocommit: each statement is its own transaction
+        return transactions.control(expression, ctx)
+    if isinstance(expression, RenameTables):
+        return _rename_tables(engine, expression if stmt.fresh else expression.copy(), ctx)
     if isinstance(expression, exp.Describe) and not isinstance(expression.this, exp.Query):
         table = expression.this
         show = exp.Show(this="COLUMNS", target=exp.to_identifier(table.name),
@@ -53,7 +68,11 @@ def run_sql(engine: Engine, stmt: ast.SqlStatement, ctx: SessionContext) -> Resu
             dotted_names.split_table_references(engine, own)  # `lc.db`.t → lc.db.t
         if "schemata" in stmt.text.lower():  # getCatalogs: external databases as catalog.db
             dotted_names.add_external_schemata(engine, own, ctx)
-        return run_query(engine, own, ctx)
+        counting = statement_info.found_rows_query(own)
+        result = run_query(engine, own, ctx)
+        if counting is not None:
+            result.found_rows = evaluate_rows(engine, counting, ctx)
+        return result
     except RecursionError:  # a statement nested deeper than the tree walkers go
         raise Errors.PARSE.error(detail="line 1:0 the statement is nested too deeply") from None
 
@@ -64,11 +83,19 @@ def evaluate(engine: Engine, value: exp.Expr, ctx: SessionContext) -> Any:
     return result.rows[0][0] if result.rows else None
 
 
+def evaluate_rows(engine: Engine, query: exp.Expr, ctx: SessionContext) -> int:
+    """The count a ``SELECT count(*) …`` computes, with that SELECT's own privileges."""
+    result = run_query(engine, query, ctx)
+    return int(result.rows[0][0]) if result.rows else 0
+
+
 def run_query(engine: Engine, expression: exp.Expr, ctx: SessionContext) -> Result:
     """Authorize and run one statement on DuckDB; ``expression`` is this call's own copy."""
     if not _runs_on_duckdb(expression):
         raise Errors.STATEMENT_NOT_ALLOWED.error(what=_kind_text(expression))
+    transactions.before_statement(ctx)
     expression = bind_session_values(expression, ctx)
+    expression = mysql_dml.rewrite(collation.translate(mysql_functions.translate(expression)))
     references = [] if _is_database_ddl(expression) else sql_relations.resolve(expression, ctx)
     authorize(engine.privileges, expression, references, ctx)
     visibility = engine.privileges.visibility(ctx, INTERNAL)
@@ -84,6 +111,8 @@ def _runs_on_duckdb(expression: exp.Expr) -> bool:
         return True
     if isinstance(expression, exp.Describe):
         return isinstance(expression.this, exp.Query)
+    if isinstance(expression, exp.Create) and _kind(expression) == "INDEX":
+        return True  # CREATE [UNIQUE] INDEX on an internal table (engine/statements/internal_index.py)
     if isinstance(expression, (exp.Create, exp.Drop)):
         return _kind(expression) in _DATABASE_KINDS + _OBJECT_KINDS
     if isinstance(expression, exp.Alter):
@@ -104,6 +133,24 @@ def _is_database_ddl(expression: exp.Expr) -> bool:
     return isinstance(expression, (exp.Create, exp.Drop)) and _kind(expression) in _DATABASE_KINDS
 
 
+def _rename_tables(engine: Engine, rename: RenameTables, ctx: SessionContext) -> Result:
+    """RENAME TABLE a TO b [, …]: each pair an ALTER TABLE … RENAME TO (authorized on its own,
+    see :func:`authorize`), all in one transaction, as MySQL renames atomically."""
+    own = not transactions.in_transaction(ctx)
+    if own:
+        ctx.query.begin()
+    try:
+        for alter in rename.expressions:
+            run_query(engine, alter, ctx)
+    except BaseException:
+        if own:
+            ctx.query.rollback()
+        raise
+    if own:
+        ctx.query.commit()
+    return Result.ok()
+
+
 # -- session values ---------------------------------------------------------------------------
 def bind_session_values(expression: exp.Expr, ctx: SessionContext) -> exp.Expr:
     """``@v``, ``@@x`` and the information functions → literals (never evaluated as code)."""
@@ -118,6 +165,8 @@ def bind_session_values(expression: exp.Expr, ctx: SessionContext) -> exp.Expr:
 
 _NOT_SESSION_VALUE = object()
 _USER_FUNCTIONS = ("user", "session_user", "system_user")
+# MySQL 12.16 information functions about the session's previous statements (engine/session.py)
+_STATEMENT_INFO = {"last_insert_id": "last_insert_id", "row_count": "row_count", "found_rows": "found_rows"}
 
 
 def _session_value(node: exp.Expr, ctx: SessionContext) -> Any:
@@ -142,6 +191,8 @@ def _session_value(node: exp.Expr, ctx: SessionContext) -> Any:
             return f"{ctx.user}@{ctx.host}"
         if name == "connection_id":
             return ctx.connection_id
+        if name in _STATEMENT_INFO and not node.expressions:
+            return getattr(ctx, _STATEMENT_INFO[name])
         if name == "version":
             return ctx.variables.get("version") if ctx.variables is not None else None
     return _NOT_SESSION_VALUE
@@ -172,7 +223,10 @@ def authorize(privileges: Privileges, expression: exp.Expr, references: list[Ref
             privileges.require_db(ctx, privilege, INTERNAL, node.name)
         return
     target_privilege, targets = _targets(expression)
+    renamed_to = _authorize_rename(privileges, expression, references, ctx)
     for reference in references:
+        if reference.node is renamed_to:
+            continue  # a new name, not a relation read: CREATE+LOAD were checked above
         privilege = target_privilege if id(reference.node) in targets else "SELECT_PRIV"
         if reference.system and privilege != "SELECT_PRIV":
             raise Errors.SYSTEM_TABLE_READ_ONLY.error(
@@ -180,6 +234,38 @@ def authorize(privileges: Privileges, expression: exp.Expr, references: list[Ref
         if reference.catalog.lower() != INTERNAL and privilege != "SELECT_PRIV":
             raise Errors.READ_ONLY_CATALOG.error(catalog=reference.catalog)
         privileges.require_table(ctx, privilege, reference.catalog, reference.db, reference.table)
+
+
+def _authorize_rename(privileges: Privileges, expression: exp.Expr, references: list[Reference],
+                      ctx: SessionContext) -> exp.Expr | None:
+    """ALTER TABLE … RENAME TO / RENAME TABLE need what MySQL asks (manual 15.1.36): ALTER and
+    DROP on the old table, CREATE and INSERT (LOAD) on the new name, in the same database."""
+    if not isinstance(expression, exp.Alter):
+        return None
+    renames = [a for a in expression.args.get("actions") or [] if isinstance(a, exp.AlterRename)]
+    if not renames:
+        return None
+    old = next((r for r in references if r.node is expression.this), None)
+    if old is None:
+        raise Errors.RELATIONS_UNKNOWN.error(detail="the table to rename was not resolved")
+    new = renames[0].this
+    new_db = new.text("db") if isinstance(new, exp.Table) else ""
+    if new_db and new_db.lower() != old.db.lower() or (isinstance(new, exp.Table) and new.text("catalog")):
+        raise Errors.NOT_SUPPORTED.error(what="RENAME TABLE into another database")
+    if old.catalog.lower() != INTERNAL:
+        raise Errors.READ_ONLY_CATALOG.error(catalog=old.catalog)
+    privileges.require_table(ctx, "DROP_PRIV", old.catalog, old.db, old.table)
+    for privilege in ("CREATE_PRIV", "LOAD_PRIV"):
+        privileges.require_table(ctx, privilege, INTERNAL, old.db, new.name)
+    return new
+
+
+def authorize_alter_of(engine: Engine, table: exp.Table, ctx: SessionContext) -> None:
+    """ALTER_PRIV on internal ``db.table`` (DROP INDEX i ON t), then that it exists (1146)."""
+    db, name = table.text("db"), table.name
+    engine.privileges.require_table(ctx, "ALTER_PRIV", INTERNAL, db, name)
+    if not ctx.query.table_exists(db, name):
+        raise Errors.UNKNOWN_TABLE.error(table=f"{db}.{name}")
 
 
 def _objects(expression: exp.Expr) -> list[exp.Expr]:
@@ -196,6 +282,8 @@ def _targets(expression: exp.Expr) -> tuple[str, set[int]]:
         nodes = [expression.this] + list(expression.args.get("tables") or [])
         nodes = [n.this if isinstance(n, exp.Schema) else n for n in nodes]
         return "LOAD_PRIV", {id(n) for n in nodes if isinstance(n, exp.Table)}
+    if isinstance(expression, exp.Create) and isinstance(expression.this, exp.Index):
+        return "ALTER_PRIV", {id(expression.this.args.get("table"))}
     if isinstance(expression, exp.Create):
         return "CREATE_PRIV", {id(n) for n in _objects(expression)}
     if isinstance(expression, exp.Drop):
@@ -207,6 +295,8 @@ def _targets(expression: exp.Expr) -> tuple[str, set[int]]:
 
 def audit_target(expression: exp.Expr, ctx: SessionContext) -> str:
     """The object a changing statement acts on, for its audit record."""
+    if isinstance(expression, RenameTables) and expression.expressions:
+        expression = expression.expressions[0]  # RENAME TABLE a TO b, …: the first table renamed
     nodes = _objects(expression) if isinstance(expression, DDL) else [expression.this]
     node = nodes[0] if nodes else None
     if not isinstance(node, exp.Table):

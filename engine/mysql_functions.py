@@ -1,0 +1,285 @@
+"""MySQL function semantics on DuckDB: MySQL's functions rewritten on the sqlglot AST.
+
+DuckDB has functions of the same names that answer differently (DAYOFWEEK counts from 0, WEEK is
+ISO only, NOW() carries microseconds) and lacks others (UNIX_TIMESTAMP, MAKEDATE, …). Every call
+drydock gives MySQL's meaning is replaced, before authorization, by a DuckDB expression built from
+a fixed template (:data:`_TEMPLATES`); the longer ones call macros that :func:`install` creates in
+drydock's own attached ``mysql_is`` database at start-up.
+
+Why this keeps the privilege walk exact: a template is DuckDB SQL written here, its arguments are
+the user's own sub-trees moved (never re-parsed as text), and the result is walked by
+engine/sql_relations.py like any other statement. The macros read no table and call no denied
+function, and SQL can never create or replace a macro (engine/statements/sql.py runs CREATE only
+for databases, tables and views), so a macro cannot become a way to reach anything.
+
+MySQL's manual is the specification; tests/mysql_functions_corpus.py pins each function with the
+manual's own examples.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+import duckdb
+import sqlglot
+from sqlglot import exp
+
+from engine.errors import Errors
+
+MACRO_SCHEMA = "mysql_is.main"
+
+# MySQL 8.0 manual 12.7, WEEK(): the mode's three behaviour bits, as sql/sql_time.cc computes
+# them (week_mode): 1 = Monday first, 2 = week numbers 1-53 carried over years, 4 = week 1 is the
+# first week with the first day of the week in it (else: with 4 or more days of the year).
+_MACROS = {
+    "mysql_week_bits": "(m) AS (CASE WHEN m & 1 = 0 THEN xor(m & 7, 4) ELSE m & 7 END)",
+    # calc_week() in steps, innermost first (a macro must exist before one that calls it;
+    # each names one intermediate value): d a DATE; fw: week 1 is the
+    # first week with the first weekday; wy: weeks carry over years; wd: weekday of `first`.
+    "mysql_cw4": """(fw, wy, yr, first, wd, days) AS (CASE
+        WHEN wy AND days >= 52 * 7
+             AND ((NOT fw AND (wd + (make_date(yr + 1, 1, 1) - first)) % 7 < 4)
+                  OR (fw AND (wd + (make_date(yr + 1, 1, 1) - first)) % 7 = 0))
+            THEN {'y': yr + 1, 'w': 1}
+        ELSE {'y': yr, 'w': days // 7 + 1} END)""",
+    "mysql_cw3": """(d, fw, wy, yr, first, wd) AS (mysql_is.main.mysql_cw4(fw, wy, yr, first, wd,
+        CASE WHEN (fw AND wd <> 0) OR (NOT fw AND wd >= 4) THEN (d - first) - (7 - wd)
+             ELSE (d - first) + wd END))""",
+    "mysql_cw2": """(d, fw, wy, wd0) AS (CASE
+        WHEN month(d) = 1 AND day(d) <= 7 - wd0 AND NOT wy AND ((fw AND wd0 <> 0) OR (NOT fw AND wd0 >= 4))
+            THEN {'y': year(d), 'w': 0}
+        WHEN month(d) = 1 AND day(d) <= 7 - wd0
+            THEN mysql_is.main.mysql_cw3(d, fw, true, year(d) - 1, make_date(year(d) - 1, 1, 1),
+                 (wd0 + 53 * 7 - (make_date(year(d), 1, 1) - make_date(year(d) - 1, 1, 1))) % 7)
+        ELSE mysql_is.main.mysql_cw3(d, fw, wy, year(d), make_date(year(d), 1, 1), wd0) END)""",
+    "mysql_cw1": """(d, monday, wy, fw) AS (mysql_is.main.mysql_cw2(d, fw, wy,
+        CASE WHEN monday THEN isodow(make_date(year(d), 1, 1)) - 1
+             ELSE dayofweek(make_date(year(d), 1, 1)) END))""",
+    "mysql_calc_week": "(d, b) AS (mysql_is.main.mysql_cw1(d, b & 1 = 1, b & 2 = 2, b & 4 = 4))",
+    "mysql_week": "(d, m) AS (mysql_is.main.mysql_calc_week(d, mysql_is.main.mysql_week_bits(m)).w)",
+    "mysql_yw": "(r) AS (r.y * 100 + r.w)",
+    "mysql_yearweek": """(d, m) AS (mysql_is.main.mysql_yw(
+        mysql_is.main.mysql_calc_week(d, mysql_is.main.mysql_week_bits(m) | 2)))""",
+    # MySQL 12.7 CONVERT_TZ(): '+hh:mm' offsets or named zones; NULL for a zone it cannot read.
+    "mysql_tz_minutes": """(z) AS (CASE
+        WHEN regexp_full_match(z, '[+-][0-9]{1,2}:[0-9]{2}')
+            THEN (CASE WHEN z[1] = '-' THEN -1 ELSE 1 END)
+                 * (TRY_CAST(split_part(z[2:], ':', 1) AS INTEGER) * 60
+                    + TRY_CAST(split_part(z, ':', 2) AS INTEGER))
+        END)""",
+    "mysql_to_utc": """(ts, z) AS (CASE
+        WHEN upper(z) = 'SYSTEM' THEN ts
+        WHEN mysql_is.main.mysql_tz_minutes(z) IS NOT NULL
+            THEN ts - to_minutes(mysql_is.main.mysql_tz_minutes(z))
+        ELSE timezone('UTC', timezone(z, ts)) END)""",
+    "mysql_convert_tz": """(ts, f, t) AS (CASE
+        WHEN upper(t) = 'SYSTEM' THEN mysql_is.main.mysql_to_utc(ts, f)
+        WHEN mysql_is.main.mysql_tz_minutes(t) IS NOT NULL
+            THEN mysql_is.main.mysql_to_utc(ts, f) + to_minutes(mysql_is.main.mysql_tz_minutes(t))
+        ELSE timezone(t, timezone('UTC', mysql_is.main.mysql_to_utc(ts, f))) END)""",
+    # MySQL 12.8 SUBSTRING_INDEX(): before the n-th delimiter (n > 0) or after the n-th from the
+    # right (n < 0); matching is case-sensitive.
+    "mysql_substring_index": """(s, d, n) AS (CASE
+        WHEN s IS NULL OR d IS NULL OR n IS NULL THEN NULL
+        WHEN n = 0 OR d = '' THEN ''
+        WHEN n > 0 THEN array_to_string(string_split(s, d)[1:n], d)
+        ELSE array_to_string(string_split(s, d)[greatest(len(string_split(s, d)) + n + 1, 1):], d)
+        END)""",
+    # MySQL 12.7 MAKEDATE(): day-of-year > 0, else NULL.
+    "mysql_makedate": "(y, n) AS (CASE WHEN n > 0 THEN make_date(CAST(y AS BIGINT), 1, 1) + CAST(n AS INTEGER) - 1 END)",
+}
+
+
+def install(con: duckdb.DuckDBPyConnection) -> None:
+    """(Re)create the macros in drydock's attached ``mysql_is`` database. Idempotent."""
+    for name, body in _MACROS.items():
+        con.execute(f"CREATE OR REPLACE MACRO {MACRO_SCHEMA}.{name}{body}")
+
+
+_TS = "TRY_CAST({0} AS TIMESTAMP)"
+_DATE = "TRY_CAST({0} AS DATE)"
+
+# MySQL function (upper-case) → DuckDB template with {0}, {1}, … for the arguments, by arity.
+_TEMPLATES: dict[str, dict[int, str]] = {
+    "DAYOFWEEK": {1: f"(dayofweek({_TS}) + 1)"},  # 1 = Sunday … 7 = Saturday
+    "WEEKDAY": {1: f"(isodow({_TS}) - 1)"},  # 0 = Monday … 6 = Sunday
+    "WEEK": {1: f"mysql_is.main.mysql_week({_DATE}, 0)",
+             2: f"mysql_is.main.mysql_week({_DATE}, {{1}})"},
+    "YEARWEEK": {1: f"mysql_is.main.mysql_yearweek({_DATE}, 0)",
+                 2: f"mysql_is.main.mysql_yearweek({_DATE}, {{1}})"},
+    "CONVERT_TZ": {3: "mysql_is.main.mysql_convert_tz(TRY_CAST({0} AS TIMESTAMP), {1}, {2})"},
+    "SUBSTRING_INDEX": {3: "mysql_is.main.mysql_substring_index(CAST({0} AS VARCHAR), CAST({1} AS VARCHAR), {2})"},
+    "MAKEDATE": {2: "mysql_is.main.mysql_makedate({0}, {1})"},
+    # seconds since the epoch, in the session time zone (UTC): an integer, as MySQL for DATETIME
+    # values without fractions (Grafana's $__timeGroup divides it)
+    "UNIX_TIMESTAMP": {0: "(epoch_us(now()) // 1000000)",
+                       1: f"(epoch_us({_TS}) // 1000000)"},
+    "FROM_UNIXTIME": {1: "make_timestamp(CAST(round(CAST({0} AS DOUBLE) * 1000000) AS BIGINT))"},
+    # MySQL counts days from year 0, which its calendar does not make a leap year (12.7 TO_DAYS)
+    "FROM_DAYS": {1: "CAST(DATE '0001-01-01' + CAST({0} - 366 AS INTEGER) AS DATE)"},
+}
+
+# sqlglot's nodes for MySQL date functions whose argument DuckDB needs typed: a string such as
+# '2007-02-03' is read as MySQL reads it (a DATETIME, or a TIME for the clock functions).
+_DATETIME_ARGUMENT = (exp.Dayname, exp.Quarter, exp.LastDay)
+_CLOCK_ARGUMENT = (exp.Hour, exp.Minute, exp.Second)
+_CLOCK = "COALESCE(TRY_CAST({0} AS TIME), CAST(TRY_CAST({0} AS TIMESTAMP) AS TIME))"
+# TIMESTAMPDIFF counts complete units (12.7), as DuckDB's date_sub does (date_diff counts edges).
+_UNITS = {"MICROSECOND": "microseconds", "SECOND": "second", "MINUTE": "minute", "HOUR": "hour",
+          "DAY": "day", "WEEK": "week", "MONTH": "month", "QUARTER": "quarter", "YEAR": "year"}
+
+# MySQL's current-time functions take an optional fractional-seconds precision (0-6, default 0).
+_NOW_FUNCTIONS = {"NOW", "SYSDATE", "LOCALTIME", "LOCALTIMESTAMP", "CURRENT_TIMESTAMP"}
+_NOW_TEMPLATE = "make_timestamp(epoch_us(now()) // {k} * {k})"
+
+
+@functools.cache
+def _template(text: str) -> Any:
+    return sqlglot.parse_one(text, read="duckdb")
+
+
+def _instantiate(text: str, args: list[exp.Expr]) -> exp.Expr:
+    """``text`` (a template) with ``{i}`` bound to the i-th argument sub-tree."""
+    placeholders = [f"__drydock_arg{i}" for i in range(len(args))]
+    node = _template(text.format(*placeholders)).copy()
+    by_name = dict(zip(placeholders, args))
+    for column in list(node.find_all(exp.Column)):
+        arg = by_name.get(column.name)
+        if arg is not None and not column.table:
+            column.replace(arg.copy())
+    return node
+
+
+def _present(*args: Any) -> list[exp.Expr]:
+    """A call's arguments, all of them given (sqlglot leaves a missing one None)."""
+    if any(a is None for a in args):
+        raise Errors.WRONG_ARGUMENTS.error(where="a date or string function")
+    return list(args)
+
+
+def _name_and_args(node: exp.Expr) -> tuple[str, list[exp.Expr]] | None:
+    """The MySQL name and arguments of a function call this module rewrites, else None."""
+    if isinstance(node, exp.Anonymous):
+        return str(node.name).upper(), list(node.expressions)
+    if isinstance(node, exp.DayOfWeek) and not isinstance(node, exp.DayOfWeekIso):
+        return "DAYOFWEEK", [node.this]
+    if isinstance(node, exp.Week):
+        return "WEEK", [a for a in (node.this, node.args.get("mode")) if a is not None]
+    if isinstance(node, exp.UnixToTime):
+        return ("FROM_UNIXTIME", [node.this] + ([node.args["format"]] if node.args.get("format") else []))
+    if isinstance(node, exp.ConvertTimezone):
+        return "CONVERT_TZ", _present(node.args.get("timestamp"), node.args.get("source_tz"), node.args.get("target_tz"))
+    if isinstance(node, exp.SubstringIndex):
+        return "SUBSTRING_INDEX", _present(node.this, node.args.get("delimiter"), node.args.get("count"))
+    if isinstance(node, exp.CurrentTimestamp):
+        return "CURRENT_TIMESTAMP", [node.this] if node.this is not None else []
+    if isinstance(node, (exp.Localtime, exp.Localtimestamp)):
+        return "LOCALTIME", [node.this] if node.this is not None else []
+    return None
+
+
+def _now(name: str, args: list[exp.Expr]) -> exp.Expr:
+    if len(args) > 1:
+        raise Errors.WRONG_ARGUMENTS.error(where=name)
+    precision = 0
+    if args:
+        if not (isinstance(args[0], exp.Literal) and not args[0].is_string and args[0].name.isdigit()):
+            raise Errors.PARSE.error(detail=f"line 1:0 {name}() takes a constant precision 0-6")
+        precision = int(args[0].name)
+        if precision > 6:  # MySQL 1426 ER_TOO_BIG_PRECISION
+            raise Errors.WRONG_ARGUMENTS.error(where=f"{name}: precision {precision} is greater than 6")
+    return _template(_NOW_TEMPLATE.format(k=10 ** (6 - precision))).copy()
+
+
+def _from_unixtime_format(args: list[exp.Expr]) -> exp.Expr:
+    """FROM_UNIXTIME(t, fmt) is DATE_FORMAT(FROM_UNIXTIME(t), fmt) (MySQL 12.7); sqlglot's MySQL
+    parse has already translated a constant ``fmt`` to strftime's specifiers, as for DATE_FORMAT."""
+    fmt = args[1]
+    if not (isinstance(fmt, exp.Literal) and fmt.is_string):
+        raise Errors.NOT_SUPPORTED.error(what="FROM_UNIXTIME with a format that is not a constant string")
+    return exp.TimeToStr(this=_instantiate(_TEMPLATES["FROM_UNIXTIME"][1], args[:1]), format=fmt.copy())
+
+
+def _time_format(args: list[exp.Expr]) -> exp.Expr:
+    """TIME_FORMAT(t, fmt) (MySQL 12.7): DATE_FORMAT's hour/minute/second specifiers on a TIME."""
+    if len(args) != 2:
+        raise Errors.WRONG_ARGUMENTS.error(where="TIME_FORMAT")
+    fmt = args[1]
+    if not (isinstance(fmt, exp.Literal) and fmt.is_string):
+        raise Errors.NOT_SUPPORTED.error(what="TIME_FORMAT with a format that is not a constant string")
+    formatted: Any = sqlglot.parse_one(f"DATE_FORMAT(x, {fmt.sql(dialect='mysql')})", read="mysql")
+    formatted.set("this", _instantiate("(DATE '1970-01-01' + TRY_CAST({0} AS TIME))", args[:1]))
+    return formatted
+
+
+def _retype(node: exp.Expr) -> exp.Expr | None:
+    """Typed sqlglot nodes whose arguments DuckDB must see as MySQL reads them."""
+    if isinstance(node, _DATETIME_ARGUMENT) and isinstance(node.this, exp.Literal):
+        node.set("this", _instantiate(_TS, [node.this]))
+    elif isinstance(node, _CLOCK_ARGUMENT) and isinstance(node.this, exp.Literal):
+        node.set("this", _instantiate(_CLOCK, [node.this]))
+    elif isinstance(node, exp.TimestampDiff):
+        unit = _UNITS.get(node.text("unit").upper())
+        if unit is None:
+            raise Errors.WRONG_ARGUMENTS.error(where=f"TIMESTAMPDIFF unit {node.text('unit')[:32]}")
+        return _instantiate(f"date_sub('{unit}', {_TS.format('{0}')}, {_TS.format('{1}')})",
+                            [node.expression, node.this])
+    elif isinstance(node, exp.DateDiff) and _is_year_zero(node.expression):
+        # TO_DAYS(d), which sqlglot expands to DATEDIFF(d, '0000-01-01') + 1
+        return _instantiate("(date_diff('day', DATE '0001-01-01', TRY_CAST({0} AS DATE)) + 365)", [node.this])
+    return None
+
+
+def _is_year_zero(node: exp.Expr | None) -> bool:
+    inner = node.this if isinstance(node, exp.TsOrDsToDate) else node
+    return isinstance(inner, exp.Literal) and inner.is_string and inner.name == "0000-01-01"
+
+
+def _rewrite(node: Any) -> exp.Expr | None:
+    retyped = _retype(node)
+    if retyped is not None:
+        return retyped
+    found = _name_and_args(node)
+    if found is None:
+        return None
+    name, args = found
+    if name in _NOW_FUNCTIONS:
+        return _now(name, args)
+    if name == "FROM_UNIXTIME" and len(args) == 2:
+        return _from_unixtime_format(args)
+    if name == "TIME_FORMAT":
+        return _time_format(args)
+    by_arity = _TEMPLATES.get(name)
+    if by_arity is None:
+        return None
+    text = by_arity.get(len(args))
+    if text is None:
+        raise Errors.WRONG_ARGUMENTS.error(where=name)
+    return _instantiate(text, args)
+
+
+def _in_column_definition(node: Any) -> bool:
+    """DEFAULT / ON UPDATE CURRENT_TIMESTAMP in a column definition stay DuckDB's own."""
+    parent = node.parent
+    while parent is not None:
+        if isinstance(parent, (exp.ColumnConstraint, exp.ColumnDef)):
+            return True
+        parent = parent.parent
+    return False
+
+
+def translate(expression: exp.Expr) -> exp.Expr:
+    """``expression`` with every MySQL function call above given MySQL's meaning, in place
+    (innermost calls first, so an argument is rewritten before the call that takes it)."""
+    node: Any
+    for node in reversed(list(expression.walk(bfs=False))):
+        if not isinstance(node, exp.Func) or _in_column_definition(node):
+            continue
+        replacement = _rewrite(node)
+        if replacement is None:
+            continue
+        if node is expression:
+            return replacement
+        node.replace(replacement)
+    return expression
