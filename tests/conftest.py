@@ -107,3 +107,6 @@ def shared_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerPr
 
 def make_server(tmp_path: Path, *args: str, **env: str) -> ServerProcess:
     return ServerProcess(data_dir=tmp_path / "data", extra_args=list(args), env=dict(env))
+
+
+from tests.pg import pg_cluster, pg_dsn, store_opener  # noqa: E402,F401 - fixtures shared by every test module

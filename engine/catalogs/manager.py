@@ -7,7 +7,6 @@ ALTER, DROP and REFRESH so that no statement after them sees stale metadata.
 from __future__ import annotations
 
 import json
-import sqlite3
 import threading
 import time
 from collections.abc import Callable
@@ -15,7 +14,7 @@ from dataclasses import dataclass
 
 from engine.catalogs.base import Connector
 from engine.errors import Errors
-from engine.metastore import MetaStore
+from engine.metastore import MetadataStore, StoreConnection
 
 INTERNAL = "internal"
 INTERNAL_ID = 0
@@ -64,7 +63,7 @@ def connector_types() -> dict[str, type[Connector]]:
 
 
 class CatalogManager:
-    def __init__(self, store: MetaStore):
+    def __init__(self, store: MetadataStore):
         self._store = store
         self._lock = threading.Lock()
         self._connectors: dict[int, Connector] = {}
@@ -73,7 +72,7 @@ class CatalogManager:
         self.before_retarget: list[Callable[[CatalogRecord, dict[str, str]], None]] = []
         # Hooks that move state keyed by the catalog (grants) in the DDL's own transaction:
         # (transaction, record, new name — None when the catalog is dropped); then after commit.
-        self.in_transaction: list[Callable[[sqlite3.Connection, CatalogRecord, str | None], None]] = []
+        self.in_transaction: list[Callable[[StoreConnection, CatalogRecord, str | None], None]] = []
         self.after_commit: list[Callable[[], None]] = []
 
     # -- records ----------------------------------------------------------------------------------
@@ -189,7 +188,7 @@ class CatalogManager:
                                         {"properties": json.dumps(merged), "updated_at": time.time()})
         self._forget(record.id)
 
-    def _follow(self, db: sqlite3.Connection, record: CatalogRecord, new_name: str | None) -> None:
+    def _follow(self, db: StoreConnection, record: CatalogRecord, new_name: str | None) -> None:
         for hook in self.in_transaction:
             hook(db, record, new_name)
 
