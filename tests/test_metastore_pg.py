@@ -17,6 +17,7 @@ import pytest
 
 from engine.metastore import MetadataStoreUnavailable, StaleRevision, open_store
 from tests.conftest import ROOT, ServerProcess
+from tests.lance_fixtures import admit, local_warehouse, pause, show_jobs, vector_table
 from tests.pg import PG_PASSWORD, PgCluster
 
 psycopg = pytest.importorskip("psycopg", reason="psycopg is not installed (pip install 'psycopg[binary]')")
@@ -109,11 +110,16 @@ def _serve(data_dir: Path, *args: str) -> ServerProcess:
 
 def test_users_grants_catalogs_and_config_live_in_postgresql(tmp_path: Path, pg_dsn: str) -> None:
     """One frontend at a time, each with its own data directory: everything durable is in the store."""
+    wh = local_warehouse(tmp_path / "wh")
+    wh.write("db", "t", vector_table(100))
     first = _serve(tmp_path / "a", "--metadata-store", pg_dsn)
     try:
         first.query("CREATE USER 'ana'@'%' IDENTIFIED BY 'pw-ana'")
+        first.query("CREATE USER 'bob'@'%' IDENTIFIED BY 'pw-bob'")  # no privilege at all
         first.query("GRANT SELECT ON lc.db.t TO 'ana'@'%'")
-        first.query(f"CREATE CATALOG lc PROPERTIES ('type' = 'lance', 'warehouse' = '{tmp_path / 'wh'}')")
+        first.query(f"CREATE CATALOG lc PROPERTIES ('type' = 'lance', 'warehouse' = '{wh.root}')")
+        pause(first)
+        job_id = admit(first, "CREATE INDEX by_id ON lc.db.t (id) USING BTREE")
         first.query("ADMIN SET FRONTEND CONFIG ('lance_index_job_keep_max_second' = '1234')")
         keys = {r[0] for r in first.query("ADMIN SHOW FRONTEND CONFIG")}
         assert "metadata_store" not in keys
@@ -126,7 +132,16 @@ def test_users_grants_catalogs_and_config_live_in_postgresql(tmp_path: Path, pg_
         with second.connect(user="ana", password="pw-ana") as conn, conn.cursor() as cur:
             cur.execute("SHOW GRANTS")
             assert "lc.db.t" in str(cur.fetchall()).replace("`", "")
+        # SHOW filtered in SQL by the caller's grants: one table's job for ana, nothing for bob
+        assert [int(j["JobId"]) for j in show_jobs(second, user="ana", password="pw-ana")] == [job_id]
+        assert show_jobs(second, user="bob", password="pw-bob") == []
+        assert [j["State"] for j in show_jobs(second)] == ["PENDING"]
         assert any("lc" in row for row in second.query("SHOW CATALOGS"))
+        second.query("ALTER CATALOG lc RENAME lc2")  # grants follow the catalog (read, delete, re-insert)
+        with second.connect(user="ana", password="pw-ana") as conn, conn.cursor() as cur:
+            cur.execute("SHOW GRANTS")
+            grants = str(cur.fetchall()).replace("`", "")
+        assert "lc2.db.t" in grants and "lc.db.t" not in grants
         value = [r[1] for r in second.query("ADMIN SHOW FRONTEND CONFIG LIKE 'lance_index_job_keep_max_second'")]
         assert value == ["1234"]
     finally:
