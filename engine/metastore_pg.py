@@ -34,6 +34,7 @@ from psycopg.conninfo import conninfo_to_dict
 from engine.metastore import MIGRATIONS, MetadataStore, MetadataStoreUnavailable
 
 CONNECT_TIMEOUT_SECONDS = 10
+STATEMENT_TIMEOUT_SECONDS = 60  # drydock's statements are point reads and small batches
 # Second key of the frontend lock (the first is the schema's hash); the two-key advisory lock space
 # is apart from the one-key space of the write lock.
 FRONTEND_LOCK = 16
@@ -163,9 +164,14 @@ class PostgresStore(MetadataStore):
     # -- connections --------------------------------------------------------------------------
     def _connect(self) -> psycopg.Connection[Any]:
         try:
+            # Bounded waits: a dead server or network fails a statement (the connection is then
+            # replaced) instead of hanging the thread that waits on it.
             conn = psycopg.connect(self._dsn, autocommit=True, row_factory=_row_factory,
-                                   connect_timeout=CONNECT_TIMEOUT_SECONDS, application_name="drydock")
+                                   connect_timeout=CONNECT_TIMEOUT_SECONDS, application_name="drydock",
+                                   keepalives=1, keepalives_idle=10, keepalives_interval=5, keepalives_count=3,
+                                   tcp_user_timeout=30_000)
             conn.execute("SET synchronous_commit = on")
+            conn.execute(f"SET statement_timeout = '{STATEMENT_TIMEOUT_SECONDS}s'")
             return conn
         except psycopg.Error as exc:
             raise MetadataStoreUnavailable(

@@ -57,6 +57,8 @@ def test_two_stores_on_one_database_share_cas_and_serialise_writers(pg_dsn: str)
     """Two frontends' stores: a CAS from a stale read is refused; a write waits for the other's."""
     a, b = PostgresStore(pg_dsn), PostgresStore(pg_dsn)
     try:
+        # durable commits and bounded statements whatever the server's defaults
+        assert (a.query_one("SHOW synchronous_commit")[0], a.query_one("SHOW statement_timeout")[0]) == ("on", "1min")
         with a.transaction() as db:
             db.execute("INSERT INTO config(name, value, revision, updated_at) VALUES ('k', 'a', 0, ?)", (1.25,))
         with b.transaction() as db:
