@@ -15,6 +15,8 @@ from typing import Any
 import pymysql
 import pytest
 
+from tests.pg import pg_cluster, pg_dsn, store_opener  # noqa: F401 - PostgreSQL fixtures for every module
+
 ROOT = Path(__file__).resolve().parent.parent
 READY_TIMEOUT_SECONDS = 30.0
 
@@ -108,5 +110,3 @@ def shared_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerPr
 def make_server(tmp_path: Path, *args: str, **env: str) -> ServerProcess:
     return ServerProcess(data_dir=tmp_path / "data", extra_args=list(args), env=dict(env))
 
-
-from tests.pg import pg_cluster, pg_dsn, store_opener  # noqa: E402,F401 - fixtures shared by every test module
