@@ -109,4 +109,3 @@ def shared_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerPr
 
 def make_server(tmp_path: Path, *args: str, **env: str) -> ServerProcess:
     return ServerProcess(data_dir=tmp_path / "data", extra_args=list(args), env=dict(env))
-
