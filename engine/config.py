@@ -18,7 +18,7 @@ from typing import Any
 
 from engine.catalogs.placement import check_local_roots, check_object_prefixes
 from engine.errors import Errors
-from engine.metastore import MetaStore
+from engine.metastore import MetadataStore
 
 Validator = Callable[[Any], str | None]  # returns the reason a value is rejected, or None
 
@@ -225,10 +225,18 @@ def default_fields() -> list[ConfigField]:
             + _catalog_fields() + _audit_fields() + _tls_fields())
 
 
+def frontend_table(path: Path | None) -> dict[str, Any]:
+    """The TOML file's ``[frontend]`` table (empty without a file)."""
+    if path is None:
+        return {}
+    with open(path, "rb") as fh:
+        return dict(tomllib.load(fh).get("frontend", {}))
+
+
 class Config:
     """Field registry plus current values; safe to read from any thread."""
 
-    def __init__(self, store: MetaStore, fields: list[ConfigField] | None = None,
+    def __init__(self, store: MetadataStore, fields: list[ConfigField] | None = None,
                  file_values: dict[str, Any] | None = None):
         self._store = store
         self._fields = {f.name: f for f in (fields or default_fields())}
@@ -245,13 +253,13 @@ class Config:
                 self._values[row["name"]] = self._fields[row["name"]].parse(row["value"])
 
     @classmethod
-    def from_toml(cls, store: MetaStore, path: Path | None,
+    def from_toml(cls, store: MetadataStore, path: Path | None,
                   overrides: dict[str, Any] | None = None) -> Config:
         """``overrides`` (command-line options) beat the file's values."""
-        values: dict[str, Any] = {}
-        if path is not None:
-            with open(path, "rb") as fh:
-                values = dict(tomllib.load(fh).get("frontend", {}))
+        values = frontend_table(path)
+        # Where the store lives is chosen before the store opens (engine.core), not a config value
+        # kept in it; and it may carry a password, which ADMIN SHOW FRONTEND CONFIG must not show.
+        values.pop("metadata_store", None)
         values.update(overrides or {})
         return cls(store, file_values=values)
 

@@ -17,14 +17,14 @@ from engine.audit import DENIAL_CODES, AuditLog, AuditSettings
 from engine.audit_object import audit_object, is_audited, statement_kind
 from engine.catalogs.manager import CatalogManager, CatalogRecord
 from engine.catalogs.placement import Placement
-from engine.config import Config
+from engine.config import Config, frontend_table
 from engine.errors import DrydockError, Errors
 from engine.jobs.dispatcher import Dispatcher
 from engine.jobs.manager import JobManager
 from engine.jobs.records import JobRecord
 from engine.jobs.retention import RetentionCleaner
 from engine.metadata import Metadata
-from engine.metastore import MetaStore
+from engine.metastore import MetadataStoreUnavailable, open_store
 from engine.metrics import Metrics
 from engine.privileges import Privileges
 from engine.procedures.registry import default_registry
@@ -36,12 +36,19 @@ from engine.users import Users
 
 class Engine:
     def __init__(self, data_dir: Path | str, config_file: Path | None = None, root_password: str = "",
-                 config_overrides: dict[str, Any] | None = None):
+                 config_overrides: dict[str, Any] | None = None, metadata_store: str = ""):
         self.started_at = time.time()  # Uptime (COM_STATISTICS)
         self.questions = 0  # statements run (COM_STATISTICS' Questions)
         self.data_dir = Path(data_dir)
         self.data_dir.mkdir(parents=True, exist_ok=True)
-        self.store = MetaStore(self.data_dir / "meta.sqlite")
+        # --metadata-store beats [frontend] metadata_store; neither: SQLite in the data directory.
+        self.store = open_store(metadata_store or str(frontend_table(config_file).get("metadata_store", "")),
+                                self.data_dir)
+        try:
+            self.store.claim_sole_frontend()
+        except MetadataStoreUnavailable:
+            self.store.close()
+            raise
         self.config = Config.from_toml(self.store, config_file, config_overrides)
         self.query = QueryEngine(self.data_dir / "internal.duckdb")
         self.users = Users(self.store, root_password)

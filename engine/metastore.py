@@ -1,8 +1,14 @@
-"""The metadata store: SQLite in WAL mode with synchronous=FULL, the journal of every durable fact.
+"""The metadata store, the journal of every durable fact: an interface and its SQLite implementation.
 
-Every durable transition goes through :meth:`MetaStore.compare_and_set`, which updates a row only
+Every durable transition goes through :meth:`MetadataStore.compare_and_set`, which updates a row only
 if its ``revision`` still is the one the caller read, and bumps it in the same transaction. Schema
 changes are numbered migrations applied once, in order, at open.
+
+Two implementations share this module's migrations and SQL: :class:`MetaStore`, SQLite in WAL mode
+with synchronous=FULL inside the data directory (the embedded default), and
+:class:`engine.metastore_pg.PostgresStore` (PostgreSQL via psycopg 3, for several frontends). The SQL
+the callers write is the common dialect of both: ``?`` placeholders, ``ON CONFLICT`` upserts,
+``RETURNING`` for generated ids.
 """
 
 from __future__ import annotations
@@ -12,7 +18,7 @@ import threading
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 # Each entry: (version, statements). Append only; never edit an applied migration.
 MIGRATIONS: list[tuple[int, list[str]]] = [
@@ -160,6 +166,15 @@ MIGRATIONS: list[tuple[int, list[str]]] = [
                     THEN json_extract(properties, '$.params.num_sub_vectors') END, 256)""",
         ],
     ),
+    (
+        7,
+        [
+            # The host a worker runs on (engine/host.py): its pid proves something only there, so
+            # a frontend on another host sharing the store never proves it gone. '' = this host
+            # (every record before this migration was written by a single-host SQLite store).
+            "ALTER TABLE lance_index_workers ADD COLUMN host TEXT NOT NULL DEFAULT ''",
+        ],
+    ),
 ]
 
 
@@ -167,9 +182,105 @@ class StaleRevision(Exception):
     """A compare-and-set found a different revision (or no row): someone else moved first."""
 
 
-class MetaStore:
+class MetadataStoreUnavailable(Exception):
+    """The configured store cannot be opened or reached; the message never holds a password."""
+
+
+class StoreRow(Protocol):
+    """A result row: by position or by column name, ``keys()`` in column order (sqlite3.Row's API)."""
+
+    def __getitem__(self, key: int | str, /) -> Any: ...
+    def __iter__(self) -> Iterator[Any]: ...
+    def __len__(self) -> int: ...
+    def keys(self) -> list[str]: ...
+
+
+class StoreCursor(Protocol):
+    @property
+    def rowcount(self) -> int: ...
+    def fetchone(self) -> Any: ...
+    def fetchall(self) -> list[Any]: ...
+
+
+class StoreConnection(Protocol):
+    """What a transaction body sees: ``execute`` with ``?`` placeholders."""
+
+    def execute(self, sql: str, params: Any = (), /) -> Any: ...
+
+
+class MetadataStore:
+    """The interface every caller codes against; ``transaction()`` serialises writers store-wide."""
+
+    description = ""  # where the store lives, safe to print (no secrets)
+
+    @contextmanager
+    def transaction(self) -> Iterator[StoreConnection]:
+        raise NotImplementedError
+        yield  # pragma: no cover
+
+    def query(self, sql: str, params: tuple[Any, ...] = ()) -> list[Any]:
+        raise NotImplementedError
+
+    def query_one(self, sql: str, params: tuple[Any, ...] = ()) -> Any | None:
+        raise NotImplementedError
+
+    def close(self) -> None:
+        raise NotImplementedError
+
+    def claim_sole_frontend(self) -> None:
+        """Make this process the only frontend on the store, or raise :class:`MetadataStoreUnavailable`.
+
+        One frontend per store until the dispatcher lease exists: two would run two dispatchers over
+        the same jobs. SQLite lives in the data directory, which is the process's own: nothing to do."""
+
+    @property
+    def schema_version(self) -> int:
+        row = self.query_one("SELECT max(version) AS v FROM schema_version")
+        return int(row["v"]) if row and row["v"] is not None else 0
+
+    def compare_and_set(
+        self,
+        db: StoreConnection,
+        table: str,
+        key: Mapping[str, Any],
+        revision: int,
+        changes: Mapping[str, Any],
+    ) -> int:
+        """Inside a transaction: update ``table`` where key matches and revision == ``revision``.
+
+        Returns the new revision; raises :class:`StaleRevision` if no row matched.
+        """
+        sets = ", ".join(f"{col} = ?" for col in changes)
+        where = " AND ".join(f"{col} = ?" for col in key)
+        sql = f"UPDATE {table} SET {sets}, revision = revision + 1 WHERE {where} AND revision = ?"
+        cursor = db.execute(sql, (*changes.values(), *key.values(), revision))
+        if cursor.rowcount != 1:
+            raise StaleRevision(f"{table} {dict(key)} is not at revision {revision}")
+        return revision + 1
+
+
+def open_store(target: str, data_dir: Path) -> MetadataStore:
+    """``target`` empty: SQLite in ``data_dir``; a ``postgresql://`` (or ``postgres://``) URL: PostgreSQL."""
+    if not target:
+        return MetaStore(data_dir / "meta.sqlite")
+    if target.startswith(("postgresql://", "postgres://")):
+        try:
+            from engine.metastore_pg import PostgresStore  # psycopg is needed only for this store
+        except ImportError:
+            raise MetadataStoreUnavailable("a postgresql:// metadata store needs psycopg: "
+                                           "pip install 'drydock[postgresql]'") from None
+
+        return PostgresStore(target)
+    raise MetadataStoreUnavailable("metadata store must be empty (SQLite in the data directory) "
+                     "or a postgresql://user@host:port/db URL")
+
+
+class MetaStore(MetadataStore):
+    """SQLite in the data directory (WAL, synchronous=FULL)."""
+
     def __init__(self, path: Path | str):
         self.path = str(path)
+        self.description = f"sqlite:{self.path}"
         # One write connection shared by all threads, serialised by a lock: SQLite serialises
         # writers anyway and this keeps every transition a single ordered transaction.
         self._lock = threading.RLock()
@@ -198,11 +309,6 @@ class MetaStore:
                 for statement in statements:
                     db.execute(statement)
                 db.execute("INSERT INTO schema_version(version) VALUES (?)", (version,))
-
-    @property
-    def schema_version(self) -> int:
-        row = self.query_one("SELECT max(version) AS v FROM schema_version")
-        return int(row["v"]) if row else 0
 
     # -- transactions ------------------------------------------------------------------------
     @contextmanager
@@ -235,26 +341,6 @@ class MetaStore:
         db, lock = self._read_connection()
         with lock:
             return db.execute(sql, params).fetchone()
-
-    def compare_and_set(
-        self,
-        db: sqlite3.Connection,
-        table: str,
-        key: Mapping[str, Any],
-        revision: int,
-        changes: Mapping[str, Any],
-    ) -> int:
-        """Inside a transaction: update ``table`` where key matches and revision == ``revision``.
-
-        Returns the new revision; raises :class:`StaleRevision` if no row matched.
-        """
-        sets = ", ".join(f"{col} = ?" for col in changes)
-        where = " AND ".join(f"{col} = ?" for col in key)
-        sql = f"UPDATE {table} SET {sets}, revision = revision + 1 WHERE {where} AND revision = ?"
-        cursor = db.execute(sql, (*changes.values(), *key.values(), revision))
-        if cursor.rowcount != 1:
-            raise StaleRevision(f"{table} {dict(key)} is not at revision {revision}")
-        return revision + 1
 
     def close(self) -> None:
         with self._reader_lock:

@@ -15,7 +15,6 @@ so a catalog created later under an old name starts without them.
 
 from __future__ import annotations
 
-import sqlite3
 import threading
 import time
 from collections.abc import Callable, Iterable
@@ -24,7 +23,7 @@ from typing import TYPE_CHECKING, TypeVar
 
 from engine.errors import DrydockError, Errors
 from engine.info_schema import INTERNAL
-from engine.metastore import MetaStore
+from engine.metastore import MetadataStore, StoreConnection
 from engine.session import SessionContext
 from engine.users import ROOT, UserIdentity, Users
 
@@ -136,7 +135,7 @@ def _display_part(part: str) -> str:
 
 
 class Privileges:
-    def __init__(self, store: MetaStore, users: Users):
+    def __init__(self, store: MetadataStore, users: Users):
         self._store = store
         self._users = users
         self._lock = threading.Lock()
@@ -155,7 +154,7 @@ class Privileges:
         root = UserIdentity(ROOT, "%").grantee
         with self._store.transaction() as db:
             for privilege in PRIVILEGES:
-                db.execute("INSERT OR IGNORE INTO grants VALUES (?, '*', '*', '*', ?)", (root, privilege))
+                db.execute("INSERT INTO grants VALUES (?, '*', '*', '*', ?) ON CONFLICT DO NOTHING", (root, privilege))
 
     def reload(self) -> None:
         self._reload()
@@ -262,17 +261,21 @@ class Privileges:
 
     # -- changes ----------------------------------------------------------------------------------
     @staticmethod
-    def follow_catalog(db: sqlite3.Connection, record: CatalogRecord, new_name: str | None) -> None:
+    def follow_catalog(db: StoreConnection, record: CatalogRecord, new_name: str | None) -> None:
         """Inside a catalog DDL's transaction: move grants on ``record`` to ``new_name``, or drop them.
 
         Names compare case-insensitively, as catalog names do. Grants already written for the new
         name (granted ahead of any catalog of that name) merge with the moved ones.
         """
-        if new_name is None:
-            db.execute("DELETE FROM grants WHERE lower(catalog) = lower(?)", (record.name,))
-        else:
-            db.execute("UPDATE OR REPLACE grants SET catalog = ? WHERE lower(catalog) = lower(?)",
-                       (new_name, record.name))
+        # Read, delete, re-insert under the new name (duplicates merge): the same on SQLite and
+        # PostgreSQL, which has no UPDATE OR REPLACE.
+        moved = db.execute("SELECT grantee, db, tbl, privilege FROM grants WHERE lower(catalog) = lower(?)",
+                           (record.name,)).fetchall()
+        db.execute("DELETE FROM grants WHERE lower(catalog) = lower(?)", (record.name,))
+        if new_name is not None:
+            for grantee, db_name, tbl, privilege in moved:
+                db.execute("INSERT INTO grants VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+                           (grantee, new_name, db_name, tbl, privilege))
 
     def grantee_exists(self, grantee: str) -> bool:
         if grantee.startswith("role:"):
@@ -283,7 +286,7 @@ class Privileges:
     def grant(self, grantee: str, target: Target, privileges: tuple[str, ...]) -> None:
         with self._store.transaction() as db:
             for privilege in privileges:
-                db.execute("INSERT OR IGNORE INTO grants VALUES (?, ?, ?, ?, ?)",
+                db.execute("INSERT INTO grants VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
                            (grantee, target.catalog, target.db, target.tbl, privilege))
         self._reload()
 
@@ -333,7 +336,8 @@ class Privileges:
         if role not in self._role_names:
             raise Errors.ROLE_NOT_FOUND.error(role=role)
         with self._store.transaction() as db:
-            db.execute("INSERT OR IGNORE INTO role_members VALUES (?, ?, ?)", (role, identity.name, identity.host))
+            db.execute("INSERT INTO role_members VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
+                       (role, identity.name, identity.host))
         self._reload()
 
     def revoke_role(self, role: str, identity: UserIdentity) -> bool:

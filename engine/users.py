@@ -16,7 +16,7 @@ from hashlib import sha1
 
 from engine.errors import Errors
 from engine.like import like
-from engine.metastore import MetaStore
+from engine.metastore import MetadataStore
 
 ROOT = "root"
 _HOST_RE = re.compile(r"[A-Za-z0-9.%_:\-]{1,255}")
@@ -76,7 +76,7 @@ def _specificity(host: str) -> tuple[int, int]:
 
 
 class Users:
-    def __init__(self, store: MetaStore, root_password: str = ""):
+    def __init__(self, store: MetadataStore, root_password: str = ""):
         self._store = store
         self._lock = threading.Lock()
         with store.transaction() as db:

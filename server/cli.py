@@ -13,9 +13,9 @@ from typing import Any
 import click
 
 from engine.core import Engine
+from engine.metastore import MetadataStoreUnavailable
 from server.app import DrydockServer
 from server.tls import TlsConfigError, settings_from_config
-
 
 # Library loggers that copy statement text (or request bodies) into the server log, with the
 # lowest level each may still log at. sqlglot logs every statement it cannot parse verbatim (so any
@@ -55,6 +55,10 @@ def main() -> None:
               help="TOML file with a [frontend] table of config values.")
 @click.option("--root-password", default="", envvar="DRYDOCK_ROOT_PASSWORD",
               help="Password of the root account (default: none).")
+@click.option("--metadata-store", default="", envvar="DRYDOCK_METADATA_STORE",
+              help="postgresql://user@host:port/db to share metadata between frontends "
+                   "(config [frontend] metadata_store; default: SQLite in the data directory). "
+                   "Prefer PGPASSWORD or ~/.pgpass to a password in the URL.")
 @click.option("--log-level", default="WARNING", show_default=True)
 @click.option("--metrics-port", default=None, type=int,
               help="Serve Prometheus metrics on 127.0.0.1:PORT (0 = any free port; default: off).")
@@ -66,7 +70,7 @@ def main() -> None:
               help="Refuse plain-text logins with error 3159 (config require_secure_transport).")
 def serve(host: str, port: int, data_dir: Path, config_file: Path | None, root_password: str,
           log_level: str, metrics_port: int | None, tls_cert: str | None, tls_key: str | None,
-          require_secure_transport: bool | None) -> None:
+          require_secure_transport: bool | None, metadata_store: str) -> None:
     """Start the server; prints `drydock ready on HOST:PORT` once it accepts connections."""
     logging.basicConfig(level=log_level.upper(), stream=sys.stderr,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
@@ -74,13 +78,16 @@ def serve(host: str, port: int, data_dir: Path, config_file: Path | None, root_p
     options = {"tls_cert": tls_cert, "tls_key": tls_key,
                "require_secure_transport": require_secure_transport}
     overrides = {k: v for k, v in options.items() if v is not None}
-    asyncio.run(_serve(host, port, data_dir, config_file, root_password, metrics_port, overrides))
+    asyncio.run(_serve(host, port, data_dir, config_file, root_password, metrics_port, overrides, metadata_store))
 
 
 async def _serve(host: str, port: int, data_dir: Path, config_file: Path | None, root_password: str,
-                 metrics_port: int | None, overrides: dict[str, Any]) -> None:
-    engine = Engine(data_dir, config_file=config_file, root_password=root_password,
-                    config_overrides=overrides)
+                 metrics_port: int | None, overrides: dict[str, Any], metadata_store: str = "") -> None:
+    try:
+        engine = Engine(data_dir, config_file=config_file, root_password=root_password,
+                        config_overrides=overrides, metadata_store=metadata_store)
+    except MetadataStoreUnavailable as exc:  # the message names the store without its password
+        raise click.ClickException(str(exc)) from None
     try:
         tls_settings = settings_from_config(engine.config)
     except TlsConfigError as exc:

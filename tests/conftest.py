@@ -15,6 +15,8 @@ from typing import Any
 import pymysql
 import pytest
 
+from tests.pg import pg_cluster, pg_dsn, store_opener  # noqa: F401 - PostgreSQL fixtures for every module
+
 ROOT = Path(__file__).resolve().parent.parent
 READY_TIMEOUT_SECONDS = 30.0
 

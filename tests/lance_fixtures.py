@@ -220,7 +220,9 @@ def offline_engine(server: ServerProcess) -> Iterator[Any]:
     from engine.core import Engine
 
     server.stop()
-    engine = Engine(server.data_dir)
+    args = server.extra_args  # the server's own metadata store (SQLite in its data dir by default)
+    store = args[args.index("--metadata-store") + 1] if "--metadata-store" in args else ""
+    engine = Engine(server.data_dir, metadata_store=store)
     try:
         yield engine
     finally:

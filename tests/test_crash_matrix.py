@@ -21,8 +21,8 @@ import pytest
 
 from engine.jobs import states as st
 from engine.jobs.manager import JobManager
-from engine.metastore import MetaStore
 from tests.conftest import ServerProcess
+from tests.pg import StoreChoice, store_choice_for
 
 ANN = ("PROPERTIES ('index_type' = 'IVF_PQ', 'num_partitions' = '4', 'num_sub_vectors' = '4', "
        "'sample_rate' = '16', 'max_iters' = '5')")
@@ -51,12 +51,13 @@ def wait_until(predicate: Any, timeout: float = 60.0, what: str = "condition") -
 
 
 class Rig:
-    def __init__(self, tmp_path: Path):
+    def __init__(self, tmp_path: Path, store: StoreChoice):
         self.tmp = tmp_path
         self.warehouse = tmp_path / "wh"
         write_dataset(self.warehouse / "db" / "t.lance")
         self.marker = tmp_path / "paused.marker"
-        self.server = ServerProcess(data_dir=tmp_path / "data")
+        self.store = store
+        self.server = ServerProcess(data_dir=tmp_path / "data", extra_args=store.args)
         self.client_job_ids: set[str] = set()
 
     def start(self, **env: str) -> None:
@@ -121,7 +122,7 @@ class Rig:
         assert len(names) == len(set(names)), f"an index was built twice: {names}"
         assert not _workers_of(killed_pid), "a worker of the killed server is still running"
         self.server.stop()
-        store = MetaStore(self.server.data_dir / "meta.sqlite")
+        store = self.store.open()
         jobs = JobManager(store)
         records = list(jobs.iter_rows())
         unresolved = [j for j in records if st.is_unresolved(j.facts)]
@@ -148,13 +149,19 @@ def _workers_of(pid: int) -> list[int]:
     return found
 
 
+# The kill points where adoption matters most also run on PostgreSQL (``indirect`` parametrize).
+BOTH_STORES = pytest.mark.parametrize("rig", ["sqlite", "postgresql"], indirect=True)
+
+
 @pytest.fixture
-def rig(tmp_path: Path) -> Any:
-    r = Rig(tmp_path)
+def rig(tmp_path: Path, request: pytest.FixtureRequest) -> Any:
+    kind = getattr(request, "param", "sqlite")
+    r = Rig(tmp_path, store_choice_for(request, tmp_path / "data", kind))
     yield r
     r.server.kill9()
 
 
+@BOTH_STORES
 def test_kill_after_admission_commit(rig: Rig) -> None:
     rig.start_paused_at("after_admission_commit")
     rig.setup_catalog()
@@ -182,6 +189,7 @@ def test_kill_between_prepare_and_mark_running(rig: Rig) -> None:
     rig.check_invariants(pid)
 
 
+@BOTH_STORES
 def test_kill_between_mark_running_and_submit(rig: Rig) -> None:
     rig.start_paused_at("between_mark_running_and_submit")
     rig.setup_catalog()
@@ -195,6 +203,7 @@ def test_kill_between_mark_running_and_submit(rig: Rig) -> None:
     rig.check_invariants(pid)
 
 
+@BOTH_STORES
 def test_kill_while_the_worker_builds(rig: Rig) -> None:
     rig.start(DRYDOCK_FAULT_WORKER_MODE="hang")
     rig.setup_catalog()

@@ -25,6 +25,7 @@ from typing import Any
 import lance
 import pytest
 
+from engine.host import host_id
 from engine.jobs import states as st
 from engine.jobs.dispatcher import _start_ticks
 from engine.jobs.manager import DEADLINE_MESSAGE
@@ -282,6 +283,29 @@ def test_an_earlier_epochs_worker_is_proven_gone_before_its_slot_is_released(eng
     audit = [json.loads(line) for line in (engine.data_dir / "audit.jsonl").read_text().splitlines()]
     assert any(r["kind"] == "ReconcileLanceIndexJob" and f"job {job.id}: NOT_COMMITTED (RECONCILED)" == r["statement"]
                for r in audit)
+
+
+def test_a_worker_recorded_on_another_host_is_never_proven_gone_from_here(engine: Any) -> None:
+    """A store shared by frontends on several hosts: the old worker's pid is absent here, which
+    proves nothing about the host it ran on. The slot stays held; recorded on this host, the same
+    record is proven gone at once."""
+    job = run(engine, pending(engine, "elsewhere"), "an-earlier-epoch")
+    exited = subprocess.Popen(["true"])
+    exited.wait()
+    engine.jobs.record_worker(job.id, job.invocation_id, exited.pid, 12345, "", "an-earlier-epoch")
+    with engine.store.transaction() as db:
+        db.execute("UPDATE lance_index_workers SET host = 'machine:another-host' WHERE job_id = ?", (job.id,))
+    assert engine.jobs.worker_host(job.id, job.invocation_id) == "machine:another-host"
+    engine.dispatcher._adopt_earlier_epochs()
+    engine.dispatcher.round()
+    engine.dispatcher.round()
+    held = engine.jobs.get(job.id)
+    assert (held.state, held.termination_proof) == (M.UNKNOWN, P.NONE)
+    assert st.holds_possible_live_slot(held.facts)
+    with engine.store.transaction() as db:
+        db.execute("UPDATE lance_index_workers SET host = ? WHERE job_id = ?", (host_id(), job.id))
+    engine.dispatcher.round()
+    assert engine.jobs.get(job.id).termination_proof is P.BE_PROCESS_EPOCH_GONE
 
 
 def test_pause_is_a_hard_barrier_even_in_the_middle_of_a_round(engine: Any) -> None:

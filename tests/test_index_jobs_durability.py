@@ -18,9 +18,12 @@ import subprocess
 import time
 from pathlib import Path
 
+import pytest
+
 from engine.jobs import states as st
 from engine.jobs.manager import FORCE_RELEASE_WARNING
 from tests.conftest import ServerProcess, make_server
+from tests.pg import store_choice_for
 from tests.lance_fixtures import (
     admit,
     create_catalog,
@@ -62,8 +65,10 @@ def _start_ticks(pid: int) -> int:
     return int(open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()[19])
 
 
-def test_restart_and_kill9_preserve_every_job_and_its_fences(tmp_path: Path) -> None:
-    server = make_server(tmp_path).start()
+@pytest.mark.parametrize("store", ["sqlite", "postgresql"])
+def test_restart_and_kill9_preserve_every_job_and_its_fences(tmp_path: Path, store: str,
+                                                             request: pytest.FixtureRequest) -> None:
+    server = make_server(tmp_path, *store_choice_for(request, tmp_path / "data", store).args).start()
     try:
         wh = local_warehouse(tmp_path / "wh")
         wh.write("db", "t", vector_table(300))
@@ -181,8 +186,11 @@ def test_retention_keep_max_second_1_removes_only_resolved_gone_jobs(tmp_path: P
         server.stop()
 
 
-def test_hung_worker_and_a_crashed_server_converge_by_evidence(tmp_path: Path) -> None:
-    server = make_server(tmp_path, DRYDOCK_FAULT_WORKER_MODE="hang").start()
+@pytest.mark.parametrize("store", ["sqlite", "postgresql"])
+def test_hung_worker_and_a_crashed_server_converge_by_evidence(tmp_path: Path, store: str,
+                                                               request: pytest.FixtureRequest) -> None:
+    server = make_server(tmp_path, *store_choice_for(request, tmp_path / "data", store).args,
+                         DRYDOCK_FAULT_WORKER_MODE="hang").start()
     try:
         wh = local_warehouse(tmp_path / "wh")
         wh.write("db", "t", vector_table(300))

@@ -27,6 +27,7 @@ import pytest
 
 from engine.jobs.manager import FORCE_RELEASE_WARNING
 from tests.conftest import ServerProcess, make_server
+from tests.pg import store_choice_for
 from tests.jobfactory import new_job
 from tests.lance_fixtures import (
     Warehouse,
@@ -226,8 +227,10 @@ def _resolve(server: ServerProcess, job_id: int, note: str, **who: str) -> tuple
         return count, list(cur.fetchall())
 
 
-def test_resolve_check_order_warning_row_idempotence_and_locator_mismatch(tmp_path: Path) -> None:
-    server = make_server(tmp_path).start()
+@pytest.mark.parametrize("store", ["sqlite", "postgresql"])
+def test_resolve_check_order_warning_row_idempotence_and_locator_mismatch(tmp_path: Path, store: str,
+                                                                          request: pytest.FixtureRequest) -> None:
+    server = make_server(tmp_path, *store_choice_for(request, tmp_path / "data", store).args).start()
     try:
         wh = local_warehouse(tmp_path / "wh")
         for table in ("t", "u", "gone"):

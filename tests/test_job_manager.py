@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from pathlib import Path
+from collections.abc import Callable
 
 import pytest
 
@@ -12,7 +12,7 @@ from engine.errors import DrydockError
 from engine.jobs import states as st
 from engine.jobs.manager import JobManager
 from engine.jobs.retention import clean_once
-from engine.metastore import MetaStore
+from engine.metastore import MetadataStore
 from tests.jobfactory import new_job
 
 M, R, C, P = st.MutationState, st.RefreshState, st.ResultCode, st.TerminationProof
@@ -20,8 +20,9 @@ LIMITS = (8, 64, 256)
 
 
 @pytest.fixture
-def store(tmp_path: Path) -> MetaStore:
-    return MetaStore(tmp_path / "meta.sqlite")
+def store(store_opener: Callable[[], MetadataStore]) -> MetadataStore:
+    """SQLite and PostgreSQL (tests/pg.py): every test here runs against both."""
+    return store_opener()
 
 
 def run(jobs: JobManager, job_id: int, invocation: str = "inv-1") -> None:
@@ -29,7 +30,7 @@ def run(jobs: JobManager, job_id: int, invocation: str = "inv-1") -> None:
                              process_epoch="e1", backend_id="local") is not None
 
 
-def test_create_is_durable_pending_revision_0_with_monotonic_ids(store: MetaStore) -> None:
+def test_create_is_durable_pending_revision_0_with_monotonic_ids(store: MetadataStore) -> None:
     jobs = JobManager(store)
     a = jobs.create(new_job("a"), *LIMITS)
     b = jobs.create(new_job("b"), *LIMITS)
@@ -38,7 +39,7 @@ def test_create_is_durable_pending_revision_0_with_monotonic_ids(store: MetaStor
     assert reopened.get(a.id) == a
 
 
-def test_fence_blocks_the_same_name_until_resolved(store: MetaStore) -> None:
+def test_fence_blocks_the_same_name_until_resolved(store: MetadataStore) -> None:
     jobs = JobManager(store)
     first = jobs.create(new_job("idx"), *LIMITS)
     with pytest.raises(DrydockError) as info:
@@ -57,7 +58,7 @@ def test_fence_blocks_the_same_name_until_resolved(store: MetaStore) -> None:
 
 
 @pytest.mark.parametrize("level", ["table", "catalog", "global"])
-def test_each_quota_level(store: MetaStore, level: str) -> None:
+def test_each_quota_level(store: MetadataStore, level: str) -> None:
     jobs = JobManager(store)
     limits = {"table": (2, 64, 256), "catalog": (8, 2, 256), "global": (8, 64, 2)}[level]
     jobs.create(new_job("a"), *limits)
@@ -70,13 +71,13 @@ def test_each_quota_level(store: MetaStore, level: str) -> None:
                                   "resolve or finish existing jobs first")
 
 
-def test_non_positive_quota_is_refused_with_5102(store: MetaStore) -> None:
+def test_non_positive_quota_is_refused_with_5102(store: MetadataStore) -> None:
     with pytest.raises(DrydockError) as info:
         JobManager(store).create(new_job(), 0, 64, 256)
     assert info.value.code == 5102 and "lance_index_job_max_unresolved_per_table = 0" in info.value.message
 
 
-def test_stale_or_mismatched_results_change_nothing(store: MetaStore) -> None:
+def test_stale_or_mismatched_results_change_nothing(store: MetadataStore) -> None:
     jobs = JobManager(store)
     job = jobs.create(new_job(), *LIMITS)
     assert jobs.complete_with_result(job.id, "inv-1", C.NATIVE_OK, "", False) is None  # not RUNNING
@@ -87,7 +88,7 @@ def test_stale_or_mismatched_results_change_nothing(store: MetaStore) -> None:
                              backend_id="b") is None  # PENDING-only
 
 
-def test_deadline_makes_unknown_and_keeps_slot_fence_and_quota(store: MetaStore) -> None:
+def test_deadline_makes_unknown_and_keeps_slot_fence_and_quota(store: MetadataStore) -> None:
     jobs = JobManager(store)
     job = jobs.create(new_job(), *LIMITS)
     jobs.mark_running(job.id, invocation_id="i", index_uuid="u", deadline_ms=1000, process_epoch="e", backend_id="b")
@@ -97,7 +98,7 @@ def test_deadline_makes_unknown_and_keeps_slot_fence_and_quota(store: MetaStore)
     assert jobs.slots_in_use() == 1 and jobs.fence_holder(job.fence) == job.id
 
 
-def test_force_release_releases_fence_quota_and_slot(store: MetaStore) -> None:
+def test_force_release_releases_fence_quota_and_slot(store: MetadataStore) -> None:
     jobs = JobManager(store)
     job = jobs.create(new_job(), *LIMITS)
     run(jobs, job.id)
@@ -110,7 +111,7 @@ def test_force_release_releases_fence_quota_and_slot(store: MetaStore) -> None:
     assert jobs.quota_counts()[2] == 0
 
 
-def test_replay_rebuilds_fences_quotas_and_slots(store: MetaStore) -> None:
+def test_replay_rebuilds_fences_quotas_and_slots(store: MetadataStore) -> None:
     jobs = JobManager(store)
     a = jobs.create(new_job("a"), *LIMITS)
     b = jobs.create(new_job("b"), *LIMITS)
@@ -138,7 +139,7 @@ def _resolved_job(jobs: JobManager, name: str, proof: P | None) -> int:
     return job.id
 
 
-def test_retention_keeps_records_that_hold_a_possible_live_slot(store: MetaStore) -> None:
+def test_retention_keeps_records_that_hold_a_possible_live_slot(store: MetadataStore) -> None:
     """Defect 1: a resolved record whose worker is not proven gone must survive GC."""
     jobs = JobManager(store)
     config = Config(store)
@@ -151,7 +152,7 @@ def test_retention_keeps_records_that_hold_a_possible_live_slot(store: MetaStore
     assert jobs.get(live) is not None and jobs.get(pending) is not None
 
 
-def test_retention_ages_from_the_last_transition(store: MetaStore) -> None:
+def test_retention_ages_from_the_last_transition(store: MetadataStore) -> None:
     jobs = JobManager(store)
     config = Config(store)
     config.set("lance_index_job_keep_max_second", "100")
@@ -163,7 +164,7 @@ def test_retention_ages_from_the_last_transition(store: MetaStore) -> None:
     assert clean_once(jobs, config, now=time.time() + 101) == 1
 
 
-def test_retention_drains_a_backlog_larger_than_one_batch_in_one_round(store: MetaStore) -> None:
+def test_retention_drains_a_backlog_larger_than_one_batch_in_one_round(store: MetadataStore) -> None:
     """Defect 2: cleaning must outpace production — repeated bounded batches in one round."""
     jobs = JobManager(store)
     config = Config(store)
@@ -174,7 +175,7 @@ def test_retention_drains_a_backlog_larger_than_one_batch_in_one_round(store: Me
     assert list(jobs.iter_rows()) == []
 
 
-def test_ids_are_not_reused_after_retention(store: MetaStore) -> None:
+def test_ids_are_not_reused_after_retention(store: MetadataStore) -> None:
     jobs = JobManager(store)
     config = Config(store)
     config.set("lance_index_job_keep_max_second", "1")
@@ -183,7 +184,7 @@ def test_ids_are_not_reused_after_retention(store: MetaStore) -> None:
     assert jobs.create(new_job("b"), *LIMITS).id > last
 
 
-def test_drop_not_found_with_if_exists_is_a_noop_outcome(store: MetaStore) -> None:
+def test_drop_not_found_with_if_exists_is_a_noop_outcome(store: MetadataStore) -> None:
     jobs = JobManager(store)
     job = jobs.create(new_job(operation=st.MutationType.DROP, if_exists=True), *LIMITS)
     run(jobs, job.id)
@@ -191,7 +192,7 @@ def test_drop_not_found_with_if_exists_is_a_noop_outcome(store: MetaStore) -> No
     assert (done.state, done.completion_reason) == (M.NOT_COMMITTED, st.CompletionReason.IF_CONDITION_NOOP)
 
 
-def test_a_damaged_state_replays_as_unknown(store: MetaStore) -> None:
+def test_a_damaged_state_replays_as_unknown(store: MetadataStore) -> None:
     jobs = JobManager(store)
     job = jobs.create(new_job(), *LIMITS)
     with store.transaction() as db:
@@ -200,7 +201,7 @@ def test_a_damaged_state_replays_as_unknown(store: MetaStore) -> None:
     assert replayed.get(job.id).state is M.UNKNOWN and replayed.fence_holder(job.fence) == job.id
 
 
-def test_live_jobs_by_state_agrees_with_the_full_list_across_transitions(store: MetaStore) -> None:
+def test_live_jobs_by_state_agrees_with_the_full_list_across_transitions(store: MetadataStore) -> None:
     """The dispatcher's sweeps ask for one state; the per-state index must never lose a job."""
     jobs = JobManager(store)
     ids = [jobs.create(new_job(f"j{i}"), 100, 100, 100).id for i in range(6)]
@@ -223,7 +224,7 @@ def test_live_jobs_by_state_agrees_with_the_full_list_across_transitions(store: 
     check(JobManager(store))  # replay builds the same index
 
 
-def test_from_row_round_trips_every_field_and_fails_safe_on_a_damaged_state(store: MetaStore) -> None:
+def test_from_row_round_trips_every_field_and_fails_safe_on_a_damaged_state(store: MetadataStore) -> None:
     from engine.jobs.records import from_row
 
     jobs = JobManager(store)

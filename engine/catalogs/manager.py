@@ -7,7 +7,6 @@ ALTER, DROP and REFRESH so that no statement after them sees stale metadata.
 from __future__ import annotations
 
 import json
-import sqlite3
 import threading
 import time
 from collections.abc import Callable
@@ -16,7 +15,7 @@ from typing import TYPE_CHECKING, cast
 
 from engine.catalogs.base import Connector
 from engine.errors import Errors
-from engine.metastore import MetaStore
+from engine.metastore import MetadataStore, StoreConnection
 
 if TYPE_CHECKING:  # the connector modules import pylance/pypaimon: only the type checker reads them here
     from engine.catalogs.lance import LanceConnector
@@ -70,7 +69,7 @@ def connector_types() -> dict[str, type[Connector]]:
 
 
 class CatalogManager:
-    def __init__(self, store: MetaStore):
+    def __init__(self, store: MetadataStore):
         self._store = store
         self._lock = threading.Lock()
         self._connectors: dict[int, Connector] = {}
@@ -79,7 +78,7 @@ class CatalogManager:
         self.before_retarget: list[Callable[[CatalogRecord, dict[str, str]], None]] = []
         # Hooks that move state keyed by the catalog (grants) in the DDL's own transaction:
         # (transaction, record, new name — None when the catalog is dropped); then after commit.
-        self.in_transaction: list[Callable[[sqlite3.Connection, CatalogRecord, str | None], None]] = []
+        self.in_transaction: list[Callable[[StoreConnection, CatalogRecord, str | None], None]] = []
         self.after_commit: list[Callable[[], None]] = []
 
     # -- records ----------------------------------------------------------------------------------
@@ -201,7 +200,7 @@ class CatalogManager:
                                         {"properties": json.dumps(merged), "updated_at": time.time()})
         self._forget(record.id)
 
-    def _follow(self, db: sqlite3.Connection, record: CatalogRecord, new_name: str | None) -> None:
+    def _follow(self, db: StoreConnection, record: CatalogRecord, new_name: str | None) -> None:
         for hook in self.in_transaction:
             hook(db, record, new_name)
 

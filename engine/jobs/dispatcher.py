@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from engine.faults import pause_point
+from engine.host import host_id
 from engine.jobs import states as st
 from engine.jobs.admission import local_mutation_allowed
 from engine.jobs.protocol import Dispatch, ProtocolError, WorkerResult
@@ -301,6 +302,11 @@ class Dispatcher:
                 self._engine.jobs.record_termination_proof(job.id, st.TerminationProof.BE_PROCESS_EPOCH_GONE)
 
     def _earlier_worker_gone(self, job: JobRecord) -> bool:
+        host = self._engine.jobs.worker_host(job.id, job.invocation_id)
+        if host not in (None, "", host_id()):
+            # Another host's worker (a shared store): its pid means nothing here. Only that host's
+            # frontend, restarted, can prove it gone, or an operator's FORCE_RELEASE.
+            return False
         isolation = self.supervisor.isolation
         if isolation.kind.startswith("cgroup"):
             for group in isolation.find(cgroup_name(job.id, job.invocation_id)):

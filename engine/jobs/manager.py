@@ -12,7 +12,6 @@ Resolved records stay in the store (SHOW reads them there) until retention remov
 from __future__ import annotations
 
 import logging
-import sqlite3
 import threading
 import time
 from collections import Counter
@@ -21,10 +20,11 @@ from typing import Any, NamedTuple
 
 from engine.errors import DrydockError, Errors, exception_text
 from engine.faults import pause_point
+from engine.host import host_id
 from engine.jobs import states as st
 from engine.jobs.group_commit import GroupCommit, Request
 from engine.jobs.records import FenceKey, JobRecord, clip, from_row, to_columns
-from engine.metastore import MetaStore, StaleRevision
+from engine.metastore import MetadataStore, StaleRevision, StoreConnection
 
 logger = logging.getLogger(__name__)
 
@@ -49,7 +49,7 @@ class Admission(NamedTuple):
 
 
 class JobManager:
-    def __init__(self, store: MetaStore):
+    def __init__(self, store: MetadataStore):
         self._store = store
         self._lock = threading.RLock()
         self._live: dict[int, JobRecord] = {}  # unresolved or slot-holding jobs
@@ -233,7 +233,7 @@ class JobManager:
                 self._unindex(job)
             raise
 
-    def _insert_one(self, db: sqlite3.Connection, request: Request[Admission, JobRecord]) -> JobRecord | None:
+    def _insert_one(self, db: StoreConnection, request: Request[Admission, JobRecord]) -> JobRecord | None:
         job, limits = request.item
         try:
             self._check_admission(job, limits)
@@ -243,8 +243,8 @@ class JobManager:
         columns = to_columns(job)
         del columns["id"]
         cursor = db.execute(f"INSERT INTO lance_index_jobs ({', '.join(columns)}) "
-                            f"VALUES ({', '.join('?' for _ in columns)})", tuple(columns.values()))
-        job = job.replace(id=int(cursor.lastrowid))  # type: ignore[arg-type]
+                            f"VALUES ({', '.join('?' for _ in columns)}) RETURNING id", tuple(columns.values()))
+        job = job.replace(id=int(cursor.fetchone()[0]))
         self._index(job)
         return job
 
@@ -433,13 +433,22 @@ class JobManager:
     def record_worker(self, job_id: int, invocation_id: str, pid: int, start_ticks: int | None, cgroup: str,
                       epoch: str) -> None:
         with self._store.transaction() as db:
-            db.execute("INSERT OR REPLACE INTO lance_index_workers VALUES (?, ?, ?, ?, ?, ?)",
-                       (job_id, invocation_id, pid, start_ticks, cgroup, epoch))
+            db.execute("INSERT INTO lance_index_workers (job_id, invocation_id, pid, start_ticks, cgroup, epoch, "
+                       "host) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT(job_id, invocation_id) DO UPDATE SET "
+                       "pid = excluded.pid, start_ticks = excluded.start_ticks, cgroup = excluded.cgroup, "
+                       "epoch = excluded.epoch, host = excluded.host",
+                       (job_id, invocation_id, pid, start_ticks, cgroup, epoch, host_id()))
 
     def worker_of(self, job_id: int, invocation_id: str) -> tuple[int, int | None] | None:
         row = self._store.query_one("SELECT pid, start_ticks FROM lance_index_workers WHERE job_id = ? "
                                     "AND invocation_id = ?", (job_id, invocation_id))
         return (int(row["pid"]), row["start_ticks"]) if row else None
+
+    def worker_host(self, job_id: int, invocation_id: str) -> str | None:
+        """The host the worker was recorded on ('' = this host, before migration 7); None: no worker."""
+        row = self._store.query_one("SELECT host FROM lance_index_workers WHERE job_id = ? AND invocation_id = ?",
+                                    (job_id, invocation_id))
+        return None if row is None else str(row["host"])
 
     # -- retention ------------------------------------------------------------------------------------
     def remove_resolved_older_than(self, cutoff: float, batch: int = 1024) -> int:

@@ -5,12 +5,19 @@ from __future__ import annotations
 import dataclasses
 import enum
 import functools
-import sqlite3
 from dataclasses import dataclass
 from typing import Any
 
-from engine.jobs.states import (CompletionReason, JobFacts, MutationState, MutationType, RefreshState,
-                                ResultCode, TerminationProof)
+from engine.jobs.states import (
+    CompletionReason,
+    JobFacts,
+    MutationState,
+    MutationType,
+    RefreshState,
+    ResultCode,
+    TerminationProof,
+)
+from engine.metastore import StoreRow
 
 MAX_FORCE_TEXT_BYTES = 1024
 MAX_DURABLE_TEXT_BYTES = 1024
@@ -99,7 +106,7 @@ _FIELD_ORDER = tuple(f.name for f in dataclasses.fields(JobRecord))
 _FIELD_NAMES = frozenset(_FIELD_ORDER)
 
 
-def from_row(row: sqlite3.Row) -> JobRecord:
+def from_row(row: StoreRow) -> JobRecord:
     # zip, not dict(row): sqlite3.Row looks a key up by a linear, case-insensitive scan of the
     # column names, which made dict(row) the cost of replaying or listing 100k records.
     values = dict(zip(row.keys(), row))

@@ -106,7 +106,7 @@ class JobVisibility:
                 params += [record.id, db, tbl]
         if len(params) > self.MAX_SCOPE_PARAMS:
             return None
-        return ("(" + " OR ".join(clauses) + ")" if clauses else "0"), tuple(params)
+        return ("(" + " OR ".join(clauses) + ")" if clauses else "1 = 0"), tuple(params)
 
     # The privilege is checked before the target is resolved: resolving costs a listing (an
     # authoritative one for RESOLVE), and a caller without any privilege must not cause one.
