@@ -6,8 +6,10 @@ For each COM_QUERY text:
    parser, so noise can never move a statement to another handler;
 2. two client probes that are answered the same whatever the session (``SELECT 1``,
    ``SELECT @@version_comment LIMIT 1``) are answered here, exactly matched;
-3. off the event loop: the Lark grammar parses what drydock owns, grammar/sql.py everything else
-   (one parse), and ``Engine.execute`` authorizes, audits, meters and runs the statement object.
+3. a short statement of drydock's own grammar is parsed on the event loop (bounded; it saves a
+   thread hop) and runs in its statement's pool; otherwise, off the event loop, the Lark grammar
+   parses what drydock owns, grammar/sql.py everything else (one parse), and ``Engine.execute``
+   authorizes, audits, meters and runs the statement object.
 No mysql-mimic middleware answers anything (``self.middlewares`` is empty).
 SQL-level PREPARE / EXECUTE / DEALLOCATE PREPARE are session state (server/sql_prepared.py):
 EXECUTE runs the bound text through this same path. The session keeps MySQL's diagnostics area
@@ -135,6 +137,9 @@ class DrydockSession(Session):
                 self.ctx.diagnostics = []
                 self.engine.metrics.statement_seconds.labels("Probe").observe(0.0)
                 return probe
+            owned = _owned_short_statement(sql)
+            if owned is not None:
+                return await self._run(owned, sql, attrs)
             large = len(sql) > memory.LARGE_STATEMENT_CHARS
             try:
                 statement, result = await self._in_thread("statements", self._parse_and_query, sql)
@@ -235,6 +240,20 @@ class DrydockSession(Session):
 
 # Plain-SQL query shapes (grammar/shapes.py): parsed once per shape, bound per execution.
 SHAPES = shapes.ShapeCache()
+
+
+# A short statement of drydock's own grammar (CREATE INDEX, SHOW LANCE INDEX JOBS, CALL, ADMIN …)
+# is parsed on the event loop, where its handler is dispatched from: a parse of at most this many
+# characters is bounded (LALR, linear; ~0.1–0.5 ms), and it saves a thread hop (a round trip
+# through the statements pool before the statement's own pool) per statement.
+INLINE_PARSE_MAX_CHARS = 1024
+
+
+def _owned_short_statement(sql: str) -> ast.Statement | None:
+    if len(sql) > INLINE_PARSE_MAX_CHARS:
+        return None
+    text = lexer.statement_text(sql)
+    return grammar.parse(text) if grammar.owns(text) else None
 
 
 def parse(sql: str, max_tokens: int | None = None) -> ast.Statement:

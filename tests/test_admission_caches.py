@@ -148,3 +148,21 @@ def test_latest_snapshot_after_overwrite_sees_the_new_schema(tmp_path: Path) -> 
     lance.write_dataset(pa.table({"only": [1, 2]}), uri, mode="overwrite")
     latest = c.latest_snapshot("db", "t")
     assert latest.version == 2 and latest.schema.names == ["only"]
+
+
+def test_the_admission_insert_writes_what_the_generic_conversion_would(tmp_path: Path) -> None:
+    """records.with_id / insert_values (the admission's fast path) agree field for field with
+    JobRecord.replace / to_columns, and the row read back is the record that was admitted."""
+    from engine.jobs.manager import JobManager
+    from engine.jobs.records import from_row, insert_values, to_columns, with_id
+    from tests.jobfactory import new_job
+
+    job = new_job("fast")
+    assert with_id(job, 41) == job.replace(id=41) and with_id(job, 41).facts == job.facts
+    columns = to_columns(job)
+    del columns["id"]
+    assert insert_values(job) == tuple(columns.values())
+    store = MetaStore(tmp_path / "meta.sqlite")
+    admitted = JobManager(store).create(job, 10, 10, 10)
+    row = store.query_one("SELECT * FROM lance_index_jobs WHERE id = ?", (admitted.id,))
+    assert from_row(row) == admitted == job.replace(id=admitted.id)
