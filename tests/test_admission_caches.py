@@ -166,3 +166,30 @@ def test_the_admission_insert_writes_what_the_generic_conversion_would(tmp_path:
     admitted = JobManager(store).create(job, 10, 10, 10)
     row = store.query_one("SELECT * FROM lance_index_jobs WHERE id = ?", (admitted.id,))
     assert from_row(row) == admitted == job.replace(id=admitted.id)
+
+
+def test_over_the_wire_each_admission_pins_the_real_latest_version(server, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """Admissions in a row reuse what they can, yet each pins the version that is the latest at
+    its own admission: an external append, an index committed by another writer and a recreated
+    table are all seen by the very next CREATE INDEX."""
+    import pymysql
+
+    from tests.lance_fixtures import admit, create_catalog, local_warehouse, pause, show_job, vector_table
+
+    pause(server)
+    wh = local_warehouse(tmp_path / "wh")
+    wh.write("db", "t")
+    c = create_catalog(server, wh)
+
+    def version_of(name: str) -> int:
+        return int(show_job(server, admit(server, f"CREATE INDEX {name} ON {c}.db.t (id) USING BTREE"))
+                   ["AdmittedDatasetVersion"])
+
+    assert version_of("a1") == version_of("a2") == 1
+    wh.write("db", "t", vector_table(10, seed=1), mode="append")  # an external commit
+    assert version_of("a3") == 2
+    wh.dataset("db", "t").create_scalar_index("id", "BTREE", name="outside")  # version 3, by another writer
+    with server.connect() as conn, conn.cursor() as cur, pytest.raises(pymysql.err.MySQLError) as info:
+        cur.execute(f"CREATE INDEX outside ON {c}.db.t (id) USING BTREE")
+    assert "already exists" in info.value.args[1]
+    assert version_of("a4") == 3
