@@ -14,11 +14,13 @@ import shutil
 from pathlib import Path
 
 import lance
+import pymysql
 import pytest
 
 from engine.catalogs.manager import CatalogManager
 from engine.errors import DrydockError, Errors
 from engine.metastore import MetaStore
+from tests.lance_fixtures import admit, create_catalog, local_warehouse, pause, show_job, vector_table
 from tests.test_catalog_lance_unit import connector, make_table
 
 
@@ -170,12 +172,8 @@ def test_the_admission_insert_writes_what_the_generic_conversion_would(tmp_path:
 
 def test_over_the_wire_each_admission_pins_the_real_latest_version(server, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     """Admissions in a row reuse what they can, yet each pins the version that is the latest at
-    its own admission: an external append, an index committed by another writer and a recreated
-    table are all seen by the very next CREATE INDEX."""
-    import pymysql
-
-    from tests.lance_fixtures import admit, create_catalog, local_warehouse, pause, show_job, vector_table
-
+    its own admission: an external append and an index committed by another writer are both seen
+    by the very next CREATE INDEX."""
     pause(server)
     wh = local_warehouse(tmp_path / "wh")
     wh.write("db", "t")
