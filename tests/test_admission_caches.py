@@ -20,7 +20,14 @@ import pytest
 from engine.catalogs.manager import CatalogManager
 from engine.errors import DrydockError, Errors
 from engine.metastore import MetaStore
-from tests.lance_fixtures import admit, create_catalog, local_warehouse, pause, show_job, vector_table
+from tests.lance_fixtures import (
+    admit,
+    create_catalog,
+    local_warehouse,
+    pause,
+    show_job,
+    vector_table,
+)
 from tests.test_catalog_lance_unit import connector, make_table
 
 
