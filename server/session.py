@@ -137,12 +137,13 @@ class DrydockSession(Session):
                 self.ctx.diagnostics = []
                 self.engine.metrics.statement_seconds.labels("Probe").observe(0.0)
                 return probe
-            owned = _owned_short_statement(sql)
+            text = lexer.statement_text(sql) if len(sql) <= INLINE_PARSE_MAX_CHARS else None
+            owned = grammar.parse(text) if text is not None else None  # None: not drydock's grammar
             if owned is not None:
                 return await self._run(owned, sql, attrs)
             large = len(sql) > memory.LARGE_STATEMENT_CHARS
             try:
-                statement, result = await self._in_thread("statements", self._parse_and_query, sql)
+                statement, result = await self._in_thread("statements", self._parse_and_query, sql, text)
                 if result is not None:
                     return self._finish(result)
                 return await self._run(statement, sql, attrs)
@@ -157,10 +158,11 @@ class DrydockSession(Session):
             self.ctx.diagnostics = [Diagnostic("Error", int(exc.code), str(exc.msg))]
             raise
 
-    def _parse_and_query(self, sql: str) -> tuple[ast.Statement, Result | None]:
+    def _parse_and_query(self, sql: str, text: str | None = None) -> tuple[ast.Statement, Result | None]:
         """In the statements pool: the parse, and for plain SQL the statement too (one thread hop
-        per query instead of two). Anything else is left to :meth:`_run`."""
-        statement = parse(sql, self._token_budget())
+        per query instead of two). Anything else is left to :meth:`_run`. ``text``: the statement
+        text, when the event loop already cut it."""
+        statement = parse(sql, self._token_budget(), text)
         if not isinstance(statement, ast.SqlStatement):
             return statement, None
         self.ctx.diagnostics = []
@@ -249,18 +251,13 @@ SHAPES = shapes.ShapeCache()
 INLINE_PARSE_MAX_CHARS = 1024
 
 
-def _owned_short_statement(sql: str) -> ast.Statement | None:
-    if len(sql) > INLINE_PARSE_MAX_CHARS:
-        return None
-    text = lexer.statement_text(sql)
-    return grammar.parse(text) if grammar.owns(text) else None
-
-
-def parse(sql: str, max_tokens: int | None = None) -> ast.Statement:
+def parse(sql: str, max_tokens: int | None = None, text: str | None = None) -> ast.Statement:
     """The statement object of ``sql``: the grammar's when drydock owns the statement, else a
     plain-SQL statement parsed once by grammar/sql.py (within the token budget) — or, for a query
-    whose shape was parsed before, that shape bound to this text's literals."""
-    text = lexer.statement_text(sql)
+    whose shape was parsed before, that shape bound to this text's literals. ``text`` is
+    ``lexer.statement_text(sql)`` when the caller has it already."""
+    if text is None:
+        text = lexer.statement_text(sql)
     statement = grammar.parse(text)
     if statement is not None:
         return statement
