@@ -198,3 +198,19 @@ def test_over_the_wire_each_admission_pins_the_real_latest_version(server, tmp_p
         cur.execute(f"CREATE INDEX outside ON {c}.db.t (id) USING BTREE")
     assert "already exists" in info.value.args[1]
     assert version_of("a4") == 3
+
+
+def test_config_reads_by_any_spelling_answer_the_same_value(tmp_path: Path) -> None:
+    """Config.get's one-lookup path (the canonical name) and its resolving path (alias, case,
+    spaces) answer the same, before and after a change; an unknown name is still an error."""
+    from engine.config import Config
+
+    config = Config(MetaStore(tmp_path / "meta.sqlite"))
+    spellings = ("enable_lance_index_mutation", "experimental_enable_lance_index_mutation",
+                 " Enable_Lance_Index_Mutation ", "EXPERIMENTAL_ENABLE_LANCE_INDEX_MUTATION")
+    assert {config.get(s) for s in spellings} == {True}
+    config.set(" Enable_Lance_Index_Mutation", "false")
+    assert {config.get(s) for s in spellings} == {False}
+    with pytest.raises(DrydockError) as info:
+        config.get("enable_lance_index_mutation_typo")
+    assert info.value.spec is Errors.CONFIG_UNKNOWN
