@@ -17,7 +17,9 @@ Caching: the database and table listings and each table's opened dataset are kep
 dropped at once by REFRESH (CATALOG / DATABASE / TABLE) or ALTER/DROP CATALOG. A cached dataset is
 pinned to the version it was opened at: a statement reads one version of each table, and an
 external writer's commit becomes visible after REFRESH (or the TTL). ``open_latest`` is the
-uncached, authoritative read (index jobs).
+uncached, authoritative read (procedures); ``latest_snapshot`` is as authoritative — the store's
+latest version is checked on every call — but reuses the dataset while that version has not moved
+(index job admission).
 """
 
 from __future__ import annotations
