@@ -17,8 +17,10 @@ Parts:
    ``ADMIN SET`` quotas to 10^9 and the dispatcher paused; ``--admissions`` CREATE INDEX statements
    per cell, spread over C client processes (``--connections``), each on its own connection;
    BTREE and IVF_PQ admissions are timed separately. Throughput = statements / wall time of the
-   window (all clients released together by a barrier). Each kind also prints the ratio of its
-   largest to its smallest connection count (8/1 by default): group commit must keep it >= 1.
+   window (all clients released together by a barrier). Each cell runs ``--rounds`` times (the
+   connection counts alternate their order per round) and the medians are printed. Each kind also
+   prints the ratio of its largest to its smallest connection count (8/1 by default): group commit
+   must keep it >= 1.
 1b. *store admissions*: ``JobManager.create`` in this process over a fresh store, from 1 and C
    threads — the durable insert alone (fence + quota + group-committed fsync), without wire, parse
    or dataset read; batches and mean batch size show how many admissions shared one fsync.
@@ -162,16 +164,28 @@ def part_admission(args: argparse.Namespace, tmp: Path) -> list[tuple[str, str, 
         }
         cell = 0
         for kind, template in kinds.items():
+            samples: dict[int, list[tuple[float, float, int, str]]] = {c: [] for c in args.connections}
+            for round_no in range(args.rounds):
+                # alternate the order per round: load that comes and goes hits both counts alike
+                order = args.connections if round_no % 2 == 0 else args.connections[::-1]
+                for connections in order:
+                    cell += 1
+                    warm = [template.format(name=f"w{cell}_{i}", c=CATALOG) for i in range(20)]
+                    admission_cell(proc.port, warm, 1)
+                    statements = [template.format(name=f"a{cell}_{i}", c=CATALOG) for i in range(args.admissions)]
+                    cpu = server_cpu(proc)
+                    rate, admitted, error = admission_cell(proc.port, statements, connections)
+                    cpu_ms = (server_cpu(proc) - cpu) / max(admitted, 1) * 1000
+                    samples[connections].append((rate, cpu_ms, admitted, error))
             for connections in args.connections:
-                cell += 1
-                warm = [template.format(name=f"w{cell}_{i}", c=CATALOG) for i in range(20)]
-                admission_cell(proc.port, warm, 1)
-                statements = [template.format(name=f"a{cell}_{i}", c=CATALOG) for i in range(args.admissions)]
-                cpu = server_cpu(proc)
-                rate, admitted, error = admission_cell(proc.port, statements, connections)
-                cpu_ms = (server_cpu(proc) - cpu) / max(admitted, 1) * 1000
-                out.append((kind, str(connections), rate, cpu_ms,
-                            f"{admitted}/{len(statements)} admitted" + (f"; error: {error[:80]}" if error else "")))
+                rates = [r for r, _, _, _ in samples[connections]]
+                admitted = sum(a for _, _, a, _ in samples[connections])
+                errors = [e for _, _, _, e in samples[connections] if e]
+                spread = f"; rounds {min(rates):.0f}-{max(rates):.0f}/s" if len(rates) > 1 else ""
+                out.append((kind, str(connections), statistics.median(rates),
+                            statistics.median(c for _, c, _, _ in samples[connections]),
+                            f"{admitted}/{args.admissions * args.rounds} admitted{spread}"
+                            + (f"; error: {errors[0][:80]}" if errors else "")))
     finally:
         proc.stop()
     return out
@@ -356,6 +370,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--admissions", type=int, default=1000, help="timed admissions per cell")
     parser.add_argument("--connections", type=int, nargs="+", default=[1, 8])
+    parser.add_argument("--rounds", type=int, default=3,
+                        help="admission cells per connection count (alternating order); medians are printed")
     parser.add_argument("--rows", type=int, default=2000, help="rows of the admission dataset")
     parser.add_argument("--records", type=int, default=100_000)
     parser.add_argument("--tables", type=int, default=100, help="tables the records are spread over")
@@ -369,7 +385,8 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="bench-jobs-") as name:
         tmp = Path(name)
         if "admission" not in args.skip:
-            print(f"\nadmission throughput over the wire (goal >= 500 jobs/s; {args.admissions} per cell)")
+            print(f"\nadmission throughput over the wire (goal >= 500 jobs/s; {args.admissions} per cell, "
+                  f"median of {args.rounds} rounds)")
             print(f"{'kind':<8} {'conns':>5} {'jobs/s':>9} {'vs goal':>8} {'server CPU/job':>15} {'1-core bound':>13}  note")
             rates: dict[str, dict[int, float]] = {}
             for kind, conns, rate, cpu_ms, note in part_admission(args, tmp):

@@ -24,7 +24,7 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -251,7 +251,9 @@ def _login_record(host: str, pending: _FailedLogins, now: float) -> AuditRecord:
 
 
 def _line(rec: AuditRecord) -> bytes:
-    return (json.dumps(asdict(rec), ensure_ascii=False) + "\n").encode("utf-8", "replace")
+    # vars(), not asdict(): the fields are plain values, and asdict deep-copies each one (a tenth
+    # of an audited statement's cost)
+    return (json.dumps(vars(rec), ensure_ascii=False) + "\n").encode("utf-8", "replace")
 
 
 def _parse(line: bytes) -> AuditRecord | None:

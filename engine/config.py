@@ -33,6 +33,7 @@ def positive_int(value: Any) -> str | None:
 
 INT_MAX = 2**31 - 1
 LONG_MAX = 2**63 - 1
+_MISSING = object()  # Config.get: "no value under this exact name"
 
 
 @dataclass(frozen=True)
@@ -275,7 +276,10 @@ class Config:
 
     def get(self, name: str) -> Any:
         with self._lock:
-            return self._values[self.field(name).name]
+            # the code asks by canonical name (an admission asks ~20 times): one lookup; any
+            # other spelling (aliases, case, spaces) resolves through field() as before
+            value = self._values.get(name, _MISSING)
+            return self._values[self.field(name).name] if value is _MISSING else value
 
     def __getitem__(self, name: str) -> Any:
         return self.get(name)

@@ -227,8 +227,12 @@ class Privileges:
                 priv=VERB[privilege], user=ctx.user, host=ctx.host, table=f"{db}.{tbl}")
 
     def may_see_table(self, ctx: SessionContext, catalog: str, db: str, tbl: str) -> bool:
-        return any((p == "ADMIN_PRIV" and t.level == "global") or t.covers(catalog, db, tbl)
-                   for t, p in self._held(ctx))
+        # remembered like has(): every admission and every external table a SELECT reads asks
+        def decide() -> bool:
+            return any((p == "ADMIN_PRIV" and t.level == "global") or t.covers(catalog, db, tbl)
+                       for t, p in self._held(ctx))
+
+        return self._remembered(("see_table", ctx.user, ctx.account_host, catalog, db, tbl), decide)
 
     def may_see_db(self, ctx: SessionContext, catalog: str, db: str) -> bool:
         """Any privilege on the database or on some table in it."""

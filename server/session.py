@@ -6,8 +6,10 @@ For each COM_QUERY text:
    parser, so noise can never move a statement to another handler;
 2. two client probes that are answered the same whatever the session (``SELECT 1``,
    ``SELECT @@version_comment LIMIT 1``) are answered here, exactly matched;
-3. off the event loop: the Lark grammar parses what drydock owns, grammar/sql.py everything else
-   (one parse), and ``Engine.execute`` authorizes, audits, meters and runs the statement object.
+3. a short statement of drydock's own grammar is parsed on the event loop (bounded; it saves a
+   thread hop) and runs in its statement's pool; otherwise, off the event loop, the Lark grammar
+   parses what drydock owns, grammar/sql.py everything else (one parse), and ``Engine.execute``
+   authorizes, audits, meters and runs the statement object.
 No mysql-mimic middleware answers anything (``self.middlewares`` is empty).
 SQL-level PREPARE / EXECUTE / DEALLOCATE PREPARE are session state (server/sql_prepared.py):
 EXECUTE runs the bound text through this same path. The session keeps MySQL's diagnostics area
@@ -144,9 +146,13 @@ class DrydockSession(Session):
                 self.ctx.diagnostics = []
                 self.engine.metrics.statement_seconds.labels("Probe").observe(0.0)
                 return probe
+            text = lexer.statement_text(sql) if len(sql) <= INLINE_PARSE_MAX_CHARS else None
+            owned = grammar.parse(text) if text is not None else None  # None: not drydock's grammar
+            if owned is not None:
+                return await self._run(owned, sql, attrs)
             large = len(sql) > memory.LARGE_STATEMENT_CHARS
             try:
-                statement, result = await self._in_thread("statements", self._parse_and_query, sql)
+                statement, result = await self._in_thread("statements", self._parse_and_query, sql, text)
                 if result is not None:
                     return self._finish(result)
                 return await self._run(statement, sql, attrs)
@@ -189,10 +195,11 @@ class DrydockSession(Session):
         metas = column_metas(wire, result)
         return [(c, metas[id(c)][1] if id(c) in metas else None) for c in wire[1]]
 
-    def _parse_and_query(self, sql: str) -> tuple[ast.Statement, Result | None]:
+    def _parse_and_query(self, sql: str, text: str | None = None) -> tuple[ast.Statement, Result | None]:
         """In the statements pool: the parse, and for plain SQL the statement too (one thread hop
-        per query instead of two). Anything else is left to :meth:`_run`."""
-        statement = parse(sql, self._token_budget())
+        per query instead of two). Anything else is left to :meth:`_run`. ``text``: the statement
+        text, when the event loop already cut it."""
+        statement = parse(sql, self._token_budget(), text)
         if not isinstance(statement, ast.SqlStatement):
             return statement, None
         self.ctx.diagnostics = []
@@ -292,11 +299,20 @@ class DrydockSession(Session):
 SHAPES = shapes.ShapeCache()
 
 
-def parse(sql: str, max_tokens: int | None = None) -> ast.Statement:
+# A short statement of drydock's own grammar (CREATE INDEX, SHOW LANCE INDEX JOBS, CALL, ADMIN …)
+# is parsed on the event loop, where its handler is dispatched from: a parse of at most this many
+# characters is bounded (LALR, linear; ~0.1–0.5 ms), and it saves a thread hop (a round trip
+# through the statements pool before the statement's own pool) per statement.
+INLINE_PARSE_MAX_CHARS = 1024
+
+
+def parse(sql: str, max_tokens: int | None = None, text: str | None = None) -> ast.Statement:
     """The statement object of ``sql``: the grammar's when drydock owns the statement, else a
     plain-SQL statement parsed once by grammar/sql.py (within the token budget) — or, for a query
-    whose shape was parsed before, that shape bound to this text's literals."""
-    text = lexer.statement_text(sql)
+    whose shape was parsed before, that shape bound to this text's literals. ``text`` is
+    ``lexer.statement_text(sql)`` when the caller has it already."""
+    if text is None:
+        text = lexer.statement_text(sql)
     statement = grammar.parse(text)
     if statement is not None:
         return statement

@@ -17,7 +17,9 @@ Caching: the database and table listings and each table's opened dataset are kep
 dropped at once by REFRESH (CATALOG / DATABASE / TABLE) or ALTER/DROP CATALOG. A cached dataset is
 pinned to the version it was opened at: a statement reads one version of each table, and an
 external writer's commit becomes visible after REFRESH (or the TTL). ``open_latest`` is the
-uncached, authoritative read (index jobs).
+uncached, authoritative read (procedures); ``latest_snapshot`` is as authoritative — the store's
+latest version is checked on every call — but reuses the dataset while that version has not moved
+(index job admission).
 """
 
 from __future__ import annotations
@@ -48,6 +50,7 @@ from engine.redact import redact_text  # noqa: E402
 T = TypeVar("T")
 CATALOG_TYPES = ("filesystem",)
 DEFAULT_CACHE_TTL_SECONDS = 60.0
+MAX_LATEST_SNAPSHOTS = 256  # datasets latest_snapshot() keeps; past that it starts afresh
 # The one name under every catalog that SQL reserves (information_schema is answered by drydock).
 RESERVED_DATABASES = ("information_schema",)
 
@@ -85,6 +88,7 @@ class LanceConnector(Connector):
         self._lock = threading.Lock()
         # ("dbs",) | ("tables", db) | ("ds", db, table)
         self._cache = MetadataCache(self._ttl)
+        self._latest: dict[tuple[str, str], lance.LanceDataset] = {}  # latest_snapshot()
 
     # -- errors -----------------------------------------------------------------------------------
     @contextmanager
@@ -188,8 +192,33 @@ class LanceConnector(Connector):
         return self._pinned(db, table)[0]
 
     def open_latest(self, db: str, table: str) -> lance.LanceDataset:
-        """An authoritative read of the latest version: no cache, no listing (index jobs)."""
+        """An authoritative read of the latest version: no cache, no listing (procedures)."""
         return self._open(db, table)
+
+    def latest_snapshot(self, db: str, table: str) -> lance.LanceDataset:
+        """The latest version, as authoritative as :meth:`open_latest`, for reading only (index
+        job admission: schema, indexes, row count). A version's manifest never changes, so the
+        dataset opened last time is reused while the store's latest version (the same resolution
+        an open does, without reading and decoding the manifest: ~10 µs instead of ~150 µs and
+        more) is still its version; otherwise it is opened afresh. The object is shared between
+        threads: never write through it (procedures use open_latest)."""
+        key = (db, table)
+        with self._lock:
+            cached = self._latest.get(key)
+        if cached is not None:
+            try:
+                with self._typed_errors():
+                    current = cached.latest_version
+            except DrydockError:
+                current = None  # gone or unreachable: the open below says which, typed
+            if current == cached.version:
+                return cached
+        dataset = self._open(db, table)
+        with self._lock:
+            if len(self._latest) >= MAX_LATEST_SNAPSHOTS and key not in self._latest:
+                self._latest.clear()
+            self._latest[key] = dataset
+        return dataset
 
     def columns(self, db: str, table: str) -> list[Column]:
         schema = self._dataset(db, table).schema
@@ -263,6 +292,9 @@ class LanceConnector(Connector):
     # -- cache --------------------------------------------------------------------------------------
     def refresh(self, db: str | None = None, table: str | None = None) -> None:
         self._cache.invalidate(db, table)
+        with self._lock:
+            for key in [k for k in self._latest if db is None or (k[0] == db and table in (None, k[1]))]:
+                del self._latest[key]
 
     def close(self) -> None:
         self.refresh()

@@ -9,7 +9,8 @@ from __future__ import annotations
 import json
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, cast
 
@@ -24,6 +25,7 @@ INTERNAL = "internal"
 INTERNAL_ID = 0
 # Doris' catalog types for a Hive Metastore ('hms'; 'hive' in Paimon's and Iceberg's words)
 HMS_TYPES = ("hms", "hive")
+MAX_CACHED_NAMES = 1024  # spellings remembered by find(); past that the cache starts afresh
 
 
 # A statement's last word before a change is written: raise to refuse (placement, privileges).
@@ -73,6 +75,12 @@ class CatalogManager:
         self._store = store
         self._lock = threading.Lock()
         self._connectors: dict[int, Connector] = {}
+        # find() answers per catalog DDL generation: every statement naming a catalog looks it up
+        # (an admission did 4 SQLite reads for it). Only this class writes the table, and every
+        # write bumps the generation after its transaction ends; a reader stores its answer only
+        # if no write ended while it read. Misses are not remembered (unbounded names).
+        self._found: dict[str, CatalogRecord] = {}
+        self._generation = 0
         # Hooks other subsystems install (index jobs): raise to veto a drop / a target change.
         self.before_drop: list[Callable[[CatalogRecord], None]] = []
         self.before_retarget: list[Callable[[CatalogRecord, dict[str, str]], None]] = []
@@ -94,8 +102,31 @@ class CatalogManager:
         return [self._record(r) for r in self._store.query("SELECT * FROM catalogs ORDER BY id")]
 
     def find(self, name: str) -> CatalogRecord | None:
+        """The catalog ``name`` (case-insensitive). Records are shared: never change one."""
+        with self._lock:
+            found, generation = self._found.get(name), self._generation
+        if found is not None:
+            return found
         row = self._store.query_one("SELECT * FROM catalogs WHERE lower(name) = lower(?)", (name,))
-        return self._record(row) if row else None
+        record = self._record(row) if row else None
+        if record is not None:
+            with self._lock:
+                if generation == self._generation:
+                    if len(self._found) >= MAX_CACHED_NAMES:
+                        self._found.clear()
+                    self._found[name] = record
+        return record
+
+    @contextmanager
+    def _writing(self) -> Iterator[StoreConnection]:
+        """A catalog DDL transaction; whatever its outcome, find() forgets what it knew after it."""
+        try:
+            with self._store.transaction() as db:
+                yield db
+        finally:
+            with self._lock:
+                self._generation += 1
+                self._found.clear()
 
     def by_id(self, catalog_id: int) -> CatalogRecord | None:
         row = self._store.query_one("SELECT * FROM catalogs WHERE id = ?", (catalog_id,))
@@ -144,7 +175,7 @@ class CatalogManager:
         if check is not None:
             check(properties)
         now = time.time()
-        with self._store.transaction() as db:
+        with self._writing() as db:
             if db.execute("SELECT 1 FROM catalogs WHERE lower(name) = lower(?)", (name,)).fetchone():
                 if if_not_exists:
                     return False
@@ -163,7 +194,7 @@ class CatalogManager:
             check(record, record.properties)
         for hook in self.before_drop:
             hook(record)
-        with self._store.transaction() as db:
+        with self._writing() as db:
             # a real column to set: compare_and_set builds "SET <changes>, revision = ..."
             self._store.compare_and_set(db, "catalogs", {"id": record.id}, record.revision,
                                         {"updated_at": time.time()})
@@ -178,7 +209,7 @@ class CatalogManager:
             raise Errors.CATALOG_EXISTS.error(name=new_name)
         if check is not None:
             check(record, record.properties)
-        with self._store.transaction() as db:
+        with self._writing() as db:
             self._store.compare_and_set(db, "catalogs", {"id": record.id}, record.revision,
                                         {"name": new_name, "updated_at": time.time()})
             self._follow(db, record, new_name)
@@ -195,7 +226,7 @@ class CatalogManager:
             check(record, merged)
         for hook in self.before_retarget:
             hook(record, merged)
-        with self._store.transaction() as db:
+        with self._writing() as db:
             self._store.compare_and_set(db, "catalogs", {"id": record.id}, record.revision,
                                         {"properties": json.dumps(merged), "updated_at": time.time()})
         self._forget(record.id)

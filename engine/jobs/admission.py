@@ -99,12 +99,13 @@ def local_mutation_allowed(engine: Engine, locator: str) -> bool:
 
 
 def _read_latest(engine: Engine, target: Target, op: str) -> tuple[Any, str]:
-    """The authoritative (uncached) read: the dataset at its latest version, and its locator."""
+    """The authoritative read: the dataset at its latest version (checked now; the manifest of
+    that version may be one read before), and its locator."""
     locator = target.connector.dataset_uri(target.db, target.table)
     if not local_mutation_allowed(engine, locator):
         raise Errors.LANCE_INDEX_OPERATION_NOT_SUPPORTED.error(
             op=op, target="local file datasets (enable_lance_index_local_file_mutation = false)")
-    dataset = target.connector.open_latest(target.db, target.table)  # the connector types its own errors
+    dataset = target.connector.latest_snapshot(target.db, target.table)  # the connector types its own errors
     return dataset, locator
 
 

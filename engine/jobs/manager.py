@@ -23,7 +23,16 @@ from engine.faults import pause_point
 from engine.host import host_id
 from engine.jobs import states as st
 from engine.jobs.group_commit import GroupCommit, Request
-from engine.jobs.records import FenceKey, JobRecord, clip, from_row, to_columns
+from engine.jobs.records import (
+    INSERT_SQL,
+    FenceKey,
+    JobRecord,
+    clip,
+    from_row,
+    insert_values,
+    to_columns,
+    with_id,
+)
 from engine.metastore import MetadataStore, StaleRevision, StoreConnection
 
 logger = logging.getLogger(__name__)
@@ -240,11 +249,8 @@ class JobManager:
         except DrydockError as exc:
             request.error = exc
             return None
-        columns = to_columns(job)
-        del columns["id"]
-        cursor = db.execute(f"INSERT INTO lance_index_jobs ({', '.join(columns)}) "
-                            f"VALUES ({', '.join('?' for _ in columns)}) RETURNING id", tuple(columns.values()))
-        job = job.replace(id=int(cursor.fetchone()[0]))
+        cursor = db.execute(INSERT_SQL + " RETURNING id", insert_values(job))  # RETURNING: PostgreSQL has no lastrowid
+        job = with_id(job, int(cursor.fetchone()[0]))
         self._index(job)
         return job
 

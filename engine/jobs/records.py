@@ -154,6 +154,27 @@ def to_columns(job: JobRecord) -> dict[str, Any]:
     return out
 
 
+# The admission insert (every column but the id, which SQLite assigns), built once.
+_INSERT_FIELDS = tuple(name for name in _FIELD_ORDER if name != "id")
+INSERT_SQL = (f"INSERT INTO lance_index_jobs ({', '.join(_INSERT_FIELDS)}) "
+              f"VALUES ({', '.join('?' for _ in _INSERT_FIELDS)})")
+
+
+def insert_values(job: JobRecord) -> tuple[Any, ...]:
+    """The parameters of :data:`INSERT_SQL` for ``job`` (as :func:`to_columns` converts them)."""
+    columns = to_columns(job)
+    return tuple(columns[name] for name in _INSERT_FIELDS)
+
+
+def with_id(job: JobRecord, job_id: int) -> JobRecord:
+    """``job.replace(id=job_id)`` without the generated __init__ of a 45-field frozen dataclass
+    (one object.__setattr__ per field), on the admission path; nothing else differs."""
+    copy = object.__new__(JobRecord)
+    copy.__dict__.update(job.__dict__)
+    copy.__dict__["id"] = job_id
+    return copy
+
+
 def utf8_len(text: str) -> int:
     return len(text.encode("utf-8"))
 
