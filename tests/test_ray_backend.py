@@ -152,6 +152,7 @@ def test_distributed_build_matches_single_process_recall(tmp_path: Path, cluster
         nodes = [b for b in backends if str(b[0]).startswith("ray:")]
         assert len(nodes) == 2 and {(n[1], n[2], n[10]) for n in nodes} == {("127.0.0.1", "true", 1)}, backends
         assert all(n[11] > 0 for n in nodes) and backends[0][0] == "local"
+        assert server.stop() == 0  # Ray's driver in the server does not spoil the clean SIGTERM shutdown
     finally:
         server.stop()
 
@@ -180,9 +181,9 @@ def test_cancel_force_cancels_a_distributed_build(tmp_path: Path, cluster: Any) 
     try:
         c = create_catalog(server, wh)
         job_id = admit(server, f"CREATE INDEX v ON {c}.db.t (emb) USING ANN {PQ}")
-        wait_job(server, job_id, lambda j: "encoding" in j["Progress"] or j["State"] != "RUNNING", 120)
-        busy = [b for b in rows(server, "SHOW BACKENDS") if str(b[0]).startswith("ray:")]
-        assert sum(b[12] for b in busy) >= 1, busy  # the held segment tasks are running
+        wait_job(server, job_id, lambda j: "encoding" in j["Progress"] or j["State"] not in ("PENDING", "RUNNING"), 240)
+        wait_until(lambda: sum(b[12] for b in rows(server, "SHOW BACKENDS") if str(b[0]).startswith("ray:")) >= 1,
+                   20, "SHOW BACKENDS counts the held segment tasks as running")
         server.query(f"CANCEL LANCE INDEX JOB {job_id}")
         job = wait_job(server, job_id, reaped, 60)
         assert (job["State"], job["ResultCode"], job["CompletionReason"], job["TerminationProof"]) == (
@@ -214,5 +215,38 @@ def test_unreachable_head_keeps_jobs_pending_until_it_answers(tmp_path: Path, cl
         job = wait_job(server, job_id, reaped, 180)
         assert (job["State"], job["BackendId"], job["TerminationProof"]) == ("COMMITTED", "ray", "RAY_TASKS_ENDED"), brief(job)
         wait_until(lambda: any(str(b[0]).startswith("ray:") for b in rows(server, "SHOW BACKENDS")), 10, "nodes")
+    finally:
+        server.stop()
+
+
+def test_killed_frontend_job_settles_from_ray_state_and_history(tmp_path: Path, cluster: Any) -> None:
+    """kill -9 of the coordinating frontend mid-build: after restart the job is UNKNOWN; the slot is
+    released only once Ray's state API shows the old driver's tasks over (BE_PROCESS_EPOCH_GONE),
+    and then the version history settles it NOT_COMMITTED (RECONCILED)."""
+    wh = local_warehouse(tmp_path / "wh")
+    write_table(wh, "t", vectors())
+    server = ray_server(tmp_path, cluster, DRYDOCK_FAULT_RAY_MODE="hold_segment")
+    try:
+        c = create_catalog(server, wh)
+        job_id = admit(server, f"CREATE INDEX v ON {c}.db.t (emb) USING ANN {PQ}")
+        wait_job(server, job_id, lambda j: "encoding" in j["Progress"] or j["State"] not in ("PENDING", "RUNNING"), 240)
+        server.kill9()
+        server.start()
+        job = wait_job(server, job_id, lambda j: j["CompletionReason"] == "RECONCILED", 120)
+        assert (job["State"], job["CompletionReason"], job["TerminationProof"], job["BackendId"]) == (
+            "NOT_COMMITTED", "RECONCILED", "BE_PROCESS_EPOCH_GONE", "ray"), brief(job)
+        assert lance.dataset(wh.uri("db", "t")).version == 1
+    finally:
+        server.stop()
+
+
+def test_default_backend_never_loads_ray(tmp_path: Path) -> None:
+    server = make_server(tmp_path).start()
+    try:
+        assert rows(server, "SELECT 1") == [(1,)]
+        assert len(rows(server, "SHOW BACKENDS")) == 1  # the local supervisor only
+        assert server.proc is not None
+        maps = Path(f"/proc/{server.proc.pid}/maps").read_text()
+        assert "_raylet" not in maps and "/ray/" not in maps
     finally:
         server.stop()

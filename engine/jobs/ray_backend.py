@@ -34,6 +34,7 @@ from engine.jobs.protocol import Dispatch
 from engine.jobs.ray_build import PROOF_WAIT_SECONDS, RayBuild
 from engine.jobs.supervisor import MIN_BUDGET_SECONDS, NotEnqueued, Supervisor, SupervisorEvents
 from engine.jobs.validation import IndexSpec
+from engine.jobs.worker_env import with_ambient_credentials
 
 if TYPE_CHECKING:
     from engine.jobs.isolation import Isolation
@@ -130,6 +131,7 @@ class RayBackend:
                      deadline_ms / 1000 - time.time() - float(self._config.get("lance_index_worker_report_margin_seconds")))
         if budget <= MIN_BUDGET_SECONDS:
             raise NotEnqueued(f"deadline leaves {budget:.1f}s, too little to build")
+        dispatch.storage_options = with_ambient_credentials(dispatch.uri, dispatch.storage_options, os.environ)
         build = RayBuild(self, dispatch, budget, os.environ.get("DRYDOCK_FAULT_RAY_MODE", ""))
         with self._lock:
             self._builds[dispatch.invocation_id] = build

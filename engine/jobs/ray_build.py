@@ -89,7 +89,7 @@ class RayBuild:
         except BuildFailed as exc:
             self._force_cancel()
             result = WorkerResult(exc.code, str(exc), self._advanced())
-        except Exception as exc:  # noqa: BLE001 - e.g. Ray lost; before the commit nothing was committed
+        except Exception as exc:  # e.g. Ray lost; before the commit nothing was committed
             logger.warning("job %s: distributed build failed: %s", self.d.job_id, type(exc).__name__, exc_info=True)
             self._force_cancel()
             result = WorkerResult(ResultCode.SEGMENT_FAILED_BEFORE_COMMIT,
@@ -150,6 +150,7 @@ class RayBuild:
         model_ref = self.backend.ray.put({"ivf_centroids": model["ivf_centroids"], "pq_codebook": model["pq_codebook"]})
         for segment in self.segments:
             self._launch(segment, params, model_ref)
+        self._progress(f"encoding: 0/{len(self.segments)} segments done")
         while any(s.result is None for s in self.segments):
             refs = [s.ref for s in self.segments if s.result is None]
             self._pending = refs
