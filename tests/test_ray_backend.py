@@ -38,7 +38,7 @@ from tests.lance_fixtures import (
 ray = pytest.importorskip("ray", reason="ray is in the test extra (pip install -e '.[test]')")
 
 DIM, N, FRAGMENT_ROWS = 16, 6000, 500
-PQ = ('PROPERTIES ("index_type" = "IVF_PQ", "num_partitions" = "16", "num_sub_vectors" = "4", '
+PQ = ('PROPERTIES ("index_type" = "IVF_PQ", "num_partitions" = "16", "num_sub_vectors" = "8", '
       '"sample_rate" = "16", "max_iters" = "10")')
 RAY_ENV = {"RAY_USAGE_STATS_ENABLED": "0", "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0", "LANCE_LOG": "error"}
 
@@ -95,7 +95,9 @@ def recall_at_10(dataset: lance.LanceDataset, data: np.ndarray, queries: np.ndar
     hits = 0
     for q in queries:
         truth = set(np.argsort(((data - q) ** 2).sum(axis=1))[:10].tolist())  # brute force
-        got = dataset.to_table(columns=["id"], nearest={"column": "emb", "q": q, "k": 10, "nprobes": 8})
+        # every partition probed: what is compared is the shared PQ model and the per-segment encoding;
+        # k-means initialisation alone moves recall by several points between two single-process builds
+        got = dataset.to_table(columns=["id"], nearest={"column": "emb", "q": q, "k": 10, "nprobes": 16})
         hits += len(truth & set(got["id"].to_pylist()))
     return hits / (10 * len(queries))
 
@@ -129,7 +131,7 @@ def test_distributed_build_matches_single_process_recall(tmp_path: Path, cluster
     data = vectors()
     write_table(wh, "t", data)
     single = write_table(wh, "single", data)
-    single.create_index("emb", "IVF_PQ", num_partitions=16, num_sub_vectors=4, sample_rate=16, max_iters=10)
+    single.create_index("emb", "IVF_PQ", num_partitions=16, num_sub_vectors=8, sample_rate=16, max_iters=10)
     server = ray_server(tmp_path, cluster)
     try:
         c = create_catalog(server, wh)
@@ -144,7 +146,8 @@ def test_distributed_build_matches_single_process_recall(tmp_path: Path, cluster
         uuids = {i["uuid"] for i in built.list_indices()}
         # two segments; segment 0 carries the job's uuid, segment 1's is derived from it
         assert len(uuids) == 2 and any(segment_uuid(u, 1) in uuids for u in uuids), uuids
-        queries = np.random.default_rng(99).normal(size=(40, DIM)).astype("float32") * 4
+        rng = np.random.default_rng(99)  # queries near the data, as real ones are
+        queries = (data[rng.integers(0, N, 100)] + rng.normal(size=(100, DIM)) * 0.5).astype("float32")
         distributed, reference = recall_at_10(built, data, queries), recall_at_10(single, data, queries)
         print(f"recall@10: distributed {distributed:.3f}, single-process {reference:.3f}")
         assert abs(distributed - reference) <= 0.02, (distributed, reference)
