@@ -43,9 +43,9 @@ def write(uri: str, rows: int, dim: int, fragment_rows: int) -> lance.LanceDatas
 def single(uri: str, params: dict[str, int | str]) -> float:
     dataset = lance.dataset(uri)
     started = time.monotonic()
-    dataset.create_index("emb", "IVF_PQ", num_partitions=params["num_partitions"],
-                         num_sub_vectors=params["num_sub_vectors"], sample_rate=params["sample_rate"],
-                         max_iters=params["max_iters"], replace=True)
+    dataset.create_index("emb", "IVF_PQ", num_partitions=int(params["num_partitions"]),
+                         num_sub_vectors=int(params["num_sub_vectors"]), sample_rate=int(params["sample_rate"]),
+                         max_iters=int(params["max_iters"]), replace=True)
     return time.monotonic() - started
 
 

@@ -57,7 +57,7 @@ def cluster() -> Iterator[Any]:
     c = Cluster(initialize_head=True, head_node_args=node)
     c.add_node(num_cpus=1, node_ip_address="127.0.0.1")
     c.wait_for_nodes()
-    c.env = env
+    c.env = env  # type: ignore[attr-defined]  # what each drydock server needs to reach it
     try:
         yield c
     finally:

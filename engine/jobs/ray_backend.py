@@ -47,6 +47,17 @@ RECONNECT_SECONDS = 5.0
 PROVER_SECONDS = 2.0
 FINAL_TASK_STATES = ("FINISHED", "FAILED")
 FINISHED_MEMORY = 4096
+GCS_RECONNECT_SECONDS = 10 * 365 * 86400
+
+
+def _unreachable(address: str) -> str | None:
+    host, _, port = address.rpartition(":")
+    try:
+        socket.create_connection((host or "127.0.0.1", int(port)), timeout=CONNECT_TIMEOUT_SECONDS).close()
+    except (OSError, ValueError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else type(exc).__name__
+        return f"Ray head {address} is unreachable ({reason})"
+    return None
 
 
 def is_distributed(operation: str, using: str, index_type: str) -> bool:
@@ -107,13 +118,19 @@ class RayBackend:
 
     def hold_reason(self, job: JobRecord) -> str | None:
         """Why a Ray job must wait PENDING (the head is not reachable), or None."""
-        if job.operation.value == "DROP" or not job.properties:
+        try:
+            spec = IndexSpec.from_json(job.properties)
+        except (KeyError, TypeError, ValueError):  # DROP, or nothing to route by: not a Ray job
             return None
-        spec = IndexSpec.from_json(job.properties)
         if not is_distributed(job.operation.value, spec.using, spec.index_type):
             return None
-        error = self.connect()
+        error = self.connect() or self._head_gone()
         return None if error is None else f"waiting: {error}; the job is dispatched once the Ray head answers"
+
+    def _head_gone(self) -> str | None:
+        """Connected earlier, but is the head still there? Checked before each Ray dispatch so a job
+        waits PENDING through a head outage instead of failing at its first task."""
+        return _unreachable(self._address)
 
     def submit(self, dispatch: Dispatch, deadline_ms: int) -> None:
         if self.backend_of(dispatch) != BACKEND_ID:
@@ -160,17 +177,18 @@ class RayBackend:
     def _try_connect(self, address: str) -> str | None:
         if not address:
             return "lance_index_ray_address is not set"
-        host, _, port = address.rpartition(":")
-        try:
-            socket.create_connection((host or "127.0.0.1", int(port)), timeout=CONNECT_TIMEOUT_SECONDS).close()
-        except (OSError, ValueError) as exc:
-            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else type(exc).__name__
-            return f"Ray head {address} is unreachable ({reason})"
+        unreachable = _unreachable(address)
+        if unreachable:
+            return unreachable
         try:
             import ray
             from ray import cloudpickle
 
             cloudpickle.register_pickle_by_value(ray_tasks)  # Ray nodes need pylance, not drydock
+            # Ray's core worker ends its whole process once the head (GCS) has been unreachable for
+            # gcs_rpc_server_reconnect_timeout_s (60 s by default; measured) — here that process is the
+            # frontend. A head outage must only hold Ray jobs PENDING, never take the server down.
+            os.environ.setdefault("RAY_gcs_rpc_server_reconnect_timeout_s", str(GCS_RECONNECT_SECONDS))
             ray.init(address=address, namespace="drydock", log_to_driver=False, logging_level=logging.WARNING)
         except Exception as exc:  # noqa: BLE001 - reported as the hold reason, retried later
             return f"cannot connect to the Ray head {address} ({type(exc).__name__})"
@@ -270,7 +288,7 @@ class RayBackend:
     # -- SHOW BACKENDS ----------------------------------------------------------------------------------
     def nodes(self) -> tuple[list[dict[str, Any]], str]:
         """The Ray nodes (host, alive, CPUs, memory, running tasks), or why they cannot be listed."""
-        error = self.connect()
+        error = self.connect() or self._head_gone()
         if error is not None:
             return [], error
         try:
