@@ -98,7 +98,7 @@ class RayBackend:
         with self._lock:
             builds = list(self._builds.values())
         for build in builds:
-            build.cancel()
+            build.cancel(stopping=True)
         for build in builds:
             build.thread.join(timeout=10)
         self.local.stop()

@@ -72,13 +72,16 @@ class RayBuild:
         self.segments: list[Segment] = []
         self.timings = Timings()
         self._cancelled = threading.Event()
+        self._stopping = False
         self._kill_at = time.monotonic() + budget_seconds
         self._fault = fault
         self._pending: list[Any] = []
         self.keep_segments = True  # False once the build ended without a commit: remove its folders
         self.thread = threading.Thread(target=self.run, name=f"ray-build-{dispatch.job_id}", daemon=True)
 
-    def cancel(self) -> None:
+    def cancel(self, stopping: bool = False) -> None:
+        """CANCEL, or (``stopping``) the frontend shutting down — which is not the user's cancel."""
+        self._stopping = self._stopping or stopping
         self._cancelled.set()
 
     # -- the build ------------------------------------------------------------------------------------
@@ -127,7 +130,7 @@ class RayBuild:
         model = self._train(params)
         self._encode(params, model)
         if self._cancelled.is_set():
-            raise BuildFailed(ResultCode.CANCELLED_BEFORE_COMMIT, "cancelled before commit")
+            self._check_interrupts("the last segment")
         return self._commit(dataset)
 
     def _train(self, params: dict[str, Any]) -> dict[str, Any]:
@@ -188,6 +191,9 @@ class RayBuild:
         self._progress(f"encoding: {done}/{len(self.segments)} segments done")
 
     def _check_interrupts(self, stage: str) -> None:
+        if self._cancelled.is_set() and self._stopping:
+            raise BuildFailed(ResultCode.SEGMENT_FAILED_BEFORE_COMMIT, f"the frontend stopped during {stage}, "
+                              "before commit")
         if self._cancelled.is_set():
             raise BuildFailed(ResultCode.CANCELLED_BEFORE_COMMIT, f"cancelled during {stage}, before commit")
         if time.monotonic() >= self._kill_at:
