@@ -93,9 +93,10 @@ def main() -> None:
     from ray.cluster_utils import Cluster
 
     cloudpickle.register_pickle_by_value(ray_tasks)
-    cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": 2, "node_ip_address": "127.0.0.1",
-                                                            "include_dashboard": False})
+    cluster = None
     try:
+        cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": 2, "node_ip_address": "127.0.0.1",
+                                                                "include_dashboard": False})
         ray.init(address=cluster.address, log_to_driver=False)
         uri = str(base / "t.lance")
         write(uri, args.rows, args.dim, args.fragment_rows)
@@ -117,7 +118,8 @@ def main() -> None:
               "concurrent segments), training stays about constant.")
     finally:
         ray.shutdown()
-        cluster.shutdown()
+        if cluster is not None:
+            cluster.shutdown()
         shutil.rmtree(base, ignore_errors=True)
 
 
