@@ -151,6 +151,30 @@ def _worker_fields() -> list[ConfigField]:
     ]
 
 
+def worker_backend(value: object) -> str | None:
+    return None if value in ("local", "ray") else "must be local or ray"
+
+
+def non_negative(value: Any) -> str | None:
+    return None if value >= 0 else "must not be negative"
+
+
+def _ray_fields() -> list[ConfigField]:
+    """The Ray backend (engine/jobs/ray_backend.py); ray is imported only when it is selected."""
+    f = ConfigField
+    return [
+        f("lance_index_worker_backend", "String", "local",
+          "local (a worker process per job on this host) or ray (IVF_PQ builds as Ray tasks)",
+          mutable=False, validator=worker_backend),
+        f("lance_index_ray_address", "String", "",
+          "host:port of the Ray head (GCS) the ray backend connects to; until it is reachable jobs wait PENDING"),
+        f("lance_index_ray_segments", "int", 0,
+          "Index segments per distributed build (0 = the cluster's CPUs)", validator=non_negative),
+        f("lance_index_ray_task_memory_bytes", "long", 2**30,
+          "Memory Ray reserves for one training or segment task", validator=positive_long),
+    ]
+
+
 def _procedure_fields() -> list[ConfigField]:
     return [ConfigField("procedure_timeout_second", "long", 3600,
                         "A CALL is cancelled cooperatively after this many seconds", validator=positive_long),
@@ -222,7 +246,7 @@ def _tls_fields() -> list[ConfigField]:
 
 
 def default_fields() -> list[ConfigField]:
-    return (_index_job_fields() + _worker_fields() + _procedure_fields() + _statement_fields()
+    return (_index_job_fields() + _worker_fields() + _ray_fields() + _procedure_fields() + _statement_fields()
             + _catalog_fields() + _audit_fields() + _tls_fields())
 
 

@@ -125,6 +125,8 @@ def expected_outcome(mutation: st.MutationType, code: st.ResultCode | None, if_e
         return M.NOT_COMMITTED, (R.REQUIRED if ema else R.NOT_REQUIRED), st.CompletionReason.CANCELLED
     if code.value.startswith("PRE_INVOCATION_"):
         return M.NOT_COMMITTED, (R.REQUIRED if ema else R.NOT_REQUIRED), none
+    if code is C.SEGMENT_FAILED_BEFORE_COMMIT:  # drydock's Ray build: only the coordinator commits, it did not
+        return M.NOT_COMMITTED, (R.REQUIRED if ema else R.NOT_REQUIRED), none
     if code is C.NATIVE_OK:
         return M.COMMITTED, R.REQUIRED, none
     if code is C.NATIVE_COMMIT_CONFLICT:

@@ -37,6 +37,7 @@ from engine.jobs.validation import IndexSpec
 
 if TYPE_CHECKING:
     from engine.core import Engine
+    from engine.jobs.ray_backend import RayBackend
 
 logger = logging.getLogger(__name__)
 BACKEND_ID = "local"
@@ -68,7 +69,13 @@ class Dispatcher:
     def __init__(self, engine: Engine, epoch: str):
         self._engine = engine
         self.epoch = epoch
-        self.supervisor = Supervisor(engine.config, self, epoch, engine.data_dir / "workers")
+        self.supervisor: Supervisor | RayBackend
+        if engine.config.get("lance_index_worker_backend") == "ray":  # ray is imported only then
+            from engine.jobs.ray_backend import RayBackend
+
+            self.supervisor = RayBackend(engine.config, self, epoch, engine.data_dir / "workers")
+        else:
+            self.supervisor = Supervisor(engine.config, self, epoch, engine.data_dir / "workers")
         self._wake = threading.Event()
         self._stop = threading.Event()
         self._gate = threading.Lock()  # held while deciding and marking one dispatch (pause barrier)
@@ -168,10 +175,14 @@ class Dispatcher:
 
     def _held(self, job: JobRecord) -> bool:
         """While enable_lance_index_local_file_mutation is off, a local job waits PENDING and says why."""
-        if local_mutation_allowed(self._engine, job.locator):
-            return False
-        self._engine.jobs.note_pending(job.id, LOCAL_HOLD_MESSAGE)
-        return True
+        if not local_mutation_allowed(self._engine, job.locator):
+            self._engine.jobs.note_pending(job.id, LOCAL_HOLD_MESSAGE)
+            return True
+        hold = getattr(self.supervisor, "hold_reason", None)  # the Ray backend: head unreachable
+        reason = hold(job) if hold is not None else None
+        if reason:
+            self._engine.jobs.note_pending(job.id, reason)
+        return bool(reason)
 
     def _retry_due(self, job: JobRecord) -> bool:
         return job.dispatch_attempts == 0 or time.monotonic() >= self._retry_at.get(job.id, 0.0)
@@ -216,11 +227,15 @@ class Dispatcher:
         job, dispatch = prepared.job, prepared.dispatch
         running = self._engine.jobs.mark_running(
             job.id, invocation_id=dispatch.invocation_id, index_uuid=dispatch.index_uuid,
-            deadline_ms=prepared.deadline_ms, process_epoch=self.epoch, backend_id=BACKEND_ID,
+            deadline_ms=prepared.deadline_ms, process_epoch=self.epoch, backend_id=self._backend_of(dispatch),
             expected_revision=job.revision)
         if running is not None:
             self._retry_at.pop(job.id, None)
         return running
+
+    def _backend_of(self, dispatch: Dispatch) -> str:
+        route = getattr(self.supervisor, "backend_of", None)
+        return str(route(dispatch)) if route is not None else BACKEND_ID
 
     def _send(self, job: JobRecord, dispatch: Dispatch) -> bool:
         """Exactly one submit; True when it was enqueued. A clean rejection proves NOT_ENQUEUED;
@@ -302,6 +317,9 @@ class Dispatcher:
                 self._engine.jobs.record_termination_proof(job.id, st.TerminationProof.BE_PROCESS_EPOCH_GONE)
 
     def _earlier_worker_gone(self, job: JobRecord) -> bool:
+        if job.backend_id == "ray":  # only Ray's state API can prove it (fail closed without it)
+            prove = getattr(self.supervisor, "earlier_invocation_gone", None)
+            return bool(prove is not None and prove(job))
         host = self._engine.jobs.worker_host(job.id, job.invocation_id)
         if host not in (None, "", host_id()):
             # Another host's worker (a shared store): its pid means nothing here. Only that host's

@@ -56,6 +56,9 @@ class ResultCode(str, Enum):
     # drydock: CANCEL aborted the build from its progress callback and the worker verified that
     # the pre-assigned index uuid is absent from the dataset — nothing was committed.
     CANCELLED_BEFORE_COMMIT = "CANCELLED_BEFORE_COMMIT"
+    # drydock: a distributed (Ray) build failed before its single commit, which only the
+    # coordinating frontend performs — so nothing was committed.
+    SEGMENT_FAILED_BEFORE_COMMIT = "SEGMENT_FAILED_BEFORE_COMMIT"
 
     @property
     def pre_invocation(self) -> bool:
@@ -68,6 +71,7 @@ class TerminationProof(str, Enum):
     BE_PROCESS_EPOCH_GONE = "BE_PROCESS_EPOCH_GONE"
     NOT_ENQUEUED = "NOT_ENQUEUED"
     NEVER_LAUNCHED = "NEVER_LAUNCHED"
+    RAY_TASKS_ENDED = "RAY_TASKS_ENDED"  # drydock: Ray's state API shows every attempt final, its worker dead
 
 
 class CompletionReason(str, Enum):
@@ -162,6 +166,9 @@ def classify(mutation: MutationType, code: ResultCode | None, if_exists: bool,
     if code is ResultCode.CANCELLED_BEFORE_COMMIT:
         refresh = RefreshState.REQUIRED if external_metadata_advanced else RefreshState.NOT_REQUIRED
         return Outcome(MutationState.NOT_COMMITTED, refresh, CompletionReason.CANCELLED)
+    if code is ResultCode.SEGMENT_FAILED_BEFORE_COMMIT:
+        refresh = RefreshState.REQUIRED if external_metadata_advanced else RefreshState.NOT_REQUIRED
+        return Outcome(MutationState.NOT_COMMITTED, refresh, CompletionReason.NONE)
     if code is ResultCode.NATIVE_OK:
         return Outcome(MutationState.COMMITTED, RefreshState.REQUIRED, CompletionReason.NONE)
     if code is ResultCode.NATIVE_COMMIT_CONFLICT:
