@@ -28,6 +28,7 @@ from engine.jobs.contract import (
 from engine.jobs.records import JobRecord
 from engine.jobs.validation import IndexSpec, invalid, same_definition, validate_name, validate_spec
 from engine.session import SessionContext
+from engine.privileges import Privilege
 
 if TYPE_CHECKING:
     from engine.core import Engine
@@ -79,7 +80,7 @@ def resolve_target(engine: Engine, ctx: SessionContext, parts: tuple[str, ...], 
             op=op, target=f"index jobs on {record.type} catalogs ('{record.name}')")
     # A table the caller may not see answers like a missing one; one it sees needs ALTER.
     engine.metadata.require_table(ctx, record.name, db, table)
-    engine.privileges.require_table(ctx, "ALTER_PRIV", record.name, db, table)
+    engine.privileges.require_table(ctx, Privilege.ALTER, record.name, db, table)
     return Target(record.id, record.name, db, table, engine.catalogs.connector(record.name))
 
 

@@ -9,6 +9,7 @@ from engine import ast
 from engine.core import Engine
 from engine.results import Result
 from engine.session import SessionContext
+from engine.privileges import Privilege
 
 COLUMNS = ["BackendId", "Host", "Alive", "Isolation", "IsolationDetail", "QueueDepth", "InflightWorkers",
            "PossibleLiveSlots", "MaxInflight", "DispatcherPaused", "CPUs", "MemoryBytes", "RunningTasks",
@@ -16,7 +17,7 @@ COLUMNS = ["BackendId", "Host", "Alive", "Isolation", "IsolationDetail", "QueueD
 
 
 def show_backends(engine: Engine, stmt: ast.ShowBackends, ctx: SessionContext) -> Result:
-    engine.privileges.require_global(ctx, "ADMIN_PRIV")
+    engine.privileges.require_global(ctx, Privilege.ADMIN)
     supervisor = engine.dispatcher.supervisor
     status = supervisor.status()
     paused = "true" if engine.config.get("lance_index_job_dispatcher_paused") else "false"

@@ -12,6 +12,7 @@ from engine.procedures.base import Procedure, ProcedureContext, bind, split_tabl
 from engine.redact import redact_text
 from engine.results import Result
 from engine.session import SessionContext
+from engine.privileges import Privilege
 
 
 def _resolve(engine: Engine, parts: tuple[str, ...], ctx: SessionContext) -> tuple[CatalogRecord, Procedure]:
@@ -38,15 +39,15 @@ def _resolve(engine: Engine, parts: tuple[str, ...], ctx: SessionContext) -> tup
 def _authorize(engine: Engine, ctx: SessionContext, record: CatalogRecord, procedure: Procedure,
                values: dict) -> tuple[str, str] | None:
     if procedure.privilege == "admin":
-        engine.privileges.require_global(ctx, "ADMIN_PRIV")
+        engine.privileges.require_global(ctx, Privilege.ADMIN)
         return None
     db, table = split_table(values["table"], procedure.name)
     if table == "*":  # database-wide form
-        engine.privileges.require_global(ctx, "ADMIN_PRIV")
+        engine.privileges.require_global(ctx, Privilege.ADMIN)
         engine.metadata.require_database(ctx, record.name, db)
         return db, table
     engine.metadata.require_table(ctx, record.name, db, table)
-    engine.privileges.require_table(ctx, "ALTER_PRIV", record.name, db, table)
+    engine.privileges.require_table(ctx, Privilege.ALTER, record.name, db, table)
     return db, table
 
 
