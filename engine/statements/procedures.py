@@ -13,6 +13,7 @@ from engine.redact import redact_text
 from engine.results import Result
 from engine.session import SessionContext
 from engine.privileges import Privilege
+from engine.config_keys import Key
 
 
 def _resolve(engine: Engine, parts: tuple[str, ...], ctx: SessionContext) -> tuple[CatalogRecord, Procedure]:
@@ -61,7 +62,7 @@ def call_procedure(engine: Engine, stmt: ast.CallProcedure, ctx: SessionContext)
         if job_id is not None:
             raise Errors.PROCEDURE_FENCED.error(procedure=procedure.name, table=".".join(target), job_id=job_id)
     pctx = ProcedureContext(engine=engine, session=ctx, catalog=record, connector=connector, cancel=ctx.cancel,
-                            deadline=time.monotonic() + float(engine.config.get("procedure_timeout_second")))
+                            deadline=time.monotonic() + float(engine.config.get(Key.PROCEDURE_TIMEOUT_SECOND)))
     calls = engine.metrics.procedure_calls
     try:
         result = procedure.run(pctx, values)
