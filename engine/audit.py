@@ -30,6 +30,7 @@ from typing import Any
 
 from engine.errors import Errors
 from engine.redact import redact_sql
+from engine.config_keys import Key
 
 logger = logging.getLogger(__name__)
 
@@ -75,10 +76,10 @@ class AuditSettings:
 
     @classmethod
     def from_config(cls, config: Any) -> AuditSettings:
-        return cls(max_bytes=config.get("audit_log_max_bytes"),
-                   files_kept=config.get("audit_log_files_kept"),
-                   failed_login_interval=float(config.get("audit_failed_login_interval_second")),
-                   failed_login_bytes_per_minute=config.get("audit_failed_login_max_bytes_per_minute"))
+        return cls(max_bytes=config.get(Key.AUDIT_LOG_MAX_BYTES),
+                   files_kept=config.get(Key.AUDIT_LOG_FILES_KEPT),
+                   failed_login_interval=float(config.get(Key.AUDIT_FAILED_LOGIN_INTERVAL_SECOND)),
+                   failed_login_bytes_per_minute=config.get(Key.AUDIT_FAILED_LOGIN_MAX_BYTES_PER_MINUTE))
 
 
 @dataclass

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from engine.catalogs.placement import check_local_roots, check_object_prefixes
+from engine.config_keys import Key
 from engine.errors import Errors
 from engine.metastore import MetadataStore
 
@@ -298,7 +299,11 @@ class Config:
     def fields(self) -> list[ConfigField]:
         return sorted(self._fields.values(), key=lambda f: f.display_name)
 
-    def get(self, name: str) -> Any:
+    def get(self, name: Key) -> Any:
+        return self.value_of(name)
+
+    def value_of(self, name: str) -> Any:
+        """By any spelling a user may write (aliases, case): ADMIN statements and the TOML file."""
         with self._lock:
             # the code asks by canonical name (an admission asks ~20 times): one lookup; any
             # other spelling (aliases, case, spaces) resolves through field() as before
@@ -306,7 +311,7 @@ class Config:
             return self._values[self.field(name).name] if value is _MISSING else value
 
     def __getitem__(self, name: str) -> Any:
-        return self.get(name)
+        return self.value_of(name)
 
     def on_change(self, listener: Callable[[str, Any], None]) -> None:
         self._listeners.append(listener)

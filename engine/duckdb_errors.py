@@ -89,7 +89,7 @@ RULES: tuple[Rule, ...] = (
     _rule(duckdb.ConstraintException, r'foreign key constraint because key "(?P<key>.*)" does not exist',
           Errors.NO_REFERENCED_ROW, lambda m, c: {"detail": f"key {m['key']} is not in the referenced table"}),
     # -- names -----------------------------------------------------------------------------------
-    _rule(duckdb.BinderException, r'Referenced column "?(?P<column>[^"]+?)"? not found',
+    _rule(duckdb.BinderException, r'Referenced column "?(?P<column>[^"]+?)"? (?:was )?not found',
           Errors.BAD_FIELD, lambda m, c: {"column": m["column"], "where": "field list"}),
     _rule(duckdb.CatalogException, r'Table with name "?(?P<name>[^"\s!]+)"? does not exist',
           Errors.UNKNOWN_TABLE, _missing_table),

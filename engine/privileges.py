@@ -19,6 +19,7 @@ import threading
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from enum import StrEnum
 from typing import TYPE_CHECKING, TypeVar
 
 from engine.errors import DrydockError, Errors
@@ -30,8 +31,29 @@ from engine.users import ROOT, UserIdentity, Users
 if TYPE_CHECKING:
     from engine.catalogs.manager import CatalogRecord
 
-PRIVILEGES = ("SELECT_PRIV", "LOAD_PRIV", "ALTER_PRIV", "CREATE_PRIV", "DROP_PRIV",
-              "SHOW_VIEW_PRIV", "ADMIN_PRIV", "GRANT_PRIV", "USAGE_PRIV")
+
+
+class Privilege(StrEnum):
+    """A privilege by its one stored spelling (Doris'). A StrEnum, so stored grants (plain text)
+    compare equal; checks take a Privilege, so a misspelling fails type-checking, not silently."""
+
+    SELECT = "SELECT_PRIV"
+    LOAD = "LOAD_PRIV"
+    ALTER = "ALTER_PRIV"
+    CREATE = "CREATE_PRIV"
+    DROP = "DROP_PRIV"
+    SHOW_VIEW = "SHOW_VIEW_PRIV"
+    ADMIN = "ADMIN_PRIV"
+    GRANT = "GRANT_PRIV"
+    USAGE = "USAGE_PRIV"
+
+    @property
+    def verb(self) -> str:
+        """What a denial message calls it (MySQL prints the statement verb): SHOW VIEW, ADMIN."""
+        return VERB[self.value]
+
+
+PRIVILEGES = tuple(p.value for p in Privilege)
 ALL_PRIVILEGES = ("SELECT_PRIV", "LOAD_PRIV", "ALTER_PRIV", "CREATE_PRIV", "DROP_PRIV", "SHOW_VIEW_PRIV")
 MYSQL_SPELLINGS = {
     "SELECT": "SELECT_PRIV", "INSERT": "LOAD_PRIV", "UPDATE": "LOAD_PRIV", "DELETE": "LOAD_PRIV",
@@ -194,55 +216,55 @@ class Privileges:
         return held
 
     # -- checks -----------------------------------------------------------------------------------
-    def has(self, ctx: SessionContext, privilege: str, catalog: str = ANY, db: str | None = None,
+    def has(self, ctx: SessionContext, privilege: Privilege, catalog: str = ANY, db: str | None = None,
             tbl: str | None = None) -> bool:
         return self._remembered(("has", ctx.user, ctx.account_host, privilege, catalog, db, tbl),
                                 lambda: self._has(ctx, privilege, catalog, db, tbl))
 
-    def _has(self, ctx: SessionContext, privilege: str, catalog: str, db: str | None,
+    def _has(self, ctx: SessionContext, privilege: Privilege, catalog: str, db: str | None,
              tbl: str | None) -> bool:
         for target, held in self._held(ctx):
-            if held == "ADMIN_PRIV" and target.level == "global":
+            if held == Privilege.ADMIN and target.level == "global":
                 return True
             if held == privilege and target.covers(catalog, db, tbl):
                 return True
         return False
 
-    def has_global(self, ctx: SessionContext, privilege: str) -> bool:
+    def has_global(self, ctx: SessionContext, privilege: Privilege) -> bool:
         return self.has(ctx, privilege)
 
-    def require_global(self, ctx: SessionContext, privilege: str) -> None:
+    def require_global(self, ctx: SessionContext, privilege: Privilege) -> None:
         if not self.has(ctx, privilege):
-            raise Errors.SPECIFIC_ACCESS_DENIED.error(priv=privilege)
+            raise Errors.SPECIFIC_ACCESS_DENIED.error(priv=privilege.verb)
 
-    def require_db(self, ctx: SessionContext, privilege: str, catalog: str, db: str,
+    def require_db(self, ctx: SessionContext, privilege: Privilege, catalog: str, db: str,
                    not_found: DrydockError | None = None) -> None:
         if not self.has(ctx, privilege, catalog, db):
             raise not_found or Errors.DB_ACCESS_DENIED.error(user=ctx.user, host=ctx.host, db=db)
 
-    def require_table(self, ctx: SessionContext, privilege: str, catalog: str, db: str, tbl: str,
+    def require_table(self, ctx: SessionContext, privilege: Privilege, catalog: str, db: str, tbl: str,
                       not_found: DrydockError | None = None) -> None:
         if not self.has(ctx, privilege, catalog, db, tbl):
             raise not_found or Errors.TABLE_ACCESS_DENIED.error(
-                priv=VERB[privilege], user=ctx.user, host=ctx.host, table=f"{db}.{tbl}")
+                priv=privilege.verb, user=ctx.user, host=ctx.host, table=f"{db}.{tbl}")
 
     def may_see_table(self, ctx: SessionContext, catalog: str, db: str, tbl: str) -> bool:
         # remembered like has(): every admission and every external table a SELECT reads asks
         def decide() -> bool:
-            return any((p == "ADMIN_PRIV" and t.level == "global") or t.covers(catalog, db, tbl)
+            return any((p == Privilege.ADMIN and t.level == "global") or t.covers(catalog, db, tbl)
                        for t, p in self._held(ctx))
 
         return self._remembered(("see_table", ctx.user, ctx.account_host, catalog, db, tbl), decide)
 
     def may_see_db(self, ctx: SessionContext, catalog: str, db: str) -> bool:
         """Any privilege on the database or on some table in it."""
-        return any((p == "ADMIN_PRIV" and t.level == "global")
+        return any((p == Privilege.ADMIN and t.level == "global")
                    or (part_covers(t.catalog, catalog) and part_covers(t.db, db))
                    for t, p in self._held(ctx))
 
     def sees_catalog(self, ctx: SessionContext, catalog: str) -> bool:
         """Any privilege anywhere in ``catalog`` (SHOW CATALOGS, SWITCH)."""
-        return any((p == "ADMIN_PRIV" and t.level == "global") or part_covers(t.catalog, catalog)
+        return any((p == Privilege.ADMIN and t.level == "global") or part_covers(t.catalog, catalog)
                    for t, p in self._held(ctx))
 
     def visibility(self, ctx: SessionContext, catalog: str) -> tuple[bool, set[str], set[tuple[str, str]]]:
@@ -255,7 +277,7 @@ class Privileges:
         dbs: set[str] = set()
         tables: set[tuple[str, str]] = set()
         for t, p in self._held(ctx):
-            if (p == "ADMIN_PRIV" and t.level == "global") or (part_covers(t.catalog, catalog) and t.db == ANY):
+            if (p == Privilege.ADMIN and t.level == "global") or (part_covers(t.catalog, catalog) and t.db == ANY):
                 return True, set(), set()
             if t.catalog == stored_name(catalog) and t.tbl == ANY:
                 dbs.add(real_name(t.db) or ANY)

@@ -14,6 +14,7 @@ from mysql_mimic.constants import DEFAULT_SERVER_CAPABILITIES, KillKind
 from mysql_mimic.control import Control
 from mysql_mimic.types import Capabilities
 
+from engine.config_keys import Key
 from engine.core import Engine
 from engine.errors import Errors
 from engine.session import Process
@@ -116,7 +117,7 @@ class DrydockServer:
         self._server: asyncio.base_events.Server | None = None
         # Separate worker pools, so long CALLs and index administration cannot starve queries.
         self.pools = {
-            name: concurrent.futures.ThreadPoolExecutor(int(engine.config.get(f"{name}_threads")),
+            name: concurrent.futures.ThreadPoolExecutor(int(engine.config.get(Key(f"{name}_threads"))),
                                                         thread_name_prefix=f"drydock-{name}")
             for name in ("statements", "maintenance")
         }

@@ -47,6 +47,7 @@ from server import memory, sql_prepared, tls
 from server.column_meta import ColumnMeta
 from server.prepared import bind_parameters, count_placeholders
 from server.results import MetaByColumn, column_metas, to_wire
+from engine.config_keys import Key
 
 # SQL-level prepared statements, run here: EXECUTE re-enters the session's routing.
 _PREPARED_SQL = (ast.Prepare, ast.ExecutePrepared, ast.DeallocatePrepare)
@@ -214,7 +215,7 @@ class DrydockSession(Session):
         self.ctx.database = self.database
 
     def _check_size(self, sql: str) -> None:
-        limit = int(self.engine.config.get("max_statement_bytes"))
+        limit = int(self.engine.config.get(Key.MAX_STATEMENT_BYTES))
         if len(sql) > limit or len(sql.encode("utf-8", "surrogatepass")) > limit:
             raise Errors.STATEMENT_TOO_LARGE.error(size=len(sql.encode("utf-8", "surrogatepass")),
                                                    limit=limit)
@@ -224,7 +225,7 @@ class DrydockSession(Session):
         memory.release_after_large_statement()
 
     def _token_budget(self) -> int:
-        return int(self.engine.config.get("max_statement_tokens"))
+        return int(self.engine.config.get(Key.MAX_STATEMENT_TOKENS))
 
     async def _run(self, statement: ast.Statement, sql: str, attrs: dict[str, str]) -> AllowedResult:
         # SHOW WARNINGS keeps the diagnostics area; EXECUTE leaves it to the statement it runs.

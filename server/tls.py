@@ -18,6 +18,8 @@ import ssl
 from dataclasses import dataclass
 from typing import Any, cast
 
+from engine.config_keys import Key
+
 logger = logging.getLogger(__name__)
 
 # How many event-loop turns start_tls may take to install its protocol (it takes one or two).
@@ -49,8 +51,8 @@ class TlsSettings:
 
 def settings_from_config(config: Any) -> TlsSettings:
     """The TLS settings of ``config`` (engine.config.Config); raises TlsConfigError."""
-    cert, key = str(config["tls_cert"]), str(config["tls_key"])
-    required = bool(config["require_secure_transport"])
+    cert, key = str(config.get(Key.TLS_CERT)), str(config.get(Key.TLS_KEY))
+    required = bool(config.get(Key.REQUIRE_SECURE_TRANSPORT))
     if not cert:
         if key:
             raise TlsConfigError("tls_key is set but tls_cert is not")

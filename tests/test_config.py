@@ -152,3 +152,26 @@ def test_config_file_values_apply(tmp_path: Path) -> None:
         assert rows == {"lance_index_job_max_unresolved_global": "42"}
     finally:
         proc.stop()
+
+
+def test_config_keys_are_exactly_the_registered_fields() -> None:
+    from engine.config import default_fields
+    from engine.config_keys import Key
+
+    assert sorted(k.value for k in Key) == sorted(f.name for f in default_fields())
+    with pytest.raises(ValueError):
+        Key("lance_index_job_keep_max_seconds")  # a misspelling is no key (and fails mypy as Key.X)
+
+
+def test_product_code_reads_config_through_keys_only() -> None:
+    """A string-literal read would fail only at run time; engine/ and server/ use Key members."""
+    import re
+    from pathlib import Path
+
+    from engine.config import default_fields
+
+    names = "|".join(re.escape(f.name) for f in default_fields())
+    root = Path(__file__).resolve().parent.parent
+    offenders = [str(p.relative_to(root)) for p in [*(root / "engine").rglob("*.py"), *(root / "server").rglob("*.py")]
+                 if re.search(rf"\.get\([\"'](?:{names})[\"']\)|\[[\"'](?:{names})[\"']\]", p.read_text())]
+    assert offenders == []

@@ -33,6 +33,7 @@ CASES = [
     ("INSERT INTO ch VALUES (2, 99)", Context(table="ch"), 1452, "23000",
      "Cannot add or update a child row: a foreign key constraint fails (key id: 99 is not in the referenced table)"),
     ("SELECT nosuch FROM p", CTX, 1054, "42S22", "Unknown column 'nosuch' in 'field list'"),
+    ("SELECT nosuch", CTX, 1054, "42S22", "Unknown column 'nosuch' in 'field list'"),  # no FROM clause at all
     ("SELECT * FROM nosuch", CTX, 1146, "42S02", "Table 'd1.nosuch' doesn't exist"),
     ("CREATE TABLE p (x INT)", CTX, 1050, "42S01", "Table 'p' already exists"),
     ("CREATE SCHEMA main", CTX, 1007, "HY000", "Can't create database 'main'; database exists"),

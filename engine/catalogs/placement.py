@@ -16,13 +16,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote, urlparse, urlsplit
 
+from engine.config_keys import Key
 from engine.errors import Errors
 
 if TYPE_CHECKING:  # config.py imports the validators below
     from engine.config import Config
 
-LOCAL_ROOTS_KEY = "catalog_allowed_local_roots"
-OBJECT_PREFIXES_KEY = "catalog_allowed_object_prefixes"
+LOCAL_ROOTS_KEY = Key.CATALOG_ALLOWED_LOCAL_ROOTS
+OBJECT_PREFIXES_KEY = Key.CATALOG_ALLOWED_OBJECT_PREFIXES
 WAREHOUSE_KEYS = ("warehouse",)  # the properties that name a location, in every connector
 OBJECT_SCHEMES = ("s3", "s3a")
 

@@ -28,6 +28,8 @@ from engine.jobs.contract import (
 from engine.jobs.records import JobRecord
 from engine.jobs.validation import IndexSpec, invalid, same_definition, validate_name, validate_spec
 from engine.session import SessionContext
+from engine.privileges import Privilege
+from engine.config_keys import Key
 
 if TYPE_CHECKING:
     from engine.core import Engine
@@ -53,12 +55,12 @@ def operation_name(stmt: ast.CreateIndex | ast.DropIndex) -> str:
 
 def _gate(engine: Engine, op: str) -> tuple[int, int, int]:
     config = engine.config
-    if not config.get("enable_lance_index_mutation"):
+    if not config.get(Key.ENABLE_LANCE_INDEX_MUTATION):
         raise Errors.LANCE_INDEX_MUTATION_DISABLED.error(
             detail=f"{op} is disabled for Lance catalog tables (enable_lance_index_mutation = false)")
-    limits = (config.get("lance_index_job_max_unresolved_per_table"),
-              config.get("lance_index_job_max_unresolved_per_catalog"),
-              config.get("lance_index_job_max_unresolved_global"))
+    limits = (config.get(Key.LANCE_INDEX_JOB_MAX_UNRESOLVED_PER_TABLE),
+              config.get(Key.LANCE_INDEX_JOB_MAX_UNRESOLVED_PER_CATALOG),
+              config.get(Key.LANCE_INDEX_JOB_MAX_UNRESOLVED_GLOBAL))
     for name, value in zip(("lance_index_job_max_unresolved_per_table",
                             "lance_index_job_max_unresolved_per_catalog",
                             "lance_index_job_max_unresolved_global"), limits):
@@ -79,14 +81,14 @@ def resolve_target(engine: Engine, ctx: SessionContext, parts: tuple[str, ...], 
             op=op, target=f"index jobs on {record.type} catalogs ('{record.name}')")
     # A table the caller may not see answers like a missing one; one it sees needs ALTER.
     engine.metadata.require_table(ctx, record.name, db, table)
-    engine.privileges.require_table(ctx, "ALTER_PRIV", record.name, db, table)
+    engine.privileges.require_table(ctx, Privilege.ALTER, record.name, db, table)
     return Target(record.id, record.name, db, table, engine.catalogs.connector(record.name))
 
 
 def admission_bounds(engine: Engine) -> tuple[int, int]:
     """(lance_index_max_num_partitions, lance_index_max_num_sub_vectors) as of this admission."""
-    return (int(engine.config.get("lance_index_max_num_partitions")),
-            int(engine.config.get("lance_index_max_num_sub_vectors")))
+    return (int(engine.config.get(Key.LANCE_INDEX_MAX_NUM_PARTITIONS)),
+            int(engine.config.get(Key.LANCE_INDEX_MAX_NUM_SUB_VECTORS)))
 
 
 def is_local(locator: str) -> bool:
@@ -95,7 +97,7 @@ def is_local(locator: str) -> bool:
 
 
 def local_mutation_allowed(engine: Engine, locator: str) -> bool:
-    return not is_local(locator) or bool(engine.config.get("enable_lance_index_local_file_mutation"))
+    return not is_local(locator) or bool(engine.config.get(Key.ENABLE_LANCE_INDEX_LOCAL_FILE_MUTATION))
 
 
 def _read_latest(engine: Engine, target: Target, op: str) -> tuple[Any, str]:

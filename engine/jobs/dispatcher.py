@@ -34,6 +34,7 @@ from engine.jobs.reconcile import reconcile_job
 from engine.jobs.refresh import due_refreshes, refresh_job
 from engine.jobs.supervisor import NotEnqueued, Supervisor, cgroup_name
 from engine.jobs.validation import IndexSpec
+from engine.config_keys import Key
 
 if TYPE_CHECKING:
     from engine.core import Engine
@@ -70,7 +71,7 @@ class Dispatcher:
         self._engine = engine
         self.epoch = epoch
         self.supervisor: Supervisor | RayBackend
-        if engine.config.get("lance_index_worker_backend") == "ray":  # ray is imported only then
+        if engine.config.get(Key.LANCE_INDEX_WORKER_BACKEND) == "ray":  # ray is imported only then
             from engine.jobs.ray_backend import RayBackend
 
             self.supervisor = RayBackend(engine.config, self, epoch, engine.data_dir / "workers")
@@ -113,7 +114,7 @@ class Dispatcher:
         self.wake()
 
     def _paused(self) -> bool:
-        return bool(self._engine.config.get("lance_index_job_dispatcher_paused"))
+        return bool(self._engine.config.get(Key.LANCE_INDEX_JOB_DISPATCHER_PAUSED))
 
     def _run(self) -> None:
         while not self._stop.is_set():
@@ -121,7 +122,7 @@ class Dispatcher:
                 self.round()
             except Exception:  # noqa: BLE001 - the dispatcher must survive a bad round
                 logger.exception("dispatcher round failed")
-            interval = min(float(self._engine.config.get("lance_index_job_dispatch_interval_second")), 10.0)
+            interval = min(float(self._engine.config.get(Key.LANCE_INDEX_JOB_DISPATCH_INTERVAL_SECOND)), 10.0)
             self._wake.wait(timeout=min(interval, self._next_retry_in()))
             self._wake.clear()
 
@@ -145,7 +146,7 @@ class Dispatcher:
         jobs, config = self._engine.jobs, self._engine.config
         if self._paused():
             return
-        budget = int(config.get("lance_index_job_max_dispatch_per_round"))
+        budget = int(config.get(Key.LANCE_INDEX_JOB_MAX_DISPATCH_PER_ROUND))
         pending = jobs.live_jobs(st.MutationState.PENDING)
         self._retry_at = {i: t for i, t in self._retry_at.items() if i in {j.id for j in pending}}
         for job in pending:
@@ -155,7 +156,7 @@ class Dispatcher:
                 continue
             # capacity is re-read for every job, so a slot freed by a NOT_ENQUEUED rejection is
             # reclaimed in the same round (defect 5)
-            if jobs.slots_in_use() >= int(config.get("lance_index_job_max_inflight_per_backend")):
+            if jobs.slots_in_use() >= int(config.get(Key.LANCE_INDEX_JOB_MAX_INFLIGHT_PER_BACKEND)):
                 return
             prepared = self._prepare(job)  # before RUNNING: a failure here leaves the job PENDING
             if prepared is None:
@@ -195,7 +196,7 @@ class Dispatcher:
 
     def _prepare(self, job: JobRecord) -> Prepared | None:
         """Everything the send needs, built while the job is still PENDING (nothing durable yet)."""
-        deadline_ms = int((time.time() + float(self._engine.config.get("lance_index_job_execute_deadline_second")))
+        deadline_ms = int((time.time() + float(self._engine.config.get(Key.LANCE_INDEX_JOB_EXECUTE_DEADLINE_SECOND)))
                           * 1000)
         try:
             dispatch = self.build_dispatch(job, uuid.uuid4().hex, str(uuid.uuid4()))

@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from engine.config import Config
+from engine.config_keys import Key
 from engine.jobs import ray_tasks
 from engine.jobs.protocol import Dispatch
 from engine.jobs.ray_build import PROOF_WAIT_SECONDS, RayBuild
@@ -144,8 +145,8 @@ class RayBackend:
         error = self.connect()
         if error is not None:
             raise NotEnqueued(error)
-        budget = min(float(self._config.get("lance_index_worker_wallclock_limit_seconds")),
-                     deadline_ms / 1000 - time.time() - float(self._config.get("lance_index_worker_report_margin_seconds")))
+        budget = min(float(self._config.get(Key.LANCE_INDEX_WORKER_WALLCLOCK_LIMIT_SECONDS)),
+                     deadline_ms / 1000 - time.time() - float(self._config.get(Key.LANCE_INDEX_WORKER_REPORT_MARGIN_SECONDS)))
         if budget <= MIN_BUDGET_SECONDS:
             raise NotEnqueued(f"deadline leaves {budget:.1f}s, too little to build")
         dispatch.storage_options = with_ambient_credentials(dispatch.uri, dispatch.storage_options, os.environ)
@@ -171,7 +172,7 @@ class RayBackend:
             if time.monotonic() < self._next_try:
                 return self._error
             self._next_try = time.monotonic() + RECONNECT_SECONDS
-            self._error = self._try_connect(str(self._config.get("lance_index_ray_address")).strip()) or ""
+            self._error = self._try_connect(str(self._config.get(Key.LANCE_INDEX_RAY_ADDRESS)).strip()) or ""
             return self._error or None
 
     def _try_connect(self, address: str) -> str | None:
@@ -197,14 +198,14 @@ class RayBackend:
         return None
 
     def segment_count(self) -> int:
-        configured = int(self._config.get("lance_index_ray_segments"))
+        configured = int(self._config.get(Key.LANCE_INDEX_RAY_SEGMENTS))
         return configured if configured > 0 else max(1, int(self.ray.cluster_resources().get("CPU", 1)))
 
     def submit_task(self, build: RayBuild, function: Any, *args: Any) -> Any:
         # max_calls=1: the worker process exits after its task, so "its worker is not alive" can prove it over
         remote = self.ray.remote(max_calls=1)(function).options(
             name=build.task_name, max_retries=0, retry_exceptions=False, num_cpus=1,
-            memory=int(self._config.get("lance_index_ray_task_memory_bytes")))
+            memory=int(self._config.get(Key.LANCE_INDEX_RAY_TASK_MEMORY_BYTES)))
         ref = remote.remote(*args)
         build.task_ids.add(ref.task_id().hex())
         return ref

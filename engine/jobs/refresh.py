@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from engine.faults import pause_point
 from engine.jobs import states as st
 from engine.jobs.records import JobRecord
+from engine.config_keys import Key
 
 if TYPE_CHECKING:
     from engine.core import Engine
@@ -43,7 +44,7 @@ def refresh_job(engine: Engine, job: JobRecord) -> JobRecord | None:
 def due_refreshes(engine: Engine, now: float | None = None) -> list[JobRecord]:
     """REQUIRED jobs, and FAILED ones whose retry throttle has passed, oldest first (FIFO)."""
     now = time.time() if now is None else now
-    retry = engine.config.get("lance_index_job_refresh_retry_second")
+    retry = engine.config.get(Key.LANCE_INDEX_JOB_REFRESH_RETRY_SECOND)
     due = []
     # every live state but PENDING and RUNNING, which owe no refresh (admission sets NOT_REQUIRED)
     for job in engine.jobs.live_jobs(st.MutationState.COMMITTED, st.MutationState.NOT_COMMITTED,

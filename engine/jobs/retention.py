@@ -17,6 +17,7 @@ import time
 from pathlib import Path
 
 from engine.config import Config
+from engine.config_keys import Key
 from engine.jobs.manager import JobManager
 from engine.jobs.stderr_log import job_of
 
@@ -26,7 +27,7 @@ BATCH = 1024
 
 def clean_once(jobs: JobManager, config: Config, now: float | None = None, batch: int = BATCH,
                log_dir: Path | None = None) -> int:
-    cutoff = (time.time() if now is None else now) - config.get("lance_index_job_keep_max_second")
+    cutoff = (time.time() if now is None else now) - config.get(Key.LANCE_INDEX_JOB_KEEP_MAX_SECOND)
     removed = 0
     while True:
         n = jobs.remove_resolved_older_than(cutoff, batch)
@@ -90,5 +91,5 @@ class RetentionCleaner:
                     logger.info("retention removed %d resolved Lance index jobs", removed)
             except Exception:  # noqa: BLE001 - the cleaner must survive a bad round
                 logger.exception("retention round failed")
-            self._wake.wait(timeout=self._config.get("lance_index_job_clean_interval_second"))
+            self._wake.wait(timeout=self._config.get(Key.LANCE_INDEX_JOB_CLEAN_INTERVAL_SECOND))
             self._wake.clear()

@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from engine.config import Config
+from engine.config_keys import Key
 from engine.errors import exception_text
 from engine.jobs.isolation import Isolation, Limits, WorkerCgroup, cpu_limit_seconds
 from engine.jobs.protocol import (
@@ -111,7 +112,7 @@ class Supervisor:
         self.epoch = epoch
         self.log_dir = log_dir
         self._clock = clock
-        self.isolation = Isolation(str(config.get("lance_index_worker_isolation")))
+        self.isolation = Isolation(str(config.get(Key.LANCE_INDEX_WORKER_ISOLATION)))
         self._queue: queue.Queue[_Submission | None] = queue.Queue()
         self._active: set[str] = set()  # queued or running invocations
         self._cancelled: set[str] = set()  # ⊆ _active
@@ -175,7 +176,7 @@ class Supervisor:
             raise NotEnqueued(f"index worker isolation unavailable: {self.isolation.detail}")
         if self._stopping.is_set():
             raise NotEnqueued("supervisor is stopping")
-        if self._queue.qsize() >= int(self._config.get("lance_index_worker_queue_capacity")):
+        if self._queue.qsize() >= int(self._config.get(Key.LANCE_INDEX_WORKER_QUEUE_CAPACITY)):
             raise NotEnqueued("supervisor queue is full")
         budget = self._budget(deadline_ms)
         if budget <= MIN_BUDGET_SECONDS:
@@ -225,9 +226,9 @@ class Supervisor:
     def _budget(self, deadline_ms: int) -> float:
         cfg = self._config
         remaining = deadline_ms / 1000 - self._clock()
-        return min(float(cfg.get("lance_index_worker_wallclock_limit_seconds")),
-                   remaining - float(cfg.get("lance_index_worker_report_margin_seconds"))
-                   - float(cfg.get("lance_index_worker_termination_grace_seconds")))
+        return min(float(cfg.get(Key.LANCE_INDEX_WORKER_WALLCLOCK_LIMIT_SECONDS)),
+                   remaining - float(cfg.get(Key.LANCE_INDEX_WORKER_REPORT_MARGIN_SECONDS))
+                   - float(cfg.get(Key.LANCE_INDEX_WORKER_TERMINATION_GRACE_SECONDS)))
 
     def _spawn_loop(self) -> None:
         while not self._stopping.is_set():
@@ -256,8 +257,8 @@ class Supervisor:
             self._never_launched(d, _short_budget(budget))
             return
         d.wall_clock_seconds = budget
-        limits = Limits(int(self._config.get("lance_index_worker_memory_limit_bytes")),
-                        int(self._config.get("lance_index_worker_pids_max")), budget)
+        limits = Limits(int(self._config.get(Key.LANCE_INDEX_WORKER_MEMORY_LIMIT_BYTES)),
+                        int(self._config.get(Key.LANCE_INDEX_WORKER_PIDS_MAX)), budget)
         group = None
         if self.isolation.kind.startswith("cgroup"):
             try:
@@ -301,8 +302,8 @@ class Supervisor:
     def _environment(self, budget: float) -> dict[str, str]:
         return worker_environment(os.environ, {
             "DRYDOCK_WORKER_PARENT": str(os.getpid()), "DRYDOCK_WORKER_WALL_CLOCK_SECONDS": str(budget),
-            "RAYON_NUM_THREADS": str(self._config.get("lance_index_worker_rayon_threads")),
-            "LANCE_IO_THREADS": str(self._config.get("lance_index_worker_io_threads")),
+            "RAYON_NUM_THREADS": str(self._config.get(Key.LANCE_INDEX_WORKER_RAYON_THREADS)),
+            "LANCE_IO_THREADS": str(self._config.get(Key.LANCE_INDEX_WORKER_IO_THREADS)),
             "MALLOC_ARENA_MAX": "2", "PYTHONUNBUFFERED": "1"})
 
     def _abort_before_release(self, worker: _Running, exc: Exception) -> None:
@@ -362,7 +363,7 @@ class Supervisor:
         """Frames and stderr until the worker closes its stdout, the wall clock enforced meanwhile."""
         buffer = FrameBuffer((PROGRESS, RESULT))
         got_result = False
-        grace = float(self._config.get("lance_index_worker_termination_grace_seconds"))
+        grace = float(self._config.get(Key.LANCE_INDEX_WORKER_TERMINATION_GRACE_SECONDS))
         terminated_at: float | None = None
         with selectors.DefaultSelector() as sel:
             _register(sel, worker)

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
+from engine.privileges import Privilege
 from engine.session import SessionContext
 
 if TYPE_CHECKING:
@@ -66,7 +67,7 @@ class JobVisibility:
         self._engine = engine
         self._ctx = ctx
         self._authoritative = authoritative
-        self._admin = engine.privileges.has(ctx, "ADMIN_PRIV")
+        self._admin = engine.privileges.has(ctx, Privilege.ADMIN)
         self._cache: dict[tuple[int, str, str, str], Resolution] = {}
         self._names: dict[int, str] = {}
 
@@ -122,6 +123,6 @@ class JobVisibility:
         if self._admin:
             return True
         name = self.catalog_name(job)
-        if not name or not self._engine.privileges.has(self._ctx, "ALTER_PRIV", name, job.db, job.tbl):
+        if not name or not self._engine.privileges.has(self._ctx, Privilege.ALTER, name, job.db, job.tbl):
             return False
         return not self.resolution(job).orphan

@@ -26,6 +26,7 @@ from engine.instants import BadInstant, instant_millis
 from engine.names import name_problem, shown
 from engine.procedures.base import Arg, ProcedureContext, split_table
 from engine.results import Diagnostic, Result
+from engine.config_keys import Key
 
 if TYPE_CHECKING:
     from engine.catalogs.paimon import PaimonConnector
@@ -241,7 +242,7 @@ class Deleter:
 
 
 def max_deletes(ctx: ProcedureContext) -> int:
-    return int(ctx.engine.config.get("procedure_max_deletes"))
+    return int(ctx.engine.config.get(Key.PROCEDURE_MAX_DELETES))
 
 
 def refuse_over_limit(target: Target, count: int, hint: str) -> Exception:

@@ -7,12 +7,13 @@ from engine.core import Engine
 from engine.like import LikePattern
 from engine.results import Result
 from engine.session import SessionContext
+from engine.privileges import Privilege
 
 SHOW_COLUMNS = ["Key", "Value", "Type", "IsMutable", "MasterOnly", "Comment"]
 
 
 def admin_set_frontend_config(engine: Engine, stmt: ast.AdminSetFrontendConfig, ctx: SessionContext) -> Result:
-    engine.privileges.require_global(ctx, "ADMIN")
+    engine.privileges.require_global(ctx, Privilege.ADMIN)
     # Validate every pair before changing anything: a statement either applies whole or not at all.
     fields = [(engine.config.field(name), value) for name, value in stmt.pairs]
     for field, value in fields:
@@ -23,7 +24,7 @@ def admin_set_frontend_config(engine: Engine, stmt: ast.AdminSetFrontendConfig, 
 
 
 def admin_show_frontend_config(engine: Engine, stmt: ast.AdminShowFrontendConfig, ctx: SessionContext) -> Result:
-    engine.privileges.require_global(ctx, "ADMIN")
+    engine.privileges.require_global(ctx, Privilege.ADMIN)
     rows = engine.config.rows()
     if stmt.like is not None:
         pattern = LikePattern(stmt.like)

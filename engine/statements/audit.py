@@ -8,6 +8,7 @@ from engine import ast
 from engine.core import Engine
 from engine.results import Result
 from engine.session import SessionContext
+from engine.privileges import Privilege
 
 # Statement stays last. Count: failed logins one Login record stands for (user is the first
 # name tried, LastUser the last); 1 for every other record.
@@ -16,7 +17,7 @@ COLUMNS = ["Time", "User", "Host", "ConnectionId", "Kind", "Object", "Outcome", 
 
 
 def show_audit(engine: Engine, stmt: ast.ShowAudit, ctx: SessionContext) -> Result:
-    engine.privileges.require_global(ctx, "ADMIN_PRIV")
+    engine.privileges.require_global(ctx, Privilege.ADMIN)
     rows = [
         (dt.datetime.fromtimestamp(r.time).strftime("%Y-%m-%d %H:%M:%S.%f")[:-3], r.user, r.host,
          r.connection_id, r.kind, r.object, r.outcome, r.error_code, r.duration_ms, r.count,

@@ -9,6 +9,8 @@ from engine import ast
 from engine.core import Engine
 from engine.results import Result
 from engine.session import SessionContext
+from engine.privileges import Privilege
+from engine.config_keys import Key
 
 COLUMNS = ["BackendId", "Host", "Alive", "Isolation", "IsolationDetail", "QueueDepth", "InflightWorkers",
            "PossibleLiveSlots", "MaxInflight", "DispatcherPaused", "CPUs", "MemoryBytes", "RunningTasks",
@@ -16,20 +18,20 @@ COLUMNS = ["BackendId", "Host", "Alive", "Isolation", "IsolationDetail", "QueueD
 
 
 def show_backends(engine: Engine, stmt: ast.ShowBackends, ctx: SessionContext) -> Result:
-    engine.privileges.require_global(ctx, "ADMIN_PRIV")
+    engine.privileges.require_global(ctx, Privilege.ADMIN)
     supervisor = engine.dispatcher.supervisor
     status = supervisor.status()
-    paused = "true" if engine.config.get("lance_index_job_dispatcher_paused") else "false"
+    paused = "true" if engine.config.get(Key.LANCE_INDEX_JOB_DISPATCHER_PAUSED) else "false"
     rows: list[tuple[Any, ...]] = [
         ("local", "127.0.0.1", "true" if engine.dispatcher.running else "false", status["isolation"],
          status["detail"], status["queue_depth"], status["inflight"], engine.jobs.slots_in_use(),
-         engine.config.get("lance_index_job_max_inflight_per_backend"), paused, None, None, status["inflight"],
+         engine.config.get(Key.LANCE_INDEX_JOB_MAX_INFLIGHT_PER_BACKEND), paused, None, None, status["inflight"],
          status["epoch"])]
     list_nodes = getattr(supervisor, "nodes", None)  # the Ray backend
     if list_nodes is not None:
         nodes, error = list_nodes()
         if error:
-            rows.append(("ray", str(engine.config.get("lance_index_ray_address")), "false", "ray", error,
+            rows.append(("ray", str(engine.config.get(Key.LANCE_INDEX_RAY_ADDRESS)), "false", "ray", error,
                          None, None, None, None, paused, None, None, None, status["epoch"]))
         for node in nodes:
             rows.append((f"ray:{node['node_id'][:16]}", node["host"], "true" if node["alive"] else "false", "ray",

@@ -19,21 +19,22 @@ from engine.redact import redact_map
 from engine.results import Result
 from engine.session import SessionContext
 from engine.statements.admin_config import like_to_regex
+from engine.privileges import Privilege
 
 
 def _time(ts: float) -> str:
     return dt.datetime.fromtimestamp(ts).strftime("%Y-%m-%d %H:%M:%S")
 
 
-def _authorize(engine: Engine, ctx: SessionContext, privilege: str, catalog: str | None = None) -> bool:
+def _authorize(engine: Engine, ctx: SessionContext, privilege: Privilege, catalog: str | None = None) -> bool:
     """True for global ADMIN; False for ``privilege`` alone (placement rules then apply); else 1227."""
-    if engine.privileges.has_global(ctx, "ADMIN_PRIV"):
+    if engine.privileges.has_global(ctx, Privilege.ADMIN):
         return True
     if catalog is None and engine.privileges.has_global(ctx, privilege):
         return False
     if catalog is not None and engine.privileges.has(ctx, privilege, catalog):
         return False
-    raise Errors.SPECIFIC_ACCESS_DENIED.error(priv="ADMIN")
+    raise Errors.SPECIFIC_ACCESS_DENIED.error(priv=Privilege.ADMIN.verb)
 
 
 def _manage_check(engine: Engine, admin: bool) -> ChangeCheck:
@@ -55,7 +56,7 @@ def _retarget_check(engine: Engine, admin: bool, written: dict[str, str]) -> Cha
 
 
 def create_catalog(engine: Engine, stmt: ast.CreateCatalog, ctx: SessionContext) -> Result:
-    admin = _authorize(engine, ctx, "CREATE_PRIV")
+    admin = _authorize(engine, ctx, Privilege.CREATE)
     written = engine.catalogs.normalize_keys(dict(stmt.properties))
 
     def check(properties: dict[str, str]) -> None:
@@ -67,7 +68,7 @@ def create_catalog(engine: Engine, stmt: ast.CreateCatalog, ctx: SessionContext)
 
 
 def drop_catalog(engine: Engine, stmt: ast.DropCatalog, ctx: SessionContext) -> Result:
-    admin = _authorize(engine, ctx, "DROP_PRIV", stmt.name)
+    admin = _authorize(engine, ctx, Privilege.DROP, stmt.name)
     if stmt.name.lower() == INTERNAL:
         raise Errors.CATALOG_BAD_PROPERTY.error(detail="The internal catalog cannot be dropped")
     if not engine.catalogs.drop(stmt.name, stmt.if_exists, _manage_check(engine, admin)):
@@ -78,7 +79,7 @@ def drop_catalog(engine: Engine, stmt: ast.DropCatalog, ctx: SessionContext) -> 
 
 
 def alter_catalog_rename(engine: Engine, stmt: ast.AlterCatalogRename, ctx: SessionContext) -> Result:
-    admin = _authorize(engine, ctx, "ALTER_PRIV", stmt.name)
+    admin = _authorize(engine, ctx, Privilege.ALTER, stmt.name)
     engine.catalogs.rename(stmt.name, stmt.new_name, _manage_check(engine, admin))
     if ctx.catalog.lower() == stmt.name.lower():
         ctx.catalog = stmt.new_name
@@ -87,7 +88,7 @@ def alter_catalog_rename(engine: Engine, stmt: ast.AlterCatalogRename, ctx: Sess
 
 def alter_catalog_set_properties(engine: Engine, stmt: ast.AlterCatalogSetProperties,
                                  ctx: SessionContext) -> Result:
-    admin = _authorize(engine, ctx, "ALTER_PRIV", stmt.name)
+    admin = _authorize(engine, ctx, Privilege.ALTER, stmt.name)
     written = {k.strip(): v for k, v in stmt.properties}
     engine.catalogs.set_properties(stmt.name, dict(stmt.properties), _retarget_check(engine, admin, written))
     return Result.ok()

@@ -12,6 +12,8 @@ from engine.procedures.base import Procedure, ProcedureContext, bind, split_tabl
 from engine.redact import redact_text
 from engine.results import Result
 from engine.session import SessionContext
+from engine.privileges import Privilege
+from engine.config_keys import Key
 
 
 def _resolve(engine: Engine, parts: tuple[str, ...], ctx: SessionContext) -> tuple[CatalogRecord, Procedure]:
@@ -38,15 +40,15 @@ def _resolve(engine: Engine, parts: tuple[str, ...], ctx: SessionContext) -> tup
 def _authorize(engine: Engine, ctx: SessionContext, record: CatalogRecord, procedure: Procedure,
                values: dict) -> tuple[str, str] | None:
     if procedure.privilege == "admin":
-        engine.privileges.require_global(ctx, "ADMIN_PRIV")
+        engine.privileges.require_global(ctx, Privilege.ADMIN)
         return None
     db, table = split_table(values["table"], procedure.name)
     if table == "*":  # database-wide form
-        engine.privileges.require_global(ctx, "ADMIN_PRIV")
+        engine.privileges.require_global(ctx, Privilege.ADMIN)
         engine.metadata.require_database(ctx, record.name, db)
         return db, table
     engine.metadata.require_table(ctx, record.name, db, table)
-    engine.privileges.require_table(ctx, "ALTER_PRIV", record.name, db, table)
+    engine.privileges.require_table(ctx, Privilege.ALTER, record.name, db, table)
     return db, table
 
 
@@ -60,7 +62,7 @@ def call_procedure(engine: Engine, stmt: ast.CallProcedure, ctx: SessionContext)
         if job_id is not None:
             raise Errors.PROCEDURE_FENCED.error(procedure=procedure.name, table=".".join(target), job_id=job_id)
     pctx = ProcedureContext(engine=engine, session=ctx, catalog=record, connector=connector, cancel=ctx.cancel,
-                            deadline=time.monotonic() + float(engine.config.get("procedure_timeout_second")))
+                            deadline=time.monotonic() + float(engine.config.get(Key.PROCEDURE_TIMEOUT_SECOND)))
     calls = engine.metrics.procedure_calls
     try:
         result = procedure.run(pctx, values)

@@ -17,6 +17,7 @@ from engine.info_schema import ATTACHED_NAME, INTERNAL
 from engine.like import like
 from engine.results import Result
 from engine.session import SessionContext
+from engine.privileges import Privilege
 
 ENGINE_COLUMNS = ["Engine", "Support", "Comment", "Transactions", "XA", "Savepoints"]
 ENGINES = [("DuckDB", "DEFAULT", "drydock's internal catalog (DuckDB)", "YES", "NO", "NO"),
@@ -69,7 +70,7 @@ def show_processlist(engine: Engine, stmt: ast.ShowProcesslist, ctx: SessionCont
     """Every connection for ADMIN, one's own for everyone else (MySQL's PROCESS privilege)."""
     registry = engine.connections
     processes = registry.processes() if registry is not None else []
-    sees_all = engine.privileges.has_global(ctx, "ADMIN_PRIV")
+    sees_all = engine.privileges.has_global(ctx, Privilege.ADMIN)
     rows = [(p.id, p.user, p.host, p.db, p.command, p.seconds, p.state, p.info if stmt.full else None)
             for p in processes if sees_all or p.user == ctx.user]
     return Result(columns=PROCESS_COLUMNS, rows=rows,

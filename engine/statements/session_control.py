@@ -6,6 +6,7 @@ from engine import ast
 from engine.core import Engine
 from engine.errors import Errors
 from engine.results import Result
+from engine.privileges import Privilege
 from engine.session import SessionContext
 
 
@@ -14,7 +15,7 @@ def kill(engine: Engine, stmt: ast.Kill, ctx: SessionContext) -> Result:
     owner = registry.owner_of(stmt.connection_id) if registry else None
     if owner is None:
         raise Errors.UNKNOWN_THREAD.error(id=stmt.connection_id)
-    if owner != ctx.user and not engine.privileges.has_global(ctx, "ADMIN"):
+    if owner != ctx.user and not engine.privileges.has_global(ctx, Privilege.ADMIN):
         raise Errors.NOT_OWNER_OF_THREAD.error(id=stmt.connection_id)
     assert registry is not None
     registry.kill(stmt.connection_id, stmt.query_only)

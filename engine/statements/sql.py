@@ -28,7 +28,7 @@ from engine import (
 from engine.core import Engine
 from engine.errors import Errors
 from engine.info_schema import INTERNAL
-from engine.privileges import Privileges
+from engine.privileges import Privilege, Privileges
 from engine.results import Result
 from engine.session import SessionContext
 from engine.sql_relations import Reference
@@ -215,7 +215,7 @@ def authorize(privileges: Privileges, expression: exp.Expr, references: list[Ref
     """Each reference needs SELECT_PRIV unless it is the statement's target, which needs the
     privilege of the statement kind; database DDL needs it on the database."""
     if _is_database_ddl(expression):
-        privilege = "CREATE_PRIV" if isinstance(expression, exp.Create) else "DROP_PRIV"
+        privilege = Privilege.CREATE if isinstance(expression, exp.Create) else Privilege.DROP
         for node in _objects(expression):
             catalog = sql_relations.catalog_of(node, ctx) if isinstance(node, exp.Table) and node.text("db") else ctx.catalog
             if catalog.lower() != INTERNAL:
@@ -227,11 +227,11 @@ def authorize(privileges: Privileges, expression: exp.Expr, references: list[Ref
     for reference in references:
         if reference.node is renamed_to:
             continue  # a new name, not a relation read: CREATE+LOAD were checked above
-        privilege = target_privilege if id(reference.node) in targets else "SELECT_PRIV"
-        if reference.system and privilege != "SELECT_PRIV":
+        privilege = target_privilege if id(reference.node) in targets else Privilege.SELECT
+        if reference.system and privilege != Privilege.SELECT:
             raise Errors.SYSTEM_TABLE_READ_ONLY.error(
                 table=f"{reference.catalog}.{reference.db}.{reference.relation}")
-        if reference.catalog.lower() != INTERNAL and privilege != "SELECT_PRIV":
+        if reference.catalog.lower() != INTERNAL and privilege != Privilege.SELECT:
             raise Errors.READ_ONLY_CATALOG.error(catalog=reference.catalog)
         privileges.require_table(ctx, privilege, reference.catalog, reference.db, reference.table)
 
@@ -254,8 +254,8 @@ def _authorize_rename(privileges: Privileges, expression: exp.Expr, references: 
         raise Errors.NOT_SUPPORTED.error(what="RENAME TABLE into another database")
     if old.catalog.lower() != INTERNAL:
         raise Errors.READ_ONLY_CATALOG.error(catalog=old.catalog)
-    privileges.require_table(ctx, "DROP_PRIV", old.catalog, old.db, old.table)
-    for privilege in ("CREATE_PRIV", "LOAD_PRIV"):
+    privileges.require_table(ctx, Privilege.DROP, old.catalog, old.db, old.table)
+    for privilege in (Privilege.CREATE, Privilege.LOAD):
         privileges.require_table(ctx, privilege, INTERNAL, old.db, new.name)
     return new
 
@@ -263,7 +263,7 @@ def _authorize_rename(privileges: Privileges, expression: exp.Expr, references: 
 def authorize_alter_of(engine: Engine, table: exp.Table, ctx: SessionContext) -> None:
     """ALTER_PRIV on internal ``db.table`` (DROP INDEX i ON t), then that it exists (1146)."""
     db, name = table.text("db"), table.name
-    engine.privileges.require_table(ctx, "ALTER_PRIV", INTERNAL, db, name)
+    engine.privileges.require_table(ctx, Privilege.ALTER, INTERNAL, db, name)
     if not ctx.query.table_exists(db, name):
         raise Errors.UNKNOWN_TABLE.error(table=f"{db}.{name}")
 
@@ -274,23 +274,23 @@ def _objects(expression: exp.Expr) -> list[exp.Expr]:
     return [o.this if isinstance(o, exp.Schema) else o for o in objects]
 
 
-def _targets(expression: exp.Expr) -> tuple[str, set[int]]:
+def _targets(expression: exp.Expr) -> tuple[Privilege, set[int]]:
     """The privilege a statement's target needs and the ids of its target table nodes."""
     if isinstance(expression, exp.TruncateTable):
-        return "LOAD_PRIV", {id(t) for e in expression.expressions for t in e.find_all(exp.Table)}
+        return Privilege.LOAD, {id(t) for e in expression.expressions for t in e.find_all(exp.Table)}
     if isinstance(expression, (exp.Insert, exp.Update, exp.Delete)):
         nodes = [expression.this] + list(expression.args.get("tables") or [])
         nodes = [n.this if isinstance(n, exp.Schema) else n for n in nodes]
-        return "LOAD_PRIV", {id(n) for n in nodes if isinstance(n, exp.Table)}
+        return Privilege.LOAD, {id(n) for n in nodes if isinstance(n, exp.Table)}
     if isinstance(expression, exp.Create) and isinstance(expression.this, exp.Index):
-        return "ALTER_PRIV", {id(expression.this.args.get("table"))}
+        return Privilege.ALTER, {id(expression.this.args.get("table"))}
     if isinstance(expression, exp.Create):
-        return "CREATE_PRIV", {id(n) for n in _objects(expression)}
+        return Privilege.CREATE, {id(n) for n in _objects(expression)}
     if isinstance(expression, exp.Drop):
-        return "DROP_PRIV", {id(n) for n in _objects(expression)}
+        return Privilege.DROP, {id(n) for n in _objects(expression)}
     if isinstance(expression, exp.Alter):
-        return "ALTER_PRIV", {id(expression.this)}
-    return "SELECT_PRIV", set()
+        return Privilege.ALTER, {id(expression.this)}
+    return Privilege.SELECT, set()
 
 
 def audit_target(expression: exp.Expr, ctx: SessionContext) -> str:

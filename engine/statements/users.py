@@ -5,7 +5,7 @@ from __future__ import annotations
 from engine import ast
 from engine.core import Engine
 from engine.errors import Errors
-from engine.privileges import ANY, Target, display, normalize_privileges, real_name
+from engine.privileges import ANY, Privilege, Target, display, normalize_privileges, real_name
 from engine.results import Result
 from engine.session import SessionContext
 from engine.users import ROOT, UserIdentity, validate_identity
@@ -16,8 +16,8 @@ def _identity(spec: ast.UserSpec) -> UserIdentity:
 
 
 def _require_user_admin(engine: Engine, ctx: SessionContext) -> None:
-    if not engine.privileges.has(ctx, "GRANT_PRIV"):
-        raise Errors.SPECIFIC_ACCESS_DENIED.error(priv="GRANT_PRIV")
+    if not engine.privileges.has(ctx, Privilege.GRANT):
+        raise Errors.SPECIFIC_ACCESS_DENIED.error(priv=Privilege.GRANT.verb)
 
 
 def resolve_target(target: ast.PrivilegeTarget, ctx: SessionContext) -> Target:
@@ -57,12 +57,12 @@ def _grantee(engine: Engine, stmt: ast.GrantPrivileges | ast.RevokePrivileges) -
 def _check_grantable(engine: Engine, ctx: SessionContext, target: Target, privileges: tuple[str, ...]) -> None:
     privs = engine.privileges
     catalog, db, tbl = real_name(target.catalog) or ANY, real_name(target.db), real_name(target.tbl)
-    if not privs.has(ctx, "GRANT_PRIV", catalog, db, tbl):
-        raise Errors.SPECIFIC_ACCESS_DENIED.error(priv="GRANT_PRIV")
+    if not privs.has(ctx, Privilege.GRANT, catalog, db, tbl):
+        raise Errors.SPECIFIC_ACCESS_DENIED.error(priv=Privilege.GRANT.verb)
     for privilege in privileges:
-        if privilege == "ADMIN_PRIV" and target.level != "global":
-            raise Errors.PRIVILEGE_LEVEL.error(priv="ADMIN_PRIV")
-        if not privs.has(ctx, privilege, catalog, db, tbl):
+        if privilege == Privilege.ADMIN and target.level != "global":
+            raise Errors.PRIVILEGE_LEVEL.error(priv=Privilege.ADMIN.value)
+        if not privs.has(ctx, Privilege(privilege), catalog, db, tbl):
             raise Errors.GRANT_ABOVE_OWN.error(priv=privilege, target=str(target))
 
 
