@@ -113,6 +113,10 @@ _MACROS = {
     "mysql_timediff": """(a, b) AS (mysql_is.main.mysql_time_text(COALESCE(
         (epoch_us(TRY_CAST(a AS TIMESTAMP)) - epoch_us(TRY_CAST(b AS TIMESTAMP))) / 1000000,
         mysql_is.main.mysql_time_secs(a) - mysql_is.main.mysql_time_secs(b))))""",
+    # MySQL 12.7 DATE_FORMAT %D: day of the month with an English suffix (0th, 1st, 2nd, 3rd, …)
+    "mysql_ordinal_day": """(d) AS (CAST(d AS VARCHAR) || CASE
+        WHEN d % 100 IN (11, 12, 13) THEN 'th' WHEN d % 10 = 1 THEN 'st'
+        WHEN d % 10 = 2 THEN 'nd' WHEN d % 10 = 3 THEN 'rd' ELSE 'th' END)""",
     # MySQL 12.7 STR_TO_DATE with %X%V %W: day W of week V of year X, weeks starting on Sunday,
     # week 1 the first with a Sunday in X (WEEK() mode 2); NULL for a name that is no weekday.
     "mysql_yearweek_day": """(y, w, name) AS (make_date(CAST(y AS BIGINT), 1, 1)
@@ -231,7 +235,26 @@ def _from_unixtime_format(args: list[exp.Expr]) -> exp.Expr:
     fmt = args[1]
     if not (isinstance(fmt, exp.Literal) and fmt.is_string):
         raise Errors.NOT_SUPPORTED.error(what="FROM_UNIXTIME with a format that is not a constant string")
-    return exp.TimeToStr(this=_instantiate(_TEMPLATES["FROM_UNIXTIME"][1], args[:1]), format=fmt.copy())
+    formatted = exp.TimeToStr(this=_instantiate(_TEMPLATES["FROM_UNIXTIME"][1], args[:1]), format=fmt.copy())
+    return _ordinal_days(formatted) or formatted
+
+
+def _ordinal_days(node: exp.TimeToStr) -> exp.Expr | None:
+    """DATE_FORMAT with %D (strftime has none): the format cut at each %D, the pieces formatted
+    by strftime and the day with its suffix put between them; None when there is no %D."""
+    fmt = node.args.get("format")
+    if not (isinstance(fmt, exp.Literal) and fmt.is_string):
+        return None
+    pieces = _split_tokens(fmt.name, ("%D",))
+    if "%D" not in pieces:
+        return None
+    value = node.this
+    parts = [_instantiate("mysql_is.main.mysql_ordinal_day(day({0}))", [value]) if piece == "%D"
+             else exp.TimeToStr(this=value.copy(), format=exp.Literal.string(piece)) for piece in pieces]
+    joined = parts[0]
+    for part in parts[1:]:
+        joined = exp.DPipe(this=joined, expression=part, safe=True)
+    return joined
 
 
 def _time_format(args: list[exp.Expr]) -> exp.Expr:
@@ -246,7 +269,7 @@ def _time_format(args: list[exp.Expr]) -> exp.Expr:
         raise Errors.NOT_SUPPORTED.error(what="TIME_FORMAT with a format that is not a constant string")
     secs = _instantiate("mysql_is.main.mysql_time_secs({0})", args[:1])
     pieces: list[exp.Expr] = [_instantiate("CASE WHEN {0} < 0 THEN '-' ELSE '' END", [secs])]
-    for piece in _split_hours(fmt.name):
+    for piece in _split_tokens(fmt.name, ("%H", "%k")):
         if piece in ("%H", "%k"):
             pieces.append(_instantiate("mysql_is.main.mysql_time_hours({0})" if piece == "%H"
                                        else "CAST(CAST(floor(abs({0}) / 3600) AS BIGINT) AS VARCHAR)", [secs]))
@@ -262,13 +285,13 @@ def _time_format(args: list[exp.Expr]) -> exp.Expr:
     return _instantiate("CASE WHEN {0} IS NULL THEN NULL ELSE {1} END", [secs, joined])
 
 
-def _split_hours(fmt: str) -> list[str]:
-    """``fmt`` cut into %H, %k and the runs between them ('%%' stays inside a run)."""
+def _split_tokens(fmt: str, cut: tuple[str, ...]) -> list[str]:
+    """``fmt`` cut into the specifiers ``cut`` and the runs between them ('%%' stays in a run)."""
     pieces: list[str] = []
     run, i = "", 0
     while i < len(fmt):
         token = fmt[i:i + 2] if fmt[i] == "%" else fmt[i]
-        if token in ("%H", "%k"):
+        if token in cut:
             if run:
                 pieces.append(run)
             pieces.append(token)
@@ -328,6 +351,8 @@ def _retype(node: exp.Expr) -> exp.Expr | None:
                             [node.expression, node.this])
     elif isinstance(node, (exp.StrToDate, exp.StrToTime)):
         return _str_to_yearweek(node)
+    elif isinstance(node, exp.TimeToStr):
+        return _ordinal_days(node)
     elif isinstance(node, exp.DateDiff) and _is_year_zero(node.expression):
         # TO_DAYS(d), which sqlglot expands to DATEDIFF(d, '0000-01-01') + 1
         return _instantiate("(date_diff('day', DATE '0001-01-01', TRY_CAST({0} AS DATE)) + 365)", [node.this])
