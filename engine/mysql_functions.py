@@ -353,6 +353,10 @@ def _retype(node: exp.Expr) -> exp.Expr | None:
         return _str_to_yearweek(node)
     elif isinstance(node, exp.TimeToStr):
         return _ordinal_days(node)
+    elif (isinstance(node, (exp.DateAdd, exp.DateSub)) and isinstance(node.this, exp.Literal)
+          and node.this.is_string and ":" in node.this.name):
+        # DATE_ADD('2024-01-01 10:00:00', …) keeps the time (sqlglot would cast the string to DATE)
+        node.set("this", _instantiate(_TS, [node.this]))
     elif isinstance(node, exp.DateDiff) and _is_year_zero(node.expression):
         # TO_DAYS(d), which sqlglot expands to DATEDIFF(d, '0000-01-01') + 1
         return _instantiate("(date_diff('day', DATE '0001-01-01', TRY_CAST({0} AS DATE)) + 365)", [node.this])
@@ -414,6 +418,8 @@ def _is_date(node: Any) -> bool:
         return node.to.is_type(exp.DataType.Type.DATE)
     if isinstance(node, exp.Anonymous):
         return str(node.name).upper() in _DATE_FUNCTIONS
+    if isinstance(node, exp.Literal) and node.is_string:  # '2018-05-01' is read as a DATE
+        return re.fullmatch(r"[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}", node.name) is not None
     return _is_date_arithmetic(node)
 
 
