@@ -7,6 +7,7 @@ Where each statement comes from (the tools' public source, read for this module)
 |---|---|---|
 | Superset | time grains `PT1S`…`P1Y`, week starting Monday, `convert_dttm` filter literal | apache/superset `superset/db_engine_specs/mysql.py` @000ccf64 (`time_grain_functions`; newer releases call it `_time_grain_expressions` with the same SQL); connecting and browsing is SQLAlchemy's MySQL dialect |
 | Metabase | `db-default-timezone` probe, `SET @@session.time_zone`, `sql.qp/date` grains (minute … year, week via `YEARWEEK`+`STR_TO_DATE('%X%V %W')`, quarter via `STR_TO_DATE`), `from_unixtime`, `date_add` intervals | metabase/metabase `src/metabase/driver/mysql.clj` @005b4567 |
+| Grafana | query editor: databases, tables (of a named database or `database()`), columns by kind | grafana/grafana `public/app/plugins/datasource/mysql/mySqlMetaQuery.ts` @05b8f193 (showDatabases, buildTableQuery, buildColumnQuery) |
 | Grafana | `$__time`, `$__timeFilter` (also with a range before 1970), `$__timeFrom`/`$__timeTo`, `$__timeGroup`/`$__timeGroupAlias` (`UNIX_TIMESTAMP(c) DIV s * s AS "time"`), `$__unixEpochFilter`, `$__unixEpochGroup` | grafana/grafana `pkg/tsdb/mysql/macros.go` @0b596ec9 |
 | DBeaver | on connect: `SHOW ENGINES`, `SHOW CHARSET`, `SHOW COLLATION`, `SELECT * FROM information_schema.SCHEMATA`, `SELECT DATABASE()`, ``use `db` ``; browsing: ``SHOW FULL TABLES FROM `db` ``, `information_schema.COLUMNS` by schema and table; the server panels: `SHOW VARIABLES`, `SHOW STATUS`, `SHOW GLOBAL STATUS` | dbeaver/dbeaver `plugins/org.jkiss.dbeaver.ext.mysql/src/org/jkiss/dbeaver/ext/mysql/model/MySQLDataSource.java` @005a1a1c (initialize, CatalogCache, loadParameters) and `MySQLCatalog.java` (TableCache) |
 
@@ -212,6 +213,27 @@ def test_grafana_unix_epoch_macros(cur: Any) -> None:
     cur.execute(f'SELECT epoch DIV 86400 * 86400 AS "time", count(*) FROM events '
                 f"WHERE epoch >= {FROM} AND epoch <= {TO} GROUP BY 1 ORDER BY 1")
     assert cur.fetchall() == ((1704153600, 1), (1711843200, 1))  # midnight of Jan 2 and Mar 31
+
+
+def test_grafana_query_editor_browses_databases_tables_and_columns(cur: Any) -> None:
+    cur.execute("SELECT DISTINCT TABLE_SCHEMA from information_schema.TABLES where TABLE_TYPE != 'SYSTEM VIEW' "
+                "ORDER BY TABLE_SCHEMA")
+    assert (DB,) in cur.fetchall()
+    for database in (f"'{DB}'", "database()"):  # a chosen dataset, or the connection's database
+        cur.execute(f"SELECT table_name FROM information_schema.tables WHERE table_schema = {database} "
+                    "ORDER BY table_name")
+        assert cur.description[0][0] == "TABLE_NAME", "MySQL 8 labels information_schema columns upper case"
+        assert cur.fetchall() == (("events",),)
+    # buildColumnQuery(…, 'time'): the columns a time axis may use
+    cur.execute(f"SELECT column_name, data_type FROM information_schema.columns WHERE table_schema = '{DB}' "
+                "AND table_name = 'events' AND data_type IN ('timestamp','datetime','bigint','int','double','float') "
+                "ORDER BY column_name")
+    assert cur.fetchall() == (("epoch", "bigint"), ("id", "int"), ("ts", "datetime"), ("v", "double"))
+    # buildColumnQuery(…, 'value') excludes the time column chosen
+    cur.execute(f"SELECT column_name, data_type FROM information_schema.columns WHERE table_schema = '{DB}' "
+                "AND table_name = 'events' AND data_type IN ('bigint','int','smallint','mediumint','tinyint',"
+                "'double','decimal','float') AND column_name <> 'ts' ORDER BY column_name")
+    assert [r[0] for r in cur.fetchall()] == ["epoch", "id", "v"]
 
 
 def test_dbeaver_connect_sequence(cur: Any) -> None:
