@@ -14,7 +14,9 @@ Where each statement comes from (the tools' public source, read for this module)
 How they are sent: DBeaver and Metabase use a JDBC driver with client-side prepared statements
 (Connector/J's default), so each statement reaches the server as the COM_QUERY text replayed here
 with pymysql; Superset goes through SQLAlchemy (connect and reflection are replayed with a real
-SQLAlchemy engine); Grafana's Go driver interpolates the macros into text before sending.
+SQLAlchemy engine); Grafana's Go driver interpolates the macros into text before sending. The
+JDBC path itself is replayed too: Metabase's units and Superset's grains through MariaDB
+Connector/J (tests/jdbc/DrydockJdbcReplay.java), checking java.sql.Date vs Timestamp.
 
 Expected values: MySQL 8.0 Reference Manual 12.7 (Date and Time Functions) semantics, applied
 by hand to the three rows below; each expectation carries its derivation. The session time zone
@@ -27,7 +29,10 @@ Row 1: 2024-01-02 10:15:30 (a Tuesday; epoch 1704190530); row 2: 2024-03-31 23:5
 from __future__ import annotations
 
 import datetime as dt
+import shutil
+import subprocess
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -269,3 +274,42 @@ def test_dbeaver_browses_tables_and_columns(cur: Any) -> None:
     assert [(r["COLUMN_NAME"], r["DATA_TYPE"], r["IS_NULLABLE"], r["COLUMN_KEY"]) for r in rows] == [
         ("id", "int", "NO", "PRI"), ("ts", "datetime", "NO", ""), ("epoch", "bigint", "NO", ""),
         ("v", "double", "YES", "")]
+
+
+JAR = Path("/usr/share/java/mariadb-java-client.jar")
+JDBC_SOURCE = Path(__file__).resolve().parent.parent / "jdbc" / "DrydockJdbcReplay.java"
+
+
+def _java_text(value: Any) -> tuple[str, str]:
+    """(JDBC type of the column, getObject().toString()) MySQL's value gives in Connector/J."""
+    if isinstance(value, dt.datetime):
+        return "TIMESTAMP", f"{value:%Y-%m-%d %H:%M:%S}.0"  # java.sql.Timestamp.toString()
+    if isinstance(value, dt.date):
+        return "DATE", value.isoformat()
+    return "*", str(value)  # integers: the value only (MySQL's INT vs BIGINT is not compared)
+
+
+def test_metabase_grains_through_connector_j(bi: ServerProcess, tmp_path: Path) -> None:
+    """Metabase sends its SQL through a JDBC driver: the same date units, read with getObject,
+    must come back as java.sql.Date / Timestamp where MySQL answers DATE / DATETIME."""
+    javac, java = shutil.which("javac"), shutil.which("java")
+    if javac is None or java is None or not JAR.exists():
+        pytest.skip(f"needs javac, java and {JAR} (.ci/run installs default-jdk-headless libmariadb-java)")
+    built = subprocess.run([javac, "-cp", str(JAR), "-d", str(tmp_path), str(JDBC_SOURCE)],
+                           capture_output=True, text=True, check=False, timeout=120)
+    assert built.returncode == 0, built.stderr
+    lines = []
+    for unit, (expression, expected, _) in {**METABASE_GRAINS, **{f"superset {g}": v for g, v in
+                                                                   SUPERSET_GRAINS.items()}}.items():
+        types = {_java_text(v)[0] for v in expected}
+        column = expression.format(col="ts") if unit.startswith("superset") else expression
+        lines.append("\t".join([unit, f"SELECT {column} FROM `{DB}`.`events` ORDER BY id", types.pop(),
+                                ",".join(_java_text(v)[1] for v in expected)]))
+    script = tmp_path / "replay.tsv"
+    script.write_text("\n".join(lines) + "\n")
+    result = subprocess.run([java, "-cp", f"{JAR}:{tmp_path}", "DrydockJdbcReplay", bi.host, str(bi.port), DB,
+                             str(script)], capture_output=True, text=True, check=False, timeout=180)
+    report = f"stdout:\n{result.stdout}\nstderr:\n{result.stderr[-3000:]}"
+    assert [line for line in result.stdout.splitlines() if line.startswith("FAIL ")] == [], report
+    assert result.stdout.count("\nOK ") + result.stdout.startswith("OK ") == len(lines), report
+    assert "DONE failures=0" in result.stdout and result.returncode == 0, report
