@@ -423,6 +423,9 @@ def _is_date(node: Any) -> bool:
     return _is_date_arithmetic(node)
 
 
+_ARITHMETIC = (exp.DateAdd, exp.DateSub, exp.Add, exp.Sub)
+
+
 def _is_date_arithmetic(node: Any) -> bool:
     if isinstance(node, (exp.DateAdd, exp.DateSub)):
         return node.text("unit").upper() in _DATE_UNITS and _is_date(node.this)
@@ -440,9 +443,11 @@ def translate(expression: exp.Expr) -> exp.Expr:
     """``expression`` with every MySQL function call above given MySQL's meaning, in place
     (innermost calls first, so an argument is rewritten before the call that takes it)."""
     node: Any
+    nodes = list(expression.walk(bfs=False))
     # decided on the client's own tree, before any call in it is rewritten
-    date_arithmetic = [n for n in expression.walk(bfs=False) if _is_date_arithmetic(n) and n is not expression]
-    for node in reversed(list(expression.walk(bfs=False))):
+    date_arithmetic = [n for n in nodes if isinstance(n, _ARITHMETIC) and _is_date_arithmetic(n)
+                       and n is not expression]
+    for node in reversed(nodes):
         if not isinstance(node, exp.Func) or _in_column_definition(node):
             continue
         replacement = _rewrite(node)
