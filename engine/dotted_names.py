@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 
+import sqlglot
 from mysql_mimic.constants import INFO_SCHEMA
 from sqlglot import exp
 
@@ -95,3 +96,87 @@ def add_external_schemata(engine: Engine, expression: exp.Expr, ctx: SessionCont
             exp.values(rows, alias="_ext_schemata", columns=columns))
         table.replace(exp.Subquery(this=exp.union(inner, extra, distinct=False),
                                    alias=exp.TableAlias(this=exp.to_identifier(table.alias or table.name))))
+
+
+_EXTERNAL_LISTINGS = ("tables", "columns")
+
+
+def add_external_tables(engine: Engine, expression: exp.Expr, ctx: SessionContext) -> None:
+    """``information_schema.TABLES/COLUMNS`` read in the internal catalog with a database named
+    ``catalog.db`` in the statement (JDBC getTables/getColumns with that catalog: Connector/J
+    sends ``WHERE TABLE_SCHEMA = 'lc.db'``) also hold that external database's rows under its
+    dotted name, in place, on the AST before authorization: the reference becomes ``(SELECT … FROM
+    information_schema.t UNION ALL <its rows as literal VALUES>)`` under the same alias; the
+    statement's own WHERE then filters as usual. Only databases named by a string literal of the
+    statement are listed (so an unfiltered read costs no catalog listing), and only what the user
+    may see (the listings of engine/metadata.py)."""
+    if ctx.catalog.lower() != INTERNAL:
+        return
+    targets = [t for t in expression.find_all(exp.Table) if t.name.lower() in _EXTERNAL_LISTINGS
+               and (t.text("db").lower() == "information_schema"
+                    or (not t.text("db") and (ctx.database or "").lower() == "information_schema"))]
+    if not targets:
+        return
+    named = {lit.name for lit in expression.find_all(exp.Literal) if lit.is_string and "." in lit.name}
+    databases = [(name, split) for name in sorted(named)
+                 if (split := split_database(engine, name)) is not None and split[0] != INTERNAL]
+    for table in targets:
+        listing = table.name.lower()
+        rows = [row for name, (catalog, db) in databases
+                for row in _external_rows(engine, ctx, listing, name, catalog, db)]
+        if not rows:
+            continue
+        columns = list(INFO_SCHEMA["information_schema"][listing])
+        labels = [exp.column(c).as_(c.upper(), quoted=True) for c in columns]
+        inner = exp.select(*labels).from_(exp.table_(listing, db="information_schema"))
+        extra = exp.select(*(lbl.copy() for lbl in labels)).from_(
+            _external_select(listing, rows).subquery(f"_ext_{listing}"))
+        table.replace(exp.Subquery(this=exp.union(inner, extra, distinct=False),
+                                   alias=exp.TableAlias(this=exp.to_identifier(table.alias or table.name))))
+
+
+def _external_rows(engine: Engine, ctx: SessionContext, listing: str, name: str, catalog: str,
+                   db: str) -> list[tuple[object, ...]]:
+    """Raw information_schema rows (engine/info_schema.py's external shape) of ``catalog.db``
+    under the name ``name``; none for a database this user may not see or that cannot be read."""
+    from engine import info_schema
+
+    metadata = engine.metadata
+    try:
+        tables = [t for t, _ in metadata.tables(ctx, catalog, db)]
+        if listing == "tables":
+            kind = engine.catalogs.get(catalog).type.capitalize()
+            return [(name, t, "BASE TABLE", kind, "") for t in tables]
+        return [info_schema.external_column_row(name, t, i, c.name, c.type, c.mysql_type, c.nullable,
+                                                c.key, c.comment)
+                for t in tables for i, c in enumerate(metadata.columns(ctx, catalog, db, t), start=1)]
+    except Exception as exc:  # noqa: BLE001 - invisible, missing or unreachable: no rows, as in SHOW DATABASES
+        logger.info("information_schema.%s: %s not listed: %s", listing, name, type(exc).__name__)
+        return []
+
+
+def _external_select(listing: str, rows: list[tuple[object, ...]]) -> exp.Select:
+    """engine/info_schema.py's EXTERNAL_SELECT over ``rows`` as literal VALUES (the same columns,
+    types and collations as the internal view)."""
+    from engine import info_schema
+
+    select: exp.Select = sqlglot.parse_one(info_schema.EXTERNAL_SELECT[listing].format(source="_ext_rows"),
+                                           read="duckdb")  # type: ignore[assignment]
+    raw = [column for column, _ in info_schema._EXTERNAL_RAW[listing]]
+    values = exp.values([tuple(_literal(v) for v in row) for row in rows], alias="_ext_rows", columns=raw)
+    source = select.find(exp.Table)
+    assert source is not None and source.name == "_ext_rows"
+    source.replace(values)
+    # DuckDB's NOCASE is no MySQL collation name; this select runs through the MySQL pipeline,
+    # where engine/collation.py gives comparisons the default case-insensitive collation anyway
+    for collate in list(select.find_all(exp.Collate)):
+        collate.replace(collate.this)
+    return select
+
+
+def _literal(value: object) -> exp.Expr:
+    if value is None:
+        return exp.null()
+    if isinstance(value, int):
+        return exp.Literal.number(value)
+    return exp.Literal.string(str(value))

@@ -19,6 +19,7 @@ manual's own examples.
 from __future__ import annotations
 
 import functools
+import re
 from typing import Any
 
 import duckdb
@@ -88,6 +89,41 @@ _MACROS = {
         END)""",
     # MySQL 12.7 MAKEDATE(): day-of-year > 0, else NULL.
     "mysql_makedate": "(y, n) AS (CASE WHEN n > 0 THEN make_date(CAST(y AS BIGINT), 1, 1) + CAST(n AS INTEGER) - 1 END)",
+    # MySQL 11.2.3 TIME values: seconds of a TIME-like value ('100:00:00', '-01:30:00', a TIME,
+    # a DATETIME's clock), which may exceed 24 hours or be negative. DuckDB reads '-01:30:00' as
+    # -1 h + 30 min, so a leading sign is taken off the text first.
+    "mysql_time_secs1": """(x) AS (COALESCE(epoch(TRY_CAST(x AS INTERVAL)), epoch(TRY_CAST(x AS TIME)),
+        epoch(TRY_CAST(TRY_CAST(x AS TIMESTAMP) AS TIME))))""",
+    "mysql_time_secs": """(x) AS (CASE
+        WHEN starts_with(TRY_CAST(x AS VARCHAR), '-') AND TRY_CAST(x AS TIMESTAMP) IS NULL
+            THEN -mysql_is.main.mysql_time_secs1(ltrim(TRY_CAST(x AS VARCHAR), '-'))
+        ELSE mysql_is.main.mysql_time_secs1(x) END)""",
+    # the clock part (00:00:00-23:59:59) of a TIME of s seconds, as a TIMESTAMP on 1970-01-01
+    "mysql_time_clock": "(s) AS (make_timestamp(CAST(round(abs(s) * 1000000) AS BIGINT) % 86400000000))",
+    # hours of a TIME of s seconds, at least two digits, as MySQL prints them (%H, TIME text)
+    "mysql_time_hours": """(s) AS (CASE WHEN abs(s) < 36000 THEN '0' ELSE '' END
+        || CAST(CAST(floor(abs(s) / 3600) AS BIGINT) AS VARCHAR))""",
+    # a TIME of s seconds as MySQL's text: [-]hh:mm:ss[.ffffff] (hours may exceed 23)
+    "mysql_time_text": """(s) AS (CASE WHEN s < 0 THEN '-' ELSE '' END
+        || mysql_is.main.mysql_time_hours(s) || strftime(mysql_is.main.mysql_time_clock(s), ':%M:%S')
+        || CASE WHEN CAST(round(abs(s) * 1000000) AS BIGINT) % 1000000 <> 0
+                THEN '.' || lpad(CAST(CAST(round(abs(s) * 1000000) AS BIGINT) % 1000000 AS VARCHAR), 6, '0')
+                ELSE '' END)""",
+    # MySQL 12.7 TIMEDIFF(a, b): a - b as TIME text; two DATETIMEs or two TIMEs.
+    "mysql_timediff": """(a, b) AS (mysql_is.main.mysql_time_text(COALESCE(
+        (epoch_us(TRY_CAST(a AS TIMESTAMP)) - epoch_us(TRY_CAST(b AS TIMESTAMP))) / 1000000,
+        mysql_is.main.mysql_time_secs(a) - mysql_is.main.mysql_time_secs(b))))""",
+    # MySQL 12.7 DATE_FORMAT %D: day of the month with an English suffix (0th, 1st, 2nd, 3rd, …)
+    "mysql_ordinal_day": """(d) AS (CAST(d AS VARCHAR) || CASE
+        WHEN d % 100 IN (11, 12, 13) THEN 'th' WHEN d % 10 = 1 THEN 'st'
+        WHEN d % 10 = 2 THEN 'nd' WHEN d % 10 = 3 THEN 'rd' ELSE 'th' END)""",
+    # MySQL 12.7 STR_TO_DATE with %X%V %W: day W of week V of year X, weeks starting on Sunday,
+    # week 1 the first with a Sunday in X (WEEK() mode 2); NULL for a name that is no weekday.
+    "mysql_yearweek_day": """(y, w, name) AS (make_date(CAST(y AS BIGINT), 1, 1)
+        + CAST((7 - dayofweek(make_date(CAST(y AS BIGINT), 1, 1))) % 7 AS INTEGER)
+        + CAST(7 * (CAST(w AS INTEGER) - 1) AS INTEGER)
+        + CAST(list_position(['sunday', 'monday', 'tuesday', 'wednesday', 'thursday', 'friday',
+            'saturday'], lower(name)) - 1 AS INTEGER))""",
 }
 
 
@@ -111,6 +147,7 @@ _TEMPLATES: dict[str, dict[int, str]] = {
     "CONVERT_TZ": {3: "mysql_is.main.mysql_convert_tz(TRY_CAST({0} AS TIMESTAMP), {1}, {2})"},
     "SUBSTRING_INDEX": {3: "mysql_is.main.mysql_substring_index(CAST({0} AS VARCHAR), CAST({1} AS VARCHAR), {2})"},
     "MAKEDATE": {2: "mysql_is.main.mysql_makedate({0}, {1})"},
+    "TIMEDIFF": {2: "mysql_is.main.mysql_timediff({0}, {1})"},
     # seconds since the epoch, in the session time zone (UTC): an integer, as MySQL for DATETIME
     # values without fractions (Grafana's $__timeGroup divides it)
     "UNIX_TIMESTAMP": {0: "(epoch_us(now()) // 1000000)",
@@ -198,19 +235,106 @@ def _from_unixtime_format(args: list[exp.Expr]) -> exp.Expr:
     fmt = args[1]
     if not (isinstance(fmt, exp.Literal) and fmt.is_string):
         raise Errors.NOT_SUPPORTED.error(what="FROM_UNIXTIME with a format that is not a constant string")
-    return exp.TimeToStr(this=_instantiate(_TEMPLATES["FROM_UNIXTIME"][1], args[:1]), format=fmt.copy())
+    formatted = exp.TimeToStr(this=_instantiate(_TEMPLATES["FROM_UNIXTIME"][1], args[:1]), format=fmt.copy())
+    return _ordinal_days(formatted) or formatted
+
+
+def _ordinal_days(node: exp.TimeToStr) -> exp.Expr | None:
+    """DATE_FORMAT with %D (strftime has none): the format cut at each %D, the pieces formatted
+    by strftime and the day with its suffix put between them; None when there is no %D."""
+    fmt = node.args.get("format")
+    if not (isinstance(fmt, exp.Literal) and fmt.is_string):
+        return None
+    pieces = _split_tokens(fmt.name, ("%D",))
+    if "%D" not in pieces:
+        return None
+    value = node.this
+    parts = [_instantiate("mysql_is.main.mysql_ordinal_day(day({0}))", [value]) if piece == "%D"
+             else exp.TimeToStr(this=value.copy(), format=exp.Literal.string(piece)) for piece in pieces]
+    joined = parts[0]
+    for part in parts[1:]:
+        joined = exp.DPipe(this=joined, expression=part, safe=True)
+    return joined
 
 
 def _time_format(args: list[exp.Expr]) -> exp.Expr:
-    """TIME_FORMAT(t, fmt) (MySQL 12.7): DATE_FORMAT's hour/minute/second specifiers on a TIME."""
+    """TIME_FORMAT(t, fmt) (MySQL 12.7): DATE_FORMAT's clock specifiers on a TIME, whose hours may
+    exceed 23 (%H and %k then print them all; the 12-hour ones print them modulo 12) and whose
+    sign leads. The constant format is cut at %H/%k; each piece between is DATE_FORMAT of the
+    clock part, so sqlglot's own MySQL→strftime translation handles every other specifier."""
     if len(args) != 2:
         raise Errors.WRONG_ARGUMENTS.error(where="TIME_FORMAT")
     fmt = args[1]
     if not (isinstance(fmt, exp.Literal) and fmt.is_string):
         raise Errors.NOT_SUPPORTED.error(what="TIME_FORMAT with a format that is not a constant string")
-    formatted: Any = sqlglot.parse_one(f"DATE_FORMAT(x, {fmt.sql(dialect='mysql')})", read="mysql")
-    formatted.set("this", _instantiate("(DATE '1970-01-01' + TRY_CAST({0} AS TIME))", args[:1]))
-    return formatted
+    secs = _instantiate("mysql_is.main.mysql_time_secs({0})", args[:1])
+    pieces: list[exp.Expr] = [_instantiate("CASE WHEN {0} < 0 THEN '-' ELSE '' END", [secs])]
+    for piece in _split_tokens(fmt.name, ("%H", "%k")):
+        if piece in ("%H", "%k"):
+            pieces.append(_instantiate("mysql_is.main.mysql_time_hours({0})" if piece == "%H"
+                                       else "CAST(CAST(floor(abs({0}) / 3600) AS BIGINT) AS VARCHAR)", [secs]))
+            continue
+        formatted: Any = sqlglot.parse_one(f"DATE_FORMAT(x, {exp.Literal.string(piece).sql(dialect='mysql')})",
+                                           read="mysql")
+        formatted.set("this", _instantiate("mysql_is.main.mysql_time_clock({0})", [secs]))
+        pieces.append(formatted)
+    joined = pieces[0]
+    for piece_node in pieces[1:]:
+        joined = exp.DPipe(this=joined, expression=piece_node, safe=True)
+    # NULL in, NULL out (|| on a NULL piece already gives NULL; the sign piece is never NULL)
+    return _instantiate("CASE WHEN {0} IS NULL THEN NULL ELSE {1} END", [secs, joined])
+
+
+def _split_tokens(fmt: str, cut: tuple[str, ...]) -> list[str]:
+    """``fmt`` cut into the specifiers ``cut`` and the runs between them ('%%' stays in a run)."""
+    pieces: list[str] = []
+    run, i = "", 0
+    while i < len(fmt):
+        token = fmt[i:i + 2] if fmt[i] == "%" else fmt[i]
+        if token in cut:
+            if run:
+                pieces.append(run)
+            pieces.append(token)
+            run = ""
+        else:
+            run += token
+        i += len(token)
+    if run:
+        pieces.append(run)
+    return pieces
+
+
+# STR_TO_DATE's year-of-week specifiers after sqlglot's MySQL→strftime translation (%W → %A)
+_YEARWEEK_TOKENS = {"%X": r"([0-9]{4})", "%V": r"([0-9]{1,2})", "%A": r"([A-Za-z]+)"}
+
+
+def _str_to_yearweek(node: exp.Expr) -> exp.Expr | None:
+    """STR_TO_DATE(s, '%X%V %W') (Metabase's week grain): strptime has no %X/%V of MySQL's
+    meaning, so the three fields are cut out by a regular expression built from the constant
+    format and the day is computed (macro mysql_yearweek_day)."""
+    fmt = node.args.get("format")
+    if not (isinstance(fmt, exp.Literal) and fmt.is_string and "%X" in fmt.name):
+        return None
+    pattern, order, i = "", [], 0
+    text = fmt.name
+    while i < len(text):
+        token = text[i:i + 2] if text[i] == "%" else text[i]
+        if token in _YEARWEEK_TOKENS and token not in order:
+            pattern += _YEARWEEK_TOKENS[token]
+            order.append(token)
+        elif token.startswith("%") and token != "%%":
+            raise Errors.NOT_SUPPORTED.error(what=f"STR_TO_DATE with %X and {token[:8]}")
+        else:
+            pattern += re.escape(token[-1])
+        i += len(token)
+    if sorted(order) != sorted(_YEARWEEK_TOKENS):
+        raise Errors.NOT_SUPPORTED.error(what="STR_TO_DATE with %X but not all of %X, %V and %W")
+    fields = [_instantiate("regexp_extract(CAST({0} AS VARCHAR), {1}, {2})",
+                           [node.this, exp.Literal.string("^" + pattern + "$"),
+                            exp.Literal.number(order.index(t) + 1)]) for t in ("%X", "%V", "%A")]
+    day = _instantiate("mysql_is.main.mysql_yearweek_day(TRY_CAST(NULLIF({0}, '') AS INTEGER), "
+                       "TRY_CAST(NULLIF({1}, '') AS INTEGER), {2})", fields)
+    return day if isinstance(node, exp.StrToDate) else _instantiate("CAST({0} AS TIMESTAMP)", [day])
 
 
 def _retype(node: exp.Expr) -> exp.Expr | None:
@@ -225,6 +349,14 @@ def _retype(node: exp.Expr) -> exp.Expr | None:
             raise Errors.WRONG_ARGUMENTS.error(where=f"TIMESTAMPDIFF unit {node.text('unit')[:32]}")
         return _instantiate(f"date_sub('{unit}', {_TS.format('{0}')}, {_TS.format('{1}')})",
                             [node.expression, node.this])
+    elif isinstance(node, (exp.StrToDate, exp.StrToTime)):
+        return _str_to_yearweek(node)
+    elif isinstance(node, exp.TimeToStr):
+        return _ordinal_days(node)
+    elif (isinstance(node, (exp.DateAdd, exp.DateSub)) and isinstance(node.this, exp.Literal)
+          and node.this.is_string and ":" in node.this.name):
+        # DATE_ADD('2024-01-01 10:00:00', …) keeps the time (sqlglot would cast the string to DATE)
+        node.set("this", _instantiate(_TS, [node.this]))
     elif isinstance(node, exp.DateDiff) and _is_year_zero(node.expression):
         # TO_DAYS(d), which sqlglot expands to DATEDIFF(d, '0000-01-01') + 1
         return _instantiate("(date_diff('day', DATE '0001-01-01', TRY_CAST({0} AS DATE)) + 365)", [node.this])
@@ -269,11 +401,53 @@ def _in_column_definition(node: Any) -> bool:
     return False
 
 
+# MySQL 12.7 DATE_ADD(): "If the date argument is a DATE value and your calculations involve
+# only YEAR, MONTH, and DAY parts (that is, no time parts), the result is a DATE value" (also
+# for `d + INTERVAL n unit`); DuckDB answers a TIMESTAMP. Superset's quarter grain relies on it.
+_DATE_UNITS = {"YEAR", "QUARTER", "MONTH", "WEEK", "DAY", "YEAR_MONTH"}
+_DATE_FUNCTIONS = {"MAKEDATE", "FROM_DAYS", "CURDATE", "CURRENT_DATE"}
+
+
+def _is_date(node: Any) -> bool:
+    """Whether ``node`` (as the client wrote it) is a DATE by MySQL's typing rules."""
+    if isinstance(node, exp.Paren):
+        return _is_date(node.this)
+    if isinstance(node, (exp.TsOrDsToDate, exp.CurrentDate, exp.LastDay)):
+        return True
+    if isinstance(node, exp.Cast):
+        return node.to.is_type(exp.DataType.Type.DATE)
+    if isinstance(node, exp.Anonymous):
+        return str(node.name).upper() in _DATE_FUNCTIONS
+    if isinstance(node, exp.Literal) and node.is_string:  # '2018-05-01' is read as a DATE
+        return re.fullmatch(r"[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}", node.name) is not None
+    return _is_date_arithmetic(node)
+
+
+_ARITHMETIC = (exp.DateAdd, exp.DateSub, exp.Add, exp.Sub)
+
+
+def _is_date_arithmetic(node: Any) -> bool:
+    if isinstance(node, (exp.DateAdd, exp.DateSub)):
+        return node.text("unit").upper() in _DATE_UNITS and _is_date(node.this)
+    if isinstance(node, (exp.Add, exp.Sub)):
+        sides = [node.this, node.expression]
+        intervals = [s for s in sides if isinstance(s, exp.Interval)]
+        if len(intervals) != 1 or intervals[0].text("unit").upper() not in _DATE_UNITS:
+            return False
+        other = sides[1] if sides[0] is intervals[0] else sides[0]
+        return (isinstance(node, exp.Add) or other is node.this) and _is_date(other)
+    return False
+
+
 def translate(expression: exp.Expr) -> exp.Expr:
     """``expression`` with every MySQL function call above given MySQL's meaning, in place
     (innermost calls first, so an argument is rewritten before the call that takes it)."""
     node: Any
-    for node in reversed(list(expression.walk(bfs=False))):
+    nodes = list(expression.walk(bfs=False))
+    # decided on the client's own tree, before any call in it is rewritten
+    date_arithmetic = [n for n in nodes if isinstance(n, _ARITHMETIC) and _is_date_arithmetic(n)
+                       and n is not expression]
+    for node in reversed(nodes):
         if not isinstance(node, exp.Func) or _in_column_definition(node):
             continue
         replacement = _rewrite(node)
@@ -282,4 +456,8 @@ def translate(expression: exp.Expr) -> exp.Expr:
         if node is expression:
             return replacement
         node.replace(replacement)
+    for node in reversed(date_arithmetic):  # innermost first; each stays in the tree
+        wrapper = exp.Cast(to=exp.DataType.build("DATE"))
+        node.replace(wrapper)
+        wrapper.set("this", node)
     return expression

@@ -68,6 +68,8 @@ def run_sql(engine: Engine, stmt: ast.SqlStatement, ctx: SessionContext) -> Resu
             dotted_names.split_table_references(engine, own)  # `lc.db`.t → lc.db.t
         if "schemata" in stmt.text.lower():  # getCatalogs: external databases as catalog.db
             dotted_names.add_external_schemata(engine, own, ctx)
+        if "information_schema" in stmt.text.lower() and "." in stmt.text:  # getTables('lc.db', …)
+            dotted_names.add_external_tables(engine, own, ctx)
         counting = statement_info.found_rows_query(own)
         result = run_query(engine, own, ctx)
         if counting is not None:

@@ -50,8 +50,9 @@ def _mysqlclient(server: ServerProcess, database: str | None, multi: bool = Fals
     from MySQLdb.constants import CLIENT
 
     kwargs: dict[str, Any] = {"db": database} if database else {}
+    # mysqlclient sets CLIENT_MULTI_STATEMENTS unless told not to (its multi_statements=True default)
     conn = MySQLdb.connect(host=server.host, port=server.port, user="root", passwd="", autocommit=True,
-                           client_flag=CLIENT.MULTI_STATEMENTS if multi else 0,
+                           client_flag=CLIENT.MULTI_STATEMENTS if multi else 0, multi_statements=multi,
                            charset=charset or "utf8mb4", connect_timeout=10, **kwargs)
     return conn
 

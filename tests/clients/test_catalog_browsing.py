@@ -1,8 +1,9 @@
 """Browsing a Lance catalog from the internal one, as BI tools do (issue 14 items 10/11, checked
 through real clients): SHOW DATABASES / SQLAlchemy get_schema_names list ``catalog.db``; the
 name then works as given in SHOW TABLES, SHOW CREATE TABLE (reflection), pandas read_sql_table
-and SELECT; vectors come back as JSON arrays; information_schema columns are labelled in upper
-case as MySQL 8 names them."""
+and SELECT, and in information_schema.TABLES/COLUMNS filtered by it (JDBC getTables/getColumns
+with that catalog); vectors come back as JSON arrays; information_schema columns are labelled in
+upper case as MySQL 8 names them."""
 
 from __future__ import annotations
 
@@ -78,3 +79,38 @@ def test_external_databases_are_listed_only_to_users_who_may_see_them(
     with shared_server.connect() as conn, conn.cursor() as cur:  # root sees it in both
         cur.execute("SELECT schema_name FROM information_schema.schemata WHERE schema_name = %s", (lance_db,))
         assert cur.fetchall() == ((lance_db,),)
+
+
+# MariaDB Connector/J's getTables/getColumns with the catalog named (its DatabaseMetaData text,
+# client-side: the catalog is inlined as a literal); tests/clients/test_jdbc_matrix.py runs the driver
+_GET_TABLES = ("SELECT TABLE_SCHEMA TABLE_CAT, NULL  TABLE_SCHEM,  TABLE_NAME, IF(TABLE_TYPE='BASE TABLE' or "
+               "TABLE_TYPE='SYSTEM VERSIONED', 'TABLE', TABLE_TYPE) as TABLE_TYPE, TABLE_COMMENT REMARKS "
+               "FROM INFORMATION_SCHEMA.TABLES WHERE TABLE_SCHEMA = %s AND TABLE_NAME LIKE '%%' "
+               "ORDER BY TABLE_TYPE, TABLE_SCHEMA, TABLE_NAME")
+_GET_COLUMNS = ("SELECT TABLE_SCHEMA TABLE_CAT, COLUMN_NAME, DATA_TYPE, COLUMN_TYPE, IS_NULLABLE, ORDINAL_POSITION "
+                "FROM INFORMATION_SCHEMA.COLUMNS WHERE TABLE_SCHEMA = %s AND TABLE_NAME LIKE 'items' "
+                "AND COLUMN_NAME LIKE '%%' ORDER BY TABLE_CAT, TABLE_SCHEMA, TABLE_NAME, ORDINAL_POSITION")
+
+
+def test_information_schema_names_the_external_database_as_catalog_dot_db(
+        shared_server: ServerProcess, lance_db: str) -> None:
+    with shared_server.connect() as conn, conn.cursor() as cur:  # the internal catalog
+        cur.execute(_GET_TABLES, (lance_db,))
+        assert cur.fetchall() == ((lance_db, None, "items", "TABLE", ""),)
+        cur.execute(_GET_COLUMNS, (lance_db,))
+        rows = cur.fetchall()
+        assert [(r[0], r[1], r[5]) for r in rows] == [(lance_db, "id", 1), (lance_db, "cat", 2), (lance_db, "emb", 3)]
+        assert rows[0][2:4] == ("bigint", "bigint")
+        # without the name, no external catalog is listed (an unfiltered read lists nothing more)
+        cur.execute("SELECT count(*) FROM information_schema.tables WHERE table_schema LIKE 'browse%'")
+        assert cur.fetchall() == ((0,),)
+
+
+def test_information_schema_hides_external_tables_from_users_who_may_not_see_them(
+        shared_server: ServerProcess, lance_db: str) -> None:
+    shared_server.query("CREATE USER IF NOT EXISTS 'browse_blind'@'%' IDENTIFIED BY 'pw'")
+    with shared_server.connect(user="browse_blind", password="pw") as conn, conn.cursor() as cur:
+        cur.execute(_GET_TABLES, (lance_db,))
+        assert cur.fetchall() == ()
+        cur.execute(_GET_COLUMNS, (lance_db,))
+        assert cur.fetchall() == ()

@@ -4,7 +4,8 @@ getPrecision, getTableName, getColumnName, VARCHAR), server-side PreparedStateme
 before execute, setMaxRows (SQL_SELECT_LIMIT), getWarnings, setBytes round trip, 1062 as
 SQLIntegrityConstraintViolationException, 1146 as SQLSyntaxErrorException, allowMultiQueries,
 getPrimaryKeys / getIndexInfo, and getCatalogs listing a Lance database as ``catalog.db`` that
-setCatalog, getTables, getColumns and a query then use."""
+setCatalog, getTables, getColumns and a query then use, and getTables/getColumns naming that
+database as the catalog from the internal catalog."""
 
 from __future__ import annotations
 
@@ -22,6 +23,7 @@ CHECKS = [
     "result_metadata", "set_max_rows", "get_warnings", "set_bytes", "duplicate_key_is_integrity_violation",
     "unknown_table_is_syntax_error_class", "get_primary_keys", "get_index_info",
     "prepared_metadata_before_execute", "allow_multi_queries", "get_catalogs_lists_external_databases",
+    "get_tables_with_the_catalog_named",
 ]
 
 

@@ -135,6 +135,22 @@ public class DrydockJdbcMatrix {
                     }
                 }
             });
+            check("get_tables_with_the_catalog_named", () -> {
+                try (Connection c = connect("")) {  // internal catalog; catalog named explicitly
+                    try (ResultSet rs = c.getMetaData().getTables(lanceDb, null, "%", null)) {
+                        expectEq(true, rs.next(), "getTables(" + lanceDb + ")");
+                        expectEq(lanceDb, rs.getString("TABLE_CAT"), "TABLE_CAT");
+                        expectEq("items", rs.getString("TABLE_NAME"), "table");
+                        expectEq(false, rs.next(), "one table");
+                    }
+                    try (ResultSet rs = c.getMetaData().getColumns(lanceDb, null, "items", "%")) {
+                        expectEq(true, rs.next(), "getColumns(" + lanceDb + ")");
+                        expectEq("id", rs.getString("COLUMN_NAME"), "first column");
+                        expectEq(java.sql.Types.BIGINT, rs.getInt("DATA_TYPE"), "BIGINT");
+                        expectEq(false, rs.next(), "one column");
+                    }
+                }
+            });
         }
         System.out.println("DONE failures=" + failures);
         System.exit(failures == 0 ? 0 : 1);
