@@ -118,8 +118,6 @@ def test_multi_statements_answer_each_statement_with_the_flag_only(
             while cur.nextset():
                 pass
     assert _rows(driver.connect(shared_server, db), "SELECT count(*) FROM t WHERE id = 8") == [(0,)]
-    if driver.name == "mysqlclient":
-        return  # MySQLdb always asks for CLIENT_MULTI_STATEMENTS (connections.py); pymysql covers "without"
     with driver.connect(shared_server, db) as conn:  # without the flag: one statement per query
         with pytest.raises(driver.module.ProgrammingError) as info:
             _rows(conn, "SELECT 1; SELECT 2")
