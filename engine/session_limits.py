@@ -4,9 +4,13 @@ is authorized and run (never on its text):
 - ``sql_select_limit``: the most rows a top-level SELECT without its own LIMIT returns (JDBC
   ``Statement.setMaxRows(n)`` sends ``SET SQL_SELECT_LIMIT=n``; ``DEFAULT`` lifts it). Subqueries,
   INSERT … SELECT and SHOW are not limited, as in MySQL.
-- ``sql_safe_updates``: UPDATE and DELETE need a WHERE or a LIMIT (``mariadb --safe-updates``
-  sets it on connect); otherwise 1175, as MySQL refuses them. (MySQL also demands that the WHERE
-  use a key; drydock's internal tables have no index to check, so any WHERE passes.)
+- ``sql_safe_updates``: UPDATE and DELETE need a LIMIT or a WHERE that restricts by a column
+  (``mariadb --safe-updates`` sets it on connect); otherwise 1175, as MySQL refuses them. MySQL
+  demands a WHERE its optimizer can use a key for; drydock does not know which index DuckDB
+  would use, so it asks for the shape such a WHERE has (:func:`_restricts`): a column compared
+  with a value, in every branch of an OR. ``WHERE 1=1``, ``WHERE id = id`` or ``… OR true``
+  restrict nothing and are refused, as in MySQL.
+- A top-level query in parentheses, ``(SELECT …)``, is limited like the query inside it.
 """
 
 from __future__ import annotations
@@ -54,18 +58,59 @@ def select_limit(ctx: SessionContext) -> int | None:
 
 def apply_select_limit(expression: exp.Expr, ctx: SessionContext) -> None:
     limit = select_limit(ctx)
-    if limit is None or not isinstance(expression, LIMITABLE):
+    if limit is None:
         return
-    current = expression.args.get("limit")
-    if current is not None and not isinstance(current.expression, exp.Null):
+    while isinstance(expression, exp.Subquery):  # (SELECT …): a LIMIT on any level is its own
+        if _has_limit(expression):
+            return
+        expression = expression.this
+    if not isinstance(expression, LIMITABLE) or _has_limit(expression):
         return  # the statement's own LIMIT wins, as in MySQL
     if isinstance(expression, exp.Select) and expression.args.get("into") is not None:
         return
     expression.set("limit", exp.Limit(expression=exp.Literal.number(limit)))
 
 
+def _has_limit(expression: exp.Expr) -> bool:
+    current = expression.args.get("limit")
+    return current is not None and not isinstance(current.expression, exp.Null)
+
+
 def check_safe_update(expression: exp.Expr, ctx: SessionContext) -> None:
     if not isinstance(expression, (exp.Update, exp.Delete)) or not _variable(ctx, "sql_safe_updates"):
         return
-    if expression.args.get("where") is None and expression.args.get("limit") is None:
+    if expression.args.get("limit") is not None:
+        return
+    where = expression.args.get("where")
+    if not (isinstance(where, exp.Where) and _restricts(where.this)):
         raise Errors.SAFE_UPDATE.error()
+
+
+_RESTRICTING = (exp.EQ, exp.NullSafeEQ, exp.GT, exp.GTE, exp.LT, exp.LTE, exp.In, exp.Between,
+                exp.Is, exp.Like)
+
+
+def _restricts(condition: exp.Expr) -> bool:
+    """Whether ``condition`` can only hold for rows selected by a column's value: a conjunct
+    that does, or an OR whose every branch does. A comparison restricts when one side is a bare
+    column and the other names no column of the row (a literal, a parameter, a subquery)."""
+    if isinstance(condition, exp.Paren):
+        return _restricts(condition.this)
+    if isinstance(condition, exp.And):
+        return _restricts(condition.this) or _restricts(condition.expression)
+    if isinstance(condition, exp.Or):
+        return _restricts(condition.this) and _restricts(condition.expression)
+    if not isinstance(condition, _RESTRICTING):
+        return False
+    column, others = condition.this, [v for k, v in condition.args.items() if k != "this" and v is not None]
+    if not isinstance(column, exp.Column) and len(others) == 1 and isinstance(others[0], exp.Column):
+        column, others = others[0], [condition.this]  # 5 = id
+    return isinstance(column, exp.Column) and all(_row_free(o) for o in others)
+
+
+def _row_free(value: Any) -> bool:
+    """No column of the row being changed in ``value`` (a subquery's own columns are its own)."""
+    values = value if isinstance(value, list) else [value]
+    return all(not isinstance(node, exp.Column)
+               for v in values if isinstance(v, exp.Expr)
+               for node in v.walk(prune=lambda n: isinstance(n, (exp.Subquery, exp.Select))))
