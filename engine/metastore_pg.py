@@ -52,15 +52,30 @@ def redact(dsn: str) -> str:
 
 
 def _scrub(text: str, dsn: str) -> str:
-    """libpq may echo a malformed URL back in its message: take the secret out of it."""
+    """libpq may echo a malformed URL, or a token of it, back in its message: take the secret out.
+    When the URL cannot be parsed, the password is not known for sure and the token libpq quotes
+    may be (a piece of) it, so every quoted fragment goes too."""
     try:
-        password = str(conninfo_to_dict(dsn).get("password") or "")
+        password, parsed = str(conninfo_to_dict(dsn).get("password") or ""), True
     except psycopg.Error:
-        password = ""
-    secrets = [s for s in (password, dsn) if s]
+        password, parsed = "", False
+    secrets = sorted({s for s in (password, dsn, *_raw_passwords(dsn)) if s}, key=len, reverse=True)
     for secret in secrets:
         text = text.replace(secret, "***")
-    return re.sub(r"(postgres(?:ql)?://[^:/@\s]*:)[^@\s]*@", r"\1***@", text)
+    text = re.sub(r"(postgres(?:ql)?://[^:/@\s]*:)[^@\s]*@", r"\1***@", text)
+    return text if parsed else re.sub(r'"[^"]*"', '"***"', text)
+
+
+_URL_PASSWORD = re.compile(r"://[^:/@\s]*:(.*)@")  # the userinfo's password, up to the last '@'
+_KEY_PASSWORD = re.compile(r"password\s*=\s*('(?:[^'\\]|\\.)*'?|[^\s&#]*)", re.IGNORECASE)
+
+
+def _raw_passwords(dsn: str) -> list[str]:
+    """The password as written in ``dsn`` (URL userinfo, ``?password=``, ``password=``), without
+    parsing it: what libpq echoes from a URL it rejects is the raw text."""
+    found = [m.group(1) for m in _URL_PASSWORD.finditer(dsn)]
+    found += [m.group(1).strip("'") for m in _KEY_PASSWORD.finditer(dsn)]
+    return [f for f in found if f]
 
 
 class Row:
