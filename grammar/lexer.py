@@ -24,6 +24,10 @@ _PLAIN_RUN = re.compile(r"[A-Za-z0-9_.,()=]+")
 # Inside a quoted literal: the characters that neither close it nor escape (backticks have no
 # escapes), passed in one step.
 _QUOTED_BODY = {"'": re.compile(r"[^'\\]*"), '"': re.compile(r'[^"\\]*'), "`": re.compile(r"[^`]*")}
+# split_statements: a run that holds nothing it acts on (no quote, comment start or ';'), and a
+# run of semicolons (one split: the empty statements between them are noise), each one step.
+_SPLIT_PLAIN = re.compile(r"[^'\"`#;/-]+")
+_SEMICOLONS = re.compile(r";+")
 
 
 def _skip_quoted(sql: str, i: int) -> int:
@@ -156,9 +160,10 @@ def split_statements(sql: str) -> list[str]:
             i = n if end < 0 else end + 2
         elif ch == ";":
             parts.append(sql[start:i + 1])
-            start = i = i + 1
+            start = i = _SEMICOLONS.match(sql, i).end()  # type: ignore[union-attr]  # at a ';'
         else:
-            i += 1
+            run = _SPLIT_PLAIN.match(sql, i)
+            i = run.end() if run else i + 1
     parts.append(sql[start:])
     statements = [p for p in parts if statement_text(p)]
     return statements or [sql]

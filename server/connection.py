@@ -393,7 +393,9 @@ class DrydockConnection(Connection):
     async def handle_query(self, data: bytes) -> None:
         sql = wire.decode_text(self.client_charset, data)  # invalid bytes: 1835, not an internal error
         if Capabilities.CLIENT_MULTI_STATEMENTS in self.capabilities:
-            statements = lexer.split_statements(sql)
+            # in the statements pool: cutting megabytes of text is seconds of Python, which on
+            # the event loop would stall every other connection
+            statements = await self.session.off_loop(lexer.split_statements, sql)
             if len(statements) > 1:
                 await self._multi_query(statements)
                 return

@@ -256,6 +256,13 @@ class DrydockSession(Session):
         assert isinstance(statement, ast.DeallocatePrepare)
         return self._finish(sql_prepared.deallocate(self.ctx, statement))
 
+    async def off_loop(self, fn: Callable[..., Any], *args: Any) -> Any:
+        """``fn(*args)`` in the statements pool: CPU work on a client's text (not a statement)."""
+        executor = self.pools.get("statements")
+        if executor is None:
+            return await asyncio.to_thread(fn, *args)
+        return await asyncio.get_running_loop().run_in_executor(executor, fn, *args)
+
     async def _in_thread(self, pool: str, fn: Callable[..., Any], *args: Any) -> Any:
         self.ctx.cancel.clear()
         self._running_thread_statement = True
