@@ -13,7 +13,8 @@ import pymysql
 import pytest
 
 from tests.conftest import ServerProcess
-from tests.paimon_procs import Lake, hook_dir, local_lake, proc_server  # noqa: F401
+from tests.paimon_procs import Lake, hook_dir, local_lake, proc_server, s3_lake  # noqa: F401
+from tests.s3 import ACCESS_KEY, SECRET_KEY, S3Server, s3  # noqa: F401
 
 USER = "neighbour"
 
@@ -114,3 +115,21 @@ def test_branch_of_a_granted_table_still_reads(lake: Lake, tmp_path: Path) -> No
     finally:
         lake.sql(f"REVOKE SELECT_PRIV ON {lake.catalog}.db.t FROM 'nobody'@'%'")
     assert refused(lake, f"SELECT * FROM {lake.catalog}.db.`t$branch_dev`", user="nobody") in (1142, 1146)
+
+
+def test_system_tables_of_an_s3_table_carry_no_credentials(proc_server: ServerProcess,  # noqa: F811
+                                                           s3: S3Server) -> None:  # noqa: F811
+    lake = s3_lake(proc_server, s3)
+    lake.create("db.t")
+    lake.append("db.t", [{"id": 1, "item": "a"}])
+    lake.call("create_tag", "'db.t', 'first', 1")
+    texts = {}
+    for suffix in ("options", "snapshots", "files", "manifests", "schemas", "tags", "partitions"):
+        with proc_server.connect() as conn, conn.cursor() as cur:
+            cur.execute(f"SELECT * FROM {lake.catalog}.db.`t${suffix}`")
+            texts[suffix] = str(cur.fetchall())
+        assert SECRET_KEY not in texts[suffix] and ACCESS_KEY not in texts[suffix], suffix
+    assert "first" in texts["tags"] and "manifest-list" in texts["snapshots"]  # rows were really read
+    with proc_server.connect() as conn, conn.cursor() as cur:
+        cur.execute(f"SHOW CREATE CATALOG {lake.catalog}")
+        assert SECRET_KEY not in str(cur.fetchall())
