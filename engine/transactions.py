@@ -6,7 +6,8 @@ ROLLBACK and ``autocommit = 0`` run as DuckDB transactions on the session's own 
 - BEGIN / START TRANSACTION opens one; if one is open it is committed first (MySQL's implicit
   commit). COMMIT / ROLLBACK end it (no-ops outside one, as in MySQL).
 - With ``autocommit = 0`` the first statement opens a transaction that lasts until COMMIT or
-  ROLLBACK; ``SET autocommit = 1`` commits an open one (manual 15.3.1).
+  ROLLBACK; ``SET autocommit = 1`` then commits it (manual 15.3.1). No other SET ends a
+  transaction.
 - Isolation is DuckDB's snapshot isolation (README): a transaction reads the database as of its
   start and a write-write conflict with a concurrent transaction fails (1105) instead of waiting.
 - DuckDB aborts a whole transaction at a failed statement, where MySQL undoes only the statement.
@@ -61,9 +62,11 @@ def before_statement(ctx: SessionContext) -> None:
         ctx.query.begin()
 
 
-def after_set(ctx: SessionContext) -> None:
-    """``SET autocommit = 1`` commits the open transaction."""
-    if ctx.query is not None and ctx.query.in_transaction and autocommit(ctx):
+def after_set(ctx: SessionContext, was_autocommit: bool) -> None:
+    """A SET that switched autocommit from 0 to 1 commits the open transaction (manual 15.3.1);
+    any other SET (a user variable, SET NAMES, sql_select_limit mid-transaction from a JDBC
+    setMaxRows, ``SET autocommit = 1`` when it already was) leaves the transaction open."""
+    if ctx.query is not None and ctx.query.in_transaction and not was_autocommit and autocommit(ctx):
         ctx.query.commit()
 
 

@@ -47,8 +47,9 @@ _OBJECT_KINDS = ("TABLE", "VIEW")
 def run_sql(engine: Engine, stmt: ast.SqlStatement, ctx: SessionContext) -> Result:
     expression = stmt.expression
     if isinstance(expression, exp.Set):
+        was_autocommit = transactions.autocommit(ctx)
         result = variables.set_statement(expression, ctx, lambda value: evaluate(engine, value, ctx))
-        transactions.after_set(ctx)
+        transactions.after_set(ctx, was_autocommit)
         return result
     if isinstance(expression, exp.Show):
         return _show(engine, expression, ctx)
