@@ -310,9 +310,6 @@ class Config:
             value = self._values.get(name, _MISSING)
             return self._values[self.field(name).name] if value is _MISSING else value
 
-    def __getitem__(self, name: str) -> Any:
-        return self.value_of(name)
-
     def on_change(self, listener: Callable[[str, Any], None]) -> None:
         self._listeners.append(listener)
 
