@@ -382,6 +382,11 @@ class ShowBackends(Statement):
     pass
 
 
+@dataclass(frozen=True)
+class ShowFrontends(Statement):
+    pass
+
+
 # -- procedures -----------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class CallArgument:

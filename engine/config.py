@@ -8,6 +8,7 @@ config afterwards sees it, and listeners (e.g. the dispatcher) are told synchron
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 import tomllib
@@ -18,8 +19,10 @@ from typing import Any
 
 from engine.catalogs.placement import check_local_roots, check_object_prefixes
 from engine.config_keys import Key
-from engine.errors import Errors
+from engine.errors import DrydockError, Errors
 from engine.metastore import MetadataStore
+
+logger = logging.getLogger(__name__)
 
 Validator = Callable[[Any], str | None]  # returns the reason a value is rejected, or None
 
@@ -246,9 +249,18 @@ def _tls_fields() -> list[ConfigField]:
     ]
 
 
+def _frontend_fields() -> list[ConfigField]:
+    f = ConfigField
+    return [
+        f("frontend_lease_second", "int", 10,
+          "Dispatcher lease of frontends sharing a metadata store: a follower takes over this long after "
+          "the leader's last renewal (heartbeats every third of it)", validator=positive_int),
+    ]
+
+
 def default_fields() -> list[ConfigField]:
     return (_index_job_fields() + _worker_fields() + _ray_fields() + _procedure_fields() + _statement_fields()
-            + _catalog_fields() + _audit_fields() + _tls_fields())
+            + _catalog_fields() + _audit_fields() + _tls_fields() + _frontend_fields())
 
 
 def frontend_table(path: Path | None) -> dict[str, Any]:
@@ -274,9 +286,11 @@ class Config:
         for name, value in (file_values or {}).items():
             field = self.field(name)
             self._values[field.name] = field.parse(str(value).lower() if isinstance(value, bool) else str(value))
+        self._stored: dict[str, str] = {}  # the store's rows as last read: reload() publishes what differs
         for row in store.query("SELECT name, value FROM config"):
             if row["name"] in self._fields:  # a field removed in a later version is ignored
                 self._values[row["name"]] = self._fields[row["name"]].parse(row["value"])
+                self._stored[row["name"]] = row["value"]
 
     @classmethod
     def from_toml(cls, store: MetadataStore, path: Path | None,
@@ -329,8 +343,32 @@ class Config:
                 )
             with self._lock:
                 self._values[field.name] = value
+            self._stored[field.name] = field.render(value)
         for listener in list(self._listeners):
             listener(field.name, value)
+
+    def reload(self) -> list[str]:
+        """Publish what another frontend stored since (ADMIN SET FRONTEND CONFIG there); the names
+        that changed. A value this version cannot parse keeps the current one (and is logged)."""
+        changed: list[tuple[str, Any]] = []
+        with self._write_lock:
+            for row in self._store.query("SELECT name, value FROM config"):
+                name, text = row["name"], row["value"]
+                if name not in self._fields or self._stored.get(name) == text:
+                    continue
+                self._stored[name] = text
+                try:
+                    value = self._fields[name].parse(text)
+                except DrydockError:
+                    logger.warning("config %s: stored value not applied", name, exc_info=True)
+                    continue
+                with self._lock:
+                    self._values[name] = value
+                changed.append((name, value))
+        for name, value in changed:
+            for listener in list(self._listeners):
+                listener(name, value)
+        return [name for name, _ in changed]
 
     def rows(self) -> list[tuple[str, str, str, str, str, str]]:
         with self._lock:

@@ -53,4 +53,5 @@ class Key(StrEnum):
     TLS_CERT = "tls_cert"
     TLS_KEY = "tls_key"
     REQUIRE_SECURE_TRANSPORT = "require_secure_transport"
+    FRONTEND_LEASE_SECOND = "frontend_lease_second"
 

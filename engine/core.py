@@ -18,13 +18,15 @@ from engine.audit_object import audit_object, is_audited, statement_kind
 from engine.catalogs.manager import CatalogManager, CatalogRecord
 from engine.catalogs.placement import Placement
 from engine.config import Config, frontend_table
+from engine.config_keys import Key
 from engine.errors import DrydockError, Errors
+from engine.frontends import FrontendIdentity, Membership
 from engine.jobs.dispatcher import Dispatcher
 from engine.jobs.manager import JobManager
 from engine.jobs.records import JobRecord
 from engine.jobs.retention import RetentionCleaner
 from engine.metadata import Metadata
-from engine.metastore import MetadataStoreUnavailable, open_store
+from engine.metastore import open_store
 from engine.metrics import Metrics
 from engine.privileges import Privileges
 from engine.procedures.registry import default_registry
@@ -36,7 +38,8 @@ from engine.users import Users
 
 class Engine:
     def __init__(self, data_dir: Path | str, config_file: Path | None = None, root_password: str = "",
-                 config_overrides: dict[str, Any] | None = None, metadata_store: str = ""):
+                 config_overrides: dict[str, Any] | None = None, metadata_store: str = "",
+                 frontend_name: str = "", query_port: int = 0):
         self.started_at = time.time()  # Uptime (COM_STATISTICS)
         self.questions = 0  # statements run (COM_STATISTICS' Questions)
         self.data_dir = Path(data_dir)
@@ -44,11 +47,6 @@ class Engine:
         # --metadata-store beats [frontend] metadata_store; neither: SQLite in the data directory.
         self.store = open_store(metadata_store or str(frontend_table(config_file).get("metadata_store", "")),
                                 self.data_dir)
-        try:
-            self.store.claim_sole_frontend()
-        except MetadataStoreUnavailable:
-            self.store.close()
-            raise
         self.config = Config.from_toml(self.store, config_file, config_overrides)
         self.query = QueryEngine(self.data_dir / "internal.duckdb")
         self.users = Users(self.store, root_password)
@@ -66,15 +64,45 @@ class Engine:
         self.placement = Placement(self.config, self.data_dir)
         self.retention = RetentionCleaner(self.jobs, self.config, self.data_dir / "workers")  # + worker stderr files
         self.epoch = uuid.uuid4().hex  # this process's epoch: workers of earlier epochs are foreign
+        # Frontends sharing the store elect the one that dispatches (engine/frontends.py); the first
+        # heartbeat runs now, so a lone frontend leads from its first statement.
+        self.frontend = Membership(self.store, FrontendIdentity.of(self.data_dir, query_port, frontend_name),
+                                   self.epoch, lambda: float(self.config.get(Key.FRONTEND_LEASE_SECOND)))
+        self.frontend.join()
+        self.jobs.fence = self.frontend.check_fence
+        self.jobs.frontend_name = self.frontend.identity.name
         self.metrics = Metrics()
         self.dispatcher = Dispatcher(self, self.epoch)
         self.metrics.attach(self)
         self.connections: ConnectionRegistry | None = None
 
     def start_background(self) -> None:
-        """Daemon threads a serving engine runs (tests of the engine alone may skip them)."""
+        """Daemon threads a serving engine runs (tests of the engine alone may skip them): retention,
+        the heartbeat, the dispatcher while this frontend leads, and the store's announcements."""
         self.retention.start()
-        self.dispatcher.start()
+        if self.frontend.is_leader:
+            self.dispatcher.start()
+        self.frontend.on_lead.append(lambda epoch: self.dispatcher.start())
+        self.frontend.on_follow.append(self.dispatcher.stop)
+        self.frontend.on_tick.append(self._catch_up_jobs)  # in case an announcement was missed
+        self.frontend.on_tick.append(lambda: self.dispatcher.prove_own_earlier_workers(self.frontend.identity.name))
+        self.store.listen(self._on_store_change)
+        self.frontend.start()
+
+    def _on_store_change(self, tables: frozenset[str] | None) -> None:
+        """Another frontend committed a change to something this one caches (None: anything)."""
+        if tables is None or "config" in tables:
+            self.config.reload()
+        if tables is None or tables & {"users", "roles", "grants", "role_members", "catalogs"}:
+            self.privileges.reload()
+        if tables is None or "catalogs" in tables:
+            self.catalogs.reload()
+        if tables is None or "lance_index_jobs" in tables:
+            self._catch_up_jobs()
+
+    def _catch_up_jobs(self) -> None:
+        if self.jobs.sync() and self.frontend.is_leader:
+            self.dispatcher.wake()  # another frontend admitted (or cancelled): dispatch at once
 
     # Catalog changes that would strand an unresolved job's fence are refused (reference §5).
     def _refuse_if_unresolved_jobs(self, record: CatalogRecord) -> None:
@@ -132,7 +160,9 @@ class Engine:
 
     def close(self) -> None:
         self.retention.stop()
+        self.frontend.stop_heartbeat()  # no leadership change from here on
         self.dispatcher.stop()
+        self.frontend.release()  # after the dispatcher: the lease is handed back once no worker runs
         self.metrics.close()
         self.query.close()
         self.audit.close()

@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import sqlite3
 import threading
-from collections.abc import Iterator, Mapping
+import time
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Protocol
@@ -175,7 +176,51 @@ MIGRATIONS: list[tuple[int, list[str]]] = [
             "ALTER TABLE lance_index_workers ADD COLUMN host TEXT NOT NULL DEFAULT ''",
         ],
     ),
+    (
+        8,
+        [
+            # Several frontends on one store (issue 16). Every frontend heartbeats its row; exactly
+            # one holds the dispatcher lease, whose epoch only grows: it is the fencing token every
+            # dispatcher transition checks in its own transaction.
+            """CREATE TABLE frontends (
+                name TEXT PRIMARY KEY,
+                host TEXT NOT NULL,
+                query_port INTEGER NOT NULL,
+                process_epoch TEXT NOT NULL,
+                started_at REAL NOT NULL,
+                last_heartbeat REAL NOT NULL,
+                epoch INTEGER NOT NULL DEFAULT 0
+            )""",
+            """CREATE TABLE dispatcher_lease (
+                id INTEGER PRIMARY KEY CHECK (id = 1),
+                holder TEXT NOT NULL,
+                epoch INTEGER NOT NULL,
+                expires_at REAL NOT NULL
+            )""",
+            "INSERT INTO dispatcher_lease (id, holder, epoch, expires_at) VALUES (1, '', 0, 0)",
+            # Job rows carry the sequence number of the write that last changed them: a frontend
+            # catches up with the others by reading the rows past the last number it applied.
+            "CREATE TABLE change_counters (name TEXT PRIMARY KEY, value INTEGER NOT NULL)",
+            "INSERT INTO change_counters (name, value) VALUES ('jobs', 0)",
+            "ALTER TABLE lance_index_jobs ADD COLUMN change_seq INTEGER NOT NULL DEFAULT 0",
+            "CREATE INDEX lance_index_jobs_change_seq ON lance_index_jobs(change_seq)",
+            # The frontend that spawned a worker: after a restart it proves its own earlier workers
+            # gone even as a follower (only it can, from the worker's host).
+            "ALTER TABLE lance_index_workers ADD COLUMN frontend TEXT NOT NULL DEFAULT ''",
+            # A running build's progress, readable by every frontend (the leader writes it).
+            """CREATE TABLE lance_index_job_progress (
+                job_id INTEGER PRIMARY KEY,
+                text TEXT NOT NULL,
+                updated_at REAL NOT NULL
+            )""",
+        ],
+    ),
 ]
+
+# Tables whose rows some frontend keeps in memory: a write to one is announced to the others
+# (PostgreSQL NOTIFY; see ``MetadataStore.listen``), which reload what they cached.
+ANNOUNCED_TABLES = frozenset({"config", "users", "roles", "grants", "role_members", "catalogs",
+                              "lance_index_jobs"})
 
 
 class StaleRevision(Exception):
@@ -227,11 +272,18 @@ class MetadataStore:
     def close(self) -> None:
         raise NotImplementedError
 
-    def claim_sole_frontend(self) -> None:
-        """Make this process the only frontend on the store, or raise :class:`MetadataStoreUnavailable`.
+    # Several frontends may share a store that says so (PostgreSQL); SQLite lives in the data
+    # directory, which is one process's own.
+    shared = False
 
-        One frontend per store until the dispatcher lease exists: two would run two dispatchers over
-        the same jobs. SQLite lives in the data directory, which is the process's own: nothing to do."""
+    def now(self) -> float:
+        """The store's clock (seconds since the epoch): leases compare times written by several hosts."""
+        return time.time()
+
+    def listen(self, on_change: Callable[[frozenset[str] | None], None]) -> None:
+        """Call ``on_change(tables)`` after another frontend commits a write to any of
+        :data:`ANNOUNCED_TABLES`; ``None`` when announcements may have been missed (reload all).
+        A store no other frontend can write has nothing to announce."""
 
     @property
     def schema_version(self) -> int:

@@ -9,6 +9,8 @@ Write transactions take a transaction-scoped advisory lock first, so writers are
 every frontend sharing the store exactly as ``BEGIN IMMEDIATE`` serialises them on SQLite: the
 check-then-insert sequences of admission (fences, quotas) stay correct with several frontends.
 ``synchronous_commit`` is forced on for the session: a COMMIT that returned is on disk.
+A commit that wrote a table some frontend caches (``ANNOUNCED_TABLES``) also NOTIFYs the others,
+in the same transaction, so they reload it (``listen``).
 
 The connection URL may carry a password; it is kept only in memory and every message this module
 produces names the store by :func:`redact`, which drops it. libpq's own ``PGPASSWORD`` and
@@ -19,11 +21,11 @@ from __future__ import annotations
 
 import enum
 import functools
-import os
 import re
-import socket
+import logging
 import threading
-from collections.abc import Iterator, Sequence
+import time
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
@@ -31,13 +33,11 @@ import psycopg
 from psycopg import pq
 from psycopg.conninfo import conninfo_to_dict
 
-from engine.metastore import MIGRATIONS, MetadataStore, MetadataStoreUnavailable
+from engine.metastore import ANNOUNCED_TABLES, MIGRATIONS, MetadataStore, MetadataStoreUnavailable
 
+logger = logging.getLogger(__name__)
 CONNECT_TIMEOUT_SECONDS = 10
 STATEMENT_TIMEOUT_SECONDS = 60  # drydock's statements are point reads and small batches
-# Second key of the frontend lock (the first is the schema's hash); the two-key advisory lock space
-# is apart from the one-key space of the write lock.
-FRONTEND_LOCK = 16
 
 
 def redact(dsn: str) -> str:
@@ -151,23 +151,44 @@ def migration_for_postgres(version: int, position: int, statement: str) -> str:
     return re.sub(r"\bREAL\b", "DOUBLE PRECISION", statement)
 
 
+CHANGES_CHANNEL = "drydock_changes"
+LISTEN_POLL_SECONDS = 1.0
+_WRITTEN_TABLE = re.compile(r"\s*(?:INSERT\s+INTO|UPDATE|DELETE\s+FROM)\s+(\w+)", re.IGNORECASE)
+
+
+@functools.lru_cache(maxsize=2048)
+def written_table(sql: str) -> str | None:
+    """The table an INSERT/UPDATE/DELETE writes (the store's own callers' SQL, not client text)."""
+    match = _WRITTEN_TABLE.match(sql)
+    return match.group(1).lower() if match else None
+
+
 class _Connection:
-    """What a transaction body sees: ``execute(sql, params)`` in the common dialect."""
+    """What a transaction body sees: ``execute(sql, params)`` in the common dialect. Remembers
+    which announced tables it wrote, so the commit can tell the other frontends."""
 
     def __init__(self, conn: psycopg.Connection[Any]):
         self.raw = conn
+        self.written: set[str] = set()
 
     def execute(self, sql: str, params: Any = ()) -> psycopg.Cursor[Any]:
+        table = written_table(sql)
+        if table in ANNOUNCED_TABLES:
+            self.written.add(table)
         return self.raw.execute(to_postgres(sql), _params(params))  # type: ignore[arg-type]
 
 
 class PostgresStore(MetadataStore):
+    shared = True  # several frontends: writers serialised by the advisory lock, changes announced
+
     def __init__(self, dsn: str):
         self._dsn = dsn
         self.description = redact(dsn)
         self._lock = threading.RLock()  # one write connection, as on SQLite
         self._writer: int | None = None
-        self._owner: psycopg.Connection[Any] | None = None  # holds the frontend lock (claim_sole_frontend)
+        self._writer_pids: set[int] = set()  # backend pids of our writes: our own announcements
+        self._closing = threading.Event()
+        self._listener: threading.Thread | None = None
         self._db = self._connect()
         self._reader_lock = threading.Lock()
         self._reader = self._connect()
@@ -196,6 +217,11 @@ class PostgresStore(MetadataStore):
         """A connection lost (server restart, network) is replaced before the next statement."""
         return self._connect() if conn.closed or conn.broken else conn
 
+    def _writer_connection(self) -> psycopg.Connection[Any]:
+        self._db = self._live(self._db)
+        self._writer_pids.add(self._db.info.backend_pid)
+        return self._db
+
     # -- schema ---------------------------------------------------------------------------------
     def _migrate(self) -> None:
         with self.transaction() as db:
@@ -214,8 +240,7 @@ class PostgresStore(MetadataStore):
     def transaction(self) -> Iterator[_Connection]:
         """BEGIN; advisory lock (writers serialised across frontends); … COMMIT; rollback on error."""
         with self._lock:
-            self._db = self._live(self._db)
-            conn = self._db
+            conn = self._writer_connection()
             try:
                 conn.execute("BEGIN")
                 conn.execute("SELECT pg_advisory_xact_lock(hashtext(current_schema()))")
@@ -225,7 +250,10 @@ class PostgresStore(MetadataStore):
                     f"metadata store {self.description}: {_scrub(str(exc), self._dsn)}") from None
             outer, self._writer = self._writer, threading.get_ident()
             try:
-                yield _Connection(conn)
+                body = _Connection(conn)
+                yield body
+                if body.written:  # delivered to the listeners when (and only if) this commits
+                    conn.execute("SELECT pg_notify(%s, %s)", (CHANGES_CHANNEL, ",".join(sorted(body.written))))
                 conn.execute("COMMIT")
             except BaseException:
                 self._rollback(conn)
@@ -256,39 +284,47 @@ class PostgresStore(MetadataStore):
     def query_one(self, sql: str, params: tuple[Any, ...] = ()) -> Any | None:
         return self._read(sql, params, one=True)
 
-    def claim_sole_frontend(self) -> None:
-        """A session advisory lock on a connection of its own, held while the process lives.
+    def now(self) -> float:
+        row = self.query_one("SELECT extract(epoch FROM clock_timestamp())::double precision AS t")
+        return float(row["t"]) if row else time.time()
 
-        PostgreSQL drops it when that session ends: at once when the process exits or is killed
-        (the kernel closes the socket), and after the TCP keepalive probes fail when its host dies.
-        So a second frontend is refused while the first runs, and starts as soon as it is gone."""
-        if self._owner is not None:
+    # -- announcements --------------------------------------------------------------------------
+    def listen(self, on_change: Callable[[frozenset[str] | None], None]) -> None:
+        """A thread with a connection of its own LISTENs; each announcement of another frontend's
+        commit calls ``on_change(tables)``. A lost connection is replaced and ``on_change(None)``
+        called: what was announced meanwhile is unknown."""
+        if self._listener is not None:
             return
-        owner = self._connect()
-        holder = f"drydock {socket.gethostname()} pid {os.getpid()}"
-        owner.execute("SELECT set_config('application_name', %s, false)", (holder,))
-        for setting, value in (("tcp_keepalives_idle", 5), ("tcp_keepalives_interval", 2),
-                               ("tcp_keepalives_count", 3)):
-            owner.execute(f"SET {setting} = {value}")
-        row = owner.execute("SELECT pg_try_advisory_lock(hashtext(current_schema()), %s) AS ok",
-                            (FRONTEND_LOCK,)).fetchone()
-        if row is None or not row["ok"]:
-            other = owner.execute(
-                "SELECT a.application_name AS who FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid "
-                "WHERE l.locktype = 'advisory' AND l.objsubid = 2 AND l.objid = %s AND l.granted "
-                "AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database()) "
-                "AND a.application_name LIKE 'drydock %%'", (FRONTEND_LOCK,)).fetchone()
-            owner.close()
-            who = other["who"] if other else "another frontend"
-            raise MetadataStoreUnavailable(
-                f"metadata store {self.description} is in use by {who}: one frontend per store "
-                "(several frontends need the dispatcher lease, not built yet)")
-        self._owner = owner
+        self._listener = threading.Thread(target=self._listen, args=(on_change,), name="store-listener",
+                                          daemon=True)
+        self._listener.start()
+
+    def _listen(self, on_change: Callable[[frozenset[str] | None], None]) -> None:
+        conn: psycopg.Connection[Any] | None = None
+        while not self._closing.is_set():
+            try:
+                if conn is None or conn.closed or conn.broken:
+                    conn = self._connect()
+                    conn.execute(f"LISTEN {CHANGES_CHANNEL}")
+                    on_change(None)  # anything may have changed while nobody listened
+                for note in conn.notifies(timeout=LISTEN_POLL_SECONDS):
+                    if note.pid not in self._writer_pids:
+                        on_change(frozenset(note.payload.split(",")))
+            except (psycopg.Error, MetadataStoreUnavailable) as exc:
+                logger.warning("metadata store listener: %s; reconnecting", _scrub(str(exc), self._dsn))
+                if conn is not None:
+                    conn.close()
+                conn = None
+                self._closing.wait(LISTEN_POLL_SECONDS)
+            except Exception:  # noqa: BLE001 - a failing reload must not end the announcements
+                logger.exception("metadata store listener: reload failed")
+        if conn is not None:
+            conn.close()
 
     def close(self) -> None:
-        if self._owner is not None:
-            self._owner.close()  # releases the frontend lock
-            self._owner = None
+        self._closing.set()
+        if self._listener is not None:
+            self._listener.join(timeout=LISTEN_POLL_SECONDS * 3)
         with self._reader_lock:
             self._reader.close()
         with self._lock:

@@ -71,6 +71,7 @@ OWNED_PREFIXES: tuple[tuple[str, ...], ...] = (
     ("RESOLVE",),
     ("CANCEL", "LANCE"),
     ("SHOW", "BACKENDS"),
+    ("SHOW", "FRONTENDS"),
     ("CALL",),
     ("SHOW", "PROCEDURES"),
     ("SHOW", "PROCEDURE"),
@@ -577,6 +578,9 @@ class _ToStatement(Transformer[Token, Any]):
 
     def show_backends(self, items: list[Any]) -> ast.ShowBackends:
         return ast.ShowBackends()
+
+    def show_frontends(self, items: list[Any]) -> ast.ShowFrontends:
+        return ast.ShowFrontends()
 
     # procedures
     def call_value(self, items: list[Any]) -> tuple[str | None, str]:

@@ -13,6 +13,7 @@ from typing import Any
 import click
 
 from engine.core import Engine
+from engine.frontends import valid_name
 from engine.metastore import MetadataStoreUnavailable
 from server.app import DrydockServer
 from server.tls import TlsConfigError, settings_from_config
@@ -59,6 +60,9 @@ def main() -> None:
               help="postgresql://user@host:port/db to share metadata between frontends "
                    "(config [frontend] metadata_store; default: SQLite in the data directory). "
                    "Prefer PGPASSWORD or ~/.pgpass to a password in the URL.")
+@click.option("--frontend-name", default="", metavar="NAME",
+              help="This frontend's name among those sharing a metadata store (SHOW FRONTENDS); "
+                   "default: one kept in the data directory.")
 @click.option("--log-level", default="WARNING", show_default=True)
 @click.option("--metrics-port", default=None, type=int,
               help="Serve Prometheus metrics on 127.0.0.1:PORT (0 = any free port; default: off).")
@@ -70,7 +74,7 @@ def main() -> None:
               help="Refuse plain-text logins with error 3159 (config require_secure_transport).")
 def serve(host: str, port: int, data_dir: Path, config_file: Path | None, root_password: str,
           log_level: str, metrics_port: int | None, tls_cert: str | None, tls_key: str | None,
-          require_secure_transport: bool | None, metadata_store: str) -> None:
+          require_secure_transport: bool | None, metadata_store: str, frontend_name: str) -> None:
     """Start the server; prints `drydock ready on HOST:PORT` once it accepts connections."""
     logging.basicConfig(level=log_level.upper(), stream=sys.stderr,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
@@ -78,14 +82,19 @@ def serve(host: str, port: int, data_dir: Path, config_file: Path | None, root_p
     options = {"tls_cert": tls_cert, "tls_key": tls_key,
                "require_secure_transport": require_secure_transport}
     overrides = {k: v for k, v in options.items() if v is not None}
-    asyncio.run(_serve(host, port, data_dir, config_file, root_password, metrics_port, overrides, metadata_store))
+    if frontend_name and not valid_name(frontend_name):
+        raise click.BadParameter("letters, digits and _ . : - only, at most 128", param_hint="--frontend-name")
+    asyncio.run(_serve(host, port, data_dir, config_file, root_password, metrics_port, overrides, metadata_store,
+                       frontend_name))
 
 
 async def _serve(host: str, port: int, data_dir: Path, config_file: Path | None, root_password: str,
-                 metrics_port: int | None, overrides: dict[str, Any], metadata_store: str = "") -> None:
+                 metrics_port: int | None, overrides: dict[str, Any], metadata_store: str = "",
+                 frontend_name: str = "") -> None:
     try:
         engine = Engine(data_dir, config_file=config_file, root_password=root_password,
-                        config_overrides=overrides, metadata_store=metadata_store)
+                        config_overrides=overrides, metadata_store=metadata_store, frontend_name=frontend_name,
+                        query_port=port)
     except MetadataStoreUnavailable as exc:  # the message names the store without its password
         raise click.ClickException(str(exc)) from None
     try:
@@ -93,12 +102,13 @@ async def _serve(host: str, port: int, data_dir: Path, config_file: Path | None,
     except TlsConfigError as exc:
         engine.close()
         raise click.ClickException(str(exc)) from None
-    engine.start_background()
     if metrics_port is not None:
         bound = engine.metrics.serve(metrics_port)
         print(f"drydock metrics on 127.0.0.1:{bound}", file=sys.stderr, flush=True)
     server = DrydockServer(engine, tls_settings)
     bound_host, bound_port = await server.start(host, port)
+    engine.frontend.listening_on(bound_host, bound_port)  # what SHOW FRONTENDS tells clients
+    engine.start_background()
     gc.freeze()  # start-up objects leave the collector's working set (server/memory.py)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()

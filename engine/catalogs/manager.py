@@ -128,6 +128,13 @@ class CatalogManager:
                 self._generation += 1
                 self._found.clear()
 
+    def reload(self) -> None:
+        """Another frontend changed a catalog: every name is looked up afresh (connectors are
+        checked against the record they were built from, so they follow by themselves)."""
+        with self._lock:
+            self._generation += 1
+            self._found.clear()
+
     def by_id(self, catalog_id: int) -> CatalogRecord | None:
         row = self._store.query_one("SELECT * FROM catalogs WHERE id = ?", (catalog_id,))
         return self._record(row) if row else None

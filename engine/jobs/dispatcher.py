@@ -70,38 +70,53 @@ class Dispatcher:
     def __init__(self, engine: Engine, epoch: str):
         self._engine = engine
         self.epoch = epoch
-        self.supervisor: Supervisor | RayBackend
-        if engine.config.get(Key.LANCE_INDEX_WORKER_BACKEND) == "ray":  # ray is imported only then
-            from engine.jobs.ray_backend import RayBackend
-
-            self.supervisor = RayBackend(engine.config, self, epoch, engine.data_dir / "workers")
-        else:
-            self.supervisor = Supervisor(engine.config, self, epoch, engine.data_dir / "workers")
+        self.supervisor: Supervisor | RayBackend = self._new_supervisor()
         self._wake = threading.Event()
         self._stop = threading.Event()
         self._gate = threading.Lock()  # held while deciding and marking one dispatch (pause barrier)
-        self._thread = threading.Thread(target=self._run, name="lance-job-dispatcher", daemon=True)
+        self._thread: threading.Thread | None = None
+        self._stopped = False  # stopped once: a later start (the lease regained) is a new epoch
         engine.jobs.listeners.append(lambda job: self.wake())
         engine.config.on_change(self._on_config)
         self._workers: dict[int, dict[str, Any]] = {}
         self._retry_at: dict[int, float] = {}  # job id → monotonic time its next preparation is due
 
+    def _new_supervisor(self) -> Supervisor | RayBackend:
+        engine = self._engine
+        if engine.config.get(Key.LANCE_INDEX_WORKER_BACKEND) == "ray":  # ray is imported only then
+            from engine.jobs.ray_backend import RayBackend
+
+            return RayBackend(engine.config, self, self.epoch, engine.data_dir / "workers")
+        return Supervisor(engine.config, self, self.epoch, engine.data_dir / "workers")
+
     # -- lifecycle ------------------------------------------------------------------------------------
     def start(self) -> None:
+        """Start dispatching (this frontend holds the dispatcher lease). After a stop, a new process
+        epoch and supervisor: the jobs the last run left RUNNING are adopted like a restart's."""
+        if self.running:
+            return
+        if self._stopped:
+            self.epoch = uuid.uuid4().hex
+            self.supervisor = self._new_supervisor()
+            self._stop.clear()
         self.supervisor.start()
         self._adopt_earlier_epochs()
+        self._thread = threading.Thread(target=self._run, name="lance-job-dispatcher", daemon=True)
         self._thread.start()
 
     def stop(self) -> None:
+        """Stop dispatching and kill this run's workers (shutdown, or the lease lost: their results
+        could not be written any more; the new leader settles their jobs by evidence)."""
         self._stop.set()
         self._wake.set()
-        if self._thread.is_alive():
+        if self._thread is not None and self._thread.is_alive() and self._thread is not threading.current_thread():
             self._thread.join(timeout=10)
         self.supervisor.stop()
+        self._stopped = True
 
     @property
     def running(self) -> bool:
-        return self._thread.is_alive()
+        return self._thread is not None and self._thread.is_alive()
 
     def wake(self) -> None:
         self._wake.set()
@@ -307,15 +322,26 @@ class Dispatcher:
             if job.refresh_state is st.RefreshState.RUNNING:  # only this process runs refreshes
                 self._engine.jobs.refresh_interrupted(job.id)
 
-    def _prove_earlier_epochs(self) -> None:
-        """Release a slot of an earlier epoch only once its worker is proven gone (fail closed)."""
+    def _prove_earlier_epochs(self, spawned_by: str | None = None) -> None:
+        """Release a slot of an earlier epoch only once its worker is proven gone (fail closed).
+        ``spawned_by``: only workers that frontend's earlier runs spawned (a follower proves its own)."""
         # every live state but PENDING: the slot is taken at PENDING → RUNNING
         for job in self._engine.jobs.live_jobs(st.MutationState.RUNNING, st.MutationState.COMMITTED,
                                                st.MutationState.NOT_COMMITTED, st.MutationState.UNKNOWN):
             if not st.holds_possible_live_slot(job.facts) or job.process_epoch == self.epoch:
                 continue
+            if spawned_by is not None and (job.backend_id == "ray" or job.state is st.MutationState.RUNNING
+                                           or self._engine.jobs.worker_frontend(job.id, job.invocation_id)
+                                           != spawned_by):
+                continue  # RUNNING: the leader has not adopted it yet; Ray: the leader's to prove
             if self._earlier_worker_gone(job):
                 self._engine.jobs.record_termination_proof(job.id, st.TerminationProof.BE_PROCESS_EPOCH_GONE)
+
+    def prove_own_earlier_workers(self, frontend_name: str) -> None:
+        """On a follower: the workers this frontend spawned before it restarted (or lost the lease)
+        are on this host, so only this frontend can prove them gone (issue 16, item 3)."""
+        if not self.running:
+            self._prove_earlier_epochs(spawned_by=frontend_name)
 
     def _earlier_worker_gone(self, job: JobRecord) -> bool:
         if job.backend_id == "ray":  # only Ray's state API can prove it (fail closed without it)

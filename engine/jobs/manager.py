@@ -20,6 +20,7 @@ from typing import Any, NamedTuple
 
 from engine.errors import DrydockError, Errors, exception_text
 from engine.faults import pause_point
+from engine.frontends import NotLeader
 from engine.host import host_id
 from engine.jobs import states as st
 from engine.jobs.group_commit import GroupCommit, Request
@@ -52,6 +53,10 @@ FORCE_RELEASE_WARNING = ("the old worker may still overwrite, remove, or reintro
 DEADLINE_MESSAGE = "execute deadline expired without a complete trusted result"
 
 
+class _NothingToWrite(Exception):
+    """The latest row, read inside the transaction, no longer calls for the change."""
+
+
 class Admission(NamedTuple):
     job: JobRecord
     limits: tuple[int, int, int]  # unresolved-job quota: per table, per catalog, global
@@ -71,13 +76,22 @@ class JobManager:
         self._slots: set[int] = set()
         self._progress: dict[int, str] = {}
         self.listeners: list[Callable[[JobRecord], None]] = []  # told after every transition
+        # Set by the engine when a lease elects the dispatcher: checks, inside a transition's own
+        # transaction, that this frontend still holds the lease epoch (raises NotLeader).
+        self.fence: Callable[[StoreConnection], None] | None = None
+        self.frontend_name = ""  # recorded with each worker (engine/frontends.py)
+        self._seen_seq = 0  # the last change sequence number applied to the in-memory view
+        self._progress_written: dict[int, float] = {}  # job id → when its progress was last stored
         self._admissions: GroupCommit[Admission, JobRecord] = GroupCommit(self._write_admissions)
         self.replay()
 
     # -- replay and the in-memory view ------------------------------------------------------------
     def replay(self) -> int:
+        seq = self._store.query_one("SELECT value FROM change_counters WHERE name = 'jobs'")
         rows = self._store.query(f"SELECT * FROM lance_index_jobs WHERE {LIVE_ROWS_SQL} ORDER BY id")
         with self._lock:
+            # rows committed between the two reads are applied again by the next catch-up: harmless
+            self._seen_seq = int(seq["value"]) if seq else 0
             self._live.clear()
             self._live_sorted = None
             self._live_ids_by_state.clear()
@@ -118,8 +132,48 @@ class JobManager:
             self._live_sorted = None
             self._live_ids_by_state.get(job.state, set()).discard(job.id)
 
+    # -- catching up with other frontends ----------------------------------------------------------
+    # Every write transaction takes the next number of the 'jobs' change counter and stamps the rows
+    # it writes with it. Writers are serialised store-wide, so numbers commit in order: a frontend
+    # that applied everything up to N is current once it applies the rows stamped above N. Inside
+    # a write transaction that makes every admission and transition decide on the latest rows,
+    # whichever frontend wrote them; outside, reads on a shared store catch up first.
+    def sync(self) -> int:
+        """Apply other frontends' committed changes to the in-memory view; how many rows changed."""
+        if not self._store.shared:
+            return 0  # the store is this process's own: the view is always current
+        with self._lock:
+            row = self._store.query_one("SELECT value FROM change_counters WHERE name = 'jobs'")
+            if row is None or int(row["value"]) <= self._seen_seq:
+                return 0
+            return self._apply_since(self._store.query, int(row["value"]))
+
+    def _apply_since(self, read: Callable[..., list[Any]], upto: int) -> int:
+        rows = read("SELECT * FROM lance_index_jobs WHERE change_seq > ? ORDER BY change_seq", (self._seen_seq,))
+        for row in rows:
+            job = from_row(row)
+            old = self._live.get(job.id)
+            if old is not None:
+                self._unindex(old)
+            self._index(job)
+            upto = max(upto, int(row["change_seq"]))
+        self._seen_seq = upto
+        return len(rows)
+
+    def _next_seq(self, db: StoreConnection) -> int:
+        """Inside a write transaction (under the lock): this write's number, after catching up."""
+        seq = int(db.execute("UPDATE change_counters SET value = value + 1 WHERE name = 'jobs' "
+                             "RETURNING value").fetchone()[0])
+        if seq - 1 > self._seen_seq:
+            self._apply_since(lambda sql, params: db.execute(sql, params).fetchall(), seq - 1)
+        return seq
+
     # -- reads ------------------------------------------------------------------------------------
     def get(self, job_id: int) -> JobRecord | None:
+        self.sync()
+        return self._get(job_id)
+
+    def _get(self, job_id: int) -> JobRecord | None:
         with self._lock:
             live = self._live.get(job_id)
         if live is not None:
@@ -135,6 +189,7 @@ class JobManager:
         A dispatcher round asks several times and every admission wakes a round: the full list is
         sorted once per change of the live set, and a sweep that needs, say, RUNNING jobs does not
         walk thousands of PENDING ones (admission with the dispatcher paused)."""
+        self.sync()
         with self._lock:
             if states:
                 ids = sorted(i for state in set(states) for i in self._live_ids_by_state.get(state, ()))
@@ -149,36 +204,55 @@ class JobManager:
             yield from_row(row)
 
     def fence_holder(self, fence: FenceKey) -> int | None:
+        self.sync()
         with self._lock:
             return self._fences.get(fence)
 
     def unresolved_in_catalog(self, catalog_id: int) -> int | None:
+        self.sync()
         with self._lock:
             ids = [j.id for j in self._live.values()
                    if j.catalog_id == catalog_id and st.is_unresolved(j.facts)]
         return min(ids) if ids else None
 
     def unresolved_on_table(self, catalog_id: int, locator: str) -> int | None:
+        self.sync()
         with self._lock:
             ids = [j.id for j in self._live.values() if j.catalog_id == catalog_id
                    and j.locator == locator and st.is_unresolved(j.facts)]
         return min(ids) if ids else None
 
     def slots_in_use(self) -> int:
+        self.sync()
         with self._lock:
             return len(self._slots)
 
     def quota_counts(self) -> tuple[dict[tuple[int, str], int], dict[int, int], int]:
+        self.sync()
         with self._lock:
             return (dict(+self._quota_table), dict(+self._quota_catalog), self._quota_global)
 
     def progress(self, job_id: int) -> str:
         with self._lock:
-            return self._progress.get(job_id, "")
+            text = self._progress.get(job_id)
+        if text is not None or not self._store.shared:
+            return text or ""
+        row = self._store.query_one("SELECT text FROM lance_index_job_progress WHERE job_id = ?", (job_id,))
+        return str(row["text"]) if row else ""  # the leader's, stored for the other frontends
 
     def set_progress(self, job_id: int, text: str) -> None:
         with self._lock:
             self._progress[job_id] = text
+            if not self._store.shared or time.monotonic() - self._progress_written.get(job_id, 0.0) < 1.0:
+                return  # other frontends see progress at most a second old; SQLite has no others
+            self._progress_written[job_id] = time.monotonic()
+            if len(self._progress_written) > 4096:  # bounded: the oldest entries go
+                for stale in sorted(self._progress_written, key=self._progress_written.__getitem__)[:1024]:
+                    del self._progress_written[stale]
+        with self._store.transaction() as db:
+            db.execute("INSERT INTO lance_index_job_progress (job_id, text, updated_at) VALUES (?, ?, ?) "
+                       "ON CONFLICT(job_id) DO UPDATE SET text = excluded.text, updated_at = excluded.updated_at",
+                       (job_id, text, time.time()))
 
     # -- admission ----------------------------------------------------------------------------------
     def create(self, job: JobRecord, table_limit: int, catalog_limit: int, global_limit: int) -> JobRecord:
@@ -191,6 +265,7 @@ class JobManager:
             raise Errors.LANCE_INDEX_MUTATION_DISABLED.error(detail=_quota_config_message(*limits))
         if (job.state, job.refresh_state) != st.INITIAL:
             raise st.JobStateError(job.id, f"admission in state {job.state.value}/{job.refresh_state.value}")
+        self.sync()
         with self._lock:
             self._check_admission(job, limits)  # refuse early; the writer checks again in order
         job = self._admissions.submit(Admission(job, limits))
@@ -233,56 +308,81 @@ class JobManager:
         inserted: list[JobRecord] = []
         try:
             with self._store.transaction() as db:
+                seq = self._next_seq(db)  # the fences and quotas other frontends took are in the view now
                 for request in batch:
-                    request.result = self._insert_one(db, request)
+                    request.result = self._insert_one(db, request, seq)
                     if request.result is not None:
                         inserted.append(request.result)
         except BaseException:
             for job in inserted:
                 self._unindex(job)
             raise
+        self._seen_seq = seq
 
-    def _insert_one(self, db: StoreConnection, request: Request[Admission, JobRecord]) -> JobRecord | None:
+    def _insert_one(self, db: StoreConnection, request: Request[Admission, JobRecord], seq: int) -> JobRecord | None:
         job, limits = request.item
         try:
             self._check_admission(job, limits)
         except DrydockError as exc:
             request.error = exc
             return None
-        cursor = db.execute(INSERT_SQL + " RETURNING id", insert_values(job))  # RETURNING: PostgreSQL has no lastrowid
+        # RETURNING: PostgreSQL has no lastrowid
+        cursor = db.execute(INSERT_SQL + " RETURNING id", (*insert_values(job), seq))
         job = with_id(job, int(cursor.fetchone()[0]))
         self._index(job)
         return job
 
     # -- transitions --------------------------------------------------------------------------------
     def _transition(self, job_id: int, expected_revision: int | None,
-                    change: Callable[[JobRecord], dict[str, Any] | None]) -> JobRecord | None:
+                    change: Callable[[JobRecord], dict[str, Any] | None], *, fenced: bool = True) -> JobRecord | None:
         """Load, let ``change`` decide (None = not applicable), check the move against states.py,
-        CAS, reindex. Returns the new record; an illegal move raises and writes nothing."""
+        CAS, reindex. Returns the new record; an illegal move raises and writes nothing.
+
+        ``fenced``: a dispatcher's move, written only while this frontend holds the lease epoch
+        (a user's CANCEL or FORCE_RELEASE and a termination proof are not: any frontend may)."""
         with self._lock:
-            current = self.get(job_id)
-            if current is None:
-                return None
-            if expected_revision is not None and current.revision != expected_revision:
-                return None
-            changes = change(current)
-            if changes is None:
-                return None
-            _check_move(current, changes)
-            changes["updated_at"] = time.time()
-            updated = current.replace(**changes, revision=current.revision + 1)
-            durable = {k: v for k, v in to_columns(updated).items() if k in changes}
+            self.sync()
+            decided = self._decide(job_id, expected_revision, change)
+            if decided is None:
+                return None  # nothing to write: no transaction (note_pending asks every round)
+            _check_move(*decided)  # an illegal move raises before anything is written
             try:
                 with self._store.transaction() as db:
+                    seq = self._next_seq(db)
+                    if fenced and self.fence is not None:
+                        self.fence(db)
+                    decided = self._decide(job_id, expected_revision, change)  # on the latest row
+                    if decided is None:
+                        raise _NothingToWrite
+                    current, changes = decided
+                    _check_move(current, changes)
+                    changes["updated_at"] = time.time()
+                    updated = current.replace(**changes, revision=current.revision + 1)
+                    durable = {k: v for k, v in to_columns(updated).items() if k in changes}
+                    durable["change_seq"] = seq
                     self._store.compare_and_set(db, "lance_index_jobs", {"id": job_id}, current.revision,
                                                 durable)
+            except _NothingToWrite:
+                return None
+            except NotLeader as exc:
+                logger.warning("job %s: transition refused: %s", job_id, exc)
+                return None
             except StaleRevision:
                 logger.warning("job %s changed concurrently; transition skipped", job_id)
                 return None
+            self._seen_seq = seq
             self._unindex(current)
             self._index(updated)
         self._notify(updated)
         return updated
+
+    def _decide(self, job_id: int, expected_revision: int | None,
+                change: Callable[[JobRecord], dict[str, Any] | None]) -> tuple[JobRecord, dict[str, Any]] | None:
+        current = self._get(job_id)
+        if current is None or (expected_revision is not None and current.revision != expected_revision):
+            return None
+        changes = change(current)
+        return None if changes is None else (current, changes)
 
     def _notify(self, job: JobRecord) -> None:
         for listener in list(self.listeners):
@@ -351,7 +451,7 @@ class JobManager:
                 return None
             return {**_moves(job, st.MutationState.NOT_COMMITTED, st.RefreshState.NOT_REQUIRED),
                     "completion_reason": st.CompletionReason.CANCELLED, "message": "cancelled before dispatch"}
-        return self._transition(job_id, None, change)
+        return self._transition(job_id, None, change, fenced=False)
 
     def note_pending(self, job_id: int, message: str, failed_attempt: bool = False) -> JobRecord | None:
         """Why a PENDING job waits (shown as its Message); counts a failed dispatch preparation.
@@ -386,7 +486,7 @@ class JobManager:
             if invocation_id is not None and job.invocation_id != invocation_id:
                 return None
             return {"termination_proof": proof}
-        return self._transition(job_id, None, change)
+        return self._transition(job_id, None, change, fenced=False)
 
     def refresh_started(self, job_id: int) -> JobRecord | None:
         def change(job: JobRecord) -> dict[str, Any] | None:
@@ -421,7 +521,7 @@ class JobManager:
                 return None
             return {"force_released": True, "force_actor": actor, "force_time": time.time(),
                     "force_note": note, "force_warning": FORCE_RELEASE_WARNING}
-        return self._transition(job_id, expected_revision, change)
+        return self._transition(job_id, expected_revision, change, fenced=False)
 
     def reconcile(self, job_id: int, committed: bool, message: str) -> JobRecord | None:
         """Evidence settled an UNKNOWN job whose worker is proven gone (drydock, issue 6)."""
@@ -440,15 +540,21 @@ class JobManager:
                       epoch: str) -> None:
         with self._store.transaction() as db:
             db.execute("INSERT INTO lance_index_workers (job_id, invocation_id, pid, start_ticks, cgroup, epoch, "
-                       "host) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT(job_id, invocation_id) DO UPDATE SET "
-                       "pid = excluded.pid, start_ticks = excluded.start_ticks, cgroup = excluded.cgroup, "
-                       "epoch = excluded.epoch, host = excluded.host",
-                       (job_id, invocation_id, pid, start_ticks, cgroup, epoch, host_id()))
+                       "host, frontend) VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(job_id, invocation_id) DO UPDATE "
+                       "SET pid = excluded.pid, start_ticks = excluded.start_ticks, cgroup = excluded.cgroup, "
+                       "epoch = excluded.epoch, host = excluded.host, frontend = excluded.frontend",
+                       (job_id, invocation_id, pid, start_ticks, cgroup, epoch, host_id(), self.frontend_name))
 
     def worker_of(self, job_id: int, invocation_id: str) -> tuple[int, int | None] | None:
         row = self._store.query_one("SELECT pid, start_ticks FROM lance_index_workers WHERE job_id = ? "
                                     "AND invocation_id = ?", (job_id, invocation_id))
         return (int(row["pid"]), row["start_ticks"]) if row else None
+
+    def worker_frontend(self, job_id: int, invocation_id: str) -> str | None:
+        """The frontend whose dispatcher spawned the worker ('' before migration 8); None: no worker."""
+        row = self._store.query_one("SELECT frontend FROM lance_index_workers WHERE job_id = ? "
+                                    "AND invocation_id = ?", (job_id, invocation_id))
+        return None if row is None else str(row["frontend"])
 
     def worker_host(self, job_id: int, invocation_id: str) -> str | None:
         """The host the worker was recorded on ('' = this host, before migration 7); None: no worker."""

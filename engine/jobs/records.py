@@ -110,6 +110,7 @@ def from_row(row: StoreRow) -> JobRecord:
     # zip, not dict(row): sqlite3.Row looks a key up by a linear, case-insensitive scan of the
     # column names, which made dict(row) the cost of replaying or listing 100k records.
     values = dict(zip(row.keys(), row))
+    values.pop("change_seq", None)  # the store's bookkeeping, not part of the record
     for key, members in _MEMBERS.items():
         member = members.get(values[key])
         if member is None:
@@ -154,10 +155,11 @@ def to_columns(job: JobRecord) -> dict[str, Any]:
     return out
 
 
-# The admission insert (every column but the id, which SQLite assigns), built once.
+# The admission insert (every column but the id, which the store assigns), built once; its last
+# parameter is the write's change sequence number (not a record field: see JobManager._catch_up).
 _INSERT_FIELDS = tuple(name for name in _FIELD_ORDER if name != "id")
-INSERT_SQL = (f"INSERT INTO lance_index_jobs ({', '.join(_INSERT_FIELDS)}) "
-              f"VALUES ({', '.join('?' for _ in _INSERT_FIELDS)})")
+INSERT_SQL = (f"INSERT INTO lance_index_jobs ({', '.join(_INSERT_FIELDS)}, change_seq) "
+              f"VALUES ({', '.join('?' for _ in _INSERT_FIELDS)}, ?)")
 
 
 def insert_values(job: JobRecord) -> tuple[Any, ...]:

@@ -60,6 +60,7 @@ HANDLERS: dict[type[ast.Statement], Handler] = {
     ast.ResolveLanceIndexJob: index_jobs.resolve_lance_index_job,
     ast.CancelLanceIndexJob: index_jobs.cancel_lance_index_job,
     ast.ShowBackends: backends.show_backends,
+    ast.ShowFrontends: backends.show_frontends,
     # procedures
     ast.CallProcedure: procedures.call_procedure,
     ast.ShowProcedures: procedures.show_procedures,

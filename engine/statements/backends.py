@@ -1,8 +1,12 @@
 """SHOW BACKENDS: the in-process supervisor that runs Lance index workers, and — when the Ray
-backend is selected — one row per Ray node (host, alive, CPUs, memory, running tasks). ADMIN only."""
+backend is selected — one row per Ray node (host, alive, CPUs, memory, running tasks). ADMIN only.
+
+SHOW FRONTENDS: every frontend sharing the metadata store (engine/frontends.py), which one holds
+the dispatcher lease, and whether each is alive (a heartbeat within frontend_lease_second). ADMIN only."""
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from engine import ast
@@ -38,3 +42,18 @@ def show_backends(engine: Engine, stmt: ast.ShowBackends, ctx: SessionContext) -
                          "head node" if node["head"] else "worker node", None, status.get("ray_builds"), None,
                          None, paused, node["cpus"], node["memory"], node["running"], status["epoch"]))
     return Result(columns=COLUMNS, rows=rows)
+
+
+FRONTEND_COLUMNS = ["Name", "Host", "QueryPort", "Role", "IsMaster", "Alive", "LastHeartbeat", "Epoch",
+                    "CurrentConnected"]
+
+
+def show_frontends(engine: Engine, stmt: ast.ShowFrontends, ctx: SessionContext) -> Result:
+    engine.privileges.require_global(ctx, Privilege.ADMIN)
+    me = engine.frontend.identity.name
+    rows: list[tuple[Any, ...]] = [
+        (f.name, f.host, f.query_port, "LEADER" if f.leader else "FOLLOWER", "true" if f.leader else "false",
+         "true" if f.alive else "false", time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(f.last_heartbeat)),
+         f.epoch, "Yes" if f.name == me else "No")
+        for f in engine.frontend.rows()]
+    return Result(columns=FRONTEND_COLUMNS, rows=rows)
