@@ -9,6 +9,7 @@ frontends on a real PostgreSQL (tests/pg.py) and kill the leader with SIGKILL.
 from __future__ import annotations
 
 import itertools
+import subprocess
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -299,3 +300,44 @@ def test_kill9_of_the_leader_mid_build_a_follower_takes_over_and_the_job_commits
     finally:
         leader.kill9()
         follower.stop()
+
+
+def test_a_restarted_frontend_proves_its_own_earlier_workers_gone_even_as_a_follower(
+        tmp_path: Path, pg_dsn: str) -> None:
+    """Only the host a worker ran on can prove it gone by its pid: the frontend that spawned it,
+    restarted, does so as a follower too; a worker another frontend spawned is not its to prove."""
+    from engine.core import Engine
+    from engine.jobs.dispatcher import _start_ticks
+
+    leader = Engine(tmp_path / "a", metadata_store=pg_dsn, frontend_name="fe_a")
+    follower = Engine(tmp_path / "b", metadata_store=pg_dsn, frontend_name="fe_b")
+    try:
+        assert leader.frontend.is_leader and not follower.frontend.is_leader
+        exited = subprocess.Popen(["true"])
+        exited.wait()
+        alive = subprocess.Popen(["sleep", "60"])
+        try:
+            jobs = {}
+            for name, spawner, pid, ticks in (("mine", follower, exited.pid, 12345),
+                                              ("mine_alive", follower, alive.pid, _start_ticks(alive.pid)),
+                                              ("theirs", leader, exited.pid, 12345)):
+                job = leader.jobs.create(new_job(name), 8, 8, 8)
+                leader.jobs.mark_running(job.id, invocation_id=f"inv-{name}", index_uuid="u", deadline_ms=2**40,
+                                         process_epoch="an-earlier-epoch", backend_id="local")
+                spawner.jobs.record_worker(job.id, f"inv-{name}", pid, ticks, "", "an-earlier-epoch")
+                leader.jobs.mark_unknown(job.id, "the frontend that ran it restarted")
+                jobs[name] = job.id
+            follower.dispatcher.prove_own_earlier_workers("fe_b")
+            proofs = {name: follower.jobs.get(job_id).termination_proof for name, job_id in jobs.items()}  # type: ignore[union-attr]
+            assert proofs == {"mine": st.TerminationProof.BE_PROCESS_EPOCH_GONE,
+                              "mine_alive": st.TerminationProof.NONE,  # killed now, proven on a later tick
+                              "theirs": st.TerminationProof.NONE}
+            assert alive.wait(timeout=10) == -9
+        finally:
+            alive.kill()
+            alive.wait()
+        follower.dispatcher.prove_own_earlier_workers("fe_b")
+        assert leader.jobs.get(jobs["mine_alive"]).termination_proof is st.TerminationProof.BE_PROCESS_EPOCH_GONE  # type: ignore[union-attr]
+    finally:
+        follower.close()
+        leader.close()

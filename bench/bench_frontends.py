@@ -1,0 +1,189 @@
+"""Several frontends on one PostgreSQL store: admission throughput by frontend count, and failover time.
+
+Baseline: one frontend on the same store, same machine, same client load.
+
+1. *admissions*: ``--frontends`` counts (default 1 and 2) of ``drydock serve`` on one fresh
+   PostgreSQL schema (tests/pg.py: a local cluster in a temp dir, fsync on). A Lance catalog over one
+   dataset, quotas raised to 10^9, the dispatcher paused; ``--admissions`` BTREE CREATE INDEX
+   statements (distinct names) from ``--connections`` client processes, connection i on frontend
+   i mod N, released together by a barrier. Printed: jobs/s (median of ``--rounds``, the orders of
+   the frontend counts alternating per round) and the ratio against one frontend. Every frontend
+   admits through the same store lock, so this measures how far the per-process CPU cost of an
+   admission (parse, checks, wire) spreads over processes.
+2. *failover*: two frontends with ``frontend_lease_second = --lease``; the leader is killed with
+   SIGKILL and the follower polled (SHOW FRONTENDS every 50 ms) until it reports itself LEADER. The
+   killed one is restarted as the new follower; ``--failovers`` rounds. A follower can take the
+   lease only once it expired, so the expected time is between lease - heartbeat and lease +
+   heartbeat (heartbeat = lease / 3).
+
+Exit code 0 whatever the numbers; without PostgreSQL it says why and exits 0.
+
+    .venv/bin/python bench/bench_frontends.py [--admissions 1000] [--connections 8] [--frontends 1 2]
+"""
+
+from __future__ import annotations
+
+import argparse
+import multiprocessing as mp
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import lance
+import pyarrow as pa
+import pymysql
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from tests.conftest import ServerProcess
+from tests.pg import PgCluster, Unavailable, start_cluster
+
+CATALOG = "bench_fe"
+BARRIER_SECONDS = 120.0
+
+
+def _frontend(tmp: Path, name: str, dsn: str, lease: int) -> ServerProcess:
+    config = tmp / f"{name}.toml"
+    tmp.mkdir(parents=True, exist_ok=True)
+    config.write_text(f"[frontend]\nfrontend_lease_second = {lease}\n")
+    return ServerProcess(data_dir=tmp / name, extra_args=["--metadata-store", dsn, "--config", str(config),
+                                                         "--frontend-name", name, "--log-level", "WARNING"]).start()
+
+
+def _client(port: int, statements: list[str], barrier: Any, results: Any, index: int) -> None:
+    ok, error = 0, ""
+    conn = pymysql.connect(host="127.0.0.1", port=port, user="root", password="", autocommit=True,
+                           connect_timeout=10, read_timeout=120)
+    try:
+        barrier.wait(timeout=BARRIER_SECONDS)
+        with conn.cursor() as cur:
+            for sql in statements:
+                cur.execute(sql)
+                ok += len(cur.fetchall())
+    except Exception as exc:  # noqa: BLE001 - reported in the table
+        error = repr(exc)[:100]
+    finally:
+        results[index] = (ok, error, time.monotonic())
+        conn.close()
+
+
+def admissions(ports: list[int], statements: list[str], connections: int) -> tuple[float, int, str]:
+    """→ (jobs/s, jobs admitted, first error); connection i talks to ports[i % len(ports)]."""
+    ctx = mp.get_context("fork")
+    barrier = ctx.Barrier(connections + 1)
+    results = ctx.Manager().dict()
+    procs = [ctx.Process(target=_client, args=(ports[i % len(ports)], statements[i::connections], barrier, results, i))
+             for i in range(connections)]
+    for proc in procs:
+        proc.start()
+    barrier.wait(timeout=BARRIER_SECONDS)
+    started = time.monotonic()
+    for proc in procs:
+        proc.join(timeout=BARRIER_SECONDS * 5)
+    values = [results.get(i, (0, "no result", time.monotonic())) for i in range(connections)]
+    admitted = sum(v[0] for v in values)
+    errors = [v[1] for v in values if v[1]]
+    return admitted / max(max(v[2] for v in values) - started, 1e-9), admitted, errors[0] if errors else ""
+
+
+def part_admissions(cluster: PgCluster, tmp: Path, args: argparse.Namespace) -> None:
+    warehouse = tmp / "wh"
+    lance.write_dataset(pa.table({"id": pa.array(range(2000), pa.int64())}), warehouse / "db" / "t.lance")
+    rates: dict[int, list[float]] = {n: [] for n in args.frontends}
+    notes: dict[int, str] = {}
+    cell = 0
+    for round_no in range(args.rounds):
+        for count in (args.frontends if round_no % 2 == 0 else args.frontends[::-1]):
+            dsn = cluster.dsn(cluster.new_schema())
+            frontends = [_frontend(tmp / f"r{round_no}n{count}", f"fe{i}", dsn, 10) for i in range(count)]
+            try:
+                frontends[0].query(f"CREATE CATALOG {CATALOG} PROPERTIES ('type' = 'lance', "
+                                   f"'warehouse' = '{warehouse}')")
+                for key in ("lance_index_job_max_unresolved_per_table", "lance_index_job_max_unresolved_per_catalog",
+                            "lance_index_job_max_unresolved_global"):
+                    frontends[0].query(f'ADMIN SET FRONTEND CONFIG ("{key}" = "1000000000")')
+                frontends[0].query('ADMIN SET FRONTEND CONFIG ("lance_index_job_dispatcher_paused" = "true")')
+                time.sleep(0.5)  # the other frontends reload the config (NOTIFY)
+                cell += 1
+                ports = [f.port for f in frontends]
+                warm = [f"CREATE INDEX w{cell}_{i} ON {CATALOG}.db.t (id) USING BTREE" for i in range(40)]
+                admissions(ports, warm, len(ports))
+                statements = [f"CREATE INDEX a{cell}_{i} ON {CATALOG}.db.t (id) USING BTREE"
+                              for i in range(args.admissions)]
+                rate, admitted, error = admissions(ports, statements, args.connections)
+                rates[count].append(rate)
+                if admitted != args.admissions or error:
+                    notes[count] = f"{admitted}/{args.admissions} admitted; {error}"
+            finally:
+                for frontend in frontends:
+                    frontend.stop()
+    base = statistics.median(rates[args.frontends[0]])
+    print(f"admissions over the wire, PostgreSQL store, {args.connections} client connections, "
+          f"{args.admissions} per cell, median of {args.rounds} rounds")
+    print(f"{'frontends':>9} {'jobs/s':>8} {'rounds':>17} {'ratio vs ' + str(args.frontends[0]):>12}")
+    for count in args.frontends:
+        median = statistics.median(rates[count])
+        spread = f"{min(rates[count]):.0f}-{max(rates[count]):.0f}"
+        print(f"{count:>9} {median:>8.0f} {spread:>17} {median / base:>12.2f}  {notes.get(count, '')}")
+
+
+def part_failover(cluster: PgCluster, tmp: Path, args: argparse.Namespace) -> None:
+    dsn = cluster.dsn(cluster.new_schema())
+    leader = _frontend(tmp / "failover", "fe_a", dsn, args.lease)
+    follower = _frontend(tmp / "failover", "fe_b", dsn, args.lease)
+    times: list[float] = []
+    try:
+        for _ in range(args.failovers):
+            leader.kill9()
+            killed = time.monotonic()
+            name = follower.data_dir.name
+            while time.monotonic() - killed < args.lease * 5:
+                table = follower.query("SHOW FRONTENDS")
+                if any(r[0] == name and r[3] == "LEADER" for r in table):
+                    break
+                time.sleep(0.05)
+            times.append(time.monotonic() - killed)
+            leader.start()  # the killed frontend comes back as the follower
+            leader, follower = follower, leader
+    finally:
+        leader.stop()
+        follower.stop()
+    print(f"\nfailover after kill -9 of the leader, frontend_lease_second = {args.lease} "
+          f"(heartbeat {args.lease / 3:.2f} s), {len(times)} rounds (s)")
+    print("  " + ", ".join(f"{t:.2f}" for t in times) + f"; median {statistics.median(times):.2f}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--admissions", type=int, default=1000)
+    parser.add_argument("--connections", type=int, default=8)
+    parser.add_argument("--frontends", type=int, nargs="+", default=[1, 2])
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--lease", type=int, default=3)
+    parser.add_argument("--failovers", type=int, default=3)
+    parser.add_argument("--skip", choices=["admissions", "failover"], nargs="*", default=[])
+    args = parser.parse_args()
+    try:
+        cluster = start_cluster()
+    except Unavailable as why:
+        print(f"skipped: {why}")
+        return
+    tmp = Path(tempfile.mkdtemp(prefix="bench-fe-"))
+    try:
+        if "admissions" not in args.skip:
+            part_admissions(cluster, tmp, args)
+        if "failover" not in args.skip:
+            part_failover(cluster, tmp, args)
+    finally:
+        cluster.stop()
+        shutil.rmtree(cluster.root, ignore_errors=True)
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
