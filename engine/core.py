@@ -15,12 +15,14 @@ from typing import Any
 from engine import ast, statement_info
 from engine.audit import DENIAL_CODES, AuditLog, AuditSettings
 from engine.audit_object import audit_object, is_audited, statement_kind
-from engine.catalogs.manager import CatalogManager, CatalogRecord
+from engine.catalogs.manager import CatalogManager
 from engine.catalogs.placement import Placement
 from engine.config import Config, frontend_table
 from engine.config_keys import Key
-from engine.errors import DrydockError, Errors
+from engine.errors import DrydockError
 from engine.frontends import FrontendIdentity, Membership
+from engine.jobs.admission import Admission
+from engine.jobs.catalog_guard import CatalogGuard
 from engine.jobs.dispatcher import Dispatcher
 from engine.jobs.manager import JobManager
 from engine.jobs.records import JobRecord
@@ -54,11 +56,13 @@ class Engine:
         self.audit = AuditLog(self.data_dir / "audit.jsonl",
                               settings=lambda: AuditSettings.from_config(self.config))
         self.catalogs = CatalogManager(self.store)
-        self.metadata = Metadata(self)
+        self.metadata = Metadata(self.catalogs, self.query, self.privileges, self.data_dir)
         self.procedures = default_registry()
         self.jobs = JobManager(self.store)
-        self.catalogs.before_drop.append(self._refuse_if_unresolved_jobs)
-        self.catalogs.before_retarget.append(self._refuse_retarget_with_unresolved_jobs)
+        self.admission = Admission(self.config, self.catalogs, self.metadata, self.privileges, self.jobs)
+        guard = CatalogGuard(self.jobs)
+        self.catalogs.before_drop.append(guard.refuse_drop)
+        self.catalogs.before_retarget.append(guard.refuse_retarget)
         self.catalogs.in_transaction.append(self.privileges.follow_catalog)
         self.catalogs.after_commit.append(self.privileges.reload)
         self.placement = Placement(self.config, self.data_dir)
@@ -72,8 +76,10 @@ class Engine:
         self.jobs.fence = self.frontend.check_fence
         self.jobs.frontend_name = self.frontend.identity.name
         self.metrics = Metrics()
-        self.dispatcher = Dispatcher(self, self.epoch)
-        self.metrics.attach(self)
+        self.dispatcher = Dispatcher(jobs=self.jobs, config=self.config, catalogs=self.catalogs, metrics=self.metrics,
+                                     audit=self.audit, workers_dir=self.data_dir / "workers", epoch=self.epoch)
+        # the supervisor is replaced when the lease is regained: read through the dispatcher each time
+        self.metrics.attach(lambda: self.dispatcher.supervisor.status(), self.jobs.slots_in_use, self.store)
         self.connections: ConnectionRegistry | None = None
 
     def start_background(self) -> None:
@@ -103,22 +109,6 @@ class Engine:
     def _catch_up_jobs(self) -> None:
         if self.jobs.sync() and self.frontend.is_leader:
             self.dispatcher.wake()  # another frontend admitted (or cancelled): dispatch at once
-
-    # Catalog changes that would strand an unresolved job's fence are refused (reference §5).
-    def _refuse_if_unresolved_jobs(self, record: CatalogRecord) -> None:
-        job_id = self.jobs.unresolved_in_catalog(record.id)
-        if job_id is not None:
-            raise Errors.CATALOG_BUSY.error(name=record.name, job_id=job_id, op="DROP CATALOG")
-
-    def _refuse_retarget_with_unresolved_jobs(self, record: CatalogRecord, merged: dict[str, str]) -> None:
-        target_keys = {k for k in set(record.properties) | set(merged)
-                       if record.properties.get(k) != merged.get(k) and k not in ("comment",)}
-        if not target_keys:
-            return
-        job_id = self.jobs.unresolved_in_catalog(record.id)
-        if job_id is not None:
-            raise Errors.CATALOG_BUSY.error(name=record.name, job_id=job_id,
-                                            op="changing its target with ALTER CATALOG")
 
     def cancel_running(self, job: JobRecord) -> bool:
         """Ask the supervisor to abort a RUNNING job's worker; False when no supervisor runs it."""

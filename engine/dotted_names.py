@@ -8,19 +8,24 @@ the rule USE and the connection database follow (engine/statements/catalogs.py).
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import sqlglot
 from mysql_mimic.constants import INFO_SCHEMA
 from sqlglot import exp
 
 from engine.catalogs.manager import INTERNAL
-from engine.core import Engine
 from engine.session import SessionContext
+
+if TYPE_CHECKING:
+    from engine.catalogs.manager import CatalogManager
+    from engine.metadata import Metadata
 
 logger = logging.getLogger(__name__)
 
 
-def split_database(engine: Engine, name: str) -> tuple[str, str] | None:
+def split_database(catalogs: CatalogManager, name: str) -> tuple[str, str] | None:
     """(catalog, db) when ``name`` is ``catalog.db`` of an existing catalog, else None."""
     if "." not in name:
         return None
@@ -29,11 +34,11 @@ def split_database(engine: Engine, name: str) -> tuple[str, str] | None:
         return None
     if catalog.lower() == INTERNAL:
         return INTERNAL, db
-    record = engine.catalogs.find(catalog)
+    record = catalogs.find(catalog)
     return (record.name, db) if record is not None else None
 
 
-def split_table_references(engine: Engine, expression: exp.Expr) -> None:
+def split_table_references(catalogs: CatalogManager, expression: exp.Expr) -> None:
     """Table references ``catalog.db``.t (one dotted database name) → catalog.db.t, in place, on
     the AST before its relations are resolved and authorized. A column qualified the same way
     (SQLAlchemy writes ```lc.db`.t.c``) keeps only its table qualifier: the table it names is
@@ -42,7 +47,7 @@ def split_table_references(engine: Engine, expression: exp.Expr) -> None:
         db = node.text("db")
         if not db or node.text("catalog"):
             continue
-        split = split_database(engine, db)
+        split = split_database(catalogs, db)
         if split is None:
             continue
         if isinstance(node, exp.Column):
@@ -52,13 +57,14 @@ def split_table_references(engine: Engine, expression: exp.Expr) -> None:
         node.set("db", exp.to_identifier(split[1]))
 
 
-def external_databases(engine: Engine, ctx: SessionContext, databases: object) -> list[str]:
+def external_databases(catalogs: CatalogManager, ctx: SessionContext,
+                       databases: Callable[[SessionContext, str], list[str]]) -> list[str]:
     """Every database of every external catalog the user may see, as ``catalog.db`` (a catalog
     that cannot be listed right now is left out rather than failing the whole listing)."""
     names: list[str] = []
-    for record in engine.catalogs.list():
+    for record in catalogs.list():
         try:
-            names += [f"{record.name}.{db}" for db in databases(ctx, record.name)]  # type: ignore[operator]
+            names += [f"{record.name}.{db}" for db in databases(ctx, record.name)]
         except Exception as exc:  # noqa: BLE001 - an unreachable catalog: its databases are not listed
             logger.info("SHOW DATABASES: catalog %s not listed: %s", record.name, type(exc).__name__)
     return names
@@ -68,7 +74,8 @@ _SCHEMATA_ROW = {"catalog_name": "def", "default_character_set_name": "utf8mb4",
                  "default_collation_name": "utf8mb4_0900_ai_ci"}
 
 
-def add_external_schemata(engine: Engine, expression: exp.Expr, ctx: SessionContext) -> None:
+def add_external_schemata(catalogs: CatalogManager, metadata: Metadata, expression: exp.Expr,
+                          ctx: SessionContext) -> None:
     """``information_schema.SCHEMATA`` read in the internal catalog also lists every external
     database the user may see as ``catalog.db`` (JDBC getCatalogs reads it), in place, on the
     AST before authorization: the reference becomes ``(SELECT * FROM information_schema.schemata
@@ -80,7 +87,7 @@ def add_external_schemata(engine: Engine, expression: exp.Expr, ctx: SessionCont
                     or (not t.text("db") and (ctx.database or "").lower() == "information_schema"))]
     if not targets:
         return
-    names = external_databases(engine, ctx, engine.metadata.databases)
+    names = external_databases(catalogs, ctx, metadata.databases)
     if not names:
         return
     columns = list(INFO_SCHEMA["information_schema"]["schemata"])
@@ -101,7 +108,8 @@ def add_external_schemata(engine: Engine, expression: exp.Expr, ctx: SessionCont
 _EXTERNAL_LISTINGS = ("tables", "columns")
 
 
-def add_external_tables(engine: Engine, expression: exp.Expr, ctx: SessionContext) -> None:
+def add_external_tables(catalogs: CatalogManager, metadata: Metadata, expression: exp.Expr,
+                        ctx: SessionContext) -> None:
     """``information_schema.TABLES/COLUMNS`` read in the internal catalog with a database named
     ``catalog.db`` in the statement (JDBC getTables/getColumns with that catalog: Connector/J
     sends ``WHERE TABLE_SCHEMA = 'lc.db'``) also hold that external database's rows under its
@@ -119,11 +127,11 @@ def add_external_tables(engine: Engine, expression: exp.Expr, ctx: SessionContex
         return
     named = {lit.name for lit in expression.find_all(exp.Literal) if lit.is_string and "." in lit.name}
     databases = [(name, split) for name in sorted(named)
-                 if (split := split_database(engine, name)) is not None and split[0] != INTERNAL]
+                 if (split := split_database(catalogs, name)) is not None and split[0] != INTERNAL]
     for table in targets:
         listing = table.name.lower()
         rows = [row for name, (catalog, db) in databases
-                for row in _external_rows(engine, ctx, listing, name, catalog, db)]
+                for row in _external_rows(catalogs, metadata, ctx, listing, name, catalog, db)]
         if not rows:
             continue
         columns = list(INFO_SCHEMA["information_schema"][listing])
@@ -135,17 +143,16 @@ def add_external_tables(engine: Engine, expression: exp.Expr, ctx: SessionContex
                                    alias=exp.TableAlias(this=exp.to_identifier(table.alias or table.name))))
 
 
-def _external_rows(engine: Engine, ctx: SessionContext, listing: str, name: str, catalog: str,
-                   db: str) -> list[tuple[object, ...]]:
+def _external_rows(catalogs: CatalogManager, metadata: Metadata, ctx: SessionContext, listing: str, name: str,
+                   catalog: str, db: str) -> list[tuple[object, ...]]:
     """Raw information_schema rows (engine/info_schema.py's external shape) of ``catalog.db``
     under the name ``name``; none for a database this user may not see or that cannot be read."""
     from engine import info_schema
 
-    metadata = engine.metadata
     try:
         tables = [t for t, _ in metadata.tables(ctx, catalog, db)]
         if listing == "tables":
-            kind = engine.catalogs.get(catalog).type.capitalize()
+            kind = catalogs.get(catalog).type.capitalize()
             return [(name, t, "BASE TABLE", kind, "") for t in tables]
         return [info_schema.external_column_row(name, t, i, c.name, c.type, c.mysql_type, c.nullable,
                                                 c.key, c.comment)

@@ -6,23 +6,30 @@ answers exactly like a missing one.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from engine.catalogs.base import Column, TimeTravel, split_system_name
 from engine.catalogs.manager import INTERNAL
+from engine.dotted_names import split_database  # catalog.db as one name
 from engine.errors import DrydockError, Errors, exception_text
 from engine.session import SessionContext
 
 if TYPE_CHECKING:
-    from engine.core import Engine
+    from engine.catalogs.manager import CatalogManager
+    from engine.privileges import Privileges
+    from engine.query import QueryEngine
 
 
 class Metadata:
-    def __init__(self, engine: Engine):
-        self._engine = engine
+    def __init__(self, catalogs: CatalogManager, query: QueryEngine, privileges: Privileges, data_dir: Path):
+        self._catalogs = catalogs
+        self._query = query
+        self._privileges = privileges
+        self._data_dir = data_dir  # scrubbed from library error texts (exception_text)
 
     def _external(self, catalog: str):  # type: ignore[no-untyped-def]
-        return self._engine.catalogs.connector(catalog)
+        return self._catalogs.connector(catalog)
 
     def _guard(self, catalog: str, fn, *args):  # type: ignore[no-untyped-def]
         """Run a connector call; library errors become a clear catalog error without secrets."""
@@ -34,30 +41,30 @@ class Metadata:
         except Exception as exc:  # noqa: BLE001 - any library failure becomes one typed error
             from engine.redact import redact_text
 
-            detail = redact_text(exception_text(exc, self._engine.data_dir), connector.secrets())
+            detail = redact_text(exception_text(exc, self._data_dir), connector.secrets())
             raise Errors.CATALOG_ACCESS_FAILED.error(name=catalog, detail=detail) from None
 
     # -- listings --------------------------------------------------------------------------------
     def databases(self, ctx: SessionContext, catalog: str) -> list[str]:
         if catalog.lower() == INTERNAL:
-            names = self._engine.query.databases()
+            names = self._query.databases()
         else:
             names = self._guard(catalog, lambda c: c.list_databases())
-        return [d for d in sorted(names) if self._engine.privileges.may_see_db(ctx, catalog, d)]
+        return [d for d in sorted(names) if self._privileges.may_see_db(ctx, catalog, d)]
 
     def tables(self, ctx: SessionContext, catalog: str, db: str) -> list[tuple[str, str]]:
         self.require_database(ctx, catalog, db)
         if catalog.lower() == INTERNAL:
-            rows = self._engine.query.tables(db)
+            rows = self._query.tables(db)
         else:
             rows = [(t, "BASE TABLE") for t in self._guard(catalog, lambda c: c.list_tables(db))]
-        return [r for r in sorted(rows) if self._engine.privileges.may_see_table(ctx, catalog, db, r[0])]
+        return [r for r in sorted(rows) if self._privileges.may_see_table(ctx, catalog, db, r[0])]
 
     def columns(self, ctx: SessionContext, catalog: str, db: str, table: str) -> list[Column]:
         self.require_table(ctx, catalog, db, table)
         if catalog.lower() == INTERNAL:
             return [Column(name, ctype, nullable == "YES") for name, ctype, nullable, _ in
-                    self._engine.query.columns(db, table)]
+                    self._query.columns(db, table)]
         return self._guard(catalog, lambda c: c.columns(db, table))
 
     def scan(self, ctx: SessionContext, catalog: str, db: str, table: str, travel: TimeTravel | None) -> Any:
@@ -72,7 +79,7 @@ class Metadata:
         # ``t$snapshots`` (a system table or branch of t) is seen and read exactly like t.
         base, suffix = split_system_name(table)
         missing = Errors.UNKNOWN_EXTERNAL_TABLE.error(table=f"{db}.{table}", catalog=catalog)
-        if not self._engine.privileges.may_see_table(ctx, catalog, db, base):
+        if not self._privileges.may_see_table(ctx, catalog, db, base):
             raise missing
 
         def read(connector: Any) -> Any:
@@ -94,7 +101,7 @@ class Metadata:
         if name == "schemata":
             rows = [("information_schema",), *((d,) for d in databases)]
         elif name == "tables":
-            engine = self._engine.catalogs.get(catalog).type.capitalize()
+            engine = self._catalogs.get(catalog).type.capitalize()
             rows = [(db, t, "BASE TABLE", engine, "") for db in databases
                     for t, _ in self.tables(ctx, catalog, db)]
         elif name == "columns":
@@ -111,12 +118,12 @@ class Metadata:
     def require_database(self, ctx: SessionContext, catalog: str, db: str) -> None:
         missing = (Errors.UNKNOWN_DATABASE.error(db=db) if catalog.lower() == INTERNAL
                    else Errors.UNKNOWN_EXTERNAL_DATABASE.error(db=db, catalog=catalog))
-        if not self._engine.privileges.may_see_db(ctx, catalog, db):
+        if not self._privileges.may_see_db(ctx, catalog, db):
             if catalog.lower() == INTERNAL:
                 raise Errors.DB_ACCESS_DENIED.error(user=ctx.user, host=ctx.host, db=db)
             raise missing
         if catalog.lower() == INTERNAL:
-            exists = db in self._engine.query.databases()
+            exists = db in self._query.databases()
         else:
             exists = db in self._guard(catalog, lambda c: c.list_databases())
         if not exists:
@@ -125,10 +132,10 @@ class Metadata:
     def require_table(self, ctx: SessionContext, catalog: str, db: str, table: str) -> None:
         missing = (Errors.UNKNOWN_TABLE.error(table=f"{db}.{table}") if catalog.lower() == INTERNAL
                    else Errors.UNKNOWN_EXTERNAL_TABLE.error(table=f"{db}.{table}", catalog=catalog))
-        if not self._engine.privileges.may_see_table(ctx, catalog, db, table):
+        if not self._privileges.may_see_table(ctx, catalog, db, table):
             raise missing
         if catalog.lower() == INTERNAL:
-            exists = any(t == table for t, _ in self._engine.query.tables(db))
+            exists = any(t == table for t, _ in self._query.tables(db))
         else:
             exists = self._guard(catalog, lambda c: c.table_exists(db, table))
         if not exists:
@@ -137,12 +144,10 @@ class Metadata:
     def split(self, ctx: SessionContext, parts: tuple[str, ...]) -> tuple[str, str, str]:
         """[[catalog.]db.]table → (catalog, db, table) in the session's catalog and database."""
         if len(parts) == 3:
-            catalog = INTERNAL if parts[0].lower() == INTERNAL else self._engine.catalogs.get(parts[0]).name
+            catalog = INTERNAL if parts[0].lower() == INTERNAL else self._catalogs.get(parts[0]).name
             return catalog, parts[1], parts[2]
         if len(parts) == 2:
-            from engine.dotted_names import split_database  # catalog.db as one name
-
-            catalog, db = split_database(self._engine, parts[0]) or (ctx.catalog, parts[0])
+            catalog, db = split_database(self._catalogs, parts[0]) or (ctx.catalog, parts[0])
             return catalog, db, parts[1]
         if not ctx.database:
             raise Errors.NO_DB_SELECTED.error()

@@ -1,41 +1,44 @@
 """Prometheus metrics (prometheus-client), served over HTTP when a port is configured.
 
 Gauges that mirror engine state (queue depth, in-flight workers, jobs by state) are computed at
-scrape time from the engine, so they can never drift from the truth.
+scrape time from the components that hold that state, so they can never drift from the truth.
 """
 
 from __future__ import annotations
 
 import logging
 from collections import Counter as TallyCounter
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from prometheus_client import CollectorRegistry, Counter, Histogram, start_http_server
 from prometheus_client.core import GaugeMetricFamily
 
 if TYPE_CHECKING:
-    from engine.core import Engine
+    from engine.metastore import MetadataStore
 
 logger = logging.getLogger(__name__)
 
 
-class _EngineCollector:
-    def __init__(self, engine: Engine):
-        self._engine = engine
+class _StateCollector:
+    def __init__(self, supervisor_status: Callable[[], Mapping[str, Any]], slots_in_use: Callable[[], int],
+                 store: MetadataStore):
+        self._supervisor_status = supervisor_status
+        self._slots_in_use = slots_in_use
+        self._store = store
 
     def collect(self) -> Any:
-        engine = self._engine
-        status = engine.dispatcher.supervisor.status()
+        status = self._supervisor_status()
         yield GaugeMetricFamily("drydock_supervisor_queue_depth", "Submissions waiting for a worker",
                                 value=status["queue_depth"])
         yield GaugeMetricFamily("drydock_supervisor_inflight_workers", "Index worker processes running",
                                 value=status["inflight"])
         yield GaugeMetricFamily("drydock_possible_live_slots", "Jobs whose worker may still run",
-                                value=engine.jobs.slots_in_use())
+                                value=self._slots_in_use())
         by_state = GaugeMetricFamily("drydock_lance_index_jobs", "Lance index job records by state",
                                      labels=["state", "refresh_state"])
         tally: TallyCounter[tuple[str, str]] = TallyCounter()
-        for row in engine.store.query("SELECT state, refresh_state, count(*) AS n FROM lance_index_jobs "
+        for row in self._store.query("SELECT state, refresh_state, count(*) AS n FROM lance_index_jobs "
                                       "GROUP BY state, refresh_state"):
             tally[(row["state"], row["refresh_state"])] += int(row["n"])
         for (state, refresh), n in sorted(tally.items()):
@@ -57,8 +60,10 @@ class Metrics:
                                        registry=self.registry)
         self._server: Any = None
 
-    def attach(self, engine: Engine) -> None:
-        self.registry.register(_EngineCollector(engine))
+    def attach(self, supervisor_status: Callable[[], Mapping[str, Any]], slots_in_use: Callable[[], int],
+               store: MetadataStore) -> None:
+        """The scrape-time gauges: the supervisor's queue, the jobs' live slots, job rows by state."""
+        self.registry.register(_StateCollector(supervisor_status, slots_in_use, store))
 
     def serve(self, port: int, host: str = "127.0.0.1") -> int:
         server, _thread = start_http_server(port, addr=host, registry=self.registry)

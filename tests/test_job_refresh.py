@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from types import SimpleNamespace
-from typing import Any
 
+from engine.catalogs.manager import CatalogRecord
 from engine.config import Config
+from engine.config_keys import Key
 from engine.jobs import states as st
 from engine.jobs.manager import JobManager
+from engine.jobs.records import JobRecord
 from engine.jobs.refresh import due_refreshes, refresh_job
 from engine.metastore import MetaStore
 from tests.jobfactory import new_job
@@ -18,7 +19,7 @@ from tests.jobfactory import new_job
 class FlakyConnector:
     def __init__(self) -> None:
         self.fail = True
-        self.refreshed: list[tuple[Any, ...]] = []
+        self.refreshed: list[tuple[str, str | None, str | None]] = []
 
     def table_exists(self, db: str, table: str) -> bool:
         if self.fail:
@@ -27,17 +28,26 @@ class FlakyConnector:
 
 
 class FakeCatalogs:
+    """The catalogs as refresh reads them (engine.jobs.refresh.RefreshCatalogs): catalog 1 is "lc"."""
+
     def __init__(self, connector: FlakyConnector) -> None:
         self.connector_obj = connector
 
-    def by_id(self, catalog_id: int) -> Any:
-        return SimpleNamespace(name="lc") if catalog_id == 1 else None
+    def by_id(self, catalog_id: int) -> CatalogRecord | None:
+        return CatalogRecord(id=1, name="lc", type="lance", properties={}, comment="", created_at=0.0,
+                             updated_at=0.0, revision=0) if catalog_id == 1 else None
 
     def refresh(self, name: str, db: str | None = None, table: str | None = None) -> None:
         self.connector_obj.refreshed.append((name, db, table))
 
     def connector(self, name: str) -> FlakyConnector:
         return self.connector_obj
+
+
+def _get(jobs: JobManager, job_id: int) -> JobRecord:
+    job = jobs.get(job_id)
+    assert job is not None
+    return job
 
 
 def _committed_job(jobs: JobManager, catalog_id: int = 1) -> int:
@@ -52,24 +62,24 @@ def test_transient_lookup_failure_is_failed_not_done_and_keeps_the_fence(tmp_pat
     store = MetaStore(tmp_path / "m.sqlite")
     jobs = JobManager(store)
     connector = FlakyConnector()
-    engine = SimpleNamespace(jobs=jobs, catalogs=FakeCatalogs(connector), config=Config(store))
+    catalogs, config = FakeCatalogs(connector), Config(store)
     job_id = _committed_job(jobs)
-    failed = refresh_job(engine, jobs.get(job_id))  # type: ignore[arg-type]
-    assert failed.refresh_state is st.RefreshState.FAILED
+    failed = refresh_job(jobs, catalogs, _get(jobs, job_id))
+    assert failed is not None and failed.refresh_state is st.RefreshState.FAILED
     assert jobs.fence_holder(failed.fence) == job_id  # fence and quota still held
     # FAILED retries wait for lance_index_job_refresh_retry_second
-    assert due_refreshes(engine) == []  # type: ignore[arg-type]
-    later = time.time() + engine.config.get("lance_index_job_refresh_retry_second") + 1
-    assert [j.id for j in due_refreshes(engine, now=later)] == [job_id]  # type: ignore[arg-type]
+    assert due_refreshes(jobs, config) == []
+    later = time.time() + config.get(Key.LANCE_INDEX_JOB_REFRESH_RETRY_SECOND) + 1
+    assert [j.id for j in due_refreshes(jobs, config, now=later)] == [job_id]
     connector.fail = False
-    done = refresh_job(engine, jobs.get(job_id))  # type: ignore[arg-type]
-    assert done.refresh_state is st.RefreshState.DONE and jobs.fence_holder(done.fence) is None
+    done = refresh_job(jobs, catalogs, _get(jobs, job_id))
+    assert done is not None and done.refresh_state is st.RefreshState.DONE and jobs.fence_holder(done.fence) is None
     assert connector.refreshed == [("lc", "db", "t"), ("lc", "db", "t")]
 
 
 def test_a_gone_catalog_is_a_verified_absence(tmp_path: Path) -> None:
     store = MetaStore(tmp_path / "m.sqlite")
     jobs = JobManager(store)
-    engine = SimpleNamespace(jobs=jobs, catalogs=FakeCatalogs(FlakyConnector()), config=Config(store))
     job_id = _committed_job(jobs, catalog_id=2)
-    assert refresh_job(engine, jobs.get(job_id)).refresh_state is st.RefreshState.DONE  # type: ignore[arg-type]
+    done = refresh_job(jobs, FakeCatalogs(FlakyConnector()), _get(jobs, job_id))
+    assert done is not None and done.refresh_state is st.RefreshState.DONE

@@ -32,10 +32,25 @@ from engine.privileges import Privilege
 from engine.config_keys import Key
 
 if TYPE_CHECKING:
-    from engine.core import Engine
+    from engine.catalogs.manager import CatalogManager
+    from engine.config import Config
+    from engine.jobs.manager import JobManager
+    from engine.metadata import Metadata
+    from engine.privileges import Privileges
 
 SCHEMA_CONTRACT_VERSION = CONTRACT_VERSION
 PQ_TRAINING_ROWS = 256  # an 8-bit PQ codebook needs 256 rows; fewer silently builds an EMPTY index
+
+
+@dataclass(frozen=True)
+class Admission:
+    """What admission reads and writes (engine/core.py wires it once)."""
+
+    config: Config
+    catalogs: CatalogManager
+    metadata: Metadata
+    privileges: Privileges
+    jobs: JobManager
 
 
 @dataclass(frozen=True)
@@ -53,8 +68,7 @@ def operation_name(stmt: ast.CreateIndex | ast.DropIndex) -> str:
     return "CREATE OR REPLACE INDEX" if stmt.or_replace else "CREATE INDEX"
 
 
-def _gate(engine: Engine, op: str) -> tuple[int, int, int]:
-    config = engine.config
+def _gate(config: Config, op: str) -> tuple[int, int, int]:
     if not config.get(Key.ENABLE_LANCE_INDEX_MUTATION):
         raise Errors.LANCE_INDEX_MUTATION_DISABLED.error(
             detail=f"{op} is disabled for Lance catalog tables (enable_lance_index_mutation = false)")
@@ -71,24 +85,25 @@ def _gate(engine: Engine, op: str) -> tuple[int, int, int]:
     return limits
 
 
-def resolve_target(engine: Engine, ctx: SessionContext, parts: tuple[str, ...], op: str) -> Target:
-    catalog, db, table = engine.metadata.split(ctx, parts)
+def resolve_target(admission: Admission, ctx: SessionContext, parts: tuple[str, ...], op: str) -> Target:
+    catalogs = admission.catalogs
+    catalog, db, table = admission.metadata.split(ctx, parts)
     if catalog == INTERNAL:
         raise Errors.LANCE_INDEX_OPERATION_NOT_SUPPORTED.error(op=op, target="index jobs on internal tables")
-    record = engine.catalogs.get(catalog)
+    record = catalogs.get(catalog)
     if record.type != "lance":
         raise Errors.LANCE_INDEX_OPERATION_NOT_SUPPORTED.error(
             op=op, target=f"index jobs on {record.type} catalogs ('{record.name}')")
     # A table the caller may not see answers like a missing one; one it sees needs ALTER.
-    engine.metadata.require_table(ctx, record.name, db, table)
-    engine.privileges.require_table(ctx, Privilege.ALTER, record.name, db, table)
-    return Target(record.id, record.name, db, table, engine.catalogs.connector(record.name))
+    admission.metadata.require_table(ctx, record.name, db, table)
+    admission.privileges.require_table(ctx, Privilege.ALTER, record.name, db, table)
+    return Target(record.id, record.name, db, table, catalogs.connector(record.name))
 
 
-def admission_bounds(engine: Engine) -> tuple[int, int]:
+def admission_bounds(config: Config) -> tuple[int, int]:
     """(lance_index_max_num_partitions, lance_index_max_num_sub_vectors) as of this admission."""
-    return (int(engine.config.get(Key.LANCE_INDEX_MAX_NUM_PARTITIONS)),
-            int(engine.config.get(Key.LANCE_INDEX_MAX_NUM_SUB_VECTORS)))
+    return (int(config.get(Key.LANCE_INDEX_MAX_NUM_PARTITIONS)),
+            int(config.get(Key.LANCE_INDEX_MAX_NUM_SUB_VECTORS)))
 
 
 def is_local(locator: str) -> bool:
@@ -96,15 +111,15 @@ def is_local(locator: str) -> bool:
     return "://" not in locator or locator.startswith("file://")
 
 
-def local_mutation_allowed(engine: Engine, locator: str) -> bool:
-    return not is_local(locator) or bool(engine.config.get(Key.ENABLE_LANCE_INDEX_LOCAL_FILE_MUTATION))
+def local_mutation_allowed(config: Config, locator: str) -> bool:
+    return not is_local(locator) or bool(config.get(Key.ENABLE_LANCE_INDEX_LOCAL_FILE_MUTATION))
 
 
-def _read_latest(engine: Engine, target: Target, op: str) -> tuple[Any, str]:
+def _read_latest(config: Config, target: Target, op: str) -> tuple[Any, str]:
     """The authoritative read: the dataset at its latest version (checked now; the manifest of
     that version may be one read before), and its locator."""
     locator = target.connector.dataset_uri(target.db, target.table)
-    if not local_mutation_allowed(engine, locator):
+    if not local_mutation_allowed(config, locator):
         raise Errors.LANCE_INDEX_OPERATION_NOT_SUPPORTED.error(
             op=op, target="local file datasets (enable_lance_index_local_file_mutation = false)")
     dataset = target.connector.latest_snapshot(target.db, target.table)  # the connector types its own errors
@@ -198,14 +213,14 @@ def _new_job(target: Target, locator: str, name: str, operation: st.MutationType
         dispatch_attempts=0)
 
 
-def admit_create(engine: Engine, stmt: ast.CreateIndex, ctx: SessionContext) -> JobRecord | None:
+def admit_create(admission: Admission, stmt: ast.CreateIndex, ctx: SessionContext) -> JobRecord | None:
     op = operation_name(stmt)
     name = validate_name(stmt.name)
-    bounds = admission_bounds(engine)  # read once: validated against and stored with the job
+    bounds = admission_bounds(admission.config)  # read once: validated against and stored with the job
     spec = validate_spec(stmt.using, stmt.columns, stmt.properties, *bounds)
-    limits = _gate(engine, op)
-    target = resolve_target(engine, ctx, stmt.table, op)
-    dataset, locator = _read_latest(engine, target, op)
+    limits = _gate(admission.config, op)
+    target = resolve_target(admission, ctx, stmt.table, op)
+    dataset, locator = _read_latest(admission.config, target, op)
     column, contract = schema_contract(dataset, stmt.columns[0], spec)
     existing = existing_indexes(dataset)
     operation = st.MutationType.CREATE
@@ -220,15 +235,15 @@ def admit_create(engine: Engine, stmt: ast.CreateIndex, ctx: SessionContext) -> 
     _check_build_parameters(dataset, spec, contract)
     job = _new_job(target, locator, name, operation, spec, column, contract, dataset.version, ctx,
                    stmt.if_not_exists, False, bounds)
-    return engine.jobs.create(job, *limits)
+    return admission.jobs.create(job, *limits)
 
 
-def admit_drop(engine: Engine, stmt: ast.DropIndex, ctx: SessionContext) -> JobRecord | None:
+def admit_drop(admission: Admission, stmt: ast.DropIndex, ctx: SessionContext) -> JobRecord | None:
     op = operation_name(stmt)
     name = validate_name(stmt.name)
-    limits = _gate(engine, op)
-    target = resolve_target(engine, ctx, stmt.table, op)
-    dataset, locator = _read_latest(engine, target, op)
+    limits = _gate(admission.config, op)
+    target = resolve_target(admission, ctx, stmt.table, op)
+    dataset, locator = _read_latest(admission.config, target, op)
     existing = existing_indexes(dataset)
     if name not in existing:
         if stmt.if_exists:
@@ -236,5 +251,5 @@ def admit_drop(engine: Engine, stmt: ast.DropIndex, ctx: SessionContext) -> JobR
         raise invalid(f"index '{name}' not found on table {target.db}.{target.table}")
     column, contract = drop_contract(dataset, name)
     job = _new_job(target, locator, name, st.MutationType.DROP, None, column, contract, dataset.version, ctx,
-                   False, stmt.if_exists, admission_bounds(engine))
-    return engine.jobs.create(job, *limits)
+                   False, stmt.if_exists, admission_bounds(admission.config))
+    return admission.jobs.create(job, *limits)

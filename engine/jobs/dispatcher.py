@@ -21,6 +21,7 @@ import logging
 import threading
 import time
 import uuid
+from pathlib import Path
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -37,8 +38,12 @@ from engine.jobs.validation import IndexSpec
 from engine.config_keys import Key
 
 if TYPE_CHECKING:
-    from engine.core import Engine
+    from engine.audit import AuditLog
+    from engine.catalogs.manager import CatalogManager
+    from engine.config import Config
+    from engine.jobs.manager import JobManager
     from engine.jobs.ray_backend import RayBackend
+    from engine.metrics import Metrics
 
 logger = logging.getLogger(__name__)
 BACKEND_ID = "local"
@@ -67,27 +72,32 @@ class Prepared:
 
 
 class Dispatcher:
-    def __init__(self, engine: Engine, epoch: str):
-        self._engine = engine
+    def __init__(self, *, jobs: JobManager, config: Config, catalogs: CatalogManager, metrics: Metrics,
+                 audit: AuditLog, workers_dir: Path, epoch: str):
+        self._jobs = jobs
+        self._config = config
+        self._catalogs = catalogs
+        self._metrics = metrics
+        self._audit = audit  # evidence reconciliation audits what it settled
         self.epoch = epoch
+        self._workers_dir = workers_dir
         self.supervisor: Supervisor | RayBackend = self._new_supervisor()
         self._wake = threading.Event()
         self._stop = threading.Event()
         self._gate = threading.Lock()  # held while deciding and marking one dispatch (pause barrier)
         self._thread: threading.Thread | None = None
         self._stopped = False  # stopped once: a later start (the lease regained) is a new epoch
-        engine.jobs.listeners.append(lambda job: self.wake())
-        engine.config.on_change(self._on_config)
+        jobs.listeners.append(lambda job: self.wake())
+        config.on_change(self._on_config)
         self._workers: dict[int, dict[str, Any]] = {}
         self._retry_at: dict[int, float] = {}  # job id → monotonic time its next preparation is due
 
     def _new_supervisor(self) -> Supervisor | RayBackend:
-        engine = self._engine
-        if engine.config.get(Key.LANCE_INDEX_WORKER_BACKEND) == "ray":  # ray is imported only then
+        if self._config.get(Key.LANCE_INDEX_WORKER_BACKEND) == "ray":  # ray is imported only then
             from engine.jobs.ray_backend import RayBackend
 
-            return RayBackend(engine.config, self, self.epoch, engine.data_dir / "workers")
-        return Supervisor(engine.config, self, self.epoch, engine.data_dir / "workers")
+            return RayBackend(self._config, self, self.epoch, self._workers_dir)
+        return Supervisor(self._config, self, self.epoch, self._workers_dir)
 
     # -- lifecycle ------------------------------------------------------------------------------------
     def start(self) -> None:
@@ -129,7 +139,7 @@ class Dispatcher:
         self.wake()
 
     def _paused(self) -> bool:
-        return bool(self._engine.config.get(Key.LANCE_INDEX_JOB_DISPATCHER_PAUSED))
+        return bool(self._config.get(Key.LANCE_INDEX_JOB_DISPATCHER_PAUSED))
 
     def _run(self) -> None:
         while not self._stop.is_set():
@@ -137,13 +147,13 @@ class Dispatcher:
                 self.round()
             except Exception:  # noqa: BLE001 - the dispatcher must survive a bad round
                 logger.exception("dispatcher round failed")
-            interval = min(float(self._engine.config.get(Key.LANCE_INDEX_JOB_DISPATCH_INTERVAL_SECOND)), 10.0)
+            interval = min(float(self._config.get(Key.LANCE_INDEX_JOB_DISPATCH_INTERVAL_SECOND)), 10.0)
             self._wake.wait(timeout=min(interval, self._next_retry_in()))
             self._wake.clear()
 
     # -- one round --------------------------------------------------------------------------------------
     def round(self) -> None:
-        jobs = self._engine.jobs
+        jobs = self._jobs
         now_ms = int(time.time() * 1000)
         for job in jobs.live_jobs(st.MutationState.RUNNING):  # 1. deadline sweep (slot, fence and quota stay held)
             if job.state is st.MutationState.RUNNING and job.deadline_ms is not None and job.deadline_ms <= now_ms:
@@ -152,13 +162,13 @@ class Dispatcher:
         for job in jobs.live_jobs(st.MutationState.UNKNOWN):  # 3. evidence for UNKNOWN jobs whose worker is proven gone
             if job.state is st.MutationState.UNKNOWN and not job.force_released and \
                     not st.holds_possible_live_slot(job.facts):
-                reconcile_job(self._engine, job)
-        for job in due_refreshes(self._engine):  # 4. refresh driver (FIFO)
-            refresh_job(self._engine, job)
+                reconcile_job(jobs, self._catalogs, self._audit, job)
+        for job in due_refreshes(jobs, self._config):  # 4. refresh driver (FIFO)
+            refresh_job(jobs, self._catalogs, job)
         self._dispatch_pending()  # 5.
 
     def _dispatch_pending(self) -> None:
-        jobs, config = self._engine.jobs, self._engine.config
+        jobs, config = self._jobs, self._config
         if self._paused():
             return
         budget = int(config.get(Key.LANCE_INDEX_JOB_MAX_DISPATCH_PER_ROUND))
@@ -191,13 +201,13 @@ class Dispatcher:
 
     def _held(self, job: JobRecord) -> bool:
         """While enable_lance_index_local_file_mutation is off, a local job waits PENDING and says why."""
-        if not local_mutation_allowed(self._engine, job.locator):
-            self._engine.jobs.note_pending(job.id, LOCAL_HOLD_MESSAGE)
+        if not local_mutation_allowed(self._config, job.locator):
+            self._jobs.note_pending(job.id, LOCAL_HOLD_MESSAGE)
             return True
         hold = getattr(self.supervisor, "hold_reason", None)  # the Ray backend: head unreachable
         reason = hold(job) if hold is not None else None
         if reason:
-            self._engine.jobs.note_pending(job.id, reason)
+            self._jobs.note_pending(job.id, reason)
         return bool(reason)
 
     def _retry_due(self, job: JobRecord) -> bool:
@@ -211,7 +221,7 @@ class Dispatcher:
 
     def _prepare(self, job: JobRecord) -> Prepared | None:
         """Everything the send needs, built while the job is still PENDING (nothing durable yet)."""
-        deadline_ms = int((time.time() + float(self._engine.config.get(Key.LANCE_INDEX_JOB_EXECUTE_DEADLINE_SECOND)))
+        deadline_ms = int((time.time() + float(self._config.get(Key.LANCE_INDEX_JOB_EXECUTE_DEADLINE_SECOND)))
                           * 1000)
         try:
             dispatch = self.build_dispatch(job, uuid.uuid4().hex, str(uuid.uuid4()))
@@ -220,7 +230,7 @@ class Dispatcher:
             self._preparation_failed(job, exc)
             return None
         if job.message:  # a hold or failure reason from an earlier look no longer applies
-            job = self._engine.jobs.note_pending(job.id, "") or job
+            job = self._jobs.note_pending(job.id, "") or job
         return Prepared(job, dispatch, deadline_ms)
 
     def _preparation_failed(self, job: JobRecord, exc: Exception) -> None:
@@ -231,17 +241,17 @@ class Dispatcher:
         permanent = isinstance(exc, ProtocolError) or (isinstance(exc, PrepareError) and exc.permanent)
         if permanent or attempt >= MAX_PREPARE_ATTEMPTS:
             self._retry_at.pop(job.id, None)
-            self._engine.jobs.reject_pending(
+            self._jobs.reject_pending(
                 job.id, f"dispatch could not be prepared ({attempt} attempt{'s' if attempt > 1 else ''}): {why}")
             return
         self._retry_at[job.id] = time.monotonic() + min(RETRY_BASE_SECONDS * 2 ** (attempt - 1), RETRY_MAX_SECONDS)
-        self._engine.jobs.note_pending(
+        self._jobs.note_pending(
             job.id, f"dispatch preparation failed (attempt {attempt} of {MAX_PREPARE_ATTEMPTS}): {why}; "
                     "the job stays PENDING and is retried", failed_attempt=True)
 
     def _mark_running(self, prepared: Prepared) -> JobRecord | None:
         job, dispatch = prepared.job, prepared.dispatch
-        running = self._engine.jobs.mark_running(
+        running = self._jobs.mark_running(
             job.id, invocation_id=dispatch.invocation_id, index_uuid=dispatch.index_uuid,
             deadline_ms=prepared.deadline_ms, process_epoch=self.epoch, backend_id=self._backend_of(dispatch),
             expected_revision=job.revision)
@@ -259,24 +269,24 @@ class Dispatcher:
         try:
             self.supervisor.submit(dispatch, job.deadline_ms or 0)
         except NotEnqueued as exc:
-            self._engine.jobs.not_enqueued(job.id, job.invocation_id, str(exc))
+            self._jobs.not_enqueued(job.id, job.invocation_id, str(exc))
             return False
         except Exception as exc:  # noqa: BLE001 - ambiguous: the worker may or may not run
             logger.exception("dispatch of job %s failed ambiguously", job.id)
-            self._engine.jobs.mark_unknown(job.id, f"dispatch failed: {type(exc).__name__}")
+            self._jobs.mark_unknown(job.id, f"dispatch failed: {type(exc).__name__}")
         return True
 
     def build_dispatch(self, job: JobRecord, invocation_id: str, index_uuid: str) -> Dispatch:
         """From what admission stored with the job (bounds, spec, contract, pinned version); only
         the storage options (credentials) are read now."""
-        record = self._engine.catalogs.by_id(job.catalog_id)
+        record = self._catalogs.by_id(job.catalog_id)
         if record is None:  # catalog ids are never reused: it will not come back
             raise PrepareError("the job's catalog no longer exists", permanent=True)
         if job.max_num_partitions <= 0 or job.max_num_sub_vectors <= 0:
             raise PrepareError("the job carries no admission-time bounds", permanent=True)
         spec = IndexSpec.from_json(job.properties) if job.operation is not st.MutationType.DROP else None
         contract = json.loads(job.schema_contract)
-        connector = self._engine.catalogs.lance_connector(record.name)
+        connector = self._catalogs.lance_connector(record.name)
         return Dispatch(job_id=job.id, invocation_id=invocation_id, operation=job.operation.value,
                         uri=job.locator, storage_options=connector.storage_options(),
                         admitted_version=job.admitted_version, index_name=job.index_name,
@@ -290,23 +300,23 @@ class Dispatcher:
 
     # -- supervisor events ------------------------------------------------------------------------------
     def on_spawned(self, job_id: int, invocation_id: str, pid: int, cgroup: str) -> None:
-        self._engine.jobs.record_worker(job_id, invocation_id, pid, _start_ticks(pid), cgroup, self.epoch)
+        self._jobs.record_worker(job_id, invocation_id, pid, _start_ticks(pid), cgroup, self.epoch)
 
     def on_progress(self, job_id: int, invocation_id: str, text: str) -> None:
-        self._engine.jobs.set_progress(job_id, text)
+        self._jobs.set_progress(job_id, text)
 
     def on_result(self, job_id: int, invocation_id: str, result: WorkerResult) -> None:
-        done = self._engine.jobs.complete_with_result(job_id, invocation_id, result.code, result.message,
+        done = self._jobs.complete_with_result(job_id, invocation_id, result.code, result.message,
                                                       result.external_metadata_advanced)
         if done is not None:
-            self._engine.metrics.job_seconds.labels(done.operation.value, done.state.value).observe(
+            self._metrics.job_seconds.labels(done.operation.value, done.state.value).observe(
                 max(time.time() - done.created_at, 0.0))
         self.wake()
 
     def on_exit(self, job_id: int, invocation_id: str, proof: st.TerminationProof | None, detail: str) -> None:
-        jobs = self._engine.jobs
+        jobs = self._jobs
         job = jobs.get(job_id)
-        self._engine.metrics.worker_exits.labels(proof.value if proof else "UNPROVEN").inc()
+        self._metrics.worker_exits.labels(proof.value if proof else "UNPROVEN").inc()
         if job is not None and job.state is st.MutationState.RUNNING and job.invocation_id == invocation_id:
             jobs.mark_unknown(job_id, f"worker ended without a trusted result ({detail})")
         if proof is not None:
@@ -316,26 +326,26 @@ class Dispatcher:
     # -- earlier process epochs ------------------------------------------------------------------------
     def _adopt_earlier_epochs(self) -> None:
         """A durable RUNNING without a matching result from an earlier process becomes UNKNOWN."""
-        for job in self._engine.jobs.live_jobs():
+        for job in self._jobs.live_jobs():
             if job.state is st.MutationState.RUNNING and job.process_epoch != self.epoch:
-                self._engine.jobs.mark_unknown(job.id, "server restarted while the job was running")
+                self._jobs.mark_unknown(job.id, "server restarted while the job was running")
             if job.refresh_state is st.RefreshState.RUNNING:  # only this process runs refreshes
-                self._engine.jobs.refresh_interrupted(job.id)
+                self._jobs.refresh_interrupted(job.id)
 
     def _prove_earlier_epochs(self, spawned_by: str | None = None) -> None:
         """Release a slot of an earlier epoch only once its worker is proven gone (fail closed).
         ``spawned_by``: only workers that frontend's earlier runs spawned (a follower proves its own)."""
         # every live state but PENDING: the slot is taken at PENDING → RUNNING
-        for job in self._engine.jobs.live_jobs(st.MutationState.RUNNING, st.MutationState.COMMITTED,
+        for job in self._jobs.live_jobs(st.MutationState.RUNNING, st.MutationState.COMMITTED,
                                                st.MutationState.NOT_COMMITTED, st.MutationState.UNKNOWN):
             if not st.holds_possible_live_slot(job.facts) or job.process_epoch == self.epoch:
                 continue
             if spawned_by is not None and (job.backend_id == "ray" or job.state is st.MutationState.RUNNING
-                                           or self._engine.jobs.worker_frontend(job.id, job.invocation_id)
+                                           or self._jobs.worker_frontend(job.id, job.invocation_id)
                                            != spawned_by):
                 continue  # RUNNING: the leader has not adopted it yet; Ray: the leader's to prove
             if self._earlier_worker_gone(job):
-                self._engine.jobs.record_termination_proof(job.id, st.TerminationProof.BE_PROCESS_EPOCH_GONE)
+                self._jobs.record_termination_proof(job.id, st.TerminationProof.BE_PROCESS_EPOCH_GONE)
 
     def prove_own_earlier_workers(self, frontend_name: str) -> None:
         """On a follower: the workers this frontend spawned before it restarted (or lost the lease)
@@ -347,7 +357,7 @@ class Dispatcher:
         if job.backend_id == "ray":  # only Ray's state API can prove it (fail closed without it)
             prove = getattr(self.supervisor, "earlier_invocation_gone", None)
             return bool(prove is not None and prove(job))
-        host = self._engine.jobs.worker_host(job.id, job.invocation_id)
+        host = self._jobs.worker_host(job.id, job.invocation_id)
         if host not in (None, "", host_id()):
             # Another host's worker (a shared store): its pid means nothing here. Only that host's
             # frontend, restarted, can prove it gone, or an operator's FORCE_RELEASE.
@@ -358,7 +368,7 @@ class Dispatcher:
                 isolation.kill_all(group)
                 if not isolation.remove(group, timeout=2):
                     return False
-        worker = self._engine.jobs.worker_of(job.id, job.invocation_id)
+        worker = self._jobs.worker_of(job.id, job.invocation_id)
         if worker is None:
             return True  # never released: a worker without a record never received its dispatch
         pid, ticks = worker

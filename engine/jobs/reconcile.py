@@ -19,7 +19,9 @@ from engine.jobs import states as st
 from engine.jobs.records import MAX_DURABLE_TEXT_BYTES, JobRecord, clip
 
 if TYPE_CHECKING:
-    from engine.core import Engine
+    from engine.audit import AuditLog
+    from engine.catalogs.manager import CatalogManager
+    from engine.jobs.manager import JobManager
 
 logger = logging.getLogger(__name__)
 
@@ -80,16 +82,16 @@ def settled_message(cause: str, committed: bool) -> str:
     return f"{clip(cause, MAX_DURABLE_TEXT_BYTES - len(verdict) - 2)}; {verdict}"  # the verdict is never cut
 
 
-def reconcile_job(engine: Engine, job: JobRecord) -> JobRecord | None:
+def reconcile_job(jobs: JobManager, catalogs: CatalogManager, audit: AuditLog, job: JobRecord) -> JobRecord | None:
     if not job.index_uuid and job.operation is not st.MutationType.DROP:
         return None  # never dispatched with a uuid: nothing to look for
-    record = engine.catalogs.by_id(job.catalog_id)
+    record = catalogs.by_id(job.catalog_id)
     if record is None:
         return None
     try:
         import lance
 
-        options = engine.catalogs.lance_connector(record.name).storage_options()
+        options = catalogs.lance_connector(record.name).storage_options()
         dataset = lance.dataset(job.locator, storage_options=options)
         verdict = evidence(job, dataset, options)
     except Exception:  # noqa: BLE001 - unreachable or unreadable: stays UNKNOWN
@@ -97,9 +99,9 @@ def reconcile_job(engine: Engine, job: JobRecord) -> JobRecord | None:
         return None
     if verdict is None:
         return None
-    reconciled = engine.jobs.reconcile(job.id, verdict, settled_message(job.message, verdict))
+    reconciled = jobs.reconcile(job.id, verdict, settled_message(job.message, verdict))
     if reconciled is not None:
-        engine.audit.record(user="drydock", host="localhost", connection_id=0, kind="ReconcileLanceIndexJob",
+        audit.record(user="drydock", host="localhost", connection_id=0, kind="ReconcileLanceIndexJob",
                             obj=f"{job.catalog_name}.{job.db}.{job.tbl}", error_code=0, started=time.monotonic(),
                             statement=f"job {job.id}: {reconciled.state.value} (RECONCILED)")
     return reconciled

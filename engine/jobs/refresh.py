@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import logging
 import time
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from engine.faults import pause_point
 from engine.jobs import states as st
@@ -17,37 +17,51 @@ from engine.jobs.records import JobRecord
 from engine.config_keys import Key
 
 if TYPE_CHECKING:
-    from engine.core import Engine
+    from engine.catalogs.manager import CatalogRecord
+    from engine.config import Config
+    from engine.jobs.manager import JobManager
 
 logger = logging.getLogger(__name__)
 
 
-def refresh_job(engine: Engine, job: JobRecord) -> JobRecord | None:
-    started = engine.jobs.refresh_started(job.id)
+class TableLookup(Protocol):
+    def table_exists(self, db: str, table: str) -> bool: ...
+
+
+class RefreshCatalogs(Protocol):
+    """What the refresh reads of the catalogs: engine.catalogs.manager.CatalogManager."""
+
+    def by_id(self, catalog_id: int) -> CatalogRecord | None: ...
+    def refresh(self, name: str, db: str | None = None, table: str | None = None) -> None: ...
+    def connector(self, name: str) -> TableLookup: ...
+
+
+def refresh_job(jobs: JobManager, catalogs: RefreshCatalogs, job: JobRecord) -> JobRecord | None:
+    started = jobs.refresh_started(job.id)
     if started is None:
         return None
     pause_point("during_refresh")
-    record = engine.catalogs.by_id(job.catalog_id)
+    record = catalogs.by_id(job.catalog_id)
     if record is None:
-        return engine.jobs.refresh_finished(job.id, ok=True)  # the catalog is gone: nothing cached
+        return jobs.refresh_finished(job.id, ok=True)  # the catalog is gone: nothing cached
     try:
-        engine.catalogs.refresh(record.name, job.db, job.tbl)
-        connector = engine.catalogs.connector(record.name)
+        catalogs.refresh(record.name, job.db, job.tbl)
+        connector = catalogs.connector(record.name)
         # Re-read: either the table is there (its fresh metadata now cached) or it is provably gone.
         connector.table_exists(job.db, job.tbl)
     except Exception as exc:  # noqa: BLE001 - any failure is transient until proven otherwise
         logger.warning("refresh of job %s failed: %s", job.id, type(exc).__name__)
-        return engine.jobs.refresh_finished(job.id, ok=False, message=f"metadata refresh failed: {type(exc).__name__}")
-    return engine.jobs.refresh_finished(job.id, ok=True)
+        return jobs.refresh_finished(job.id, ok=False, message=f"metadata refresh failed: {type(exc).__name__}")
+    return jobs.refresh_finished(job.id, ok=True)
 
 
-def due_refreshes(engine: Engine, now: float | None = None) -> list[JobRecord]:
+def due_refreshes(jobs: JobManager, config: Config, now: float | None = None) -> list[JobRecord]:
     """REQUIRED jobs, and FAILED ones whose retry throttle has passed, oldest first (FIFO)."""
     now = time.time() if now is None else now
-    retry = engine.config.get(Key.LANCE_INDEX_JOB_REFRESH_RETRY_SECOND)
+    retry = config.get(Key.LANCE_INDEX_JOB_REFRESH_RETRY_SECOND)
     due = []
     # every live state but PENDING and RUNNING, which owe no refresh (admission sets NOT_REQUIRED)
-    for job in engine.jobs.live_jobs(st.MutationState.COMMITTED, st.MutationState.NOT_COMMITTED,
+    for job in jobs.live_jobs(st.MutationState.COMMITTED, st.MutationState.NOT_COMMITTED,
                                      st.MutationState.UNKNOWN):
         if job.refresh_state is st.RefreshState.REQUIRED:
             due.append(job)

@@ -14,7 +14,8 @@ from engine.privileges import Privilege
 from engine.session import SessionContext
 
 if TYPE_CHECKING:
-    from engine.core import Engine
+    from engine.catalogs.manager import CatalogManager
+    from engine.privileges import Privileges
 
 
 class JobLocation(Protocol):
@@ -37,16 +38,16 @@ class Resolution:
     failed: bool  # the lookup itself failed: neither "present" nor "gone" is proven
 
 
-def resolve(engine: Engine, job: JobLocation, authoritative: bool = False) -> Resolution:
+def resolve(catalogs: CatalogManager, job: JobLocation, authoritative: bool = False) -> Resolution:
     """``authoritative`` (RESOLVE): drop the table's cached listing first, so that a table deleted or
     re-created outside drydock is judged on what is there now, not on a listing cached for the TTL."""
-    record = engine.catalogs.by_id(job.catalog_id)
+    record = catalogs.by_id(job.catalog_id)
     if record is None:
         return Resolution("", orphan=True, failed=False)
     try:
         if authoritative:
-            engine.catalogs.refresh(record.name, job.db, job.tbl)
-        connector = engine.catalogs.lance_connector(record.name)
+            catalogs.refresh(record.name, job.db, job.tbl)
+        connector = catalogs.lance_connector(record.name)
         if not connector.table_exists(job.db, job.tbl):
             return Resolution(record.name, orphan=True, failed=False)
         same = connector.dataset_uri(job.db, job.tbl) == job.locator
@@ -63,24 +64,26 @@ class JobVisibility:
 
     MAX_SCOPE_PARAMS = 900  # below SQLite's smallest host-parameter limit
 
-    def __init__(self, engine: Engine, ctx: SessionContext, authoritative: bool = False):
-        self._engine = engine
+    def __init__(self, catalogs: CatalogManager, privileges: Privileges, ctx: SessionContext,
+                 authoritative: bool = False):
+        self._catalogs = catalogs
+        self._privileges = privileges
         self._ctx = ctx
         self._authoritative = authoritative
-        self._admin = engine.privileges.has(ctx, Privilege.ADMIN)
+        self._admin = privileges.has(ctx, Privilege.ADMIN)
         self._cache: dict[tuple[int, str, str, str], Resolution] = {}
         self._names: dict[int, str] = {}
 
     def resolution(self, job: JobLocation) -> Resolution:
         key = (job.catalog_id, job.db, job.tbl, job.locator)
         if key not in self._cache:
-            self._cache[key] = resolve(self._engine, job, self._authoritative)
+            self._cache[key] = resolve(self._catalogs, job, self._authoritative)
         return self._cache[key]
 
     def catalog_name(self, job: JobLocation) -> str:
         """The catalog's current name ('' if it is gone)."""
         if job.catalog_id not in self._names:
-            record = self._engine.catalogs.by_id(job.catalog_id)
+            record = self._catalogs.by_id(job.catalog_id)
             self._names[job.catalog_id] = record.name if record else ""
         return self._names[job.catalog_id]
 
@@ -93,8 +96,8 @@ class JobVisibility:
             return None
         clauses: list[str] = []
         params: list[object] = []
-        for record in self._engine.catalogs.list():
-            everything, dbs, tables = self._engine.privileges.visibility(self._ctx, record.name)
+        for record in self._catalogs.list():
+            everything, dbs, tables = self._privileges.visibility(self._ctx, record.name)
             if everything:
                 clauses.append("catalog_id = ?")
                 params.append(record.id)
@@ -115,7 +118,7 @@ class JobVisibility:
         if self._admin:
             return True
         name = self.catalog_name(job)
-        if not name or not self._engine.privileges.may_see_table(self._ctx, name, job.db, job.tbl):
+        if not name or not self._privileges.may_see_table(self._ctx, name, job.db, job.tbl):
             return False
         return not self.resolution(job).orphan
 
@@ -123,6 +126,6 @@ class JobVisibility:
         if self._admin:
             return True
         name = self.catalog_name(job)
-        if not name or not self._engine.privileges.has(self._ctx, Privilege.ALTER, name, job.db, job.tbl):
+        if not name or not self._privileges.has(self._ctx, Privilege.ALTER, name, job.db, job.tbl):
             return False
         return not self.resolution(job).orphan

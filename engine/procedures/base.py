@@ -22,7 +22,7 @@ from engine.session import SessionContext
 if TYPE_CHECKING:
     from engine.catalogs.base import Connector
     from engine.catalogs.manager import CatalogRecord
-    from engine.core import Engine
+    from engine.config import Config
 
 TYPES = ("STRING", "INT", "LONG", "BOOLEAN")
 
@@ -41,7 +41,7 @@ class Arg:
 class ProcedureContext:
     """What a running procedure may use. ``check_cancelled`` honours KILL QUERY and the timeout."""
 
-    engine: Engine
+    config: Config  # the limits a procedure reads (procedure_max_deletes)
     session: SessionContext
     catalog: CatalogRecord
     connector: Connector

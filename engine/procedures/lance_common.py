@@ -209,7 +209,7 @@ def at_least(procedure: str, arg: str, value: int | None, low: int) -> int | Non
 
 def max_deletes(ctx: ProcedureContext, procedure: str, value: int | None) -> int:
     """The call's bound on deletions: the argument, at most config procedure_max_deletes."""
-    limit = int(ctx.engine.config.get(Key.PROCEDURE_MAX_DELETES))
+    limit = int(ctx.config.get(Key.PROCEDURE_MAX_DELETES))
     if value is None:
         return limit
     at_least(procedure, "max_deletes", value, 1)

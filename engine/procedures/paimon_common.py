@@ -242,7 +242,7 @@ class Deleter:
 
 
 def max_deletes(ctx: ProcedureContext) -> int:
-    return int(ctx.engine.config.get(Key.PROCEDURE_MAX_DELETES))
+    return int(ctx.config.get(Key.PROCEDURE_MAX_DELETES))
 
 
 def refuse_over_limit(target: Target, count: int, hint: str) -> Exception:

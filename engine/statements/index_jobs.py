@@ -51,13 +51,13 @@ def create_index(engine: Engine, stmt: ast.CreateIndex, ctx: SessionContext) -> 
     if not stmt.using:
         raise Errors.PARSE.error(detail="line 1:0 mismatched input '<EOF>' expecting USING "
                                         "(a Lance index needs USING ANN|BTREE|BITMAP|INVERTED)")
-    return _job_id_result(admit_create(engine, stmt, ctx))
+    return _job_id_result(admit_create(engine.admission, stmt, ctx))
 
 
 def drop_index(engine: Engine, stmt: ast.DropIndex, ctx: SessionContext) -> Result:
     if internal_index.is_internal(engine, ctx, stmt.table):
         return internal_index.drop(engine, stmt, ctx)
-    return _job_id_result(admit_drop(engine, stmt, ctx))
+    return _job_id_result(admit_drop(engine.admission, stmt, ctx))
 
 
 def _list_row(engine: Engine, job: JobRecord, catalog_name: str) -> tuple[str, ...]:
@@ -113,7 +113,7 @@ def show_lance_index_jobs(engine: Engine, stmt: ast.ShowLanceIndexJobs, ctx: Ses
     if state is not None:
         clauses.append("state = ?")
         params.append(state)
-    visibility = JobVisibility(engine, ctx)
+    visibility = JobVisibility(engine.catalogs, engine.privileges, ctx)
     scope = visibility.sql_scope()  # a user who may see 1% of the jobs reads ~1% of the rows
     if scope is not None:
         clauses.append(scope[0])
@@ -184,7 +184,7 @@ def _listed_row(job: _Listed, catalog_name: str, progress: str) -> tuple[str, ..
 
 def _visible_job(engine: Engine, ctx: SessionContext, job_id: int) -> tuple[JobRecord, JobVisibility]:
     job = engine.jobs.get(job_id)
-    visibility = JobVisibility(engine, ctx)
+    visibility = JobVisibility(engine.catalogs, engine.privileges, ctx)
     if job is None or not visibility.may_see(job):
         raise Errors.LANCE_INDEX_JOB_NOT_FOUND.error(job_id=job_id)
     return job, visibility
@@ -208,7 +208,7 @@ def resolve_lance_index_job(engine: Engine, stmt: ast.ResolveLanceIndexJob, ctx:
     warning = [Errors.LANCE_INDEX_JOB_FORCE_RELEASED.warning(detail=FORCE_RELEASE_WARNING)]
     job = engine.jobs.get(stmt.job_id)
     # authoritative: the persisted locator is compared with the table as it is now (defect 8)
-    visibility = JobVisibility(engine, ctx, authoritative=True)
+    visibility = JobVisibility(engine.catalogs, engine.privileges, ctx, authoritative=True)
     if job is None or not visibility.may_alter(job):  # orphans need ADMIN; both answer "not found"
         raise Errors.LANCE_INDEX_JOB_NOT_FOUND.error(job_id=stmt.job_id)
     if job.state is st.MutationState.UNKNOWN and job.force_released:
@@ -234,7 +234,7 @@ def resolve_lance_index_job(engine: Engine, stmt: ast.ResolveLanceIndexJob, ctx:
 
 def cancel_lance_index_job(engine: Engine, stmt: ast.CancelLanceIndexJob, ctx: SessionContext) -> Result:
     job = engine.jobs.get(stmt.job_id)
-    visibility = JobVisibility(engine, ctx)
+    visibility = JobVisibility(engine.catalogs, engine.privileges, ctx)
     if job is None or not visibility.may_alter(job):
         raise Errors.LANCE_INDEX_JOB_NOT_FOUND.error(job_id=stmt.job_id)
     if job.state is st.MutationState.PENDING and engine.jobs.cancel_pending(job.id) is not None:

@@ -30,7 +30,7 @@ def show_databases(engine: Engine, stmt: ast.ShowDatabases, ctx: SessionContext)
     if catalog == INTERNAL:
         names = sorted([*names, "information_schema"])
         if stmt.catalog is None:  # the other catalogs' databases as catalog.db (engine/dotted_names.py)
-            names += dotted_names.external_databases(engine, ctx, engine.metadata.databases)
+            names += dotted_names.external_databases(engine.catalogs, ctx, engine.metadata.databases)
     return Result(columns=["Database"], rows=_filter([(n,) for n in names], stmt.like))
 
 
@@ -38,7 +38,7 @@ def show_tables(engine: Engine, stmt: ast.ShowTables, ctx: SessionContext) -> Re
     if len(stmt.parts) == 2:
         catalog, db = _catalog(engine, stmt.parts[0], ctx), stmt.parts[1]
     elif len(stmt.parts) == 1:
-        catalog, db = dotted_names.split_database(engine, stmt.parts[0]) or (ctx.catalog, stmt.parts[0])
+        catalog, db = dotted_names.split_database(engine.catalogs, stmt.parts[0]) or (ctx.catalog, stmt.parts[0])
     elif ctx.database:
         catalog, db = ctx.catalog, ctx.database
     else:

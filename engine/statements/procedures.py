@@ -61,7 +61,7 @@ def call_procedure(engine: Engine, stmt: ast.CallProcedure, ctx: SessionContext)
         job_id = engine.jobs.unresolved_on_table(record.id, engine.catalogs.lance_connector(record.name).dataset_uri(*target))
         if job_id is not None:
             raise Errors.PROCEDURE_FENCED.error(procedure=procedure.name, table=".".join(target), job_id=job_id)
-    pctx = ProcedureContext(engine=engine, session=ctx, catalog=record, connector=connector, cancel=ctx.cancel,
+    pctx = ProcedureContext(config=engine.config, session=ctx, catalog=record, connector=connector, cancel=ctx.cancel,
                             deadline=time.monotonic() + float(engine.config.get(Key.PROCEDURE_TIMEOUT_SECOND)))
     calls = engine.metrics.procedure_calls
     try:

@@ -66,11 +66,11 @@ def run_sql(engine: Engine, stmt: ast.SqlStatement, ctx: SessionContext) -> Resu
         own = expression if stmt.fresh else expression.copy()
         session_limits.apply(own, ctx)  # sql_select_limit / sql_safe_updates, on the AST
         if "`" in stmt.text or '"' in stmt.text:  # a dotted database name can only be quoted
-            dotted_names.split_table_references(engine, own)  # `lc.db`.t → lc.db.t
+            dotted_names.split_table_references(engine.catalogs, own)  # `lc.db`.t → lc.db.t
         if "schemata" in stmt.text.lower():  # getCatalogs: external databases as catalog.db
-            dotted_names.add_external_schemata(engine, own, ctx)
+            dotted_names.add_external_schemata(engine.catalogs, engine.metadata, own, ctx)
         if "information_schema" in stmt.text.lower() and "." in stmt.text:  # getTables('lc.db', …)
-            dotted_names.add_external_tables(engine, own, ctx)
+            dotted_names.add_external_tables(engine.catalogs, engine.metadata, own, ctx)
         counting = statement_info.found_rows_query(own)
         result = run_query(engine, own, ctx)
         if counting is not None:
