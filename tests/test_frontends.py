@@ -341,3 +341,27 @@ def test_a_restarted_frontend_proves_its_own_earlier_workers_gone_even_as_a_foll
     finally:
         follower.close()
         leader.close()
+
+
+def test_losing_and_regaining_the_lease_restarts_the_dispatcher_with_a_new_epoch(tmp_path: Path) -> None:
+    """The lease lost: dispatching stops (its workers are killed with the supervisor); regained: a
+    new process epoch and supervisor, and what the last run left RUNNING is adopted as after a restart."""
+    from engine.core import Engine
+
+    engine = Engine(tmp_path / "fe")
+    try:
+        engine.dispatcher.start()
+        first_epoch, first_supervisor = engine.dispatcher.epoch, engine.dispatcher.supervisor
+        job = engine.jobs.create(new_job("left_running"), 8, 8, 8)
+        engine.jobs.mark_running(job.id, invocation_id="inv", index_uuid="u", deadline_ms=2**40,
+                                 process_epoch=first_epoch, backend_id="local")
+        engine.dispatcher.stop()  # what on_follow does
+        assert not engine.dispatcher.running
+        engine.dispatcher.start()  # what on_lead does
+        assert engine.dispatcher.running
+        assert engine.dispatcher.epoch != first_epoch and engine.dispatcher.supervisor is not first_supervisor
+        adopted = engine.jobs.get(job.id)
+        assert adopted is not None and adopted.state is st.MutationState.UNKNOWN
+        assert engine.metrics.registry.get_sample_value("drydock_supervisor_inflight_workers") == 0
+    finally:
+        engine.close()
