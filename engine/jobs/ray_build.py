@@ -15,15 +15,13 @@ only then are a failed build's segment folders removed (a live task could still 
 from __future__ import annotations
 
 import logging
-import shutil
 import threading
 import time
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
-from urllib.parse import urlparse
 
 from engine.jobs import ray_tasks
+from engine.jobs.segment_files import remove_segments
 from engine.jobs.protocol import Dispatch, WorkerResult
 from engine.jobs.states import ResultCode, TerminationProof
 
@@ -256,16 +254,12 @@ class RayBuild:
 
     # -- after the result -----------------------------------------------------------------------------
     def remove_segments(self) -> None:
-        """A failed build's uncommitted segment folders (pylance's cleanup keeps them for 7 days).
-        Local datasets only; on object storage they are named in the log for the operator."""
-        parsed = urlparse(self.d.uri)
-        if parsed.scheme not in ("", "file"):
+        """A failed build's uncommitted segment folders (pylance's cleanup keeps them for 7 days), on
+        local disk or object storage, with the dataset's own storage options."""
+        left = remove_segments(self.d.uri, self.d.storage_options, [s.uuid for s in self.segments])
+        if left:
             logger.warning("job %s: uncommitted segment folders left under %s/_indices: %s", self.d.job_id,
-                           self.d.uri, ", ".join(s.uuid for s in self.segments))
-            return
-        root = Path(parsed.path if parsed.scheme else self.d.uri) / "_indices"
-        for segment in self.segments:
-            shutil.rmtree(root / segment.uuid, ignore_errors=True)
+                           self.d.uri, ", ".join(left))
 
     def proof(self) -> TerminationProof | None:
         if not self.task_ids:
