@@ -29,6 +29,7 @@ from tests.lance_fixtures import (
     local_warehouse,
     rows,
     set_config,
+    settled,
     show_job,
     show_jobs,
     vector_table,
@@ -132,6 +133,12 @@ def test_a_deposed_leaders_late_transition_is_refused_by_the_fencing_token(pg_st
     taken = jobs_b.mark_running(job.id, invocation_id="new", index_uuid="u", deadline_ms=1,
                                 process_epoch="proc-fe_b", backend_id="local")
     assert taken is not None and taken.state is st.MutationState.RUNNING
+    # a worker the deposed leader spawned late is never recorded (so it is killed unreleased)
+    with pytest.raises(NotLeader):
+        jobs_a.record_worker(job.id, "new", 4242, 1, "", "proc-fe_a")
+    assert jobs_b.worker_of(job.id, "new") is None
+    jobs_b.record_worker(job.id, "new", 4242, 1, "", "proc-fe_b")
+    assert jobs_a.worker_of(job.id, "new") == (4242, 1)
     # a user's move is not fenced: any frontend may cancel what is still PENDING
     other = jobs_a.create(new_job("other_idx"), 8, 8, 8)
     assert jobs_a.cancel_pending(other.id) is not None
@@ -365,3 +372,48 @@ def test_losing_and_regaining_the_lease_restarts_the_dispatcher_with_a_new_epoch
         assert engine.metrics.registry.get_sample_value("drydock_supervisor_inflight_workers") == 0
     finally:
         engine.close()
+
+
+def test_a_paused_leader_is_deposed_and_its_late_result_changes_nothing(tmp_path: Path, pg_dsn: str) -> None:
+    """SIGSTOP the leader while its worker builds (a long GC pause, a partition). The follower takes
+    the lease, adopts the job (UNKNOWN) and waits for a proof. SIGCONT: the old leader reads its
+    worker's result late; it no longer holds the epoch, so it records nothing but the reaped child
+    (a fact, not a decision), steps down, and the new leader settles the job by evidence, once."""
+    import signal
+
+    wh = local_warehouse(tmp_path / "wh")
+    wh.write("db", "t", vector_table(300))
+    lease = 2
+    old = _frontend(tmp_path, "fe_a", pg_dsn, lease, DRYDOCK_FAULT_WORKER_MODE="slow_start")
+    new = _frontend(tmp_path, "fe_b", pg_dsn, lease)
+    try:
+        assert _leader([old, new])[0] is old
+        catalog = create_catalog(new, wh)
+        version_before = wh.dataset("db", "t").version
+        job_id = admit(new, f"CREATE INDEX by_id ON {catalog}.db.t (id) USING BTREE")
+        wait_job(new, job_id, until=lambda j: j["State"] == "RUNNING", timeout=30)
+        assert old.proc is not None
+        old.proc.send_signal(signal.SIGSTOP)
+        try:
+            wait_until(lambda: any(r[0] == "fe_b" and r[3] == "LEADER" for r in rows(new, "SHOW FRONTENDS")),
+                       lease * 4 + 5, "the follower took the lease from the paused leader")
+            # adopted: UNKNOWN, then settled by evidence once the worker is proven gone — at once if it
+            # was never released (no record), else only after the paused parent reaps it
+            wait_until(lambda: show_job(new, job_id)["State"] in ("UNKNOWN", "NOT_COMMITTED"), 15,
+                       "the new leader adopted the job")
+        finally:
+            old.proc.send_signal(signal.SIGCONT)
+        job = wait_job(new, job_id, until=lambda j: settled(j) and j["PossibleLive"] == "NO", timeout=60)
+        wait_until(lambda: "lost the dispatcher lease" in old.log_text(), 15, "the old leader stepped down")
+        assert [r[3] for r in rows(old, "SHOW FRONTENDS") if r[0] == "fe_a"] == ["FOLLOWER"]
+        # settled by evidence, and the evidence agrees with the dataset: one commit or none, never two
+        versions = [v for v in wh.dataset("db", "t").versions() if v["version"] > version_before]
+        if job["State"] == "COMMITTED":
+            assert len(versions) == 1 and "by_id" in wh.indexes("db", "t"), (job, versions)
+        else:
+            assert job["State"] == "NOT_COMMITTED" and versions == [] and wh.indexes("db", "t") == {}, job
+    finally:
+        if old.proc is not None and old.proc.poll() is None:
+            old.proc.send_signal(signal.SIGCONT)
+        old.stop()
+        new.stop()

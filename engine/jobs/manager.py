@@ -538,7 +538,12 @@ class JobManager:
     # -- worker processes ------------------------------------------------------------------------------
     def record_worker(self, job_id: int, invocation_id: str, pid: int, start_ticks: int | None, cgroup: str,
                       epoch: str) -> None:
+        """The worker's record, written at its fork barrier, before it is released. Fenced: a frontend
+        that lost the lease meanwhile raises NotLeader here and the worker is killed unreleased, so
+        "no record" keeps proving "never released" to the new leader."""
         with self._store.transaction() as db:
+            if self.fence is not None:
+                self.fence(db)
             db.execute("INSERT INTO lance_index_workers (job_id, invocation_id, pid, start_ticks, cgroup, epoch, "
                        "host, frontend) VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(job_id, invocation_id) DO UPDATE "
                        "SET pid = excluded.pid, start_ticks = excluded.start_ticks, cgroup = excluded.cgroup, "

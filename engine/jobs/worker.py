@@ -157,6 +157,8 @@ def _inject_faults() -> None:
     if fault == "hang":
         while True:
             time.sleep(1)
+    if fault == "slow_start":  # builds normally, a few seconds late (a frontend can be paused meanwhile)
+        time.sleep(4)
     if fault == "abort":
         os.abort()
     if fault == "sigkill":
