@@ -16,6 +16,12 @@ Baseline: one frontend on the same store, same machine, same client load.
    lease only once it expired, so the expected time is between lease - heartbeat and lease +
    heartbeat (heartbeat = lease / 3).
 
+3. *admission → dispatch*: two frontends; ``--latency-jobs`` BTREE jobs admitted one at a time on the
+   leader, then on the follower (each waits until the one before has settled and released its
+   slot, so only the wake-up is measured), each timed from the admission's answer until SHOW LANCE INDEX JOB
+   (polled every 2 ms on the admitting frontend) no longer says PENDING. On the follower the leader is
+   woken by PostgreSQL NOTIFY; the ratio follower/leader is the cost of crossing frontends.
+
 Exit code 0 whatever the numbers; without PostgreSQL it says why and exits 0.
 
     .venv/bin/python bench/bench_frontends.py [--admissions 1000] [--connections 8] [--frontends 1 2]
@@ -158,6 +164,51 @@ def part_failover(cluster: PgCluster, tmp: Path, args: argparse.Namespace) -> No
     print("  " + ", ".join(f"{t:.2f}" for t in times) + f"; median {statistics.median(times):.2f}")
 
 
+def _until_dispatched(frontend: ServerProcess, sql: str) -> float:
+    with pymysql.connect(host="127.0.0.1", port=frontend.port, user="root", password="", autocommit=True) as conn, \
+            conn.cursor() as cur:
+        cur.execute(sql)
+        job_id = int(cur.fetchall()[0][0])
+        admitted = time.monotonic()
+        while time.monotonic() - admitted < 30:
+            cur.execute(f"SHOW LANCE INDEX JOB {job_id}")
+            row = dict(zip([d[0] for d in cur.description], cur.fetchall()[0], strict=True))
+            if row["State"] != "PENDING":
+                took = time.monotonic() - admitted
+                break
+            time.sleep(0.002)
+        else:
+            raise RuntimeError(f"job {job_id} was not dispatched within 30 s")
+        while row["State"] == "RUNNING" or row["PossibleLive"] == "YES" or row["RefreshState"] == "RUNNING":
+            time.sleep(0.05)  # the next job must not wait for this one's slot: measure dispatch alone
+            cur.execute(f"SHOW LANCE INDEX JOB {job_id}")
+            row = dict(zip([d[0] for d in cur.description], cur.fetchall()[0], strict=True))
+        return took
+
+
+def part_dispatch_latency(cluster: PgCluster, tmp: Path, args: argparse.Namespace) -> None:
+    warehouse = tmp / "wh-latency"
+    for i in range(args.latency_jobs * 2):
+        lance.write_dataset(pa.table({"id": pa.array(range(200), pa.int64())}), warehouse / "db" / f"t{i}.lance")
+    dsn = cluster.dsn(cluster.new_schema())
+    leader = _frontend(tmp / "latency", "fe_a", dsn, 10)
+    follower = _frontend(tmp / "latency", "fe_b", dsn, 10)
+    try:
+        leader.query(f"CREATE CATALOG {CATALOG} PROPERTIES ('type' = 'lance', 'warehouse' = '{warehouse}')")
+        times: dict[str, list[float]] = {"leader": [], "follower": []}
+        for i in range(args.latency_jobs * 2):  # alternate: load that comes and goes hits both alike
+            where, frontend = ("leader", leader) if i % 2 == 0 else ("follower", follower)
+            times[where].append(_until_dispatched(frontend, f"CREATE INDEX i ON {CATALOG}.db.t{i} (id) USING BTREE"))
+    finally:
+        leader.stop()
+        follower.stop()
+    lead, follow = statistics.median(times["leader"]), statistics.median(times["follower"])
+    print(f"\nadmission → dispatch (State leaves PENDING), {args.latency_jobs} jobs each, median / max (ms)")
+    print(f"  admitted on the leader:   {lead * 1000:7.1f} / {max(times['leader']) * 1000:7.1f}")
+    print(f"  admitted on a follower:   {follow * 1000:7.1f} / {max(times['follower']) * 1000:7.1f}")
+    print(f"  ratio follower / leader:  {follow / lead:7.2f}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--admissions", type=int, default=1000)
@@ -166,7 +217,8 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--lease", type=int, default=3)
     parser.add_argument("--failovers", type=int, default=3)
-    parser.add_argument("--skip", choices=["admissions", "failover"], nargs="*", default=[])
+    parser.add_argument("--latency-jobs", type=int, default=20)
+    parser.add_argument("--skip", choices=["admissions", "failover", "latency"], nargs="*", default=[])
     args = parser.parse_args()
     try:
         cluster = start_cluster()
@@ -179,6 +231,8 @@ def main() -> None:
             part_admissions(cluster, tmp, args)
         if "failover" not in args.skip:
             part_failover(cluster, tmp, args)
+        if "latency" not in args.skip:
+            part_dispatch_latency(cluster, tmp, args)
     finally:
         cluster.stop()
         shutil.rmtree(cluster.root, ignore_errors=True)
