@@ -331,7 +331,10 @@ def test_a_restarted_frontend_proves_its_own_earlier_workers_gone_even_as_a_foll
                 job = leader.jobs.create(new_job(name), 8, 8, 8)
                 leader.jobs.mark_running(job.id, invocation_id=f"inv-{name}", index_uuid="u", deadline_ms=2**40,
                                          process_epoch="an-earlier-epoch", backend_id="local")
-                spawner.jobs.record_worker(job.id, f"inv-{name}", pid, ticks, "", "an-earlier-epoch")
+                leader.jobs.record_worker(job.id, f"inv-{name}", pid, ticks, "", "an-earlier-epoch")
+                with leader.store.transaction() as db:  # spawned by that frontend's earlier run, as leader
+                    db.execute("UPDATE lance_index_workers SET frontend = ? WHERE job_id = ?",
+                               (spawner.frontend.identity.name, job.id))
                 leader.jobs.mark_unknown(job.id, "the frontend that ran it restarted")
                 jobs[name] = job.id
             follower.dispatcher.prove_own_earlier_workers("fe_b")

@@ -265,9 +265,15 @@ class JobManager:
             raise Errors.LANCE_INDEX_MUTATION_DISABLED.error(detail=_quota_config_message(*limits))
         if (job.state, job.refresh_state) != st.INITIAL:
             raise st.JobStateError(job.id, f"admission in state {job.state.value}/{job.refresh_state.value}")
-        self.sync()
-        with self._lock:
-            self._check_admission(job, limits)  # refuse early; the writer checks again in order
+        # Refuse early when the view is free; while a batch is being written (the lock is held over its
+        # fsync) skip to the queue instead: the writer checks every row again, in order, and waiting
+        # here would let each batch leave only one admission behind it (a convoy of batches of one).
+        if self._lock.acquire(blocking=False):
+            try:
+                self.sync()
+                self._check_admission(job, limits)
+            finally:
+                self._lock.release()
         job = self._admissions.submit(Admission(job, limits))
         pause_point("after_admission_commit")
         self._notify(job)
