@@ -34,7 +34,6 @@ import argparse
 import os
 import shutil
 import sqlite3
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -50,6 +49,7 @@ import pymysql
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 from bench.bench_wire import HOST, Server
+from bench.timing import Stopwatch, fmt_ratio, interleaved, median, percentile, ratio
 
 CATALOG = "bench_dispatch"
 BASELINE = "raw pylance in a fresh process"
@@ -133,19 +133,19 @@ def drydock_build(conn: pymysql.connections.Connection, table: str, args: argpar
     props = (f'"index_type" = "IVF_PQ", "metric" = "l2", "num_partitions" = "{args.partitions}", '
              f'"num_sub_vectors" = "{args.sub_vectors}"')
     job_id = admit(conn, f"{verb} idx ON {CATALOG}.db.{table} (emb) USING ANN PROPERTIES ({props})")
-    returned = time.monotonic()
-    wait_job(conn, job_id, lambda j: j["State"] == "COMMITTED" and j["RefreshState"] == "DONE")
-    return time.monotonic() - returned
+    with Stopwatch() as since_return:
+        wait_job(conn, job_id, lambda j: j["State"] == "COMMITTED" and j["RefreshState"] == "DONE")
+    return since_return.seconds
 
 
 def raw_build(uri: Path, args: argparse.Namespace) -> float:
     env = {**os.environ, "RAYON_NUM_THREADS": str(args.threads), "LANCE_IO_THREADS": str(args.threads),
            "MALLOC_ARENA_MAX": "2"}
-    started = time.monotonic()
-    subprocess.run([sys.executable, "-c", RAW_SCRIPT, str(uri), str(args.partitions), str(args.sub_vectors)],
-                   env=env, check=True, timeout=JOB_TIMEOUT_SECONDS, stdout=subprocess.DEVNULL,
-                   stderr=subprocess.DEVNULL)
-    return time.monotonic() - started
+    with Stopwatch() as spawn_to_exit:
+        subprocess.run([sys.executable, "-c", RAW_SCRIPT, str(uri), str(args.partitions), str(args.sub_vectors)],
+                       env=env, check=True, timeout=JOB_TIMEOUT_SECONDS, stdout=subprocess.DEVNULL,
+                       stderr=subprocess.DEVNULL)
+    return spawn_to_exit.seconds
 
 
 def part_end_to_end(conn: pymysql.connections.Connection, wh: Path, args: argparse.Namespace) -> list[str]:
@@ -153,20 +153,19 @@ def part_end_to_end(conn: pymysql.connections.Connection, wh: Path, args: argpar
     for rows in args.rows:
         table = f"v{rows}"
         ours, raw = wh / "db" / f"{table}.lance", wh / "raw" / f"{table}.lance"
-        t0 = time.monotonic()
-        write_vectors(ours, rows, args.dim)
-        shutil.copytree(ours, raw)
-        print(f"  wrote {rows:,} rows x {args.dim} twice in {time.monotonic() - t0:.1f}s", flush=True)
+        with Stopwatch() as writing:
+            write_vectors(ours, rows, args.dim)
+            shutil.copytree(ours, raw)
+        print(f"  wrote {rows:,} rows x {args.dim} twice in {writing.seconds:.1f}s", flush=True)
         sql(conn, f"REFRESH CATALOG {CATALOG}")
         times: dict[str, list[float]] = {"drydock": [], "raw": []}
-        for r in range(args.rounds):
-            order = ("drydock", "raw") if r % 2 == 0 else ("raw", "drydock")
+        for r, order in interleaved(("drydock", "raw"), args.rounds):
             for side in order:
                 took = drydock_build(conn, table, args, r == 0) if side == "drydock" else raw_build(raw, args)
                 times[side].append(took)
                 print(f"  {rows:>9,} rows round {r + 1} {side:<7} {took:7.2f}s", flush=True)
-        d, b = statistics.median(times["drydock"]), statistics.median(times["raw"])
-        lines.append(f"{rows:>9,} rows | {d:8.2f}s | {b:8.2f}s | {d / b:5.3f}x")
+        d, b = median(times["drydock"]), median(times["raw"])
+        lines.append(f"{rows:>9,} rows | {d:8.2f}s | {b:8.2f}s | {fmt_ratio(ratio(d, b), 6, digits=3)}")
     return lines
 
 
@@ -253,11 +252,10 @@ def main(argv: list[str] | None = None) -> int:
                     for line in lines:
                         print(f"  {line}")
                 if "latency" not in args.skip:
-                    latencies = sorted(part_latency(conn, tmp / "data" / "meta.sqlite", args))
-                    p90 = latencies[min(len(latencies) - 1, int(0.9 * len(latencies)))]
+                    latencies = part_latency(conn, tmp / "data" / "meta.sqlite", args)
                     print(f"\n(b) admission -> worker process start, {len(latencies)} jobs: median "
-                          f"{statistics.median(latencies) * 1000:.0f} ms, p90 {p90 * 1000:.0f} ms, "
-                          f"max {latencies[-1] * 1000:.0f} ms (goal: median < 50 ms; 10 ms tick resolution)")
+                          f"{median(latencies) * 1000:.0f} ms, p90 {percentile(latencies, 0.9) * 1000:.0f} ms, "
+                          f"max {max(latencies) * 1000:.0f} ms (goal: median < 50 ms; 10 ms tick resolution)")
                 if "drain" not in args.skip:
                     took, outcomes = part_drain(conn, args)
                     print(f"\n(c) drain of {args.drain_jobs} PENDING jobs rejected before exec: {took:.2f}s = "

@@ -3,7 +3,7 @@ path (engine/jobs/ray_tasks.py: train once, one segment task per fragment group,
 1, 2 and 4 segments, on a local Ray cluster (127.0.0.1, temp dir, stopped after).
 
     .venv/bin/python bench/bench_distributed.py                 # 40k x 32, ~2-4 minutes here
-    .venv/bin/python bench/bench_distributed.py --rows 10000    # quick look
+    .venv/bin/python bench/bench_distributed.py --rows 16384 --dim 8   # quick look (PQ training needs 16384 rows)
 
 Prints wall time and its split into training / encoding / commit, the ratio to the baseline, and the
 per-segment encoding rate (rows/s per task). On a 2-core machine no speedup is expected: training
@@ -18,7 +18,6 @@ import os
 import shutil
 import sys
 import tempfile
-import time
 import uuid
 from pathlib import Path
 
@@ -28,6 +27,7 @@ import lance
 import numpy as np
 import pyarrow as pa
 
+from bench.timing import Stopwatch, fmt_ratio, ratio
 from engine.jobs import ray_tasks
 
 
@@ -42,11 +42,11 @@ def write(uri: str, rows: int, dim: int, fragment_rows: int) -> lance.LanceDatas
 
 def single(uri: str, params: dict[str, int | str]) -> float:
     dataset = lance.dataset(uri)
-    started = time.monotonic()
-    dataset.create_index("emb", "IVF_PQ", num_partitions=int(params["num_partitions"]),
-                         num_sub_vectors=int(params["num_sub_vectors"]), sample_rate=int(params["sample_rate"]),
-                         max_iters=int(params["max_iters"]), replace=True)
-    return time.monotonic() - started
+    with Stopwatch() as build:
+        dataset.create_index("emb", "IVF_PQ", num_partitions=int(params["num_partitions"]),
+                             num_sub_vectors=int(params["num_sub_vectors"]), sample_rate=int(params["sample_rate"]),
+                             max_iters=int(params["max_iters"]), replace=True)
+    return build.seconds
 
 
 def distributed(ray: object, uri: str, params: dict[str, int | str], segments: int) -> dict[str, float]:
@@ -54,21 +54,21 @@ def distributed(ray: object, uri: str, params: dict[str, int | str], segments: i
     version = int(dataset.version)
     remote = {f: ray.remote(max_calls=1)(f).options(max_retries=0, num_cpus=1)  # type: ignore[attr-defined]
               for f in (ray_tasks.train, ray_tasks.build_segment)}
-    started = time.monotonic()
+    clock = Stopwatch().start()
     model = ray.get(remote[ray_tasks.train].remote(uri, version, {}, "emb", params, 1))  # type: ignore[attr-defined]
-    trained = time.monotonic()
+    trained = clock.seconds
     groups = ray_tasks.fragment_groups([(f.fragment_id, f.count_rows()) for f in dataset.get_fragments()], segments)
     base = str(uuid.uuid4())
     refs = [remote[ray_tasks.build_segment].remote(uri, version, {}, "emb", "v", params, model, group,
                                                    ray_tasks.segment_uuid(base, i), True, 1, "", False)
             for i, group in enumerate(groups)]
     results = ray.get(refs)  # type: ignore[attr-defined]
-    encoded = time.monotonic()
+    encoded = clock.seconds
     dataset.commit_existing_index_segments("v", "emb", [r["index"] for r in results])
-    done = time.monotonic()
+    done = clock.seconds
     rate = sum(r["rows"] / r["seconds"] for r in results) / len(results)
-    return {"train": trained - started, "encode": encoded - trained, "commit": done - encoded,
-            "total": done - started, "rate": rate, "segments": len(groups)}
+    return {"train": trained, "encode": encoded - trained, "commit": done - encoded,
+            "total": done, "rate": rate, "segments": len(groups)}
 
 
 def main() -> None:
@@ -105,13 +105,13 @@ def main() -> None:
               f"{params['num_sub_vectors']} sub-vectors, {os.cpu_count()} CPUs here")
         print(f"{'build':<22}{'total s':>9}{'train s':>9}{'encode s':>10}{'commit s':>10}{'vs single':>11}"
               f"{'rows/s/segment':>16}")
-        print(f"{'single-process':<22}{baseline:>9.2f}{'':>9}{'':>10}{'':>10}{1.0:>10.2f}x")
+        print(f"{'single-process':<22}{baseline:>9.2f}{'':>9}{'':>10}{'':>10}{fmt_ratio(1.0, 11)}")
         for segments in (1, 2, 4):
             write(uri, args.rows, args.dim, args.fragment_rows)
             r = distributed(ray, uri, params, segments)
             label = f"ray, {int(r['segments'])} segment(s)"
             print(f"{label:<22}{r['total']:>9.2f}{r['train']:>9.2f}"
-                  f"{r['encode']:>10.2f}{r['commit']:>10.2f}{r['total'] / baseline:>10.2f}x{r['rate']:>16,.0f}")
+                  f"{r['encode']:>10.2f}{r['commit']:>10.2f}{fmt_ratio(ratio(r['total'], baseline), 11)}{r['rate']:>16,.0f}")
         print("No speedup is expected on 2 cores: training is one serial task and dominates at this size, "
               "and the segments share the same 2 cores; each task also starts a fresh worker (max_calls=1). "
               "Encoding scales with segments on more cores: at 10^8 rows, encoding ≈ 10^8 / (rows/s/segment × "

@@ -32,7 +32,6 @@ from __future__ import annotations
 import argparse
 import multiprocessing as mp
 import shutil
-import statistics
 import sys
 import tempfile
 import time
@@ -46,6 +45,7 @@ import pymysql
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench.timing import fmt_ratio, median, ratio
 from tests.conftest import ServerProcess
 from tests.pg import PgCluster, Unavailable, start_cluster
 
@@ -128,14 +128,14 @@ def part_admissions(cluster: PgCluster, tmp: Path, args: argparse.Namespace) -> 
             finally:
                 for frontend in frontends:
                     frontend.stop()
-    base = statistics.median(rates[args.frontends[0]])
+    base = median(rates[args.frontends[0]])
     print(f"admissions over the wire, PostgreSQL store, {args.connections} client connections, "
           f"{args.admissions} per cell, median of {args.rounds} rounds")
     print(f"{'frontends':>9} {'jobs/s':>8} {'rounds':>17} {'ratio vs ' + str(args.frontends[0]):>12}")
     for count in args.frontends:
-        median = statistics.median(rates[count])
+        mid = median(rates[count])
         spread = f"{min(rates[count]):.0f}-{max(rates[count]):.0f}"
-        print(f"{count:>9} {median:>8.0f} {spread:>17} {median / base:>12.2f}  {notes.get(count, '')}")
+        print(f"{count:>9} {mid:>8.0f} {spread:>17} {fmt_ratio(ratio(mid, base), 12)}  {notes.get(count, '')}")
 
 
 def part_failover(cluster: PgCluster, tmp: Path, args: argparse.Namespace) -> None:
@@ -161,7 +161,7 @@ def part_failover(cluster: PgCluster, tmp: Path, args: argparse.Namespace) -> No
         follower.stop()
     print(f"\nfailover after kill -9 of the leader, frontend_lease_second = {args.lease} "
           f"(heartbeat {args.lease / 3:.2f} s), {len(times)} rounds (s)")
-    print("  " + ", ".join(f"{t:.2f}" for t in times) + f"; median {statistics.median(times):.2f}")
+    print("  " + ", ".join(f"{t:.2f}" for t in times) + f"; median {median(times):.2f}")
 
 
 def _until_dispatched(frontend: ServerProcess, sql: str) -> float:
@@ -202,11 +202,11 @@ def part_dispatch_latency(cluster: PgCluster, tmp: Path, args: argparse.Namespac
     finally:
         leader.stop()
         follower.stop()
-    lead, follow = statistics.median(times["leader"]), statistics.median(times["follower"])
+    lead, follow = median(times["leader"]), median(times["follower"])
     print(f"\nadmission → dispatch (State leaves PENDING), {args.latency_jobs} jobs each, median / max (ms)")
     print(f"  admitted on the leader:   {lead * 1000:7.1f} / {max(times['leader']) * 1000:7.1f}")
     print(f"  admitted on a follower:   {follow * 1000:7.1f} / {max(times['follower']) * 1000:7.1f}")
-    print(f"  ratio follower / leader:  {follow / lead:7.2f}")
+    print(f"  ratio follower / leader:  {fmt_ratio(ratio(follow, lead), 8)}")
 
 
 def main() -> None:

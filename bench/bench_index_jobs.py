@@ -46,7 +46,6 @@ import multiprocessing as mp
 import os
 import shutil
 import sqlite3
-import statistics
 import sys
 import tempfile
 import time
@@ -61,6 +60,7 @@ import pymysql
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 from bench.bench_wire import HOST, Server
+from bench.timing import Stopwatch, fmt_ratio, interleaved, median, ratio, timed
 
 CATALOG = "bench_jobs"
 VIEWER = "viewer"
@@ -165,9 +165,8 @@ def part_admission(args: argparse.Namespace, tmp: Path) -> list[tuple[str, str, 
         cell = 0
         for kind, template in kinds.items():
             samples: dict[int, list[tuple[float, float, int, str]]] = {c: [] for c in args.connections}
-            for round_no in range(args.rounds):
-                # alternate the order per round: load that comes and goes hits both counts alike
-                order = args.connections if round_no % 2 == 0 else args.connections[::-1]
+            # alternate the order per round: load that comes and goes hits both counts alike
+            for _, order in interleaved(args.connections, args.rounds):
                 for connections in order:
                     cell += 1
                     warm = [template.format(name=f"w{cell}_{i}", c=CATALOG) for i in range(20)]
@@ -182,8 +181,8 @@ def part_admission(args: argparse.Namespace, tmp: Path) -> list[tuple[str, str, 
                 admitted = sum(a for _, _, a, _ in samples[connections])
                 errors = [e for _, _, _, e in samples[connections] if e]
                 spread = f"; rounds {min(rates):.0f}-{max(rates):.0f}/s" if len(rates) > 1 else ""
-                out.append((kind, str(connections), statistics.median(rates),
-                            statistics.median(c for _, c, _, _ in samples[connections]),
+                out.append((kind, str(connections), median(rates),
+                            median([c for _, c, _, _ in samples[connections]]),
                             f"{admitted}/{args.admissions * args.rounds} admitted{spread}"
                             + (f"; error: {errors[0][:80]}" if errors else "")))
     finally:
@@ -209,15 +208,14 @@ def store_cell(path: Path, admissions: int, threads: int) -> tuple[float, int, i
             jobs.create(new_job(f"s{i}"), 10**9, 10**9, 10**9)
 
     workers = [threading.Thread(target=admit, args=(w,)) for w in range(threads)]
-    started = time.perf_counter()
-    for worker in workers:
-        worker.start()
-    for worker in workers:
-        worker.join()
-    elapsed = time.perf_counter() - started
+    with Stopwatch() as elapsed:
+        for worker in workers:
+            worker.start()
+        for worker in workers:
+            worker.join()
     batches = jobs._admissions.batches - before
     store.close()
-    return admissions / elapsed, batches, admissions
+    return admissions / elapsed.seconds, batches, admissions
 
 
 def part_store(args: argparse.Namespace, tmp: Path) -> list[tuple[int, float, int, int]]:
@@ -231,9 +229,9 @@ def part_store(args: argparse.Namespace, tmp: Path) -> list[tuple[int, float, in
 def print_ratio(label: str, rates: dict[int, float]) -> None:
     low, high = min(rates), max(rates)
     if low != high:
-        ratio = rates[high] / max(rates[low], 1e-9)
-        print(f"{label:<8} {high}/{low} connections: {rates[high]:.0f}/s vs {rates[low]:.0f}/s = {ratio:.2f}x"
-              + ("" if ratio >= 1 else "  (fewer with more connections)"))
+        gain = ratio(rates[high], rates[low])
+        print(f"{label:<8} {high}/{low} connections: {rates[high]:.0f}/s vs {rates[low]:.0f}/s = {fmt_ratio(gain)}"
+              + ("" if gain >= 1 else "  (fewer with more connections)"))
 
 
 # -- part 2: 100k records ------------------------------------------------------------------------------
@@ -282,22 +280,22 @@ def timed_replay(meta: Path, repeats: int) -> tuple[float, float, int]:
     times, cpus, live = [], [], 0
     for _ in range(repeats):
         store = MetaStore(meta)
-        started, cpu = time.perf_counter(), time.process_time()
-        live = len(JobManager(store).live_jobs())
-        times.append(time.perf_counter() - started)
+        cpu = time.process_time()
+        with Stopwatch() as replay:
+            live = len(JobManager(store).live_jobs())
+        times.append(replay.seconds)
         cpus.append(time.process_time() - cpu)
         store.close()
-    return statistics.median(times), statistics.median(cpus), live
+    return median(times), median(cpus), live
 
 
 def time_start(data_dir: Path, log: Path, repeats: int) -> float:
     times = []
     for _ in range(repeats):
-        started = time.perf_counter()
-        proc = server(data_dir, log).start()
-        times.append(time.perf_counter() - started)
+        seconds, proc = timed(server(data_dir, log).start)
+        times.append(seconds)
         proc.stop()
-    return statistics.median(times)
+    return median(times)
 
 
 def timed_show(proc: Server, sql: str, repeats: int, user: str = "root",
@@ -308,12 +306,13 @@ def timed_show(proc: Server, sql: str, repeats: int, user: str = "root",
         cur.fetchall()  # warm-up
         times, cpus, count = [], [], 0
         for _ in range(repeats):
-            started, cpu = time.perf_counter(), server_cpu(proc)
-            cur.execute(sql)
-            count = len(cur.fetchall())
-            times.append(time.perf_counter() - started)
+            cpu = server_cpu(proc)
+            with Stopwatch() as round_trip:
+                cur.execute(sql)
+                count = len(cur.fetchall())
+            times.append(round_trip.seconds)
             cpus.append(server_cpu(proc) - cpu)
-    return statistics.median(times), statistics.median(cpus), count
+    return median(times), median(cpus), count
 
 
 def part_records(args: argparse.Namespace, tmp: Path) -> list[tuple[str, float, float | None, str, str]]:
@@ -391,7 +390,7 @@ def main(argv: list[str] | None = None) -> int:
             rates: dict[str, dict[int, float]] = {}
             for kind, conns, rate, cpu_ms, note in part_admission(args, tmp):
                 bound = 1000 / cpu_ms if cpu_ms > 0 else float("inf")
-                print(f"{kind:<8} {conns:>5} {rate:>9.0f} {rate / 500:>7.2f}x {cpu_ms:>12.2f} ms {bound:>9.0f}/s  {note}")
+                print(f"{kind:<8} {conns:>5} {rate:>9.0f} {fmt_ratio(ratio(rate, 500), 8)} {cpu_ms:>12.2f} ms {bound:>9.0f}/s  {note}")
                 rates.setdefault(kind, {})[int(conns)] = rate
             for kind, by_connections in rates.items():
                 print_ratio(kind, by_connections)

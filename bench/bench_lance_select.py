@@ -30,11 +30,10 @@ from __future__ import annotations
 
 import argparse
 import os
-import statistics
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -48,6 +47,7 @@ import pymysql
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 from bench.bench_wire import HOST, Server, drydock_server  # noqa: E402
+from bench.timing import Stopwatch, fmt_ratio, goal_verdict, interleaved, median, median_ratio, timed_reps  # noqa: E402
 
 BASELINE = "in-process DuckDB"
 GOAL = 1.3
@@ -92,7 +92,7 @@ class Cell:
     inproc: list[float] = field(default_factory=list)
 
     def ratio(self) -> float:
-        return statistics.median(self.drydock) / statistics.median(self.inproc)
+        return median_ratio(self.drydock, self.inproc)
 
 
 def _rounded(rows: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
@@ -100,24 +100,15 @@ def _rounded(rows: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
     return [tuple(round(v, 9) if isinstance(v, float) else v for v in r) for r in rows]
 
 
-def timed(fn: Callable[[], Any], reps: int, out: list[float]) -> Any:
-    result = None
-    for _ in range(reps):
-        started = time.perf_counter()
-        result = fn()
-        out.append(time.perf_counter() - started)
-    return result
-
-
 def run(args: argparse.Namespace) -> list[Cell]:
     with tempfile.TemporaryDirectory(prefix="drydock-bench-lance-") as tmp_name:
         tmp = Path(tmp_name)
         warehouse = tmp / "warehouse"
         uri = warehouse / "bench" / "t.lance"
-        started = time.monotonic()
-        write_dataset(uri, args.rows, args.dim)
+        with Stopwatch() as writing:
+            write_dataset(uri, args.rows, args.dim)
         print(f"dataset: {args.rows:,} rows, embedding FLOAT[{args.dim}], written in "
-              f"{time.monotonic() - started:.1f}s to {uri}", flush=True)
+              f"{writing.seconds:.1f}s to {uri}", flush=True)
         server: Server = drydock_server(tmp, ROOT)
         server.start()
         conn = None
@@ -152,22 +143,21 @@ def measure(args: argparse.Namespace, conn: pymysql.connections.Connection,
                 return con.execute(local_sql).fetchall()
 
             cell = Cell(label, goal)
-            scratch: list[float] = []
-            remote, local = timed(drydock, 3, scratch), timed(inproc, 3, scratch)  # warm-up
+            (_, remote), (_, local) = timed_reps(drydock, 3), timed_reps(inproc, 3)  # warm-up
             if _rounded(remote) != _rounded(local):
                 raise RuntimeError(f"{label}: results differ: drydock {remote} vs in-process {local}")
             cell.rows = len(local)
             sides = [(drydock, cell.drydock), (inproc, cell.inproc)]
-            for r in range(args.rounds):
+            for r, order in interleaved(sides, args.rounds):
                 if time.monotonic() > deadline:
                     print(f"  {label}: --max-seconds reached after {r} round(s)", flush=True)
                     break
-                for fn, samples in (sides if r % 2 == 0 else sides[::-1]):
-                    timed(fn, args.reps, samples)
+                for fn, samples in order:
+                    timed_reps(fn, args.reps, samples)
             if not cell.drydock:
                 raise RuntimeError("--max-seconds left no time to measure")
-            print(f"  {label}: drydock {statistics.median(cell.drydock) * 1000:.2f} ms, {BASELINE} "
-                  f"{statistics.median(cell.inproc) * 1000:.2f} ms", flush=True)
+            print(f"  {label}: drydock {median(cell.drydock) * 1000:.2f} ms, {BASELINE} "
+                  f"{median(cell.inproc) * 1000:.2f} ms", flush=True)
             cells.append(cell)
     return cells
 
@@ -181,12 +171,12 @@ def print_table(cells: list[Cell], args: argparse.Namespace) -> None:
     print(header)
     print("-" * len(header))
     for c in cells:
-        print(f"{c.label:<20} {c.rows:>4} {statistics.median(c.drydock) * 1000:>11.2f} "
-              f"{statistics.median(c.inproc) * 1000:>22.2f} {c.ratio():>27.2f}x"
+        print(f"{c.label:<20} {c.rows:>4} {median(c.drydock) * 1000:>11.2f} "
+              f"{median(c.inproc) * 1000:>22.2f} {fmt_ratio(c.ratio(), 28)}"
               f"{'' if c.goal else '  (for reading; not in the goal)'}")
     worst = max(c.ratio() for c in cells if c.goal)
-    print(f"\ngoal <= {GOAL}x {BASELINE} on the filtered group-by and count(*): "
-          f"{'met' if worst <= GOAL else 'NOT met'} (highest ratio {worst:.2f}x)")
+    print("\n" + goal_verdict(f"<= {GOAL}x {BASELINE} on the filtered group-by and count(*)", worst, GOAL,
+                              higher_is_better=False))
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:

@@ -25,7 +25,6 @@ proportional to the table). Exit code 0 whatever the ratios.
 from __future__ import annotations
 
 import argparse
-import statistics
 import sys
 import tempfile
 import threading
@@ -42,6 +41,7 @@ import pymysql
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 from bench.bench_wire import HOST, drydock_server  # noqa: E402
+from bench.timing import Stopwatch, fmt_ratio, median, ratio, rss_bytes, timed_reps  # noqa: E402
 
 BASELINE = "pypaimon in-process"
 GOAL = 1.3
@@ -99,23 +99,13 @@ def drydock_query(conn: pymysql.connections.Connection, name: str, label: str) -
 
 
 def timed(fn: Callable[[], Any], reps: int) -> tuple[float, Any]:
-    fn()  # warm-up
-    samples, result = [], None
-    for _ in range(reps):
-        started = time.perf_counter()
-        result = fn()
-        samples.append(time.perf_counter() - started)
-    return statistics.median(samples), result
+    """(median seconds, last result) of ``reps`` calls after one warm-up."""
+    fn()
+    samples, result = timed_reps(fn, reps)
+    return median(samples), result
 
 
 # -- memory -----------------------------------------------------------------------------------------
-def rss_bytes(pid: int) -> int:
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1]) * 1024
-    return 0
-
-
 def peak_growth(pid: int, fn: Callable[[], Any]) -> tuple[int, int]:
     """(peak RSS of ``pid`` while ``fn`` runs, that peak minus the RSS before), sampled every 5 ms."""
     before, peak, done = rss_bytes(pid), [0], threading.Event()
@@ -172,11 +162,11 @@ def main() -> int:
         warehouse = tmp / "wh"
         catalog = CatalogFactory.create({"warehouse": str(warehouse)})
         catalog.create_database("db", True)
-        started = time.monotonic()
-        write_table(catalog, "db.big", args.rows)
-        write_table(catalog, "db.small", args.small_rows)
+        with Stopwatch() as writing:
+            write_table(catalog, "db.big", args.rows)
+            write_table(catalog, "db.small", args.small_rows)
         print(f"wrote db.big ({args.rows:,} rows) and db.small ({args.small_rows:,} rows) in "
-              f"{time.monotonic() - started:.1f}s")
+              f"{writing.seconds:.1f}s")
         server = drydock_server(tmp, ROOT).start()
         try:
             assert server.proc is not None
@@ -191,7 +181,7 @@ def main() -> int:
                 theirs, their_result = timed(lambda label=label: pypaimon_query(catalog, "db.big", label), args.reps)
                 same = all(abs(float(a) - float(b)) <= 1e-6 * max(1.0, abs(float(b)))
                            for a, b in zip(ours_result, their_result))
-                print(f"{label:<18} {ours * 1000:>8.1f}ms {theirs * 1000:>18.1f}ms {ours / theirs:>6.2f}x"
+                print(f"{label:<18} {ours * 1000:>8.1f}ms {theirs * 1000:>18.1f}ms {fmt_ratio(ratio(ours, theirs), 7)}"
                       f"{'' if same else f'  RESULTS DIFFER: {ours_result} vs {their_result}'}")
             conn.close()
         finally:
@@ -201,10 +191,9 @@ def main() -> int:
         for label in QUERIES:
             small_peak, small = fresh_scan_memory(tmp, warehouse, "db.small", label)
             big_peak, big = fresh_scan_memory(tmp, warehouse, "db.big", label)
-            ratio = big / small if small > 0 else float("inf")
             print(f"{label:<18} small ({args.small_rows:,} rows): peak {small_peak / 2**20:6.0f} MiB, "
                   f"+{small / 2**20:6.1f} MiB   big ({args.rows:,} rows): peak {big_peak / 2**20:6.0f} MiB, "
-                  f"+{big / 2**20:6.1f} MiB   ratio {ratio:.2f}x")
+                  f"+{big / 2**20:6.1f} MiB   ratio {fmt_ratio(ratio(big, small))}")
     return 0
 
 

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import argparse
 import shutil
-import statistics
 import sys
 import tempfile
 import time
@@ -27,6 +26,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench.timing import Stopwatch, fmt_ratio, median, p95, ratio
 from engine.jobs.manager import JobManager
 from engine.metastore import MetadataStore, MetaStore
 from tests.jobfactory import new_job
@@ -34,21 +34,20 @@ from tests.pg import Unavailable, start_cluster
 
 
 def _ms(samples: list[float]) -> tuple[float, float]:
-    ordered = sorted(samples)
-    return statistics.median(ordered) * 1000, ordered[int(len(ordered) * 0.95) - 1] * 1000
+    return median(samples) * 1000, p95(samples) * 1000
 
 
 def transitions(store: MetadataStore, n: int) -> dict[str, tuple[float, float]]:
     jobs = JobManager(store)
     creates, runs = [], []
     for i in range(n):
-        started = time.perf_counter()
-        job = jobs.create(new_job(f"i{i}"), 10**9, 10**9, 10**9)
-        creates.append(time.perf_counter() - started)
-        started = time.perf_counter()
-        jobs.mark_running(job.id, invocation_id=f"inv-{i}", index_uuid="", deadline_ms=int(time.time() * 1000) + 60_000,
-                          process_epoch="bench", backend_id="local")
-        runs.append(time.perf_counter() - started)
+        with Stopwatch() as create:
+            job = jobs.create(new_job(f"i{i}"), 10**9, 10**9, 10**9)
+        creates.append(create.seconds)
+        with Stopwatch() as mark:
+            jobs.mark_running(job.id, invocation_id=f"inv-{i}", index_uuid="",
+                              deadline_ms=int(time.time() * 1000) + 60_000, process_epoch="bench", backend_id="local")
+        runs.append(mark.seconds)
     return {"create (admission insert)": _ms(creates), "mark_running (CAS)": _ms(runs)}
 
 
@@ -71,7 +70,7 @@ def main() -> None:
         print(f"{'operation':28} {'SQLite':>16} {'PostgreSQL':>16} {'ratio (median)':>15}")
         for name in sqlite:
             (sm, sp), (pm, pp) = sqlite[name], pg[name]
-            print(f"{name:28} {sm:7.2f} / {sp:6.2f} {pm:7.2f} / {pp:6.2f} {pm / sm:15.2f}")
+            print(f"{name:28} {sm:7.2f} / {sp:6.2f} {pm:7.2f} / {pp:6.2f} {fmt_ratio(ratio(pm, sm), 15)}")
     finally:
         cluster.stop()
         shutil.rmtree(cluster.root, ignore_errors=True)

@@ -29,7 +29,6 @@ import argparse
 import datetime as dt
 import os
 import shutil
-import statistics
 import sys
 import tempfile
 import time
@@ -46,6 +45,7 @@ import pymysql
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 from bench.bench_wire import HOST, Server, drydock_server
+from bench.timing import Stopwatch, fmt_ratio, goal_verdict, interleaved, median, median_ratio, timed
 
 BASELINE = "pylance in-process"
 GOAL = 1.2
@@ -60,7 +60,7 @@ class Cell:
     pylance: list[float] = field(default_factory=list)
 
     def ratio(self) -> float:
-        return statistics.median(self.drydock) / statistics.median(self.pylance)
+        return median_ratio(self.drydock, self.pylance)
 
 
 def _rows(start: int, n: int) -> pa.Table:
@@ -90,31 +90,30 @@ def files_of(uri: Path) -> list[str]:
 def measure(cell: Cell, reps: int, template: Path, run_dir: Path, drydock_sql: str,
             pylance_call: Callable[[lance.LanceDataset], Any], cur: Any,
             compare: Callable[[Path], Any]) -> None:
-    for rep in range(reps):
+    for _, order in interleaved(("drydock", "pylance"), reps):
         name = f"t{len(cell.drydock)}_{uuid.uuid4().hex[:6]}"
         mine, theirs = run_dir / "bench" / f"{name}.lance", run_dir / "bench" / f"{name}_p.lance"
         shutil.copytree(template, mine)
         shutil.copytree(template, theirs)
 
         def drydock(table: str = f"bench.{name}") -> None:
-            started = time.perf_counter()
             cur.execute(drydock_sql.format(t=table))
             cur.fetchall()
-            cell.drydock.append(time.perf_counter() - started)
 
         def pylance(uri: Path = theirs) -> None:
-            started = time.perf_counter()
             pylance_call(lance.dataset(uri))
-            cell.pylance.append(time.perf_counter() - started)
 
-        for side in ((drydock, pylance) if rep % 2 == 0 else (pylance, drydock)):
-            side()
+        for side in order:
+            if side == "drydock":
+                cell.drydock.append(timed(drydock)[0])
+            else:
+                cell.pylance.append(timed(pylance)[0])
         if compare(mine) != compare(theirs):
             raise RuntimeError(f"{cell.label}: drydock and pylance left different tables")
         shutil.rmtree(mine)
         shutil.rmtree(theirs)
-    print(f"  {cell.label}: drydock {statistics.median(cell.drydock):.3f} s, {BASELINE} "
-          f"{statistics.median(cell.pylance):.3f} s", flush=True)
+    print(f"  {cell.label}: drydock {median(cell.drydock):.3f} s, {BASELINE} "
+          f"{median(cell.pylance):.3f} s", flush=True)
 
 
 def run(args: argparse.Namespace) -> list[Cell]:
@@ -122,12 +121,12 @@ def run(args: argparse.Namespace) -> list[Cell]:
         tmp = Path(tmp_name)
         versions_t, files_t, run_dir = tmp / "tpl" / "versions.lance", tmp / "tpl" / "files.lance", tmp / "wh"
         (run_dir / "bench").mkdir(parents=True)
-        started = time.monotonic()
-        write_versions(versions_t, args.versions)
-        write_files(files_t, args.files, args.file_versions, args.orphans)
+        with Stopwatch() as writing:
+            write_versions(versions_t, args.versions)
+            write_files(files_t, args.files, args.file_versions, args.orphans)
         print(f"templates: {args.versions:,} versions; {len(files_of(files_t)):,} files "
               f"({args.files:,} data files in {args.file_versions} versions + {args.orphans:,} orphans); "
-              f"written in {time.monotonic() - started:.1f}s", flush=True)
+              f"written in {writing.seconds:.1f}s", flush=True)
         server: Server = drydock_server(tmp, ROOT)
         server.start()
         conn = None
@@ -176,10 +175,9 @@ def print_table(cells: list[Cell], args: argparse.Namespace) -> None:
     print(header)
     print("-" * len(header))
     for c in cells:
-        print(f"{c.label:<46} {statistics.median(c.drydock):>10.3f} {statistics.median(c.pylance):>22.3f} "
-              f"{c.ratio():>29.2f}x")
+        print(f"{c.label:<46} {median(c.drydock):>10.3f} {median(c.pylance):>22.3f} {fmt_ratio(c.ratio(), 30)}")
     worst = max(c.ratio() for c in cells)
-    print(f"\ngoal <= {GOAL}x {BASELINE}: {'met' if worst <= GOAL else 'NOT met'} (highest ratio {worst:.2f}x)")
+    print("\n" + goal_verdict(f"<= {GOAL}x {BASELINE}", worst, GOAL, higher_is_better=False))
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:

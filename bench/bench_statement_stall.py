@@ -2,7 +2,7 @@
 LIKE pattern delay everyone else, and is the memory it took returned?
 
 Baseline: the same probe (``SELECT 1`` on a second connection) against the same drydock process
-while it is idle. Prints the probe latency (median / p99 / worst) idle and under each load, the
+while it is idle. Prints the probe latency (median / p95 / p99 / worst) idle and under each load, the
 ratio worst-under-load / idle median, and the server's RSS before, at the peak of, and after a
 maximal statement (goal: SELECT 1 within 100 ms under load; RSS back within 20% afterwards).
 
@@ -12,7 +12,6 @@ maximal statement (goal: SELECT 1 within 100 ms under load; RSS back within 20% 
 from __future__ import annotations
 
 import argparse
-import statistics
 import sys
 import tempfile
 import threading
@@ -23,15 +22,9 @@ import pymysql
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from bench.bench_wire import HOST, ROOT, drydock_server  # noqa: E402
+from bench.timing import Stopwatch, latency_summary, median, ratio, rss_bytes  # noqa: E402
 
 MAX_PROBES = 5_000
-
-
-def rss_bytes(pid: int) -> int:
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1]) * 1024
-    return 0
 
 
 def probe(port: int, until: threading.Event, seconds: float) -> list[float]:
@@ -39,10 +32,10 @@ def probe(port: int, until: threading.Event, seconds: float) -> list[float]:
     deadline = time.monotonic() + seconds
     with pymysql.connect(host=HOST, port=port, user="root", autocommit=True) as conn, conn.cursor() as cur:
         while not until.is_set() and time.monotonic() < deadline and len(latencies) < MAX_PROBES:
-            started = time.perf_counter()
-            cur.execute("SELECT 1")
-            cur.fetchall()
-            latencies.append(time.perf_counter() - started)
+            with Stopwatch() as round_trip:
+                cur.execute("SELECT 1")
+                cur.fetchall()
+            latencies.append(round_trip.seconds)
             time.sleep(0.005)
     return latencies
 
@@ -52,7 +45,7 @@ def under_load(port: int, sql: str) -> tuple[list[float], float]:
     took = [0.0]
 
     def hostile() -> None:
-        started = time.monotonic()
+        clock = Stopwatch().start()
         try:
             with pymysql.connect(host=HOST, port=port, user="root", autocommit=True,
                                  read_timeout=600) as conn, conn.cursor() as cur:
@@ -61,7 +54,7 @@ def under_load(port: int, sql: str) -> tuple[list[float], float]:
         except pymysql.err.MySQLError:
             pass
         finally:
-            took[0] = time.monotonic() - started
+            took[0] = clock.seconds
             done.set()
 
     thread = threading.Thread(target=hostile)
@@ -70,12 +63,6 @@ def under_load(port: int, sql: str) -> tuple[list[float], float]:
     latencies = probe(port, done, 600)
     thread.join(timeout=600)
     return latencies, took[0]
-
-
-def summary(latencies: list[float]) -> str:
-    ms = sorted(x * 1000 for x in latencies)
-    p99 = ms[min(len(ms) - 1, int(len(ms) * 0.99))]
-    return f"n={len(ms)} median={statistics.median(ms):.2f}ms p99={p99:.2f}ms worst={ms[-1]:.2f}ms"
 
 
 def main() -> None:
@@ -88,8 +75,8 @@ def main() -> None:
             assert server.proc is not None
             pid, port = server.proc.pid, server.port
             idle = probe(port, threading.Event(), 2.0)
-            idle_median = statistics.median(idle)
-            print(f"idle (baseline)        {summary(idle)}")
+            idle_median = median(idle)
+            print(f"idle (baseline)        {latency_summary(idle)}")
             loads = {
                 "maximal statement": "SELECT 1 IN (" + ",".join(["1"] * (args.tokens // 2)) + ")",
                 "LIKE of 10k wildcards": "SHOW DATABASES LIKE '" + "%_" * 5000 + "x'",
@@ -109,14 +96,14 @@ def main() -> None:
             for name, sql in loads.items():
                 latencies, took = under_load(port, sql)
                 worst = max(latencies) if latencies else 0.0
-                print(f"{name:<22} {summary(latencies) if latencies else 'n=0'} "
-                      f"(statement took {took:.2f}s) worst/idle-median ratio {worst / idle_median:.1f}x")
+                print(f"{name:<22} {latency_summary(latencies) if latencies else 'n=0'} "
+                      f"(statement took {took:.2f}s) worst/idle-median ratio {ratio(worst, idle_median):.1f}x")
             watching.set()
             watcher.join()
             time.sleep(6.0)  # DuckDB's allocator returns freed memory in the background
             rss_after = rss_bytes(pid)
             print(f"RSS before {rss_before / 2**20:.0f} MiB, peak {peak[0] / 2**20:.0f} MiB, "
-                  f"after {rss_after / 2**20:.0f} MiB (after/before ratio {rss_after / rss_before:.2f})")
+                  f"after {rss_after / 2**20:.0f} MiB (after/before ratio {ratio(rss_after, rss_before):.2f})")
         finally:
             server.stop()
 

@@ -26,7 +26,6 @@ import multiprocessing as mp
 import os
 import shutil
 import socket
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -37,8 +36,9 @@ from typing import Any
 
 import pymysql
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_wire import HOST, ROOT, Server, drydock_server  # noqa: E402
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from bench.bench_wire import HOST, ROOT, Server, drydock_server  # noqa: E402
+from bench.timing import fmt_ratio, fmt_samples, goal_verdict, interleaved, median, median_ratio  # noqa: E402
 
 MAX_QUERIES_PER_WORKER = 50_000_000
 JOIN_SLACK_SECONDS = 60.0
@@ -190,7 +190,7 @@ class Cell:
     other: list[float] = field(default_factory=list)
 
     def ratio(self) -> float:
-        return statistics.median(self.drydock) / statistics.median(self.other)
+        return median_ratio(self.drydock, self.other)
 
 
 QUERIES = [
@@ -232,10 +232,10 @@ def run(args: argparse.Namespace) -> list[Cell]:
                     sides = [(drydock.port, cell.drydock), (maria.port, cell.other)]
                     for port, _ in sides:
                         measure(port, "bench", q, n, args.warmup)
-                    for r in range(args.rounds):
-                        for port, samples in (sides if r % 2 == 0 else sides[::-1]):
+                    for _, order in interleaved(sides, args.rounds):
+                        for port, samples in order:
                             samples.append(measure(port, "bench", q, n, args.seconds))
-                    print(f"  {q.name:<22} conns={n}: drydock {_fmt(cell.drydock)} | mariadb {_fmt(cell.other)}",
+                    print(f"  {q.name:<22} conns={n}: drydock {fmt_samples(cell.drydock)} | mariadb {fmt_samples(cell.other)}",
                           flush=True)
                     cells.append(cell)
             maria.stop()
@@ -259,13 +259,13 @@ def run_lance(args: argparse.Namespace, tmp: Path, drydock: Server) -> list[Cell
     for n in args.connections:
         cell = Cell(table_q, n, "in-process DuckDB + pylance, 1 thread")
         measure(drydock.port, "", table_q, n, args.warmup)
-        for r in range(args.rounds):
-            steps = [lambda cell=cell, n=n: cell.drydock.append(measure(drydock.port, "", table_q, n, args.seconds)),
-                     lambda cell=cell: cell.other.append(
-                         inprocess_lance_qps(root, local_template, LANCE.keys, args.seconds))]
-            for step in (steps if r % 2 == 0 else steps[::-1]):
+        steps = [lambda cell=cell, n=n: cell.drydock.append(measure(drydock.port, "", table_q, n, args.seconds)),
+                 lambda cell=cell: cell.other.append(
+                     inprocess_lance_qps(root, local_template, LANCE.keys, args.seconds))]
+        for _, order in interleaved(steps, args.rounds):
+            for step in order:
                 step()
-        print(f"  {cell.query.name:<22} conns={n}: drydock {_fmt(cell.drydock)} | in-process {_fmt(cell.other)}",
+        print(f"  {cell.query.name:<22} conns={n}: drydock {fmt_samples(cell.drydock)} | in-process {fmt_samples(cell.other)}",
               flush=True)
         cells.append(cell)
     return cells
@@ -286,10 +286,6 @@ def _maria_version(port: int) -> str:
     return str(rows[0][0]).split("-")[0] if rows else ""
 
 
-def _fmt(samples: list[float]) -> str:
-    return ", ".join(f"{q:,.0f}" for q in samples)
-
-
 def print_table(cells: list[Cell], args: argparse.Namespace) -> None:
     if not cells:
         return
@@ -300,21 +296,19 @@ def print_table(cells: list[Cell], args: argparse.Namespace) -> None:
     print(header)
     print("-" * (len(header) + 30))
     for c in cells:
-        print(f"{c.query.name:<22} {c.connections:>5} {statistics.median(c.drydock):>10,.0f} "
-              f"{statistics.median(c.other):>10,.0f} {c.ratio():>6.2f}x  {c.baseline}")
+        print(f"{c.query.name:<22} {c.connections:>5} {median(c.drydock):>10,.0f} "
+              f"{median(c.other):>10,.0f} {fmt_ratio(c.ratio(), 7)}  {c.baseline}")
     by = {(c.query.name, c.connections): c for c in cells}
     goals = [("SELECT 1", None, 0.5), ("PK point lookup", None, 0.25), ("1M-row aggregate", None, 5.0)]
     print()
     for name, _, goal in goals:
         ratios = [c.ratio() for (q, _), c in by.items() if q == name]
         if ratios:
-            print(f"goal {name} >= {goal}x MariaDB: {'met' if min(ratios) >= goal else 'NOT met'} "
-                  f"(lowest {min(ratios):.2f}x)")
+            print(goal_verdict(f"{name} >= {goal}x MariaDB", min(ratios), goal, higher_is_better=True))
     one, eight = by.get(("PK point lookup", 1)), by.get(("PK point lookup", 8))
     if one and eight:
-        scale = statistics.median(eight.drydock) / statistics.median(one.drydock)
-        print(f"goal drydock PK lookup 8 conns >= 1.5x 1 conn: {'met' if scale >= 1.5 else 'NOT met'} "
-              f"({scale:.2f}x)")
+        print(goal_verdict("drydock PK lookup 8 conns >= 1.5x 1 conn", median_ratio(eight.drydock, one.drydock),
+                           1.5, higher_is_better=True))
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:

@@ -23,7 +23,6 @@ import argparse
 import multiprocessing as mp
 import os
 import signal
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -36,6 +35,10 @@ from typing import Any
 import pymysql
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from bench.timing import fmt_ratio, fmt_samples, goal_verdict, interleaved, median, median_ratio  # noqa: E402
+
 HOST = "127.0.0.1"
 READY_TIMEOUT_SECONDS = 30.0
 STOP_TIMEOUT_SECONDS = 10.0
@@ -207,7 +210,7 @@ class Cell:
     bare: list[float] = field(default_factory=list)
 
     def ratio(self) -> float:
-        return statistics.median(self.drydock) / statistics.median(self.bare)
+        return median_ratio(self.drydock, self.bare)
 
 
 def check_answers(drydock: Server, bare_default: Server, bare_custom: Server) -> None:
@@ -250,17 +253,15 @@ def run(args: argparse.Namespace) -> list[Cell]:
                     sides = [("drydock", drydock, cell.drydock), ("bare", bare, cell.bare)]
                     for _, server, _ in sides:  # warm-up, discarded
                         measure(server.port, sql, connections, args.warmup, args.clients)
-                    for r in range(args.repeats):
-                        order = sides if r % 2 == 0 else sides[::-1]  # A B, B A, A B, …
+                    for _, order in interleaved(sides, args.repeats):
                         for _, server, samples in order:
                             samples.append(measure(server.port, sql, connections, args.seconds,
                                                    args.clients))
                     for s in servers:
                         if not s.alive():
                             raise RuntimeError(f"{s.label} died; log: {s.log_path.read_text()[-2000:]}")
-                    print(f"  {sql!r:<40} conns={connections}: drydock "
-                          f"{', '.join(f'{q:,.0f}' for q in cell.drydock)} | bare "
-                          f"{', '.join(f'{q:,.0f}' for q in cell.bare)}", flush=True)
+                    print(f"  {sql!r:<40} conns={connections}: drydock {fmt_samples(cell.drydock)} | bare "
+                          f"{fmt_samples(cell.bare)}", flush=True)
                     cells.append(cell)
             return cells
         finally:
@@ -278,13 +279,12 @@ def print_table(cells: list[Cell], args: argparse.Namespace) -> None:
     print(header)
     print("-" * (len(header) + 40))
     for c in cells:
-        print(f"{c.statement:<38} {c.connections:>5} {statistics.median(c.drydock):>12,.0f} "
-              f"{statistics.median(c.bare):>15,.0f} {c.ratio():>6.2f}x  {c.baseline_label}")
+        print(f"{c.statement:<38} {c.connections:>5} {median(c.drydock):>12,.0f} "
+              f"{median(c.bare):>15,.0f} {fmt_ratio(c.ratio(), 7)}  {c.baseline_label}")
     goal = [c for c in cells if c.statement == SELECT_1]
     if goal:
         worst = min(c.ratio() for c in goal)
-        verdict = "met" if worst >= 1.0 else "NOT met"
-        print(f"\ngoal drydock >= 1.0x {BASELINE} on SELECT 1: {verdict} (lowest ratio {worst:.2f}x)")
+        print("\n" + goal_verdict(f"drydock >= 1.0x {BASELINE} on SELECT 1", worst, 1.0, higher_is_better=True))
 
 
 def _mimic_version() -> str:

@@ -91,6 +91,24 @@ class DrydockMySQL(MySQL):
                         and self._tokens[self._index + 2].token_type == TokenType.L_PAREN)
 
 
+    class Generator(MySQL.Generator):  # type: ignore[misc,valid-type]
+        """Prints what the parser above adds (grammar/render.py renders plain SQL with it)."""
+
+        TRANSFORMS: ClassVar[dict[Any, Any]] = {
+            **MySQL.Generator.TRANSFORMS,
+            RenameTables: lambda self, e: "RENAME TABLE " + ", ".join(
+                f"{self.sql(alter, 'this')} TO {self.sql(alter.args['actions'][0], 'this')}" for alter in e.expressions),
+        }
+
+        def insert_sql(self, expression: exp.Insert) -> str:
+            """MySQL's ``REPLACE INTO`` (the parser's ``alternative``), not SQLite's ``INSERT OR REPLACE``."""
+            if expression.args.get("alternative") != "REPLACE":
+                return str(super().insert_sql(expression))
+            plain = expression.copy()
+            plain.set("alternative", None)
+            return "REPLACE" + str(super().insert_sql(plain))[len("INSERT"):]
+
+
 DIALECT = DrydockMySQL()
 
 

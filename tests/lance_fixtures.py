@@ -8,7 +8,7 @@
 - ``offline_engine`` opens a *stopped* server's data directory in-process (no background
   threads) so a test can drive transitions through the manager API — never through product code
   that fakes a result.
-- Every wait is bounded (``wait_job``).
+- Every wait is bounded (``wait_job``, ``wait_until`` from tests/waiting.py, re-exported here).
 """
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ import pymysql
 import pytest
 
 from tests.conftest import ServerProcess
+from tests.waiting import wait_until
 
 DIM = 16
 ROWS = 2000
@@ -203,12 +204,33 @@ def wait_job(server: ServerProcess, job_id: int, until: Callable[[dict[str, str]
     return job
 
 
-def wait_until(check: Callable[[], bool], timeout: float, what: str) -> None:
-    deadline = time.monotonic() + timeout
-    while not check():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"not within {timeout}s: {what}")
-        time.sleep(0.1)
+def dispatcher_rounds(server: ServerProcess) -> int:
+    """Background dispatcher rounds finished so far (SHOW BACKENDS DispatcherRounds)."""
+    with server.connect() as conn, conn.cursor() as cur:
+        cur.execute("SHOW BACKENDS")
+        names = [d[0] for d in cur.description]
+        [local] = [row for row in cur.fetchall() if row[0] == "local"]
+    return int(local[names.index("DispatcherRounds")])
+
+
+def wake_dispatcher(server: ServerProcess) -> None:
+    """Any config change wakes the dispatcher for a round; this one re-sets the sweep period to the
+    value it has, so nothing else changes."""
+    [(_, period, *_)] = rows(server, "ADMIN SHOW FRONTEND CONFIG LIKE 'lance_index_job_dispatch_interval_second'")
+    set_config(server, lance_index_job_dispatch_interval_second=period)
+
+
+def wait_dispatcher_rounds(server: ServerProcess, timeout: float = 30.0) -> None:
+    """Return once a whole dispatcher round has begun and finished after this call: the positive
+    signal before asserting that the dispatcher did NOT act on something admitted earlier.
+
+    The first round to finish may have begun before the call, so this waits for two, waking the
+    dispatcher before each (rounds otherwise run only every lance_index_job_dispatch_interval_second)."""
+    start = dispatcher_rounds(server)
+    for target in (start + 1, start + 2):
+        wake_dispatcher(server)
+        wait_until(lambda target=target: dispatcher_rounds(server) >= target, timeout,
+                   f"dispatcher round {target}")
 
 
 # -- the manager API on a stopped server's data directory -------------------------------------------

@@ -10,7 +10,6 @@ worker process of the killed server left running.
 from __future__ import annotations
 
 import threading
-import time
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +22,7 @@ from engine.jobs import states as st
 from engine.jobs.manager import JobManager
 from tests.conftest import ServerProcess
 from tests.pg import StoreChoice, store_choice_for
+from tests.waiting import wait_until
 
 ANN = ("PROPERTIES ('index_type' = 'IVF_PQ', 'num_partitions' = '4', 'num_sub_vectors' = '4', "
        "'sample_rate' = '16', 'max_iters' = '5')")
@@ -38,16 +38,6 @@ def write_dataset(path: Path, rows: int = 1000, dim: int = 8) -> None:
     lance.write_dataset(pa.table({"id": pa.array(range(rows), pa.int64()),
                                   "emb": pa.FixedSizeListArray.from_arrays(pa.array(data), dim)}, schema=schema),
                         str(path), mode="overwrite")
-
-
-def wait_until(predicate: Any, timeout: float = 60.0, what: str = "condition") -> Any:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(0.1)
-    raise AssertionError(f"timed out waiting for {what}")
 
 
 class Rig:

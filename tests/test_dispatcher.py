@@ -49,7 +49,9 @@ from tests.lance_fixtures import (
     show_job,
     show_jobs,
     vector_table,
+    wait_dispatcher_rounds,
     wait_job,
+    wait_until,
 )
 
 M, R, C, P = st.MutationState, st.RefreshState, st.ResultCode, st.TerminationProof
@@ -324,20 +326,21 @@ def test_pause_is_a_hard_barrier_even_in_the_middle_of_a_round(engine: Any) -> N
 
     engine.jobs.listeners.append(watch)
     engine.config.set("lance_index_job_dispatcher_paused", "false")
-    deadline = time.monotonic() + 30
-    while engine.jobs.get(backlog[0]).state is M.PENDING and time.monotonic() < deadline:
-        time.sleep(0.001)
+    wait_until(lambda: engine.jobs.get(backlog[0]).state is not M.PENDING, 30, "the backlog starts draining",
+               interval=0.001)
     engine.config.set("lance_index_job_dispatcher_paused", "true")  # a round is draining the backlog now
     paused.set()
     held = pending(engine, "held")
-    time.sleep(0.5)
+    # the positive signal: a whole round began and finished after the admission
+    seen = engine.dispatcher.rounds
+    for target in (seen + 1, seen + 2):  # the first to finish may have begun before the admission
+        engine.dispatcher.wake()
+        wait_until(lambda target=target: engine.dispatcher.rounds >= target, 30, "a dispatcher round while paused")
     assert not violations
     assert engine.jobs.get(held.id).state is M.PENDING
     paused.clear()
     engine.config.set("lance_index_job_dispatcher_paused", "false")
-    deadline = time.monotonic() + 60
-    while engine.jobs.get(held.id).state is M.PENDING and time.monotonic() < deadline:
-        time.sleep(0.05)
+    wait_until(lambda: engine.jobs.get(held.id).state is not M.PENDING, 60, "the held job is dispatched")
     assert all(engine.jobs.get(j).state is M.NOT_COMMITTED for j in [*backlog, held.id])
 
 
@@ -486,7 +489,7 @@ def test_pause_holds_pending_jobs_and_shows_in_show_backends(wire: Any) -> None:
         assert rows(server, "SHOW BACKENDS")[0][9] == "true"
         held = admit(server, f"CREATE INDEX p ON {c}.db.t (id) USING BITMAP")
         dropped = admit(server, f"CREATE INDEX q ON {c}.db.t (id) USING BITMAP")
-        time.sleep(0.5)  # the admissions woke the dispatcher; a paused one must not act on them
+        wait_dispatcher_rounds(server)  # the admissions woke the dispatcher; a paused one must not act on them
         job = show_job(server, held)
         assert (job["State"], job["InvocationId"], job["PossibleLive"], job["Revision"]) == ("PENDING", "", "NO", "0")
         server.query(f"CANCEL LANCE INDEX JOB {dropped}")  # PENDING → NOT_COMMITTED at once
@@ -535,7 +538,11 @@ def test_local_mutation_switch_off_holds_an_admitted_job_pending(wire: Any) -> N
     finally:
         resume(server)
     try:
-        time.sleep(1.0)  # resuming woke the dispatcher; it must hold the job, not send it
+        # resuming woke the dispatcher; it must hold the job, not send it. The positive signal: the
+        # dispatcher wrote why it holds the job (the same step that declines to send it)
+        wait_until(lambda: show_job(server, job_id)["Message"].startswith("waiting:"), 30,
+                   "the dispatcher notes the held job")
+        wait_dispatcher_rounds(server)  # and another look later still holds it
         [listed] = [j for j in show_jobs(server, f'FROM {c}.db WHERE TableName = "held"')]
         assert (listed["JobId"], listed["State"], listed["PossibleLive"]) == (str(job_id), "PENDING", "NO")
         assert listed["Message"] == ("waiting: enable_lance_index_local_file_mutation = false; this local "

@@ -37,6 +37,7 @@ from tests.lance_fixtures import (
     show_job,
     show_jobs,
     vector_table,
+    wait_dispatcher_rounds,
     wait_job,
     wait_until,
 )
@@ -63,6 +64,11 @@ def snapshot(server: ServerProcess, ids: list[int]) -> dict[int, dict[str, str]]
 
 def _start_ticks(pid: int) -> int:
     return int(open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()[19])
+
+
+def _process_state(pid: int) -> str:
+    """R, S, Z (killed, not reaped yet), … from /proc/<pid>/stat."""
+    return open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()[0]
 
 
 @pytest.mark.parametrize("store", ["sqlite", "postgresql"])
@@ -171,8 +177,10 @@ def test_retention_keep_max_second_1_removes_only_resolved_gone_jobs(tmp_path: P
         wait_until(lambda: gone.isdisjoint(int(j["JobId"]) for j in show_jobs(server)), 20, "resolved jobs removed")
         assert [int(j["JobId"]) for j in show_jobs(server)] == [pending, lost, slot]
         assert error_of(server, f"SHOW LANCE INDEX JOB {built}") == (5103, f"Lance index job not found: {built}")
-        # the sleeper was SIGKILLed by the proof sweep but is not reaped yet: still "may be live"
-        time.sleep(2)
+        # the sleeper was SIGKILLed by the proof sweep but is not reaped yet (this test is its parent):
+        # still "may be live". Positive signals first: it is a zombie now, and later sweeps looked again.
+        wait_until(lambda: _process_state(sleeper.pid) == "Z", 20, "the proof sweep kills the old worker")
+        wait_dispatcher_rounds(server)
         assert show_job(server, slot)["PossibleLive"] == "YES"
         sleeper.wait(timeout=10)  # now it is gone: proven, then collected
         wait_until(lambda: slot not in [int(j["JobId"]) for j in show_jobs(server)], 20, "proven-gone record removed")

@@ -5,7 +5,6 @@ burst of concurrent admissions loses no job whose JobId was returned."""
 from __future__ import annotations
 
 import threading
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -27,6 +26,7 @@ from tests.lance_fixtures import (
     show_jobs,
     vector_table,
 )
+from tests.waiting import wait_until
 
 LIMITS = (1000, 1000, 1000)
 
@@ -61,10 +61,7 @@ def admit_in_threads(jobs: JobManager, names: list[str], outcome: dict[str, Any]
 
 
 def queued(jobs: JobManager, count: int) -> None:
-    deadline = time.monotonic() + 10
-    while len(jobs._admissions._queue) < count:
-        assert time.monotonic() < deadline, "admissions did not queue"
-        time.sleep(0.005)
+    wait_until(lambda: len(jobs._admissions._queue) >= count, 10, f"{count} admissions queue", interval=0.005)
 
 
 def test_admissions_waiting_together_are_written_in_one_batch(tmp_path: Path) -> None:
@@ -169,9 +166,7 @@ def test_kill9_during_a_burst_of_concurrent_admissions_loses_no_returned_job(tmp
                    for w in range(8)]
         for thread in threads:
             thread.start()
-        deadline = time.monotonic() + 60
-        while len(returned) < 200 and time.monotonic() < deadline:
-            time.sleep(0.01)
+        wait_until(lambda: len(returned) >= 200, 60, "200 admissions answered")
         server.kill9()  # mid-burst: statements are in flight on every connection
         stop.set()
         for thread in threads:

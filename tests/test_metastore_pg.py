@@ -19,6 +19,7 @@ from engine.metastore import MetadataStoreUnavailable, StaleRevision, open_store
 from tests.conftest import ROOT, ServerProcess
 from tests.lance_fixtures import admit, local_warehouse, pause, show_jobs, vector_table
 from tests.pg import PG_PASSWORD, PgCluster
+from tests.waiting import wait_until
 
 psycopg = pytest.importorskip("psycopg", reason="psycopg is not installed (pip install 'psycopg[binary]')")
 from engine.metastore_pg import (  # needs psycopg (importorskip above)
@@ -78,7 +79,11 @@ def test_two_stores_on_one_database_share_cas_and_serialise_writers(pg_dsn: str)
         thread.start()
         with a.transaction():
             inside.set()
-            time.sleep(0.5)  # b is blocked on the store-wide write lock meanwhile
+            # the positive signal that b is blocked on the store-wide write lock meanwhile: PostgreSQL
+            # lists its request for the advisory lock as not granted
+            with psycopg.connect(pg_dsn, autocommit=True) as probe:
+                wait_until(lambda: probe.execute("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' "
+                                                 "AND NOT granted").fetchone()[0] == 1, 10, "b waits for the lock")
             order.append("a")
         thread.join(10)
         assert order == ["a", "b"]

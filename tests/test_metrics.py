@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import time
 import urllib.request
 from pathlib import Path
 
 from tests.conftest import make_server
+from tests.waiting import wait_until
 
 
 def _scrape(port: int) -> str:
@@ -17,14 +17,10 @@ def _scrape(port: int) -> str:
 def test_metrics_endpoint_reports_engine_state_and_statements(tmp_path: Path) -> None:
     proc = make_server(tmp_path, "--metrics-port", "0").start()
     try:
-        deadline = time.monotonic() + 10
-        port = None
-        while port is None and time.monotonic() < deadline:
-            for line in proc.log_text().splitlines():
-                if line.startswith("drydock metrics on 127.0.0.1:"):
-                    port = int(line.rsplit(":", 1)[1])
-            time.sleep(0.05)
-        assert port is not None, proc.log_text()
+        announced = wait_until(lambda: [line for line in proc.log_text().splitlines()
+                                        if line.startswith("drydock metrics on 127.0.0.1:")], 10,
+                               "the metrics port announced in the log")
+        port = int(announced[0].rsplit(":", 1)[1])
         proc.query("SELECT 1")
         proc.query("ADMIN SHOW FRONTEND CONFIG LIKE 'x'")
         text = _scrape(port)

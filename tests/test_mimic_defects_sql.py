@@ -21,6 +21,7 @@ from engine.session import SessionContext
 from engine.statements.session_control import kill
 from tests import mysql_raw as raw
 from tests.conftest import ServerProcess
+from tests.waiting import wait_until
 
 HOST = "127.0.0.1"
 DEADLINE = 5.0
@@ -174,10 +175,19 @@ def _run_in_thread(conn: pymysql.connections.Connection, sql: str) -> tuple[thre
     return thread, outcome
 
 
-def _kill_until_done(killer: pymysql.connections.Connection, statement: str, thread: threading.Thread) -> None:
-    """Send `statement` until the victim's thread ends (a KILL that lands before the victim's
-    statement started is a no-op), for at most 20 s."""
-    time.sleep(0.5)
+def _running_query(killer: pymysql.connections.Connection, victim_id: int) -> bool:
+    with killer.cursor() as cur:
+        cur.execute("SHOW FULL PROCESSLIST")
+        return any(row[0] == victim_id and row[4] == "Query" for row in cur.fetchall())
+
+
+def _kill_until_done(killer: pymysql.connections.Connection, victim_id: int, statement: str,
+                     thread: threading.Thread) -> None:
+    """Once the server runs the victim's statement (SHOW PROCESSLIST says so), send `statement`
+    until the victim's thread ends (a KILL racing the statement's start would be a no-op), for at
+    most 20 s."""
+    wait_until(lambda: _running_query(killer, victim_id) or not thread.is_alive(), 20,
+               "the victim's statement is running")
     deadline = time.monotonic() + 20
     with killer.cursor() as cur:
         while thread.is_alive() and time.monotonic() < deadline:
@@ -189,7 +199,7 @@ def _kill_until_done(killer: pymysql.connections.Connection, statement: str, thr
 def test_kill_query_interrupts_a_running_statement(shared_server: ServerProcess) -> None:
     with shared_server.connect() as victim, shared_server.connect() as killer:
         thread, outcome = _run_in_thread(victim, SLOW_QUERY)
-        _kill_until_done(killer, f"KILL QUERY {victim.thread_id()}", thread)
+        _kill_until_done(killer, victim.thread_id(), f"KILL QUERY {victim.thread_id()}", thread)
         assert outcome["error"].args[0] == 1317, outcome
         assert outcome["seconds"] < 25
         with victim.cursor() as cur:  # the connection stays usable
@@ -217,7 +227,7 @@ def test_kill_connection_of_a_running_statement(shared_server: ServerProcess) ->
     log_before = shared_server.log_text().count("Traceback")
     with shared_server.connect() as victim, shared_server.connect() as killer:
         thread, outcome = _run_in_thread(victim, SLOW_QUERY)
-        _kill_until_done(killer, f"KILL {victim.thread_id()}", thread)
+        _kill_until_done(killer, victim.thread_id(), f"KILL {victim.thread_id()}", thread)
         assert outcome["error"].args[0] in (1317, 2013), outcome
         with pytest.raises(pymysql.err.OperationalError), victim.cursor() as cur:
             cur.execute("SELECT 1")

@@ -28,6 +28,7 @@ from tests.procedures_lance_support import (
     stray,
     warnings_of,
 )
+from tests.waiting import wait_until
 
 EXPIRE_COLUMNS = ["deleted_snapshots_count", "deleted_data_files_count", "deleted_deletion_files_count",
                   "deleted_index_files_count", "deleted_transaction_files_count", "bytes_removed",
@@ -239,9 +240,7 @@ def test_the_procedure_timeout_cancels_cooperatively(server: ServerProcess, wh: 
     try:
         started = time.monotonic()
         with paused(server, fault_dir, "create_tag", f"CALL {t.catalog}.sys.create_tag('{t.arg}', 'late')") as run:
-            deadline = time.monotonic() + 10
-            while not run.outcome and time.monotonic() < deadline:
-                time.sleep(0.05)
+            wait_until(lambda: run.outcome, 10, "the CALL is answered")
         assert run.error == (1317, ("Query execution was interrupted by the procedure timeout; done before that: "
                                     "nothing was changed"))
         assert time.monotonic() - started < 10

@@ -11,7 +11,6 @@ import os
 import shutil
 import socket
 import tempfile
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -31,6 +30,7 @@ from tests.lance_fixtures import (
     rows,
     set_config,
     show_job,
+    wait_dispatcher_rounds,
     wait_job,
     wait_until,
 )
@@ -220,7 +220,7 @@ def test_unreachable_head_keeps_jobs_pending_until_it_answers(tmp_path: Path, cl
         assert ray_row and ray_row[0][2] == "false" and "unreachable" in ray_row[0][4], ray_row
         scalar = wait_job(server, admit(server, f"CREATE INDEX b ON {c}.db.t (id) USING BTREE"), reaped, 60)
         assert (scalar["State"], scalar["BackendId"]) == ("COMMITTED", "local"), scalar  # not held up
-        time.sleep(1)
+        wait_dispatcher_rounds(server)  # the dispatcher looked at it again since (positive signal)
         assert show_job(server, job_id)["State"] == "PENDING"  # still waiting, not failed
         set_config(server, lance_index_ray_address=cluster.address)
         job = wait_job(server, job_id, reaped, 180)

@@ -39,6 +39,7 @@ from engine.jobs.worker_env import with_ambient_credentials
 from engine.metastore import MetaStore
 from tests.jobfactory import new_job
 from tests.isolation import cgroups_unavailable
+from tests.waiting import wait_until
 
 
 def raw_frame(kind: bytes, body: bytes) -> bytes:
@@ -224,8 +225,19 @@ def test_a_held_slot_is_proven_once_the_stray_processes_in_its_cgroup_are_gone(
     assert supervisor.status()["held"] == 1 and supervisor.status()["inflight"] == 0
     group = supervisor._held[dispatch.invocation_id].cgroup
     [stray] = group.procs()
-    time.sleep(2 * sup.HELD_RECHECK_SECONDS)
-    assert len(events.exits()) == 1  # still there: still no proof (fail closed)
+    # the positive signal: the reaper re-checked the held worker (twice: the first re-check to end
+    # may have begun before the stray was left) and still found it there
+    rechecks: list[int] = []
+    recheck_held = supervisor.recheck_held
+
+    def counted_recheck() -> int:
+        proven = recheck_held()
+        rechecks.append(proven)
+        return proven
+
+    monkeypatch.setattr(supervisor, "recheck_held", counted_recheck)
+    wait_until(lambda: len(rechecks) >= 2, 10 * sup.HELD_RECHECK_SECONDS, "two re-checks of the held worker")
+    assert rechecks[:2] == [0, 0] and len(events.exits()) == 1  # still there: still no proof (fail closed)
 
     unkillable.clear()
     proven = events.exits(2, timeout=30)[1]

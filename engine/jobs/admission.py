@@ -25,6 +25,7 @@ from engine.jobs.contract import (
     field_contract,
     index_contract,
 )
+from engine.jobs.quotas import QUOTA_KEYS, require_positive_quotas
 from engine.jobs.records import JobRecord
 from engine.jobs.validation import IndexSpec, invalid, same_definition, validate_name, validate_spec
 from engine.session import SessionContext
@@ -72,17 +73,8 @@ def _gate(config: Config, op: str) -> tuple[int, int, int]:
     if not config.get(Key.ENABLE_LANCE_INDEX_MUTATION):
         raise Errors.LANCE_INDEX_MUTATION_DISABLED.error(
             detail=f"{op} is disabled for Lance catalog tables (enable_lance_index_mutation = false)")
-    limits = (config.get(Key.LANCE_INDEX_JOB_MAX_UNRESOLVED_PER_TABLE),
-              config.get(Key.LANCE_INDEX_JOB_MAX_UNRESOLVED_PER_CATALOG),
-              config.get(Key.LANCE_INDEX_JOB_MAX_UNRESOLVED_GLOBAL))
-    for name, value in zip(("lance_index_job_max_unresolved_per_table",
-                            "lance_index_job_max_unresolved_per_catalog",
-                            "lance_index_job_max_unresolved_global"), limits):
-        if value <= 0:
-            raise Errors.LANCE_INDEX_MUTATION_DISABLED.error(
-                detail=f"Lance index admission requires positive unresolved-job quotas, but {name} = {value}; "
-                       "fix the FE configuration before enabling enable_lance_index_mutation")
-    return limits
+    table, catalog, global_ = (int(config.get(key)) for key in QUOTA_KEYS)
+    return require_positive_quotas((table, catalog, global_))
 
 
 def resolve_target(admission: Admission, ctx: SessionContext, parts: tuple[str, ...], op: str) -> Target:

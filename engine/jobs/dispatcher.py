@@ -91,6 +91,9 @@ class Dispatcher:
         config.on_change(self._on_config)
         self._workers: dict[int, dict[str, Any]] = {}
         self._retry_at: dict[int, float] = {}  # job id → monotonic time its next preparation is due
+        # Background rounds finished (SHOW BACKENDS DispatcherRounds): the positive signal that the
+        # dispatcher looked at everything admitted before a round began, e.g. while it is paused.
+        self.rounds = 0
 
     def _new_supervisor(self) -> Supervisor | RayBackend:
         if self._config.get(Key.LANCE_INDEX_WORKER_BACKEND) == "ray":  # ray is imported only then
@@ -147,6 +150,7 @@ class Dispatcher:
                 self.round()
             except Exception:  # noqa: BLE001 - the dispatcher must survive a bad round
                 logger.exception("dispatcher round failed")
+            self.rounds += 1  # only this thread writes it
             interval = min(float(self._config.get(Key.LANCE_INDEX_JOB_DISPATCH_INTERVAL_SECOND)), 10.0)
             self._wake.wait(timeout=min(interval, self._next_retry_in()))
             self._wake.clear()

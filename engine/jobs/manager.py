@@ -24,6 +24,7 @@ from engine.frontends import NotLeader
 from engine.host import host_id
 from engine.jobs import states as st
 from engine.jobs.group_commit import GroupCommit, Request
+from engine.jobs.quotas import require_positive_quotas
 from engine.jobs.records import (
     INSERT_SQL,
     FenceKey,
@@ -260,9 +261,7 @@ class JobManager:
 
         Admissions waiting at the same moment are group-committed (one transaction, one fsync);
         this returns only once this job's row is durable."""
-        limits = (table_limit, catalog_limit, global_limit)
-        if min(limits) <= 0:
-            raise Errors.LANCE_INDEX_MUTATION_DISABLED.error(detail=_quota_config_message(*limits))
+        limits = require_positive_quotas((table_limit, catalog_limit, global_limit))
         if (job.state, job.refresh_state) != st.INITIAL:
             raise st.JobStateError(job.id, f"admission in state {job.state.value}/{job.refresh_state.value}")
         # Refuse early when the view is free; while a batch is being written (the lock is held over its
@@ -609,12 +608,3 @@ def _check_move(job: JobRecord, changes: dict[str, Any]) -> None:
     if why is not None:
         raise st.JobStateError(job.id, why)
 
-
-def _quota_config_message(table: int, catalog: int, global_: int) -> str:
-    for name, value in (("lance_index_job_max_unresolved_per_table", table),
-                        ("lance_index_job_max_unresolved_per_catalog", catalog),
-                        ("lance_index_job_max_unresolved_global", global_)):
-        if value <= 0:
-            return (f"Lance index admission requires positive unresolved-job quotas, but {name} = {value}; "
-                    "fix the FE configuration before enabling enable_lance_index_mutation")
-    return ""
