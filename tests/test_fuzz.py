@@ -252,6 +252,7 @@ EXAMPLES: dict[str, list[str]] = {
     "resolve_lance_index_job": ["RESOLVE LANCE INDEX JOB 1 AS FORCE_RELEASE COMMENT 'fuzz'"],
     "cancel_lance_index_job": ["CANCEL LANCE INDEX JOB 2"],
     "show_backends": ["SHOW BACKENDS"],
+    "show_frontends": ["SHOW FRONTENDS"],
     "call_procedure": ["CALL lc.sys.create_tag('db.s', 'tag1')", "CALL lc.sys.delete_tag(table => 'db.s', tag => 'tag1')",
                        "CALL lc.sys.expire_snapshots('db.s', 1, 1, NULL, 10)",
                        "CALL lc.sys.remove_orphan_files(table => 'db.s', dry_run => true)",
