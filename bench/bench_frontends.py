@@ -31,9 +31,7 @@ from __future__ import annotations
 
 import argparse
 import multiprocessing as mp
-import shutil
 import sys
-import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -47,7 +45,7 @@ sys.path.insert(0, str(ROOT))
 
 from bench.timing import fmt_ratio, median, ratio
 from tests.conftest import ServerProcess
-from tests.pg import PgCluster, Unavailable, start_cluster
+from tests.pg import PgCluster, bench_cluster
 
 CATALOG = "bench_fe"
 BARRIER_SECONDS = 120.0
@@ -220,23 +218,16 @@ def main() -> None:
     parser.add_argument("--latency-jobs", type=int, default=20)
     parser.add_argument("--skip", choices=["admissions", "failover", "latency"], nargs="*", default=[])
     args = parser.parse_args()
-    try:
-        cluster = start_cluster()
-    except Unavailable as why:
-        print(f"skipped: {why}")
-        return
-    tmp = Path(tempfile.mkdtemp(prefix="bench-fe-"))
-    try:
+    with bench_cluster("bench-fe-") as started:
+        if started is None:
+            return
+        cluster, tmp = started
         if "admissions" not in args.skip:
             part_admissions(cluster, tmp, args)
         if "failover" not in args.skip:
             part_failover(cluster, tmp, args)
         if "latency" not in args.skip:
             part_dispatch_latency(cluster, tmp, args)
-    finally:
-        cluster.stop()
-        shutil.rmtree(cluster.root, ignore_errors=True)
-        shutil.rmtree(tmp, ignore_errors=True)
 
 
 if __name__ == "__main__":

@@ -17,9 +17,7 @@ Exit code 0 whatever the numbers; without PostgreSQL it says why and exits 0.
 from __future__ import annotations
 
 import argparse
-import shutil
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -30,7 +28,7 @@ from bench.timing import Stopwatch, fmt_ratio, median, p95, ratio
 from engine.jobs.manager import JobManager
 from engine.metastore import MetadataStore, MetaStore
 from tests.jobfactory import new_job
-from tests.pg import Unavailable, start_cluster
+from tests.pg import bench_cluster
 
 
 def _ms(samples: list[float]) -> tuple[float, float]:
@@ -55,13 +53,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--jobs", type=int, default=300)
     args = parser.parse_args()
-    try:
-        cluster = start_cluster()
-    except Unavailable as why:
-        print(f"skipped: {why}")
-        return
-    tmp = Path(tempfile.mkdtemp(prefix="bench-pg-"))
-    try:
+    with bench_cluster("bench-pg-") as started:
+        if started is None:
+            return
+        cluster, tmp = started
         from engine.metastore_pg import PostgresStore
 
         sqlite = transitions(MetaStore(tmp / "meta.sqlite"), args.jobs)
@@ -71,10 +66,6 @@ def main() -> None:
         for name in sqlite:
             (sm, sp), (pm, pp) = sqlite[name], pg[name]
             print(f"{name:28} {sm:7.2f} / {sp:6.2f} {pm:7.2f} / {pp:6.2f} {fmt_ratio(ratio(pm, sm), 15)}")
-    finally:
-        cluster.stop()
-        shutil.rmtree(cluster.root, ignore_errors=True)
-        shutil.rmtree(tmp, ignore_errors=True)
 
 
 if __name__ == "__main__":

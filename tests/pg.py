@@ -87,6 +87,25 @@ class Unavailable(Exception):
     """Why no cluster can be started here (the fixture skips with it)."""
 
 
+@contextlib.contextmanager
+def bench_cluster(prefix: str) -> Iterator[tuple[PgCluster, Path] | None]:
+    """For a benchmark: a started cluster and a temp directory, both removed after; None (with the
+    reason printed) when no cluster can be started here."""
+    try:
+        cluster = start_cluster()
+    except Unavailable as why:
+        print(f"skipped: {why}")
+        yield None
+        return
+    tmp = Path(tempfile.mkdtemp(prefix=prefix))
+    try:
+        yield cluster, tmp
+    finally:
+        cluster.stop()
+        shutil.rmtree(cluster.root, ignore_errors=True)
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
 def start_cluster() -> PgCluster:
     """A new cluster, started; the caller stops it (``stop()``) and removes ``root``."""
     bin_dir = _bin_dir()
