@@ -93,7 +93,8 @@ def test_one_leader_and_the_lease_moves_only_when_it_expires(store_opener: Calla
     assert a.epoch == 1
     if not first_store.shared:
         return  # SQLite: the data directory is one process's own; the lone frontend leads (above)
-    b = _member(store_opener(), "fe_b", lease)
+    # b's own lease is long: once taken, its belief must outlast this test's asserts on a slow machine
+    b = _member(store_opener(), "fe_b", [30.0])
     b.join()
     assert b.epoch is None, "a live lease is not taken"
     a.heartbeat()
@@ -114,8 +115,8 @@ def test_a_deposed_leaders_late_transition_is_refused_by_the_fencing_token(pg_st
     it makes is checked against the lease epoch in its own transaction and writes nothing."""
     store_a = pg_store()
     store_b = pg_store()
-    lease = [0.2]
-    a, b = _member(store_a, "fe_a", lease), _member(store_b, "fe_b", lease)
+    # a's lease runs out at once; b's, once taken, outlasts the asserts below on a slow machine
+    a, b = _member(store_a, "fe_a", [0.2]), _member(store_b, "fe_b", [30.0])
     a.join()
     jobs_a, jobs_b = JobManager(store_a), JobManager(store_b)
     jobs_a.fence, jobs_b.fence = a.check_fence, b.check_fence
@@ -295,7 +296,8 @@ def test_kill9_of_the_leader_mid_build_a_follower_takes_over_and_the_job_commits
         wait_until(lambda: any(r[0] == "fe_b" and r[3] == "LEADER" for r in rows(follower, "SHOW FRONTENDS")),
                    lease * 3 + 5, "the follower took the lease")
         took_over = time.monotonic() - killed
-        assert took_over <= lease + 3, f"failover took {took_over:.1f}s with a {lease}s lease"
+        # the lease plus one heartbeat interval (lease / 3), with slack for a loaded 2-core machine
+        assert took_over <= lease * 2 + 3, f"failover took {took_over:.1f}s with a {lease}s lease"
         [fe_b] = [r for r in rows(follower, "SHOW FRONTENDS") if r[0] == "fe_b"]
         assert int(fe_b[7]) == int(epoch_before) + 1
         job = wait_job(follower, job_id, timeout=60)
