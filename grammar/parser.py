@@ -21,6 +21,7 @@ from lark import Lark, Token, Transformer, UnexpectedCharacters, UnexpectedInput
 from engine import ast
 from engine.errors import DrydockError, Errors
 from engine.redact import SECRET_KEY, redact_sql
+from grammar.statement_shapes import ShapeCache
 
 _GRAMMAR = Path(__file__).with_name("drydock.lark")
 
@@ -146,12 +147,19 @@ def parse(sql: str) -> ast.Statement | None:
             return cached
     if not owns(sql):
         return None
+    keyed = _shapes().key(sql)
+    if keyed is not None:
+        shaped = _shapes().lookup(keyed)
+        if shaped is not None:
+            return shaped  # not kept by its text: a name in it may spell a secret's key
     statement = _parse_owned(sql)  # a syntax error raises: errors are never cached
     if len(sql) <= CACHE_MAX_SQL_CHARS and not carries_secret(sql, statement):
         with _cache_lock:
             _cache[sql] = statement
             if len(_cache) > CACHE_SIZE:
                 _cache.popitem(last=False)
+        if keyed is not None:
+            _shapes().learn(sql, keyed, statement)
     return statement
 
 
@@ -170,6 +178,24 @@ _NEVER_CACHED: tuple[type[ast.Statement], ...] = (ast.Prepare,)
 def clear_cache() -> None:
     with _cache_lock:
         _cache.clear()
+    _shapes().clear()
+
+
+# Shapes (grammar/statement_shapes.py): texts that differ only in names and plain strings share
+# one parse. Built on first use, from the grammar's own terminals.
+_shape_cache: ShapeCache | None = None
+
+
+def _shapes() -> ShapeCache:
+    global _shape_cache
+    if _shape_cache is None:
+        keywords = frozenset(t.pattern.value.upper() for t in _parser.terminals if t.pattern.type == "str")
+        # word-like terminals other than IDENTIFIER: a word one of them matches is never a slot
+        others = tuple(re.compile(t.pattern.to_regexp()) for t in _parser.terminals
+                       if t.pattern.type == "re" and t.name != "IDENTIFIER"
+                       and re.fullmatch(t.pattern.to_regexp(), "abc_Z9$"))
+        _shape_cache = ShapeCache(_parse_owned, keywords, others)
+    return _shape_cache
 
 
 def carries_secret(sql: str, statement: ast.Statement) -> bool:

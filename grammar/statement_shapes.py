@@ -1,0 +1,273 @@
+"""Shapes of drydock's own statements: one Lark parse per shape, names and strings bound per text.
+
+Every index admission is a CREATE INDEX with a name of its own, so the exact-text cache in
+grammar/parser.py never hits it, and Lark's LALR loop (100–350 µs of the GIL per statement) was
+the largest single cost of an admission. A statement's *shape* is its text with each plain name and
+each plain quoted string taken out as a slot value; keywords, numbers, symbols, comments and
+everything else stay as written. A :class:`Shape` is the parse of one text of that shape with each
+slot at a known place in the statement; a later text of the same shape gets a copy with its own
+values there, without Lark.
+
+Why a slot's value cannot change the parse:
+
+- a word that is no keyword of the grammar lexes as IDENTIFIER wherever it stands (the contextual
+  lexer always accepts IDENTIFIER: parser._KeepWordTerminals); a word that spells a keyword, in any
+  case, is never a slot, nor is one any other word-like terminal would match;
+- a quoted string without escapes or doubled quotes is one SINGLE_QUOTED / DOUBLE_QUOTED token, a
+  backticked name without doubled backticks one BACKTICKED token, whatever it holds;
+- LALR decides on token types only, so every text of a shape has the same reductions;
+- what the transformer does with such a token is checked on the first text of a shape: the text is
+  parsed again with a unique probe value in every slot, each probe must come back unchanged in a
+  field of its own (a slot the transformer changes — upper-cases, reads as a number — becomes part of
+  the shape, kept as written), and the shape filled with the original values must equal the
+  original parse, type for type.
+
+Anything else (a text that mentions the probe prefix, a statement that may carry a secret or is
+never cached, a probe that does not parse) is parsed in full every time, as before. Only parses are
+kept, with probe values in them: no client's names or strings are held here.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections import OrderedDict
+from collections.abc import Callable
+from dataclasses import dataclass, fields, is_dataclass
+from typing import Any
+
+from lark import Token
+
+from engine import ast
+
+# One pass over the text; the first alternative that matches at a position wins, in the order
+# Lark's longest match decides there. Named groups are the slots.
+_TOKENS = re.compile(
+    r"""(?P<sq>'[^'\\]*')(?!')"""  # plain single-quoted string
+    r'''|(?P<dq>"[^"\\]*")(?!")'''  # plain double-quoted string
+    r"""|(?P<bt>`[^`]+`)(?!`)"""  # plain backticked name
+    r"""|'(?:[^'\\]|\\.|'')*'?|"(?:[^"\\]|\\.|"")*"?|`(?:[^`]|``)*`?"""  # with escapes: as written
+    r"""|/\*.*?(?:\*/|\Z)|(?:--[ \t]|\#)[^\n]*"""  # comments and hints: as written
+    r"""|@(?:`(?:[^`]|``)*`?|'(?:[^'\\]|\\.|'')*'?|"(?:[^"\\]|\\.|"")*"?|[A-Za-z0-9_$.]*)"""  # @variables
+    r"""|[0-9][A-Za-z0-9_$.]*"""  # numbers (and whatever a digit starts): as written
+    r"""|(?P<word>[A-Za-z_$][A-Za-z0-9_$]*)"""  # a name, unless it spells a keyword
+    r"""|[^'"`/\-#@0-9A-Za-z_$]+|.""",  # everything else: as written
+    re.DOTALL,
+)
+PROBE_PREFIX = "zqprobe"
+_PROBE_IN = re.compile(PROBE_PREFIX + r"([0-9]+)x", re.IGNORECASE)
+MAX_SHAPE_CHARS = 4096
+MAX_SLOTS = 64
+MAX_SHAPES = 512
+MAX_VARIANTS = 8  # per shape: variants that keep different slots as written
+_PROBE_ROUNDS = 3
+_QUOTES = {"sq": "'", "dq": '"', "bt": "`"}
+
+
+@dataclass(frozen=True)
+class Slot:
+    kind: str  # word, sq, dq or bt
+    start: int
+    end: int
+    value: str  # the name or the string, without its quotes
+
+
+def slots_of(text: str, keywords: frozenset[str], word_terminals: tuple[re.Pattern[str], ...]
+             ) -> tuple[str, list[Slot]] | None:
+    """(shape key, slots) of ``text``, or None when the text is not keyed."""
+    if len(text) > MAX_SHAPE_CHARS or "\x00" in text or PROBE_PREFIX in text.lower():
+        return None
+    parts: list[str] = []
+    slots: list[Slot] = []
+    last = 0
+    for m in _TOKENS.finditer(text):
+        kind = m.lastgroup
+        if kind is None:
+            continue
+        token = m.group(0)
+        if kind == "word":
+            if token.upper() in keywords or any(p.fullmatch(token) for p in word_terminals):
+                continue
+            value = token
+        else:
+            value = token[1:-1]
+        parts.append(text[last:m.start()])
+        parts.append("\x00" + kind)
+        slots.append(Slot(kind, m.start(), m.end(), value))
+        last = m.end()
+        if len(slots) > MAX_SLOTS:
+            return None
+    parts.append(text[last:])
+    return "".join(parts), slots
+
+
+def _probe(index: int) -> str:
+    return f"{PROBE_PREFIX}{index}x"
+
+
+def _probe_text(text: str, slots: list[Slot], fixed: set[int]) -> str:
+    parts: list[str] = []
+    last = 0
+    for i, slot in enumerate(slots):
+        if i in fixed:
+            continue
+        quote = _QUOTES.get(slot.kind, "")
+        parts += [text[last:slot.start], quote, _probe(i), quote]
+        last = slot.end
+    parts.append(text[last:])
+    return "".join(parts)
+
+
+Filler = Callable[[list[str]], Any]
+
+
+class _NotShapeable(Exception):
+    """The statement holds a value the filler cannot rebuild (a lexer token, a foreign type)."""
+
+
+def _compile(node: Any, probes: dict[str, int], found: set[int], tainted: set[int]) -> tuple[Filler | None, Any]:
+    """(filler, node): a filler when ``node`` holds probes (it builds the node with the values),
+    else None (the node is shared as is: statements are immutable)."""
+    if isinstance(node, str):
+        index = probes.get(str(node))
+        if index is None:
+            # a value made from a probe (upper-cased, joined): that slot is kept as written
+            tainted.update(int(n) for n in _PROBE_IN.findall(node))
+            return None, node
+        cls = type(node)
+        if issubclass(cls, Token):
+            raise _NotShapeable("a lexer token in a statement")
+        found.add(index)
+        return ((lambda values: values[index]) if cls is str else (lambda values: cls(values[index]))), node
+    if isinstance(node, tuple):
+        parts = [_compile(item, probes, found, tainted) for item in node]
+        if all(f is None for f, _ in parts):
+            return None, node
+        makers = [f if f is not None else (lambda values, item=item: item) for f, item in parts]
+        return (lambda values: tuple(make(values) for make in makers)), node
+    if is_dataclass(node) and not isinstance(node, type):
+        klass = type(node)
+        if not all(f.init for f in fields(node)):
+            raise _NotShapeable(f"{klass.__name__} has fields its constructor does not take")
+        names = [f.name for f in fields(node)]
+        parts = [_compile(getattr(node, name), probes, found, tainted) for name in names]
+        if all(f is None for f, _ in parts):
+            return None, node
+        makers = [f if f is not None else (lambda values, item=item: item) for f, item in parts]
+        return (lambda values: klass(**{n: make(values) for n, make in zip(names, makers, strict=True)})), node
+    if node is None or isinstance(node, (bool, int, float)):
+        return None, node
+    raise _NotShapeable(f"a {type(node).__name__} in a statement")
+
+
+def _constant(statement: Any) -> Filler:
+    return lambda _values: statement
+
+
+def same_statement(a: Any, b: Any) -> bool:
+    """Equal and of the same types all the way down (``==`` alone takes a quoted string for a name)."""
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, tuple):
+        return len(a) == len(b) and all(same_statement(x, y) for x, y in zip(a, b, strict=True))
+    if is_dataclass(a):
+        return all(same_statement(getattr(a, f.name), getattr(b, f.name)) for f in fields(a))
+    return bool(a == b)
+
+
+@dataclass(frozen=True)
+class Variant:
+    fixed: tuple[tuple[int, str], ...]  # slots kept as written: (index, value)
+    fill: Filler
+
+
+class ShapeCache:
+    """Shape key → the variants learnt for it (bounded LRU, thread-safe)."""
+
+    def __init__(self, parse: Callable[[str], ast.Statement], keywords: frozenset[str],
+                 word_terminals: tuple[re.Pattern[str], ...]):
+        self._parse = parse
+        self._keywords = keywords
+        self._word_terminals = word_terminals
+        self._shapes: OrderedDict[str, tuple[Variant, ...]] = OrderedDict()
+        self._seen: OrderedDict[str, bool] = OrderedDict()  # keys seen once, not yet probed
+        self._lock = threading.Lock()
+        self.hits = 0  # tests read these
+        self.learnt = 0
+
+    def key(self, text: str) -> tuple[str, list[Slot]] | None:
+        return slots_of(text, self._keywords, self._word_terminals)
+
+    def lookup(self, keyed: tuple[str, list[Slot]]) -> ast.Statement | None:
+        key, slots = keyed
+        with self._lock:
+            variants = self._shapes.get(key)
+            if variants is None:
+                return None
+            self._shapes.move_to_end(key)
+        values = [s.value for s in slots]
+        for variant in variants:
+            if all(values[i] == value for i, value in variant.fixed):
+                try:
+                    statement = variant.fill(values)
+                except Exception:  # noqa: BLE001 - a statement class that refuses a value: parse in full
+                    return None
+                self.hits += 1
+                return statement  # type: ignore[no-any-return]
+        return None
+
+    def learn(self, text: str, keyed: tuple[str, list[Slot]], statement: ast.Statement) -> None:
+        """After a full parse of ``text``: learn its shape if it provably is one (module doc)."""
+        key, slots = keyed
+        with self._lock:  # a shape seen once may never come back: probe it on its second sighting
+            if self._seen.pop(key, None) is None:
+                self._seen[key] = True
+                if len(self._seen) > MAX_SHAPES:
+                    self._seen.popitem(last=False)
+                return
+        variant = self._variant(text, slots, statement)
+        if variant is None:
+            return
+        with self._lock:
+            known = self._shapes.get(key, ())
+            if len(known) >= MAX_VARIANTS:
+                return
+            self._shapes[key] = (*known, variant)
+            self._shapes.move_to_end(key)
+            if len(self._shapes) > MAX_SHAPES:
+                self._shapes.popitem(last=False)
+            self.learnt += 1
+
+    def _variant(self, text: str, slots: list[Slot], statement: ast.Statement) -> Variant | None:
+        fixed: set[int] = set()
+        values = [s.value for s in slots]
+        for _ in range(_PROBE_ROUNDS):
+            try:
+                probed = self._parse(_probe_text(text, slots, fixed))
+            except Exception:  # noqa: BLE001 - a probe that does not parse: this text is not a shape
+                return None
+            probes = {_probe(i): i for i in range(len(slots)) if i not in fixed}
+            found: set[int] = set()
+            tainted: set[int] = set()
+            try:
+                fill, _ = _compile(probed, probes, found, tainted)
+            except _NotShapeable:
+                return None
+            missing = (set(probes.values()) - found) | tainted
+            if missing:  # changed by the transformer (or not in the statement): keep as written
+                fixed |= missing
+                continue
+            filler: Filler = fill if fill is not None else _constant(probed)
+            try:
+                if not same_statement(filler(values), statement):
+                    return None
+            except Exception:  # noqa: BLE001 - a statement class that refuses the values back
+                return None
+            return Variant(tuple(sorted((i, values[i]) for i in fixed)), filler)
+        return None
+
+    def clear(self) -> None:
+        with self._lock:
+            self._shapes.clear()
+            self._seen.clear()
+            self.hits = self.learnt = 0
