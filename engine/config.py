@@ -200,6 +200,9 @@ def _statement_fields() -> list[ConfigField]:
         f("maintenance_threads", "int", 4,
           "Worker threads for CALL, index-job administration and REFRESH (separate from queries)",
           mutable=False, validator=positive_int),
+        f("pin_python_threads", "boolean", True,
+          "Run the server's Python threads on one CPU (GIL hand-overs stay on one core); DuckDB, "
+          "Lance and Arrow threads keep every CPU (server/thread_placement.py)", mutable=False),
     ]
 
 

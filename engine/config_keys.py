@@ -44,6 +44,7 @@ class Key(StrEnum):
     MAX_STATEMENT_TOKENS = "max_statement_tokens"
     STATEMENTS_THREADS = "statements_threads"
     MAINTENANCE_THREADS = "maintenance_threads"
+    PIN_PYTHON_THREADS = "pin_python_threads"
     CATALOG_ALLOWED_LOCAL_ROOTS = "catalog_allowed_local_roots"
     CATALOG_ALLOWED_OBJECT_PREFIXES = "catalog_allowed_object_prefixes"
     AUDIT_LOG_MAX_BYTES = "audit_log_max_bytes"

@@ -12,10 +12,12 @@ from typing import Any
 
 import click
 
+from engine.config_keys import Key
 from engine.core import Engine
 from engine.frontends import valid_name
 from engine.metastore import MetadataStoreUnavailable
 from server.app import DrydockServer
+from server.thread_placement import ThreadPlacement
 from server.tls import TlsConfigError, settings_from_config
 
 # Library loggers that copy statement text (or request bodies) into the server log, with the
@@ -109,6 +111,9 @@ async def _serve(host: str, port: int, data_dir: Path, config_file: Path | None,
     bound_host, bound_port = await server.start(host, port)
     engine.frontend.listening_on(bound_host, bound_port)  # what SHOW FRONTENDS tells clients
     engine.start_background()
+    placement = ThreadPlacement()
+    if engine.config.get(Key.PIN_PYTHON_THREADS):
+        placement.start()
     gc.freeze()  # start-up objects leave the collector's working set (server/memory.py)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
@@ -117,5 +122,6 @@ async def _serve(host: str, port: int, data_dir: Path, config_file: Path | None,
     print(tls_settings.describe(), file=sys.stderr, flush=True)
     print(f"drydock ready on {bound_host}:{bound_port}", flush=True)
     await stop.wait()
+    placement.stop()
     await server.close()
     engine.close()

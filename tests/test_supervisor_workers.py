@@ -258,7 +258,7 @@ def test_the_worker_gets_an_allow_listed_environment(rlimit_run: Any, monkeypatc
     events.exits(timeout=30)
     names = set((tmp_path / "workers" / log_name(dispatch.job_id, dispatch.invocation_id)).read_text().split())
     assert {"PATH", "LC_ALL", "PYTHONPATH", "RAYON_NUM_THREADS", "LANCE_IO_THREADS", "MALLOC_ARENA_MAX",
-            "DRYDOCK_WORKER_PARENT", "DRYDOCK_WORKER_WALL_CLOCK_SECONDS"} <= names
+            "DRYDOCK_WORKER_PARENT", "DRYDOCK_WORKER_WALL_CLOCK_SECONDS", "DRYDOCK_WORKER_CPUS"} <= names
     assert not names & {"AWS_SECRET_ACCESS_KEY", "DRYDOCK_ROOT_PASSWORD"}
 
 

@@ -36,6 +36,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
+from engine import cpu_sets
 from engine.config import Config
 from engine.config_keys import Key
 from engine.errors import exception_text
@@ -304,7 +305,9 @@ class Supervisor:
             "DRYDOCK_WORKER_PARENT": str(os.getpid()), "DRYDOCK_WORKER_WALL_CLOCK_SECONDS": str(budget),
             "RAYON_NUM_THREADS": str(self._config.get(Key.LANCE_INDEX_WORKER_RAYON_THREADS)),
             "LANCE_IO_THREADS": str(self._config.get(Key.LANCE_INDEX_WORKER_IO_THREADS)),
-            "MALLOC_ARENA_MAX": "2", "PYTHONUNBUFFERED": "1"})
+            "MALLOC_ARENA_MAX": "2", "PYTHONUNBUFFERED": "1",
+            # this thread may be on the Python threads' one CPU (server/thread_placement.py)
+            cpu_sets.ENV_WORKER_CPUS: cpu_sets.encode(cpu_sets.PROCESS_CPUS)})
 
     def _abort_before_release(self, worker: _Running, exc: Exception) -> None:
         d = worker.dispatch

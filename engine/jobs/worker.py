@@ -17,6 +17,7 @@ import sys
 import time
 from typing import Any
 
+from engine import cpu_sets
 from engine.jobs.contract import ContractError, field_contract, index_contract
 from engine.jobs.isolation import apply_worker_rlimits
 from engine.jobs.protocol import DISPATCH, HANDSHAKE, PROGRESS, Dispatch, WorkerResult, encode, read_frame, write_frame
@@ -248,6 +249,7 @@ def main() -> int:
     parent = int(os.environ.get("DRYDOCK_WORKER_PARENT", "0"))
     arm_death_signal(parent)
     apply_worker_rlimits(float(os.environ.get("DRYDOCK_WORKER_WALL_CLOCK_SECONDS", "3600")))
+    cpu_sets.restore_from_environment(os.environ.get(cpu_sets.ENV_WORKER_CPUS))
     OUT = os.dup(1)
     os.dup2(2, 1)  # library prints must never corrupt the frame stream
     signal.signal(signal.SIGUSR1, _on_cancel)
