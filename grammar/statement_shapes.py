@@ -41,7 +41,8 @@ from lark import Token
 from engine import ast
 
 # One pass over the text; the first alternative that matches at a position wins, in the order
-# Lark's longest match decides there. Named groups are the slots.
+# Lark's longest match decides there. Named groups are the slots; every other match (and what no
+# alternative starts with: spaces, symbols) stays as written.
 _TOKENS = re.compile(
     r"""(?P<sq>'[^'\\]*')(?!')"""  # plain single-quoted string
     r'''|(?P<dq>"[^"\\]*")(?!")'''  # plain double-quoted string
@@ -50,9 +51,8 @@ _TOKENS = re.compile(
     r"""|/\*.*?(?:\*/|\Z)|(?:--[ \t]|\#)[^\n]*"""  # comments and hints: as written
     r"""|@(?:`(?:[^`]|``)*`?|'(?:[^'\\]|\\.|'')*'?|"(?:[^"\\]|\\.|"")*"?|[A-Za-z0-9_$.]*)"""  # @variables
     r"""|[0-9][A-Za-z0-9_$.]*"""  # numbers (and whatever a digit starts): as written
-    r"""|(?P<word>[A-Za-z_$][A-Za-z0-9_$]*)"""  # a name, unless it spells a keyword
-    r"""|[^'"`/\-#@0-9A-Za-z_$]+|.""",  # everything else: as written
-    re.DOTALL,
+    r"""|(?P<word>[A-Za-z_$][A-Za-z0-9_$]*)""",  # a name, unless it spells a keyword
+    re.DOTALL,  # whatever no alternative starts with (spaces, symbols) is skipped: kept as written
 )
 PROBE_PREFIX = "zqprobe"
 _PROBE_IN = re.compile(PROBE_PREFIX + r"([0-9]+)x", re.IGNORECASE)
@@ -84,7 +84,7 @@ def slots_of(text: str, keywords: frozenset[str], word_terminals: tuple[re.Patte
         kind = m.lastgroup
         if kind is None:
             continue
-        token = m.group(0)
+        token = m.group()
         if kind == "word":
             if token.upper() in keywords or any(p.fullmatch(token) for p in word_terminals):
                 continue
