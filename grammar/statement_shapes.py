@@ -153,11 +153,31 @@ def _compile(node: Any, probes: dict[str, int], found: set[int], tainted: set[in
         parts = [_compile(getattr(node, name), probes, found, tainted) for name in names]
         if all(f is None for f, _ in parts):
             return None, node
-        makers = [f if f is not None else (lambda values, item=item: item) for f, item in parts]
-        return (lambda values: klass(**{n: make(values) for n, make in zip(names, makers, strict=True)})), node
+        return _dataclass_filler(node, names, parts), node
     if node is None or isinstance(node, (bool, int, float)):
         return None, node
     raise _NotShapeable(f"a {type(node).__name__} in a statement")
+
+
+def _dataclass_filler(node: Any, names: list[str], parts: list[tuple[Filler | None, Any]]) -> Filler:
+    klass = type(node)
+    dynamic = [(name, fill) for name, (fill, _) in zip(names, parts, strict=True) if fill is not None]
+    if hasattr(klass, "__post_init__") or not hasattr(node, "__dict__"):
+        makers = [f if f is not None else (lambda values, item=item: item) for f, item in parts]
+        return lambda values: klass(**{n: make(values) for n, make in zip(names, makers, strict=True)})
+    static = dict(node.__dict__)
+
+    def build(values: list[str]) -> Any:
+        # what the frozen dataclass's __init__ would do (it has no __post_init__), without its
+        # per-field object.__setattr__: the other fields are the template's, the slots the values
+        statement = object.__new__(klass)
+        attributes = statement.__dict__
+        attributes.update(static)
+        for name, fill in dynamic:
+            attributes[name] = fill(values)
+        return statement
+
+    return build
 
 
 def _constant(statement: Any) -> Filler:
