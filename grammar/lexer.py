@@ -28,6 +28,8 @@ _QUOTED_BODY = {"'": re.compile(r"[^'\\]*"), '"': re.compile(r'[^"\\]*'), "`": r
 # run of semicolons (one split: the empty statements between them are noise), each one step.
 _SPLIT_PLAIN = re.compile(r"[^'\"`#;/-]+")
 _SEMICOLONS = re.compile(r";+")
+_NOISE_START = re.compile(r"[;#/-]")  # what a comment or a statement separator starts with
+_ANY_QUOTE = re.compile(r"['\"`]")
 
 
 def _skip_quoted(sql: str, i: int) -> int:
@@ -117,6 +119,14 @@ def _skip_noise(sql: str, i: int) -> tuple[int, bool]:
 def _trailing_end(sql: str) -> int:
     """End of the statement proper: trailing whitespace, semicolons and comments cut off (an
     unterminated comment is kept: it is the parser's error to report)."""
+    if not _NOISE_START.search(sql) and (not sql[-1:].isspace() or not _ANY_QUOTE.search(sql)):
+        # no comment or ';' anywhere (and no quote left open over trailing spaces): only the
+        # trailing whitespace to cut
+        return len(sql.rstrip())
+    return _scanned_trailing_end(sql)
+
+
+def _scanned_trailing_end(sql: str) -> int:
     i, end, n = 0, 0, len(sql)
     while True:
         i, unterminated = _skip_noise(sql, i)
