@@ -384,6 +384,24 @@ def test_drop_evidence_is_only_negative(tmp_path: Path) -> None:
 
 
 # -- over the wire, real workers -----------------------------------------------------------------------------
+def test_an_admission_wakes_the_dispatcher_only_when_it_could_dispatch(engine: Any) -> None:
+    """While paused, an admission burst would wake one empty round per job; a change that is not
+    a PENDING job (a cancel), and resuming, still wake it."""
+    wake = engine.dispatcher._wake  # noqa: SLF001 - the wake-up itself is what is tested
+    engine.config.set("lance_index_job_dispatcher_paused", "true")
+    wake.clear()
+    held = pending(engine, "held_while_paused")
+    assert not wake.is_set()
+    engine.jobs.cancel_pending(held.id)
+    assert wake.is_set()
+    wake.clear()
+    engine.config.set("lance_index_job_dispatcher_paused", "false")
+    assert wake.is_set()
+    wake.clear()
+    pending(engine, "admitted_while_running")
+    assert wake.is_set()
+
+
 @pytest.fixture(scope="module")
 def wire(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[ServerProcess, Warehouse, str]]:
     root = tmp_path_factory.mktemp("dispatch")

@@ -87,7 +87,7 @@ class Dispatcher:
         self._gate = threading.Lock()  # held while deciding and marking one dispatch (pause barrier)
         self._thread: threading.Thread | None = None
         self._stopped = False  # stopped once: a later start (the lease regained) is a new epoch
-        jobs.listeners.append(lambda job: self.wake())
+        jobs.listeners.append(self._on_job)
         config.on_change(self._on_config)
         self._workers: dict[int, dict[str, Any]] = {}
         self._retry_at: dict[int, float] = {}  # job id → monotonic time its next preparation is due
@@ -133,6 +133,13 @@ class Dispatcher:
 
     def wake(self) -> None:
         self._wake.set()
+
+    def _on_job(self, job: JobRecord) -> None:
+        # A job that waits PENDING while dispatching is paused gives a round nothing to do (an
+        # admission burst would wake one per job); resuming wakes the round that dispatches it.
+        if job.state is st.MutationState.PENDING and self._paused():
+            return
+        self.wake()
 
     def _on_config(self, name: str, value: object) -> None:
         if (name == "lance_index_job_dispatcher_paused" and value) or \
