@@ -120,9 +120,10 @@ def _read_latest(config: Config, target: Target, op: str) -> tuple[Any, str]:
 
 def schema_contract(dataset: Any, column: str, spec: IndexSpec) -> tuple[str, dict[str, Any]]:
     """Check the indexed field against the index kind; return (field name, contract field)."""
-    field = dataset.schema.field(column) if column in dataset.schema.names else None
+    schema = dataset.schema  # read once: pylance rebuilds it on every read of the property
+    field = schema.field(column) if column in schema.names else None
     if field is None:
-        matches = [f for f in dataset.schema if f.name.lower() == column.lower()]
+        matches = [f for f in schema if f.name.lower() == column.lower()]
         field = matches[0] if matches else None
     if field is None:
         raise invalid(f"Index column '{column}' does not exist")
@@ -141,7 +142,7 @@ def schema_contract(dataset: Any, column: str, spec: IndexSpec) -> tuple[str, di
               or pa.types.is_string(field.type) or pa.types.is_large_string(field.type)
               or pa.types.is_temporal(field.type) or pa.types.is_boolean(field.type)):
         raise invalid(f"{spec.using} index column must be a scalar column, got {field.type}")
-    return field.name, field_contract(dataset, field.name)  # what the worker recomputes
+    return field.name, field_contract(dataset, field.name, schema)  # what the worker recomputes
 
 
 def drop_contract(dataset: Any, name: str) -> tuple[str, dict[str, Any]]:
