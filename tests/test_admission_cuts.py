@@ -11,11 +11,14 @@ import dataclasses
 import json
 import time
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import lance
 import pytest
+from mysql_mimic import packets
 from mysql_mimic.charset import CharacterSet
+from mysql_mimic.types import Capabilities, ServerStatus
 
 from engine.audit import AuditLog, AuditSettings
 from engine.errors import DrydockError
@@ -27,6 +30,7 @@ from engine.jobs.manager import JobManager
 from engine.jobs.records import JobRecord, insert_values, to_columns
 from engine.jobs.validation import IndexSpec
 from engine.metastore import MetaStore
+from server.connection import DrydockConnection
 from server.session import results_charset
 from tests.jobfactory import new_job
 from tests.lance_fixtures import vector_table
@@ -204,3 +208,38 @@ def test_audit_lines_are_the_bytes_json_dumps_wrote_and_settings_are_read_once(
     log.close()
     expected = (json.dumps(vars(rec), ensure_ascii=False) + "\n").encode("utf-8", "replace")
     assert (tmp_path / "audit.jsonl").read_bytes() == expected
+
+
+# -- status flags of every OK/EOF ---------------------------------------------------------------------
+
+def _flags_the_intflag_way(base: ServerStatus, in_transaction: bool, autocommit: bool) -> ServerStatus:
+    """server/connection.py's status_flags before the cut, on the IntFlag."""
+    flags = base & ~(ServerStatus.SERVER_STATUS_IN_TRANS | ServerStatus.SERVER_STATUS_AUTOCOMMIT)
+    if in_transaction:
+        flags |= ServerStatus.SERVER_STATUS_IN_TRANS
+    if autocommit:
+        flags |= ServerStatus.SERVER_STATUS_AUTOCOMMIT
+    return flags
+
+
+@pytest.mark.parametrize("base", [ServerStatus(0), ServerStatus.SERVER_STATUS_AUTOCOMMIT,
+                                  ServerStatus.SERVER_STATUS_IN_TRANS | ServerStatus.SERVER_STATUS_NO_INDEX_USED,
+                                  ServerStatus.SERVER_MORE_RESULTS_EXISTS])
+@pytest.mark.parametrize("in_transaction, autocommit", [(False, True), (True, True), (True, False), (False, False)])
+@pytest.mark.parametrize("capabilities", [Capabilities.CLIENT_PROTOCOL_41,
+                                          Capabilities.CLIENT_PROTOCOL_41 | Capabilities.CLIENT_DEPRECATE_EOF])
+def test_ok_and_eof_packets_carry_the_same_status_bytes(base: ServerStatus, in_transaction: bool, autocommit: bool,
+                                                         capabilities: Capabilities) -> None:
+    conn = DrydockConnection.__new__(DrydockConnection)
+    conn.capabilities = capabilities
+    conn.status_flags = base
+    conn.session = SimpleNamespace(in_transaction=in_transaction, autocommit=autocommit, statement_warnings=2,
+                                   affected_rows=5, last_insert_id=7)
+    expected = _flags_the_intflag_way(base, in_transaction, autocommit)
+    assert conn.status_flags == expected and type(conn.status_flags) is ServerStatus
+    more = int(ServerStatus.SERVER_MORE_RESULTS_EXISTS)
+    assert conn.ok(affected_rows=5, flags=more) == packets.make_ok(capabilities, expected, affected_rows=5, flags=more)
+    assert conn.eof(warnings=2) == packets.make_eof(capabilities, expected, warnings=2)
+    assert conn._end_of_rows() == (  # noqa: SLF001
+        packets.make_ok(capabilities, expected, eof=True, warnings=2)
+        if Capabilities.CLIENT_DEPRECATE_EOF in capabilities else packets.make_eof(capabilities, expected, warnings=2))
