@@ -243,3 +243,18 @@ def test_ok_and_eof_packets_carry_the_same_status_bytes(base: ServerStatus, in_t
     assert conn._end_of_rows() == (  # noqa: SLF001
         packets.make_ok(capabilities, expected, eof=True, warnings=2)
         if Capabilities.CLIENT_DEPRECATE_EOF in capabilities else packets.make_eof(capabilities, expected, warnings=2))
+
+
+def test_a_record_built_from_every_field_is_the_constructors() -> None:
+    for job in _varied_jobs():
+        values = {f.name: getattr(job, f.name) for f in dataclasses.fields(JobRecord)}
+        built = records.build(dict(values))
+        assert type(built) is JobRecord and built == JobRecord(**values) and built.facts == job.facts
+        assert repr(built) == repr(JobRecord(**values))
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            built.state = st.MutationState.RUNNING  # type: ignore[misc]
+    values.pop("revision")
+    with pytest.raises(TypeError, match="revision"):
+        records.build(values)
+    with pytest.raises(TypeError, match="bogus"):
+        records.build({**values, "revision": 0, "bogus": 1})

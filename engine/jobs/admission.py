@@ -27,6 +27,7 @@ from engine.jobs.contract import (
 )
 from engine.jobs.quotas import QUOTA_KEYS, require_positive_quotas
 from engine.jobs.records import JobRecord
+from engine.jobs.records import build as build_record
 from engine.jobs.validation import IndexSpec, invalid, same_definition, validate_name, validate_spec
 from engine.session import SessionContext
 from engine.privileges import Privilege
@@ -189,7 +190,8 @@ def _new_job(target: Target, locator: str, name: str, operation: st.MutationType
              column: str, contract: dict[str, Any], version: int, ctx: SessionContext,
              if_not_exists: bool, if_exists: bool, bounds: tuple[int, int]) -> JobRecord:
     now = time.time()
-    return JobRecord(
+    # keyword form, as the constructor reads; built without the frozen dataclass's __init__
+    return build_record(dict(  # noqa: C408
         id=0, catalog_id=target.catalog_id, catalog_name=target.catalog, db=target.db, tbl=target.table,
         index_name=name, index_key=name.lower(), locator=locator, operation=operation,
         index_type=spec.index_type if spec else "", column_name=column,
@@ -203,7 +205,7 @@ def _new_job(target: Target, locator: str, name: str, operation: st.MutationType
         schema_contract_version=SCHEMA_CONTRACT_VERSION, force_released=False, force_actor="",
         force_time=None, force_note="", force_warning="", progress="", refresh_failed_at=None,
         created_at=now, updated_at=now, revision=0, max_num_partitions=bounds[0], max_num_sub_vectors=bounds[1],
-        dispatch_attempts=0)
+        dispatch_attempts=0))
 
 
 def admit_create(admission: Admission, stmt: ast.CreateIndex, ctx: SessionContext) -> JobRecord | None:
