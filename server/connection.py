@@ -52,7 +52,6 @@ _IN_TRANS = int(ServerStatus.SERVER_STATUS_IN_TRANS)
 _AUTOCOMMIT = int(ServerStatus.SERVER_STATUS_AUTOCOMMIT)
 
 
-
 def _env_seconds(name: str, default: float) -> float:
     try:
         value = float(os.environ.get(name, default))
