@@ -61,7 +61,9 @@ def test_every_character_set_is_found_by_its_name() -> None:
 # -- change sequence numbers on a store no other frontend writes ------------------------------------
 
 def _counter(store: MetaStore) -> int:
-    return int(store.query_one("SELECT value FROM change_counters WHERE name = 'jobs'")["value"])
+    row = store.query_one("SELECT value FROM change_counters WHERE name = 'jobs'")
+    assert row is not None
+    return int(row["value"])
 
 
 def _seqs(store: MetaStore) -> list[int]:
@@ -95,7 +97,7 @@ def test_a_shared_store_still_numbers_every_write(tmp_path: Path) -> None:
     """The same code on a store marked shared: each write transaction takes the next number and
     stamps its rows (what catch-up across frontends reads)."""
     store = MetaStore(tmp_path / "meta.db")
-    store.shared = True  # type: ignore[misc] - SQLite speaks the same SQL; only the flag differs
+    store.shared = True  # SQLite speaks the same SQL; only the flag differs
     try:
         jobs = JobManager(store)
         _admit_and_run(jobs, "a")  # admission, then a transition: two numbers
@@ -181,7 +183,8 @@ def test_the_schema_contract_reads_the_schema_once_and_is_the_workers(tmp_path: 
     assert counting.schema_reads == 1
     assert name == column.lower()
     assert contract == field_contract(dataset, name)  # what the worker recomputes from the dataset
-    assert contract["fieldId"] == dataset.lance_schema.field(name).id()
+    lance_field = dataset.lance_schema.field(name)
+    assert lance_field is not None and contract["fieldId"] == lance_field.id()
     with pytest.raises(ContractError):
         field_contract(dataset, "missing", dataset.schema)
 
@@ -237,7 +240,7 @@ def test_ok_and_eof_packets_carry_the_same_status_bytes(base: ServerStatus, in_t
                                    affected_rows=5, last_insert_id=7)
     expected = _flags_the_intflag_way(base, in_transaction, autocommit)
     assert conn.status_flags == expected and type(conn.status_flags) is ServerStatus
-    more = int(ServerStatus.SERVER_MORE_RESULTS_EXISTS)
+    more = int(ServerStatus.SERVER_MORE_RESULTS_EXISTS)  # type: ignore[attr-defined]
     assert conn.ok(affected_rows=5, flags=more) == packets.make_ok(capabilities, expected, affected_rows=5, flags=more)
     assert conn.eof(warnings=2) == packets.make_eof(capabilities, expected, warnings=2)
     assert conn._end_of_rows() == (  # noqa: SLF001
