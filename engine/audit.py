@@ -141,8 +141,9 @@ class AuditLog:
                           duration_ms=round((time.monotonic() - started) * 1000, 3),
                           statement=redact_sql(statement, STATEMENT_MAX_CHARS))
         with self._lock:
-            self._sweep(rec.time, self._settings())  # failed logins whose interval is over go first
-            self._write(_line(rec))
+            settings = self._settings()  # once per record: it is built from the config each call
+            self._sweep(rec.time, settings)  # failed logins whose interval is over go first
+            self._write(_line(rec), settings)
         return rec
 
     def failed_login(self, *, user: str, host: str, connection_id: int) -> None:
@@ -166,7 +167,7 @@ class AuditLog:
         rec = _login_record(host, pending, now)
         line = _line(rec)
         if self._budget.take(len(line), settings.failed_login_bytes_per_minute, now):
-            self._write(line)
+            self._write(line, settings)
             logger.info("access denied for user %r from %s (%d failed logins)", rec.user, host, rec.count)
         else:
             self._budget.overflow.add(pending.first_user, pending.connection_id, pending.count)
@@ -187,13 +188,12 @@ class AuditLog:
         if overflow.count and (force or self._budget.expired(now)):
             line = _line(_login_record("*", overflow, now))  # one per window, past the budget
             self._budget.started, self._budget.used = now, len(line)
-            self._write(line)
+            self._write(line, settings)
             logger.warning("%d failed logins over the audit budget were counted, not recorded",
                            overflow.count)
             self._budget.overflow = _FailedLogins()
 
-    def _write(self, line: bytes) -> None:
-        settings = self._settings()
+    def _write(self, line: bytes, settings: AuditSettings) -> None:
         if self._size and self._size + len(line) > settings.max_bytes:
             self._rotate(settings.files_kept)
         self._file.write(line)
@@ -251,10 +251,15 @@ def _login_record(host: str, pending: _FailedLogins, now: float) -> AuditRecord:
                        duration_ms=0.0, statement="", count=pending.count, last_user=pending.last_user)
 
 
+# What json.dumps(obj, ensure_ascii=False) builds on every call (only the all-defaults encoder is
+# shared by json.dumps), built once: the same options, so the same bytes.
+_ENCODER = json.JSONEncoder(ensure_ascii=False)
+
+
 def _line(rec: AuditRecord) -> bytes:
     # vars(), not asdict(): the fields are plain values, and asdict deep-copies each one (a tenth
     # of an audited statement's cost)
-    return (json.dumps(vars(rec), ensure_ascii=False) + "\n").encode("utf-8", "replace")
+    return (_ENCODER.encode(vars(rec)) + "\n").encode("utf-8", "replace")
 
 
 def _parse(line: bytes) -> AuditRecord | None:

@@ -130,16 +130,15 @@ class Metadata:
             raise missing
 
     def require_table(self, ctx: SessionContext, catalog: str, db: str, table: str) -> None:
-        missing = (Errors.UNKNOWN_TABLE.error(table=f"{db}.{table}") if catalog.lower() == INTERNAL
-                   else Errors.UNKNOWN_EXTERNAL_TABLE.error(table=f"{db}.{table}", catalog=catalog))
+        internal = catalog.lower() == INTERNAL
         if not self._privileges.may_see_table(ctx, catalog, db, table):
-            raise missing
-        if catalog.lower() == INTERNAL:
+            raise _missing_table(internal, catalog, db, table)
+        if internal:
             exists = any(t == table for t, _ in self._query.tables(db))
         else:
             exists = self._guard(catalog, lambda c: c.table_exists(db, table))
         if not exists:
-            raise missing
+            raise _missing_table(internal, catalog, db, table)
 
     def split(self, ctx: SessionContext, parts: tuple[str, ...]) -> tuple[str, str, str]:
         """[[catalog.]db.]table → (catalog, db, table) in the session's catalog and database."""
@@ -152,3 +151,10 @@ class Metadata:
         if not ctx.database:
             raise Errors.NO_DB_SELECTED.error()
         return ctx.catalog, ctx.database, parts[0]
+
+
+def _missing_table(internal: bool, catalog: str, db: str, table: str) -> DrydockError:
+    """Built only when raised (every admission asks require_table; the table is there)."""
+    if internal:
+        return Errors.UNKNOWN_TABLE.error(table=f"{db}.{table}")
+    return Errors.UNKNOWN_EXTERNAL_TABLE.error(table=f"{db}.{table}", catalog=catalog)

@@ -48,6 +48,8 @@ from server.prepared import bind_parameters, count_placeholders
 
 logger = logging.getLogger(__name__)
 
+_IN_TRANS = int(ServerStatus.SERVER_STATUS_IN_TRANS)
+_AUTOCOMMIT = int(ServerStatus.SERVER_STATUS_AUTOCOMMIT)
 
 
 def _env_seconds(name: str, default: float) -> float:
@@ -369,16 +371,18 @@ class DrydockConnection(Connection):
                        flags=self.__dict__.get("_more_results", 0))
 
     @property
-    def status_flags(self) -> int:
+    def status_flags(self) -> ServerStatus:
         """The status of every OK/EOF: IN_TRANS while the session's transaction is open, and
         AUTOCOMMIT as the session's autocommit variable says (engine/transactions.py)."""
-        flags = self._status_flags & ~(ServerStatus.SERVER_STATUS_IN_TRANS | ServerStatus.SERVER_STATUS_AUTOCOMMIT)
+        # on plain ints, one flag member at the end (the packets take only a ServerStatus): each
+        # operation on the IntFlag went through the enum machinery, several per statement
+        flags = int(self._status_flags) & ~(_IN_TRANS | _AUTOCOMMIT)
         session = getattr(self, "session", None)
         if getattr(session, "in_transaction", False):
-            flags |= ServerStatus.SERVER_STATUS_IN_TRANS
+            flags |= _IN_TRANS
         if getattr(session, "autocommit", True):
-            flags |= ServerStatus.SERVER_STATUS_AUTOCOMMIT
-        return flags
+            flags |= _AUTOCOMMIT
+        return ServerStatus(flags)
 
     @status_flags.setter
     def status_flags(self, value: int) -> None:

@@ -27,6 +27,7 @@ from engine.jobs.contract import (
 )
 from engine.jobs.quotas import QUOTA_KEYS, require_positive_quotas
 from engine.jobs.records import JobRecord
+from engine.jobs.records import build as build_record
 from engine.jobs.validation import IndexSpec, invalid, same_definition, validate_name, validate_spec
 from engine.session import SessionContext
 from engine.privileges import Privilege
@@ -120,9 +121,10 @@ def _read_latest(config: Config, target: Target, op: str) -> tuple[Any, str]:
 
 def schema_contract(dataset: Any, column: str, spec: IndexSpec) -> tuple[str, dict[str, Any]]:
     """Check the indexed field against the index kind; return (field name, contract field)."""
-    field = dataset.schema.field(column) if column in dataset.schema.names else None
+    schema = dataset.schema  # read once: pylance rebuilds it on every read of the property
+    field = schema.field(column) if column in schema.names else None
     if field is None:
-        matches = [f for f in dataset.schema if f.name.lower() == column.lower()]
+        matches = [f for f in schema if f.name.lower() == column.lower()]
         field = matches[0] if matches else None
     if field is None:
         raise invalid(f"Index column '{column}' does not exist")
@@ -141,7 +143,7 @@ def schema_contract(dataset: Any, column: str, spec: IndexSpec) -> tuple[str, di
               or pa.types.is_string(field.type) or pa.types.is_large_string(field.type)
               or pa.types.is_temporal(field.type) or pa.types.is_boolean(field.type)):
         raise invalid(f"{spec.using} index column must be a scalar column, got {field.type}")
-    return field.name, field_contract(dataset, field.name)  # what the worker recomputes
+    return field.name, field_contract(dataset, field.name, schema)  # what the worker recomputes
 
 
 def drop_contract(dataset: Any, name: str) -> tuple[str, dict[str, Any]]:
@@ -188,7 +190,8 @@ def _new_job(target: Target, locator: str, name: str, operation: st.MutationType
              column: str, contract: dict[str, Any], version: int, ctx: SessionContext,
              if_not_exists: bool, if_exists: bool, bounds: tuple[int, int]) -> JobRecord:
     now = time.time()
-    return JobRecord(
+    # keyword form, as the constructor reads; built without the frozen dataclass's __init__
+    return build_record(dict(  # noqa: C408
         id=0, catalog_id=target.catalog_id, catalog_name=target.catalog, db=target.db, tbl=target.table,
         index_name=name, index_key=name.lower(), locator=locator, operation=operation,
         index_type=spec.index_type if spec else "", column_name=column,
@@ -202,7 +205,7 @@ def _new_job(target: Target, locator: str, name: str, operation: st.MutationType
         schema_contract_version=SCHEMA_CONTRACT_VERSION, force_released=False, force_actor="",
         force_time=None, force_note="", force_warning="", progress="", refresh_failed_at=None,
         created_at=now, updated_at=now, revision=0, max_num_partitions=bounds[0], max_num_sub_vectors=bounds[1],
-        dispatch_attempts=0)
+        dispatch_attempts=0))
 
 
 def admit_create(admission: Admission, stmt: ast.CreateIndex, ctx: SessionContext) -> JobRecord | None:

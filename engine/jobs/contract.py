@@ -17,13 +17,18 @@ class ContractError(Exception):
     """The index or field the contract is about cannot be found, or is not one top-level column."""
 
 
-def field_contract(dataset: Any, column: str) -> dict[str, Any]:
-    """fieldId, name, type, nullable; for a fixed-size list also dimension and element type."""
+def field_contract(dataset: Any, column: str, schema: Any = None) -> dict[str, Any]:
+    """fieldId, name, type, nullable; for a fixed-size list also dimension and element type.
+
+    ``schema``: ``dataset.schema`` when the caller has read it already (pylance builds a new one on
+    every read of the property; admission reads it once)."""
     import pyarrow as pa
 
-    if column not in dataset.schema.names:
+    if schema is None:
+        schema = dataset.schema
+    if column not in schema.names:
         raise ContractError(f"column '{column}' is not a top-level column")
-    field = dataset.schema.field(column)
+    field = schema.field(column)
     contract: dict[str, Any] = {"fieldId": dataset.lance_schema.field(column).id(), "name": field.name,
                                 "type": str(field.type), "nullable": field.nullable}
     if pa.types.is_fixed_size_list(field.type):

@@ -134,11 +134,11 @@ class JobManager:
             self._live_ids_by_state.get(job.state, set()).discard(job.id)
 
     # -- catching up with other frontends ----------------------------------------------------------
-    # Every write transaction takes the next number of the 'jobs' change counter and stamps the rows
-    # it writes with it. Writers are serialised store-wide, so numbers commit in order: a frontend
-    # that applied everything up to N is current once it applies the rows stamped above N. Inside
-    # a write transaction that makes every admission and transition decide on the latest rows,
-    # whichever frontend wrote them; outside, reads on a shared store catch up first.
+    # Every write transaction on a shared store takes the next number of the 'jobs' change counter
+    # and stamps the rows it writes with it. Writers are serialised store-wide, so numbers commit in
+    # order: a frontend that applied everything up to N is current once it applies the rows stamped
+    # above N. Inside a write transaction that makes every admission and transition decide on the
+    # latest rows, whichever frontend wrote them; outside, reads on a shared store catch up first.
     def sync(self) -> int:
         """Apply other frontends' committed changes to the in-memory view; how many rows changed."""
         if not self._store.shared:
@@ -162,7 +162,14 @@ class JobManager:
         return len(rows)
 
     def _next_seq(self, db: StoreConnection) -> int:
-        """Inside a write transaction (under the lock): this write's number, after catching up."""
+        """Inside a write transaction (under the lock): this write's number, after catching up.
+
+        A store no other frontend writes (SQLite) has nobody to catch up with and nobody who reads
+        the numbers: its writes take none (one statement fewer per admission) and carry the last
+        number, which the counter still holds. Catch-up reads only rows past that number, and
+        replay loads every live row whatever its number, so nothing is ever missed or re-read."""
+        if not self._store.shared:
+            return self._seen_seq
         seq = int(db.execute("UPDATE change_counters SET value = value + 1 WHERE name = 'jobs' "
                              "RETURNING value").fetchone()[0])
         if seq - 1 > self._seen_seq:
@@ -363,7 +370,7 @@ class JobManager:
                     _check_move(current, changes)
                     changes["updated_at"] = time.time()
                     updated = current.replace(**changes, revision=current.revision + 1)
-                    durable = {k: v for k, v in to_columns(updated).items() if k in changes}
+                    durable = to_columns(updated, only=changes)
                     durable["change_seq"] = seq
                     self._store.compare_and_set(db, "lance_index_jobs", {"id": job_id}, current.revision,
                                                 durable)
