@@ -60,12 +60,14 @@ import pymysql
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 from bench.bench_wire import HOST, Server
-from bench.timing import Stopwatch, fmt_ratio, interleaved, median, ratio, timed
+from bench.timing import Stopwatch, fmt_ratio, goal_verdict, interleaved, median, ratio, timed
 
 CATALOG = "bench_jobs"
 VIEWER = "viewer"
 DIM = 16
 JOIN_SLACK_SECONDS = 120.0
+GROUP_COMMIT_GOAL = 1000  # admissions/s at GROUP_COMMIT_CONNECTIONS connections (issue 13 item 10)
+GROUP_COMMIT_CONNECTIONS = 8
 
 
 # -- servers and data ---------------------------------------------------------------------------------
@@ -394,6 +396,11 @@ def main(argv: list[str] | None = None) -> int:
                 rates.setdefault(kind, {})[int(conns)] = rate
             for kind, by_connections in rates.items():
                 print_ratio(kind, by_connections)
+            most = max(args.connections)
+            if most >= GROUP_COMMIT_CONNECTIONS:
+                worst = min(by[most] for by in rates.values()) / GROUP_COMMIT_GOAL
+                print(goal_verdict(f">= {GROUP_COMMIT_GOAL:,} admissions/s at {most} connections (issue 13)", worst,
+                                   1.0, higher_is_better=True))
         if "store" not in args.skip:
             print(f"\nstore admissions in process (JobManager.create, group commit; {args.admissions} per cell)")
             print(f"{'threads':>7} {'jobs/s':>9} {'batches':>8} {'per fsync':>9}")
