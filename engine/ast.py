@@ -283,6 +283,15 @@ class Describe(Statement):
 
 
 @dataclass(frozen=True)
+class ShowColumns(Statement):
+    """SHOW [FULL] COLUMNS: the rows of DESCRIBE (FULL adds Collation, Privileges, Comment)."""
+
+    parts: tuple[str, ...]
+    full: bool = False
+    like: str | None = None
+
+
+@dataclass(frozen=True)
 class ShowIndex(Statement):
     parts: tuple[str, ...]
 

@@ -6,6 +6,7 @@ answers exactly like a missing one.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -66,6 +67,15 @@ class Metadata:
             return [Column(name, ctype, nullable == "YES") for name, ctype, nullable, _ in
                     self._query.columns(db, table)]
         return self._guard(catalog, lambda c: c.columns(db, table))
+
+    def column_rows(self, ctx: SessionContext, catalog: str, db: str, table: str) -> list[tuple[Any, ...]]:
+        """The rows of SHOW FULL COLUMNS (Field, Type, Collation, Null, Key, Default, Extra,
+        Privileges, Comment) in the table's column order; DESCRIBE and SHOW COLUMNS show a part."""
+        self.require_table(ctx, catalog, db, table)
+        if catalog.lower() == INTERNAL:
+            return [(*r[:5], mysql_default(r[5]), *r[6:]) for r in self._query.column_details(db, table)]
+        return [(c.name, c.type, None, "YES" if c.nullable else "NO", c.key, None, "", "select", c.comment)
+                for c in self._guard(catalog, lambda connector: connector.columns(db, table))]
 
     def scan(self, ctx: SessionContext, catalog: str, db: str, table: str, travel: TimeTravel | None) -> Any:
         """The Arrow object of an external table, pinned to one version, for DuckDB to scan.
@@ -151,6 +161,26 @@ class Metadata:
         if not ctx.database:
             raise Errors.NO_DB_SELECTED.error()
         return ctx.catalog, ctx.database, parts[0]
+
+
+_QUOTED_DEFAULT = re.compile(r"'((?:[^']|'')*)'")
+_NOW = frozenset({"current_timestamp", "now()", "get_current_timestamp()", "current_timestamp()"})
+
+
+def mysql_default(duck: str | None) -> str | None:
+    """A column default as MySQL shows it (``x``, ``5``, ``CURRENT_TIMESTAMP``, NULL), from the
+    expression text DuckDB keeps (``'x'``, ``5``, ``current_timestamp``, ``NULL``)."""
+    if duck is None or duck.upper() == "NULL":
+        return None
+    quoted = _QUOTED_DEFAULT.fullmatch(duck)
+    if quoted:
+        return quoted.group(1).replace("''", "'")
+    lowered = duck.lower()
+    if lowered in _NOW:
+        return "CURRENT_TIMESTAMP"
+    if lowered in ("true", "false"):
+        return "1" if lowered == "true" else "0"
+    return duck
 
 
 def _missing_table(internal: bool, catalog: str, db: str, table: str) -> DrydockError:

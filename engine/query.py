@@ -92,6 +92,14 @@ class QueryEngine:
             "SELECT column_name, column_type, is_nullable, column_default FROM mysql_is.main.columns "
             "WHERE table_schema = ? AND table_name = ? ORDER BY ordinal_position", [db, table])]
 
+    def column_details(self, db: str, table: str) -> list[tuple[Any, ...]]:
+        """SHOW FULL COLUMNS of an internal table, in order: (Field, Type, Collation, Null, Key,
+        Default as DuckDB keeps it, Extra, Privileges, Comment)."""
+        return [tuple(r) for r in self.fetch(
+            "SELECT column_name, column_type, collation_name, is_nullable, column_key, column_default, extra, "
+            "privileges, column_comment FROM mysql_is.main.columns "
+            "WHERE table_schema = ? AND table_name = ? ORDER BY ordinal_position", [db, table])]
+
     def close(self) -> None:
         self._db.close()
 

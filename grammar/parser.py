@@ -58,6 +58,11 @@ OWNED_PREFIXES: tuple[tuple[str, ...], ...] = (
     ("SHOW", "TABLES"),
     ("SHOW", "FULL", "TABLES"),
     ("DESC",),
+    ("SHOW", "COLUMNS"),
+    ("SHOW", "FIELDS"),
+    ("SHOW", "FULL", "COLUMNS"),
+    ("SHOW", "FULL", "FIELDS"),
+    ("SHOW", "EXTENDED"),
     ("SHOW", "INDEX"),
     ("SHOW", "INDEXES"),
     ("SHOW", "KEYS"),
@@ -539,6 +544,12 @@ class _ToStatement(Transformer[Token, Any]):
 
     def describe(self, items: list[Any]) -> ast.Describe:
         return ast.Describe(parts=items[-1])
+
+    def show_columns(self, items: list[Any]) -> ast.ShowColumns:
+        names = [i for i in items if isinstance(i, tuple)]
+        # FROM t FROM db (either may be qualified): the database part of the table comes from the second
+        parts = names[0] if len(names) == 1 else (*names[1], names[0][-1])
+        return ast.ShowColumns(parts=parts, full=self._keyword(items, "FULL"), like=self._like(items))
 
     def show_index(self, items: list[Any]) -> ast.ShowIndex:
         return ast.ShowIndex(parts=items[-1])

@@ -176,6 +176,9 @@ class _Renderer:
     def Describe(self, s: ast.Describe) -> str:
         return f"DESCRIBE {qualified(s.parts)}"
 
+    def ShowColumns(self, s: ast.ShowColumns) -> str:
+        return f"SHOW{_if(s.full, 'FULL')} COLUMNS FROM {qualified(s.parts)}" + _like(s.like)
+
     def ShowIndex(self, s: ast.ShowIndex) -> str:
         return f"SHOW INDEX FROM {qualified(s.parts)}"
 

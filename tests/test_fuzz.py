@@ -237,6 +237,7 @@ EXAMPLES: dict[str, list[str]] = {
     "show_databases": ["SHOW DATABASES", "SHOW DATABASES FROM lc LIKE 'd%'"],
     "show_tables": ["SHOW FULL TABLES FROM lc.db LIKE 't%'", "SHOW TABLES IN demo"],
     "describe": ["DESCRIBE lc.db.t", "DESC demo.t"],
+    "show_columns": ["SHOW COLUMNS FROM lc.db.t", "SHOW FULL FIELDS FROM t IN demo LIKE 'i%'"],
     "show_index": ["SHOW INDEX FROM lc.db.t", "SHOW KEYS IN demo.t"],
     "prepare": ["PREPARE s1 FROM 'SELECT id FROM demo.t WHERE id = ?'", "PREPARE s2 FROM @v"],
     "execute_prepared": ["EXECUTE s1 USING @v", "EXECUTE s2"],
@@ -269,7 +270,7 @@ PASSTHROUGH = ["SELECT 1 + 1", "SELECT * FROM lc.db.s LIMIT 3", "SELECT count(*)
                "SELECT table_name FROM information_schema.tables LIMIT 2",
                "SELECT * FROM lc.db.s FOR VERSION AS OF 1 LIMIT 1", "SELECT id FROM lc.db.s@tag('tag1') LIMIT 1", "UPDATE demo.t SET name = 'z' WHERE id = 1",
                "DELETE FROM demo.t WHERE id = 3", "SELECT DATABASE()", "SELECT sqrt(4), CAST(1 AS DECIMAL(5,2))",
-               "SHOW STATUS LIKE 'x'", "BEGIN", "COMMIT", "ROLLBACK", "SHOW COLUMNS FROM demo.t"]
+               "SHOW STATUS LIKE 'x'", "BEGIN", "COMMIT", "ROLLBACK"]
 ALL_EXAMPLES = [s for family in EXAMPLES.values() for s in family] + PASSTHROUGH
 SALAD = KEYWORDS + PUNCTUATION + IDENTIFIERS[:20] + ["'x'", '"y"', "1", "-2", "3.5", "@v", "?", "`b`", "--", "/*",
                                                       "*/", "#", ";", "SELECT", "FROM", "WHERE", "VALUES", "INSERT"]

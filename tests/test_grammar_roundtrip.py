@@ -86,6 +86,9 @@ CORPUS: tuple[str, ...] = (
     "SHOW FULL TABLES IN lc.db LIKE 't\\_%'",
     "DESC t",
     "DESCRIBE lc.db.t",
+    "show full columns from `t` from lc.db like 'a%'",
+    "SHOW EXTENDED FIELDS IN db.t",
+    "SHOW COLUMNS FROM lc.db.t",
     "SHOW INDEX FROM db.t",
     "SHOW KEYS IN lc.db.t",
     # Lance index jobs

@@ -51,6 +51,7 @@ HANDLERS: dict[type[ast.Statement], Handler] = {
     ast.ShowDatabases: metadata.show_databases,
     ast.ShowTables: metadata.show_tables,
     ast.Describe: metadata.describe,
+    ast.ShowColumns: metadata.show_columns,
     ast.ShowIndex: metadata.show_index,
     # Lance index jobs
     ast.CreateIndex: index_jobs.create_index,

@@ -1,4 +1,5 @@
-"""SHOW DATABASES, SHOW [FULL] TABLES, DESC, SHOW INDEX — for internal and external catalogs."""
+"""SHOW DATABASES, SHOW [FULL] TABLES, DESC, SHOW [FULL] COLUMNS, SHOW INDEX — for internal and
+external catalogs."""
 
 from __future__ import annotations
 
@@ -50,11 +51,23 @@ def show_tables(engine: Engine, stmt: ast.ShowTables, ctx: SessionContext) -> Re
     return Result(columns=[column], rows=_filter([(t,) for t, _ in tables], stmt.like))
 
 
+FULL_COLUMNS = ["Field", "Type", "Collation", "Null", "Key", "Default", "Extra", "Privileges", "Comment"]
+COLUMNS = ["Field", "Type", "Null", "Key", "Default", "Extra"]
+_SHORT = [FULL_COLUMNS.index(c) for c in COLUMNS]
+
+
 def describe(engine: Engine, stmt: ast.Describe, ctx: SessionContext) -> Result:
+    """DESCRIBE t is SHOW COLUMNS FROM t (MySQL manual 15.8.1): the same rows."""
+    return show_columns(engine, ast.ShowColumns(parts=stmt.parts), ctx)
+
+
+def show_columns(engine: Engine, stmt: ast.ShowColumns, ctx: SessionContext) -> Result:
     catalog, db, table = engine.metadata.split(ctx, stmt.parts)
-    columns = engine.metadata.columns(ctx, catalog, db, table)
-    rows = [(c.name, c.type, "YES" if c.nullable else "NO", c.key, None, c.comment) for c in columns]
-    return Result(columns=["Field", "Type", "Null", "Key", "Default", "Extra"], rows=rows,
+    rows = _filter(engine.metadata.column_rows(ctx, catalog, db, table), stmt.like)
+    if stmt.full:
+        return Result(columns=FULL_COLUMNS, rows=rows,
+                      column_types={"Collation": "VARCHAR", "Default": "VARCHAR"})
+    return Result(columns=COLUMNS, rows=[tuple(r[i] for i in _SHORT) for r in rows],
                   column_types={"Default": "VARCHAR"})
 
 

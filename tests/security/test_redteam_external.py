@@ -83,13 +83,13 @@ def test_metadata_of_a_neighbour_is_never_listed(lake: Lake) -> None:
     assert rows == [("other",)]
     rows = as_user(lake, f"SELECT DISTINCT TABLE_NAME FROM information_schema.columns WHERE TABLE_SCHEMA = '{c}.db'")
     assert rows == [("other",)]
-    for sql in (f"DESC {c}.db.t", f"SHOW CREATE TABLE {c}.db.t"):
+    for sql in (f"DESC {c}.db.t", f"SHOW CREATE TABLE {c}.db.t", f"SHOW COLUMNS FROM `{c}.db`.t",
+                f"SHOW FULL COLUMNS FROM t IN `{c}.db`", f"SHOW FIELDS FROM {c}.db.t"):
         with lake.server.connect() as conn, conn.cursor() as cur:
             cur.execute(sql)  # root: described
             assert cur.fetchall(), sql
         assert refused(lake, sql) in (1142, 1146), sql
-    # SHOW COLUMNS with a dotted database and DESC of a branch answer nothing even for root today
-    # (see the report); whatever they answer, the neighbour learns no column of t
+    # system tables and branches of t: whatever they answer, the neighbour learns no column of t
     for sql in (f"DESC {c}.db.t$branch_dev", f"SHOW COLUMNS FROM `t$files` FROM `{c}.db`", f"SHOW COLUMNS FROM `{c}.db`.t",
                 f"SHOW FULL COLUMNS FROM `t$branch_dev` IN `{c}.db`", f"SHOW CREATE TABLE {c}.db.`t$snapshots`"):
         try:
