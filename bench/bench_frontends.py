@@ -30,11 +30,9 @@ Exit code 0 whatever the numbers; without PostgreSQL it says why and exits 0.
 from __future__ import annotations
 
 import argparse
-import multiprocessing as mp
 import sys
 import time
 from pathlib import Path
-from typing import Any
 
 import lance
 import pyarrow as pa
@@ -43,12 +41,12 @@ import pymysql
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench.bench_index_jobs import admission_cell
 from bench.timing import fmt_ratio, median, ratio
 from tests.conftest import ServerProcess
 from tests.pg import PgCluster, bench_cluster
 
 CATALOG = "bench_fe"
-BARRIER_SECONDS = 120.0
 
 
 def _frontend(tmp: Path, name: str, dsn: str, lease: int) -> ServerProcess:
@@ -57,42 +55,6 @@ def _frontend(tmp: Path, name: str, dsn: str, lease: int) -> ServerProcess:
     config.write_text(f"[frontend]\nfrontend_lease_second = {lease}\n")
     return ServerProcess(data_dir=tmp / name, extra_args=["--metadata-store", dsn, "--config", str(config),
                                                          "--frontend-name", name, "--log-level", "WARNING"]).start()
-
-
-def _client(port: int, statements: list[str], barrier: Any, results: Any, index: int) -> None:
-    ok, error = 0, ""
-    conn = pymysql.connect(host="127.0.0.1", port=port, user="root", password="", autocommit=True,
-                           connect_timeout=10, read_timeout=120)
-    try:
-        barrier.wait(timeout=BARRIER_SECONDS)
-        with conn.cursor() as cur:
-            for sql in statements:
-                cur.execute(sql)
-                ok += len(cur.fetchall())
-    except Exception as exc:  # noqa: BLE001 - reported in the table
-        error = repr(exc)[:100]
-    finally:
-        results[index] = (ok, error, time.monotonic())
-        conn.close()
-
-
-def admissions(ports: list[int], statements: list[str], connections: int) -> tuple[float, int, str]:
-    """→ (jobs/s, jobs admitted, first error); connection i talks to ports[i % len(ports)]."""
-    ctx = mp.get_context("fork")
-    barrier = ctx.Barrier(connections + 1)
-    results = ctx.Manager().dict()
-    procs = [ctx.Process(target=_client, args=(ports[i % len(ports)], statements[i::connections], barrier, results, i))
-             for i in range(connections)]
-    for proc in procs:
-        proc.start()
-    barrier.wait(timeout=BARRIER_SECONDS)
-    started = time.monotonic()
-    for proc in procs:
-        proc.join(timeout=BARRIER_SECONDS * 5)
-    values = [results.get(i, (0, "no result", time.monotonic())) for i in range(connections)]
-    admitted = sum(v[0] for v in values)
-    errors = [v[1] for v in values if v[1]]
-    return admitted / max(max(v[2] for v in values) - started, 1e-9), admitted, errors[0] if errors else ""
 
 
 def part_admissions(cluster: PgCluster, tmp: Path, args: argparse.Namespace) -> None:
@@ -116,10 +78,10 @@ def part_admissions(cluster: PgCluster, tmp: Path, args: argparse.Namespace) -> 
                 cell += 1
                 ports = [f.port for f in frontends]
                 warm = [f"CREATE INDEX w{cell}_{i} ON {CATALOG}.db.t (id) USING BTREE" for i in range(40)]
-                admissions(ports, warm, len(ports))
+                admission_cell(ports, warm, len(ports))
                 statements = [f"CREATE INDEX a{cell}_{i} ON {CATALOG}.db.t (id) USING BTREE"
                               for i in range(args.admissions)]
-                rate, admitted, error = admissions(ports, statements, args.connections)
+                rate, admitted, error = admission_cell(ports, statements, args.connections)
                 rates[count].append(rate)
                 if admitted != args.admissions or error:
                     notes[count] = f"{admitted}/{args.admissions} admitted; {error}"

@@ -126,13 +126,16 @@ def _admit_worker(port: int, statements: list[str], barrier: Any, results: Any, 
             conn.close()
 
 
-def admission_cell(port: int, statements: list[str], connections: int) -> tuple[float, int, str]:
-    """→ (jobs/s, jobs admitted, first error)."""
+def admission_cell(port: int | list[int], statements: list[str], connections: int) -> tuple[float, int, str]:
+    """→ (jobs/s, jobs admitted, first error); with several ports (frontends), connection i talks
+    to ports[i % len(ports)]."""
+    ports = port if isinstance(port, list) else [port]
     ctx = mp.get_context("fork")
     barrier = ctx.Barrier(connections + 1)
     results = ctx.Manager().dict()
     chunks = [statements[i::connections] for i in range(connections)]
-    procs = [ctx.Process(target=_admit_worker, args=(port, chunk, barrier, results, i)) for i, chunk in enumerate(chunks)]
+    procs = [ctx.Process(target=_admit_worker, args=(ports[i % len(ports)], chunk, barrier, results, i))
+             for i, chunk in enumerate(chunks)]
     for proc in procs:
         proc.start()
     barrier.wait(timeout=JOIN_SLACK_SECONDS)
