@@ -141,7 +141,12 @@ def owns(sql: str) -> bool:
         words = ("DESC", *words[1:])
     if words[:1] == ("DESC",) and _DESCRIBE_QUERY.match(sql):
         return False
-    return any(words[: len(p)] == p for p in OWNED_PREFIXES)
+    return any(words[: len(p)] == p for p in _PREFIXES_BY_FIRST_WORD.get(words[0] if words else "", ()))
+
+
+_PREFIXES_BY_FIRST_WORD: dict[str, list[tuple[str, ...]]] = {}
+for _prefix in OWNED_PREFIXES:
+    _PREFIXES_BY_FIRST_WORD.setdefault(_prefix[0], []).append(_prefix)
 
 
 def parse(sql: str) -> ast.Statement | None:

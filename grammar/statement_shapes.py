@@ -34,7 +34,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, fields, is_dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from lark import Token
 
@@ -62,10 +62,10 @@ MAX_SHAPES = 512
 MAX_VARIANTS = 8  # per shape: variants that keep different slots as written
 _PROBE_ROUNDS = 3
 _QUOTES = {"sq": "'", "dq": '"', "bt": "`"}
+_MARKS = {kind: "\x00" + kind for kind in ("word", "sq", "dq", "bt")}
 
 
-@dataclass(frozen=True)
-class Slot:
+class Slot(NamedTuple):  # a tuple: one is made per name or string of every keyed text
     kind: str  # word, sq, dq or bt
     start: int
     end: int
@@ -84,17 +84,17 @@ def slots_of(text: str, keywords: frozenset[str], word_terminals: tuple[re.Patte
         kind = m.lastgroup
         if kind is None:
             continue
-        token = m.group()
+        start, end = m.span()
         if kind == "word":
-            if token.upper() in keywords or any(p.fullmatch(token) for p in word_terminals):
+            value = text[start:end]
+            if value.upper() in keywords or (word_terminals and any(p.fullmatch(value) for p in word_terminals)):
                 continue
-            value = token
         else:
-            value = token[1:-1]
-        parts.append(text[last:m.start()])
-        parts.append("\x00" + kind)
-        slots.append(Slot(kind, m.start(), m.end(), value))
-        last = m.end()
+            value = text[start + 1:end - 1]
+        parts.append(text[last:start])
+        parts.append(_MARKS[kind])
+        slots.append(Slot(kind, start, end, value))
+        last = end
         if len(slots) > MAX_SLOTS:
             return None
     parts.append(text[last:])
