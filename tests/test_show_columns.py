@@ -84,6 +84,14 @@ def test_external_tables_by_every_name(rig: tuple[ServerProcess, Warehouse, str]
         assert rows(server, sql) == described, sql
 
 
+def test_explain_of_a_table_is_describe(rig: tuple[ServerProcess, Warehouse, str]) -> None:
+    """MySQL: EXPLAIN t is DESCRIBE t; it reaches the passthrough parser but answers the same rows."""
+    server, _, catalog = rig
+    assert rows(server, "EXPLAIN d1.y") == rows(server, "SHOW COLUMNS FROM d1.y")
+    assert rows(server, f"EXPLAIN {catalog}.db.t") == rows(server, f"DESC {catalog}.db.t")
+    assert error_of(server, "EXPLAIN d1.nope")[0] == 1146
+
+
 def test_errors_are_mysqls(rig: tuple[ServerProcess, Warehouse, str]) -> None:
     server, _, catalog = rig
     assert error_of(server, "SHOW COLUMNS FROM d1.nope")[0] == 1146

@@ -32,7 +32,7 @@ from engine.privileges import Privilege, Privileges
 from engine.results import Result
 from engine.session import SessionContext
 from engine.sql_relations import Reference
-from engine.statements import variables
+from engine.statements import metadata, variables
 from engine.user_variables import literal_expression, substitute_user_variables
 from grammar.sql import RenameTables
 
@@ -58,10 +58,11 @@ def run_sql(engine: Engine, stmt: ast.SqlStatement, ctx: SessionContext) -> Resu
     if isinstance(expression, RenameTables):
         return _rename_tables(engine, expression if stmt.fresh else expression.copy(), ctx)
     if isinstance(expression, exp.Describe) and not isinstance(expression.this, exp.Query):
+        # EXPLAIN t is DESCRIBE t (MySQL): the grammar's SHOW COLUMNS answers it (engine/statements/metadata.py)
         table = expression.this
-        show = exp.Show(this="COLUMNS", target=exp.to_identifier(table.name),
-                        db=table.args.get("db") if isinstance(table, exp.Table) else None)
-        return _show(engine, show, ctx)
+        parts = tuple(p for p in (table.catalog, table.db, table.name) if p) if isinstance(table, exp.Table) \
+            else (table.name,)
+        return metadata.show_columns(engine, ast.ShowColumns(parts=parts), ctx)
     try:
         own = expression if stmt.fresh else expression.copy()
         session_limits.apply(own, ctx)  # sql_select_limit / sql_safe_updates, on the AST
