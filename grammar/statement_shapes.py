@@ -22,6 +22,14 @@ Why a slot's value cannot change the parse:
   the shape, kept as written), and the shape filled with the original values must equal the
   original parse, type for type.
 
+A slot's value never *spells* one of the grammar's own words either: a terminal's name or literal, a
+rule's name, a run of keywords joined, or a word the transformer compares with (grammar/parser.py
+``reserved_spellings``), in any case, with or without underscores or spaces. Lark never sees those
+as anything but a name, but a transformer that tested a value against such a word (``"IF_EXISTS" in
+items`` did) would give such a text a meaning its shape, learnt from another value, does not have;
+:meth:`ShapeCache.lookup` leaves such a text to the full parse, so a shape answers only texts whose
+values cannot mean anything but themselves (tests/security/test_shape_meaning.py).
+
 Anything else (a text that mentions the probe prefix, a statement that may carry a secret or is
 never cached, a probe that does not parse) is parsed in full every time, as before. Only parses are
 kept, with probe values in them: no client's names or strings are held here.
@@ -99,6 +107,12 @@ def slots_of(text: str, keywords: frozenset[str], word_terminals: tuple[re.Patte
             return None
     parts.append(text[last:])
     return "".join(parts), slots
+
+
+def spelling(value: str) -> str:
+    """How a slot value is compared with the grammar's own words: case, underscores and spaces aside
+    (``If_Exists``, ``IFEXISTS`` and ``'if exists'`` all spell IF_EXISTS)."""
+    return value.upper().replace("_", "").replace(" ", "")
 
 
 def _probe(index: int) -> str:
@@ -205,10 +219,11 @@ class ShapeCache:
     """Shape key → the variants learnt for it (bounded LRU, thread-safe)."""
 
     def __init__(self, parse: Callable[[str], ast.Statement], keywords: frozenset[str],
-                 word_terminals: tuple[re.Pattern[str], ...]):
+                 word_terminals: tuple[re.Pattern[str], ...], reserved: frozenset[str] = frozenset()):
         self._parse = parse
         self._keywords = keywords
         self._word_terminals = word_terminals
+        self._reserved = frozenset(spelling(word) for word in reserved)  # module doc
         self._shapes: OrderedDict[str, tuple[Variant, ...]] = OrderedDict()
         self._seen: OrderedDict[str, bool] = OrderedDict()  # keys seen once, not yet probed
         self._lock = threading.Lock()
@@ -226,6 +241,8 @@ class ShapeCache:
                 return None
             self._shapes.move_to_end(key)
         values = [s.value for s in slots]
+        if self._reserved and not self._reserved.isdisjoint(map(spelling, values)):
+            return None  # a value that spells a word of the grammar: only a full parse decides it
         for variant in variants:
             if all(values[i] == value for i, value in variant.fixed):
                 try:
@@ -239,6 +256,8 @@ class ShapeCache:
     def learn(self, text: str, keyed: tuple[str, list[Slot]], statement: ast.Statement) -> None:
         """After a full parse of ``text``: learn its shape if it provably is one (module doc)."""
         key, slots = keyed
+        if self._reserved and not self._reserved.isdisjoint(spelling(s.value) for s in slots):
+            return  # such a text is never answered by a shape (lookup): it teaches none either
         with self._lock:  # a shape seen once may never come back: probe it on its second sighting
             if self._seen.pop(key, None) is None:
                 self._seen[key] = True
