@@ -26,8 +26,10 @@ import pytest
 
 from engine import ast
 from engine.errors import DrydockError
-from grammar import parser
+from grammar import parser, shapes
+from grammar import sql as sql_grammar
 from grammar.statement_shapes import ShapeCache, Slot, same_statement
+from server import session
 from tests.conftest import ServerProcess
 from tests.test_grammar_roundtrip import CORPUS
 
@@ -205,6 +207,40 @@ def test_a_value_sensitive_transformer_is_never_answered_by_its_shape() -> None:
         assert cache.lookup(cache.key(f"DROP CATALOG {name}")) is None  # type: ignore[arg-type]
 
 
+# -- the passthrough's query shapes (grammar/shapes.py) -------------------------------------------
+# The other shape cache: plain-SQL queries keyed by their literals (numbers, plain strings), learnt
+# on first sight, bound per execution with their values and their column labels. A string's value
+# is bound only where sqlglot never looks into it; the labels (grammar/sql.py label_projections)
+# once did: SELECT 'ALL' read its own string as the ALL modifier, lost its label in a full parse and
+# kept it through the shape of SELECT 'a'. Values: every keyword of the passthrough's tokenizer.
+SQL_WORDS = sorted({w for k in sql_grammar.DIALECT.tokenizer_class.KEYWORDS
+                    for w in (k.upper(), k.lower()) if "'" not in w and "\\" not in w}
+                   | {"DISTINCTROW", "HIGH_PRIORITY", "SQL_CALC_FOUND_ROWS", "", " ", "  x"})
+
+
+@pytest.mark.parametrize("template", [
+    "SELECT '{v}'", "SELECT '{v}', 1 + 1", "SELECT '{v}' AS x, CONCAT('{v}', a) FROM t WHERE b = '{v}'",
+    "SELECT a FROM t WHERE a IN ('{v}', 'b') ORDER BY a LIMIT 3",
+])
+def test_no_string_value_gives_a_query_shape_another_meaning(template: str) -> None:
+    session.SHAPES.clear()
+    try:
+        session.parse(template.format(v="a"))
+        key = shapes.shape_of(template.format(v="a"))
+        assert key is not None and session.SHAPES.get(key[0])[1] is not None
+        differ = []
+        for value in SQL_WORDS:
+            text = template.format(v=value)
+            bound = session.parse(text, 50_000).expression  # type: ignore[attr-defined]
+            fresh = sql_grammar.parse(text)
+            if bound != fresh or any(bound.sql(dialect=d) != fresh.sql(dialect=d)
+                                     for d in ("duckdb", sql_grammar.DIALECT)):
+                differ.append((text, bound.sql(dialect="duckdb"), fresh.sql(dialect="duckdb")))
+        assert not differ, f"{len(differ)} texts a query shape answers differently, e.g. {differ[:3]}"
+    finally:
+        session.SHAPES.clear()
+
+
 # -- over the wire ------------------------------------------------------------------------------
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
@@ -251,3 +287,17 @@ def test_create_role_if_not_exists_is_a_role_name_over_the_wire(server: ServerPr
     again = _answer(server, "CREATE ROLE IF_NOT_EXISTS")  # the role exists now: no IF NOT EXISTS
     assert again[0] == "error"
     assert _answer(server, "create role IF_NOT_EXISTS") == again
+
+
+def test_a_string_that_spells_a_select_modifier_keeps_its_label_over_the_wire(server: ServerProcess) -> None:
+    """MySQL labels SELECT 'ALL' ALL; a full parse read the string as the ALL modifier and left
+    DuckDB's name, while the shape learnt from SELECT 'a' labelled it: two names for one text."""
+
+    def label(sql: str) -> str:
+        with server.connect() as conn, conn.cursor() as cur:
+            cur.execute(sql)
+            return str(cur.description[0][0])
+
+    assert label("SELECT 'a'") == "a"
+    for text in ("SELECT 'ALL'", "select 'ALL'", "SELECT 'distinct'", "Select 'distinct'"):
+        assert label(text) == text.split("'")[1]
