@@ -8,6 +8,7 @@ ANTLR-style, as Doris prints it: ``line 1:29 mismatched input 'FORCE' expecting 
 
 from __future__ import annotations
 
+import dis
 import enum
 import io
 import re
@@ -216,11 +217,12 @@ _WORDLIKE = re.compile(r"[A-Za-z_$][A-Za-z0-9_$ ]*")
 def reserved_spellings() -> frozenset[str]:
     """The grammar's own words, which a shape's slot value may not spell (grammar/statement_shapes.py).
 
-    Every terminal's name and literal, every rule's name, every run of keywords in a rule joined
-    (IF NOT EXISTS → IF_NOT_EXISTS, what a transformer might stand for the clause by), and every
-    word-like string the transformer below holds (tags such as "PASSWORD" or "STRING", read from its
-    code, so a tag added later is covered without a list to keep). A value equal to one of them may
-    only mean a name, but a transformer that compared it with that word would read it as a clause.
+    Every terminal's name and literal, every rule's name of several words, every run of keywords
+    in a rule joined (IF NOT EXISTS → IF_NOT_EXISTS: what a transformer might stand for the clause
+    by), and every word-like string the transformer below holds (tags such as "PASSWORD" or
+    "STRING", read from its code, so a tag added later is covered without a list to keep). A value
+    equal to one of them may only mean a name, but a transformer that compared it with that word
+    would read it as a clause.
     """
     words: set[str] = set()
     for terminal in _parser.terminals:
@@ -229,7 +231,11 @@ def reserved_spellings() -> frozenset[str]:
             words.add(terminal.pattern.value)
     keyword_names = {t.name for t in _parser.terminals if t.pattern.type == "str"}
     for rule in _parser.rules:
-        words.add(str(rule.origin.name))
+        if "_" in rule.origin.name:
+            # a rule of several words names a clause (if_exists), what a transformer might stand for
+            # it by; a one-word rule (name, host, string, start) names a kind of value, and those
+            # are common names — CREATE INDEX i ON t (name) keeps its shape
+            words.add(str(rule.origin.name))
         run: list[str] = []
         for symbol in (*rule.expansion, None):
             if symbol is not None and symbol.name in keyword_names:
@@ -244,17 +250,23 @@ def reserved_spellings() -> frozenset[str]:
 
 
 def _constants_of(cls: type) -> set[str]:
-    """The string constants in the code of ``cls``'s methods, nested functions included."""
+    """The strings ``cls``'s methods (nested functions included) load as values: constants and the
+    members of constant tuples and sets (``in ("TRUE", "FALSE")``) — not the names of keyword
+    arguments (``DropCatalog(name=…)``), which Python keeps as constant tuples too."""
     found: set[str] = set()
     codes = [getattr(f, "__func__", f).__code__ for f in vars(cls).values()
              if hasattr(getattr(f, "__func__", f), "__code__")]
     while codes:
         code = codes.pop()
-        for const in code.co_consts:
-            if isinstance(const, str):
-                found.add(const)
-            elif isinstance(const, types.CodeType):
-                codes.append(const)
+        codes.extend(c for c in code.co_consts if isinstance(c, types.CodeType))
+        instructions = list(dis.get_instructions(code))
+        for ins, after in zip(instructions, [*instructions[1:], None], strict=True):
+            if ins.opname != "LOAD_CONST" or (after is not None and after.opname == "CALL_KW"):
+                continue  # (3.13 loads keyword names for CALL_KW; 3.11 and 3.12 use KW_NAMES)
+            value = ins.argval
+            for item in (value if isinstance(value, (tuple, frozenset)) else (value,)):
+                if isinstance(item, str):
+                    found.add(item)
     return found
 
 

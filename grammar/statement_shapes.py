@@ -241,7 +241,7 @@ class ShapeCache:
                 return None
             self._shapes.move_to_end(key)
         values = [s.value for s in slots]
-        if self._reserved and not self._reserved.isdisjoint(map(spelling, values)):
+        if self._spells_a_word(values):
             return None  # a value that spells a word of the grammar: only a full parse decides it
         for variant in variants:
             if all(values[i] == value for i, value in variant.fixed):
@@ -253,10 +253,15 @@ class ShapeCache:
                 return statement  # type: ignore[no-any-return]
         return None
 
+    def _spells_a_word(self, values: list[str]) -> bool:
+        # one spelling() of all the values at once (no value holds a NUL: slots_of): about half
+        # the time of one per value, on the path of every text a shape answers
+        return bool(self._reserved) and not self._reserved.isdisjoint(spelling("\x00".join(values)).split("\x00"))
+
     def learn(self, text: str, keyed: tuple[str, list[Slot]], statement: ast.Statement) -> None:
         """After a full parse of ``text``: learn its shape if it provably is one (module doc)."""
         key, slots = keyed
-        if self._reserved and not self._reserved.isdisjoint(spelling(s.value) for s in slots):
+        if self._spells_a_word([s.value for s in slots]):
             return  # such a text is never answered by a shape (lookup): it teaches none either
         with self._lock:  # a shape seen once may never come back: probe it on its second sighting
             if self._seen.pop(key, None) is None:
