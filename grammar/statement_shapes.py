@@ -16,19 +16,24 @@ Why a slot's value cannot change the parse:
 - a quoted string without escapes or doubled quotes is one SINGLE_QUOTED / DOUBLE_QUOTED token, a
   backticked name without doubled backticks one BACKTICKED token, whatever it holds;
 - LALR decides on token types only, so every text of a shape has the same reductions;
+- the transformer builds a statement from those reductions, never from a value: an optional
+  clause (IF EXISTS, IF NOT EXISTS) is an object of its own (parser._Clause), not a string a name
+  could equal;
 - what the transformer does with such a token is checked on the first text of a shape: the text is
   parsed again with a unique probe value in every slot, each probe must come back unchanged in a
   field of its own (a slot the transformer changes — upper-cases, reads as a number — becomes part of
   the shape, kept as written), and the shape filled with the original values must equal the
   original parse, type for type.
 
-A slot's value never *spells* one of the grammar's own words either: a terminal's name or literal, a
-rule's name, a run of keywords joined, or a word the transformer compares with (grammar/parser.py
-``reserved_spellings``), in any case, with or without underscores or spaces. Lark never sees those
-as anything but a name, but a transformer that tested a value against such a word (``"IF_EXISTS" in
-items`` did) would give such a text a meaning its shape, learnt from another value, does not have;
-:meth:`ShapeCache.lookup` leaves such a text to the full parse, so a shape answers only texts whose
-values cannot mean anything but themselves (tests/security/test_shape_meaning.py).
+The probe checks one value per slot; the last point must hold for all of them, and once did not
+(``"IF_EXISTS" in items`` read a catalog named IF_EXISTS as the clause, so the full parse of DROP
+CATALOG IF_EXISTS and the shape learnt from DROP CATALOG x meant two statements). So, besides, a
+shape never answers a text whose slot value *spells* one of the grammar's own words — a terminal's
+name or literal, a rule's name of several words, a run of keywords joined, a string the transformer
+loads (grammar/parser.py ``reserved_spellings``) — in any case, with or without underscores or
+spaces: :meth:`ShapeCache.lookup` leaves it to the full parse, and it teaches no shape. Those are
+the values a transformer could mistake for structure; tests/security/test_shape_meaning.py fills
+every family's shape with each of them and compares with Lark.
 
 Anything else (a text that mentions the probe prefix, a statement that may carry a secret or is
 never cached, a probe that does not parse) is parsed in full every time, as before. Only parses are
