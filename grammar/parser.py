@@ -95,8 +95,9 @@ OWNED_PREFIXES: tuple[tuple[str, ...], ...] = (
     ("SHOW", "TABLE", "STATUS"),
     ("SHOW", "FUNCTION", "STATUS"),
 )
-# DESCRIBE/DESC followed by a query is EXPLAIN, which stays with the passthrough.
-_DESCRIBE_QUERY = re.compile(r"\s*desc(ribe)?\s+(select|with|\()", re.IGNORECASE)
+# DESCRIBE/DESC followed by a query is EXPLAIN, which stays with the passthrough. Whole words only:
+# DESC withdrawals or DESC selection.t describes a table, whose name must not decide the statement.
+_DESCRIBE_QUERY = re.compile(r"\s*desc(ribe)?\s+((select|with)(?![A-Za-z0-9_$])|\()", re.IGNORECASE)
 
 _LEADING_NOISE = re.compile(r"(\s+|--[ \t][^\n]*|#[^\n]*|/\*.*?\*/)*", re.DOTALL)
 _WORD = re.compile(r"[A-Za-z_]+")

@@ -303,3 +303,14 @@ def test_a_string_that_spells_a_select_modifier_keeps_its_label_over_the_wire(se
     assert label("SELECT 'a'") == "a"
     for text in ("SELECT 'ALL'", "select 'ALL'", "SELECT 'distinct'", "Select 'distinct'"):
         assert label(text) == text.split("'")[1]
+
+
+@pytest.mark.parametrize("name", ["withdrawals", "selection", "select_log", "With_x", "SELECTED.t", "with$"])
+def test_a_table_name_never_decides_what_desc_means(name: str) -> None:
+    """DESC followed by a query is EXPLAIN (the passthrough's); DESC of a table whose name merely
+    starts with select or with is drydock's DESCRIBE, as DESC of any other name."""
+    for text in (f"DESC {name}", f"describe {name}"):
+        assert parser.owns(text)
+        assert parser.parse(text) == ast.Describe(parts=tuple(name.split(".")))
+    for query in ("DESC SELECT 1", "desc select*from t", "DESC WITH c AS (SELECT 1) SELECT * FROM c", "DESC (SELECT 1)"):
+        assert not parser.owns(query)
