@@ -8,9 +8,12 @@ ANTLR-style, as Doris prints it: ``line 1:29 mismatched input 'FORCE' expecting 
 
 from __future__ import annotations
 
+import dis
+import enum
 import io
 import re
 import threading
+import types
 from collections import OrderedDict
 from dataclasses import fields, is_dataclass
 from pathlib import Path
@@ -92,8 +95,9 @@ OWNED_PREFIXES: tuple[tuple[str, ...], ...] = (
     ("SHOW", "TABLE", "STATUS"),
     ("SHOW", "FUNCTION", "STATUS"),
 )
-# DESCRIBE/DESC followed by a query is EXPLAIN, which stays with the passthrough.
-_DESCRIBE_QUERY = re.compile(r"\s*desc(ribe)?\s+(select|with|\()", re.IGNORECASE)
+# DESCRIBE/DESC followed by a query is EXPLAIN, which stays with the passthrough. Whole words only:
+# DESC withdrawals or DESC selection.t describes a table, whose name must not decide the statement.
+_DESCRIBE_QUERY = re.compile(r"\s*desc(ribe)?\s+((select|with)(?![A-Za-z0-9_$])|\()", re.IGNORECASE)
 
 _LEADING_NOISE = re.compile(r"(\s+|--[ \t][^\n]*|#[^\n]*|/\*.*?\*/)*", re.DOTALL)
 _WORD = re.compile(r"[A-Za-z_]+")
@@ -204,8 +208,67 @@ def _shapes() -> ShapeCache:
         others = tuple(re.compile(t.pattern.to_regexp()) for t in _parser.terminals
                        if t.pattern.type == "re" and t.name != "IDENTIFIER"
                        and re.fullmatch(t.pattern.to_regexp(), "abc_Z9$"))
-        _shape_cache = ShapeCache(_parse_owned, keywords, others)
+        _shape_cache = ShapeCache(_parse_owned, keywords, others, reserved_spellings())
     return _shape_cache
+
+
+_WORDLIKE = re.compile(r"[A-Za-z_$][A-Za-z0-9_$ ]*")
+
+
+def reserved_spellings() -> frozenset[str]:
+    """The grammar's own words, which a shape's slot value may not spell (grammar/statement_shapes.py).
+
+    Every terminal's name and literal, every rule's name of several words, every run of keywords
+    in a rule joined (IF NOT EXISTS → IF_NOT_EXISTS: what a transformer might stand for the clause
+    by), and every word-like string the transformer below holds (tags such as "PASSWORD" or
+    "STRING", read from its code, so a tag added later is covered without a list to keep). A value
+    equal to one of them may only mean a name, but a transformer that compared it with that word
+    would read it as a clause.
+    """
+    words: set[str] = set()
+    for terminal in _parser.terminals:
+        words.add(terminal.name)
+        if terminal.pattern.type == "str":
+            words.add(terminal.pattern.value)
+    keyword_names = {t.name for t in _parser.terminals if t.pattern.type == "str"}
+    for rule in _parser.rules:
+        if "_" in rule.origin.name:
+            # a rule of several words names a clause (if_exists), what a transformer might stand for
+            # it by; a one-word rule (name, host, string, start) names a kind of value, and those
+            # are common names — CREATE INDEX i ON t (name) keeps its shape
+            words.add(str(rule.origin.name))
+        run: list[str] = []
+        for symbol in (*rule.expansion, None):
+            if symbol is not None and symbol.name in keyword_names:
+                run.append(str(_TERMINAL_PATTERNS[symbol.name].value))
+                continue
+            for start in range(len(run)):  # every contiguous run of two or more keywords
+                for end in range(start + 2, len(run) + 1):
+                    words.add("_".join(run[start:end]))
+            run = []
+    words.update(_constants_of(_ToStatement))
+    return frozenset(w for w in words if _WORDLIKE.fullmatch(w))
+
+
+def _constants_of(cls: type) -> set[str]:
+    """The strings ``cls``'s methods (nested functions included) load as values: constants and the
+    members of constant tuples and sets (``in ("TRUE", "FALSE")``) — not the names of keyword
+    arguments (``DropCatalog(name=…)``), which Python keeps as constant tuples too."""
+    found: set[str] = set()
+    codes = [getattr(f, "__func__", f).__code__ for f in vars(cls).values()
+             if hasattr(getattr(f, "__func__", f), "__code__")]
+    while codes:
+        code = codes.pop()
+        codes.extend(c for c in code.co_consts if isinstance(c, types.CodeType))
+        instructions = list(dis.get_instructions(code))
+        for ins, after in zip(instructions, [*instructions[1:], None], strict=True):
+            if ins.opname != "LOAD_CONST" or (after is not None and after.opname == "CALL_KW"):
+                continue  # (3.13 loads keyword names for CALL_KW; 3.11 and 3.12 use KW_NAMES)
+            value = ins.argval
+            for item in (value if isinstance(value, (tuple, frozenset)) else (value,)):
+                if isinstance(item, str):
+                    found.add(item)
+    return found
 
 
 def carries_secret(sql: str, statement: ast.Statement) -> bool:
@@ -324,6 +387,29 @@ class _Quoted(str):
     """A value that was written as a string literal (SHOW ... WHERE must tell them from names)."""
 
 
+class _Clause(enum.Enum):
+    """An optional clause the grammar matched (``if_exists``, ``if_not_exists``).
+
+    Not a str: a statement's flags come from which rules the parse reduced, never from a value. As
+    the strings "IF_EXISTS" / "IF_NOT_EXISTS" they equalled a catalog, role or index *named*
+    IF_EXISTS: ``DROP CATALOG IF_EXISTS`` came out as DROP CATALOG IF EXISTS, a statement shape
+    learnt from ``DROP CATALOG x`` (grammar/statement_shapes.py) did not, and ``CREATE INDEX
+    IF_NOT_EXISTS ON t (a) USING ann`` lost its name. Members compare by identity.
+    """
+
+    IF_EXISTS = "IF EXISTS"
+    IF_NOT_EXISTS = "IF NOT EXISTS"
+
+
+def _has(items: list[Any], clause: _Clause) -> bool:
+    return any(item is clause for item in items)
+
+
+def _names(items: list[Any]) -> list[str]:
+    """The names and strings among a rule's children: neither keyword tokens nor clauses."""
+    return [i for i in items if isinstance(i, str) and not isinstance(i, Token)]
+
+
 class _ToStatement(Transformer[Token, Any]):
     # lexical
     def string(self, items: list[Token]) -> str:
@@ -387,11 +473,11 @@ class _ToStatement(Transformer[Token, Any]):
     def user_identity(self, items: list[Any]) -> ast.UserSpec:
         return ast.UserSpec(items[0], items[1] if len(items) > 1 else "%")
 
-    def if_not_exists(self, items: list[Any]) -> str:
-        return "IF_NOT_EXISTS"
+    def if_not_exists(self, items: list[Any]) -> _Clause:
+        return _Clause.IF_NOT_EXISTS
 
-    def if_exists(self, items: list[Any]) -> str:
-        return "IF_EXISTS"
+    def if_exists(self, items: list[Any]) -> _Clause:
+        return _Clause.IF_EXISTS
 
     def identified_by(self, items: list[Any]) -> tuple[str, str]:
         return ("PASSWORD", items[-1])
@@ -409,27 +495,27 @@ class _ToStatement(Transformer[Token, Any]):
     def create_user(self, items: list[Any]) -> ast.CreateUser:
         user = next(i for i in items if isinstance(i, ast.UserSpec))
         return ast.CreateUser(user=user, password=self._tagged(items, "PASSWORD") or "",
-                              if_not_exists="IF_NOT_EXISTS" in items,
+                              if_not_exists=_has(items, _Clause.IF_NOT_EXISTS),
                               default_role=self._tagged(items, "ROLE"))
 
     def drop_user(self, items: list[Any]) -> ast.DropUser:
         user = next(i for i in items if isinstance(i, ast.UserSpec))
-        return ast.DropUser(user=user, if_exists="IF_EXISTS" in items)
+        return ast.DropUser(user=user, if_exists=_has(items, _Clause.IF_EXISTS))
 
     def alter_user(self, items: list[Any]) -> ast.AlterUser:
         user = next(i for i in items if isinstance(i, ast.UserSpec))
         return ast.AlterUser(user=user, password=self._tagged(items, "PASSWORD"),
-                             if_exists="IF_EXISTS" in items)
+                             if_exists=_has(items, _Clause.IF_EXISTS))
 
     def set_password(self, items: list[Any]) -> ast.SetPassword:
         user = next((i for i in items if isinstance(i, ast.UserSpec)), None)
         return ast.SetPassword(user=user, password=self._tagged(items, "PASSWORD"))
 
     def create_role(self, items: list[Any]) -> ast.CreateRole:
-        return ast.CreateRole(name=items[-1], if_not_exists="IF_NOT_EXISTS" in items)
+        return ast.CreateRole(name=items[-1], if_not_exists=_has(items, _Clause.IF_NOT_EXISTS))
 
     def drop_role(self, items: list[Any]) -> ast.DropRole:
-        return ast.DropRole(name=items[-1], if_exists="IF_EXISTS" in items)
+        return ast.DropRole(name=items[-1], if_exists=_has(items, _Clause.IF_EXISTS))
 
     def show_roles(self, items: list[Any]) -> ast.ShowRoles:
         return ast.ShowRoles()
@@ -504,16 +590,16 @@ class _ToStatement(Transformer[Token, Any]):
         return tuple(items)
 
     def create_catalog(self, items: list[Any]) -> ast.CreateCatalog:
-        names = [i for i in items if isinstance(i, str) and not isinstance(i, Token) and i != "IF_NOT_EXISTS"]
+        names = _names(items)
         comment = ""
         for i, item in enumerate(items):
             if isinstance(item, Token) and item.type == "COMMENT":
                 comment = items[i + 1]
         return ast.CreateCatalog(name=names[0], properties=items[-1], comment=comment,
-                                 if_not_exists="IF_NOT_EXISTS" in items)
+                                 if_not_exists=_has(items, _Clause.IF_NOT_EXISTS))
 
     def drop_catalog(self, items: list[Any]) -> ast.DropCatalog:
-        return ast.DropCatalog(name=items[-1], if_exists="IF_EXISTS" in items)
+        return ast.DropCatalog(name=items[-1], if_exists=_has(items, _Clause.IF_EXISTS))
 
     def alter_catalog_rename(self, items: list[Any]) -> ast.AlterCatalogRename:
         return ast.AlterCatalogRename(name=items[2], new_name=items[4])
@@ -568,18 +654,18 @@ class _ToStatement(Transformer[Token, Any]):
 
     def create_index(self, items: list[Any]) -> ast.CreateIndex:
         or_replace = self._keyword(items, "REPLACE")
-        names = [i for i in items if isinstance(i, str) and not isinstance(i, Token) and i != "IF_NOT_EXISTS"]
+        names = _names(items)
         tuples = [i for i in items if isinstance(i, tuple)]
         table, columns = tuples[0], tuples[1]
         properties = tuples[2] if len(tuples) > 2 else ()
         using = names[1].upper() if len(names) > 1 else ""  # none: a plain index on an internal table
         return ast.CreateIndex(name=names[0], table=table, columns=columns, using=using,
                                properties=properties, or_replace=or_replace,
-                               if_not_exists="IF_NOT_EXISTS" in items)
+                               if_not_exists=_has(items, _Clause.IF_NOT_EXISTS))
 
     def drop_index(self, items: list[Any]) -> ast.DropIndex:
-        names = [i for i in items if isinstance(i, str) and not isinstance(i, Token) and i != "IF_EXISTS"]
-        return ast.DropIndex(name=names[0], table=items[-1], if_exists="IF_EXISTS" in items)
+        names = _names(items)
+        return ast.DropIndex(name=names[0], table=items[-1], if_exists=_has(items, _Clause.IF_EXISTS))
 
     def operand(self, items: list[Any]) -> tuple[str, str]:
         item = items[0]
@@ -645,7 +731,7 @@ class _ToStatement(Transformer[Token, Any]):
         return ast.CallProcedure(parts=parts, arguments=tuple(i for i in items if isinstance(i, ast.CallArgument)))
 
     def show_procedures(self, items: list[Any]) -> ast.ShowProcedures:
-        names = [i for i in items if isinstance(i, str) and not isinstance(i, Token)]
+        names = _names(items)
         return ast.ShowProcedures(catalog=names[0] if names else None)
 
     def show_procedure(self, items: list[Any]) -> ast.ShowProcedure:

@@ -240,7 +240,7 @@ def projection_texts(sql: str, tokens: list[Token]) -> list[str]:
     if i >= n:
         return []
     i += 1
-    while i < n and tokens[i].text.upper() in _SELECT_MODIFIERS:
+    while i < n and _written(sql, tokens[i]) in _SELECT_MODIFIERS:
         i += 1
     items: list[str] = []
     first, depth = i, 0
@@ -253,8 +253,7 @@ def projection_texts(sql: str, tokens: list[Token]) -> list[str]:
                 break  # the SELECT was itself parenthesized
             depth -= 1
         elif depth == 0 and (token.token_type in _PROJECTION_END
-                             or (token.token_type != TokenType.STRING
-                                 and token.text.upper() in _PROJECTION_END_WORDS)):
+                             or _written(sql, token) in _PROJECTION_END_WORDS):
             break
         elif depth == 0 and token.token_type == TokenType.COMMA:
             items.append(_span(sql, tokens[first], tokens[i - 1]))
@@ -263,6 +262,14 @@ def projection_texts(sql: str, tokens: list[Token]) -> list[str]:
     if first < i:
         items.append(_span(sql, tokens[first], tokens[i - 1]))
     return items
+
+
+def _written(sql: str, token: Token) -> str:
+    """``token`` as written in ``sql``, upper-cased: quotes included, so that a string or a quoted
+    name whose value spells a keyword ('ALL', `order`) is never read as that keyword. (A token's
+    ``text`` is a string's value: labels read from it changed with the value, and a statement shape
+    learnt from SELECT 'a' labelled SELECT 'ALL' as a full parse did not, grammar/shapes.py.)"""
+    return sql[token.start:token.end + 1].upper()
 
 
 def _after_with_clause(tokens: list[Token]) -> int:

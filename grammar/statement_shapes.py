@@ -16,11 +16,24 @@ Why a slot's value cannot change the parse:
 - a quoted string without escapes or doubled quotes is one SINGLE_QUOTED / DOUBLE_QUOTED token, a
   backticked name without doubled backticks one BACKTICKED token, whatever it holds;
 - LALR decides on token types only, so every text of a shape has the same reductions;
+- the transformer builds a statement from those reductions, never from a value: an optional
+  clause (IF EXISTS, IF NOT EXISTS) is an object of its own (parser._Clause), not a string a name
+  could equal;
 - what the transformer does with such a token is checked on the first text of a shape: the text is
   parsed again with a unique probe value in every slot, each probe must come back unchanged in a
   field of its own (a slot the transformer changes — upper-cases, reads as a number — becomes part of
   the shape, kept as written), and the shape filled with the original values must equal the
   original parse, type for type.
+
+The probe checks one value per slot; the last point must hold for all of them, and once did not
+(``"IF_EXISTS" in items`` read a catalog named IF_EXISTS as the clause, so the full parse of DROP
+CATALOG IF_EXISTS and the shape learnt from DROP CATALOG x meant two statements). So, besides, a
+shape never answers a text whose slot value *spells* one of the grammar's own words — a terminal's
+name or literal, a rule's name of several words, a run of keywords joined, a string the transformer
+loads (grammar/parser.py ``reserved_spellings``) — in any case, with or without underscores or
+spaces: :meth:`ShapeCache.lookup` leaves it to the full parse, and it teaches no shape. Those are
+the values a transformer could mistake for structure; tests/security/test_shape_meaning.py fills
+every family's shape with each of them and compares with Lark.
 
 Anything else (a text that mentions the probe prefix, a statement that may carry a secret or is
 never cached, a probe that does not parse) is parsed in full every time, as before. Only parses are
@@ -99,6 +112,12 @@ def slots_of(text: str, keywords: frozenset[str], word_terminals: tuple[re.Patte
             return None
     parts.append(text[last:])
     return "".join(parts), slots
+
+
+def spelling(value: str) -> str:
+    """How a slot value is compared with the grammar's own words: case, underscores and spaces aside
+    (``If_Exists``, ``IFEXISTS`` and ``'if exists'`` all spell IF_EXISTS)."""
+    return value.upper().replace("_", "").replace(" ", "")
 
 
 def _probe(index: int) -> str:
@@ -205,10 +224,11 @@ class ShapeCache:
     """Shape key → the variants learnt for it (bounded LRU, thread-safe)."""
 
     def __init__(self, parse: Callable[[str], ast.Statement], keywords: frozenset[str],
-                 word_terminals: tuple[re.Pattern[str], ...]):
+                 word_terminals: tuple[re.Pattern[str], ...], reserved: frozenset[str] = frozenset()):
         self._parse = parse
         self._keywords = keywords
         self._word_terminals = word_terminals
+        self._reserved = frozenset(spelling(word) for word in reserved)  # module doc
         self._shapes: OrderedDict[str, tuple[Variant, ...]] = OrderedDict()
         self._seen: OrderedDict[str, bool] = OrderedDict()  # keys seen once, not yet probed
         self._lock = threading.Lock()
@@ -226,6 +246,8 @@ class ShapeCache:
                 return None
             self._shapes.move_to_end(key)
         values = [s.value for s in slots]
+        if self._spells_a_word(values):
+            return None  # a value that spells a word of the grammar: only a full parse decides it
         for variant in variants:
             if all(values[i] == value for i, value in variant.fixed):
                 try:
@@ -236,9 +258,16 @@ class ShapeCache:
                 return statement  # type: ignore[no-any-return]
         return None
 
+    def _spells_a_word(self, values: list[str]) -> bool:
+        # one spelling() of all the values at once (no value holds a NUL: slots_of): about half
+        # the time of one per value, on the path of every text a shape answers
+        return bool(self._reserved) and not self._reserved.isdisjoint(spelling("\x00".join(values)).split("\x00"))
+
     def learn(self, text: str, keyed: tuple[str, list[Slot]], statement: ast.Statement) -> None:
         """After a full parse of ``text``: learn its shape if it provably is one (module doc)."""
         key, slots = keyed
+        if self._spells_a_word([s.value for s in slots]):
+            return  # such a text is never answered by a shape (lookup): it teaches none either
         with self._lock:  # a shape seen once may never come back: probe it on its second sighting
             if self._seen.pop(key, None) is None:
                 self._seen[key] = True
