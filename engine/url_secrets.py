@@ -32,7 +32,7 @@ MASK = "***"
 # A parameter name that says secret (query string, DSN keyword, connection-string key).
 SECRET_PARAM = re.compile(r"secret|passw|pwd|token|credential|signature|^sig$|key|auth|private", re.IGNORECASE)
 _SCHEME = re.compile(r"(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]*://")
-_TEXT_URL_END = re.compile(r"[\s'\"`<>]")
+_TEXT_WORD = re.compile(r"[^\s'\"`<>]+")  # in free text a URL ends at whitespace or a quote
 # name=value after a separator; a quoted value may hold spaces (libpq: password='a b').
 _PARAM_VALUE = r"([A-Za-z_][\w.\-]*)\s*=\s*('(?:[^'\\]|\\.)*'?|\"[^\"]*\"?|[^&;#\s]*)"
 _DSN_PARAM = re.compile(r"(?:^|(?<=[?&;\s]))" + _PARAM_VALUE)  # a whole value: DSN pairs and queries
@@ -72,12 +72,8 @@ def secret_parts(value: str) -> list[str]:
 def value_spans(value: str) -> list[Span]:
     if "@" not in value and "=" not in value:
         return []  # the common case: no userinfo, no parameter
-    starts = [m.start() for m in _SCHEME.finditer(value)]
-    spans: list[Span] = []
-    for i, start in enumerate(starts):
-        end = starts[i + 1] if i + 1 < len(starts) else len(value)
-        spans += _url_spans(value, start, end)
-    schemeless = None if starts else _SCHEMELESS.match(value)
+    spans = _urls_spans(value, 0, len(value))
+    schemeless = None if spans or "://" in value else _SCHEMELESS.match(value)
     if schemeless:
         spans.append(schemeless.span(1))
     spans += _param_spans(_DSN_PARAM, value, 0, len(value))
@@ -88,10 +84,19 @@ def text_spans(text: str) -> list[Span]:
     if "://" not in text:
         return []
     spans: list[Span] = []
-    for m in _SCHEME.finditer(text):
-        stop = _TEXT_URL_END.search(text, m.end())
-        spans += _url_spans(text, m.start(), stop.start() if stop else len(text))
+    for word in _TEXT_WORD.finditer(text):
+        if "://" in word.group():
+            spans += _urls_spans(text, word.start(), word.end())
     return _merged(spans)
+
+
+def _urls_spans(text: str, start: int, end: int) -> list[Span]:
+    """Credential spans of the URLs in ``text[start:end]``; each runs to the next one's scheme."""
+    starts = [m.start() for m in _SCHEME.finditer(text, start, end)]
+    spans: list[Span] = []
+    for i, begin in enumerate(starts):
+        spans += _url_spans(text, begin, starts[i + 1] if i + 1 < len(starts) else end)
+    return spans
 
 
 def _url_spans(text: str, start: int, end: int) -> list[Span]:
