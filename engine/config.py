@@ -21,6 +21,7 @@ from engine.catalogs.placement import check_local_roots, check_object_prefixes
 from engine.config_keys import Key
 from engine.errors import DrydockError, Errors
 from engine.metastore import MetadataStore
+from engine.url_secrets import mask_value
 
 logger = logging.getLogger(__name__)
 
@@ -377,7 +378,7 @@ class Config:
         with self._lock:
             values = dict(self._values)
         return [
-            (f.display_name, f.render(values[f.name]), f.type, str(f.mutable).lower(),
+            (f.display_name, mask_value(f.render(values[f.name])), f.type, str(f.mutable).lower(),
              str(f.master_only).lower(), f.comment)
             for f in self.fields()
         ]

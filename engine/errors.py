@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from engine.results import Diagnostic
+from engine.url_secrets import mask_text
 
 
 @dataclass(frozen=True)
@@ -22,14 +23,19 @@ class ErrorSpec:
     template: str
 
     def error(self, **params: Any) -> DrydockError:
-        return DrydockError(self, self.template.format(**params))
+        return DrydockError(self, self.text(**params))
 
     def note(self, **params: Any) -> Diagnostic:
         """The same condition as a Note for SHOW WARNINGS (e.g. DROP TABLE IF EXISTS)."""
-        return Diagnostic("Note", self.code, self.template.format(**params))
+        return Diagnostic("Note", self.code, self.text(**params))
 
     def warning(self, **params: Any) -> Diagnostic:
-        return Diagnostic("Warning", self.code, self.template.format(**params))
+        return Diagnostic("Warning", self.code, self.text(**params))
+
+    def text(self, **params: Any) -> str:
+        """The message; a URL it echoes (a property value, a library's words) loses its
+        credentials (engine/url_secrets.py)."""
+        return mask_text(self.template.format(**params))
 
 
 class DrydockError(Exception):

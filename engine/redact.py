@@ -4,6 +4,11 @@ Used before anything reaches the audit log, the server log, an error or SHOW out
 secret when its key matches ``SECRET_KEY`` (``secret|password|passwd|token|credential|access_key|
 private_key``), or when it is the password of IDENTIFIED BY / PASSWORD(...) / SET PASSWORD.
 
+Credentials inside a value, whatever its key (URL userinfo ``scheme://user:pass@host``, secret
+query parameters, DSN ``password=`` pairs), are decided by engine/url_secrets.py: property maps
+mask them in place, a string literal holding one is masked whole, and a last pass over the text
+masks any URL credential outside a literal (a comment, an unquoted word).
+
 Statement text is redacted structurally: a small MySQL-aware lexer (engine/sqllex.py) splits it into
 tokens (comments dropped, ``/*! ... */`` read as code), the value token in each secret-bearing
 position is found, and that span of the original text is replaced by ``'***'``; every other byte
@@ -17,6 +22,7 @@ import re
 from collections.abc import Mapping
 
 from engine.sqllex import Token, Untokenizable, tokenize
+from engine.url_secrets import has_secret, mask_text, mask_value, secret_parts
 
 MASK = "***"
 SECRET_KEY = re.compile(r"secret|password|passwd|token|credential|access[._-]?key|private[._-]?key", re.IGNORECASE)
@@ -24,7 +30,9 @@ SECRET_KEY = re.compile(r"secret|password|passwd|token|credential|access[._-]?ke
 _QUOTED_MASK = f"'{MASK}'"
 # Without any of these words (and without a backslash escape that could spell one), no position
 # in the text can hold a secret: the common case skips the lexer.
-_TRIGGER_WORDS = ("secret", "password", "passwd", "token", "credential", "access", "private", "identified")
+# An '@' may open a URL's userinfo, "sig"/"key"/"auth" name a secret query parameter.
+_TRIGGER_WORDS = ("secret", "password", "passwd", "token", "credential", "access", "private", "identified",
+                  "@", "sig", "key", "auth")
 _ASSIGN = frozenset({"=", ":=", "=>"})
 _FAIL_SAFE_START = re.compile(r"['\"`]|(?<![\w$])[0-9]")  # a quote, or a digit not inside a name
 Span = tuple[int, int]
@@ -36,6 +44,10 @@ def redact_sql(sql: str, max_chars: int | None = None) -> str:
     With ``max_chars``, only the start of the text is read (a long INSERT is not lexed to its
     end) and at most ``max_chars`` characters are returned.
     """
+    return mask_text(_redact_sql(sql, max_chars))
+
+
+def _redact_sql(sql: str, max_chars: int | None) -> str:
     folded = sql.casefold()
     if "\\" not in sql and not any(word in folded for word in _TRIGGER_WORDS):
         return sql if max_chars is None else sql[:max_chars]
@@ -79,7 +91,7 @@ def _apply(sql: str, spans: list[Span], cut: int | None) -> str:
 
 def secret_spans(tokens: list[Token]) -> list[Span]:
     """Character spans (start, end) of the secret values in a token list."""
-    spans: list[Span] = []
+    spans: list[Span] = _url_secret_literals(tokens)
     for i in range(len(tokens)):
         start = _value_start(tokens, i)
         if start is None or start >= len(tokens):
@@ -88,6 +100,22 @@ def secret_spans(tokens: list[Token]) -> list[Span]:
         if span is not None:
             spans.append(span)
             spans += _replace_clause(tokens, after)
+    return spans
+
+
+def _url_secret_literals(tokens: list[Token]) -> list[Span]:
+    """String literals (adjacent ones read as one, as MySQL does) whose value holds a credential,
+    whatever key they are assigned to: ``'s3.endpoint' = 'http://AK:SK@host'``."""
+    spans: list[Span] = []
+    i = 0
+    while i < len(tokens):
+        if tokens[i].kind != "string":
+            i += 1
+            continue
+        end = _strings_end(tokens, i)
+        if has_secret("".join(t.value for t in tokens[i:end])):
+            spans.append((tokens[i].start, tokens[end - 1].end))
+        i = end
     return spans
 
 
@@ -211,12 +239,24 @@ def _at(tokens: list[Token], i: int) -> Token:
 
 
 def redact_map(values: Mapping[str, str]) -> dict[str, str]:
-    return {k: (MASK if SECRET_KEY.search(k) else v) for k, v in values.items()}
+    """A property map to show: secret keys' values masked whole, credentials inside any other
+    value (URL userinfo, secret query parameters) masked in place."""
+    return {k: (MASK if SECRET_KEY.search(k) else mask_value(v)) for k, v in values.items()}
+
+
+def secret_values(values: Mapping[str, str]) -> list[str]:
+    """Every secret in a property map as a library might echo it: secret keys' values, and the
+    credentials inside any other value (engine/url_secrets.py)."""
+    found = {v for k, v in values.items() if SECRET_KEY.search(k) and v}
+    for value in values.values():
+        found.update(secret_parts(value))
+    return sorted(found, key=len, reverse=True)
 
 
 def redact_text(text: str, secrets: list[str]) -> str:
-    """Remove known secret values from free text (e.g. an error a library raised)."""
-    for secret in secrets:
+    """Remove known secret values from free text (e.g. an error a library raised), and the
+    credentials of any URL in it."""
+    for secret in sorted(secrets, key=len, reverse=True):
         if secret:
             text = text.replace(secret, MASK)
-    return text
+    return mask_text(text)

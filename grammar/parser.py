@@ -24,6 +24,7 @@ from lark import Lark, Token, Transformer, UnexpectedCharacters, UnexpectedInput
 from engine import ast
 from engine.errors import DrydockError, Errors
 from engine.redact import SECRET_KEY, redact_sql
+from engine.url_secrets import has_secret
 from grammar.statement_shapes import ShapeCache
 
 _GRAMMAR = Path(__file__).with_name("drydock.lark")
@@ -287,8 +288,9 @@ def _secret_in(value: Any) -> bool:
                 return True
         return False
     if isinstance(value, tuple):
-        if len(value) == 2 and isinstance(value[0], str) and SECRET_KEY.search(value[0]):
-            return True  # a ("key", "value") property pair with a secret key
+        if len(value) == 2 and isinstance(value[0], str) and (
+                SECRET_KEY.search(value[0]) or isinstance(value[1], str) and has_secret(value[1])):
+            return True  # a ("key", "value") property pair with a secret key, or a credential in its value
         return any(_secret_in(v) for v in value)
     return False
 

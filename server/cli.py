@@ -16,6 +16,7 @@ from engine.config_keys import Key
 from engine.core import Engine
 from engine.frontends import valid_name
 from engine.metastore import MetadataStoreUnavailable
+from engine.url_secrets import mask_text
 from server.app import DrydockServer
 from server.thread_placement import ThreadPlacement
 from server.tls import TlsConfigError, settings_from_config
@@ -35,6 +36,17 @@ LIBRARY_LOG_FLOORS = {
     "fsspec": logging.WARNING,
     "lark": logging.WARNING,
 }
+
+
+LOG_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
+
+
+class RedactingFormatter(logging.Formatter):
+    """Every server log line, tracebacks included, without the credentials of the URLs in it: a
+    library may print the endpoint or warehouse URL it failed to reach, userinfo and all."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        return mask_text(super().format(record))
 
 
 def quiet_library_loggers() -> None:
@@ -78,8 +90,9 @@ def serve(host: str, port: int, data_dir: Path, config_file: Path | None, root_p
           log_level: str, metrics_port: int | None, tls_cert: str | None, tls_key: str | None,
           require_secure_transport: bool | None, metadata_store: str, frontend_name: str) -> None:
     """Start the server; prints `drydock ready on HOST:PORT` once it accepts connections."""
-    logging.basicConfig(level=log_level.upper(), stream=sys.stderr,
-                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(RedactingFormatter(LOG_FORMAT))
+    logging.basicConfig(level=log_level.upper(), handlers=[handler])
     quiet_library_loggers()
     options = {"tls_cert": tls_cert, "tls_key": tls_key,
                "require_secure_transport": require_secure_transport}

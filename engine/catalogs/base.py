@@ -80,9 +80,9 @@ class Connector(ABC):
 
     def secrets(self) -> list[str]:
         """Secret property values, scrubbed from any error text a library produces."""
-        from engine.redact import SECRET_KEY
+        from engine.redact import secret_values
 
-        return [v for k, v in self.properties.items() if SECRET_KEY.search(k) and v]
+        return secret_values(self.properties)
 
     @abstractmethod
     def list_databases(self) -> list[str]: ...

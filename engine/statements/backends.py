@@ -15,6 +15,7 @@ from engine.results import Result
 from engine.session import SessionContext
 from engine.privileges import Privilege
 from engine.config_keys import Key
+from engine.url_secrets import mask_text, mask_value
 
 COLUMNS = ["BackendId", "Host", "Alive", "Isolation", "IsolationDetail", "QueueDepth", "InflightWorkers",
            "PossibleLiveSlots", "MaxInflight", "DispatcherPaused", "CPUs", "MemoryBytes", "RunningTasks",
@@ -36,7 +37,8 @@ def show_backends(engine: Engine, stmt: ast.ShowBackends, ctx: SessionContext) -
     if list_nodes is not None:
         nodes, error = list_nodes()
         if error:
-            rows.append(("ray", str(engine.config.get(Key.LANCE_INDEX_RAY_ADDRESS)), "false", "ray", error,
+            rows.append(("ray", mask_value(str(engine.config.get(Key.LANCE_INDEX_RAY_ADDRESS))), "false", "ray",
+                         mask_text(error),
                          None, None, None, None, paused, None, None, None, rounds, status["epoch"]))
         for node in nodes:
             rows.append((f"ray:{node['node_id'][:16]}", node["host"], "true" if node["alive"] else "false", "ray",
@@ -53,7 +55,7 @@ def show_frontends(engine: Engine, stmt: ast.ShowFrontends, ctx: SessionContext)
     engine.privileges.require_global(ctx, Privilege.ADMIN)
     me = engine.frontend.identity.name
     rows: list[tuple[Any, ...]] = [
-        (f.name, f.host, f.query_port, "LEADER" if f.leader else "FOLLOWER", "true" if f.leader else "false",
+        (mask_text(f.name), mask_text(f.host), f.query_port, "LEADER" if f.leader else "FOLLOWER", "true" if f.leader else "false",
          "true" if f.alive else "false", time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(f.last_heartbeat)),
          f.epoch, "Yes" if f.name == me else "No")
         for f in engine.frontend.rows()]

@@ -16,6 +16,7 @@ from engine.catalogs.manager import INTERNAL, INTERNAL_ID, CatalogRecord, Change
 from engine.core import Engine
 from engine.errors import Errors
 from engine.redact import redact_map
+from engine.url_secrets import mask_value
 from engine.results import Result
 from engine.session import SessionContext
 from engine.statements.admin_config import like_to_regex
@@ -106,7 +107,7 @@ def show_catalogs(engine: Engine, stmt: ast.ShowCatalogs, ctx: SessionContext) -
             continue
         rows.append((record.id, record.name, record.type,
                      "yes" if ctx.catalog.lower() == record.name.lower() else "",
-                     _time(record.created_at), _time(record.updated_at), record.comment))
+                     _time(record.created_at), _time(record.updated_at), mask_value(record.comment)))
     if stmt.like is not None:
         pattern = like_to_regex(stmt.like)
         rows = [r for r in rows if pattern.fullmatch(r[1])]
@@ -119,7 +120,7 @@ def show_create_catalog(engine: Engine, stmt: ast.ShowCreateCatalog, ctx: Sessio
         raise Errors.UNKNOWN_CATALOG.error(name=stmt.name)
     props = redact_map(record.properties)
     body = ",\n".join(f'"{k}" = "{v}"' for k, v in sorted(props.items()))
-    comment = f"\nCOMMENT '{record.comment}'" if record.comment else ""
+    comment = f"\nCOMMENT '{mask_value(record.comment)}'" if record.comment else ""
     text = f"\nCREATE CATALOG `{record.name}`{comment}\n PROPERTIES (\n{body}\n);"
     return Result(columns=["Catalog", "CreateCatalog"], rows=[(record.name, text)])
 

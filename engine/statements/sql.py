@@ -221,10 +221,10 @@ def authorize(privileges: Privileges, expression: exp.Expr, references: list[Ref
     if _is_database_ddl(expression):
         privilege = Privilege.CREATE if isinstance(expression, exp.Create) else Privilege.DROP
         for node in _objects(expression):
-            catalog = sql_relations.catalog_of(node, ctx) if isinstance(node, exp.Table) and node.text("db") else ctx.catalog
+            catalog, db = database_named(node, ctx)
             if catalog.lower() != INTERNAL:
                 raise Errors.READ_ONLY_CATALOG.error(catalog=catalog)
-            privileges.require_db(ctx, privilege, INTERNAL, node.name)
+            privileges.require_db(ctx, privilege, INTERNAL, db)
         return
     target_privilege, targets = _targets(expression)
     renamed_to = _authorize_rename(privileges, expression, references, ctx)
@@ -238,6 +238,22 @@ def authorize(privileges: Privileges, expression: exp.Expr, references: list[Ref
         if reference.catalog.lower() != INTERNAL and privilege != Privilege.SELECT:
             raise Errors.READ_ONLY_CATALOG.error(catalog=reference.catalog)
         privileges.require_table(ctx, privilege, reference.catalog, reference.db, reference.table)
+
+
+def database_named(node: exp.Expr, ctx: SessionContext) -> tuple[str, str]:
+    """(catalog, database) a CREATE / DROP DATABASE | SCHEMA names. sqlglot files the name in
+    different slots: ``DATABASE [c.]x`` as ``this`` (a catalog in ``db``), ``SCHEMA [c.]x`` as
+    ``db`` (a catalog in ``catalog``); the last slot given is the database."""
+    if not isinstance(node, exp.Table):
+        return ctx.catalog, node.name
+    slots = [node.args.get(k) for k in ("catalog", "db", "this")]
+    given = [str(s.name) if isinstance(s, exp.Expr) else str(s) for s in slots if s is not None]
+    if not given:
+        return ctx.catalog, ""
+    catalog = given[-2] if len(given) > 1 else ""
+    if not catalog:
+        return ctx.catalog, given[-1]
+    return (INTERNAL if catalog.lower() == INTERNAL else catalog), given[-1]
 
 
 def _authorize_rename(privileges: Privileges, expression: exp.Expr, references: list[Reference],
@@ -306,6 +322,6 @@ def audit_target(expression: exp.Expr, ctx: SessionContext) -> str:
     if not isinstance(node, exp.Table):
         return ""
     if _is_database_ddl(expression):
-        return f"{ctx.catalog}.{node.name}"
+        return ".".join(database_named(node, ctx))
     catalog = sql_relations.catalog_of(node, ctx)
     return f"{catalog}.{node.text('db') or ctx.database or ''}.{node.name}"

@@ -62,6 +62,17 @@ CORPUS: list[tuple[str, tuple[str, ...]]] = [
     ("CREATE SERVER rc41 FOREIGN DATA WRAPPER mysql OPTIONS (USER 'u', PASSWORD 'Sx-server-41')",
      ("Sx-server-41",)),
     ("CREATE SECRET rc42 (TYPE s3, KEY_ID 'k', SECRET 'Sx-duckdb-42')", ("Sx-duckdb-42",)),
+    # credentials inside a URL-valued property, whatever its key (engine/url_secrets.py)
+    ("CREATE CATALOG rc43 PROPERTIES ('type' = 'lance', 'warehouse' = '/tmp/rc43', "
+     "'s3.endpoint' = 'http://AKrc43:Sx-url-43@127.0.0.1:9')", ("Sx-url-43", "AKrc43")),
+    ('ALTER CATALOG rc26 SET PROPERTIES ("warehouse" = "s3://AKrc44:Sx-url/44+x@bucket/wh")', ("Sx-url/44", "AKrc44")),
+    ("CREATE CATALOG rc45 PROPERTIES ('uri' = 'https://h/o?X-Amz-Credential=AKrc45%2F1&X-Amz-Signature=Sx-sig-45')",
+     ("AKrc45", "Sx-sig-45")),
+    ("ADMIN SET FRONTEND CONFIG ('lance_index_ray_address' = 'ray://u:Sx-ray-46@head:10001')", ("Sx-ray-46",)),
+    ("CREATE CATALOG rc47 PROPERTIES ('s3.endpoint' = 'http://u:Sx-adj' '47x@h')", ("Sx-adj", "47x")),
+    ("CREATE CATALOG rc48 PROPERTIES ('s3.endpoint' = 'http://u:Sx-q''48q@h')", ("Sx-q", "48q")),
+    ("CREATE CATALOG rc49 PROPERTIES ('store' = 'postgresql://u@db/m?sslmode=require&password=Sx-pg-49')",
+     ("Sx-pg-49",)),
 ]
 
 SECRETS: list[str] = [s for _, secrets in CORPUS for s in secrets]
