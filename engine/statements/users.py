@@ -60,18 +60,26 @@ def resolve_target(target: ast.PrivilegeTarget, ctx: SessionContext) -> Target:
 
 
 def _grantee(engine: Engine, stmt: ast.GrantPrivileges | ast.RevokePrivileges) -> tuple[str, Subject]:
-    """The grantee as the grants table keys it, and as the account rule sees it."""
+    """The grantee as the grants table keys it, and as the account rule sees it. Whether it exists
+    is checked after the rule (:func:`_check_grantee`): who may not grant must not learn that."""
+    if stmt.role is not None:
+        return f"role:{stmt.role}", _role(engine, stmt.role)
+    assert stmt.user is not None
+    identity = _identity(stmt.user)
+    return identity.grantee, _account(engine, identity)
+
+
+def _check_grantee(engine: Engine, stmt: ast.GrantPrivileges | ast.RevokePrivileges) -> None:
     if stmt.role is not None:
         if stmt.role not in engine.privileges.role_names():
             raise Errors.ROLE_NOT_FOUND.error(role=stmt.role)
-        return f"role:{stmt.role}", _role(engine, stmt.role)
+        return
     assert stmt.user is not None
     identity = _identity(stmt.user)
     if identity.name == ROOT:
         raise Errors.CANNOT_CHANGE_ROOT_GRANTS.error()
     if not engine.users.exists(identity):
         raise Errors.NO_SUCH_USER.error(user=str(identity))
-    return identity.grantee, _account(engine, identity)
 
 
 def _authorize_grant(engine: Engine, ctx: SessionContext, target: Target, privileges: tuple[str, ...],
@@ -86,13 +94,13 @@ def _authorize_grant(engine: Engine, ctx: SessionContext, target: Target, privil
 
 def create_user(engine: Engine, stmt: ast.CreateUser, ctx: SessionContext) -> Result:
     identity = _identity(stmt.user)
-    if stmt.default_role is not None and stmt.default_role not in engine.privileges.role_names():
-        raise Errors.ROLE_NOT_FOUND.error(role=stmt.default_role)
     # A login picks the most specific account of its name, so a new account acts on the name's
     # existing ones (it may take over their logins from some hosts); its DEFAULT ROLE is granted.
     namesakes = [_account(engine, a.identity) for a in engine.users.accounts() if a.name == identity.name]
     role = [_role(engine, stmt.default_role)] if stmt.default_role is not None else []
     _authorize(engine, ctx, Act.CREATE, [Subject(str(identity), identity=identity), *namesakes, *role])
+    if stmt.default_role is not None and stmt.default_role not in engine.privileges.role_names():
+        raise Errors.ROLE_NOT_FOUND.error(role=stmt.default_role)
     if not engine.users.create(identity, stmt.password, stmt.if_not_exists):
         return Result.ok(warnings=[Errors.USER_EXISTS.note(op="CREATE USER", user=str(identity))])
     if stmt.default_role is not None:
@@ -132,6 +140,7 @@ def grant_privileges(engine: Engine, stmt: ast.GrantPrivileges, ctx: SessionCont
     target = resolve_target(stmt.target, ctx)
     grantee, subject = _grantee(engine, stmt)
     _authorize_grant(engine, ctx, target, privileges, subject)
+    _check_grantee(engine, stmt)
     engine.privileges.grant(grantee, target, privileges)
     return Result.ok()
 
@@ -141,6 +150,7 @@ def revoke_privileges(engine: Engine, stmt: ast.RevokePrivileges, ctx: SessionCo
     target = resolve_target(stmt.target, ctx)
     grantee, subject = _grantee(engine, stmt)
     _authorize_grant(engine, ctx, target, privileges, subject)
+    _check_grantee(engine, stmt)
     held = {p for t, p in engine.privileges.grants_of(grantee) if t == target}
     missing = [p for p in privileges if p not in held]
     if missing:
@@ -152,12 +162,12 @@ def revoke_privileges(engine: Engine, stmt: ast.RevokePrivileges, ctx: SessionCo
 
 def grant_role(engine: Engine, stmt: ast.GrantRole, ctx: SessionContext) -> Result:
     identity = _identity(stmt.user)
+    _authorize(engine, ctx, Act.CHANGE, [_account(engine, identity), *(_role(engine, r) for r in stmt.roles)])
     if not engine.users.exists(identity):
         raise Errors.NO_SUCH_USER.error(user=str(identity))
     for role in stmt.roles:  # validate all before changing anything
         if role not in engine.privileges.role_names():
             raise Errors.ROLE_NOT_FOUND.error(role=role)
-    _authorize(engine, ctx, Act.CHANGE, [_account(engine, identity), *(_role(engine, r) for r in stmt.roles)])
     for role in stmt.roles:
         engine.privileges.grant_role(role, identity)
     return Result.ok()

@@ -97,20 +97,20 @@ ADMINS = {"admin", "root"}
 ALLOWED = {"empty": EVERY_GRANTER, "plain": COVERS_TABLE, "boss": ADMINS,
            "r_empty": EVERY_GRANTER, "r_readers": COVERS_TABLE, "r_admins": ADMINS}
 
-# Refusal codes on root: 1227 from the rule; 1105 where root's account is fixed (it cannot be
-# dropped, its grants cannot change) — after the rule for DROP USER, before it for GRANT/REVOKE … ON.
+# Refusal codes on root: 1227 from the rule; for those it lets pass, 1105 where root's account is
+# fixed (it cannot be dropped, its grants cannot change).
 RULE = {a: 1227 for a in ACTORS}
 RULE_THEN_FIXED = {a: 1105 if a in ADMINS else 1227 for a in ACTORS}
-FIXED = {a: 1105 for a in ACTORS}
-# statement on a user target: (sql, setup run by root first, who may act on root, codes refusing them)
+# statement on a user target: (sql, setup run by root first (not on root: its grants are fixed),
+# who may act on root, codes refusing the others)
 USER_STATEMENTS: dict[str, tuple[str, list[str], set[str], dict[str, int]]] = {
     "alter user": ("ALTER USER {u} IDENTIFIED BY 'new-pw'", [], {"root"}, RULE),
     "set password for": ("SET PASSWORD FOR {u} = 'new-pw'", [], {"root"}, RULE),
     "create namesake": ("CREATE USER '{name}'@'localhost' IDENTIFIED BY 'new-pw'", [], {"root"}, RULE),
     "drop user": ("DROP USER {u}", [], set(), RULE_THEN_FIXED),
-    "grant privilege": ("GRANT GRANT_PRIV ON internal.d.t TO {u}", [], set(), FIXED),
+    "grant privilege": ("GRANT GRANT_PRIV ON internal.d.t TO {u}", [], set(), RULE_THEN_FIXED),
     "revoke privilege": ("REVOKE GRANT_PRIV ON internal.d.t FROM {u}",
-                         ["GRANT GRANT_PRIV ON internal.d.t TO {u}"], set(), FIXED),
+                         ["GRANT GRANT_PRIV ON internal.d.t TO {u}"], set(), RULE_THEN_FIXED),
     "grant role": ("GRANT 'r_empty' TO {u}", [], ADMINS, RULE),
     "revoke role": ("REVOKE 'r_empty' FROM {u}", ["GRANT 'r_empty' TO {u}"], ADMINS, RULE),
 }
@@ -186,8 +186,8 @@ def test_acting_on_an_account_needs_every_privilege_it_holds(world: Engine, stat
                                                             actor: str) -> None:
     sql, setup, on_root, root_codes = USER_STATEMENTS[statement]
     account = f"'{target}'@'%'"
-    if target != "root" or root_codes is not FIXED:  # root's grants cannot change (nor be set up)
-        for step in setup:
+    for step in setup:
+        if target != "root" or not step.startswith("GRANT GRANT_PRIV ON"):
             run(world, step.format(u=account))
     allowed = actor in (on_root if target == "root" else ALLOWED[target])
     refused_code = root_codes[actor] if target == "root" else 1227
@@ -234,6 +234,18 @@ def test_grant_on_needs_grant_priv_where_it_grants_and_each_privilege_there(worl
     check(world, "GRANT LOAD_PRIV ON internal.d.t TO 'empty'@'%'", "dbgranter", allowed=False)
     # 'plain' holds SELECT on internal.d.t, which the database grant encloses
     check(world, "REVOKE SELECT_PRIV ON internal.d.t FROM 'plain'@'%'", "dbgranter", allowed=True)
+
+
+@pytest.mark.parametrize("sql", [
+    "GRANT 'ghost_role' TO 'empty'@'%'", "GRANT 'r_empty' TO 'ghost'@'%'", "REVOKE 'r_empty' FROM 'ghost'@'%'",
+    "CREATE USER 'fresh'@'%' IDENTIFIED BY 'pw' DEFAULT ROLE 'ghost_role'",
+    "GRANT SELECT_PRIV ON internal.d.t TO 'ghost'@'%'", "GRANT SELECT_PRIV ON internal.d.t TO ROLE 'ghost_role'",
+    "REVOKE SELECT_PRIV ON internal.d.t FROM 'ghost'@'%'", "DROP USER 'ghost'@'%'", "DROP ROLE ghost_role",
+    "ALTER USER 'ghost'@'%' IDENTIFIED BY 'pw'", "SET PASSWORD FOR 'ghost'@'%' = 'pw'",
+])
+def test_who_may_not_act_does_not_learn_which_accounts_and_roles_exist(world: Engine, sql: str) -> None:
+    """The rule runs before existence checks: 1227, never 1133 / 'Role … does not exist'."""
+    check(world, sql, "nogrant", allowed=False)
 
 
 def test_refusals_say_what_is_missing(world: Engine) -> None:
