@@ -7,7 +7,9 @@ does as a :class:`Request` and asks :func:`refusal`:
    always change their own password (MySQL allows it).
 2. The actor must cover every privilege of every account and role the statement acts on (held
    directly or through roles). Otherwise acting on it would hand over what the actor lacks — set an
-   ADMIN's password and log in as them — or take away more than the actor holds.
+   ADMIN's password and log in as them — or take away more than the actor holds. CREATE USER acts
+   on the accounts of the same name: a login picks the most specific host, so the new account may
+   take over their logins from some hosts.
 3. The actor must cover what the statement gives or takes: the privileges of GRANT/REVOKE … ON
    ("grant only what you hold"); a granted or revoked role, including a DEFAULT ROLE, is a subject
    of rule 2 (its privileges must be covered).
