@@ -134,7 +134,11 @@ class Errors:
     CANNOT_CHANGE_ROOT_GRANTS = ErrorSpec(1105, "HY000", "Can not grant/revoke privileges of user root: it always holds every privilege")
     UNKNOWN_PRIVILEGE = ErrorSpec(1105, "HY000", "Unknown privilege '{name}'; use one of SELECT_PRIV, LOAD_PRIV, ALTER_PRIV, CREATE_PRIV, DROP_PRIV, SHOW_VIEW_PRIV, ADMIN_PRIV, GRANT_PRIV, USAGE_PRIV, ALL")
     PRIVILEGE_LEVEL = ErrorSpec(1105, "HY000", "{priv} can only be granted on *.*.* (global level)")
-    GRANT_ABOVE_OWN = ErrorSpec(1105, "HY000", "Access denied; you can only grant privileges you hold yourself: {priv} on {target}")
+    # 1227 like every refusal for a missing privilege, so the audit records it as a denial
+    GRANT_ABOVE_OWN = ErrorSpec(1227, "42000", "Access denied; you can only grant privileges you hold yourself: {priv} on {target}")
+    # the account rule (engine/account_rule.py): acting on an account or role needs what it holds
+    ACCOUNT_ABOVE_OWN = ErrorSpec(1227, "42000", "Access denied; you need (at least one of) the {verb} privilege(s) for this operation: {subject} holds {priv} on {target}, which you do not hold (acting on an account or role needs every privilege it holds)")
+    ROOT_LOGIN_RESERVED = ErrorSpec(1227, "42000", "Access denied; only 'root'@'%' itself can {op} {user}")
     INVALID_PRIVILEGE_TARGET = ErrorSpec(1105, "HY000", "Invalid privilege target '{target}': use *.*.*, ctl.*.*, ctl.db.*, db.*, db, ctl.db.tbl or db.tbl")
     ROLE_EXISTS = ErrorSpec(1105, "HY000", "Role '{role}' already exists")
     ROLE_NOT_FOUND = ErrorSpec(1105, "HY000", "Role '{role}' does not exist")

@@ -143,6 +143,12 @@ class Target:
             return part_covers_folded(self.db, db) and part_covers_folded(self.tbl, tbl)
         return part_covers(self.catalog, catalog) and part_covers(self.db, db) and part_covers(self.tbl, tbl)
 
+    def encloses(self, other: Target) -> bool:
+        """Whether a grant here reaches everything a grant on ``other`` does: the same target or an
+        enclosing level (``ctl.*.*`` encloses ``ctl.db.*`` and ``ctl.db.t``; only ``*.*.*`` encloses
+        ``*.*.*``). Answered by :meth:`covers`, so it folds names exactly as privilege checks do."""
+        return self.covers(real_name(other.catalog) or ANY, real_name(other.db), real_name(other.tbl))
+
     def label(self, depth: int = 3) -> str:
         """The first ``depth`` parts as SHOW GRANTS prints them (a name ``*`` in backticks)."""
         return ".".join(_display_part(p) for p in (self.catalog, self.db, self.tbl)[:depth])
@@ -208,12 +214,22 @@ class Privileges:
         return decision
 
     def _held(self, ctx: SessionContext) -> set[tuple[Target, str]]:
-        user = UserIdentity(ctx.user, ctx.account_host).grantee
+        return self._held_by(UserIdentity(ctx.user, ctx.account_host).grantee)
+
+    def _held_by(self, user: str) -> set[tuple[Target, str]]:
         with self._lock:
             held = set(self._grants.get(user, ()))
             for role in self._roles.get(user, ()):
                 held |= self._grants.get(f"role:{role}", set())
         return held
+
+    def held_by(self, identity: UserIdentity) -> frozenset[tuple[Target, str]]:
+        """Every grant an account holds: its own and those of its roles."""
+        return frozenset(self._held_by(identity.grantee))
+
+    def held_by_role(self, role: str) -> frozenset[tuple[Target, str]]:
+        with self._lock:
+            return frozenset(self._grants.get(f"role:{role}", ()))
 
     # -- checks -----------------------------------------------------------------------------------
     def has(self, ctx: SessionContext, privilege: Privilege, catalog: str = ANY, db: str | None = None,

@@ -44,6 +44,9 @@ class UserIdentity:
         return f"user:{self.name}@{self.host}"
 
 
+ROOT_ACCOUNT = UserIdentity(ROOT, "%")  # the account created at the first start, holding every privilege
+
+
 @dataclass(frozen=True)
 class Account:
     name: str

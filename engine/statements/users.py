@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from engine import ast
+from engine.account_rule import GLOBAL, Act, Request, Subject, refusal
 from engine.core import Engine
 from engine.errors import Errors
-from engine.privileges import ANY, Privilege, Target, display, normalize_privileges, real_name
+from engine.privileges import Privilege, Target, display, normalize_privileges
 from engine.results import Result
 from engine.session import SessionContext
 from engine.users import ROOT, UserIdentity, validate_identity
@@ -16,8 +17,26 @@ def _identity(spec: ast.UserSpec) -> UserIdentity:
 
 
 def _require_user_admin(engine: Engine, ctx: SessionContext) -> None:
+    """Reading accounts (SHOW GRANTS FOR, SHOW ROLES); changing them goes through :func:`_authorize`."""
     if not engine.privileges.has(ctx, Privilege.GRANT):
         raise Errors.SPECIFIC_ACCESS_DENIED.error(priv=Privilege.GRANT.verb)
+
+
+def _account(engine: Engine, identity: UserIdentity) -> Subject:
+    return Subject(str(identity), engine.privileges.held_by(identity), identity)
+
+
+def _role(engine: Engine, role: str) -> Subject:
+    return Subject(f"role '{role}'", engine.privileges.held_by_role(role))
+
+
+def _authorize(engine: Engine, ctx: SessionContext, act: Act, subjects: list[Subject],
+               gate: Target = GLOBAL, gives: frozenset[tuple[Target, str]] = frozenset()) -> None:
+    """The account rule (engine/account_rule.py), before the statement changes anything."""
+    actor = UserIdentity(ctx.user, ctx.account_host)
+    error = refusal(Request(actor, engine.privileges.held_by(actor), act, tuple(subjects), gate, gives))
+    if error is not None:
+        raise error
 
 
 def resolve_target(target: ast.PrivilegeTarget, ctx: SessionContext) -> Target:
@@ -40,35 +59,46 @@ def resolve_target(target: ast.PrivilegeTarget, ctx: SessionContext) -> Target:
     return Target.of(catalog, db, tbl)
 
 
-def _grantee(engine: Engine, stmt: ast.GrantPrivileges | ast.RevokePrivileges) -> str:
+def _grantee(engine: Engine, stmt: ast.GrantPrivileges | ast.RevokePrivileges) -> tuple[str, Subject]:
+    """The grantee as the grants table keys it, and as the account rule sees it. Whether it exists
+    is checked after the rule (:func:`_check_grantee`): who may not grant must not learn that."""
+    if stmt.role is not None:
+        return f"role:{stmt.role}", _role(engine, stmt.role)
+    assert stmt.user is not None
+    identity = _identity(stmt.user)
+    return identity.grantee, _account(engine, identity)
+
+
+def _check_grantee(engine: Engine, stmt: ast.GrantPrivileges | ast.RevokePrivileges) -> None:
     if stmt.role is not None:
         if stmt.role not in engine.privileges.role_names():
             raise Errors.ROLE_NOT_FOUND.error(role=stmt.role)
-        return f"role:{stmt.role}"
+        return
     assert stmt.user is not None
     identity = _identity(stmt.user)
     if identity.name == ROOT:
         raise Errors.CANNOT_CHANGE_ROOT_GRANTS.error()
     if not engine.users.exists(identity):
         raise Errors.NO_SUCH_USER.error(user=str(identity))
-    return identity.grantee
 
 
-def _check_grantable(engine: Engine, ctx: SessionContext, target: Target, privileges: tuple[str, ...]) -> None:
-    privs = engine.privileges
-    catalog, db, tbl = real_name(target.catalog) or ANY, real_name(target.db), real_name(target.tbl)
-    if not privs.has(ctx, Privilege.GRANT, catalog, db, tbl):
-        raise Errors.SPECIFIC_ACCESS_DENIED.error(priv=Privilege.GRANT.verb)
+def _authorize_grant(engine: Engine, ctx: SessionContext, target: Target, privileges: tuple[str, ...],
+                     grantee: Subject) -> None:
+    """GRANT/REVOKE … ON: GRANT_PRIV on the target, the privileges held there, the grantee covered."""
     for privilege in privileges:
         if privilege == Privilege.ADMIN and target.level != "global":
             raise Errors.PRIVILEGE_LEVEL.error(priv=Privilege.ADMIN.value)
-        if not privs.has(ctx, Privilege(privilege), catalog, db, tbl):
-            raise Errors.GRANT_ABOVE_OWN.error(priv=privilege, target=str(target))
+    _authorize(engine, ctx, Act.CHANGE, [grantee], gate=target,
+               gives=frozenset((target, p) for p in privileges))
 
 
 def create_user(engine: Engine, stmt: ast.CreateUser, ctx: SessionContext) -> Result:
-    _require_user_admin(engine, ctx)
     identity = _identity(stmt.user)
+    # A login picks the most specific account of its name, so a new account acts on the name's
+    # existing ones (it may take over their logins from some hosts); its DEFAULT ROLE is granted.
+    namesakes = [_account(engine, a.identity) for a in engine.users.accounts() if a.name == identity.name]
+    role = [_role(engine, stmt.default_role)] if stmt.default_role is not None else []
+    _authorize(engine, ctx, Act.CREATE, [Subject(str(identity), identity=identity), *namesakes, *role])
     if stmt.default_role is not None and stmt.default_role not in engine.privileges.role_names():
         raise Errors.ROLE_NOT_FOUND.error(role=stmt.default_role)
     if not engine.users.create(identity, stmt.password, stmt.if_not_exists):
@@ -79,8 +109,8 @@ def create_user(engine: Engine, stmt: ast.CreateUser, ctx: SessionContext) -> Re
 
 
 def drop_user(engine: Engine, stmt: ast.DropUser, ctx: SessionContext) -> Result:
-    _require_user_admin(engine, ctx)
     identity = _identity(stmt.user)
+    _authorize(engine, ctx, Act.CHANGE, [_account(engine, identity)])
     if not engine.users.drop(identity, stmt.if_exists):
         return Result.ok(warnings=[Errors.USER_EXISTS.note(op="DROP USER", user=str(identity))])
     engine.privileges.forget_user(identity)
@@ -88,8 +118,8 @@ def drop_user(engine: Engine, stmt: ast.DropUser, ctx: SessionContext) -> Result
 
 
 def alter_user(engine: Engine, stmt: ast.AlterUser, ctx: SessionContext) -> Result:
-    _require_user_admin(engine, ctx)
     identity = _identity(stmt.user)
+    _authorize(engine, ctx, Act.PASSWORD, [_account(engine, identity)])
     if not engine.users.exists(identity):
         if stmt.if_exists:
             return Result.ok(warnings=[Errors.USER_EXISTS.note(op="ALTER USER", user=str(identity))])
@@ -99,12 +129,8 @@ def alter_user(engine: Engine, stmt: ast.AlterUser, ctx: SessionContext) -> Resu
 
 
 def set_password(engine: Engine, stmt: ast.SetPassword, ctx: SessionContext) -> Result:
-    if stmt.user is None:
-        identity = UserIdentity(ctx.user, ctx.account_host)
-    else:
-        identity = _identity(stmt.user)
-        if identity != UserIdentity(ctx.user, ctx.account_host):
-            _require_user_admin(engine, ctx)
+    identity = UserIdentity(ctx.user, ctx.account_host) if stmt.user is None else _identity(stmt.user)
+    _authorize(engine, ctx, Act.PASSWORD, [_account(engine, identity)])
     engine.users.set_password(identity, stmt.password)
     return Result.ok()
 
@@ -112,8 +138,9 @@ def set_password(engine: Engine, stmt: ast.SetPassword, ctx: SessionContext) -> 
 def grant_privileges(engine: Engine, stmt: ast.GrantPrivileges, ctx: SessionContext) -> Result:
     privileges = normalize_privileges(stmt.privileges)
     target = resolve_target(stmt.target, ctx)
-    grantee = _grantee(engine, stmt)
-    _check_grantable(engine, ctx, target, privileges)
+    grantee, subject = _grantee(engine, stmt)
+    _authorize_grant(engine, ctx, target, privileges, subject)
+    _check_grantee(engine, stmt)
     engine.privileges.grant(grantee, target, privileges)
     return Result.ok()
 
@@ -121,8 +148,9 @@ def grant_privileges(engine: Engine, stmt: ast.GrantPrivileges, ctx: SessionCont
 def revoke_privileges(engine: Engine, stmt: ast.RevokePrivileges, ctx: SessionContext) -> Result:
     privileges = normalize_privileges(stmt.privileges)
     target = resolve_target(stmt.target, ctx)
-    grantee = _grantee(engine, stmt)
-    _check_grantable(engine, ctx, target, privileges)
+    grantee, subject = _grantee(engine, stmt)
+    _authorize_grant(engine, ctx, target, privileges, subject)
+    _check_grantee(engine, stmt)
     held = {p for t, p in engine.privileges.grants_of(grantee) if t == target}
     missing = [p for p in privileges if p not in held]
     if missing:
@@ -133,8 +161,8 @@ def revoke_privileges(engine: Engine, stmt: ast.RevokePrivileges, ctx: SessionCo
 
 
 def grant_role(engine: Engine, stmt: ast.GrantRole, ctx: SessionContext) -> Result:
-    _require_user_admin(engine, ctx)
     identity = _identity(stmt.user)
+    _authorize(engine, ctx, Act.CHANGE, [_account(engine, identity), *(_role(engine, r) for r in stmt.roles)])
     if not engine.users.exists(identity):
         raise Errors.NO_SUCH_USER.error(user=str(identity))
     for role in stmt.roles:  # validate all before changing anything
@@ -146,8 +174,8 @@ def grant_role(engine: Engine, stmt: ast.GrantRole, ctx: SessionContext) -> Resu
 
 
 def revoke_role(engine: Engine, stmt: ast.RevokeRole, ctx: SessionContext) -> Result:
-    _require_user_admin(engine, ctx)
     identity = _identity(stmt.user)
+    _authorize(engine, ctx, Act.CHANGE, [_account(engine, identity), *(_role(engine, r) for r in stmt.roles)])
     held = engine.privileges.roles_of(identity)
     for role in stmt.roles:
         if role not in held:
@@ -158,14 +186,15 @@ def revoke_role(engine: Engine, stmt: ast.RevokeRole, ctx: SessionContext) -> Re
 
 
 def create_role(engine: Engine, stmt: ast.CreateRole, ctx: SessionContext) -> Result:
-    _require_user_admin(engine, ctx)
+    _authorize(engine, ctx, Act.CHANGE, [])
     if not engine.privileges.create_role(stmt.name, stmt.if_not_exists):
         return Result.ok(warnings=[Errors.ROLE_EXISTS.note(role=stmt.name)])
     return Result.ok()
 
 
 def drop_role(engine: Engine, stmt: ast.DropRole, ctx: SessionContext) -> Result:
-    _require_user_admin(engine, ctx)
+    # its members lose what it holds
+    _authorize(engine, ctx, Act.CHANGE, [_role(engine, stmt.name)])
     if not engine.privileges.drop_role(stmt.name, stmt.if_exists):
         return Result.ok(warnings=[Errors.ROLE_NOT_FOUND.note(role=stmt.name)])
     return Result.ok()
