@@ -57,7 +57,10 @@ def decode_statement(charset: CharacterSet, raw: bytes, mode: TextMode = DEFAULT
         if byte == ord('"') and mode.ansi_quotes:  # an identifier: no escapes, no introducer
             i = _skip_identifier(raw, i)
         elif byte in b"'\"":
-            end, value = _read_literal(raw, i, mode.escapes(chr(byte)))
+            read = _read_literal(raw, i, mode.escapes(chr(byte)))
+            if read is None:  # unterminated: the rest is the parser's error to report, after the
+                break  # statements before it have run (a multi-statement text), as in MySQL
+            end, value = read
             introducer = _INTRODUCER.search(raw, start, i) if byte == ord("'") else None
             if introducer is not None:
                 out.append(_strict(charset, raw[start:introducer.start()]))
@@ -112,9 +115,9 @@ def _skip_identifier(raw: bytes, i: int) -> int:
         i = close + 2
 
 
-def _read_literal(raw: bytes, i: int, escapes: bool = True) -> tuple[int, bytes]:
-    """(index after the literal starting at ``i``, the bytes it stands for); ``escapes``: whether
-    a backslash escapes (not under NO_BACKSLASH_ESCAPES)."""
+def _read_literal(raw: bytes, i: int, escapes: bool = True) -> tuple[int, bytes] | None:
+    """(index after the literal starting at ``i``, the bytes it stands for), None when it is not
+    terminated; ``escapes``: whether a backslash escapes (not under NO_BACKSLASH_ESCAPES)."""
     quote, n = raw[i], len(raw)
     value = bytearray()
     i += 1
@@ -132,7 +135,7 @@ def _read_literal(raw: bytes, i: int, escapes: bool = True) -> tuple[int, bytes]
         else:
             value.append(byte)
             i += 1
-    raise UndecodableText("unterminated string literal")
+    return None
 
 
 def _respell(charset_name: str, value: bytes, mode: TextMode = DEFAULT_MODE) -> str:
