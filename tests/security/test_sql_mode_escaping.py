@@ -89,9 +89,11 @@ def _text(value: Any) -> Any:
     return value.decode() if isinstance(value, (bytes, bytearray)) else value
 
 
-def _label(mode: str) -> str:
-    """An alias quoted as the mode quotes identifiers."""
-    return '"v"' if "ANSI_QUOTES" in mode else "`v`"
+def _select(mode: str, literal: str) -> str:
+    """``SELECT literal`` from a one-row table, its names quoted as the mode quotes identifiers
+    (under ANSI_QUOTES a server that read ``"c"`` as a string would compare 'c' = 1: no row)."""
+    q = '"' if "ANSI_QUOTES" in mode else "`"
+    return f"SELECT {literal} AS {q}v{q} FROM (SELECT 1 AS {q}c{q}) AS {q}t{q} WHERE {q}c{q} = 1"
 
 
 # -- fixtures -------------------------------------------------------------------------------------
@@ -143,7 +145,7 @@ def test_an_escaped_value_reads_back_as_one_value(conns: dict[str, Any], name: s
     wrong = []
     for value in VALUES:
         literal = escape(value, *_flags(mode))
-        got = _results(conn, f"SELECT {literal} AS {_label(mode)}")
+        got = _results(conn, _select(mode, literal))
         if got != [[(value,)]]:
             wrong.append((value, literal, got))
     assert wrong == []
@@ -157,7 +159,7 @@ def test_multi_statements_split_where_the_mode_ends_literals(conns: dict[str, An
     wrong = []
     for value in VALUES:
         literal = escape(value, *_flags(mode))
-        sql = f"SELECT {literal} AS {_label(mode)}; SELECT 'after', {literal}"
+        sql = f"{_select(mode, literal)}; SELECT 'after', {literal}"
         got = _results(conn, sql)
         if got != [[(value,)], [("after", value)]]:
             wrong.append((value, literal, got))
