@@ -340,3 +340,28 @@ def test_statement_ends_and_literals_agree_with_mariadb(mariadb: tuple[str, int]
             if got != expected:
                 differ.append((sql, expected, got))
         assert differ == []
+
+
+# -- MariaDB Connector/J: escapes by the status flag ------------------------------------------------
+JAR = Path("/usr/share/java/mariadb-java-client.jar")
+JAVA_SOURCE = Path(__file__).resolve().parent.parent / "jdbc" / "DrydockJdbcSqlMode.java"
+
+
+def test_connector_j_escapes_by_the_flag_and_reads_back_one_value(shared_server: ServerProcess,
+                                                                  tmp_path: Path) -> None:
+    javac, java = shutil.which("javac"), shutil.which("java")
+    if javac is None or java is None or not JAR.exists():
+        pytest.skip("needs javac, java and /usr/share/java/mariadb-java-client.jar "
+                    "(apt-get install default-jdk-headless libmariadb-java)")
+    subprocess.run([javac, "-cp", str(JAR), "-d", str(tmp_path), str(JAVA_SOURCE)], check=True,
+                   capture_output=True, timeout=120)
+    url = f"jdbc:mysql://{shared_server.host}:{shared_server.port}/?user=root&password="
+    run = subprocess.run([java, "-cp", f"{JAR}:{tmp_path}", "DrydockJdbcSqlMode", url, *MODES.values()],
+                         input="\n".join(v.encode().hex() for v in VALUES) + "\n", capture_output=True,
+                         text=True, timeout=180)
+    assert run.returncode == 0, run.stderr
+    lines = [line.split("\t") for line in run.stdout.splitlines()]
+    assert len(lines) == len(MODES) * len(VALUES)
+    wrong = [(mode, VALUES[int(i)], got, rows, more) for mode, i, got, rows, more in lines
+             if (got, rows, more) != (VALUES[int(i)].encode().hex(), "1", "false")]
+    assert wrong == []
