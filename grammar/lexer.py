@@ -238,6 +238,35 @@ def has_statement(part: str, mode: TextMode = DEFAULT_MODE) -> bool:
     return bool(statement_text(canonical(part, mode)))
 
 
+# -- placeholders ---------------------------------------------------------------------------------
+_PLACEHOLDER_PLAIN = re.compile(r"[^'\"`#/?-]+")  # nothing that starts a literal, a comment or a '?'
+
+
+def placeholder_positions(sql: str, mode: TextMode = DEFAULT_MODE) -> list[int]:
+    """Offsets of the ``?`` placeholders of a prepared statement's text: those outside string
+    literals, quoted identifiers and comments (as ``mode`` reads them; server/prepared.py binds
+    values there)."""
+    positions: list[int] = []
+    i, n = 0, len(sql)
+    while i < n:
+        ch = sql[i]
+        if ch in _QUOTES:
+            i = _skip_quoted(sql, i, mode)
+        elif _line_comment_at(sql, i):
+            end = sql.find("\n", i)
+            i = n if end < 0 else end + 1
+        elif sql.startswith("/*", i):
+            end = sql.find("*/", i + 2)
+            i = n if end < 0 else end + 2
+        elif ch == "?":
+            positions.append(i)
+            i += 1
+        else:
+            run = _PLACEHOLDER_PLAIN.match(sql, i)
+            i = run.end() if run else i + 1
+    return positions
+
+
 # -- text of a session's mode → the same tokens in the default mode -------------------------------
 _CANONICAL_PLAIN = re.compile(r"[^'\"`#/-]+")  # nothing to respell, nothing that starts a comment
 

@@ -69,3 +69,10 @@ def test_a_respelt_text_splits_where_its_mode_splits_it(text: str, mode: lexer.T
     spans = lexer.statement_spans(text, mode)
     respelt = [lexer.canonical(text[a:b], mode) for a, b in spans]
     assert lexer.split_statements(lexer.canonical(text, mode)) == respelt
+
+
+def test_placeholders_are_found_as_the_mode_reads_literals() -> None:
+    text = "SELECT 'a\\', ? -- '"
+    assert lexer.placeholder_positions(text) == []  # \' escapes: the ? is inside the literal
+    assert lexer.placeholder_positions(text, _NBE) == [13]
+    assert lexer.placeholder_positions(lexer.canonical(text, _NBE)) == [14]  # what the server binds
