@@ -393,3 +393,20 @@ def test_hostile_values_unescaped_end_where_mariadb_ends_them(mariadb: tuple[str
                 if got != expected:
                     differ.append((sql, expected, got))
         assert differ == []
+
+
+def test_cached_parses_never_cross_modes(shared_server: ServerProcess) -> None:
+    """The same client text, repeated under one mode then another: the statement-shape and parse
+    caches (keyed on the respelt text, which has one meaning) never answer with another mode's
+    reading."""
+    texts = {
+        "SELECT 'a\\\\', 'b' FROM (SELECT 1 AS c) t WHERE c = 1": {"": [("a\\", "b")], "NO_BACKSLASH_ESCAPES": [("a\\\\", "b")]},
+        'SELECT "c", \'b\' FROM (SELECT 1 AS c) t WHERE 1 = 1': {"": [("c", "b")], "ANSI_QUOTES": [(1, "b")]},
+    }
+    with shared_server.connect() as conn, conn.cursor() as cur:
+        for text, by_mode in texts.items():
+            for mode in [*by_mode, *by_mode, *by_mode]:
+                cur.execute(f"SET sql_mode = '{mode}'")
+                for _ in range(3):
+                    cur.execute(text)
+                    assert [tuple(r) for r in cur.fetchall()] == by_mode[mode], (text, mode)
