@@ -9,10 +9,12 @@ correctly escaped parameter ``x\\' UNION ALL SELECT current_user() -- `` end its
 
 For each mode (default, NO_BACKSLASH_ESCAPES, ANSI_QUOTES, both) and a corpus of hostile values:
 the text protocol, COM_STMT_PREPARE with the literal in the prepared text, SQL PREPARE / EXECUTE,
-and CLIENT_MULTI_STATEMENTS; the real drivers (pymysql and the mysql-connector C extension escape
-by the SERVER_STATUS_NO_BACKSLASH_ESCAPES flag, pure mysql-connector by @@sql_mode); the flag
-itself over the wire. A real MariaDB, when installed, is the ground truth for where statements end
-and what each literal holds (skipped with the reason when mariadbd is absent).
+and CLIENT_MULTI_STATEMENTS; the real drivers (pymysql, MariaDB Connector/J and the
+mysql-connector C extension escape by the SERVER_STATUS_NO_BACKSLASH_ESCAPES flag, pure
+mysql-connector by @@sql_mode); the flag itself over the wire; the parse caches across modes. A
+real MariaDB, when installed, is the ground truth for where statements end and what each literal
+holds, for raw texts and for the hostile values pasted unescaped (skipped with the reason when
+mariadbd is absent).
 """
 
 from __future__ import annotations
