@@ -100,6 +100,25 @@ def _scan_quoted(sql: str, i: int, mode: TextMode) -> tuple[int, bool]:
     return n, False
 
 
+def quoted_end(sql: str, i: int, mode: TextMode = DEFAULT_MODE) -> tuple[int, bool]:
+    """(index just past the string literal or quoted identifier that starts at ``i``, or the end
+    of the text; whether its closing quote was found), as ``mode`` reads quotes."""
+    return _scan_quoted(sql, i, mode)
+
+
+def comment_end(sql: str, i: int) -> int | None:
+    """Index just past the comment that starts at ``i`` (``#``, ``-- ``, ``/* */``; unterminated:
+    the end of the text), or None when none starts there. An executable comment (``/*!``) is
+    not one: its body is SQL."""
+    if _line_comment_at(sql, i):
+        end = sql.find("\n", i)
+        return len(sql) if end < 0 else end + 1
+    if sql.startswith("/*", i) and not sql.startswith("/*!", i):
+        end = sql.find("*/", i + 2)
+        return len(sql) if end < 0 else end + 2
+    return None
+
+
 def _line_comment_at(sql: str, i: int) -> bool:
     if sql[i] == "#":
         return True

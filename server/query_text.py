@@ -16,7 +16,8 @@ Escapes inside a literal (``\\'``, ``\\\\``, ``\\0``, ``''`` …) are resolved i
 for before re-spelling. A packet without an introducer that decodes as a whole is returned
 unchanged (the fast path).
 
-Literals are read as the session's sql_mode reads them (grammar/lexer.py TextMode): under
+Where a literal or comment starts and ends is grammar/lexer.py's (``quoted_end``, ``comment_end``);
+literals are read as the session's sql_mode reads them (grammar/lexer.py TextMode): under
 NO_BACKSLASH_ESCAPES a backslash is an ordinary byte, under ANSI_QUOTES ``"…"`` is an identifier;
 a respelt literal is spelt for that same mode (the text is respelt for the default mode after,
 with the rest of the statement: grammar/lexer.py canonical).
@@ -29,7 +30,7 @@ import re
 
 from mysql_mimic.charset import CharacterSet
 
-from grammar.lexer import DEFAULT_MODE, TextMode
+from grammar.lexer import DEFAULT_MODE, TextMode, comment_end, quoted_end
 
 _INTRODUCER = re.compile(rb"_([A-Za-z0-9]+)\s*$")
 _ESCAPES = {ord("0"): b"\0", ord("n"): b"\n", ord("r"): b"\r", ord("t"): b"\t", ord("b"): b"\b",
@@ -49,19 +50,24 @@ def decode_statement(charset: CharacterSet, raw: bytes, mode: TextMode = DEFAULT
             return charset.decode(raw)
         except UnicodeDecodeError:
             pass
+    # The literals' and comments' bounds are grammar/lexer.py's, on a latin-1 view of the bytes:
+    # one character per byte, so its offsets are the bytes' and every ASCII byte (quotes,
+    # backslash, comment starts) is the same character.
+    view = raw.decode("latin-1")
     out: list[str] = []
     start = i = 0
     n = len(raw)
     while i < n:
-        byte = raw[i]
-        if byte == ord('"') and mode.ansi_quotes:  # an identifier: no escapes, no introducer
-            i = _skip_identifier(raw, i)
-        elif byte in b"'\"":
-            read = _read_literal(raw, i, mode.escapes(chr(byte)))
-            if read is None:  # unterminated: the rest is the parser's error to report, after the
+        ch = view[i]
+        if ch in "'\"`":
+            end, closed = quoted_end(view, i, mode)
+            if ch == "`" or (ch == '"' and mode.ansi_quotes):  # an identifier: no introducer
+                i = end
+                continue
+            if not closed:  # unterminated: the rest is the parser's error to report, after the
                 break  # statements before it have run (a multi-statement text), as in MySQL
-            end, value = read
-            introducer = _INTRODUCER.search(raw, start, i) if byte == ord("'") else None
+            value = _literal_value(raw[i + 1:end - 1], raw[i], mode.escapes(ch))
+            introducer = _INTRODUCER.search(raw, start, i) if ch == "'" else None
             if introducer is not None:
                 out.append(_strict(charset, raw[start:introducer.start()]))
                 out.append(_respell(introducer.group(1).decode("ascii").lower(), value, mode))
@@ -73,16 +79,9 @@ def decode_statement(charset: CharacterSet, raw: bytes, mode: TextMode = DEFAULT
                 out.append(_respell("binary", value, mode))
                 start = end
             i = end
-        elif byte == ord("`"):
-            i = _skip_identifier(raw, i)
-        elif raw.startswith(b"/*", i) and not raw.startswith(b"/*!", i):
-            close = raw.find(b"*/", i + 2)
-            i = n if close < 0 else close + 2
-        elif byte == ord("#") or (raw.startswith(b"--", i) and raw[i + 2:i + 3] in (b" ", b"\t", b"\n", b"")):
-            close = raw.find(b"\n", i)
-            i = n if close < 0 else close + 1
         else:
-            i += 1
+            skipped = comment_end(view, i)
+            i = i + 1 if skipped is None else skipped
     out.append(_strict(charset, raw[start:]))
     return "".join(out)
 
@@ -102,40 +101,23 @@ def _strict(charset: CharacterSet, raw: bytes) -> str:
         raise UndecodableText("string is not valid in the client character set") from None
 
 
-def _skip_identifier(raw: bytes, i: int) -> int:
-    """Index after the quoted identifier starting at ``i`` (a doubled quote is in the name)."""
-    quote, n = raw[i:i + 1], len(raw)
-    i += 1
-    while True:
-        close = raw.find(quote, i)
-        if close < 0:
-            return n
-        if raw[close + 1:close + 2] != quote:
-            return close + 1
-        i = close + 2
-
-
-def _read_literal(raw: bytes, i: int, escapes: bool = True) -> tuple[int, bytes] | None:
-    """(index after the literal starting at ``i``, the bytes it stands for), None when it is not
-    terminated; ``escapes``: whether a backslash escapes (not under NO_BACKSLASH_ESCAPES)."""
-    quote, n = raw[i], len(raw)
+def _literal_value(body: bytes, quote: int, escapes: bool) -> bytes:
+    """The bytes a literal's body (between its quotes) stands for: doubled quotes and, when
+    ``escapes`` (not under NO_BACKSLASH_ESCAPES), backslash escapes resolved."""
     value = bytearray()
-    i += 1
+    i, n = 0, len(body)
     while i < n:
-        byte = raw[i]
+        byte = body[i]
         if escapes and byte == ord("\\") and i + 1 < n:
-            value += _ESCAPES.get(raw[i + 1], bytes([raw[i + 1]]))
+            value += _ESCAPES.get(body[i + 1], bytes([body[i + 1]]))
             i += 2
-        elif byte == quote:
-            if i + 1 < n and raw[i + 1] == quote:
-                value.append(quote)
-                i += 2
-            else:
-                return i + 1, bytes(value)
+        elif byte == quote:  # inside a literal a quote is always doubled
+            value.append(quote)
+            i += 2
         else:
             value.append(byte)
             i += 1
-    return None
+    return bytes(value)
 
 
 def _respell(charset_name: str, value: bytes, mode: TextMode = DEFAULT_MODE) -> str:
