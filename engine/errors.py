@@ -90,6 +90,9 @@ class Errors:
     UNKNOWN_COLLATION = ErrorSpec(1273, "HY000", "Unknown collation: '{name}'")
     COLLATION_CHARSET_MISMATCH = ErrorSpec(1253, "42000", "COLLATION '{collation}' is not valid for CHARACTER SET '{charset}'")
     WRONG_VALUE_FOR_VAR = ErrorSpec(1231, "42000", "Variable '{name}' can't be set to the value of '{value}'")
+    # a valid MySQL sql_mode whose meaning drydock does not implement: refused, never stored
+    SQL_MODE_NOT_HONOURED = ErrorSpec(1231, "42000", "Variable 'sql_mode' can't be set to the value of '{mode}' "
+                                                     "(drydock does not implement sql_mode {mode})")
     WRONG_TYPE_FOR_VAR = ErrorSpec(1232, "42000", "Incorrect argument type to variable '{name}'")
     NOT_SUPPORTED = ErrorSpec(1235, "42000", "This version of drydock doesn't yet support '{what}'")
     SPECIFIC_ACCESS_DENIED = ErrorSpec(1227, "42000", "Access denied; you need (at least one of) the {priv} privilege(s) for this operation")

@@ -73,6 +73,25 @@ _SQL_MODE_COMBINATIONS = {
 }
 
 
+# Modes drydock cannot honour: each changes what a statement means (PIPES_AS_CONCAT: ``a || b`` is
+# CONCAT(a, b), not OR; HIGH_NOT_PRECEDENCE: ``NOT a BETWEEN b AND c`` is ``(NOT a) BETWEEN …``)
+# and drydock's parser reads the default meaning. Reporting them as set would have a client trust
+# a meaning it does not get, so SET refuses them (and ANSI, which holds PIPES_AS_CONCAT).
+# NO_BACKSLASH_ESCAPES and ANSI_QUOTES are honoured (grammar/lexer.py TextMode).
+NOT_HONOURED_SQL_MODES = ("PIPES_AS_CONCAT", "HIGH_NOT_PRECEDENCE")
+
+
+def sql_mode_for_set(value: Any) -> str:
+    """``SET sql_mode = value``: the value stored (:func:`normalize_sql_mode`), or 1231 for an
+    unknown mode and for a mode drydock does not honour (:data:`NOT_HONOURED_SQL_MODES`)."""
+    stored = normalize_sql_mode(value)
+    modes = stored.split(",")
+    for name in NOT_HONOURED_SQL_MODES:
+        if name in modes:
+            raise Errors.SQL_MODE_NOT_HONOURED.error(mode="ANSI" if "ANSI" in modes else name)
+    return stored
+
+
 def normalize_sql_mode(value: Any) -> str:
     """A value for sql_mode → the value MySQL stores: items trimmed and upper-cased, empty items
     and duplicates dropped, combination modes expanded, canonical (bit) order. A number is a bit

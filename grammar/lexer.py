@@ -11,11 +11,46 @@ grammar, the passthrough parser and the audit all see one text. ``statement_text
   inside the statement are never altered.
 
 It never evaluates anything and runs in time linear in the text.
+
+The session's sql_mode changes how text is read (https://dev.mysql.com/doc/refman/8.0/en/sql-mode.html):
+under ``NO_BACKSLASH_ESCAPES`` a backslash in a string is an ordinary character, under
+``ANSI_QUOTES`` ``"…"`` quotes an identifier, not a string. This module is the one place that knows
+those rules (:class:`TextMode`). Text arriving from a client is read under its session's mode once,
+here — split into statements (:func:`split_statements`) and respelt as the same tokens in the
+default mode (:func:`canonical`) — so that every later reader of the text (the grammars, the
+shape caches, placeholders, redaction, the audit) reads the default spelling only and can never
+disagree with the client about where a literal ends. A client that escapes by the mode (doubles
+quotes, keeps backslashes) would otherwise see ``x\' UNION …`` end its literal early: injection.
 """
 
 from __future__ import annotations
 
 import re
+from functools import lru_cache
+from typing import NamedTuple
+
+
+class TextMode(NamedTuple):
+    """The sql_mode flags that change how statement text is read."""
+
+    backslash_escapes: bool = True  # off under NO_BACKSLASH_ESCAPES
+    ansi_quotes: bool = False  # ANSI_QUOTES: "…" is an identifier
+
+    def escapes(self, quote: str) -> bool:
+        """Whether a backslash escapes the next character inside ``quote``-quoted text (never in
+        identifiers: backticks, and double quotes under ANSI_QUOTES)."""
+        return self.backslash_escapes and (quote == "'" or (quote == '"' and not self.ansi_quotes))
+
+
+DEFAULT_MODE = TextMode()
+
+
+@lru_cache(maxsize=256)
+def text_mode(sql_mode: str) -> TextMode:
+    """The :class:`TextMode` of a stored sql_mode value (engine/session_variables.py keeps it
+    normalized: upper case, combination modes expanded)."""
+    names = set(sql_mode.upper().split(","))
+    return TextMode(backslash_escapes="NO_BACKSLASH_ESCAPES" not in names, ansi_quotes="ANSI_QUOTES" in names)
 
 _QUOTES = "'\"`"
 # Characters that start neither noise (whitespace, ';', comments) nor a quoted literal: a run of
@@ -32,26 +67,56 @@ _NOISE_START = re.compile(r"[;#/-]")  # what a comment or a statement separator 
 _ANY_QUOTE = re.compile(r"['\"`]")
 
 
-def _skip_quoted(sql: str, i: int) -> int:
+# The same without backslashes, for quotes in which a backslash is an ordinary character.
+_PLAIN_QUOTED_BODY = {"'": re.compile(r"[^']*"), '"': re.compile(r'[^"]*'), "`": re.compile(r"[^`]*")}
+
+
+def _skip_quoted(sql: str, i: int, mode: TextMode = DEFAULT_MODE) -> int:
     """Index just past the quoted literal/identifier that starts at ``i`` (or the end)."""
+    return _scan_quoted(sql, i, mode)[0]
+
+
+def _scan_quoted(sql: str, i: int, mode: TextMode) -> tuple[int, bool]:
+    """(index just past the quoted literal/identifier that starts at ``i`` or the end of the
+    text, whether its closing quote was found)."""
     quote, n = sql[i], len(sql)
-    body = _QUOTED_BODY[quote]
+    escapes = mode.escapes(quote)
+    body = (_QUOTED_BODY if escapes else _PLAIN_QUOTED_BODY)[quote]
     i += 1
     while i < n:
         i = body.match(sql, i).end()  # type: ignore[union-attr]  # [^…]* always matches
         if i >= n:
             break
         ch = sql[i]
-        if ch == "\\" and quote != "`":
+        if ch == "\\" and escapes:
             i += 2
             continue
         if ch == quote:
             if i + 1 < n and sql[i + 1] == quote:  # doubled quote
                 i += 2
                 continue
-            return i + 1
+            return i + 1, True
         i += 1
-    return n
+    return n, False
+
+
+def quoted_end(sql: str, i: int, mode: TextMode = DEFAULT_MODE) -> tuple[int, bool]:
+    """(index just past the string literal or quoted identifier that starts at ``i``, or the end
+    of the text; whether its closing quote was found), as ``mode`` reads quotes."""
+    return _scan_quoted(sql, i, mode)
+
+
+def comment_end(sql: str, i: int) -> int | None:
+    """Index just past the comment that starts at ``i`` (``#``, ``-- ``, ``/* */``; unterminated:
+    the end of the text), or None when none starts there. An executable comment (``/*!``) is
+    not one: its body is SQL."""
+    if _line_comment_at(sql, i):
+        end = sql.find("\n", i)
+        return len(sql) if end < 0 else end + 1
+    if sql.startswith("/*", i) and not sql.startswith("/*!", i):
+        end = sql.find("*/", i + 2)
+        return len(sql) if end < 0 else end + 2
+    return None
 
 
 def _line_comment_at(sql: str, i: int) -> bool:
@@ -150,18 +215,24 @@ def statement_text(sql: str) -> str:
     return sql[start:start + _trailing_end(sql[start:])]
 
 
-def split_statements(sql: str) -> list[str]:
+def split_statements(sql: str, mode: TextMode = DEFAULT_MODE) -> list[str]:
     """The statements of a multi-statement COM_QUERY (CLIENT_MULTI_STATEMENTS), each with its own
     text, split at the semicolons that are outside string literals, quoted identifiers and
-    comments — never at a ``;`` inside them. Parts that are only noise (``a;;b``, a trailing
-    ``;`` or comment) are not statements. Text without a statement stays one (empty) part, so it
-    is answered as an empty query, as before."""
-    parts: list[str] = []
+    comments (as ``mode`` reads them) — never at a ``;`` inside them. Parts that are only noise
+    (``a;;b``, a trailing ``;`` or comment) are not statements. Text without a statement stays one
+    (empty) part, so it is answered as an empty query, as before."""
+    return [sql[start:end] for start, end in statement_spans(sql, mode)]
+
+
+def statement_spans(sql: str, mode: TextMode = DEFAULT_MODE) -> list[tuple[int, int]]:
+    """:func:`split_statements` as (start, end) offsets into ``sql``: a statement that changes the
+    sql_mode changes how the text after it reads, so the caller splits that rest again."""
+    parts: list[tuple[int, int]] = []
     i, start, n = 0, 0, len(sql)
     while i < n:
         ch = sql[i]
         if ch in _QUOTES:
-            i = _skip_quoted(sql, i)
+            i = _skip_quoted(sql, i, mode)
         elif _line_comment_at(sql, i):
             end = sql.find("\n", i)
             i = n if end < 0 else end + 1
@@ -169,11 +240,89 @@ def split_statements(sql: str) -> list[str]:
             end = sql.find("*/", i + 2)
             i = n if end < 0 else end + 2
         elif ch == ";":
-            parts.append(sql[start:i + 1])
+            parts.append((start, i + 1))
             start = i = _SEMICOLONS.match(sql, i).end()  # type: ignore[union-attr]  # at a ';'
         else:
             run = _SPLIT_PLAIN.match(sql, i)
             i = run.end() if run else i + 1
-    parts.append(sql[start:])
-    statements = [p for p in parts if statement_text(p)]
-    return statements or [sql]
+    parts.append((start, n))
+    # a part is noise when it holds only whitespace, comments and ';' — the same under every mode
+    # (no quote starts noise), so the default-mode statement_text decides it
+    statements = [(a, b) for a, b in parts if has_statement(sql[a:b], mode)]
+    return statements or [(0, n)]
+
+
+def has_statement(part: str, mode: TextMode = DEFAULT_MODE) -> bool:
+    """Whether ``part`` holds more than whitespace, comments and semicolons."""
+    return bool(statement_text(canonical(part, mode)))
+
+
+# -- placeholders ---------------------------------------------------------------------------------
+_PLACEHOLDER_PLAIN = re.compile(r"[^'\"`#/?-]+")  # nothing that starts a literal, a comment or a '?'
+
+
+def placeholder_positions(sql: str, mode: TextMode = DEFAULT_MODE) -> list[int]:
+    """Offsets of the ``?`` placeholders of a prepared statement's text: those outside string
+    literals, quoted identifiers and comments (as ``mode`` reads them; server/prepared.py binds
+    values there)."""
+    positions: list[int] = []
+    i, n = 0, len(sql)
+    while i < n:
+        ch = sql[i]
+        if ch in _QUOTES:
+            i = _skip_quoted(sql, i, mode)
+        elif _line_comment_at(sql, i):
+            end = sql.find("\n", i)
+            i = n if end < 0 else end + 1
+        elif sql.startswith("/*", i):
+            end = sql.find("*/", i + 2)
+            i = n if end < 0 else end + 2
+        elif ch == "?":
+            positions.append(i)
+            i += 1
+        else:
+            run = _PLACEHOLDER_PLAIN.match(sql, i)
+            i = run.end() if run else i + 1
+    return positions
+
+
+# -- text of a session's mode → the same tokens in the default mode -------------------------------
+_CANONICAL_PLAIN = re.compile(r"[^'\"`#/-]+")  # nothing to respell, nothing that starts a comment
+
+
+def canonical(sql: str, mode: TextMode) -> str:
+    """``sql`` as written under ``mode`` → the same tokens spelt for the default mode. Under
+    NO_BACKSLASH_ESCAPES each backslash inside a quoted string is doubled; under ANSI_QUOTES a
+    double-quoted identifier is respelt with backticks (its doubled ``""`` undone, its backticks
+    doubled). Comments are kept as written, except executable comments (``/*! … */``), whose body
+    is SQL and is respelt. An unterminated literal is respelt too, and stays unterminated. The
+    default mode returns ``sql`` itself."""
+    if mode == DEFAULT_MODE:
+        return sql
+    out: list[str] = []
+    i, start, n = 0, 0, len(sql)
+    while i < n:
+        ch = sql[i]
+        if ch in "'\"":
+            end, closed = _scan_quoted(sql, i, mode)
+            if ch == '"' and mode.ansi_quotes:
+                name = sql[i + 1:end - 1 if closed else end].replace('""', '"')
+                out += [sql[start:i], "`", name.replace("`", "``"), "`" if closed else ""]
+                start = end
+            elif not mode.backslash_escapes and "\\" in sql[i:end]:
+                out += [sql[start:i], sql[i:end].replace("\\", "\\\\")]
+                start = end
+            i = end
+        elif ch == "`":
+            i = _skip_quoted(sql, i, mode)
+        elif _line_comment_at(sql, i):
+            end = sql.find("\n", i)
+            i = n if end < 0 else end + 1
+        elif sql.startswith("/*", i) and not sql.startswith("/*!", i):
+            end = sql.find("*/", i + 2)
+            i = n if end < 0 else end + 2
+        else:
+            run = _CANONICAL_PLAIN.match(sql, i)
+            i = run.end() if run else i + 1
+    out.append(sql[start:])
+    return "".join(out)

@@ -50,6 +50,7 @@ logger = logging.getLogger(__name__)
 
 _IN_TRANS = int(ServerStatus.SERVER_STATUS_IN_TRANS)
 _AUTOCOMMIT = int(ServerStatus.SERVER_STATUS_AUTOCOMMIT)
+_NO_BACKSLASH_ESCAPES = int(ServerStatus.SERVER_STATUS_NO_BACKSLASH_ESCAPES)
 
 
 def _env_seconds(name: str, default: float) -> float:
@@ -372,21 +373,32 @@ class DrydockConnection(Connection):
 
     @property
     def status_flags(self) -> ServerStatus:
-        """The status of every OK/EOF: IN_TRANS while the session's transaction is open, and
-        AUTOCOMMIT as the session's autocommit variable says (engine/transactions.py)."""
+        """The status of every OK/EOF: IN_TRANS while the session's transaction is open,
+        AUTOCOMMIT as the session's autocommit variable says (engine/transactions.py), and
+        NO_BACKSLASH_ESCAPES while the sql_mode has it (drivers such as mysql-connector and pymysql
+        read it to choose how they escape parameters: doubled quotes instead of backslashes)."""
         # on plain ints, one flag member at the end (the packets take only a ServerStatus): each
         # operation on the IntFlag went through the enum machinery, several per statement
-        flags = int(self._status_flags) & ~(_IN_TRANS | _AUTOCOMMIT)
+        flags = int(self._status_flags) & ~(_IN_TRANS | _AUTOCOMMIT | _NO_BACKSLASH_ESCAPES)
         session = getattr(self, "session", None)
         if getattr(session, "in_transaction", False):
             flags |= _IN_TRANS
         if getattr(session, "autocommit", True):
             flags |= _AUTOCOMMIT
+        if not self._text_mode().backslash_escapes:
+            flags |= _NO_BACKSLASH_ESCAPES
         return ServerStatus(flags)
 
     @status_flags.setter
     def status_flags(self, value: int) -> None:
         self._status_flags = value
+
+    def _text_mode(self) -> lexer.TextMode:
+        """How the session's sql_mode reads statement text (grammar/lexer.py)."""
+        variables = getattr(getattr(self, "session", None), "variables", None)
+        if variables is None:
+            return lexer.DEFAULT_MODE
+        return lexer.text_mode(str(variables.get("sql_mode") or ""))
 
     def _end_of_rows(self, flags: int = 0) -> bytes:
         """The OK/EOF after result rows: affected_rows is always 0 (Connector/J 2.x reads a
@@ -394,32 +406,53 @@ class DrydockConnection(Connection):
         return self.ok_or_eof(affected_rows=0, warnings=getattr(self.session, "statement_warnings", 0),
                               flags=flags | self.__dict__.get("_more_results", 0))
 
+    # Statement text is read under the session's sql_mode (NO_BACKSLASH_ESCAPES, ANSI_QUOTES) here,
+    # where it arrives, and respelt for the default mode (grammar/lexer.py canonical): everything
+    # after (session, grammars, caches, placeholders, audit) reads only the default spelling.
     async def handle_query(self, data: bytes) -> None:
-        sql = wire.decode_text(self.client_charset, data)  # invalid bytes: 1835, not an internal error
+        mode = self._text_mode()
+        sql = wire.decode_text(self.client_charset, data, mode)  # invalid bytes: 1835, not an internal error
         if Capabilities.CLIENT_MULTI_STATEMENTS in self.capabilities:
             # in the statements pool: cutting megabytes of text is seconds of Python, which on
             # the event loop would stall every other connection
-            statements = await self.session.off_loop(lexer.split_statements, sql)
-            if len(statements) > 1:
-                await self._multi_query(statements)
+            spans = await self.session.off_loop(lexer.statement_spans, sql, mode)
+            if len(spans) > 1:
+                await self._multi_query(sql, spans, mode)
                 return
-        await self._answer_query(sql)
+        await self._write_answer(await self.query(await self._canonical(sql, mode), {}))
 
-    async def _answer_query(self, sql: str) -> None:
-        result_set = await self.query(sql, {})
+    async def _canonical(self, sql: str, mode: lexer.TextMode) -> str:
+        if mode == lexer.DEFAULT_MODE:
+            return sql
+        return str(await self.session.off_loop(lexer.canonical, sql, mode))
+
+    async def _write_answer(self, result_set: Any) -> None:
         if not result_set:
             await self.stream.write(self._statement_ok())
             return
         await self.write_text_resultset(result_set)
 
-    async def _multi_query(self, statements: list[str]) -> None:
+    async def _multi_query(self, sql: str, spans: list[tuple[int, int]], mode: lexer.TextMode) -> None:
         """CLIENT_MULTI_STATEMENTS: each statement's result in turn, every one but the last with
         SERVER_MORE_RESULTS_EXISTS; an error is the last answer (the rest does not run), as in
-        MySQL. Each statement goes through the same path as a single COM_QUERY."""
+        MySQL. Each statement goes through the same path as a single COM_QUERY. A statement that
+        changes how text reads (SET sql_mode) changes it for the statements after it, as in MySQL:
+        the rest of the text is split again under the new mode."""
         try:
-            for i, statement in enumerate(statements):
-                self._more_results = ServerStatus.SERVER_MORE_RESULTS_EXISTS if i < len(statements) - 1 else 0
-                await self._answer_query(statement)
+            i = 0
+            while i < len(spans):
+                start, end = spans[i]
+                result_set = await self.query(await self._canonical(sql[start:end], mode), {})
+                now = self._text_mode()
+                if now != mode:
+                    rest = sql[end:]
+                    spans = spans[:i + 1] + [(end + a, end + b) for a, b in
+                                             await self.session.off_loop(lexer.statement_spans, rest, now)
+                                             if lexer.has_statement(rest[a:b], now)]
+                    mode = now
+                self._more_results = ServerStatus.SERVER_MORE_RESULTS_EXISTS if i < len(spans) - 1 else 0
+                await self._write_answer(result_set)
+                i += 1
         finally:
             self._more_results = 0
 
@@ -488,7 +521,9 @@ class DrydockConnection(Connection):
 
     # -- prepared statements ------------------------------------------------------------------------
     async def handle_stmt_prepare(self, data: bytes) -> None:
-        sql = wire.decode_text(self.client_charset, data)
+        # read under the sql_mode of the PREPARE, as MySQL parses it then (see handle_query)
+        mode = self._text_mode()
+        sql = await self._canonical(wire.decode_text(self.client_charset, data, mode), mode)
         stmt_id = next(self.prepared_stmt_seq)
         stmt = PreparedStatement(stmt_id=stmt_id, sql=sql, num_params=count_placeholders(sql))
         describe = getattr(self.session, "describe", None)

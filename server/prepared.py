@@ -1,9 +1,11 @@
 """Server-side prepared statements: find the real ``?`` placeholders and bind values safely.
 
 mysql-mimic pastes ``f"'{value}'"`` into the text with ``re.sub``: a quote in a value ends the
-literal (SQL injection) and a backslash breaks the substitution. Here placeholders are located by a
-scanner that skips string literals, quoted identifiers and comments, and each value is rendered as
-a MySQL literal with every quote and backslash escaped.
+literal (SQL injection) and a backslash breaks the substitution. Here placeholders are located by
+grammar/lexer.py, which skips string literals, quoted identifiers and comments, and each value is
+rendered as a MySQL literal with every quote and backslash escaped. The text is always in the
+default spelling (the connection respelt it from the session's sql_mode when it arrived), so the
+default rules and backslash escapes are right here.
 """
 
 from __future__ import annotations
@@ -12,44 +14,9 @@ from typing import Any
 
 from engine.errors import Errors
 from engine.user_variables import literal
+from grammar.lexer import placeholder_positions
 
-
-def placeholder_positions(sql: str) -> list[int]:
-    positions: list[int] = []
-    i, n = 0, len(sql)
-    while i < n:
-        ch = sql[i]
-        if ch in "'\"`":
-            i = _skip_quoted(sql, i, ch)
-            continue
-        if ch == "#" or (ch == "-" and sql.startswith("-- ", i)) or sql.startswith("--\n", i):
-            end = sql.find("\n", i)
-            i = n if end < 0 else end + 1
-            continue
-        if ch == "/" and sql.startswith("/*", i):
-            end = sql.find("*/", i + 2)
-            i = n if end < 0 else end + 2
-            continue
-        if ch == "?":
-            positions.append(i)
-        i += 1
-    return positions
-
-
-def _skip_quoted(sql: str, start: int, quote: str) -> int:
-    i, n = start + 1, len(sql)
-    while i < n:
-        ch = sql[i]
-        if ch == "\\" and quote != "`":
-            i += 2
-            continue
-        if ch == quote:
-            if i + 1 < n and sql[i + 1] == quote:  # doubled quote inside the literal
-                i += 2
-                continue
-            return i + 1
-        i += 1
-    return n
+__all__ = ["bind_parameters", "count_placeholders", "literal", "placeholder_positions"]
 
 
 def count_placeholders(sql: str) -> int:

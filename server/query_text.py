@@ -15,6 +15,12 @@ bytes wrongly. So, when the packet may hold an introducer (or does not decode as
 Escapes inside a literal (``\\'``, ``\\\\``, ``\\0``, ``''`` …) are resolved into the bytes they stand
 for before re-spelling. A packet without an introducer that decodes as a whole is returned
 unchanged (the fast path).
+
+Where a literal or comment starts and ends is grammar/lexer.py's (``quoted_end``, ``comment_end``);
+literals are read as the session's sql_mode reads them (grammar/lexer.py TextMode): under
+NO_BACKSLASH_ESCAPES a backslash is an ordinary byte, under ANSI_QUOTES ``"…"`` is an identifier;
+a respelt literal is spelt for that same mode (the text is respelt for the default mode after,
+with the rest of the statement: grammar/lexer.py canonical).
 """
 
 from __future__ import annotations
@@ -23,6 +29,8 @@ import codecs
 import re
 
 from mysql_mimic.charset import CharacterSet
+
+from grammar.lexer import DEFAULT_MODE, TextMode, comment_end, quoted_end
 
 _INTRODUCER = re.compile(rb"_([A-Za-z0-9]+)\s*$")
 _ESCAPES = {ord("0"): b"\0", ord("n"): b"\n", ord("r"): b"\r", ord("t"): b"\t", ord("b"): b"\b",
@@ -36,42 +44,44 @@ class UndecodableText(ValueError):
 _MAY_INTRODUCE = re.compile(rb"_[A-Za-z0-9]+\s*'")
 
 
-def decode_statement(charset: CharacterSet, raw: bytes) -> str:
+def decode_statement(charset: CharacterSet, raw: bytes, mode: TextMode = DEFAULT_MODE) -> str:
     if not _MAY_INTRODUCE.search(raw):
         try:
             return charset.decode(raw)
         except UnicodeDecodeError:
             pass
+    # The literals' and comments' bounds are grammar/lexer.py's, on a latin-1 view of the bytes:
+    # one character per byte, so its offsets are the bytes' and every ASCII byte (quotes,
+    # backslash, comment starts) is the same character.
+    view = raw.decode("latin-1")
     out: list[str] = []
     start = i = 0
     n = len(raw)
     while i < n:
-        byte = raw[i]
-        if byte in b"'\"":
-            end, value = _read_literal(raw, i)
-            introducer = _INTRODUCER.search(raw, start, i) if byte == ord("'") else None
+        ch = view[i]
+        if ch in "'\"`":
+            end, closed = quoted_end(view, i, mode)
+            if ch == "`" or (ch == '"' and mode.ansi_quotes):  # an identifier: no introducer
+                i = end
+                continue
+            if not closed:  # unterminated: the rest is the parser's error to report, after the
+                break  # statements before it have run (a multi-statement text), as in MySQL
+            value = _literal_value(raw[i + 1:end - 1], raw[i], mode.escapes(ch))
+            introducer = _INTRODUCER.search(raw, start, i) if ch == "'" else None
             if introducer is not None:
                 out.append(_strict(charset, raw[start:introducer.start()]))
-                out.append(_respell(introducer.group(1).decode("ascii").lower(), value))
+                out.append(_respell(introducer.group(1).decode("ascii").lower(), value, mode))
                 start = end
             elif not _decodes(charset, raw[i:end]):
                 # MySQL stores such bytes as they are in a binary column (and refuses them in a
                 # text one): the same bytes, as a binary literal
                 out.append(_strict(charset, raw[start:i]))
-                out.append(_respell("binary", value))
+                out.append(_respell("binary", value, mode))
                 start = end
             i = end
-        elif byte == ord("`"):
-            close = raw.find(b"`", i + 1)
-            i = n if close < 0 else close + 1
-        elif raw.startswith(b"/*", i) and not raw.startswith(b"/*!", i):
-            close = raw.find(b"*/", i + 2)
-            i = n if close < 0 else close + 2
-        elif byte == ord("#") or (raw.startswith(b"--", i) and raw[i + 2:i + 3] in (b" ", b"\t", b"\n", b"")):
-            close = raw.find(b"\n", i)
-            i = n if close < 0 else close + 1
         else:
-            i += 1
+            skipped = comment_end(view, i)
+            i = i + 1 if skipped is None else skipped
     out.append(_strict(charset, raw[start:]))
     return "".join(out)
 
@@ -91,29 +101,26 @@ def _strict(charset: CharacterSet, raw: bytes) -> str:
         raise UndecodableText("string is not valid in the client character set") from None
 
 
-def _read_literal(raw: bytes, i: int) -> tuple[int, bytes]:
-    """(index after the literal starting at ``i``, the bytes it stands for)."""
-    quote, n = raw[i], len(raw)
+def _literal_value(body: bytes, quote: int, escapes: bool) -> bytes:
+    """The bytes a literal's body (between its quotes) stands for: doubled quotes and, when
+    ``escapes`` (not under NO_BACKSLASH_ESCAPES), backslash escapes resolved."""
     value = bytearray()
-    i += 1
+    i, n = 0, len(body)
     while i < n:
-        byte = raw[i]
-        if byte == ord("\\") and i + 1 < n:
-            value += _ESCAPES.get(raw[i + 1], bytes([raw[i + 1]]))
+        byte = body[i]
+        if escapes and byte == ord("\\") and i + 1 < n:
+            value += _ESCAPES.get(body[i + 1], bytes([body[i + 1]]))
             i += 2
-        elif byte == quote:
-            if i + 1 < n and raw[i + 1] == quote:
-                value.append(quote)
-                i += 2
-            else:
-                return i + 1, bytes(value)
+        elif byte == quote:  # inside a literal a quote is always doubled
+            value.append(quote)
+            i += 2
         else:
             value.append(byte)
             i += 1
-    raise UndecodableText("unterminated string literal")
+    return bytes(value)
 
 
-def _respell(charset_name: str, value: bytes) -> str:
+def _respell(charset_name: str, value: bytes, mode: TextMode = DEFAULT_MODE) -> str:
     if charset_name == "binary":
         return "X'" + value.hex() + "'"
     codec = {"utf8mb4": "utf-8", "utf8mb3": "utf-8", "utf8": "utf-8", "latin1": "cp1252",
@@ -123,4 +130,6 @@ def _respell(charset_name: str, value: bytes) -> str:
         text = value.decode(codec)
     except (LookupError, UnicodeDecodeError):
         raise UndecodableText(f"string is not valid in the character set of _{charset_name}") from None
+    if not mode.backslash_escapes:  # a backslash is itself; the only escape is a doubled quote
+        return "'" + text.replace("'", "''") + "'"
     return "'" + text.replace("\\", "\\\\").replace("'", "\\'").replace("\0", "\\0") + "'"

@@ -261,7 +261,8 @@ class DrydockSession(Session):
                 raise Errors.UNSUPPORTED_PS.error()
             return await self._run(inner, bound, attrs)
         if isinstance(statement, ast.Prepare):
-            return self._finish(sql_prepared.prepare(self.ctx, statement, check_syntax))
+            mode = lexer.text_mode(str(self.variables.get("sql_mode") or ""))
+            return self._finish(sql_prepared.prepare(self.ctx, statement, check_syntax, mode))
         assert isinstance(statement, ast.DeallocatePrepare)
         return self._finish(sql_prepared.deallocate(self.ctx, statement))
 

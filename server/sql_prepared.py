@@ -26,6 +26,7 @@ from engine.errors import Errors
 from engine.results import Result
 from engine.session import SessionContext
 from engine.user_variables import get_user_variable
+from grammar.lexer import DEFAULT_MODE, TextMode, canonical
 from grammar.parser import leading_words
 from server.prepared import bind_parameters, count_placeholders
 
@@ -37,12 +38,16 @@ _NOT_PREPARABLE = {("PREPARE",), ("EXECUTE",), ("DEALLOCATE",), ("DROP", "PREPAR
 SyntaxCheck = Callable[[str], None]  # raises the statement's 1064 / 1065, as running it would
 
 
-def prepare(ctx: SessionContext, stmt: ast.Prepare, check_syntax: SyntaxCheck) -> Result:
+def prepare(ctx: SessionContext, stmt: ast.Prepare, check_syntax: SyntaxCheck,
+            mode: TextMode = DEFAULT_MODE) -> Result:
+    """``mode``: how the session's sql_mode reads text now; the prepared text is read under it
+    (as MySQL parses it at PREPARE) and kept respelt for the default mode (grammar/lexer.py)."""
     key = stmt.name.lower()
     # MySQL deallocates a statement of the same name first, even when the new one then fails.
     ctx.prepared_statements.pop(key, None)
     text = stmt.text if stmt.from_variable is None else _variable_text(ctx, stmt.from_variable)
     assert text is not None
+    text = canonical(text, mode)
     words = leading_words(text, 2)
     if words[:1] in _NOT_PREPARABLE or words[:2] in _NOT_PREPARABLE:
         raise Errors.UNSUPPORTED_PS.error()

@@ -22,6 +22,7 @@ from mysql_mimic.packets import ComChangeUser, ComFieldList, HandshakeResponse41
 from mysql_mimic.stream import ConnectionClosed, MysqlStream
 from mysql_mimic.types import Capabilities, ColumnType
 
+from grammar.lexer import DEFAULT_MODE, TextMode
 from server.query_text import UndecodableText, decode_statement
 
 
@@ -147,14 +148,14 @@ def _decode(charset: CharacterSet, raw: bytes) -> str:
         raise MalformedPacket("string is not valid in the client character set") from None
 
 
-def decode_text(charset: CharacterSet, raw: bytes) -> str:
+def decode_text(charset: CharacterSet, raw: bytes, mode: TextMode = DEFAULT_MODE) -> str:
     """A command's text (COM_QUERY, COM_STMT_PREPARE, COM_INIT_DB) in the client character set.
     Bytes that are not valid in it are a malformed packet (1835), never an internal error
     (mysql-mimic decodes strictly and the UnicodeDecodeError reached the last line of defence).
     String literals with a charset introducer (``_binary'…'`` with raw bytes) are read in their
-    own charset (server/query_text.py)."""
+    own charset (server/query_text.py), as the session's sql_mode (``mode``) reads literals."""
     try:
-        return decode_statement(charset, raw)
+        return decode_statement(charset, raw, mode)
     except UndecodableText as exc:
         raise MalformedPacket(str(exc)) from None
 

@@ -9,6 +9,7 @@ import mysql.connector
 import pytest
 from mysql_mimic.charset import CharacterSet
 
+from grammar.lexer import TextMode
 from server.query_text import UndecodableText, decode_statement
 from tests.conftest import ServerProcess
 
@@ -66,3 +67,21 @@ def test_mysql_connector_bytes_parameters_round_trip(srv: ServerProcess) -> None
     finally:
         conn.close()
 
+
+
+@pytest.mark.parametrize("raw, mode, text", [
+    # NO_BACKSLASH_ESCAPES: a backslash is a byte of the literal, which ends at the next quote
+    (b"SELECT _binary'a\\', 'x\xfe'", TextMode(backslash_escapes=False), "SELECT X'615c', X'78fe'"),
+    (b"SELECT _latin1'\xe9\\', 1", TextMode(backslash_escapes=False), "SELECT '\u00e9\\', 1"),
+    (b"SELECT _latin1'it''s'", TextMode(backslash_escapes=False), "SELECT 'it''s'"),
+    # ANSI_QUOTES: "..." is a name, never a literal (not respelt as one, whatever its bytes)
+    (b'SELECT "a\\", _binary\'\xff\'', TextMode(ansi_quotes=True), 'SELECT "a\\", X\'ff\''),
+])
+def test_literals_are_read_as_the_sql_mode_reads_them(raw: bytes, mode: TextMode, text: str) -> None:
+    assert decode_statement(UTF8, raw, mode) == text
+
+
+def test_an_unterminated_literal_is_left_to_the_parser() -> None:
+    """The statements before it still run (a multi-statement text), as in MySQL."""
+    raw = b"SELECT 1; SELECT _utf8mb4'b"
+    assert decode_statement(UTF8, raw) == raw.decode()

@@ -58,3 +58,36 @@ def test_concat_onto_an_empty_sql_mode(shared_server: ServerProcess) -> None:
         cur.execute("SET sql_mode = DEFAULT")
         cur.execute("SELECT @@sql_mode")
         assert cur.fetchall() == ((MYSQL_DEFAULT_SQL_MODE,),)
+
+
+@pytest.mark.parametrize(("value", "shown"), [
+    ("PIPES_AS_CONCAT", "PIPES_AS_CONCAT"), ("ansi", "ANSI"), ("STRICT_TRANS_TABLES,HIGH_NOT_PRECEDENCE", "HIGH_NOT_PRECEDENCE"),
+    (2, "PIPES_AS_CONCAT"),
+])
+def test_modes_drydock_does_not_honour_are_refused_and_never_set(shared_server: ServerProcess, value: object,
+                                                                  shown: str) -> None:
+    """``||`` as CONCAT and a high-precedence NOT change what a statement means and drydock reads
+    the default meaning: SET refuses them (1231, as MySQL refuses bad values) instead of showing
+    a mode the statements do not follow."""
+    with shared_server.connect() as conn, conn.cursor() as cur:
+        cur.execute("SET sql_mode = 'STRICT_TRANS_TABLES'")
+        with pytest.raises(pymysql.err.MySQLError) as err:
+            cur.execute("SET sql_mode = %s", (value,))
+        assert err.value.args == (1231, f"Variable 'sql_mode' can't be set to the value of '{shown}' "
+                                        f"(drydock does not implement sql_mode {shown})")
+        cur.execute("SELECT @@sql_mode")
+        assert cur.fetchall() == (("STRICT_TRANS_TABLES",),)
+
+
+@pytest.mark.parametrize("value", [
+    "STRICT_TRANS_TABLES", "NO_ENGINE_SUBSTITUTION", "TRADITIONAL", "", MYSQL_DEFAULT_SQL_MODE,
+    "STRICT_ALL_TABLES,NO_AUTO_VALUE_ON_ZERO", "NO_BACKSLASH_ESCAPES", "ANSI_QUOTES",
+    "ANSI_QUOTES,NO_BACKSLASH_ESCAPES,STRICT_TRANS_TABLES",
+])
+def test_what_clients_set_at_connect_is_accepted(shared_server: ServerProcess, value: str) -> None:
+    """Django's init_command, Laravel's strict/non-strict modes, Rails' STRICT_ALL_TABLES /
+    NO_AUTO_VALUE_ON_ZERO, Connector/J's STRICT_TRANS_TABLES, and the two text modes."""
+    with shared_server.connect() as conn, conn.cursor() as cur:
+        cur.execute("SET sql_mode = %s", (value,))
+        cur.execute("SELECT @@sql_mode")
+        assert cur.fetchall() == ((normalize_sql_mode(value),),)

@@ -26,7 +26,7 @@ from engine.session_variables import (
     COLLATION_VARIABLES,
     character_set,
     collation,
-    normalize_sql_mode,
+    sql_mode_for_set,
 )
 from engine.user_variables import is_user_variable, set_user_variable
 
@@ -101,7 +101,7 @@ def _set_system_variable(item: exp.SetItem, ctx: SessionContext, evaluate: Evalu
 
 def _normalized(name: str, value: Any) -> Any:
     if name == "sql_mode":
-        return normalize_sql_mode(value)
+        return sql_mode_for_set(value)
     if name in CHARSET_VARIABLES and value is not None:
         return character_set(str(value), name).name
     if name in COLLATION_VARIABLES and value is not None:
