@@ -181,7 +181,7 @@ class MetadataCache:
         if ttl <= 0:
             return
         self._make_room(self._failures, now)
-        self._failures[key] = (now + ttl, exc)
+        self._failures[key] = (now + ttl, _fresh(exc))  # without its traceback: no frames kept alive
 
     def _make_room(self, entries: dict[tuple[str, ...], tuple[float, Any]], now: float) -> None:
         """Under the lock, before an insert: drop expired entries, then the least recently used."""

@@ -177,6 +177,12 @@ def test_a_reader_gets_a_clear_answer_within_the_timeout(proc: ServerProcess, ca
         cur.execute("SHOW WARNINGS")
         warnings = cur.fetchall()
         assert any(level == "Warning" and f"'{catalog}'" in message for level, _, message in warnings), warnings
+        # the same for JDBC getCatalogs (information_schema.SCHEMATA)
+        seconds, out = timed(cur, "SELECT SCHEMA_NAME FROM information_schema.SCHEMATA")
+        assert isinstance(out, list) and seconds < QUICK, (seconds, out)
+        cur.execute("SHOW WARNINGS")
+        warnings = cur.fetchall()
+        assert any(level == "Warning" and f"'{catalog}'" in message for level, _, message in warnings), warnings
 
 
 def test_a_hanging_catalog_never_delays_other_users(stalling: ServerProcess, hanging: HangingEndpoint) -> None:
