@@ -216,6 +216,24 @@ def _catalog_fields() -> list[ConfigField]:
         f("catalog_allowed_object_prefixes", "String", "",
           "Comma-separated s3://bucket[/prefix] under which a user without ADMIN may place a catalog's "
           "warehouse; empty: only ADMIN may create object-store catalogs", validator=check_object_prefixes),
+        # Remote catalog calls (engine/catalogs/calls.py): a dead endpoint must answer in seconds
+        # and must never hold the statements pool (the red team's 56 s stall of other users).
+        f("catalog_call_timeout_second", "int", 5,
+          "Longest a statement waits for one remote catalog call (listing databases or tables, loading "
+          "a table's schema); past it the statement gets an error, a listing across catalogs a warning",
+          validator=positive_int),
+        f("catalog_failure_cache_second", "int", 10,
+          "How long a failed or timed-out catalog call is remembered: statements meanwhile get the "
+          "same answer at once, and the endpoint is not asked again (0: not remembered)",
+          validator=non_negative_int),
+        f("catalog_max_stuck_calls", "int", 4,
+          "Calls per catalog that may still run past their timeout (each holds a thread until the "
+          "storage library gives up); past it the catalog answers 'not answering' at once",
+          validator=positive_int),
+        f("catalog_max_waiting_statements", "int", 32,
+          "Statements that may wait on remote catalog calls at once; they give their statements-pool "
+          "slot back while they wait, so other users' statements never queue behind a slow catalog",
+          mutable=False, validator=positive_int),
     ]
 
 

@@ -15,6 +15,7 @@ from typing import Any
 from engine import ast, statement_info
 from engine.audit import DENIAL_CODES, AuditLog, AuditSettings
 from engine.audit_object import audit_object, is_audited, statement_kind
+from engine.catalogs.calls import CallSettings, CatalogCalls, StatementSlots
 from engine.catalogs.manager import CatalogManager
 from engine.catalogs.placement import Placement
 from engine.config import Config, frontend_table
@@ -55,7 +56,13 @@ class Engine:
         self.privileges = Privileges(self.store, self.users)
         self.audit = AuditLog(self.data_dir / "audit.jsonl",
                               settings=lambda: AuditSettings.from_config(self.config))
-        self.catalogs = CatalogManager(self.store)
+        self.catalog_calls = CatalogCalls(
+            lambda: CallSettings(timeout=float(self.config.get(Key.CATALOG_CALL_TIMEOUT_SECOND)),
+                                 failure_ttl=float(self.config.get(Key.CATALOG_FAILURE_CACHE_SECOND)),
+                                 max_stuck=int(self.config.get(Key.CATALOG_MAX_STUCK_CALLS))),
+            StatementSlots(int(self.config.get(Key.STATEMENTS_THREADS)),
+                           int(self.config.get(Key.CATALOG_MAX_WAITING_STATEMENTS))))
+        self.catalogs = CatalogManager(self.store, self.catalog_calls)
         self.metadata = Metadata(self.catalogs, self.query, self.privileges, self.data_dir)
         self.procedures = default_registry()
         self.jobs = JobManager(self.store)

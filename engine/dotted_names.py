@@ -8,7 +8,6 @@ the rule USE and the connection database follow (engine/statements/catalogs.py).
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import sqlglot
@@ -16,6 +15,8 @@ from mysql_mimic.constants import INFO_SCHEMA
 from sqlglot import exp
 
 from engine.catalogs.manager import INTERNAL
+from engine.errors import DrydockError, Errors
+from engine.results import Diagnostic
 from engine.session import SessionContext
 
 if TYPE_CHECKING:
@@ -57,17 +58,38 @@ def split_table_references(catalogs: CatalogManager, expression: exp.Expr) -> No
         node.set("db", exp.to_identifier(split[1]))
 
 
-def external_databases(catalogs: CatalogManager, ctx: SessionContext,
-                       databases: Callable[[SessionContext, str], list[str]]) -> list[str]:
-    """Every database of every external catalog the user may see, as ``catalog.db`` (a catalog
-    that cannot be listed right now is left out rather than failing the whole listing)."""
+def external_databases(catalogs: CatalogManager, ctx: SessionContext, metadata: Metadata,
+                       warnings: list[Diagnostic]) -> list[str]:
+    """Every database of every external catalog the user may see, as ``catalog.db``. Catalogs the
+    user can see nothing in are never asked (engine/metadata.py); one that cannot be listed right
+    now (unreachable, timed out) is left out with a warning naming it, rather than failing the
+    whole listing: BI tools send this on every connect. Every catalog's listing starts before the
+    first is waited for, so dead catalogs cost one timeout together."""
     names: list[str] = []
-    for record in catalogs.list():
+    records = catalogs.list()
+    for record in records:
+        metadata.prefetch_databases(ctx, record.name)
+    databases = metadata.databases
+    for record in records:
         try:
             names += [f"{record.name}.{db}" for db in databases(ctx, record.name)]
         except Exception as exc:  # noqa: BLE001 - an unreachable catalog: its databases are not listed
             logger.info("SHOW DATABASES: catalog %s not listed: %s", record.name, type(exc).__name__)
+            warnings.append(not_listed(record.name, exc))
     return names
+
+
+def not_listed(catalog: str, exc: Exception) -> Diagnostic:
+    """The SHOW WARNINGS row of a catalog a listing left out (the error's text says why; it is
+    already typed and free of secrets when it is a DrydockError)."""
+    detail = exc.message if isinstance(exc, DrydockError) else f"it could not be read ({type(exc).__name__})"
+    return Errors.CATALOG_NOT_LISTED.warning(name=catalog, detail=detail)
+
+
+def unreachable(exc: Exception) -> bool:
+    """A failure to reach a catalog, as opposed to an answer ("no such database", "not visible")."""
+    return not isinstance(exc, DrydockError) or exc.spec in (
+        Errors.CATALOG_ACCESS_FAILED, Errors.CATALOG_TIMEOUT, Errors.CATALOG_OVERLOADED)
 
 
 _SCHEMATA_ROW = {"catalog_name": "def", "default_character_set_name": "utf8mb4",
@@ -75,7 +97,7 @@ _SCHEMATA_ROW = {"catalog_name": "def", "default_character_set_name": "utf8mb4",
 
 
 def add_external_schemata(catalogs: CatalogManager, metadata: Metadata, expression: exp.Expr,
-                          ctx: SessionContext) -> None:
+                          ctx: SessionContext, warnings: list[Diagnostic]) -> None:
     """``information_schema.SCHEMATA`` read in the internal catalog also lists every external
     database the user may see as ``catalog.db`` (JDBC getCatalogs reads it), in place, on the
     AST before authorization: the reference becomes ``(SELECT * FROM information_schema.schemata
@@ -87,7 +109,7 @@ def add_external_schemata(catalogs: CatalogManager, metadata: Metadata, expressi
                     or (not t.text("db") and (ctx.database or "").lower() == "information_schema"))]
     if not targets:
         return
-    names = external_databases(catalogs, ctx, metadata.databases)
+    names = external_databases(catalogs, ctx, metadata, warnings)
     if not names:
         return
     columns = list(INFO_SCHEMA["information_schema"]["schemata"])
@@ -109,7 +131,7 @@ _EXTERNAL_LISTINGS = ("tables", "columns")
 
 
 def add_external_tables(catalogs: CatalogManager, metadata: Metadata, expression: exp.Expr,
-                        ctx: SessionContext) -> None:
+                        ctx: SessionContext, warnings: list[Diagnostic]) -> None:
     """``information_schema.TABLES/COLUMNS`` read in the internal catalog with a database named
     ``catalog.db`` in the statement (JDBC getTables/getColumns with that catalog: Connector/J
     sends ``WHERE TABLE_SCHEMA = 'lc.db'``) also hold that external database's rows under its
@@ -131,7 +153,7 @@ def add_external_tables(catalogs: CatalogManager, metadata: Metadata, expression
     for table in targets:
         listing = table.name.lower()
         rows = [row for name, (catalog, db) in databases
-                for row in _external_rows(catalogs, metadata, ctx, listing, name, catalog, db)]
+                for row in _external_rows(catalogs, metadata, ctx, listing, name, catalog, db, warnings)]
         if not rows:
             continue
         columns = list(INFO_SCHEMA["information_schema"][listing])
@@ -144,9 +166,10 @@ def add_external_tables(catalogs: CatalogManager, metadata: Metadata, expression
 
 
 def _external_rows(catalogs: CatalogManager, metadata: Metadata, ctx: SessionContext, listing: str, name: str,
-                   catalog: str, db: str) -> list[tuple[object, ...]]:
+                   catalog: str, db: str, warnings: list[Diagnostic]) -> list[tuple[object, ...]]:
     """Raw information_schema rows (engine/info_schema.py's external shape) of ``catalog.db``
-    under the name ``name``; none for a database this user may not see or that cannot be read."""
+    under the name ``name``; none for a database this user may not see or that cannot be read
+    (with a warning naming the catalog when it could not be reached: "missing" says nothing)."""
     from engine import info_schema
 
     try:
@@ -159,6 +182,8 @@ def _external_rows(catalogs: CatalogManager, metadata: Metadata, ctx: SessionCon
                 for t in tables for i, c in enumerate(metadata.columns(ctx, catalog, db, t), start=1)]
     except Exception as exc:  # noqa: BLE001 - invisible, missing or unreachable: no rows, as in SHOW DATABASES
         logger.info("information_schema.%s: %s not listed: %s", listing, name, type(exc).__name__)
+        if unreachable(exc):
+            warnings.append(not_listed(catalog, exc))
         return []
 
 

@@ -151,6 +151,11 @@ class Errors:
     CATALOG_EXISTS = ErrorSpec(1105, "HY000", "Catalog '{name}' already exists")
     CATALOG_BAD_PROPERTY = ErrorSpec(1105, "HY000", "{detail}")
     CATALOG_ACCESS_FAILED = ErrorSpec(1105, "HY000", "Catalog '{name}': {detail}")
+    # A remote catalog call past catalog_call_timeout_second (engine/catalogs/calls.py); as a
+    # Warning when a listing across catalogs skips the catalog instead.
+    CATALOG_TIMEOUT = ErrorSpec(1105, "HY000", "Catalog '{name}' did not answer within {seconds:g} s ({what}); try again later")
+    CATALOG_OVERLOADED = ErrorSpec(1105, "HY000", "Catalog '{name}' is not answering: {detail}; try again later")
+    CATALOG_NOT_LISTED = ErrorSpec(1105, "HY000", "Catalog '{name}' was left out of this listing: {detail}")
     CATALOG_BUSY = ErrorSpec(1105, "HY000", "Catalog '{name}' has unresolved Lance index job {job_id}; resolve it before {op}")
     # 1227 like a missing privilege: the warehouse is what makes ADMIN necessary (never echo a path
     # the user did not write)

@@ -49,9 +49,23 @@ class Metadata:
     def databases(self, ctx: SessionContext, catalog: str) -> list[str]:
         if catalog.lower() == INTERNAL:
             names = self._query.databases()
+        elif not self._privileges.sees_catalog(ctx, catalog):
+            # nothing in it is visible: never ask the catalog (its endpoint may hang for a minute,
+            # and every BI connect lists every catalog)
+            return []
         else:
             names = self._guard(catalog, lambda c: c.list_databases())
         return [d for d in sorted(names) if self._privileges.may_see_db(ctx, catalog, d)]
+
+    def prefetch_databases(self, ctx: SessionContext, catalog: str) -> None:
+        """Start listing an external catalog's databases, if the user may see anything in it;
+        never waits, never fails (databases() reports)."""
+        if catalog.lower() == INTERNAL or not self._privileges.sees_catalog(ctx, catalog):
+            return
+        try:
+            self._external(catalog).prefetch_databases()
+        except Exception:  # noqa: BLE001 - databases() meets the same failure and reports it
+            return
 
     def tables(self, ctx: SessionContext, catalog: str, db: str) -> list[tuple[str, str]]:
         self.require_database(ctx, catalog, db)

@@ -8,12 +8,14 @@ import contextlib
 import itertools
 import time
 import logging
+from collections.abc import Callable
 from typing import Any
 
 from mysql_mimic.constants import DEFAULT_SERVER_CAPABILITIES, KillKind
 from mysql_mimic.control import Control
 from mysql_mimic.types import Capabilities
 
+from engine.catalogs.calls import StatementSlots
 from engine.config_keys import Key
 from engine.core import Engine
 from engine.errors import Errors
@@ -108,6 +110,20 @@ class _Registry:
         return self._connections.processes()
 
 
+class StatementsPool(concurrent.futures.ThreadPoolExecutor):
+    """statements_threads statements at once (each task holds one of ``slots``), on as many
+    threads plus catalog_max_waiting_statements: a statement waiting on a remote catalog call
+    gives its slot back and keeps its thread (engine/catalogs/calls.py), so the spare threads
+    let other statements run meanwhile instead of queueing behind a slow catalog."""
+
+    def __init__(self, slots: StatementSlots):
+        super().__init__(slots.running + slots.waiting_limit, thread_name_prefix="drydock-statements")
+        self._slots = slots
+
+    def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> concurrent.futures.Future[Any]:
+        return super().submit(self._slots.run, fn, *args, **kwargs)
+
+
 class DrydockServer:
     def __init__(self, engine: Engine, tls: TlsSettings | None = None):
         self.engine = engine
@@ -116,10 +132,12 @@ class DrydockServer:
         self.connections: Connections | None = None
         self._server: asyncio.base_events.Server | None = None
         # Separate worker pools, so long CALLs and index administration cannot starve queries.
-        self.pools = {
-            name: concurrent.futures.ThreadPoolExecutor(int(engine.config.get(Key(f"{name}_threads"))),
-                                                        thread_name_prefix=f"drydock-{name}")
-            for name in ("statements", "maintenance")
+        slots = engine.catalog_calls.slots
+        assert slots is not None
+        self.pools: dict[str, concurrent.futures.ThreadPoolExecutor] = {
+            "statements": StatementsPool(slots),
+            "maintenance": concurrent.futures.ThreadPoolExecutor(int(engine.config.get(Key.MAINTENANCE_THREADS)),
+                                                                 thread_name_prefix="drydock-maintenance"),
         }
 
     async def start(self, host: str, port: int) -> tuple[str, int]:

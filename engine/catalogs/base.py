@@ -9,9 +9,12 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from engine.errors import Errors
+
+if TYPE_CHECKING:
+    from engine.catalogs.calls import CatalogCalls
 
 # Paimon's separator between a table and its system table or branch (``t$snapshots``,
 # ``t$branch_b``); drydock uses it for Lance's metadata tables too (``t$versions``).
@@ -108,6 +111,14 @@ class Connector(ABC):
 
     def indexes(self, db: str, table: str) -> list[IndexRow]:
         return []
+
+    def attach(self, calls: CatalogCalls) -> None:
+        """Run remote metadata loads through ``calls`` (bounded in time, off the statements pool;
+        the catalog manager attaches every connector it builds). Unattached connectors (index job
+        workers, tests) load in the calling thread."""
+
+    def prefetch_databases(self) -> None:
+        """Start listing the databases without waiting (attached connectors; see attach)."""
 
     def refresh(self, db: str | None = None, table: str | None = None) -> None:
         """Drop cached metadata (REFRESH CATALOG/DATABASE/TABLE)."""

@@ -29,7 +29,7 @@ import os
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any, TypeVar, cast
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 # index_stats() without IVF centroids: SHOW INDEX needs row counts only, and the centroids of a
 # large index cost memory plus a warning on every call. An explicit setting still wins.
@@ -46,6 +46,9 @@ from engine.errors import DrydockError, Errors, exception_text  # noqa: E402
 from engine.instants import BadInstant, parse_instant  # noqa: E402
 from engine.names import shown  # noqa: E402
 from engine.redact import redact_text  # noqa: E402
+
+if TYPE_CHECKING:
+    from engine.catalogs.calls import CatalogCalls
 
 T = TypeVar("T")
 CATALOG_TYPES = ("filesystem",)
@@ -130,6 +133,9 @@ class LanceConnector(Connector):
 
     def list_databases(self) -> list[str]:
         return list(self._cached(("dbs",), self._load_databases))
+
+    def prefetch_databases(self) -> None:
+        self._cache.prefetch(("dbs",), self._load_databases)
 
     def _load_databases(self) -> list[str]:
         with self._typed_errors():
@@ -290,6 +296,9 @@ class LanceConnector(Connector):
         return sorted(rows, key=lambda r: r.name)
 
     # -- cache --------------------------------------------------------------------------------------
+    def attach(self, calls: CatalogCalls) -> None:
+        self._cache.attach(self.name, calls)
+
     def refresh(self, db: str | None = None, table: str | None = None) -> None:
         self._cache.invalidate(db, table)
         with self._lock:

@@ -19,6 +19,7 @@ from engine.errors import Errors
 from engine.metastore import MetadataStore, StoreConnection
 
 if TYPE_CHECKING:  # the connector modules import pylance/pypaimon: only the type checker reads them here
+    from engine.catalogs.calls import CatalogCalls
     from engine.catalogs.lance import LanceConnector
 
 INTERNAL = "internal"
@@ -71,8 +72,9 @@ def connector_types() -> dict[str, type[Connector]]:
 
 
 class CatalogManager:
-    def __init__(self, store: MetadataStore):
+    def __init__(self, store: MetadataStore, calls: CatalogCalls | None = None):
         self._store = store
+        self._calls = calls  # remote metadata loads of every connector built here (engine/catalogs/calls.py)
         self._lock = threading.Lock()
         self._connectors: dict[int, Connector] = {}
         # find() answers per catalog DDL generation: every statement naming a catalog looks it up
@@ -255,6 +257,8 @@ class CatalogManager:
             if cached is not None and cached.name == record.name and cached.properties == record.properties:
                 return cached
         connector = self._connector_class(record.properties)(record.name, record.properties)
+        if self._calls is not None:
+            connector.attach(self._calls)
         with self._lock:
             self._connectors[record.id] = connector
         return connector

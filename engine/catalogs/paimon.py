@@ -16,7 +16,7 @@ import logging
 import math
 import threading
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import urlparse
 
 from engine.catalogs.base import Column, Connector, TimeTravel
@@ -24,6 +24,9 @@ from engine.catalogs.cache import MetadataCache
 from engine.errors import Errors
 from engine.instants import BadInstant, instant_millis
 from engine.names import shown
+
+if TYPE_CHECKING:
+    from engine.catalogs.calls import CatalogCalls
 
 T = TypeVar("T")
 
@@ -173,12 +176,20 @@ class PaimonConnector(Connector):
         return options
 
     def catalog(self) -> Any:
-        """The pypaimon catalog (built once per connector; REFRESH CATALOG builds a new connector)."""
+        """The pypaimon catalog (built once per connector; REFRESH CATALOG builds a new connector).
+
+        Built outside the lock: building it may reach the warehouse's endpoint, which may hang,
+        and close() (REFRESH, ALTER, DROP) must never wait for that. Two threads building it at
+        once both succeed; the first one kept wins."""
+        with self._lock:
+            if self._catalog is not None:
+                return self._catalog
+        from pypaimon import CatalogFactory
+
+        built = CatalogFactory.create(self.filesystem_options())
         with self._lock:
             if self._catalog is None:
-                from pypaimon import CatalogFactory
-
-                self._catalog = CatalogFactory.create(self.filesystem_options())
+                self._catalog = built
             return self._catalog
 
     def table(self, db: str, name: str) -> Any:
@@ -193,12 +204,21 @@ class PaimonConnector(Connector):
     def _cached(self, key: tuple[str, ...], load: Callable[[], T]) -> T:
         return self._cache.get(key, load)
 
+    def attach(self, calls: CatalogCalls) -> None:
+        self._cache.attach(self.name, calls)
+
     def refresh(self, db: str | None = None, table: str | None = None) -> None:
         self._cache.invalidate(db, table)
 
     # -- metadata ---------------------------------------------------------------------------------
     def list_databases(self) -> list[str]:
-        return list(self._cached(("dbs",), lambda: sorted(self.catalog().list_databases())))
+        return list(self._cached(("dbs",), self._load_databases))
+
+    def prefetch_databases(self) -> None:
+        self._cache.prefetch(("dbs",), self._load_databases)
+
+    def _load_databases(self) -> list[str]:
+        return sorted(self.catalog().list_databases())
 
     def list_tables(self, db: str) -> list[str]:
         from pypaimon.catalog.catalog_exception import DatabaseNotExistException

@@ -8,7 +8,7 @@ from engine.catalogs.manager import INTERNAL
 from engine.core import Engine
 from engine.errors import Errors
 from engine.like import LikePattern
-from engine.results import Result
+from engine.results import Diagnostic, Result
 from engine.session import SessionContext
 
 
@@ -28,11 +28,12 @@ def _catalog(engine: Engine, name: str | None, ctx: SessionContext) -> str:
 def show_databases(engine: Engine, stmt: ast.ShowDatabases, ctx: SessionContext) -> Result:
     catalog = _catalog(engine, stmt.catalog, ctx)
     names = engine.metadata.databases(ctx, catalog)
+    warnings: list[Diagnostic] = []
     if catalog == INTERNAL:
         names = sorted([*names, "information_schema"])
         if stmt.catalog is None:  # the other catalogs' databases as catalog.db (engine/dotted_names.py)
-            names += dotted_names.external_databases(engine.catalogs, ctx, engine.metadata.databases)
-    return Result(columns=["Database"], rows=_filter([(n,) for n in names], stmt.like))
+            names += dotted_names.external_databases(engine.catalogs, ctx, engine.metadata, warnings)
+    return Result(columns=["Database"], rows=_filter([(n,) for n in names], stmt.like), warnings=warnings)
 
 
 def show_tables(engine: Engine, stmt: ast.ShowTables, ctx: SessionContext) -> Result:

@@ -29,7 +29,7 @@ from engine.core import Engine
 from engine.errors import Errors
 from engine.info_schema import INTERNAL
 from engine.privileges import Privilege, Privileges
-from engine.results import Result
+from engine.results import Diagnostic, Result
 from engine.session import SessionContext
 from engine.sql_relations import Reference
 from engine.statements import metadata, variables
@@ -68,12 +68,14 @@ def run_sql(engine: Engine, stmt: ast.SqlStatement, ctx: SessionContext) -> Resu
         session_limits.apply(own, ctx)  # sql_select_limit / sql_safe_updates, on the AST
         if "`" in stmt.text or '"' in stmt.text:  # a dotted database name can only be quoted
             dotted_names.split_table_references(engine.catalogs, own)  # `lc.db`.t → lc.db.t
+        skipped: list[Diagnostic] = []  # catalogs the listings below could not reach: warnings
         if "schemata" in stmt.text.lower():  # getCatalogs: external databases as catalog.db
-            dotted_names.add_external_schemata(engine.catalogs, engine.metadata, own, ctx)
+            dotted_names.add_external_schemata(engine.catalogs, engine.metadata, own, ctx, skipped)
         if "information_schema" in stmt.text.lower() and "." in stmt.text:  # getTables('lc.db', …)
-            dotted_names.add_external_tables(engine.catalogs, engine.metadata, own, ctx)
+            dotted_names.add_external_tables(engine.catalogs, engine.metadata, own, ctx, skipped)
         counting = statement_info.found_rows_query(own)
         result = run_query(engine, own, ctx)
+        result.warnings.extend(skipped)
         if counting is not None:
             result.found_rows = evaluate_rows(engine, counting, ctx)
         return result
