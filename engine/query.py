@@ -36,8 +36,13 @@ _ROW_COUNT_STATEMENTS = (exp.Insert, exp.Update, exp.Delete)
 class QueryEngine:
     """Owns the internal catalog's DuckDB database (one file in the data directory)."""
 
-    def __init__(self, path: Path | str):
-        self._db = duckdb.connect(str(path))
+    def __init__(self, path: Path | str, memory_limit: str = "", temp_directory: Path | str | None = None,
+                 max_temp_directory_size: str = ""):
+        # Bounds of every statement together (README "Statement bounds"): DuckDB's memory, and a
+        # bounded spill directory; set before the configuration is locked below.
+        settings = {"memory_limit": memory_limit, "max_temp_directory_size": max_temp_directory_size,
+                    "temp_directory": str(temp_directory) if temp_directory is not None else ""}
+        self._db = duckdb.connect(str(path), config={k: v for k, v in settings.items() if v})
         catalog = self._db.execute("SELECT current_database()").fetchone()
         if catalog is None or catalog[0] != info_schema.INTERNAL:
             raise RuntimeError(f"internal catalog file must be named {info_schema.INTERNAL}.duckdb")
