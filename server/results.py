@@ -16,6 +16,7 @@ from mysql_mimic.charset import CharacterSet
 from mysql_mimic.results import AllowedResult, infer_type
 from mysql_mimic.types import ColumnType
 
+from engine.errors import Errors
 from engine.results import Result
 from server.column_meta import ColumnMeta, from_duck_type
 
@@ -98,10 +99,12 @@ _CONVERT: dict[ColumnType, Callable[[Any], Any]] = {
 _TEXT_TYPES = (ColumnType.VARCHAR, ColumnType.VAR_STRING, ColumnType.STRING, ColumnType.JSON)
 
 
-def to_wire(result: Result, charset: CharacterSet = CharacterSet.utf8mb4) -> AllowedResult:
+def to_wire(result: Result, charset: CharacterSet = CharacterSet.utf8mb4,
+            max_value_bytes: int | None = None) -> AllowedResult:
     """``result`` as mysql-mimic rows and typed columns; text columns in ``charset`` (the
-    session's character_set_results)."""
-    wire = _to_wire(result)
+    session's character_set_results). A text or binary value longer than ``max_value_bytes``
+    (max_allowed_packet) is refused with 1301 before any row packet is built."""
+    wire = _to_wire(result, max_value_bytes)
     if charset.codec in ("utf8", "utf-8") or not isinstance(wire, tuple):
         return wire
     return in_charset(wire[0], wire[1], charset)
@@ -124,7 +127,19 @@ def in_charset(rows: Sequence[Sequence[Any]], columns: Sequence[ResultColumn],
     return out_rows, out_columns
 
 
-def _to_wire(result: Result) -> AllowedResult:
+def _bounded(convert: Callable[[Any], Any], column: str, limit: int) -> Callable[[Any], Any]:
+    """``convert``, refusing a value whose wire form is longer than ``limit`` bytes (its UTF-8
+    length is at most 4 per character: only a long one is encoded to measure it)."""
+    def check(value: Any) -> Any:
+        out = convert(value)
+        if isinstance(out, (str, bytes)) and len(out) > limit // 4 and (
+                len(out) > limit or len(out.encode("utf-8", "surrogatepass") if isinstance(out, str) else out) > limit):
+            raise Errors.VALUE_OVER_MAX_ALLOWED_PACKET.error(column=column[:64], limit=limit)
+        return out
+    return check
+
+
+def _to_wire(result: Result, max_value_bytes: int | None = None) -> AllowedResult:
     if not result.is_result_set:
         return None
     if not result.column_types:
@@ -136,6 +151,10 @@ def _to_wire(result: Result) -> AllowedResult:
                for name, t in zip(result.columns, types)]
     duck_types = [result.column_types.get(c, "VARCHAR") for c in result.columns]
     converters = [_to_json if _is_nested(d) else _CONVERT.get(t) for d, t in zip(duck_types, types)]
+    if max_value_bytes is not None:  # every value that can be long is measured on its way
+        converters = [_bounded(conv or _to_text, name, max_value_bytes) if t in _TEXT_TYPES + (ColumnType.BLOB,)
+                      or _is_nested(d) else conv
+                      for conv, name, t, d in zip(converters, result.columns, types, duck_types)]
     if not any(converters):
         return result.rows, columns
     rows = [
