@@ -111,7 +111,6 @@ RULES: tuple[Rule, ...] = (
     _rule(duckdb.OutOfMemoryException, r"failed to offload .*\((?P<used>[^/()]+)/(?P<limit>[^/()]+) used\)", Errors.OUT_OF_TEMP_SPACE, lambda m, c: {"limit": m["limit"].strip()}),
     _rule(duckdb.OutOfMemoryException, r"\((?P<used>[^/()]+)/(?P<limit>[^/()]+) used\)",
           Errors.OUT_OF_MEMORY, lambda m, c: {"limit": m["limit"].strip()}),
-    _rule(duckdb.OutOfMemoryException, r".", Errors.OUT_OF_MEMORY, lambda m, c: {"limit": "memory"}),
     # -- values ----------------------------------------------------------------------------------
     _rule(duckdb.ConversionException, r"with value (?P<value>\S+) can't be cast because the value is out of "
           r"range for the destination type (?P<type>\w+)",
