@@ -28,6 +28,9 @@ MEMORY_LIMIT_MIB = 256
 HOSTILE = "SELECT string_agg(repeat('x', 100000), '') FROM range(20000)"
 # minutes of DuckDB work (5e12 pairs), no result to fetch: only an interrupt ends it early
 ENDLESS = "SELECT count(*) FROM range(50000000) a, range(100000) b WHERE a.range + b.range < 0"
+# the same, streamed: DuckDB does the work while the rows are fetched, not in execute()
+ENDLESS_STREAMED = ("SELECT a.range FROM range(50000000) a, range(100000) b "
+                    "WHERE a.range + b.range < 0 OR (a.range < 3 AND b.range < 3000)")
 SLOW_BOUND_SECONDS = 10.0
 
 
@@ -44,7 +47,7 @@ def srv(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
     tmp = tmp_path_factory.mktemp("resource_bounds")
     config = tmp / "drydock.toml"
     config.write_text(f'[frontend]\nduckdb_memory_limit = "{MEMORY_LIMIT_MIB}MiB"\n'
-                      'duckdb_max_temp_directory_size = "1GiB"\n')
+                      'duckdb_max_temp_directory_size = "64MiB"\n')
     proc = make_server(tmp, "--config", str(config)).start()
     yield proc
     proc.stop()
@@ -73,7 +76,7 @@ def _select(conn: pymysql.connections.Connection, sql: str) -> list[tuple[Any, .
 def test_config_keys_are_shown_with_their_comments(srv: ServerProcess) -> None:
     rows = {r[0]: r for r in srv.query("ADMIN SHOW FRONTEND CONFIG")}
     assert rows["duckdb_memory_limit"][1] == f"{MEMORY_LIMIT_MIB}MiB" and rows["duckdb_memory_limit"][3] == "false"
-    assert rows["duckdb_max_temp_directory_size"][1] == "1GiB"
+    assert rows["duckdb_max_temp_directory_size"][1] == "64MiB"
     assert rows["max_execution_time"][1:4] == ("0", "long", "true")
     assert all(rows[k][5] for k in ("duckdb_memory_limit", "duckdb_max_temp_directory_size", "max_execution_time"))
 
@@ -114,8 +117,8 @@ def test_a_statement_over_the_memory_limit_fails_and_the_server_stays_small(srv:
 
 def test_spilling_past_the_temp_directory_bound_fails_with_1041(srv: ServerProcess) -> None:
     with srv.connect() as conn:
-        code, message, _ = _error(conn, "SELECT count(*) FROM (SELECT range, concat(md5(CAST(range AS CHAR)), "
-                                        "repeat('y', 200)) s FROM range(12000000) ORDER BY s DESC, range) x")
+        code, message, _ = _error(conn, "SELECT count(*) FROM (SELECT range, concat(repeat('y', 200), CAST(range AS CHAR)) s "
+                                        "FROM range(3000000) ORDER BY s DESC, range) x")
         assert code == 1041, message
         assert _select(conn, "SELECT 3") == [(3,)]
 
@@ -145,6 +148,8 @@ def test_max_execution_time_interrupts_a_select_with_3024(srv: ServerProcess) ->
         assert (code, message) == (3024, "Query execution was interrupted, maximum statement execution time exceeded")
         assert 0.25 < elapsed < SLOW_BOUND_SECONDS
         assert _select(conn, "SELECT 4") == [(4,)]  # the connection is usable
+        code, message, elapsed = _error(conn, ENDLESS_STREAMED)  # interrupted while rows are fetched
+        assert code == 3024 and elapsed < SLOW_BOUND_SECONDS, message
         assert _select(conn, "SELECT count(*) FROM range(1000)") == [(1000,)]  # fast ones are not cut
         _select(conn, "SET max_execution_time = DEFAULT")
         assert _select(conn, "SELECT @@max_execution_time") == [(0,)]
@@ -189,13 +194,14 @@ def test_set_global_max_execution_time_is_the_config_and_needs_admin(srv: Server
     assert srv.query("SELECT @@GLOBAL.max_execution_time") == [(0,)]
 
 
-def test_kill_query_stops_duckdb_mid_statement(srv: ServerProcess) -> None:
+@pytest.mark.parametrize("statement", [ENDLESS, ENDLESS_STREAMED], ids=["blocking", "streamed"])
+def test_kill_query_stops_duckdb_mid_statement(srv: ServerProcess, statement: str) -> None:
     with srv.connect() as victim, srv.connect() as killer:
         victim_id = victim.thread_id()
         outcome: dict[str, Any] = {}
 
         def run() -> None:
-            outcome["error"] = _error(victim, ENDLESS)
+            outcome["error"] = _error(victim, statement)
 
         worker = threading.Thread(target=run)
         worker.start()
