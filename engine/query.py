@@ -276,8 +276,11 @@ class QuerySession:
         self.transaction.check_usable()
         try:
             return self._run(expression, ctx, references, visibility, resolver)
-        except BaseException:
+        except BaseException as exc:
+            self.end_time_limit()  # no deadline interrupt may reach the check below
             self.transaction.after_failure()  # engine/transactions.py: DuckDB aborts the whole one
+            if isinstance(exc, duckdb.InterruptException):  # KILL QUERY that landed on one of the
+                raise self.interrupted_error() from None  # statement's own checks (_verify, …)
             raise
         finally:
             self.end_time_limit()  # the rows are fetched: the statement is over
