@@ -24,6 +24,7 @@ logger = logging.getLogger(__name__)
 
 RETRY_SECONDS = 0.1
 _COMPACT_AT = 64  # heap entries before cancelled ones are worth dropping
+_LONGEST_WAIT = 3600.0  # Condition.wait() overflows past threading.TIMEOUT_MAX
 
 
 class Deadline:
@@ -86,6 +87,9 @@ class Deadlines:
                 heapq.heapify(self._heap)
                 self._cancelled = 0
 
+    def _wait(self, seconds: float) -> None:
+        self._cond.wait(seconds)
+
     def _run(self) -> None:
         while True:
             with self._cond:
@@ -99,7 +103,7 @@ class Deadlines:
                     self._cancelled = max(self._cancelled - 1, 0)
                     continue
                 if when > now:
-                    self._cond.wait(when - now)
+                    self._wait(min(when - now, _LONGEST_WAIT))  # a limit of years: no overflow
                     continue
                 heapq.heappop(self._heap)
                 deadline.queued = False

@@ -75,6 +75,27 @@ def test_cancelled_deadlines_do_not_pile_up() -> None:
     kept.cancel()
 
 
+def test_a_limit_of_centuries_does_not_stop_the_thread() -> None:
+    """SET max_execution_time = 2^62: the thread never asks Condition.wait() for more than it can
+    take (threading.TIMEOUT_MAX; beyond it wait() raises and the thread would die)."""
+    asked: list[float] = []
+    waiting = threading.Event()
+
+    class Recording(Deadlines):
+        def _wait(self, seconds: float) -> None:
+            asked.append(seconds)
+            waiting.set()
+            super()._wait(seconds)
+
+    deadlines = Recording()
+    deadlines.arm(2.0**62, lambda: False)
+    assert waiting.wait(10)
+    assert asked and max(asked) <= threading.TIMEOUT_MAX
+    soon = threading.Event()
+    deadlines.arm(0.05, lambda: bool(soon.set()))
+    assert soon.wait(10)
+
+
 @pytest.mark.parametrize("text, ok", [("256MiB", True), ("4GiB", True), ("2GB", True), ("1.5 GB", True),
                                       ("25%", True), ("100%", True), ("0%", False), ("150%", False),
                                       ("4", False), ("lots", False), ("-1GB", False)])
