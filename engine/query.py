@@ -274,6 +274,7 @@ class QuerySession:
         authorized): internal references are qualified completely, external ones bound to
         Arrow objects, and DuckDB's own parse of the final text is checked against them."""
         self.transaction.check_usable()
+        self.limit_time(0)  # nothing of an earlier statement's deadline is left (armed in _execute)
         try:
             return self._run(expression, ctx, references, visibility, resolver)
         except BaseException as exc:
