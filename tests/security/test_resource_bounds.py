@@ -196,6 +196,15 @@ def test_set_global_max_execution_time_is_the_config_and_needs_admin(srv: Server
     assert srv.query("SELECT @@GLOBAL.max_execution_time") == [(0,)]
 
 
+def test_max_execution_time_values_are_checked_as_mysql_checks_them(srv: ServerProcess) -> None:
+    with srv.connect() as conn:
+        assert _error(conn, "SET max_execution_time = 'soon'")[0] == 1232
+        assert _error(conn, "SET max_execution_time = 1.5")[0] == 1232
+        _select(conn, "SET max_execution_time = -5")  # clamped, as MySQL does
+        assert _select(conn, "SELECT @@max_execution_time") == [(0,)]
+        assert _error(conn, "SET GLOBAL sql_mode = ''")[0] == 1235  # other globals stay unsupported
+
+
 @pytest.mark.parametrize("statement", [ENDLESS, ENDLESS_STREAMED], ids=["blocking", "streamed"])
 def test_kill_query_stops_duckdb_mid_statement(srv: ServerProcess, statement: str) -> None:
     with srv.connect() as victim, srv.connect() as killer:
