@@ -236,8 +236,8 @@ def _bounds_fields() -> list[ConfigField]:
           "DuckDB max_temp_directory_size: what statements may spill to disk, in <data-dir>/duckdb_temp",
           mutable=False, validator=disk_size),
         f("max_execution_time", "long", 0,
-          "Server default of the max_execution_time variable (ms; 0 = no limit): a SELECT running longer is "
-          "interrupted with 3024. SET GLOBAL max_execution_time sets it; sessions copy it when they start",
+          "Global max_execution_time (ms; 0 = no limit): a SELECT running longer is interrupted with 3024. "
+          "Sessions copy it when they start; for users without ADMIN it is a ceiling. SET GLOBAL sets it",
           validator=non_negative),
     ]
 

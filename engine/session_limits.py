@@ -14,7 +14,8 @@ is authorized and run (never on its text):
 - ``max_execution_time`` (ms; 0: none): a top-level SELECT running longer is interrupted with
   3024 (engine/query.py, engine/deadlines.py), as in MySQL only SELECT; the optimizer hint
   ``SELECT /*+ MAX_EXECUTION_TIME(n) */ …`` sets it for one statement. Sessions start with the
-  config's ``max_execution_time`` (the global value, server/session.py).
+  config's ``max_execution_time`` (the global value, server/session.py), which is also a ceiling
+  for users without ADMIN (unlike MySQL): a session or a hint may lower it, never lift it.
 """
 
 from __future__ import annotations
@@ -120,14 +121,24 @@ def _row_free(value: Any) -> bool:
                for node in v.walk(prune=lambda n: isinstance(n, (exp.Subquery, exp.Select))))
 
 
-def execution_time_ms(expression: exp.Expr, ctx: SessionContext) -> int:
+def execution_time_ms(expression: exp.Expr, ctx: SessionContext, ceiling: int = 0) -> int:
     """The time limit of ``expression`` in milliseconds (0: none): only a top-level query has one
-    (MySQL: read-only SELECT), its own hint first, else the session's max_execution_time."""
+    (MySQL: read-only SELECT), its own hint first, else the session's max_execution_time; never
+    above ``ceiling`` when that is set (the global value, for users without ADMIN)."""
+    if not isinstance(_unwrapped(expression), LIMITABLE):
+        return 0
+    limit = _requested_time_ms(expression, ctx)
+    return limit if ceiling <= 0 or 0 < limit <= ceiling else ceiling
+
+
+def _unwrapped(expression: exp.Expr) -> exp.Expr:
     while isinstance(expression, exp.Subquery):
         expression = expression.this
-    if not isinstance(expression, LIMITABLE):
-        return 0
-    first = expression
+    return expression
+
+
+def _requested_time_ms(expression: exp.Expr, ctx: SessionContext) -> int:
+    first = _unwrapped(expression)
     while isinstance(first, (exp.Union, exp.Intersect, exp.Except, exp.Subquery)):
         first = first.this  # a set operation's hint is its first SELECT's, as MySQL reads it
     hinted = _hinted_time(first) if isinstance(first, exp.Select) else None

@@ -26,6 +26,7 @@ from engine import (
     statement_info,
     transactions,
 )
+from engine.config_keys import Key
 from engine.core import Engine
 from engine.errors import DrydockError, Errors
 from engine.session_variables import GLOBAL_CONFIG
@@ -76,7 +77,7 @@ def run_sql(engine: Engine, stmt: ast.SqlStatement, ctx: SessionContext) -> Resu
         if "information_schema" in stmt.text.lower() and "." in stmt.text:  # getTables('lc.db', …)
             dotted_names.add_external_tables(engine.catalogs, engine.metadata, own, ctx)
         counting = statement_info.found_rows_query(own)
-        ctx.time_limit_ms = session_limits.execution_time_ms(own, ctx)  # SELECT only, as MySQL
+        ctx.time_limit_ms = session_limits.execution_time_ms(own, ctx, _time_ceiling(engine, ctx))
         try:
             result = run_query(engine, own, ctx)
             if counting is not None:
@@ -86,6 +87,14 @@ def run_sql(engine: Engine, stmt: ast.SqlStatement, ctx: SessionContext) -> Resu
         return result
     except RecursionError:  # a statement nested deeper than the tree walkers go
         raise Errors.PARSE.error(detail="line 1:0 the statement is nested too deeply") from None
+
+
+def _time_ceiling(engine: Engine, ctx: SessionContext) -> int:
+    """The global max_execution_time bounds what a user without ADMIN may ask for (0: no ceiling)."""
+    ceiling = int(engine.config.get(Key.MAX_EXECUTION_TIME))
+    if ceiling <= 0 or engine.privileges.has_global(ctx, Privilege.ADMIN):
+        return 0
+    return ceiling
 
 
 def _set_global(engine: Engine, ctx: SessionContext, name: str, value: Any) -> None:

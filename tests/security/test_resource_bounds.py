@@ -189,8 +189,22 @@ def test_set_global_max_execution_time_is_the_config_and_needs_admin(srv: Server
             assert _select(plain, "SELECT @@max_execution_time, @@GLOBAL.max_execution_time") == [(250, 250)]
             code, _, elapsed = _error(plain, ENDLESS)
             assert code == 3024 and elapsed < SLOW_BOUND_SECONDS
-            _select(plain, "SET max_execution_time = 0")  # a session may lift its own
+            # without ADMIN the global value is a ceiling (unlike MySQL): neither a session value
+            # nor a hint lifts it; they may lower it
+            _select(plain, "SET max_execution_time = 0")
             assert _select(plain, "SELECT @@max_execution_time") == [(0,)]
+            assert _error(plain, ENDLESS)[0] == 3024
+            assert _error(plain, "SELECT /*+ MAX_EXECUTION_TIME(100000) */ " + ENDLESS[len("SELECT "):])[0] == 3024
+            _select(plain, "SET max_execution_time = 100")
+            code, _, elapsed = _error(plain, ENDLESS)
+            assert code == 3024 and elapsed < 0.25 + 2.0  # its own, lower limit
+        with srv.connect() as admin:  # ADMIN may lift it for its session
+            _select(admin, "SET max_execution_time = 0")
+            started = time.monotonic()  # 5e8 pairs: well over the 250 ms ceiling on any machine
+            assert _select(admin, "SELECT count(*) FROM range(5000) a, range(100000) b "
+                                  "WHERE a.range + b.range < 0") == [(0,)]
+            print(f"ADMIN's statement ran {time.monotonic() - started:.2f}s past the 0.25 s global")
+            assert time.monotonic() - started > 0.25
     finally:
         srv.query("SET GLOBAL max_execution_time = DEFAULT")
     assert srv.query("SELECT @@GLOBAL.max_execution_time") == [(0,)]
