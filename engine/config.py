@@ -9,6 +9,7 @@ config afterwards sees it, and listeners (e.g. the dispatcher) are told synchron
 from __future__ import annotations
 
 import logging
+import re
 import threading
 import time
 import tomllib
@@ -207,6 +208,41 @@ def _statement_fields() -> list[ConfigField]:
     ]
 
 
+_SIZE = re.compile(r"\d+(?:\.\d+)?\s*(?:B|bytes|KB|MB|GB|TB|KiB|MiB|GiB|TiB)", re.IGNORECASE)
+_PERCENT = re.compile(r"\d+(?:\.\d+)?\s*%")
+
+
+def memory_size(value: Any) -> str | None:
+    """DuckDB's spelling of a memory limit: a size with its unit, or a percentage of the host's memory."""
+    text = str(value).strip()
+    if _SIZE.fullmatch(text) or (_PERCENT.fullmatch(text) and 0 < float(text.rstrip("% ")) <= 100):
+        return None
+    return "must be a size with a unit (512MiB, 4GiB, 2GB) or a percentage of memory (1-100%)"
+
+
+def disk_size(value: Any) -> str | None:
+    return None if _SIZE.fullmatch(str(value).strip()) else "must be a size with a unit (512MiB, 10GiB)"
+
+
+def _bounds_fields() -> list[ConfigField]:
+    """What one statement may take (README "Statement bounds"); DuckDB's settings are applied when
+    the internal database opens (engine/query.py) and locked there: they take a restart."""
+    f = ConfigField
+    return [
+        f("duckdb_memory_limit", "String", "25%",
+          "DuckDB memory_limit, shared by all statements: a size (4GiB) or a percentage of the host's "
+          "memory; a statement that needs more (after spilling) fails with 1041", mutable=False,
+          validator=memory_size),
+        f("duckdb_max_temp_directory_size", "String", "10GiB",
+          "DuckDB max_temp_directory_size: what statements may spill to disk, in <data-dir>/duckdb_temp",
+          mutable=False, validator=disk_size),
+        f("max_execution_time", "long", 0,
+          "Global max_execution_time (ms; 0 = no limit): a SELECT running longer is interrupted with 3024. "
+          "Sessions copy it when they start; for users without ADMIN it is a ceiling. SET GLOBAL sets it",
+          validator=non_negative),
+    ]
+
+
 def _catalog_fields() -> list[ConfigField]:
     f = ConfigField
     return [
@@ -282,7 +318,7 @@ def _frontend_fields() -> list[ConfigField]:
 
 def default_fields() -> list[ConfigField]:
     return (_index_job_fields() + _worker_fields() + _ray_fields() + _procedure_fields() + _statement_fields()
-            + _catalog_fields() + _audit_fields() + _tls_fields() + _frontend_fields())
+            + _bounds_fields() + _catalog_fields() + _audit_fields() + _tls_fields() + _frontend_fields())
 
 
 def frontend_table(path: Path | None) -> dict[str, Any]:

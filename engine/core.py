@@ -51,7 +51,10 @@ class Engine:
         self.store = open_store(metadata_store or str(frontend_table(config_file).get("metadata_store", "")),
                                 self.data_dir)
         self.config = Config.from_toml(self.store, config_file, config_overrides)
-        self.query = QueryEngine(self.data_dir / "internal.duckdb")
+        self.query = QueryEngine(self.data_dir / "internal.duckdb",
+                                 memory_limit=str(self.config.get(Key.DUCKDB_MEMORY_LIMIT)),
+                                 temp_directory=self.data_dir / "duckdb_temp",
+                                 max_temp_directory_size=str(self.config.get(Key.DUCKDB_MAX_TEMP_DIRECTORY_SIZE)))
         self.users = Users(self.store, root_password)
         self.privileges = Privileges(self.store, self.users)
         self.audit = AuditLog(self.data_dir / "audit.jsonl",

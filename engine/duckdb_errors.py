@@ -107,6 +107,10 @@ RULES: tuple[Rule, ...] = (
           Errors.WRONG_ARGUMENTS_TO_FUNCTION, lambda m, c: {"name": m["name"]}),
     _rule(duckdb.BinderException, r'for the function call "(?P<name>[^("]+)\(',
           Errors.WRONG_ARGUMENTS_TO_FUNCTION, lambda m, c: {"name": m["name"]}),
+    # -- bounds (README "Statement bounds"): the spill rule first, its message says "Out of Memory" too
+    _rule(duckdb.OutOfMemoryException, r"failed to offload .*\((?P<used>[^/()]+)/(?P<limit>[^/()]+) used\)", Errors.OUT_OF_TEMP_SPACE, lambda m, c: {"limit": m["limit"].strip()}),
+    _rule(duckdb.OutOfMemoryException, r"\((?P<used>[^/()]+)/(?P<limit>[^/()]+) used\)",
+          Errors.OUT_OF_MEMORY, lambda m, c: {"limit": m["limit"].strip()}),
     # -- values ----------------------------------------------------------------------------------
     _rule(duckdb.ConversionException, r"with value (?P<value>\S+) can't be cast because the value is out of "
           r"range for the destination type (?P<type>\w+)",

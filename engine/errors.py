@@ -104,6 +104,14 @@ class Errors:
     UNSUPPORTED_PS = ErrorSpec(1295, "HY000", "This command is not supported in the prepared statement protocol yet")
     MAX_PREPARED_STMT_COUNT = ErrorSpec(1461, "42000", "Can't create more than max_prepared_stmt_count statements (current value: {limit})")
     QUERY_FAILED = ErrorSpec(1105, "HY000", "{detail}")
+    # -- statement bounds (README "Statement bounds") -----------------------------------------
+    # MySQL's ER_OUT_OF_RESOURCES: the statement fails, the server keeps serving everyone else
+    OUT_OF_MEMORY = ErrorSpec(1041, "HY000", "Out of memory; the statement needs more than the {limit} all statements share (config 'duckdb_memory_limit')")
+    OUT_OF_TEMP_SPACE = ErrorSpec(1041, "HY000", "Out of memory; the statement needs to spill more than the {limit} of temporary disk space all statements share (config 'duckdb_max_temp_directory_size')")
+    EXECUTION_TIME_EXCEEDED = ErrorSpec(3024, "HY000", "Query execution was interrupted, maximum statement execution time exceeded")
+    # MySQL answers REPEAT() & co. over max_allowed_packet with NULL and this code as a warning;
+    # drydock refuses the value instead of building a row packet it may not send
+    VALUE_OVER_MAX_ALLOWED_PACKET = ErrorSpec(1301, "HY000", "Result of column '{column}' was larger than max_allowed_packet ({limit}) - not sent")
     SAFE_UPDATE = ErrorSpec(1175, "HY000", "You are using safe update mode and you tried to update a table without a WHERE that uses a KEY column.")
     # -- DuckDB errors in MySQL's codes and wording (the mapping: engine/duckdb_errors.py) ----
     DUP_ENTRY = ErrorSpec(1062, "23000", "Duplicate entry '{value}' for key '{key}'")

@@ -14,7 +14,8 @@ import secrets
 import threading
 from collections import OrderedDict
 from pathlib import Path
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import duckdb
@@ -25,7 +26,8 @@ from engine import collation, duckdb_errors, info_schema, mysql_ddl, mysql_dml, 
 from engine.table_traits import TableTraits, Traits
 from engine.transactions import SessionTransaction
 from engine.catalogs.base import TimeTravel
-from engine.errors import Errors, scrub_paths
+from engine.deadlines import DEADLINES, Deadline
+from engine.errors import DrydockError, Errors, scrub_paths
 from engine.results import Diagnostic, Result
 from engine.session import SessionContext
 from engine.sql_relations import Reference, catalog_of, verify_with_duckdb
@@ -36,8 +38,13 @@ _ROW_COUNT_STATEMENTS = (exp.Insert, exp.Update, exp.Delete)
 class QueryEngine:
     """Owns the internal catalog's DuckDB database (one file in the data directory)."""
 
-    def __init__(self, path: Path | str):
-        self._db = duckdb.connect(str(path))
+    def __init__(self, path: Path | str, memory_limit: str = "", temp_directory: Path | str | None = None,
+                 max_temp_directory_size: str = ""):
+        # Bounds of every statement together (README "Statement bounds"): DuckDB's memory, and a
+        # bounded spill directory; set before the configuration is locked below.
+        settings = {"memory_limit": memory_limit, "max_temp_directory_size": max_temp_directory_size,
+                    "temp_directory": str(temp_directory) if temp_directory is not None else ""}
+        self._db = duckdb.connect(str(path), config={k: v for k, v in settings.items() if v})
         catalog = self._db.execute("SELECT current_database()").fetchone()
         if catalog is None or catalog[0] != info_schema.INTERNAL:
             raise RuntimeError(f"internal catalog file must be named {info_schema.INTERNAL}.duckdb")
@@ -183,9 +190,55 @@ class QuerySession:
         self._schema: str | None = "main"
         self.transaction = SessionTransaction(cursor)
         self._bound: OrderedDict[int, tuple[Any, str]] = OrderedDict()
+        # max_execution_time (engine/deadlines.py): the armed deadline of the running statement,
+        # and whether it fired (an InterruptException is then 3024, not KILL QUERY's 1317)
+        self._deadline_lock = threading.Lock()
+        self._deadline: Deadline | None = None
+        self._deadline_token: object = None
+        self._deadline_fired = False
 
     def interrupt(self) -> None:
+        """KILL QUERY (server/connection.py): DuckDB stops the running statement within
+        milliseconds, between two vectors; it then fails with 1317."""
         self._cursor.interrupt()
+
+    def limit_time(self, milliseconds: int) -> None:
+        """Interrupt this session's statement once it has run ``milliseconds`` (0: no limit);
+        replaces any earlier limit. :meth:`end_time_limit` disarms it: a statement whose rows are
+        fetched after :meth:`run` returns must keep it armed until its last row."""
+        with self._deadline_lock:
+            if self._deadline is not None:
+                self._deadline.cancel()
+                self._deadline = None
+            self._deadline_fired = False
+            if milliseconds <= 0:
+                return
+            token = object()  # this statement's: a deadline popped just before it was cancelled
+            self._deadline_token = token  # (the thread already holds it) must not fire on the next
+            self._deadline = DEADLINES.arm(milliseconds / 1000, lambda: self._deadline_passed(token))
+
+    def end_time_limit(self) -> None:
+        with self._deadline_lock:
+            if self._deadline is not None:
+                self._deadline.cancel()
+                self._deadline = None
+
+    def _deadline_passed(self, token: object) -> bool:
+        """On the deadlines thread: interrupt, and keep interrupting (every 0.1 s) until the
+        statement ends and disarms the deadline."""
+        with self._deadline_lock:
+            if self._deadline is None or self._deadline_token is not token:
+                return False
+            self._deadline_fired = True
+            self._cursor.interrupt()
+            return True
+
+    def interrupted_error(self) -> DrydockError:
+        """The error of a statement DuckDB reports as interrupted: 3024 when its max_execution_time
+        passed, else KILL QUERY's 1317."""
+        with self._deadline_lock:
+            fired = self._deadline_fired
+        return Errors.EXECUTION_TIME_EXCEEDED.error() if fired else Errors.QUERY_INTERRUPTED.error()
 
     def release(self) -> None:
         """Drop what the cursor keeps of its last statement (DuckDB holds the last prepared
@@ -221,11 +274,17 @@ class QuerySession:
         authorized): internal references are qualified completely, external ones bound to
         Arrow objects, and DuckDB's own parse of the final text is checked against them."""
         self.transaction.check_usable()
+        self.limit_time(0)  # nothing of an earlier statement's deadline is left (armed in _execute)
         try:
             return self._run(expression, ctx, references, visibility, resolver)
-        except BaseException:
+        except BaseException as exc:
+            self.end_time_limit()  # no deadline interrupt may reach the check below
             self.transaction.after_failure()  # engine/transactions.py: DuckDB aborts the whole one
+            if isinstance(exc, duckdb.InterruptException):  # KILL QUERY that landed on one of the
+                raise self.interrupted_error() from None  # statement's own checks (_verify, …)
             raise
+        finally:
+            self.end_time_limit()  # the rows are fetched: the statement is over
 
     def _run(self, expression: exp.Expr, ctx: SessionContext, references: list[Reference],
              visibility: Visibility | None, resolver: Resolver | None) -> Result:
@@ -388,16 +447,41 @@ class QuerySession:
                  key: mysql_dml.AutoIncrement | None = None) -> Result:
         self._use(ctx.database if ctx.catalog.lower() == info_schema.INTERNAL else None)
         notes = self._if_exists_notes(expression, ctx)
-        try:
+        with self.duckdb_errors(expression, ctx):
             after = (mysql_ddl.sequences_of(self._cursor, expression) if isinstance(expression, exp.Drop)
                      else expression.meta.get("create_after") or [])
+            self.limit_time(ctx.time_limit_ms)  # max_execution_time: SELECTs only (engine/statements/sql.py)
             self._run_statement(sql, expression.meta.get("create_first") or [], after)
             if _is_ddl(expression):
                 self._traits.changed()  # engine/table_traits.py
+        # DuckDB streams a query's result: most of its work (and its interruption, its running out
+        # of memory) may happen in the fetch, which answers the same errors
+        with self.duckdb_errors(expression, ctx):
+            description = self._cursor.description
+            if key is not None:
+                return self._auto_increment_result(expression, key)
+            if isinstance(expression, _ROW_COUNT_STATEMENTS):
+                rows = self._cursor.fetchall()  # drained: DuckDB refuses new work while a result is open
+                return Result.ok(affected_rows=int(rows[0][0]) if rows else 0)
+            if not description or _is_ddl(expression):
+                if description:
+                    self._cursor.fetchall()  # drain: DuckDB refuses new work while a result is open
+                return Result.ok(warnings=notes)
+            rows = self._cursor.fetchall()
+        columns = [d[0] for d in description]
+        return Result(columns=columns, rows=rows,
+                      column_types={d[0]: str(d[1]) for d in description})
+
+    @contextmanager
+    def duckdb_errors(self, expression: exp.Expr, ctx: SessionContext) -> Iterator[None]:
+        """DuckDB's exceptions raised while a statement runs or its rows are fetched → MySQL's
+        errors (engine/duckdb_errors.py); an interrupt is 3024 or 1317 (:meth:`interrupted_error`)."""
+        try:
+            yield
         except duckdb.ParserException as exc:
             raise Errors.PARSE.error(detail=_first_line(exc)) from None
         except duckdb.InterruptException:
-            raise Errors.QUERY_INTERRUPTED.error() from None
+            raise self.interrupted_error() from None
         except duckdb.CatalogException as exc:
             missing = _MISSING_TABLE.match(_first_line(exc))
             if missing:
@@ -407,20 +491,6 @@ class QuerySession:
         except duckdb.Error as exc:  # MySQL's code and wording where known (engine/duckdb_errors.py)
             raise duckdb_errors.translate(exc, _error_context(expression, ctx)) or Errors.QUERY_FAILED.error(
                 detail=_first_line(exc)) from None
-        description = self._cursor.description
-        if key is not None:
-            return self._auto_increment_result(expression, key)
-        if isinstance(expression, _ROW_COUNT_STATEMENTS):
-            rows = self._cursor.fetchall()  # drained: DuckDB refuses new work while a result is open
-            return Result.ok(affected_rows=int(rows[0][0]) if rows else 0)
-        if not description or _is_ddl(expression):
-            if description:
-                self._cursor.fetchall()  # drain: DuckDB refuses new work while a result is open
-            return Result.ok(warnings=notes)
-        rows = self._cursor.fetchall()
-        columns = [d[0] for d in description]
-        return Result(columns=columns, rows=rows,
-                      column_types={d[0]: str(d[1]) for d in description})
 
     def _auto_increment_result(self, insert: exp.Expr, key: mysql_dml.AutoIncrement) -> Result:
         """The OK of an INSERT into a table with an AUTO_INCREMENT column (engine/mysql_dml.py)."""

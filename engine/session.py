@@ -61,6 +61,9 @@ class SessionContext:
     last_insert_id: int = 0
     row_count: int = -1
     found_rows: int = 0
+    # max_execution_time of the statement running now (ms, 0: none): set for a SELECT by
+    # engine/statements/sql.py, applied by engine/query.py
+    time_limit_ms: int = 0
 
     @property
     def identity(self) -> str:

@@ -11,6 +11,11 @@ is authorized and run (never on its text):
   with a value, in every branch of an OR. ``WHERE 1=1``, ``WHERE id = id`` or ``… OR true``
   restrict nothing and are refused, as in MySQL.
 - A top-level query in parentheses, ``(SELECT …)``, is limited like the query inside it.
+- ``max_execution_time`` (ms; 0: none): a top-level SELECT running longer is interrupted with
+  3024 (engine/query.py, engine/deadlines.py), as in MySQL only SELECT; the optimizer hint
+  ``SELECT /*+ MAX_EXECUTION_TIME(n) */ …`` sets it for one statement. Sessions start with the
+  config's ``max_execution_time`` (the global value, server/session.py), which is also a ceiling
+  for users without ADMIN (unlike MySQL): a session or a hint may lower it, never lift it.
 """
 
 from __future__ import annotations
@@ -114,3 +119,44 @@ def _row_free(value: Any) -> bool:
     return all(not isinstance(node, exp.Column)
                for v in values if isinstance(v, exp.Expr)
                for node in v.walk(prune=lambda n: isinstance(n, (exp.Subquery, exp.Select))))
+
+
+def execution_time_ms(expression: exp.Expr, ctx: SessionContext, ceiling: int = 0) -> int:
+    """The time limit of ``expression`` in milliseconds (0: none): only a top-level query has one
+    (MySQL: read-only SELECT), its own hint first, else the session's max_execution_time; never
+    above ``ceiling`` when that is set (the global value, for users without ADMIN)."""
+    if not isinstance(_unwrapped(expression), LIMITABLE):
+        return 0
+    limit = _requested_time_ms(expression, ctx)
+    return limit if ceiling <= 0 or 0 < limit <= ceiling else ceiling
+
+
+def _unwrapped(expression: exp.Expr) -> exp.Expr:
+    while isinstance(expression, exp.Subquery):
+        expression = expression.this
+    return expression
+
+
+def _requested_time_ms(expression: exp.Expr, ctx: SessionContext) -> int:
+    first = _unwrapped(expression)
+    while isinstance(first, (exp.Union, exp.Intersect, exp.Except, exp.Subquery)):
+        first = first.this  # a set operation's hint is its first SELECT's, as MySQL reads it
+    hinted = _hinted_time(first) if isinstance(first, exp.Select) else None
+    if hinted is not None:
+        return hinted
+    try:
+        return max(int(_variable(ctx, "max_execution_time") or 0), 0)
+    except (TypeError, ValueError):
+        return 0
+
+
+def _hinted_time(select: exp.Select) -> int | None:
+    """``/*+ MAX_EXECUTION_TIME(n) */`` right after SELECT; the last one wins, as in MySQL."""
+    hint = select.args.get("hint")
+    found = None
+    for item in hint.expressions if isinstance(hint, exp.Hint) else []:
+        if isinstance(item, exp.Anonymous) and str(item.this).upper() == "MAX_EXECUTION_TIME" \
+                and len(item.expressions) == 1 and isinstance(item.expressions[0], exp.Literal) \
+                and not item.expressions[0].is_string and item.expressions[0].this.isdigit():
+            found = int(item.expressions[0].this)
+    return found

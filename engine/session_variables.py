@@ -7,10 +7,13 @@ Pure functions over names and values (character sets, collations, sql_mode); the
 from __future__ import annotations
 
 import codecs
+from collections.abc import Callable
 from typing import Any
 
 from mysql_mimic.charset import CharacterSet, Collation
+from mysql_mimic.variables import DEFAULT, SessionVariables, Variables
 
+from engine.config_keys import Key
 from engine.errors import Errors
 
 MYSQL_DEFAULT_SQL_MODE = (
@@ -114,3 +117,41 @@ def normalize_sql_mode(value: Any) -> str:
     return ",".join(m for m in SQL_MODES if m in modes)
 
 
+
+
+# -- variables whose global value is a frontend config key --------------------------------------------
+# @@GLOBAL.x reads the config, SET GLOBAL x (ADMIN) sets it (engine/statements/sql.py), and a
+# session starts with it, as MySQL copies global values into a new session.
+GLOBAL_CONFIG: dict[str, Key] = {"max_execution_time": Key.MAX_EXECUTION_TIME}
+
+
+class ConfiguredSessionVariables(SessionVariables):
+    """A session's variables, with the global values of :data:`GLOBAL_CONFIG` read from the
+    config: copied when the session starts, and what ``SET x = DEFAULT`` goes back to."""
+
+    def __init__(self, global_variables: Variables, read_global: Callable[[Key], Any]):
+        super().__init__(global_variables)
+        self._read_global = read_global
+        for name, key in GLOBAL_CONFIG.items():
+            self._values[name] = read_global(key)
+
+    def set(self, name: str, value: Any, force: bool = False) -> None:
+        key = GLOBAL_CONFIG.get(name.lower())
+        if value is DEFAULT and key is not None:
+            value = self._read_global(key)
+        super().set(name, value, force)
+
+    def global_value(self, name: str) -> Any:
+        key = GLOBAL_CONFIG.get(name.lower())
+        return self._read_global(key) if key is not None else self.get(name)
+
+
+def execution_time_value(value: Any) -> int:
+    """A value for max_execution_time (ms): an integer; a negative one is 0, as MySQL clamps it."""
+    if isinstance(value, bool) or not isinstance(value, (int, str)):
+        raise Errors.WRONG_TYPE_FOR_VAR.error(name="max_execution_time")
+    try:
+        number = int(value)
+    except ValueError:
+        raise Errors.WRONG_TYPE_FOR_VAR.error(name="max_execution_time") from None
+    return max(number, 0)

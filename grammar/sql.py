@@ -240,7 +240,8 @@ def projection_texts(sql: str, tokens: list[Token]) -> list[str]:
     if i >= n:
         return []
     i += 1
-    while i < n and _written(sql, tokens[i]) in _SELECT_MODIFIERS:
+    # optimizer hints (/*+ MAX_EXECUTION_TIME(n) */) and modifiers are no part of the first label
+    while i < n and (tokens[i].token_type == TokenType.HINT or _written(sql, tokens[i]) in _SELECT_MODIFIERS):
         i += 1
     items: list[str] = []
     first, depth = i, 0

@@ -9,6 +9,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 from collections.abc import Callable, Sequence
+from operator import itemgetter
 from typing import Any
 
 from mysql_mimic import ResultColumn
@@ -16,6 +17,7 @@ from mysql_mimic.charset import CharacterSet
 from mysql_mimic.results import AllowedResult, infer_type
 from mysql_mimic.types import ColumnType
 
+from engine.errors import Errors
 from engine.results import Result
 from server.column_meta import ColumnMeta, from_duck_type
 
@@ -98,10 +100,12 @@ _CONVERT: dict[ColumnType, Callable[[Any], Any]] = {
 _TEXT_TYPES = (ColumnType.VARCHAR, ColumnType.VAR_STRING, ColumnType.STRING, ColumnType.JSON)
 
 
-def to_wire(result: Result, charset: CharacterSet = CharacterSet.utf8mb4) -> AllowedResult:
+def to_wire(result: Result, charset: CharacterSet = CharacterSet.utf8mb4,
+            max_value_bytes: int | None = None) -> AllowedResult:
     """``result`` as mysql-mimic rows and typed columns; text columns in ``charset`` (the
-    session's character_set_results)."""
-    wire = _to_wire(result)
+    session's character_set_results). A text or binary value longer than ``max_value_bytes``
+    (max_allowed_packet) is refused with 1301 before any row packet is built."""
+    wire = _to_wire(result, max_value_bytes)
     if charset.codec in ("utf8", "utf-8") or not isinstance(wire, tuple):
         return wire
     return in_charset(wire[0], wire[1], charset)
@@ -124,7 +128,28 @@ def in_charset(rows: Sequence[Sequence[Any]], columns: Sequence[ResultColumn],
     return out_rows, out_columns
 
 
-def _to_wire(result: Result) -> AllowedResult:
+def _check_value_sizes(rows: Sequence[Sequence[Any]], columns: Sequence[ResultColumn], bounded: Sequence[bool],
+                       limit: int) -> None:
+    """1301 when a value of a ``bounded`` column is longer than ``limit`` bytes on the wire. A
+    scan per column at C speed (map/len, no Python call per value); only a value whose length
+    could exceed the limit in UTF-8 (at most 4 bytes a character) is encoded to measure it."""
+    quarter = limit // 4
+    for i, column in enumerate(columns):
+        if not bounded[i] or not rows:
+            continue
+        try:
+            longest = max(map(len, filter(None, map(itemgetter(i), rows))), default=0)
+        except TypeError:  # a value without a length (not text): measure the texts only
+            longest = quarter + 1
+        if longest <= quarter:
+            continue
+        for v in map(itemgetter(i), rows):
+            if isinstance(v, (str, bytes)) and len(v) > quarter and (
+                    len(v) > limit or len(v.encode("utf-8", "surrogatepass") if isinstance(v, str) else v) > limit):
+                raise Errors.VALUE_OVER_MAX_ALLOWED_PACKET.error(column=column.name[:64], limit=limit)
+
+
+def _to_wire(result: Result, max_value_bytes: int | None = None) -> AllowedResult:
     if not result.is_result_set:
         return None
     if not result.column_types:
@@ -136,12 +161,15 @@ def _to_wire(result: Result) -> AllowedResult:
                for name, t in zip(result.columns, types)]
     duck_types = [result.column_types.get(c, "VARCHAR") for c in result.columns]
     converters = [_to_json if _is_nested(d) else _CONVERT.get(t) for d, t in zip(duck_types, types)]
-    if not any(converters):
-        return result.rows, columns
-    rows = [
-        tuple(conv(v) if conv else v for conv, v in zip(converters, row))
-        for row in result.rows
-    ]
+    rows: Sequence[Sequence[Any]] = result.rows
+    if any(converters):
+        rows = [
+            tuple(conv(v) if conv else v for conv, v in zip(converters, row))
+            for row in result.rows
+        ]
+    if max_value_bytes is not None:  # every value that can be long: texts, binaries, nested values
+        _check_value_sizes(rows, columns, [t in _TEXT_TYPES or t == ColumnType.BLOB or _is_nested(d)
+                                           for t, d in zip(types, duck_types)], max_value_bytes)
     return rows, columns
 
 

@@ -29,7 +29,7 @@ from mysql_mimic.charset import CharacterSet
 from mysql_mimic.errors import MysqlError
 from mysql_mimic.results import AllowedResult
 from mysql_mimic.types import ColumnType
-from mysql_mimic.variables import GlobalVariables, SessionVariables, SYSTEM_VARIABLES
+from mysql_mimic.variables import GlobalVariables, SYSTEM_VARIABLES
 from sqlglot import exp
 
 from engine import ast, session_limits, transactions
@@ -39,11 +39,13 @@ from engine.info_schema import INTERNAL
 from engine.results import Diagnostic, Result
 from engine.session import SessionContext
 from engine.session_variables import MYSQL_DEFAULT_SQL_MODE, normalize_sql_mode  # noqa: F401 (re-export)
+from engine.session_variables import ConfiguredSessionVariables
 from grammar import lexer
 from grammar import parser as grammar
 from grammar import shapes
 from grammar import sql as sql_grammar
 from server import memory, sql_prepared, tls
+from server.wire import MAX_PAYLOAD
 from server.column_meta import ColumnMeta
 from server.prepared import bind_parameters, count_placeholders
 from server.results import MetaByColumn, column_metas, to_wire
@@ -90,7 +92,7 @@ def results_charset(name: Any) -> CharacterSet:
 
 class DrydockSession(Session):
     def __init__(self, engine: Engine, pools: Pools | None = None):
-        super().__init__(variables=SessionVariables(GLOBAL_VARIABLES))
+        super().__init__(variables=ConfiguredSessionVariables(GLOBAL_VARIABLES, engine.config.get))
         self.middlewares: list[Any] = []  # nothing is answered by code drydock does not own
         self.engine = engine
         self.pools = pools or {}
@@ -289,9 +291,19 @@ class DrydockSession(Session):
         self.statement_warnings = len(result.warnings)
         self.affected_rows = result.affected_rows
         self.last_insert_id = result.last_insert_id
-        wire = to_wire(result, self._results_charset())
+        wire = to_wire(result, self._results_charset(), self._max_value_bytes())
         self.result_meta = column_metas(wire, result)
         return wire
+
+    def _max_value_bytes(self) -> int:
+        """The longest value a row may carry: the session's max_allowed_packet, at most the
+        server's (server/wire.py MAX_PAYLOAD); MySQL's session value is read-only, a SET here
+        can only lower it."""
+        try:
+            value = int(self.variables.get("max_allowed_packet"))
+        except (TypeError, ValueError):
+            value = MAX_PAYLOAD
+        return max(min(value, MAX_PAYLOAD), 1024)
 
     def _results_charset(self) -> CharacterSet:
         """character_set_results (NULL: no conversion, utf8mb4 as stored)."""

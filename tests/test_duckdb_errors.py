@@ -6,7 +6,11 @@ code, SQLSTATE and message; a meta-test checks that every rule of the table has 
 
 from __future__ import annotations
 
+import os
+import shutil
+import tempfile
 from collections.abc import Iterator
+from pathlib import Path
 
 import duckdb
 import pytest
@@ -14,7 +18,12 @@ import pytest
 from engine import duckdb_errors
 from engine.duckdb_errors import Context
 
+SPILL_DIR = Path(tempfile.gettempdir()) / f"drydock-test-duckdb-errors-{os.getpid()}"
 SETUP = [
+    # statement bounds (README "Statement bounds"): small, so that the cases below exceed them
+    "SET memory_limit = '64MiB'",
+    f"SET temp_directory = '{SPILL_DIR}'",
+    "SET max_temp_directory_size = '32MiB'",
     "CREATE TABLE p (id INT PRIMARY KEY, v VARCHAR NOT NULL UNIQUE, d DECIMAL(4,2), t TINYINT, ts TIMESTAMP)",
     "CREATE TABLE ch (id INT PRIMARY KEY, pid INT REFERENCES p(id))",
     "INSERT INTO p VALUES (1, 'a', 1, 1, NULL)",
@@ -51,6 +60,12 @@ CASES = [
     ("INSERT INTO p VALUES (3, 'b', 'x1', 1, NULL)", CTX, 1366, "HY000", "Incorrect decimal value: 'x1'"),
     ("INSERT INTO p VALUES (3, 'b', 1, 1, 'zz')", CTX, 1292, "22007", "Incorrect datetime value: 'zz'"),
     ("SELECT DATE '2024-13-01'", CTX, 1292, "22007", "Incorrect date value: '2024-13-01'"),
+    ("SELECT length(string_agg(repeat('x', 100000), '')) FROM range(2000)", CTX, 1041, "HY000",
+     "Out of memory; the statement needs more than the 64.0 MiB all statements share (config 'duckdb_memory_limit')"),
+    ("SELECT count(*) FROM (SELECT range, concat(md5(range::VARCHAR), repeat('y', 100)) s FROM range(2000000) "
+     "ORDER BY s DESC, range)", CTX, 1041, "HY000",
+     "Out of memory; the statement needs to spill more than the 32.0 MiB of temporary disk space all statements "
+     "share (config 'duckdb_max_temp_directory_size')"),
 ]
 
 
@@ -61,6 +76,7 @@ def db() -> Iterator[duckdb.DuckDBPyConnection]:
         conn.execute(sql)
     yield conn
     conn.close()
+    shutil.rmtree(SPILL_DIR, ignore_errors=True)
 
 
 def _raised(conn: duckdb.DuckDBPyConnection, sql: str) -> duckdb.Error:

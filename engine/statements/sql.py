@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from mysql_mimic.schema import show_statement_to_info_schema_query
+from mysql_mimic.variables import DEFAULT
 from sqlglot import exp
 
 from engine import (
@@ -25,8 +26,10 @@ from engine import (
     statement_info,
     transactions,
 )
+from engine.config_keys import Key
 from engine.core import Engine
-from engine.errors import Errors
+from engine.errors import DrydockError, Errors
+from engine.session_variables import GLOBAL_CONFIG
 from engine.info_schema import INTERNAL
 from engine.privileges import Privilege, Privileges
 from engine.results import Diagnostic, Result
@@ -48,7 +51,8 @@ def run_sql(engine: Engine, stmt: ast.SqlStatement, ctx: SessionContext) -> Resu
     expression = stmt.expression
     if isinstance(expression, exp.Set):
         was_autocommit = transactions.autocommit(ctx)
-        result = variables.set_statement(expression, ctx, lambda value: evaluate(engine, value, ctx))
+        result = variables.set_statement(expression, ctx, lambda value: evaluate(engine, value, ctx),
+                                         lambda name, value: _set_global(engine, ctx, name, value))
         transactions.after_set(ctx, was_autocommit)
         return result
     if isinstance(expression, exp.Show):
@@ -74,13 +78,36 @@ def run_sql(engine: Engine, stmt: ast.SqlStatement, ctx: SessionContext) -> Resu
         if "information_schema" in stmt.text.lower() and "." in stmt.text:  # getTables('lc.db', …)
             dotted_names.add_external_tables(engine.catalogs, engine.metadata, own, ctx, skipped)
         counting = statement_info.found_rows_query(own)
-        result = run_query(engine, own, ctx)
-        result.warnings.extend(skipped)
-        if counting is not None:
-            result.found_rows = evaluate_rows(engine, counting, ctx)
+        ctx.time_limit_ms = session_limits.execution_time_ms(own, ctx, _time_ceiling(engine, ctx))
+        try:
+            result = run_query(engine, own, ctx)
+            result.warnings.extend(skipped)
+            if counting is not None:
+                result.found_rows = evaluate_rows(engine, counting, ctx)
+        finally:
+            ctx.time_limit_ms = 0
         return result
     except RecursionError:  # a statement nested deeper than the tree walkers go
         raise Errors.PARSE.error(detail="line 1:0 the statement is nested too deeply") from None
+
+
+def _time_ceiling(engine: Engine, ctx: SessionContext) -> int:
+    """The global max_execution_time bounds what a user without ADMIN may ask for (0: no ceiling)."""
+    ceiling = int(engine.config.get(Key.MAX_EXECUTION_TIME))
+    if ceiling <= 0 or engine.privileges.has_global(ctx, Privilege.ADMIN):
+        return 0
+    return ceiling
+
+
+def _set_global(engine: Engine, ctx: SessionContext, name: str, value: Any) -> None:
+    """SET GLOBAL of a variable kept as a frontend config key (engine/session_variables.py): needs
+    ADMIN, as ADMIN SET FRONTEND CONFIG does, and is stored and published the same way."""
+    engine.privileges.require_global(ctx, Privilege.ADMIN)
+    field = engine.config.field(GLOBAL_CONFIG[name])
+    try:
+        engine.config.set(field.name, field.render(field.default if value is DEFAULT else value))
+    except DrydockError:
+        raise Errors.WRONG_VALUE_FOR_VAR.error(name=name, value=value) from None
 
 
 def evaluate(engine: Engine, value: exp.Expr, ctx: SessionContext) -> Any:
@@ -179,6 +206,8 @@ def _session_value(node: exp.Expr, ctx: SessionContext) -> Any:
     if isinstance(node, exp.SessionParameter):
         scope = (node.text("kind") or "SESSION").upper()
         name = node.name.lower()
+        if scope == "GLOBAL" and hasattr(ctx.variables, "global_value"):
+            return ctx.variables.global_value(name)  # engine/session_variables.py GLOBAL_CONFIG
         if scope == "GLOBAL" or ctx.variables is None:
             return ctx.variables.get(name) if ctx.variables is not None else None
         try:

@@ -24,8 +24,10 @@ from engine.session import SessionContext
 from engine.session_variables import (
     CHARSET_VARIABLES,
     COLLATION_VARIABLES,
+    GLOBAL_CONFIG,
     character_set,
     collation,
+    execution_time_value,
     sql_mode_for_set,
 )
 from engine.user_variables import is_user_variable, set_user_variable
@@ -43,7 +45,13 @@ TRANSACTION_CHARACTERISTICS = {
 }
 
 
-def set_statement(statement: exp.Set, ctx: SessionContext, evaluate: Evaluate) -> Result:
+# Sets a global variable (SET GLOBAL x = v; v is DEFAULT or a normalized value): the caller checks
+# the privilege and keeps the value (engine/statements/sql.py).
+SetGlobal = Callable[[str, Any], None]
+
+
+def set_statement(statement: exp.Set, ctx: SessionContext, evaluate: Evaluate,
+                  set_global: SetGlobal | None = None) -> Result:
     """SET, item by item, in order (as MySQL does: an error stops at that item)."""
     for item in statement.expressions:
         if not isinstance(item, exp.SetItem):
@@ -54,7 +62,7 @@ def set_statement(statement: exp.Set, ctx: SessionContext, evaluate: Evaluate) -
             continue
         kind = setitem_kind(item)
         if kind == "VARIABLE":
-            _set_system_variable(item, ctx, evaluate)
+            _set_system_variable(item, ctx, evaluate, set_global)
         elif kind == "CHARACTER SET":
             _set_charset(item, ctx)
         elif kind == "NAMES":
@@ -72,7 +80,8 @@ def value_of(expression: exp.Expr, evaluate: Evaluate) -> Any:
     return value if known else evaluate(expression)
 
 
-def _set_system_variable(item: exp.SetItem, ctx: SessionContext, evaluate: Evaluate) -> None:
+def _set_system_variable(item: exp.SetItem, ctx: SessionContext, evaluate: Evaluate,
+                         set_global: SetGlobal | None = None) -> None:
     assignment = item.this
     left, right = assignment.left, assignment.right
     if isinstance(left, exp.SessionParameter):
@@ -81,7 +90,8 @@ def _set_system_variable(item: exp.SetItem, ctx: SessionContext, evaluate: Evalu
         scope = (item.text("kind") or "SESSION").upper()
     written = left.name
     name = written.lower()
-    if scope not in ("SESSION", "LOCAL"):
+    if scope not in ("SESSION", "LOCAL") and not (scope == "GLOBAL" and set_global is not None
+                                                  and name in GLOBAL_CONFIG):
         raise Errors.NOT_SUPPORTED.error(what=f"SET {scope} {name}; only session variables can be set")
     if isinstance(right, exp.Var) and right.name.upper() == "DEFAULT" or \
             isinstance(right, exp.Column) and right.name.upper() == "DEFAULT" and not right.table:
@@ -92,6 +102,9 @@ def _set_system_variable(item: exp.SetItem, ctx: SessionContext, evaluate: Evalu
         value = value_of(right, evaluate)
     if value is not DEFAULT:
         value = _normalized(name, value)
+    if scope == "GLOBAL" and set_global is not None:
+        set_global(name, value)
+        return
     try:
         ctx.variables.set(name, value)
     except MysqlError as exc:
@@ -102,6 +115,8 @@ def _set_system_variable(item: exp.SetItem, ctx: SessionContext, evaluate: Evalu
 def _normalized(name: str, value: Any) -> Any:
     if name == "sql_mode":
         return sql_mode_for_set(value)
+    if name == "max_execution_time":
+        return execution_time_value(value)
     if name in CHARSET_VARIABLES and value is not None:
         return character_set(str(value), name).name
     if name in COLLATION_VARIABLES and value is not None:
