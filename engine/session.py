@@ -61,6 +61,9 @@ class SessionContext:
     last_insert_id: int = 0
     row_count: int = -1
     found_rows: int = 0
+    # The client's result sets may be streamed (engine/query.py): set by the wire server, whose
+    # connection reads Result.stream to the end; other callers get every row in Result.rows.
+    stream_results: bool = False
 
     @property
     def identity(self) -> str:

@@ -29,6 +29,7 @@ import logging
 import os
 import secrets
 import time
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from mysql_mimic import packets, types
@@ -45,6 +46,7 @@ from engine.errors import DrydockError, Errors, sqlstate_of
 from grammar import lexer
 from server import column_meta, tls, wire
 from server.prepared import bind_parameters, count_placeholders
+from server.results import StreamedRows
 
 logger = logging.getLogger(__name__)
 
@@ -425,6 +427,16 @@ class DrydockConnection(Connection):
 
     async def write_text_resultset(self, result_set: Any) -> None:
         self.stream.write_many(self._result_header(result_set.columns))
+        if isinstance(result_set.rows, StreamedRows):
+            columns = result_set.columns
+
+            async def write(batch: Any) -> None:
+                self.stream.write_text_rows(batch, columns)
+
+            await self._send_streamed(result_set.rows, write)
+            await self.stream.write(self._end_of_rows(), drain=False)
+            await self.stream.drain()
+            return
         rows = list(result_set.rows)
         batch = 10_000
         for i in range(0, len(rows), batch):
@@ -433,6 +445,33 @@ class DrydockConnection(Connection):
                 await asyncio.sleep(0)
         await self.stream.write(self._end_of_rows(), drain=False)
         await self.stream.drain()
+
+    async def _send_streamed(self, rows: StreamedRows, write: Callable[[Any], Awaitable[None]]) -> None:
+        """A streamed result's rows (server/results.py), batch by batch: each batch is encoded
+        and written, then drain() waits until the socket has taken most of it before the next
+        batch is fetched — so a client that stops reading holds the server to about one batch
+        and the kernel's socket buffers, never the whole result. An error while fetching (a
+        DuckDB error on row 1,000,000, KILL QUERY) propagates after the rows already sent: the
+        command loop answers it with an ERR packet, as MySQL does mid-result.
+
+        The next batch is fetched (in the statements pool) while this one is written and
+        drained: DuckDB and the client then work at the same time, and at most two batches are
+        in the server."""
+        pending: asyncio.Future[Any] | None = None
+        try:
+            batch = rows.first
+            while batch:
+                pending = asyncio.ensure_future(self.session.next_rows(rows))
+                await write(batch)
+                await self.stream.drain()
+                batch = await pending
+                pending = None
+        finally:
+            if pending is not None:  # the write failed (client gone, KILL): let the fetch end first
+                await asyncio.wait([pending])
+                if not pending.cancelled():
+                    pending.exception()  # retrieved: the write's error is the one that counts
+            await self.session.end_stream()
 
     async def handle_statistics(self, data: bytes) -> None:
         """COM_STATISTICS (``mariadb-admin status``, the CLI's ``status``): one human-readable
@@ -535,7 +574,30 @@ class DrydockConnection(Connection):
         await self.stream.write(types.uint_len(len(result_set.columns)))
         for column in result_set.columns:
             await self.stream.write(column_meta.definition(column, self._column_meta(column), self.server_charset))
-        rows = [packets.make_binary_resultrow(row, result_set.columns) for row in result_set.rows]
+        columns = result_set.columns
+        if isinstance(result_set.rows, StreamedRows) and not flags & 0x01:
+            if not self.deprecate_eof():
+                await self.stream.write(self.eof())
+
+            async def write(batch: Any) -> None:
+                for row in batch:
+                    await self.stream.write(packets.make_binary_resultrow(row, columns), drain=False)
+
+            await self._send_streamed(result_set.rows, write)
+            await self.stream.write(self._end_of_rows())
+            return
+        if isinstance(result_set.rows, StreamedRows):
+            # A cursor (COM_STMT_FETCH) may stay open while other statements run on the session's
+            # DuckDB cursor, which a pending DuckDB result would not survive: its rows are read
+            # now, as packets (smaller than the Python rows, never all of these at once).
+            rows: list[bytes] = []
+
+            async def keep(batch: Any) -> None:
+                rows.extend(packets.make_binary_resultrow(row, columns) for row in batch)
+
+            await self._send_streamed(result_set.rows, keep)
+        else:
+            rows = [packets.make_binary_resultrow(row, columns) for row in result_set.rows]
         if flags & 0x01:  # CURSOR_TYPE_READ_ONLY: rows are fetched with COM_STMT_FETCH
             async def cursor() -> Any:
                 for row in rows:
