@@ -15,7 +15,7 @@ import time
 from collections.abc import Iterator
 from decimal import Decimal
 from pathlib import Path
-from typing import Any
+from typing import Any, Self
 
 import duckdb
 import mysql.connector
@@ -78,7 +78,7 @@ class _PeakRss:
             self.peak = max(self.peak, _rss_mb(self.srv))
             time.sleep(0.02)
 
-    def __enter__(self) -> _PeakRss:
+    def __enter__(self) -> Self:
         self.before = _rss_mb(self.srv)
         self._thread.start()
         return self
