@@ -25,6 +25,7 @@ tests/test_upstream_mimic.py shows each defect is still in the installed library
 from __future__ import annotations
 
 import asyncio
+import collections
 import logging
 import os
 import secrets
@@ -84,6 +85,7 @@ class DrydockConnection(Connection):
         self.kill_after_statement = False  # KILL CONNECTION waits for the worker thread's statement
         self._headers: dict[Any, list[bytes]] = {}  # encoded result headers (_result_header)
         self._more_results = 0  # SERVER_MORE_RESULTS_EXISTS while a multi-statement query answers
+        self._lazy_cursor: _LazyCursor | None = None  # a COM_STMT_FETCH cursor whose rows DuckDB still has
 
     # -- errors ---------------------------------------------------------------------------------
     def error(self, msg: Any = "", code: int = 1105, sqlstate: str | None = None, **_: Any) -> bytes:
@@ -302,6 +304,8 @@ class DrydockConnection(Connection):
             if not data or data[0] == types.Commands.COM_QUIT:
                 return
             handler = handlers.get(data[0])  # type: ignore[call-overload]
+            if self.__dict__.get("_lazy_cursor") is not None and data[0] != types.Commands.COM_STMT_FETCH:
+                await self._settle_lazy_cursor(data)
             self.busy = True
             self.command_started = time.monotonic()  # SHOW PROCESSLIST's Time
             self.statement_seq += 1
@@ -329,6 +333,19 @@ class DrydockConnection(Connection):
                 self.stream.reset_seq()
             if self.kill_after_statement:  # KILL CONNECTION arrived while a worker thread ran it
                 return
+
+    async def _settle_lazy_cursor(self, data: bytes) -> None:
+        """Another command while a cursor's rows are still in DuckDB: the session's DuckDB cursor
+        is about to serve something else, which the pending result would not survive. Closing or
+        resetting that statement drops the rest; anything else reads the rest now (as packets,
+        served to later COM_STMT_FETCHes), as the cursor fetch did for every result before."""
+        lazy, self._lazy_cursor = self._lazy_cursor, None
+        assert lazy is not None
+        stmt_id = int.from_bytes(data[1:5], "little") if len(data) >= 5 else -1
+        if data[0] in (types.Commands.COM_STMT_CLOSE, types.Commands.COM_STMT_RESET) and stmt_id == lazy.stmt_id:
+            await lazy.close()
+        else:
+            await lazy.materialize()
 
     def kill(self, kind: KillKind = KillKind.CONNECTION) -> None:
         """KILL QUERY interrupts the running statement (its worker thread then fails with 1317
@@ -586,23 +603,17 @@ class DrydockConnection(Connection):
             await self._send_streamed(result_set.rows, write)
             await self.stream.write(self._end_of_rows())
             return
-        if isinstance(result_set.rows, StreamedRows):
-            # A cursor (COM_STMT_FETCH) may stay open while other statements run on the session's
-            # DuckDB cursor, which a pending DuckDB result would not survive: its rows are read
-            # now, as packets (smaller than the Python rows, never all of these at once).
+        if isinstance(result_set.rows, StreamedRows):  # and a cursor: read as COM_STMT_FETCH asks
+            self._lazy_cursor = stmt.cursor = _LazyCursor(self, stmt.stmt_id, result_set.rows, columns)
             rows: list[bytes] = []
-
-            async def keep(batch: Any) -> None:
-                rows.extend(packets.make_binary_resultrow(row, columns) for row in batch)
-
-            await self._send_streamed(result_set.rows, keep)
         else:
             rows = [packets.make_binary_resultrow(row, columns) for row in result_set.rows]
         if flags & 0x01:  # CURSOR_TYPE_READ_ONLY: rows are fetched with COM_STMT_FETCH
             async def cursor() -> Any:
                 for row in rows:
                     yield row
-            stmt.cursor = cursor()
+            if not isinstance(result_set.rows, StreamedRows):
+                stmt.cursor = cursor()
             if not self.deprecate_eof():
                 await self.stream.write(self.eof(flags=ServerStatus.SERVER_STATUS_CURSOR_EXISTS))
             else:
@@ -655,7 +666,8 @@ class DrydockConnection(Connection):
                 break
             await self.stream.write(packet, drain=False)
             count += 1
-            if count % 1000 == 0:
+            if count % 1000 == 0:  # a large fetch holds the server to what the socket has not taken
+                await self.stream.drain()
                 await asyncio.sleep(0)
         await self.stream.drain()
         done = count < num_rows
@@ -672,6 +684,59 @@ class DrydockConnection(Connection):
         if stmt_id in self.prepared_stmts:
             return self.prepared_stmts[stmt_id]
         raise Errors.UNKNOWN_STMT_HANDLER.error(id=stmt_id, where="mysqld_stmt_execute")
+
+
+class _LazyCursor:
+    """The rows of a COM_STMT_EXECUTE cursor over a streamed result, as binary row packets: read
+    from DuckDB batch by batch as COM_STMT_FETCH asks for them, so a cursor over millions of rows
+    holds about one batch. Before any other command the connection reads the rest
+    (:meth:`materialize`) or drops it (:meth:`close`). An error while reading is raised to the
+    COM_STMT_FETCH that reaches it (after the rows before it)."""
+
+    def __init__(self, conn: DrydockConnection, stmt_id: int, rows: StreamedRows, columns: Any):
+        self.conn, self.stmt_id, self.columns = conn, stmt_id, columns
+        self.pending: collections.deque[bytes] = collections.deque(self._encode(rows.first))
+        self.rows: StreamedRows | None = rows
+        self.error: BaseException | None = None
+
+    def _encode(self, batch: Any) -> list[bytes]:
+        return [packets.make_binary_resultrow(row, self.columns) for row in batch]
+
+    def __aiter__(self) -> _LazyCursor:
+        return self
+
+    async def __anext__(self) -> bytes:
+        if not self.pending and self.rows is not None:
+            await self._read_batch()
+        if self.pending:
+            return self.pending.popleft()
+        if self.error is not None:
+            error, self.error = self.error, None
+            raise error
+        raise StopAsyncIteration
+
+    async def _read_batch(self) -> None:
+        assert self.rows is not None
+        try:
+            batch = await self.conn.session.next_rows(self.rows)
+        except (DrydockError, MysqlError) as exc:
+            self.error = exc
+            batch = []
+        if batch:
+            self.pending.extend(self._encode(batch))
+        else:
+            self.rows = None
+            await self.conn.session.end_stream()
+
+    async def materialize(self) -> None:
+        while self.rows is not None:
+            await self._read_batch()
+
+    async def close(self) -> None:
+        self.pending.clear()
+        if self.rows is not None:
+            self.rows = None
+            await self.conn.session.end_stream()
 
 
 def _login_end(exc: BaseException) -> str:

@@ -10,6 +10,7 @@ so the client holds one row at a time and the server's side is what is measured.
 
 from __future__ import annotations
 
+import struct
 import threading
 import time
 from collections.abc import Iterator
@@ -24,6 +25,7 @@ import pymysql.cursors
 import pytest
 from pymysql.constants import CLIENT
 
+from tests import mysql_raw as raw
 from tests.conftest import ServerProcess
 
 # big.id runs 0 … BIG_ROWS-1; every query reads a prefix of it
@@ -236,3 +238,69 @@ def test_binary_protocol_streams_too(srv: ServerProcess) -> None:
         cur.close()
     finally:
         conn.close()
+
+
+def test_kill_query_mid_stream_ends_the_result_with_1317(srv: ServerProcess) -> None:
+    """KILL QUERY while the server waits for a client that stopped reading: once the client
+    reads again, the rows already on their way arrive, then 1317; the connection stays usable."""
+    with _connect(srv) as conn:
+        cur = conn.cursor()
+        cur.execute(ROW_SQL.format(n=BIG_ROWS))
+        assert cur.fetchone() is not None
+        time.sleep(0.5)  # the socket buffers fill up; the server waits in drain()
+        srv.query(f"KILL QUERY {conn.thread_id()}")
+        received = 1
+        with pytest.raises(pymysql.err.MySQLError) as caught:
+            for _ in cur:
+                received += 1
+        print(f"KILL QUERY mid-stream: {received} rows, then {caught.value.args}")
+        assert caught.value.args[0] == 1317
+        assert received < BIG_ROWS
+        with conn.cursor() as again:
+            again.execute("SELECT 1")
+            assert list(again.fetchall()) == [(1,)]
+
+
+def _execute_cursor(client: raw.RawClient, sql: str) -> int:
+    """COM_STMT_PREPARE + COM_STMT_EXECUTE with a read-only cursor; the statement id."""
+    client.command(raw.COM_STMT_PREPARE, sql.encode())
+    ok = client.read_packet()
+    stmt_id, columns, params = struct.unpack_from("<IHH", ok, 1)
+    for _ in range(columns + params + (columns > 0) + (params > 0)):
+        client.read_packet()
+    client.command(0x17, struct.pack("<IBI", stmt_id, 1, 1))  # EXECUTE, CURSOR_TYPE_READ_ONLY
+    assert client.read_packet() == b"\x01"
+    client.read_packet()  # the column definition
+    assert raw.is_eof(client.read_packet())
+    return int(stmt_id)
+
+
+def _fetch(client: raw.RawClient, stmt_id: int, count: int) -> list[int]:
+    client.command(0x1C, struct.pack("<II", stmt_id, count))  # COM_STMT_FETCH
+    ids = []
+    while not raw.is_eof(packet := client.read_packet()):
+        assert packet[:1] == b"\x00", raw.parse_err(packet)
+        ids.append(int.from_bytes(packet[2:], "little"))  # header, NULL bitmap, the integer
+    return ids
+
+
+def test_cursor_fetch_reads_as_asked_and_survives_other_statements(srv: ServerProcess) -> None:
+    """COM_STMT_FETCH over a streamed result: rows come from DuckDB as they are fetched (a
+    cursor over 3M rows costs no more than a small one), and a statement run between two
+    fetches neither breaks the cursor nor loses a row."""
+    with raw.connect(srv.host, srv.port) as client, _PeakRss(srv) as rss:
+        stmt_id = _execute_cursor(client, f"SELECT id FROM s.big WHERE id < {BIG_ROWS}")
+        first = _fetch(client, stmt_id, 10)
+        grown = rss.growth
+        assert len(first) == 10
+        client.command(0x19, struct.pack("<I", stmt_id))  # COM_STMT_CLOSE drops the rest
+        assert client.query("SELECT 1").rows == [[b"1"]]  # type: ignore[union-attr]
+
+        stmt_id = _execute_cursor(client, "SELECT id FROM s.big WHERE id < 100000 ORDER BY id")
+        got = _fetch(client, stmt_id, 30_000)
+        assert client.query("SELECT 7").rows == [[b"7"]]  # type: ignore[union-attr]
+        for _ in range(3):
+            got += _fetch(client, stmt_id, 30_000)
+        assert got == list(range(100_000))
+    print(f"cursor over 3M rows: server RSS +{grown:.0f} MB after the first fetch")
+    assert grown < 150  # the whole result read at EXECUTE was ~1 GB of row packets
