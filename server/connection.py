@@ -68,6 +68,7 @@ HANDSHAKE_TIMEOUT_SECONDS = _env_seconds("DRYDOCK_HANDSHAKE_TIMEOUT_SECONDS", 10
 
 
 RESULT_HEADERS_PER_CONNECTION = 64
+QUIET_WRITE_SECONDS = 1.0  # the last packet to a connection that is closing (_write_quietly)
 
 
 class LoginFailed(Exception):
@@ -126,9 +127,11 @@ class DrydockConnection(Connection):
             await self.session.close()
 
     async def _write_quietly(self, packet: bytes) -> None:
+        """A last packet before the connection closes. Bounded: a client that stopped reading
+        (KILL CONNECTION mid-result) would otherwise keep the connection in drain() forever."""
         try:
-            await self.stream.write(packet)
-        except (ConnectionError, OSError):
+            await asyncio.wait_for(self.stream.write(packet), QUIET_WRITE_SECONDS)
+        except (ConnectionError, OSError, TimeoutError):
             pass
 
     async def connection_phase(self) -> None:
@@ -358,7 +361,11 @@ class DrydockConnection(Connection):
         statement fails with 1317 and the command loop then ends the connection. Otherwise the task
         is cancelled, as upstream does.
         """
-        in_thread = bool(getattr(self.session, "_running_thread_statement", False))
+        # A streamed result's fetch is awaited so that cancelling the task waits for it
+        # (DrydockSession.next_rows): the task is cancelled even while its worker thread runs, so
+        # a client that stopped reading is dropped at once, not when it reads again.
+        in_thread = (bool(getattr(self.session, "_running_thread_statement", False))
+                     and getattr(self.session, "open_stream", None) is None)
         if self.busy:
             self._interrupt_statement(self.statement_seq, tries=50)
         if kind != KillKind.CONNECTION:

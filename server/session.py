@@ -151,11 +151,16 @@ class DrydockSession(Session):
         fetch as it reaches a statement; an error here (DuckDB's, mid-result) is the statement's
         error, in SHOW WARNINGS as any other."""
         self._running_thread_statement = True  # KILL QUERY / KILL CONNECTION interrupt the fetch
+        executor = self.pools.get("statements")
+        fetch = asyncio.ensure_future(asyncio.to_thread(rows.next_batch) if executor is None else
+                                      asyncio.get_running_loop().run_in_executor(executor, rows.next_batch))
         try:
-            executor = self.pools.get("statements")
-            if executor is None:
-                return await asyncio.to_thread(rows.next_batch)
-            return await asyncio.get_running_loop().run_in_executor(executor, rows.next_batch)
+            return await asyncio.shield(fetch)
+        except asyncio.CancelledError:  # KILL CONNECTION: the fetch ends (interrupted) before the
+            await asyncio.wait([fetch])  # session may close the DuckDB cursor it runs on
+            if not fetch.cancelled():
+                fetch.exception()
+            raise
         except DrydockError as exc:
             self.ctx.diagnostics = [Diagnostic("Error", exc.code, exc.message)]
             raise
@@ -177,6 +182,8 @@ class DrydockSession(Session):
     # -- statements -----------------------------------------------------------------------------
     async def handle_query(self, sql: str, attrs: dict[str, str]) -> AllowedResult:
         self._enter()
+        if self.open_stream is not None:  # a stream its connection could not finish (never expected)
+            await self.end_stream()
         self.affected_rows = 0
         self.last_insert_id = 0
         self.statement_warnings = 0

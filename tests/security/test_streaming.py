@@ -94,6 +94,16 @@ class _PeakRss:
         return self.peak - self.before
 
 
+def _abandon(conn: pymysql.connections.Connection, cur: Any) -> None:
+    """Close a connection in the middle of an unbuffered result (pymysql's finalizers would
+    otherwise try to read the rest from the closed socket)."""
+    result = cur._result
+    if result is not None:
+        result.unbuffered_active = False
+    cur._result = None
+    conn.close()
+
+
 def _read_all(srv: ServerProcess, sql: str) -> tuple[int, float]:
     """(rows, seconds to the first row) of ``sql`` read one row at a time."""
     with _connect(srv) as conn, conn.cursor() as cur:
@@ -152,8 +162,7 @@ def test_a_client_that_stops_reading_holds_a_bounded_buffer(srv: ServerProcess) 
         assert rss.growth < 150  # the whole result materialised is ~2 GB
         assert max(latencies) < 1.0
     finally:
-        stalled.close()
-        cur._result = None  # else the cursor's finalizer tries to read the rest from the closed socket
+        _abandon(stalled, cur)
     assert srv.query("SELECT 1") == [(1,)] and srv.alive()
 
 
@@ -304,3 +313,24 @@ def test_cursor_fetch_reads_as_asked_and_survives_other_statements(srv: ServerPr
         assert got == list(range(100_000))
     print(f"cursor over 3M rows: server RSS +{grown:.0f} MB after the first fetch")
     assert grown < 150  # the whole result read at EXECUTE was ~1 GB of row packets
+
+
+def test_kill_connection_drops_a_stalled_reader_at_once(srv: ServerProcess) -> None:
+    """KILL CONNECTION of a session whose client stopped reading mid-result: the server closes
+    it now (the fetch running in a worker thread is interrupted and awaited first), not when the
+    client reads again; the server logs no internal error."""
+    stalled = _connect(srv)
+    cur = stalled.cursor()
+    try:
+        cur.execute(ROW_SQL.format(n=BIG_ROWS))
+        assert cur.fetchone() is not None
+        time.sleep(0.5)
+        srv.query(f"KILL CONNECTION {stalled.thread_id()}")
+        start = time.monotonic()
+        while any(row[0] == stalled.thread_id() for row in srv.query("SHOW PROCESSLIST")):
+            assert time.monotonic() - start < 5, "the killed session is still listed"
+            time.sleep(0.1)
+    finally:
+        _abandon(stalled, cur)
+    assert srv.query("SELECT 1") == [(1,)]
+    assert "Traceback" not in srv.log_text() and "statement failed" not in srv.log_text()
