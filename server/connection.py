@@ -339,13 +339,15 @@ class DrydockConnection(Connection):
 
     async def _settle_lazy_cursor(self, data: bytes) -> None:
         """Another command while a cursor's rows are still in DuckDB: the session's DuckDB cursor
-        is about to serve something else, which the pending result would not survive. Closing or
-        resetting that statement drops the rest; anything else reads the rest now (as packets,
-        served to later COM_STMT_FETCHes), as the cursor fetch did for every result before."""
+        is about to serve something else, which the pending result would not survive. Closing,
+        resetting or executing again that statement drops the rest (its cursor is closed, as in
+        MySQL); anything else reads the rest now (as packets, served to later COM_STMT_FETCHes),
+        as the cursor fetch did for every result before."""
         lazy, self._lazy_cursor = self._lazy_cursor, None
         assert lazy is not None
         stmt_id = int.from_bytes(data[1:5], "little") if len(data) >= 5 else -1
-        if data[0] in (types.Commands.COM_STMT_CLOSE, types.Commands.COM_STMT_RESET) and stmt_id == lazy.stmt_id:
+        ends_cursor = (types.Commands.COM_STMT_CLOSE, types.Commands.COM_STMT_RESET, types.Commands.COM_STMT_EXECUTE)
+        if data[0] in ends_cursor and stmt_id == lazy.stmt_id:
             await lazy.close()
         else:
             await lazy.materialize()

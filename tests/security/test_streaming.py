@@ -277,11 +277,15 @@ def _execute_cursor(client: raw.RawClient, sql: str) -> int:
     stmt_id, columns, params = struct.unpack_from("<IHH", ok, 1)
     for _ in range(columns + params + (columns > 0) + (params > 0)):
         client.read_packet()
+    _open_cursor(client, stmt_id)
+    return int(stmt_id)
+
+
+def _open_cursor(client: raw.RawClient, stmt_id: int) -> None:
     client.command(0x17, struct.pack("<IBI", stmt_id, 1, 1))  # EXECUTE, CURSOR_TYPE_READ_ONLY
     assert client.read_packet() == b"\x01"
     client.read_packet()  # the column definition
     assert raw.is_eof(client.read_packet())
-    return int(stmt_id)
 
 
 def _fetch(client: raw.RawClient, stmt_id: int, count: int) -> list[int]:
@@ -300,8 +304,12 @@ def test_cursor_fetch_reads_as_asked_and_survives_other_statements(srv: ServerPr
     with raw.connect(srv.host, srv.port) as client, _PeakRss(srv) as rss:
         stmt_id = _execute_cursor(client, f"SELECT id FROM s.big WHERE id < {BIG_ROWS}")
         first = _fetch(client, stmt_id, 10)
+        start = time.monotonic()
+        _open_cursor(client, stmt_id)  # executed again: the open cursor is dropped, not read
+        again = _fetch(client, stmt_id, 10)
+        reopen_seconds = time.monotonic() - start
         grown = rss.growth
-        assert len(first) == 10
+        assert len(first) == len(again) == 10
         client.command(0x19, struct.pack("<I", stmt_id))  # COM_STMT_CLOSE drops the rest
         assert client.query("SELECT 1").rows == [[b"1"]]  # type: ignore[union-attr]
 
@@ -311,8 +319,9 @@ def test_cursor_fetch_reads_as_asked_and_survives_other_statements(srv: ServerPr
         for _ in range(3):
             got += _fetch(client, stmt_id, 30_000)
         assert got == list(range(100_000))
-    print(f"cursor over 3M rows: server RSS +{grown:.0f} MB after the first fetch")
+    print(f"cursor over 3M rows: server RSS +{grown:.0f} MB; executed again in {reopen_seconds:.3f} s")
     assert grown < 150  # the whole result read at EXECUTE was ~1 GB of row packets
+    assert reopen_seconds < 2.0  # reading the 3M rows of the first cursor takes several seconds
 
 
 def test_kill_connection_drops_a_stalled_reader_at_once(srv: ServerProcess) -> None:
