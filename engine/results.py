@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -31,6 +32,9 @@ class Result:
     # FOUND_ROWS() of a SELECT SQL_CALC_FOUND_ROWS with a LIMIT (engine/statement_info.py).
     last_insert_id: int = 0
     found_rows: int | None = None
+    # A result set larger than its first batch: ``rows`` holds the first batch and the rest is
+    # still in the engine, fetched batch by batch while the server sends (engine/query.py).
+    stream: RowStream | None = None
 
     @property
     def is_result_set(self) -> bool:
@@ -41,3 +45,38 @@ class Result:
            last_insert_id: int = 0) -> Result:
         return Result(affected_rows=affected_rows, warnings=list(warnings or []),
                       last_insert_id=last_insert_id)
+
+
+class RowStream:
+    """The rest of a result set, still in the engine: ``fetch`` returns the next batch (an empty
+    list at the end) and blocks, so it runs in a worker thread; ``close`` drops what is left.
+    ``rows`` counts every row handed out, the first batch included; ``on_end`` callbacks get
+    that count once the last batch has been read (FOUND_ROWS(), engine/statement_info.py)."""
+
+    def __init__(self, first_rows: int, fetch: Callable[[], list[tuple[Any, ...]]],
+                 close: Callable[[], None]):
+        self.rows = first_rows
+        self.done = False
+        self.on_end: list[Callable[[int], None]] = []
+        self._fetch, self._close = fetch, close
+
+    def next_batch(self) -> list[tuple[Any, ...]]:
+        if self.done:
+            return []
+        try:
+            batch = self._fetch()
+        except BaseException:
+            self.done = True  # the engine's result is gone with the error
+            raise
+        if not batch:
+            self.done = True
+            for callback in self.on_end:
+                callback(self.rows)
+        self.rows += len(batch)
+        return batch
+
+    def close(self) -> None:
+        """Drop the rest (the client went away, or the statement ended early)."""
+        if not self.done:
+            self.done = True
+            self._close()

@@ -64,6 +64,9 @@ class SessionContext:
     # max_execution_time of the statement running now (ms, 0: none): set for a SELECT by
     # engine/statements/sql.py, applied by engine/query.py
     time_limit_ms: int = 0
+    # The client's result sets may be streamed (engine/query.py): set by the wire server, whose
+    # connection reads Result.stream to the end; other callers get every row in Result.rows.
+    stream_results: bool = False
 
     @property
     def identity(self) -> str:

@@ -23,6 +23,8 @@ def record(ctx: SessionContext, result: Result) -> None:
     if result.is_result_set:
         ctx.row_count = -1
         ctx.found_rows = result.found_rows if result.found_rows is not None else len(result.rows)
+        if result.stream is not None and result.found_rows is None:  # the count once all are read
+            result.stream.on_end.append(lambda rows: setattr(ctx, "found_rows", rows))
     else:
         ctx.row_count = result.affected_rows
     if result.last_insert_id:

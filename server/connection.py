@@ -25,10 +25,12 @@ tests/test_upstream_mimic.py shows each defect is still in the installed library
 from __future__ import annotations
 
 import asyncio
+import collections
 import logging
 import os
 import secrets
 import time
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from mysql_mimic import packets, types
@@ -45,6 +47,7 @@ from engine.errors import DrydockError, Errors, sqlstate_of
 from grammar import lexer
 from server import column_meta, tls, wire
 from server.prepared import bind_parameters, count_placeholders
+from server.results import StreamedRows
 
 logger = logging.getLogger(__name__)
 
@@ -66,6 +69,7 @@ HANDSHAKE_TIMEOUT_SECONDS = _env_seconds("DRYDOCK_HANDSHAKE_TIMEOUT_SECONDS", 10
 
 
 RESULT_HEADERS_PER_CONNECTION = 64
+QUIET_WRITE_SECONDS = 1.0  # the last packet to a connection that is closing (_write_quietly)
 
 
 class LoginFailed(Exception):
@@ -83,6 +87,7 @@ class DrydockConnection(Connection):
         self.kill_after_statement = False  # KILL CONNECTION waits for the worker thread's statement
         self._headers: dict[Any, list[bytes]] = {}  # encoded result headers (_result_header)
         self._more_results = 0  # SERVER_MORE_RESULTS_EXISTS while a multi-statement query answers
+        self._lazy_cursor: _LazyCursor | None = None  # a COM_STMT_FETCH cursor whose rows DuckDB still has
 
     # -- errors ---------------------------------------------------------------------------------
     def error(self, msg: Any = "", code: int = 1105, sqlstate: str | None = None, **_: Any) -> bytes:
@@ -123,9 +128,11 @@ class DrydockConnection(Connection):
             await self.session.close()
 
     async def _write_quietly(self, packet: bytes) -> None:
+        """A last packet before the connection closes. Bounded: a client that stopped reading
+        (KILL CONNECTION mid-result) would otherwise keep the connection in drain() forever."""
         try:
-            await self.stream.write(packet)
-        except (ConnectionError, OSError):
+            await asyncio.wait_for(self.stream.write(packet), QUIET_WRITE_SECONDS)
+        except (ConnectionError, OSError, TimeoutError):
             pass
 
     async def connection_phase(self) -> None:
@@ -301,6 +308,8 @@ class DrydockConnection(Connection):
             if not data or data[0] == types.Commands.COM_QUIT:
                 return
             handler = handlers.get(data[0])  # type: ignore[call-overload]
+            if self.__dict__.get("_lazy_cursor") is not None and data[0] != types.Commands.COM_STMT_FETCH:
+                await self._settle_lazy_cursor(data)
             self.busy = True
             self.command_started = time.monotonic()  # SHOW PROCESSLIST's Time
             self.statement_seq += 1
@@ -329,6 +338,21 @@ class DrydockConnection(Connection):
             if self.kill_after_statement:  # KILL CONNECTION arrived while a worker thread ran it
                 return
 
+    async def _settle_lazy_cursor(self, data: bytes) -> None:
+        """Another command while a cursor's rows are still in DuckDB: the session's DuckDB cursor
+        is about to serve something else, which the pending result would not survive. Closing,
+        resetting or executing again that statement drops the rest (its cursor is closed, as in
+        MySQL); anything else reads the rest now (as packets, served to later COM_STMT_FETCHes),
+        as the cursor fetch did for every result before."""
+        lazy, self._lazy_cursor = self._lazy_cursor, None
+        assert lazy is not None
+        stmt_id = int.from_bytes(data[1:5], "little") if len(data) >= 5 else -1
+        ends_cursor = (types.Commands.COM_STMT_CLOSE, types.Commands.COM_STMT_RESET, types.Commands.COM_STMT_EXECUTE)
+        if data[0] in ends_cursor and stmt_id == lazy.stmt_id:
+            await lazy.close()
+        else:
+            await lazy.materialize()
+
     def kill(self, kind: KillKind = KillKind.CONNECTION) -> None:
         """KILL QUERY interrupts the running statement (its worker thread then fails with 1317
         through the ordinary error path) and never cancels the connection's task: upstream cancels
@@ -340,7 +364,11 @@ class DrydockConnection(Connection):
         statement fails with 1317 and the command loop then ends the connection. Otherwise the task
         is cancelled, as upstream does.
         """
-        in_thread = bool(getattr(self.session, "_running_thread_statement", False))
+        # A streamed result's fetch is awaited so that cancelling the task waits for it
+        # (DrydockSession.next_rows): the task is cancelled even while its worker thread runs, so
+        # a client that stopped reading is dropped at once, not when it reads again.
+        in_thread = (bool(getattr(self.session, "_running_thread_statement", False))
+                     and getattr(self.session, "open_stream", None) is None)
         if self.busy:
             self._interrupt_statement(self.statement_seq, tries=50)
         if kind != KillKind.CONNECTION:
@@ -458,6 +486,16 @@ class DrydockConnection(Connection):
 
     async def write_text_resultset(self, result_set: Any) -> None:
         self.stream.write_many(self._result_header(result_set.columns))
+        if isinstance(result_set.rows, StreamedRows):
+            columns = result_set.columns
+
+            async def write(batch: Any) -> None:
+                self.stream.write_text_rows(batch, columns)
+
+            await self._send_streamed(result_set.rows, write)
+            await self.stream.write(self._end_of_rows(), drain=False)
+            await self.stream.drain()
+            return
         rows = list(result_set.rows)
         batch = 10_000
         for i in range(0, len(rows), batch):
@@ -466,6 +504,33 @@ class DrydockConnection(Connection):
                 await asyncio.sleep(0)
         await self.stream.write(self._end_of_rows(), drain=False)
         await self.stream.drain()
+
+    async def _send_streamed(self, rows: StreamedRows, write: Callable[[Any], Awaitable[None]]) -> None:
+        """A streamed result's rows (server/results.py), batch by batch: each batch is encoded
+        and written, then drain() waits until the socket has taken most of it before the next
+        batch is fetched — so a client that stops reading holds the server to about one batch
+        and the kernel's socket buffers, never the whole result. An error while fetching (a
+        DuckDB error on row 1,000,000, KILL QUERY) propagates after the rows already sent: the
+        command loop answers it with an ERR packet, as MySQL does mid-result.
+
+        The next batch is fetched (in the statements pool) while this one is written and
+        drained: DuckDB and the client then work at the same time, and at most two batches are
+        in the server."""
+        pending: asyncio.Future[Any] | None = None
+        try:
+            batch = rows.first
+            while batch:
+                pending = asyncio.ensure_future(self.session.next_rows(rows))
+                await write(batch)
+                await self.stream.drain()
+                batch = await pending
+                pending = None
+        finally:
+            if pending is not None:  # the write failed (client gone, KILL): let the fetch end first
+                await asyncio.wait([pending])
+                if not pending.cancelled():
+                    pending.exception()  # retrieved: the write's error is the one that counts
+            await self.session.end_stream()
 
     async def handle_statistics(self, data: bytes) -> None:
         """COM_STATISTICS (``mariadb-admin status``, the CLI's ``status``): one human-readable
@@ -570,12 +635,29 @@ class DrydockConnection(Connection):
         await self.stream.write(types.uint_len(len(result_set.columns)))
         for column in result_set.columns:
             await self.stream.write(column_meta.definition(column, self._column_meta(column), self.server_charset))
-        rows = [packets.make_binary_resultrow(row, result_set.columns) for row in result_set.rows]
+        columns = result_set.columns
+        if isinstance(result_set.rows, StreamedRows) and not flags & 0x01:
+            if not self.deprecate_eof():
+                await self.stream.write(self.eof())
+
+            async def write(batch: Any) -> None:
+                for row in batch:
+                    await self.stream.write(packets.make_binary_resultrow(row, columns), drain=False)
+
+            await self._send_streamed(result_set.rows, write)
+            await self.stream.write(self._end_of_rows())
+            return
+        if isinstance(result_set.rows, StreamedRows):  # and a cursor: read as COM_STMT_FETCH asks
+            self._lazy_cursor = stmt.cursor = _LazyCursor(self, stmt.stmt_id, result_set.rows, columns)
+            rows: list[bytes] = []
+        else:
+            rows = [packets.make_binary_resultrow(row, columns) for row in result_set.rows]
         if flags & 0x01:  # CURSOR_TYPE_READ_ONLY: rows are fetched with COM_STMT_FETCH
             async def cursor() -> Any:
                 for row in rows:
                     yield row
-            stmt.cursor = cursor()
+            if not isinstance(result_set.rows, StreamedRows):
+                stmt.cursor = cursor()
             if not self.deprecate_eof():
                 await self.stream.write(self.eof(flags=ServerStatus.SERVER_STATUS_CURSOR_EXISTS))
             else:
@@ -628,7 +710,8 @@ class DrydockConnection(Connection):
                 break
             await self.stream.write(packet, drain=False)
             count += 1
-            if count % 1000 == 0:
+            if count % 1000 == 0:  # a large fetch holds the server to what the socket has not taken
+                await self.stream.drain()
                 await asyncio.sleep(0)
         await self.stream.drain()
         done = count < num_rows
@@ -645,6 +728,59 @@ class DrydockConnection(Connection):
         if stmt_id in self.prepared_stmts:
             return self.prepared_stmts[stmt_id]
         raise Errors.UNKNOWN_STMT_HANDLER.error(id=stmt_id, where="mysqld_stmt_execute")
+
+
+class _LazyCursor:
+    """The rows of a COM_STMT_EXECUTE cursor over a streamed result, as binary row packets: read
+    from DuckDB batch by batch as COM_STMT_FETCH asks for them, so a cursor over millions of rows
+    holds about one batch. Before any other command the connection reads the rest
+    (:meth:`materialize`) or drops it (:meth:`close`). An error while reading is raised to the
+    COM_STMT_FETCH that reaches it (after the rows before it)."""
+
+    def __init__(self, conn: DrydockConnection, stmt_id: int, rows: StreamedRows, columns: Any):
+        self.conn, self.stmt_id, self.columns = conn, stmt_id, columns
+        self.pending: collections.deque[bytes] = collections.deque(self._encode(rows.first))
+        self.rows: StreamedRows | None = rows
+        self.error: BaseException | None = None
+
+    def _encode(self, batch: Any) -> list[bytes]:
+        return [packets.make_binary_resultrow(row, self.columns) for row in batch]
+
+    def __aiter__(self) -> _LazyCursor:
+        return self
+
+    async def __anext__(self) -> bytes:
+        if not self.pending and self.rows is not None:
+            await self._read_batch()
+        if self.pending:
+            return self.pending.popleft()
+        if self.error is not None:
+            error, self.error = self.error, None
+            raise error
+        raise StopAsyncIteration
+
+    async def _read_batch(self) -> None:
+        assert self.rows is not None
+        try:
+            batch = await self.conn.session.next_rows(self.rows)
+        except (DrydockError, MysqlError) as exc:
+            self.error = exc
+            batch = []
+        if batch:
+            self.pending.extend(self._encode(batch))
+        else:
+            self.rows = None
+            await self.conn.session.end_stream()
+
+    async def materialize(self) -> None:
+        while self.rows is not None:
+            await self._read_batch()
+
+    async def close(self) -> None:
+        self.pending.clear()
+        if self.rows is not None:
+            self.rows = None
+            await self.conn.session.end_stream()
 
 
 def _login_end(exc: BaseException) -> str:

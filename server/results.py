@@ -18,7 +18,7 @@ from mysql_mimic.results import AllowedResult, infer_type
 from mysql_mimic.types import ColumnType
 
 from engine.errors import Errors
-from engine.results import Result
+from engine.results import Result, RowStream
 from server.column_meta import ColumnMeta, from_duck_type
 
 _EXACT = {
@@ -100,15 +100,52 @@ _CONVERT: dict[ColumnType, Callable[[Any], Any]] = {
 _TEXT_TYPES = (ColumnType.VARCHAR, ColumnType.VAR_STRING, ColumnType.STRING, ColumnType.JSON)
 
 
+RowBatch = list[tuple[Any, ...]]
+RowConverter = Callable[[Sequence[Sequence[Any]]], RowBatch]
+
+
+class StreamedRows:
+    """The rows of a streamed result set (engine/results.py RowStream): the first batch already
+    converted, and the rest converted batch by batch as it is fetched (server/connection.py
+    writes each batch before the next is fetched). Deliberately not iterable: code that would
+    read every row at once must not get only the first batch."""
+
+    def __init__(self, first: Sequence[Sequence[Any]], stream: RowStream, convert: RowConverter | None):
+        self.first = first
+        self.stream = stream
+        self._convert = convert
+
+    def next_batch(self) -> Sequence[Sequence[Any]]:
+        """The next converted batch, [] at the end; blocks (DuckDB runs as it is fetched)."""
+        batch = self.stream.next_batch()
+        return self._convert(batch) if self._convert is not None and batch else batch
+
+    def close(self) -> None:
+        self.stream.close()
+
+
 def to_wire(result: Result, charset: CharacterSet = CharacterSet.utf8mb4,
             max_value_bytes: int | None = None) -> AllowedResult:
     """``result`` as mysql-mimic rows and typed columns; text columns in ``charset`` (the
-    session's character_set_results). A text or binary value longer than ``max_value_bytes``
-    (max_allowed_packet) is refused with 1301 before any row packet is built."""
-    wire = _to_wire(result, max_value_bytes)
-    if charset.codec in ("utf8", "utf-8") or not isinstance(wire, tuple):
-        return wire
-    return in_charset(wire[0], wire[1], charset)
+    session's character_set_results). A streamed result's rows are a :class:`StreamedRows`. A
+    text or binary value longer than ``max_value_bytes`` (max_allowed_packet) is refused with
+    1301 before its batch's row packets are built."""
+    if not result.is_result_set:
+        return None
+    if not result.column_types:  # engine-built rows (no DuckDB types): never streamed
+        columns = inferred_columns(result.rows, result.columns)
+        if _is_utf8(charset):
+            return result.rows, columns
+        return in_charset(result.rows, columns, charset)
+    columns, convert = _plan(result, charset, max_value_bytes)
+    rows = convert(result.rows) if convert is not None else result.rows
+    if result.stream is not None:
+        return StreamedRows(rows, result.stream, convert), columns  # type: ignore[return-value]
+    return rows, columns
+
+
+def _is_utf8(charset: CharacterSet) -> bool:
+    return charset.codec in ("utf8", "utf-8")
 
 
 def in_charset(rows: Sequence[Sequence[Any]], columns: Sequence[ResultColumn],
@@ -116,16 +153,23 @@ def in_charset(rows: Sequence[Sequence[Any]], columns: Sequence[ResultColumn],
     """Text columns sent in another character set (a latin1 client): declared so in the column
     definition, and every value made encodable (a character the set lacks becomes '?', as MySQL
     converts it)."""
+    out_columns, convert = _charset_plan(columns, charset)
+    return convert(rows), out_columns
+
+
+def _charset_plan(columns: Sequence[ResultColumn], charset: CharacterSet) -> tuple[list[ResultColumn], RowConverter]:
     text = [c.type in _TEXT_TYPES and c.character_set != CharacterSet.binary for c in columns]
     out_columns = [ResultColumn(c.name, c.type, charset) if is_text else c for c, is_text in zip(columns, text)]
 
-    def convert(value: Any) -> Any:
-        if not isinstance(value, str):
-            return value
-        return value.encode(charset.codec, "replace").decode(charset.codec)
+    def value(v: Any) -> Any:
+        if not isinstance(v, str):
+            return v
+        return v.encode(charset.codec, "replace").decode(charset.codec)
 
-    out_rows = [tuple(convert(v) if is_text else v for v, is_text in zip(row, text)) for row in rows]
-    return out_rows, out_columns
+    def convert(rows: Sequence[Sequence[Any]]) -> RowBatch:
+        return [tuple(value(v) if is_text else v for v, is_text in zip(row, text)) for row in rows]
+
+    return out_columns, convert
 
 
 def _check_value_sizes(rows: Sequence[Sequence[Any]], columns: Sequence[ResultColumn], bounded: Sequence[bool],
@@ -149,11 +193,10 @@ def _check_value_sizes(rows: Sequence[Sequence[Any]], columns: Sequence[ResultCo
                 raise Errors.VALUE_OVER_MAX_ALLOWED_PACKET.error(column=column.name[:64], limit=limit)
 
 
-def _to_wire(result: Result, max_value_bytes: int | None = None) -> AllowedResult:
-    if not result.is_result_set:
-        return None
-    if not result.column_types:
-        return result.rows, inferred_columns(result.rows, result.columns)
+def _plan(result: Result, charset: CharacterSet,
+          max_value_bytes: int | None) -> tuple[list[ResultColumn], RowConverter | None]:
+    """The typed columns of a DuckDB result and the conversion of its rows to wire-safe values
+    (None: the rows go as they are). One plan serves every batch of a streamed result."""
     types = [column_type(result.column_types.get(c, "VARCHAR")) for c in result.columns]
     # BLOB columns carry the binary character set, as in MySQL: clients then return bytes
     # instead of decoding them as text (pymysql fails on bytes that are not UTF-8).
@@ -161,16 +204,31 @@ def _to_wire(result: Result, max_value_bytes: int | None = None) -> AllowedResul
                for name, t in zip(result.columns, types)]
     duck_types = [result.column_types.get(c, "VARCHAR") for c in result.columns]
     converters = [_to_json if _is_nested(d) else _CONVERT.get(t) for d, t in zip(duck_types, types)]
-    rows: Sequence[Sequence[Any]] = result.rows
+    convert: RowConverter | None = None
     if any(converters):
-        rows = [
-            tuple(conv(v) if conv else v for conv, v in zip(converters, row))
-            for row in result.rows
-        ]
+        def convert(rows: Sequence[Sequence[Any]]) -> RowBatch:
+            return [tuple(conv(v) if conv else v for conv, v in zip(converters, row)) for row in rows]
     if max_value_bytes is not None:  # every value that can be long: texts, binaries, nested values
-        _check_value_sizes(rows, columns, [t in _TEXT_TYPES or t == ColumnType.BLOB or _is_nested(d)
-                                           for t, d in zip(types, duck_types)], max_value_bytes)
-    return rows, columns
+        bounded = [t in _TEXT_TYPES or t == ColumnType.BLOB or _is_nested(d) for t, d in zip(types, duck_types)]
+        convert = _checked(convert, columns, bounded, max_value_bytes)
+    if _is_utf8(charset):
+        return columns, convert
+    out_columns, in_set = _charset_plan(columns, charset)
+    if convert is None:
+        return out_columns, in_set
+    typed = convert
+    return out_columns, lambda rows: in_set(typed(rows))
+
+
+def _checked(convert: RowConverter | None, columns: Sequence[ResultColumn], bounded: Sequence[bool],
+             limit: int) -> RowConverter:
+    """``convert`` followed by the max_allowed_packet check of each batch (on the values as sent
+    in UTF-8, before any other character set)."""
+    def checked(rows: Sequence[Sequence[Any]]) -> RowBatch:
+        out = convert(rows) if convert is not None else rows
+        _check_value_sizes(out, columns, bounded, limit)
+        return out if isinstance(out, list) else list(out)  # type: ignore[arg-type]
+    return checked
 
 
 def inferred_columns(rows: Sequence[Sequence[Any]], names: Sequence[Any]) -> list[ResultColumn]:

@@ -48,7 +48,7 @@ from server import memory, sql_prepared, tls
 from server.wire import MAX_PAYLOAD
 from server.column_meta import ColumnMeta
 from server.prepared import bind_parameters, count_placeholders
-from server.results import MetaByColumn, column_metas, to_wire
+from server.results import MetaByColumn, StreamedRows, column_metas, to_wire
 from engine.config_keys import Key
 
 # SQL-level prepared statements, run here: EXECUTE re-enters the session's routing.
@@ -98,13 +98,17 @@ class DrydockSession(Session):
         self.pools = pools or {}
         self.query_session = engine.query_session()
         self.ctx = SessionContext(user="", host="", connection_id=0, query=self.query_session,
-                                  variables=self.variables)
+                                  variables=self.variables, stream_results=True)
         self.account_host = "%"  # host pattern of the logged-in account (set by the connection)
         self.affected_rows = 0  # of the last statement, for its OK packet
         self.last_insert_id = 0  # the first AUTO_INCREMENT value the last statement generated
         self.statement_warnings = 0  # warnings the last statement raised, for its OK/EOF packet
         self._running_thread_statement = False
         self.result_meta: MetaByColumn = {}  # column definitions' extra fields (server/column_meta.py)
+        # The rows of the result set being sent, while the rest is still in DuckDB (server/results.py);
+        # the connection reads it to the end (next_rows) or ends it (end_stream) before the next command.
+        self.open_stream: StreamedRows | None = None
+        self._release_after_stream = False  # a large statement's release waits for its stream
 
     # -- lifecycle ------------------------------------------------------------------------------
     async def init(self, connection: Any) -> None:
@@ -140,10 +144,48 @@ class DrydockSession(Session):
         if self._running_thread_statement:
             self.ctx.cancel.set()  # procedures and other engine work check this cooperatively
             self.query_session.interrupt()
+        elif self.open_stream is not None:  # between two batches: the next fetch fails with 1317
+            self.ctx.cancel.set()
+
+    async def next_rows(self, rows: StreamedRows) -> Any:
+        """The next batch of a streamed result, fetched and converted in the statements pool
+        (DuckDB computes the rows as they are fetched); [] at the end. KILL QUERY reaches the
+        fetch as it reaches a statement; an error here (DuckDB's, mid-result) is the statement's
+        error, in SHOW WARNINGS as any other."""
+        self._running_thread_statement = True  # KILL QUERY / KILL CONNECTION interrupt the fetch
+        executor = self.pools.get("statements")
+        fetch = asyncio.ensure_future(asyncio.to_thread(rows.next_batch) if executor is None else
+                                      asyncio.get_running_loop().run_in_executor(executor, rows.next_batch))
+        try:
+            return await asyncio.shield(fetch)
+        except asyncio.CancelledError:  # KILL CONNECTION: the fetch ends (interrupted) before the
+            await asyncio.wait([fetch])  # session may close the DuckDB cursor it runs on
+            if not fetch.cancelled():
+                fetch.exception()
+            raise
+        except DrydockError as exc:
+            self.ctx.diagnostics = [Diagnostic("Error", exc.code, exc.message)]
+            raise
+        finally:
+            self._running_thread_statement = False
+
+    async def end_stream(self) -> None:
+        """After the last batch was sent, or when sending stopped early (an error, the client
+        left): what DuckDB still holds of the result is dropped, off the event loop."""
+        rows, self.open_stream = self.open_stream, None
+        release, self._release_after_stream = self._release_after_stream, False
+        if rows is None:
+            return
+        if not rows.stream.done:
+            await self.off_loop(rows.close)
+        if release:
+            await self.off_loop(self._release_large_statement)
 
     # -- statements -----------------------------------------------------------------------------
     async def handle_query(self, sql: str, attrs: dict[str, str]) -> AllowedResult:
         self._enter()
+        if self.open_stream is not None:  # a stream its connection could not finish (never expected)
+            await self.end_stream()
         self.affected_rows = 0
         self.last_insert_id = 0
         self.statement_warnings = 0
@@ -169,7 +211,9 @@ class DrydockSession(Session):
                     return self._finish(result)
                 return await self._run(statement, sql, attrs)
             finally:
-                if large:
+                if large and self.open_stream is not None:  # the cursor still sends its rows
+                    self._release_after_stream = True
+                elif large:
                     statement = None  # type: ignore[assignment]
                     await self._in_thread("statements", self._release_large_statement)
         except DrydockError as exc:
@@ -201,6 +245,9 @@ class DrydockSession(Session):
             return []
         finally:
             self.ctx.diagnostics = diagnostics  # a prepare leaves SHOW WARNINGS as it was
+        if result.stream is not None:  # LIMIT 0 reads no rows; never leave a result open
+            await self.off_loop(result.stream.close)
+            result.stream = None
         wire = to_wire(result, self._results_charset())
         if not (isinstance(wire, tuple) and wire[1]):
             return []
@@ -293,6 +340,8 @@ class DrydockSession(Session):
         self.last_insert_id = result.last_insert_id
         wire = to_wire(result, self._results_charset(), self._max_value_bytes())
         self.result_meta = column_metas(wire, result)
+        if isinstance(wire, tuple) and isinstance(wire[0], StreamedRows):
+            self.open_stream = wire[0]
         return wire
 
     def _max_value_bytes(self) -> int:

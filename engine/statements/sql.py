@@ -80,12 +80,14 @@ def run_sql(engine: Engine, stmt: ast.SqlStatement, ctx: SessionContext) -> Resu
         counting = statement_info.found_rows_query(own)
         ctx.time_limit_ms = session_limits.execution_time_ms(own, ctx, _time_ceiling(engine, ctx))
         try:
-            result = run_query(engine, own, ctx)
+            # the client's own query streams its rows (engine/query.py), unless another query must
+            # run on the session's cursor after it (SQL_CALC_FOUND_ROWS)
+            result = run_query(engine, own, ctx, stream=ctx.stream_results and counting is None)
             result.warnings.extend(skipped)
             if counting is not None:
                 result.found_rows = evaluate_rows(engine, counting, ctx)
         finally:
-            ctx.time_limit_ms = 0
+            ctx.time_limit_ms = 0  # armed by then (engine/query.py); a stream keeps it to its end
         return result
     except RecursionError:  # a statement nested deeper than the tree walkers go
         raise Errors.PARSE.error(detail="line 1:0 the statement is nested too deeply") from None
@@ -122,8 +124,9 @@ def evaluate_rows(engine: Engine, query: exp.Expr, ctx: SessionContext) -> int:
     return int(result.rows[0][0]) if result.rows else 0
 
 
-def run_query(engine: Engine, expression: exp.Expr, ctx: SessionContext) -> Result:
-    """Authorize and run one statement on DuckDB; ``expression`` is this call's own copy."""
+def run_query(engine: Engine, expression: exp.Expr, ctx: SessionContext, stream: bool = False) -> Result:
+    """Authorize and run one statement on DuckDB; ``expression`` is this call's own copy.
+    ``stream``: a large result set may come back as its first batch plus ``Result.stream``."""
     if not _runs_on_duckdb(expression):
         raise Errors.STATEMENT_NOT_ALLOWED.error(what=_kind_text(expression))
     transactions.before_statement(ctx)
@@ -136,7 +139,7 @@ def run_query(engine: Engine, expression: exp.Expr, ctx: SessionContext) -> Resu
     def scan(catalog: str, db: str, table: str, travel: Any) -> Any:
         return engine.metadata.scan(ctx, catalog, db, table, travel)
 
-    return ctx.query.run(expression, ctx, references, visibility, scan)
+    return ctx.query.run(expression, ctx, references, visibility, scan, stream=stream)
 
 
 def _runs_on_duckdb(expression: exp.Expr) -> bool:
