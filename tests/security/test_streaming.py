@@ -343,3 +343,52 @@ def test_kill_connection_drops_a_stalled_reader_at_once(srv: ServerProcess) -> N
         _abandon(stalled, cur)
     assert srv.query("SELECT 1") == [(1,)]
     assert "Traceback" not in srv.log_text() and "statement failed" not in srv.log_text()
+
+
+def test_max_execution_time_covers_a_streamed_result_to_its_last_batch(srv: ServerProcess) -> None:
+    """The time limit of a SELECT stays armed while its batches are fetched after the first (the
+    statement is not over when its first batch is sent): a client that reads slowly past the
+    limit gets 3024 mid-result; a result read to its end leaves no deadline behind for the next
+    statement on the connection."""
+    with _connect(srv) as conn:
+        cur = conn.cursor()
+        cur.execute("SET max_execution_time = 400")
+        cur.execute(ROW_SQL.format(n=BIG_ROWS))
+        assert cur.fetchone() is not None
+        time.sleep(1.0)  # past the limit while the server waits for this reader
+        received = 1
+        with pytest.raises(pymysql.err.MySQLError) as caught:
+            for _ in cur:
+                received += 1
+        print(f"max_execution_time mid-stream: {received} rows, then {caught.value.args}")
+        assert caught.value.args[0] == 3024
+        assert received < BIG_ROWS
+        cur = conn.cursor()
+        cur.execute("SET max_execution_time = 60000")
+        cur.execute(ROW_SQL.format(n=10_000))  # five batches, read at once
+        assert sum(1 for _ in cur) == 10_000
+        cur = conn.cursor()
+        cur.execute("SET max_execution_time = 0")
+        cur.execute("SELECT count(*) FROM big a, d b WHERE a.id < 200000")  # runs past the old limit's span
+        assert list(cur) == [(2_000_000,)]
+
+
+def test_a_value_over_max_allowed_packet_in_a_later_batch_ends_the_rows_with_1301(srv: ServerProcess) -> None:
+    """Every batch of a streamed result is measured against max_allowed_packet, not only the first:
+    rows before the long value arrive, then 1301; the connection stays usable."""
+    sql = ("SELECT id, CASE WHEN id = 5000 THEN repeat('x', 2000000) ELSE 'short' END AS v "
+           "FROM big WHERE id < 10000")
+    with _connect(srv) as conn:
+        cur = conn.cursor()
+        cur.execute("SET max_allowed_packet = 1048576")
+        received = 0
+        with pytest.raises(pymysql.err.MySQLError) as caught:
+            cur.execute(sql)
+            for _ in cur:
+                received += 1
+        print(f"1301 mid-stream after {received} rows: {caught.value.args}")
+        assert caught.value.args[0] == 1301
+        assert 0 < received <= 5000
+        with conn.cursor() as again:
+            again.execute("SELECT 1")
+            assert list(again.fetchall()) == [(1,)]
