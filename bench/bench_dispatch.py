@@ -1,6 +1,6 @@
 """Index job dispatch: end-to-end job time vs raw pylance, admission → worker start, drain rate.
 
-Three parts, one server (``python -m server serve``, fresh temporary data directory):
+Three parts, one server (``python -m drydock.server serve``, fresh temporary data directory):
 
 (a) **end-to-end** — for each ``--rows`` N: one dataset (``id BIGINT``, ``emb FLOAT[--dim]``, the
     same random data for both sides), written once and copied, so each side builds on identical
@@ -66,7 +66,7 @@ ds.create_index("emb", "IVF_PQ", name="idx", metric="l2", num_partitions=partiti
 
 # -- server and data ----------------------------------------------------------------------------------
 def start_server(tmp: Path) -> Server:
-    cmd = [sys.executable, "-m", "server", "serve", "--host", HOST, "--port", "0", "--data-dir",
+    cmd = [sys.executable, "-m", "drydock.server", "serve", "--host", HOST, "--port", "0", "--data-dir",
            str(tmp / "data"), "--log-level", "WARNING"]
     return Server("drydock", cmd, "drydock ready on ", tmp / "drydock.log", cwd=ROOT).start()
 

@@ -1,5 +1,5 @@
 """The same IVF_PQ build: single-process pylance ``create_index`` (the baseline) vs drydock's Ray
-path (engine/jobs/ray_tasks.py: train once, one segment task per fragment group, one commit) with
+path (engine/jobs/runtime/ray_tasks.py: train once, one segment task per fragment group, one commit) with
 1, 2 and 4 segments, on a local Ray cluster (127.0.0.1, temp dir, stopped after).
 
     .venv/bin/python bench/bench_distributed.py                 # 40k x 32, ~2-4 minutes here
@@ -28,7 +28,7 @@ import numpy as np
 import pyarrow as pa
 
 from bench.timing import Stopwatch, fmt_ratio, ratio
-from engine.jobs import ray_tasks
+from drydock.engine.jobs.runtime import ray_tasks
 
 
 def write(uri: str, rows: int, dim: int, fragment_rows: int) -> lance.LanceDataset:

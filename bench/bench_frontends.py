@@ -3,7 +3,7 @@
 Baseline: one frontend on the same store, same machine, same client load.
 
 1. *admissions*: ``--frontends`` counts (default 1 and 2) of ``drydock serve`` on one fresh
-   PostgreSQL schema (tests/pg.py: a local cluster in a temp dir, fsync on). A Lance catalog over one
+   PostgreSQL schema (tests/support/pg.py: a local cluster in a temp dir, fsync on). A Lance catalog over one
    dataset, quotas raised to 10^9, the dispatcher paused; ``--admissions`` BTREE CREATE INDEX
    statements (distinct names) from ``--connections`` client processes, connection i on frontend
    i mod N, released together by a barrier. Printed: jobs/s (median of ``--rounds``, the orders of
@@ -44,7 +44,7 @@ sys.path.insert(0, str(ROOT))
 from bench.bench_index_jobs import admission_cell
 from bench.timing import fmt_ratio, median, ratio
 from tests.conftest import ServerProcess
-from tests.pg import PgCluster, bench_cluster
+from tests.support.pg import PgCluster, bench_cluster
 
 CATALOG = "bench_fe"
 

@@ -72,7 +72,7 @@ GROUP_COMMIT_CONNECTIONS = 8
 
 # -- servers and data ---------------------------------------------------------------------------------
 def server(data_dir: Path, log: Path) -> Server:
-    cmd = [sys.executable, "-m", "server", "serve", "--host", HOST, "--port", "0", "--data-dir", str(data_dir),
+    cmd = [sys.executable, "-m", "drydock.server", "serve", "--host", HOST, "--port", "0", "--data-dir", str(data_dir),
            "--log-level", "WARNING"]
     return Server("drydock", cmd, "drydock ready on ", log, cwd=ROOT)
 
@@ -199,9 +199,9 @@ def store_cell(path: Path, admissions: int, threads: int) -> tuple[float, int, i
     """→ (admissions/s, batches written, admitted) for ``threads`` threads calling JobManager.create."""
     import threading
 
-    from engine.jobs.manager import JobManager
-    from engine.metastore import MetaStore
-    from tests.jobfactory import new_job
+    from drydock.engine.jobs.control.manager import JobManager
+    from drydock.engine.store.metastore import MetaStore
+    from tests.support.jobfactory import new_job
 
     store = MetaStore(path)
     jobs = JobManager(store)
@@ -241,9 +241,9 @@ def print_ratio(label: str, rates: dict[int, float]) -> None:
 
 # -- part 2: 100k records ------------------------------------------------------------------------------
 def _template_columns() -> dict[str, Any]:
-    from engine.jobs import states as st
-    from engine.jobs.records import to_columns
-    from tests.jobfactory import new_job
+    from drydock.engine.jobs.control import states as st
+    from drydock.engine.jobs.control.records import to_columns
+    from tests.support.jobfactory import new_job
 
     job = new_job().replace(state=st.MutationState.COMMITTED, refresh_state=st.RefreshState.DONE,
                             result_code=st.ResultCode.NATIVE_OK, message="index built",
@@ -279,8 +279,8 @@ def write_records(meta: Path, count: int, tables: list[tuple[str, str, str]], ca
 
 def timed_replay(meta: Path, repeats: int) -> tuple[float, float, int]:
     """→ (median wall seconds, median CPU seconds, records replayed)."""
-    from engine.jobs.manager import JobManager
-    from engine.metastore import MetaStore
+    from drydock.engine.jobs.control.manager import JobManager
+    from drydock.engine.store.metastore import MetaStore
 
     times, cpus, live = [], [], 0
     for _ in range(repeats):

@@ -1,7 +1,7 @@
 """SELECT on a Lance table: drydock over the wire vs DuckDB in-process on the same dataset.
 
 One run writes a Lance dataset (default 1M rows: ``id BIGINT, category VARCHAR`` (50 values),
-``value DOUBLE, embedding FLOAT[32]``), starts ``python -m server serve`` with a Lance catalog
+``value DOUBLE, embedding FLOAT[32]``), starts ``python -m drydock.server serve`` with a Lance catalog
 over it, and times two queries whose results are a few rows:
 
 - filtered group-by: ``SELECT category, count(*), avg(value) … WHERE id < 200000 AND category IN

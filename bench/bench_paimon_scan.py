@@ -3,7 +3,7 @@ memory during the scan.
 
 One run writes two Paimon append tables with 10 columns (``id BIGINT, a INT (id % 1000), b INT,
 c BIGINT, x DOUBLE, y DOUBLE, z DOUBLE, f FLOAT, s1 STRING, s2 STRING``): ``big`` (default 5M rows)
-and ``small`` (default 1M rows), written in 500k-row commits. It starts ``python -m server serve``
+and ``small`` (default 1M rows), written in 500k-row commits. It starts ``python -m drydock.server serve``
 with a Paimon catalog over the warehouse (``meta.cache.ttl-second = 3600``) and times:
 
 - filtered count: ``SELECT count(*) FROM t WHERE a < 100`` (10% of the rows);

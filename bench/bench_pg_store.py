@@ -5,7 +5,7 @@ Baseline: the embedded SQLite store (WAL, synchronous=FULL) on the same machine.
 1. *durable transitions*: ``JobManager.create`` (admission's insert: fence + quota + commit) and
    ``mark_running`` (a CAS on ``revision``), ``--jobs`` of each from one thread, over a fresh store of
    each kind; per-operation median and p95 in ms, and the PostgreSQL/SQLite ratio. PostgreSQL here
-   is a local cluster (tests/pg.py: initdb in a temp dir, 127.0.0.1, fsync on, synchronous_commit on).
+   is a local cluster (tests/support/pg.py: initdb in a temp dir, 127.0.0.1, fsync on, synchronous_commit on).
 
 Failover between frontends sharing the store is measured by bench/bench_frontends.py.
 
@@ -25,10 +25,10 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench.timing import Stopwatch, fmt_ratio, median, p95, ratio
-from engine.jobs.manager import JobManager
-from engine.metastore import MetadataStore, MetaStore
-from tests.jobfactory import new_job
-from tests.pg import bench_cluster
+from drydock.engine.jobs.control.manager import JobManager
+from drydock.engine.store.metastore import MetadataStore, MetaStore
+from tests.support.jobfactory import new_job
+from tests.support.pg import bench_cluster
 
 
 def _ms(samples: list[float]) -> tuple[float, float]:
@@ -57,7 +57,7 @@ def main() -> None:
         if started is None:
             return
         cluster, tmp = started
-        from engine.metastore_pg import PostgresStore
+        from drydock.engine.store.metastore_pg import PostgresStore
 
         sqlite = transitions(MetaStore(tmp / "meta.sqlite"), args.jobs)
         pg = transitions(PostgresStore(cluster.dsn(cluster.new_schema())), args.jobs)

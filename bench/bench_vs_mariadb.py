@@ -318,7 +318,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--warmup", type=float, default=0.5, help="warm-up window per side per cell (default 0.5)")
     p.add_argument("--connections", type=int, nargs="+", default=[1, 8], help="connection counts (default 1 8)")
     p.add_argument("--drydock-root", type=Path, default=ROOT,
-                   help="checkout whose `python -m server serve` is measured (default: this repo)")
+                   help="checkout whose `python -m drydock.server serve` is measured (default: this repo)")
     args = p.parse_args(argv)
     if args.seconds <= 0 or args.rounds < 1 or args.warmup <= 0 or min(args.connections) < 1:
         p.error("--seconds/--warmup must be > 0, --rounds >= 1, --connections >= 1")

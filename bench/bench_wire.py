@@ -105,7 +105,7 @@ class Server:
 
 
 def drydock_server(tmp: Path, root: Path) -> Server:
-    cmd = [sys.executable, "-m", "server", "serve", "--host", HOST, "--port", "0",
+    cmd = [sys.executable, "-m", "drydock.server", "serve", "--host", HOST, "--port", "0",
            "--data-dir", str(tmp / "drydock-data"), "--log-level", "WARNING"]
     return Server("drydock", cmd, "drydock ready on ", tmp / "drydock.log", cwd=root)
 
@@ -305,7 +305,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--clients", choices=["process", "thread"], default="process",
                    help="one client process per connection (default) or one thread per connection")
     p.add_argument("--drydock-root", type=Path, default=ROOT,
-                   help="checkout whose `python -m server serve` is measured (default: this repo)")
+                   help="checkout whose `python -m drydock.server serve` is measured (default: this repo)")
     args = p.parse_args(argv)
     if args.seconds <= 0 or args.repeats < 1 or args.warmup <= 0 or min(args.connections) < 1:
         p.error("--seconds/--warmup must be > 0, --repeats >= 1, --connections >= 1")

@@ -1,8 +1,9 @@
 """The engine: everything with meaning, reachable without a socket.
 
-``Engine.execute(statement, ctx)`` runs one statement object from the grammar;
-``Engine.query_session()`` gives a session its own handle on the SQL passthrough. The table of
-contents of the statements is ``engine.statements.HANDLERS``.
+``Engine`` is the composition root: it builds every collaborator (store, config, catalogs,
+privileges, jobs, dispatcher) once and wires them together. Statements run through
+``engine.statements.execute(engine, statement, ctx)``, which finds each statement's handler;
+``Engine.query_session()`` gives a session its own handle on the SQL passthrough.
 """
 
 from __future__ import annotations
@@ -12,31 +13,27 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from engine import ast, statement_info
-from engine.audit import DENIAL_CODES, AuditLog, AuditSettings
-from engine.audit_object import audit_object, is_audited, statement_kind
-from engine.catalogs.calls import CallSettings, CatalogCalls, StatementSlots
-from engine.catalogs.manager import CatalogManager
-from engine.catalogs.placement import Placement
-from engine.config import Config, frontend_table
-from engine.config_keys import Key
-from engine.errors import DrydockError
-from engine.frontends import FrontendIdentity, Membership
-from engine.jobs.admission import Admission
-from engine.jobs.catalog_guard import CatalogGuard
-from engine.jobs.dispatcher import Dispatcher
-from engine.jobs.manager import JobManager
-from engine.jobs.records import JobRecord
-from engine.jobs.retention import RetentionCleaner
-from engine.metadata import Metadata
-from engine.metastore import open_store
-from engine.metrics import Metrics
-from engine.privileges import Privileges
-from engine.procedures.registry import default_registry
-from engine.query import QueryEngine, QuerySession
-from engine.results import Result
-from engine.session import ConnectionRegistry, SessionContext
-from engine.users import Users
+from drydock.engine.security.audit import AuditLog, AuditSettings
+from drydock.engine.lakehouse.catalogs.calls import CallSettings, CatalogCalls, StatementSlots
+from drydock.engine.lakehouse.catalogs.manager import CatalogManager
+from drydock.engine.lakehouse.catalogs.placement import Placement
+from drydock.engine.store.config import Config, frontend_table
+from drydock.engine.store.config_keys import Key
+from drydock.engine.store.frontends import FrontendIdentity, Membership
+from drydock.engine.jobs.control.admission import Admission
+from drydock.engine.jobs.control.catalog_guard import CatalogGuard
+from drydock.engine.jobs.control.dispatcher import Dispatcher
+from drydock.engine.jobs.control.manager import JobManager
+from drydock.engine.jobs.control.records import JobRecord
+from drydock.engine.jobs.control.retention import RetentionCleaner
+from drydock.engine.sql.metadata import Metadata
+from drydock.engine.store.metastore import open_store
+from drydock.engine.support.metrics import Metrics
+from drydock.engine.security.privileges import Privileges
+from drydock.engine.lakehouse.procedures.registry import default_registry
+from drydock.engine.sql.query import QueryEngine, QuerySession
+from drydock.engine.session import ConnectionRegistry
+from drydock.engine.security.users import Users
 
 
 class Engine:
@@ -78,7 +75,7 @@ class Engine:
         self.placement = Placement(self.config, self.data_dir)
         self.retention = RetentionCleaner(self.jobs, self.config, self.data_dir / "workers")  # + worker stderr files
         self.epoch = uuid.uuid4().hex  # this process's epoch: workers of earlier epochs are foreign
-        # Frontends sharing the store elect the one that dispatches (engine/frontends.py); the first
+        # Frontends sharing the store elect the one that dispatches (engine/store/frontends.py); the first
         # heartbeat runs now, so a lone frontend leads from its first statement.
         self.frontend = Membership(self.store, FrontendIdentity.of(self.data_dir, query_port, frontend_name),
                                    self.epoch, lambda: float(self.config.get(Key.FRONTEND_LEASE_SECOND)))
@@ -123,37 +120,6 @@ class Engine:
     def cancel_running(self, job: JobRecord) -> bool:
         """Ask the supervisor to abort a RUNNING job's worker; False when no supervisor runs it."""
         return self.dispatcher.cancel(job)
-
-    def execute(self, statement: ast.Statement, ctx: SessionContext, text: str = "") -> Result:
-        """The one way any statement runs: its handler (authorize → validate → execute), wrapped
-        once in the audit (changing and denied statements; ``text`` is what the client sent,
-        masked by the audit log) and the statement-duration metric."""
-        from engine.statements import HANDLERS  # the statement modules import Engine
-
-        handler = HANDLERS[type(statement)]
-        started = time.monotonic()
-        self.questions += 1
-        kind = statement_kind(statement)
-        try:
-            result = handler(self, statement, ctx)
-        except DrydockError as exc:
-            self._audit(statement, ctx, kind, started, exc.code, text)
-            raise
-        finally:
-            self.metrics.statement_seconds.labels(kind).observe(time.monotonic() - started)
-        self._audit(statement, ctx, kind, started, 0, text)
-        statement_info.record(ctx, result)
-        return result
-
-    def _audit(self, statement: ast.Statement, ctx: SessionContext, kind: str, started: float,
-               error_code: int, text: str) -> None:
-        denied = error_code in DENIAL_CODES
-        if not denied and not is_audited(statement):
-            return
-        self.audit.record(user=ctx.user, host=ctx.host, connection_id=ctx.connection_id,
-                          kind=kind if is_audited(statement) or not denied else "Denied",
-                          obj=audit_object(statement, ctx), error_code=error_code, started=started,
-                          statement=text or getattr(statement, "text", ""))
 
     def query_session(self) -> QuerySession:
         return self.query.session()

@@ -12,8 +12,8 @@ import tempfile
 from dataclasses import dataclass
 from typing import Any
 
-from engine.results import Diagnostic
-from engine.url_secrets import mask_text
+from drydock.engine.results import Diagnostic
+from drydock.engine.security.url_secrets import mask_text
 
 
 @dataclass(frozen=True)
@@ -34,7 +34,7 @@ class ErrorSpec:
 
     def text(self, **params: Any) -> str:
         """The message; a URL it echoes (a property value, a library's words) loses its
-        credentials (engine/url_secrets.py)."""
+        credentials (engine/security/url_secrets.py)."""
         return mask_text(self.template.format(**params))
 
 
@@ -113,7 +113,7 @@ class Errors:
     # drydock refuses the value instead of building a row packet it may not send
     VALUE_OVER_MAX_ALLOWED_PACKET = ErrorSpec(1301, "HY000", "Result of column '{column}' was larger than max_allowed_packet ({limit}) - not sent")
     SAFE_UPDATE = ErrorSpec(1175, "HY000", "You are using safe update mode and you tried to update a table without a WHERE that uses a KEY column.")
-    # -- DuckDB errors in MySQL's codes and wording (the mapping: engine/duckdb_errors.py) ----
+    # -- DuckDB errors in MySQL's codes and wording (the mapping: engine/sql/duckdb_errors.py) ----
     DUP_ENTRY = ErrorSpec(1062, "23000", "Duplicate entry '{value}' for key '{key}'")
     BAD_NULL = ErrorSpec(1048, "23000", "Column '{column}' cannot be null")
     BAD_FIELD = ErrorSpec(1054, "42S22", "Unknown column '{column}' in '{where}'")
@@ -127,7 +127,7 @@ class Errors:
     NO_REFERENCED_ROW = ErrorSpec(1452, "23000", "Cannot add or update a child row: a foreign key constraint fails ({detail})")
     UNKNOWN_FUNCTION = ErrorSpec(1305, "42000", "FUNCTION {name} does not exist")
     WRONG_ARGUMENTS_TO_FUNCTION = ErrorSpec(1582, "42000", "Incorrect parameter count or types in the call to native function '{name}'")
-    # -- the plain-SQL pipeline (engine/sql_relations.py) ------------------------------------
+    # -- the plain-SQL pipeline (engine/sql/sql_relations.py) ------------------------------------
     TABLE_FUNCTION_NOT_ALLOWED = ErrorSpec(1142, "42000", "Table function '{name}' is not allowed; read tables by name (metadata: information_schema and SHOW)")
     FUNCTION_NOT_ALLOWED = ErrorSpec(1305, "42000", "FUNCTION {name} does not exist or is not allowed")
     RELATIONS_UNKNOWN = ErrorSpec(1105, "HY000", "Statement refused: the tables it reads could not be determined ({detail})")
@@ -147,7 +147,7 @@ class Errors:
     PRIVILEGE_LEVEL = ErrorSpec(1105, "HY000", "{priv} can only be granted on *.*.* (global level)")
     # 1227 like every refusal for a missing privilege, so the audit records it as a denial
     GRANT_ABOVE_OWN = ErrorSpec(1227, "42000", "Access denied; you can only grant privileges you hold yourself: {priv} on {target}")
-    # the account rule (engine/account_rule.py): acting on an account or role needs what it holds
+    # the account rule (engine/security/account_rule.py): acting on an account or role needs what it holds
     ACCOUNT_ABOVE_OWN = ErrorSpec(1227, "42000", "Access denied; you need (at least one of) the {verb} privilege(s) for this operation: {subject} holds {priv} on {target}, which you do not hold (acting on an account or role needs every privilege it holds)")
     ROOT_LOGIN_RESERVED = ErrorSpec(1227, "42000", "Access denied; only 'root'@'%' itself can {op} {user}")
     INVALID_PRIVILEGE_TARGET = ErrorSpec(1105, "HY000", "Invalid privilege target '{target}': use *.*.*, ctl.*.*, ctl.db.*, db.*, db, ctl.db.tbl or db.tbl")
@@ -159,7 +159,7 @@ class Errors:
     CATALOG_EXISTS = ErrorSpec(1105, "HY000", "Catalog '{name}' already exists")
     CATALOG_BAD_PROPERTY = ErrorSpec(1105, "HY000", "{detail}")
     CATALOG_ACCESS_FAILED = ErrorSpec(1105, "HY000", "Catalog '{name}': {detail}")
-    # A remote catalog call past catalog_call_timeout_second (engine/catalogs/calls.py); as a
+    # A remote catalog call past catalog_call_timeout_second (engine/lakehouse/catalogs/calls.py); as a
     # Warning when a listing across catalogs skips the catalog instead.
     CATALOG_TIMEOUT = ErrorSpec(1105, "HY000", "Catalog '{name}' did not answer within {seconds:g} s ({what}); try again later")
     CATALOG_OVERLOADED = ErrorSpec(1105, "HY000", "Catalog '{name}' is not answering: {detail}; try again later")
@@ -206,7 +206,7 @@ class Errors:
     # drydock's code for the warning row of a successful FORCE_RELEASE (documented in README)
     LANCE_INDEX_JOB_FORCE_RELEASED = ErrorSpec(5106, "HY000", "{detail}")
     LANCE_INDEX_JOB_TERMINAL = ErrorSpec(5107, "HY000", "Lance index job {job_id} cannot be cancelled: it is already {state}")
-    # an internal invariant: the manager refused a move the state machine (engine/jobs/states.py) forbids
+    # an internal invariant: the manager refused a move the state machine (engine/jobs/control/states.py) forbids
     LANCE_INDEX_JOB_ILLEGAL_TRANSITION = ErrorSpec(5108, "HY000", "Lance index job {job_id}: illegal {move}")
     SHOW_JOBS_INVALID = ErrorSpec(1105, "HY000", "{detail}")
     # Fence and quota conflicts (reference §3: DdlException texts)

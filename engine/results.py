@@ -25,15 +25,15 @@ class Result:
     # Column types by name, for columns whose type must not be inferred from the first value
     # (e.g. an all-NULL column). Values are mysql_mimic ColumnType names.
     column_types: dict[str, str] = field(default_factory=dict)
-    # Per column (by position), where it comes from (engine/result_origins.py Origin), for the
+    # Per column (by position), where it comes from (engine/sql/result_origins.py Origin), for the
     # schema/table/org_table/org_name of MySQL's column definitions; empty when unknown.
     column_origins: list[Any] = field(default_factory=list)
     # The first AUTO_INCREMENT value an INSERT generated (the OK packet's last_insert_id), and
-    # FOUND_ROWS() of a SELECT SQL_CALC_FOUND_ROWS with a LIMIT (engine/statement_info.py).
+    # FOUND_ROWS() of a SELECT SQL_CALC_FOUND_ROWS with a LIMIT (engine/sql/statement_info.py).
     last_insert_id: int = 0
     found_rows: int | None = None
     # A result set larger than its first batch: ``rows`` holds the first batch and the rest is
-    # still in the engine, fetched batch by batch while the server sends (engine/query.py).
+    # still in the engine, fetched batch by batch while the server sends (engine/sql/query.py).
     stream: RowStream | None = None
 
     @property
@@ -51,7 +51,7 @@ class RowStream:
     """The rest of a result set, still in the engine: ``fetch`` returns the next batch (an empty
     list at the end) and blocks, so it runs in a worker thread; ``close`` drops what is left.
     ``rows`` counts every row handed out, the first batch included; ``on_end`` callbacks get
-    that count once the last batch has been read (FOUND_ROWS(), engine/statement_info.py)."""
+    that count once the last batch has been read (FOUND_ROWS(), engine/sql/statement_info.py)."""
 
     def __init__(self, first_rows: int, fetch: Callable[[], list[tuple[Any, ...]]],
                  close: Callable[[], None]):

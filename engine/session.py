@@ -6,7 +6,7 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from engine.results import Diagnostic
+from drydock.engine.results import Diagnostic
 
 
 @dataclass(frozen=True)
@@ -50,21 +50,21 @@ class SessionContext:
     # prepared statements of PREPARE name FROM ... (name lower-cased → statement text).
     user_variables: dict[str, Any] = field(default_factory=dict)
     prepared_statements: dict[str, str] = field(default_factory=dict)
-    # The session's own DuckDB handle (engine/query.py QuerySession) and its system variables
+    # The session's own DuckDB handle (engine/sql/query.py QuerySession) and its system variables
     # (name → value, with get/set/list), both set by the server when the session starts.
     query: Any = None
     variables: Any = None
     # (cipher, TLS version) of the connection, None for plain text (SHOW STATUS LIKE 'Ssl_%')
     tls_cipher: tuple[str, str] | None = None
     # What LAST_INSERT_ID(), ROW_COUNT() and FOUND_ROWS() answer: about the previous statements
-    # (engine/statement_info.py keeps them).
+    # (engine/sql/statement_info.py keeps them).
     last_insert_id: int = 0
     row_count: int = -1
     found_rows: int = 0
     # max_execution_time of the statement running now (ms, 0: none): set for a SELECT by
-    # engine/statements/sql.py, applied by engine/query.py
+    # engine/statements/sql.py, applied by engine/sql/query.py
     time_limit_ms: int = 0
-    # The client's result sets may be streamed (engine/query.py): set by the wire server, whose
+    # The client's result sets may be streamed (engine/sql/query.py): set by the wire server, whose
     # connection reads Result.stream to the end; other callers get every row in Result.rows.
     stream_results: bool = False
 

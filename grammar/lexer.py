@@ -47,7 +47,7 @@ DEFAULT_MODE = TextMode()
 
 @lru_cache(maxsize=256)
 def text_mode(sql_mode: str) -> TextMode:
-    """The :class:`TextMode` of a stored sql_mode value (engine/session_variables.py keeps it
+    """The :class:`TextMode` of a stored sql_mode value (engine/sql/session_variables.py keeps it
     normalized: upper case, combination modes expanded)."""
     names = set(sql_mode.upper().split(","))
     return TextMode(backslash_escapes="NO_BACKSLASH_ESCAPES" not in names, ansi_quotes="ANSI_QUOTES" in names)

@@ -21,11 +21,11 @@ from typing import Any
 
 from lark import Lark, Token, Transformer, UnexpectedCharacters, UnexpectedInput, UnexpectedToken
 
-from engine import ast
-from engine.errors import DrydockError, Errors
-from engine.redact import SECRET_KEY, redact_sql
-from engine.url_secrets import has_secret
-from grammar.statement_shapes import ShapeCache
+from drydock.engine import ast
+from drydock.engine.errors import DrydockError, Errors
+from drydock.engine.security.redact import SECRET_KEY, redact_sql
+from drydock.engine.security.url_secrets import has_secret
+from drydock.grammar.statement_shapes import ShapeCache
 
 _GRAMMAR = Path(__file__).with_name("drydock.lark")
 
@@ -181,7 +181,7 @@ def parse(sql: str) -> ast.Statement | None:
 # -- parse cache --------------------------------------------------------------------------------
 # Clients repeat the same statement texts; statement objects are frozen dataclasses, so one parse
 # is shared by every session that sends the same text. Bounded LRU, keyed on the exact text. A
-# statement that carries a secret (anything engine/redact.py would mask, a password field, a
+# statement that carries a secret (anything engine/security/redact.py would mask, a password field, a
 # property whose key is secret, or a PREPARE's arbitrary text) is never kept in memory here.
 CACHE_SIZE = 512
 CACHE_MAX_SQL_CHARS = 4096

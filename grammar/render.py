@@ -15,9 +15,9 @@ import re
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from engine import ast
-from engine.redact import SECRET_KEY
-from grammar.sql import DIALECT
+from drydock.engine import ast
+from drydock.engine.security.redact import SECRET_KEY
+from drydock.grammar.sql import DIALECT
 
 MASK = "***"
 _NUMBER = re.compile(r"[-+]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][-+]?[0-9]+)?")
@@ -59,7 +59,7 @@ class _Renderer:
         return string(value if self.secrets else MASK)
 
     def properties(self, pairs: Iterable[tuple[str, str]]) -> str:
-        """``("k" = "v", …)``; a value under a secret key (engine/redact.py) masked unless ``secrets``."""
+        """``("k" = "v", …)``; a value under a secret key (engine/security/redact.py) masked unless ``secrets``."""
         return "(" + ", ".join(f"{string(k)} = {self.password(v) if SECRET_KEY.search(k) else string(v)}"
                                for k, v in pairs) + ")"
 

@@ -33,7 +33,7 @@ from typing import Any
 
 from sqlglot import exp
 
-from grammar import sql as sql_grammar
+from drydock.grammar import sql as sql_grammar
 
 # MySQL lexical units, in the order the scanner tries them. Words include digits, so ``t1``,
 # ``1abc`` (a MySQL identifier) and ``x.5`` are never numbers; a number is a whole word.

@@ -21,7 +21,7 @@ from sqlglot.dialects.mysql import MySQL
 from sqlglot.errors import ParseError, SqlglotError
 from sqlglot.tokens import Token, TokenType
 
-from engine.errors import DrydockError, Errors
+from drydock.engine.errors import DrydockError, Errors
 
 # sqlglot logs unsupported syntax with the statement text in it; statement text never goes to
 # drydock's logs (it may carry secrets, and any user could write lines there).
@@ -30,7 +30,7 @@ logging.getLogger("sqlglot").setLevel(logging.CRITICAL)
 
 class RenameTables(exp.Expression):
     """MySQL's ``RENAME TABLE a TO b [, c TO d …]``: one ``ALTER TABLE … RENAME TO`` per pair,
-    applied together (engine/mysql_ddl.py)."""
+    applied together (engine/sql/mysql_ddl.py)."""
 
     arg_types: ClassVar[dict[str, bool]] = {"expressions": True}
 

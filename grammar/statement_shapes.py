@@ -51,7 +51,7 @@ from typing import Any, NamedTuple
 
 from lark import Token
 
-from engine import ast
+from drydock.engine import ast
 
 # One pass over the text; the first alternative that matches at a position wins, in the order
 # Lark's longest match decides there. Named groups are the slots; every other match (and what no

@@ -1,5 +1,5 @@
 import sys
 
-from regression.runner import main
+from drydock.regression.runner import main
 
 sys.exit(main())

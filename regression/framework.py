@@ -29,7 +29,7 @@ from typing import Any
 
 import pymysql
 
-from regression import outfile
+from drydock.regression import outfile
 
 DATA_DIR = Path(__file__).resolve().parent / "data"
 SUITES: list[SuiteDef] = []

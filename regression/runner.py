@@ -1,4 +1,4 @@
-"""`python -m regression`: start a server (or use --url), run the selected suites, report.
+"""`python -m drydock.regression`: start a server (or use --url), run the selected suites, report.
 
 Prints one line per suite (PASS, FAIL or SKIP with the reason) and a closing
 `N passed, N failed, N skipped`; exits non-zero if any failed.
@@ -19,11 +19,11 @@ import time
 import tomllib
 from pathlib import Path
 
-from regression.framework import SUITES, Config, Context, Suite, SuiteSkipped
+from drydock.regression.framework import SUITES, Config, Context, Suite, SuiteSkipped
 
 ROOT = Path(__file__).resolve().parent.parent
 SUITE_DIR = Path(__file__).resolve().parent / "suites"
-DEFAULT_CONF = Path(__file__).resolve().parent / "conf" / "regression.toml"
+DEFAULT_CONF = Path(__file__).resolve().parent / "conf" / "drydock.regression.toml"
 
 
 def load_suites() -> None:
@@ -33,7 +33,7 @@ def load_suites() -> None:
 
 
 def start_server(data_dir: Path) -> tuple[subprocess.Popen[str], int]:
-    proc = subprocess.Popen([sys.executable, "-m", "server", "serve", "--port", "0", "--data-dir", str(data_dir)],
+    proc = subprocess.Popen([sys.executable, "-m", "drydock.server", "serve", "--port", "0", "--data-dir", str(data_dir)],
                             cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     deadline = time.monotonic() + 60
     assert proc.stdout is not None
@@ -73,7 +73,7 @@ def parse_url(url: str) -> tuple[str, int]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m regression", description=__doc__)
+    parser = argparse.ArgumentParser(prog="python -m drydock.regression", description=__doc__)
     parser.add_argument("--url", help="jdbc:mysql://host:port/ of a running server (default: start one)")
     parser.add_argument("--suite", action="append", default=[], help="suite name or glob (repeatable)")
     parser.add_argument("--group", action="append", default=[], help="run suites in this group (repeatable)")

@@ -1,3 +1,3 @@
-from server.cli import main
+from drydock.server.cli import main
 
 main()

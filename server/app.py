@@ -15,16 +15,16 @@ from mysql_mimic.constants import DEFAULT_SERVER_CAPABILITIES, KillKind
 from mysql_mimic.control import Control
 from mysql_mimic.types import Capabilities
 
-from engine.catalogs.calls import StatementSlots
-from engine.config_keys import Key
-from engine.core import Engine
-from engine.errors import Errors
-from engine.session import Process
-from server import wire
-from server.auth import DrydockIdentityProvider
-from server.connection import DrydockConnection
-from server.session import DrydockSession
-from server.tls import TlsSettings
+from drydock.engine.lakehouse.catalogs.calls import StatementSlots
+from drydock.engine.store.config_keys import Key
+from drydock.engine.core import Engine
+from drydock.engine.errors import Errors
+from drydock.engine.session import Process
+from drydock.server import wire
+from drydock.server.auth import DrydockIdentityProvider
+from drydock.server.connection import DrydockConnection
+from drydock.server.session import DrydockSession
+from drydock.server.tls import TlsSettings
 
 logger = logging.getLogger(__name__)
 
@@ -113,7 +113,7 @@ class _Registry:
 class StatementsPool(concurrent.futures.ThreadPoolExecutor):
     """statements_threads statements at once (each task holds one of ``slots``), on as many
     threads plus catalog_max_waiting_statements: a statement waiting on a remote catalog call
-    gives its slot back and keeps its thread (engine/catalogs/calls.py), so the spare threads
+    gives its slot back and keeps its thread (engine/lakehouse/catalogs/calls.py), so the spare threads
     let other statements run meanwhile instead of queueing behind a slow catalog."""
 
     def __init__(self, slots: StatementSlots):

@@ -1,4 +1,4 @@
-"""Identity: the accounts of engine/users.py, checked with mysql_native_password."""
+"""Identity: the accounts of engine/security/users.py, checked with mysql_native_password."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 from mysql_mimic.auth import AuthPlugin, IdentityProvider, NativePasswordAuthPlugin, User
 
-from engine.users import Users
+from drydock.engine.security.users import Users
 
 
 class AccountUser(User):

@@ -12,14 +12,14 @@ from typing import Any
 
 import click
 
-from engine.config_keys import Key
-from engine.core import Engine
-from engine.frontends import valid_name
-from engine.metastore import MetadataStoreUnavailable
-from engine.url_secrets import mask_text
-from server.app import DrydockServer
-from server.thread_placement import ThreadPlacement
-from server.tls import TlsConfigError, settings_from_config
+from drydock.engine.store.config_keys import Key
+from drydock.engine.core import Engine
+from drydock.engine.store.frontends import valid_name
+from drydock.engine.store.metastore import MetadataStoreUnavailable
+from drydock.engine.security.url_secrets import mask_text
+from drydock.server.app import DrydockServer
+from drydock.server.thread_placement import ThreadPlacement
+from drydock.server.tls import TlsConfigError, settings_from_config
 
 # Library loggers that copy statement text (or request bodies) into the server log, with the
 # lowest level each may still log at. sqlglot logs every statement it cannot parse verbatim (so any

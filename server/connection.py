@@ -1,8 +1,8 @@
 """mysql-mimic's Connection with its defects closed (reference: mysql-mimic facts §8).
 
-Each override names the defect it closes. tests/test_mimic_defects.py and
-tests/test_mimic_defects_sql.py have one test per defect that fails on the unpatched library;
-tests/test_upstream_mimic.py shows each defect is still in the installed library.
+Each override names the defect it closes. tests/wire/test_mimic_defects.py and
+tests/wire/test_mimic_defects_sql.py have one test per defect that fails on the unpatched library;
+tests/wire/test_upstream_mimic.py shows each defect is still in the installed library.
 
 - failed login / failed COM_CHANGE_USER: the upstream connection answers ERR and keeps serving;
   here it closes. Unknown user and wrong password get the same 1045.
@@ -43,11 +43,11 @@ from mysql_mimic.prepared import PreparedStatement
 from mysql_mimic.stream import ConnectionClosed
 from mysql_mimic.types import Capabilities, ServerStatus
 
-from engine.errors import DrydockError, Errors, sqlstate_of
-from grammar import lexer
-from server import column_meta, tls, wire
-from server.prepared import bind_parameters, count_placeholders
-from server.results import StreamedRows
+from drydock.engine.errors import DrydockError, Errors, sqlstate_of
+from drydock.grammar import lexer
+from drydock.server import column_meta, tls, wire
+from drydock.server.prepared import bind_parameters, count_placeholders
+from drydock.server.results import StreamedRows
 
 logger = logging.getLogger(__name__)
 
@@ -213,7 +213,7 @@ class DrydockConnection(Connection):
             return
         using = "YES" if auth_response else "NO"
         engine = getattr(self.session, "engine", None)
-        if engine is not None:  # aggregated per peer, bounded, and logged there (engine/audit.py)
+        if engine is not None:  # aggregated per peer, bounded, and logged there (engine/security/audit.py)
             engine.audit.failed_login(user=username, host=host, connection_id=self.connection_id)
         await self._write_quietly(self.error(msg=Errors.ACCESS_DENIED.error(user=username, host=host, using=using)))
         raise LoginFailed(username)
@@ -402,7 +402,7 @@ class DrydockConnection(Connection):
     @property
     def status_flags(self) -> ServerStatus:
         """The status of every OK/EOF: IN_TRANS while the session's transaction is open,
-        AUTOCOMMIT as the session's autocommit variable says (engine/transactions.py), and
+        AUTOCOMMIT as the session's autocommit variable says (engine/sql/transactions.py), and
         NO_BACKSLASH_ESCAPES while the sql_mode has it (drivers such as mysql-connector and pymysql
         read it to choose how they escape parameters: doubled quotes instead of backslashes)."""
         # on plain ints, one flag member at the end (the packets take only a ServerStatus): each

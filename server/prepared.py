@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.errors import Errors
-from engine.user_variables import literal
-from grammar.lexer import placeholder_positions
+from drydock.engine.errors import Errors
+from drydock.engine.sql.user_variables import literal
+from drydock.grammar.lexer import placeholder_positions
 
 __all__ = ["bind_parameters", "count_placeholders", "literal", "placeholder_positions"]
 

@@ -30,7 +30,7 @@ import re
 
 from mysql_mimic.charset import CharacterSet
 
-from grammar.lexer import DEFAULT_MODE, TextMode, comment_end, quoted_end
+from drydock.grammar.lexer import DEFAULT_MODE, TextMode, comment_end, quoted_end
 
 _INTRODUCER = re.compile(rb"_([A-Za-z0-9]+)\s*$")
 _ESCAPES = {ord("0"): b"\0", ord("n"): b"\n", ord("r"): b"\r", ord("t"): b"\t", ord("b"): b"\b",

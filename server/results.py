@@ -17,9 +17,9 @@ from mysql_mimic.charset import CharacterSet
 from mysql_mimic.results import AllowedResult, infer_type
 from mysql_mimic.types import ColumnType
 
-from engine.errors import Errors
-from engine.results import Result, RowStream
-from server.column_meta import ColumnMeta, from_duck_type
+from drydock.engine.errors import Errors
+from drydock.engine.results import Result, RowStream
+from drydock.server.column_meta import ColumnMeta, from_duck_type
 
 _EXACT = {
     "BOOLEAN": ColumnType.TINY,

@@ -32,24 +32,26 @@ from mysql_mimic.types import ColumnType
 from mysql_mimic.variables import GlobalVariables, SYSTEM_VARIABLES
 from sqlglot import exp
 
-from engine import ast, session_limits, transactions
-from engine.core import Engine
-from engine.errors import DrydockError, Errors
-from engine.info_schema import INTERNAL
-from engine.results import Diagnostic, Result
-from engine.session import SessionContext
-from engine.session_variables import MYSQL_DEFAULT_SQL_MODE, normalize_sql_mode  # noqa: F401 (re-export)
-from engine.session_variables import ConfiguredSessionVariables
-from grammar import lexer
-from grammar import parser as grammar
-from grammar import shapes
-from grammar import sql as sql_grammar
-from server import memory, sql_prepared, tls
-from server.wire import MAX_PAYLOAD
-from server.column_meta import ColumnMeta
-from server.prepared import bind_parameters, count_placeholders
-from server.results import MetaByColumn, StreamedRows, column_metas, to_wire
-from engine.config_keys import Key
+from drydock.engine.statements import execute as execute_statement
+from drydock.engine import ast
+from drydock.engine.sql import session_limits, transactions
+from drydock.engine.core import Engine
+from drydock.engine.errors import DrydockError, Errors
+from drydock.engine.sql.info_schema import INTERNAL
+from drydock.engine.results import Diagnostic, Result
+from drydock.engine.session import SessionContext
+from drydock.engine.sql.session_variables import MYSQL_DEFAULT_SQL_MODE, normalize_sql_mode  # noqa: F401 (re-export)
+from drydock.engine.sql.session_variables import ConfiguredSessionVariables
+from drydock.grammar import lexer
+from drydock.grammar import parser as grammar
+from drydock.grammar import shapes
+from drydock.grammar import sql as sql_grammar
+from drydock.server import memory, sql_prepared, tls
+from drydock.server.wire import MAX_PAYLOAD
+from drydock.server.column_meta import ColumnMeta
+from drydock.server.prepared import bind_parameters, count_placeholders
+from drydock.server.results import MetaByColumn, StreamedRows, column_metas, to_wire
+from drydock.engine.store.config_keys import Key
 
 # SQL-level prepared statements, run here: EXECUTE re-enters the session's routing.
 _PREPARED_SQL = (ast.Prepare, ast.ExecutePrepared, ast.DeallocatePrepare)
@@ -64,7 +66,7 @@ DRYDOCK_VARIABLES = {
     "sql_mode": (str, MYSQL_DEFAULT_SQL_MODE, True),
     "warning_count": (int, 0, False),
     "error_count": (int, 0, False),
-    **session_limits.VARIABLES,  # sql_safe_updates, max_join_size, … (engine/session_limits.py)
+    **session_limits.VARIABLES,  # sql_safe_updates, max_join_size, … (engine/sql/session_limits.py)
 }
 GLOBAL_VARIABLES = GlobalVariables(DRYDOCK_VARIABLES)
 
@@ -135,7 +137,7 @@ class DrydockSession(Session):
         """The one access check for a session database: the handshake, COM_INIT_DB and
         COM_CHANGE_USER come here, and run exactly what ``USE db`` runs."""
         self._enter()
-        await self._in_thread("statements", self.engine.execute, ast.Use(parts=(database,)), self.ctx,
+        await self._in_thread("statements", execute_statement, self.engine, ast.Use(parts=(database,)), self.ctx,
                               f"USE `{database}`")
         self.database = self.ctx.database
 
@@ -240,7 +242,7 @@ class DrydockSession(Session):
         statement.expression.set("limit", exp.Limit(expression=exp.Literal.number(0)))  # no rows read
         diagnostics = list(self.ctx.diagnostics)
         try:
-            result = await self._in_thread("statements", self.engine.execute, statement, self.ctx, text)
+            result = await self._in_thread("statements", execute_statement, self.engine, statement, self.ctx, text)
         except (DrydockError, MysqlError):
             return []
         finally:
@@ -263,7 +265,7 @@ class DrydockSession(Session):
             return statement, None
         self.ctx.diagnostics = []
         try:
-            return statement, self.engine.execute(statement, self.ctx, sql)
+            return statement, execute_statement(self.engine, statement, self.ctx, sql)
         finally:
             self.database = self.ctx.database  # USE / SWITCH / DROP CATALOG move the session
 
@@ -293,9 +295,9 @@ class DrydockSession(Session):
             return await self._prepared_sql(statement, attrs)
         try:
             if statement.inline:
-                result = self.engine.execute(statement, self.ctx, sql)
+                result = execute_statement(self.engine, statement, self.ctx, sql)
             else:
-                result = await self._in_thread(statement.pool, self.engine.execute, statement, self.ctx, sql)
+                result = await self._in_thread(statement.pool, execute_statement, self.engine, statement, self.ctx, sql)
         finally:
             self.database = self.ctx.database  # USE / SWITCH / DROP CATALOG move the session
         return self._finish(result)

@@ -21,14 +21,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from engine import ast
-from engine.errors import Errors
-from engine.results import Result
-from engine.session import SessionContext
-from engine.user_variables import get_user_variable
-from grammar.lexer import DEFAULT_MODE, TextMode, canonical
-from grammar.parser import leading_words
-from server.prepared import bind_parameters, count_placeholders
+from drydock.engine import ast
+from drydock.engine.errors import Errors
+from drydock.engine.results import Result
+from drydock.engine.session import SessionContext
+from drydock.engine.sql.user_variables import get_user_variable
+from drydock.grammar.lexer import DEFAULT_MODE, TextMode, canonical
+from drydock.grammar.parser import leading_words
+from drydock.server.prepared import bind_parameters, count_placeholders
 
 MAX_PREPARED_STATEMENTS = 16382  # MySQL's default max_prepared_stmt_count (per session here)
 _NOT_PREPARABLE = {("PREPARE",), ("EXECUTE",), ("DEALLOCATE",), ("DROP", "PREPARE")}

@@ -25,7 +25,7 @@ import os
 import threading
 from pathlib import Path
 
-from engine.cpu_sets import PROCESS_CPUS
+from drydock.engine.support.cpu_sets import PROCESS_CPUS
 
 logger = logging.getLogger(__name__)
 

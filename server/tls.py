@@ -18,7 +18,7 @@ import ssl
 from dataclasses import dataclass
 from typing import Any, cast
 
-from engine.config_keys import Key
+from drydock.engine.store.config_keys import Key
 
 logger = logging.getLogger(__name__)
 
@@ -50,7 +50,7 @@ class TlsSettings:
 
 
 def settings_from_config(config: Any) -> TlsSettings:
-    """The TLS settings of ``config`` (engine.config.Config); raises TlsConfigError."""
+    """The TLS settings of ``config`` (engine.store.config.Config); raises TlsConfigError."""
     cert, key = str(config.get(Key.TLS_CERT)), str(config.get(Key.TLS_KEY))
     required = bool(config.get(Key.REQUIRE_SECURE_TRANSPORT))
     if not cert:

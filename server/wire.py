@@ -22,8 +22,8 @@ from mysql_mimic.packets import ComChangeUser, ComFieldList, HandshakeResponse41
 from mysql_mimic.stream import ConnectionClosed, MysqlStream
 from mysql_mimic.types import Capabilities, ColumnType
 
-from grammar.lexer import DEFAULT_MODE, TextMode
-from server.query_text import UndecodableText, decode_statement
+from drydock.grammar.lexer import DEFAULT_MODE, TextMode
+from drydock.server.query_text import UndecodableText, decode_statement
 
 
 class MalformedPacket(Exception):

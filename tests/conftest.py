@@ -15,7 +15,7 @@ from typing import Any
 import pymysql
 import pytest
 
-from tests.pg import pg_cluster, pg_dsn, store_opener  # noqa: F401 - PostgreSQL fixtures for every module
+from tests.support.pg import pg_cluster, pg_dsn, store_opener  # noqa: F401 - PostgreSQL fixtures for every module
 
 ROOT = Path(__file__).resolve().parent.parent
 READY_TIMEOUT_SECONDS = 30.0
@@ -36,7 +36,7 @@ class ServerProcess:
     def start(self) -> ServerProcess:
         self.log_path = self.data_dir.parent / f"{self.data_dir.name}.server.log"
         log = open(self.log_path, "a")
-        cmd = [sys.executable, "-m", "server", "serve", "--host", self.host, "--port", str(self.port),
+        cmd = [sys.executable, "-m", "drydock.server", "serve", "--host", self.host, "--port", str(self.port),
                "--data-dir", str(self.data_dir), "--log-level", "INFO", *self.extra_args]
         self.proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=log, text=True,
                                      env={**os.environ, **self.env})

@@ -17,11 +17,12 @@ import sys
 import time
 from typing import Any
 
-from engine import cpu_sets
-from engine.jobs.contract import ContractError, field_contract, index_contract
-from engine.jobs.isolation import apply_worker_rlimits
-from engine.jobs.protocol import DISPATCH, HANDSHAKE, PROGRESS, Dispatch, WorkerResult, encode, read_frame, write_frame
-from engine.jobs.states import ResultCode
+from drydock.engine.support import cpu_sets
+from drydock.engine.jobs.control.contract import ContractError, field_contract, index_contract
+from drydock.engine.jobs.runtime.isolation import apply_worker_rlimits
+from drydock.engine.jobs.runtime.protocol import (
+    DISPATCH, HANDSHAKE, PROGRESS, Dispatch, WorkerResult, encode, read_frame, write_frame)
+from drydock.engine.jobs.control.states import ResultCode
 
 PR_SET_PDEATHSIG = 1
 OUT = 1  # frames go to stdout; stray prints are redirected to stderr below

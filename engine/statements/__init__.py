@@ -1,17 +1,31 @@
-"""Table of contents: each statement object and the function that executes it.
+"""Statements: each statement object, the function that executes it, and :func:`execute`.
 
 One module per statement family; every handler has the same shape —
-authorize → validate → execute → Result (rows + warnings).
+authorize → validate → execute → Result (rows + warnings). :func:`execute` is the one way any
+statement runs: its handler, wrapped once in the audit and the statement-duration metric.
+
+May import: everything in the engine (the statements sit on top of it); never the server.
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from engine import ast
-from engine.statements import (admin_config, audit, backends, catalogs, procedures, diagnostics, index_jobs, internal_catalog,
-                               metadata, server_info, session_control, sql, users)
+from drydock.engine import ast
+from drydock.engine.errors import DrydockError
+from drydock.engine.results import Result
+from drydock.engine.security.audit import DENIAL_CODES
+from drydock.engine.session import SessionContext
+from drydock.engine.sql import statement_info
+from drydock.engine.statements.audit_object import audit_object, is_audited, statement_kind
+from drydock.engine.statements import (
+    admin_config, audit, backends, catalogs, procedures, diagnostics, index_jobs, internal_catalog,
+    metadata, server_info, session_control, sql, users)
+
+if TYPE_CHECKING:
+    from drydock.engine.core import Engine
 
 Handler = Callable[[Any, Any, Any], Any]
 
@@ -82,3 +96,34 @@ HANDLERS: dict[type[ast.Statement], Handler] = {
 _ALL = tuple(HANDLERS)
 INLINE = tuple(c for c in _ALL if c.inline)
 AUDITED = tuple(c for c in _ALL if c.audited)
+
+
+def execute(engine: Engine, statement: ast.Statement, ctx: SessionContext, text: str = "") -> Result:
+    """Run one statement: its handler (authorize → validate → execute), wrapped once in the audit
+    (changing and denied statements; ``text`` is what the client sent, masked by the audit log)
+    and the statement-duration metric."""
+    handler = HANDLERS[type(statement)]
+    started = time.monotonic()
+    engine.questions += 1
+    kind = statement_kind(statement)
+    try:
+        result = handler(engine, statement, ctx)
+    except DrydockError as exc:
+        _audit(engine, statement, ctx, kind, started, exc.code, text)
+        raise
+    finally:
+        engine.metrics.statement_seconds.labels(kind).observe(time.monotonic() - started)
+    _audit(engine, statement, ctx, kind, started, 0, text)
+    statement_info.record(ctx, result)
+    return result
+
+
+def _audit(engine: Engine, statement: ast.Statement, ctx: SessionContext, kind: str, started: float,
+           error_code: int, text: str) -> None:
+    denied = error_code in DENIAL_CODES
+    if not denied and not is_audited(statement):
+        return
+    engine.audit.record(user=ctx.user, host=ctx.host, connection_id=ctx.connection_id,
+                        kind=kind if is_audited(statement) or not denied else "Denied",
+                        obj=audit_object(statement, ctx), error_code=error_code, started=started,
+                        statement=text or getattr(statement, "text", ""))

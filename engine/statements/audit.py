@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import datetime as dt
 
-from engine import ast
-from engine.core import Engine
-from engine.results import Result
-from engine.session import SessionContext
-from engine.privileges import Privilege
+from drydock.engine import ast
+from drydock.engine.core import Engine
+from drydock.engine.results import Result
+from drydock.engine.session import SessionContext
+from drydock.engine.security.privileges import Privilege
 
 # Statement stays last. Count: failed logins one Login record stands for (user is the first
 # name tried, LastUser the last); 1 for every other record.

@@ -1,7 +1,7 @@
 """SHOW BACKENDS: the in-process supervisor that runs Lance index workers, and — when the Ray
 backend is selected — one row per Ray node (host, alive, CPUs, memory, running tasks). ADMIN only.
 
-SHOW FRONTENDS: every frontend sharing the metadata store (engine/frontends.py), which one holds
+SHOW FRONTENDS: every frontend sharing the metadata store (engine/store/frontends.py), which one holds
 the dispatcher lease, and whether each is alive (a heartbeat within frontend_lease_second). ADMIN only."""
 
 from __future__ import annotations
@@ -9,13 +9,13 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from engine import ast
-from engine.core import Engine
-from engine.results import Result
-from engine.session import SessionContext
-from engine.privileges import Privilege
-from engine.config_keys import Key
-from engine.url_secrets import mask_text, mask_value
+from drydock.engine import ast
+from drydock.engine.core import Engine
+from drydock.engine.results import Result
+from drydock.engine.session import SessionContext
+from drydock.engine.security.privileges import Privilege
+from drydock.engine.store.config_keys import Key
+from drydock.engine.security.url_secrets import mask_text, mask_value
 
 COLUMNS = ["BackendId", "Host", "Alive", "Isolation", "IsolationDetail", "QueueDepth", "InflightWorkers",
            "PossibleLiveSlots", "MaxInflight", "DispatcherPaused", "CPUs", "MemoryBytes", "RunningTasks",

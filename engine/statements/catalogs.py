@@ -3,7 +3,7 @@ SWITCH, USE, REFRESH.
 
 A catalog reaches whatever its warehouse names on the host, so catalog DDL needs global ADMIN, or
 the plain privilege (global CREATE; ALTER / DROP on the catalog) while every warehouse it names
-stays under the configured roots (engine/catalogs/placement.py). No warehouse may overlap drydock's
+stays under the configured roots (engine/lakehouse/catalogs/placement.py). No warehouse may overlap drydock's
 data directory, whoever asks.
 """
 
@@ -11,16 +11,16 @@ from __future__ import annotations
 
 import datetime as dt
 
-from engine import ast
-from engine.catalogs.manager import INTERNAL, INTERNAL_ID, CatalogRecord, ChangeCheck
-from engine.core import Engine
-from engine.errors import Errors
-from engine.redact import redact_map
-from engine.url_secrets import mask_value
-from engine.results import Result
-from engine.session import SessionContext
-from engine.statements.admin_config import like_to_regex
-from engine.privileges import Privilege
+from drydock.engine import ast
+from drydock.engine.lakehouse.catalogs.manager import INTERNAL, INTERNAL_ID, CatalogRecord, ChangeCheck
+from drydock.engine.core import Engine
+from drydock.engine.errors import Errors
+from drydock.engine.security.redact import redact_map
+from drydock.engine.security.url_secrets import mask_value
+from drydock.engine.results import Result
+from drydock.engine.session import SessionContext
+from drydock.engine.statements.admin_config import like_to_regex
+from drydock.engine.security.privileges import Privilege
 
 
 def _time(ts: float) -> str:

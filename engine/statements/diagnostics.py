@@ -6,10 +6,10 @@ result reports zero warnings.
 
 from __future__ import annotations
 
-from engine import ast
-from engine.core import Engine
-from engine.results import Result
-from engine.session import SessionContext
+from drydock.engine import ast
+from drydock.engine.core import Engine
+from drydock.engine.results import Result
+from drydock.engine.session import SessionContext
 
 
 def show_diagnostics(engine: Engine, stmt: ast.ShowDiagnostics, ctx: SessionContext) -> Result:

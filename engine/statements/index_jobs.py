@@ -5,21 +5,21 @@ from __future__ import annotations
 import time
 from typing import NamedTuple
 
-from engine import ast
-from engine.catalogs.manager import INTERNAL
-from engine.core import Engine
-from engine.errors import Errors
-from engine.faults import pause_point
-from engine.jobs import states as st
-from engine.jobs.admission import admit_create, admit_drop
-from engine.jobs.manager import FORCE_RELEASE_WARNING
-from engine.jobs.records import MAX_FORCE_TEXT_BYTES, JobRecord, utf8_len
-from engine.jobs.visibility import JobVisibility
-from engine.results import Result
-from engine.session import SessionContext
-from engine.statements import internal_index
+from drydock.engine import ast
+from drydock.engine.lakehouse.catalogs.manager import INTERNAL
+from drydock.engine.core import Engine
+from drydock.engine.errors import Errors
+from drydock.engine.support.faults import pause_point
+from drydock.engine.jobs.control import states as st
+from drydock.engine.jobs.control.admission import admit_create, admit_drop
+from drydock.engine.jobs.control.manager import FORCE_RELEASE_WARNING
+from drydock.engine.jobs.control.records import MAX_FORCE_TEXT_BYTES, JobRecord, utf8_len
+from drydock.engine.jobs.control.visibility import JobVisibility
+from drydock.engine.results import Result
+from drydock.engine.session import SessionContext
+from drydock.engine.statements import internal_index
 
-INTERNAL_CATALOG_ID = 0  # the internal catalog has no row in `catalogs` (engine/metastore.py)
+INTERNAL_CATALOG_ID = 0  # the internal catalog has no row in `catalogs` (engine/store/metastore.py)
 JOB_ID_COLUMN = ["JobId"]
 LIST_COLUMNS = ["JobId", "CatalogName", "DbName", "TableName", "IndexName", "Operation", "State",
                 "RefreshState", "PossibleLive", "CreateTime", "UpdateTime", "Message", "ForceReleased",
@@ -171,7 +171,7 @@ _PROOFS = {m.value: m for m in st.TerminationProof}
 
 
 def _listed_row(job: _Listed, catalog_name: str, progress: str) -> tuple[str, ...]:
-    """The same row as ``_list_row`` of the full record (tests/test_index_jobs_show_resolve.py)."""
+    """The same row as ``_list_row`` of the full record (tests/jobs/test_index_jobs_show_resolve.py)."""
     state = _STATES.get(job.state, st.MutationState.UNKNOWN)  # damaged → UNKNOWN, as replay reads it
     facts = st.JobFacts(state, _REFRESH_STATES.get(job.refresh_state, st.RefreshState.REQUIRED),
                         bool(job.force_released), bool(job.possible_live_owned),

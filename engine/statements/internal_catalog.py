@@ -3,26 +3,26 @@
 ORMs and BI tools (SQLAlchemy, pandas, Superset) reflect a table by parsing this text, so it is
 written exactly as MySQL 8 writes it: backticked column lines with MySQL type names, NOT NULL /
 DEFAULT clauses, then ``PRIMARY KEY (…)`` and ``UNIQUE KEY `name` (…)`` lines, then the table
-options. Types and keys come from the MySQL-shaped information_schema (engine/info_schema.py).
+options. Types and keys come from the MySQL-shaped information_schema (engine/sql/info_schema.py).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from engine import ast
-from engine.catalogs.base import Column
-from engine.core import Engine
-from engine.errors import Errors
-from engine.info_schema import ATTACHED_NAME, INTERNAL, external_column_row
-from engine.results import Result
-from engine.session import SessionContext
+from drydock.engine import ast
+from drydock.engine.lakehouse.catalogs.base import Column
+from drydock.engine.core import Engine
+from drydock.engine.errors import Errors
+from drydock.engine.sql.info_schema import ATTACHED_NAME, INTERNAL, external_column_row
+from drydock.engine.results import Result
+from drydock.engine.session import SessionContext
 
 TABLE_OPTIONS = "ENGINE={engine} DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_0900_ai_ci"
 
 
 def show_create_table(engine: Engine, stmt: ast.ShowCreateTable, ctx: SessionContext) -> Result:
-    catalog, db, table = engine.metadata.split(ctx, stmt.parts)  # also `catalog.db`.t (engine/dotted_names.py)
+    catalog, db, table = engine.metadata.split(ctx, stmt.parts)  # also `catalog.db`.t (engine/sql/dotted_names.py)
     if not engine.privileges.may_see_table(ctx, catalog, db, table):
         raise Errors.TABLE_ACCESS_DENIED.error(priv="SHOW", user=ctx.user, host=ctx.host,
                                                table=f"{db}.{table}")

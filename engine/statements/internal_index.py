@@ -14,12 +14,12 @@ from __future__ import annotations
 
 from sqlglot import exp
 
-from engine import ast
-from engine.core import Engine
-from engine.errors import Errors
-from engine.info_schema import INTERNAL
-from engine.results import Result
-from engine.session import SessionContext
+from drydock.engine import ast
+from drydock.engine.core import Engine
+from drydock.engine.errors import Errors
+from drydock.engine.sql.info_schema import INTERNAL
+from drydock.engine.results import Result
+from drydock.engine.session import SessionContext
 
 # A plain index names no USING: with USING it is a Lance index job, which internal tables refuse
 # (5101), as Doris does.
@@ -37,7 +37,7 @@ def _table(engine: Engine, ctx: SessionContext, parts: tuple[str, ...]) -> exp.T
 
 
 def create(engine: Engine, stmt: ast.CreateIndex, ctx: SessionContext) -> Result:
-    from engine.statements.sql import run_query  # sql.py imports the statement registry
+    from drydock.engine.statements.sql import run_query  # sql.py imports the statement registry
 
     if stmt.using not in PLAIN_METHODS or stmt.properties or stmt.or_replace:
         raise Errors.NOT_SUPPORTED.error(what=f"CREATE INDEX ... USING {stmt.using or '(none)'} "
@@ -49,7 +49,7 @@ def create(engine: Engine, stmt: ast.CreateIndex, ctx: SessionContext) -> Result
 
 
 def drop(engine: Engine, stmt: ast.DropIndex, ctx: SessionContext) -> Result:
-    from engine.statements.sql import authorize_alter_of
+    from drydock.engine.statements.sql import authorize_alter_of
 
     table = _table(engine, ctx, stmt.table)
     db, name = table.text("db"), table.name

@@ -3,13 +3,14 @@ external catalogs."""
 
 from __future__ import annotations
 
-from engine import ast, dotted_names
-from engine.catalogs.manager import INTERNAL
-from engine.core import Engine
-from engine.errors import Errors
-from engine.like import LikePattern
-from engine.results import Diagnostic, Result
-from engine.session import SessionContext
+from drydock.engine import ast
+from drydock.engine.sql import dotted_names
+from drydock.engine.lakehouse.catalogs.manager import INTERNAL
+from drydock.engine.core import Engine
+from drydock.engine.errors import Errors
+from drydock.engine.sql.like import LikePattern
+from drydock.engine.results import Diagnostic, Result
+from drydock.engine.session import SessionContext
 
 
 def _filter(rows: list[tuple], like: str | None) -> list[tuple]:
@@ -31,7 +32,7 @@ def show_databases(engine: Engine, stmt: ast.ShowDatabases, ctx: SessionContext)
     warnings: list[Diagnostic] = []
     if catalog == INTERNAL:
         names = sorted([*names, "information_schema"])
-        if stmt.catalog is None:  # the other catalogs' databases as catalog.db (engine/dotted_names.py)
+        if stmt.catalog is None:  # the other catalogs' databases as catalog.db (engine/sql/dotted_names.py)
             names += dotted_names.external_databases(engine.catalogs, ctx, engine.metadata, warnings)
     return Result(columns=["Database"], rows=_filter([(n,) for n in names], stmt.like), warnings=warnings)
 

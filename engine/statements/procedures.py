@@ -4,16 +4,16 @@ from __future__ import annotations
 
 import time
 
-from engine import ast
-from engine.catalogs.manager import INTERNAL, CatalogRecord
-from engine.core import Engine
-from engine.errors import DrydockError, Errors, exception_text
-from engine.procedures.base import Procedure, ProcedureContext, bind, split_table
-from engine.redact import redact_text
-from engine.results import Result
-from engine.session import SessionContext
-from engine.privileges import Privilege
-from engine.config_keys import Key
+from drydock.engine import ast
+from drydock.engine.lakehouse.catalogs.manager import INTERNAL, CatalogRecord
+from drydock.engine.core import Engine
+from drydock.engine.errors import DrydockError, Errors, exception_text
+from drydock.engine.lakehouse.procedures.base import Procedure, ProcedureContext, bind, split_table
+from drydock.engine.security.redact import redact_text
+from drydock.engine.results import Result
+from drydock.engine.session import SessionContext
+from drydock.engine.security.privileges import Privilege
+from drydock.engine.store.config_keys import Key
 
 
 def _resolve(engine: Engine, parts: tuple[str, ...], ctx: SessionContext) -> tuple[CatalogRecord, Procedure]:

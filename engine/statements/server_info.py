@@ -10,14 +10,14 @@ from __future__ import annotations
 
 from mysql_mimic.charset import CharacterSet, Collation
 
-from engine import ast
-from engine.core import Engine
-from engine.errors import Errors
-from engine.info_schema import ATTACHED_NAME, INTERNAL
-from engine.like import like
-from engine.results import Result
-from engine.session import SessionContext
-from engine.privileges import Privilege
+from drydock.engine import ast
+from drydock.engine.core import Engine
+from drydock.engine.errors import Errors
+from drydock.engine.sql.info_schema import ATTACHED_NAME, INTERNAL
+from drydock.engine.sql.like import like
+from drydock.engine.results import Result
+from drydock.engine.session import SessionContext
+from drydock.engine.security.privileges import Privilege
 
 ENGINE_COLUMNS = ["Engine", "Support", "Comment", "Transactions", "XA", "Savepoints"]
 ENGINES = [("DuckDB", "DEFAULT", "drydock's internal catalog (DuckDB)", "YES", "NO", "NO"),

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from engine import ast
-from engine.core import Engine
-from engine.errors import Errors
-from engine.results import Result
-from engine.privileges import Privilege
-from engine.session import SessionContext
+from drydock.engine import ast
+from drydock.engine.core import Engine
+from drydock.engine.errors import Errors
+from drydock.engine.results import Result
+from drydock.engine.security.privileges import Privilege
+from drydock.engine.session import SessionContext
 
 
 def kill(engine: Engine, stmt: ast.Kill, ctx: SessionContext) -> Result:

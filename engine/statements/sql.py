@@ -1,8 +1,8 @@
 """Plain SQL: every statement the Lark grammar does not own, run on DuckDB.
 
 parse (grammar/sql.py) → bind session values (``@@x``, ``@v``, ``DATABASE()``, …) as literals →
-resolve the relations it touches (engine/sql_relations.py) → authorize exactly those → execute
-the resolved statement (engine/query.py, which checks DuckDB's own parse of the final text).
+resolve the relations it touches (engine/sql/sql_relations.py) → authorize exactly those → execute
+the resolved statement (engine/sql/query.py, which checks DuckDB's own parse of the final text).
 SET, SHOW VARIABLES/STATUS/COLUMNS…, DESCRIBE and BEGIN/COMMIT/ROLLBACK are answered here too:
 no statement is answered by code drydock does not own.
 """
@@ -15,29 +15,22 @@ from mysql_mimic.schema import show_statement_to_info_schema_query
 from mysql_mimic.variables import DEFAULT
 from sqlglot import exp
 
-from engine import (
-    ast,
-    collation,
-    dotted_names,
-    mysql_dml,
-    mysql_functions,
-    session_limits,
-    sql_relations,
-    statement_info,
-    transactions,
-)
-from engine.config_keys import Key
-from engine.core import Engine
-from engine.errors import DrydockError, Errors
-from engine.session_variables import GLOBAL_CONFIG
-from engine.info_schema import INTERNAL
-from engine.privileges import Privilege, Privileges
-from engine.results import Diagnostic, Result
-from engine.session import SessionContext
-from engine.sql_relations import Reference
-from engine.statements import metadata, variables
-from engine.user_variables import literal_expression, substitute_user_variables
-from grammar.sql import RenameTables
+from drydock.engine import ast
+from drydock.engine.sql import (
+    collation, dotted_names, mysql_dml, mysql_functions, session_limits, sql_relations,
+    statement_info, transactions)
+from drydock.engine.store.config_keys import Key
+from drydock.engine.core import Engine
+from drydock.engine.errors import DrydockError, Errors
+from drydock.engine.sql.session_variables import GLOBAL_CONFIG
+from drydock.engine.sql.info_schema import INTERNAL
+from drydock.engine.security.privileges import Privilege, Privileges
+from drydock.engine.results import Diagnostic, Result
+from drydock.engine.session import SessionContext
+from drydock.engine.sql.sql_relations import Reference
+from drydock.engine.statements import metadata, variables
+from drydock.engine.sql.user_variables import literal_expression, substitute_user_variables
+from drydock.grammar.sql import RenameTables
 
 READS = (exp.Select, exp.Union, exp.Intersect, exp.Except, exp.Values, exp.Subquery)
 WRITES = (exp.Insert, exp.Update, exp.Delete, exp.TruncateTable)
@@ -80,14 +73,14 @@ def run_sql(engine: Engine, stmt: ast.SqlStatement, ctx: SessionContext) -> Resu
         counting = statement_info.found_rows_query(own)
         ctx.time_limit_ms = session_limits.execution_time_ms(own, ctx, _time_ceiling(engine, ctx))
         try:
-            # the client's own query streams its rows (engine/query.py), unless another query must
+            # the client's own query streams its rows (engine/sql/query.py), unless another query must
             # run on the session's cursor after it (SQL_CALC_FOUND_ROWS)
             result = run_query(engine, own, ctx, stream=ctx.stream_results and counting is None)
             result.warnings.extend(skipped)
             if counting is not None:
                 result.found_rows = evaluate_rows(engine, counting, ctx)
         finally:
-            ctx.time_limit_ms = 0  # armed by then (engine/query.py); a stream keeps it to its end
+            ctx.time_limit_ms = 0  # armed by then (engine/sql/query.py); a stream keeps it to its end
         return result
     except RecursionError:  # a statement nested deeper than the tree walkers go
         raise Errors.PARSE.error(detail="line 1:0 the statement is nested too deeply") from None
@@ -102,7 +95,7 @@ def _time_ceiling(engine: Engine, ctx: SessionContext) -> int:
 
 
 def _set_global(engine: Engine, ctx: SessionContext, name: str, value: Any) -> None:
-    """SET GLOBAL of a variable kept as a frontend config key (engine/session_variables.py): needs
+    """SET GLOBAL of a variable kept as a frontend config key (engine/sql/session_variables.py): needs
     ADMIN, as ADMIN SET FRONTEND CONFIG does, and is stored and published the same way."""
     engine.privileges.require_global(ctx, Privilege.ADMIN)
     field = engine.config.field(GLOBAL_CONFIG[name])
@@ -210,7 +203,7 @@ def _session_value(node: exp.Expr, ctx: SessionContext) -> Any:
         scope = (node.text("kind") or "SESSION").upper()
         name = node.name.lower()
         if scope == "GLOBAL" and hasattr(ctx.variables, "global_value"):
-            return ctx.variables.global_value(name)  # engine/session_variables.py GLOBAL_CONFIG
+            return ctx.variables.global_value(name)  # engine/sql/session_variables.py GLOBAL_CONFIG
         if scope == "GLOBAL" or ctx.variables is None:
             return ctx.variables.get(name) if ctx.variables is not None else None
         try:

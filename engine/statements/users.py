@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from engine import ast
-from engine.account_rule import GLOBAL, Act, Request, Subject, refusal
-from engine.core import Engine
-from engine.errors import Errors
-from engine.privileges import Privilege, Target, display, normalize_privileges
-from engine.results import Result
-from engine.session import SessionContext
-from engine.users import ROOT, UserIdentity, validate_identity
+from drydock.engine import ast
+from drydock.engine.security.account_rule import GLOBAL, Act, Request, Subject, refusal
+from drydock.engine.core import Engine
+from drydock.engine.errors import Errors
+from drydock.engine.security.privileges import Privilege, Target, display, normalize_privileges
+from drydock.engine.results import Result
+from drydock.engine.session import SessionContext
+from drydock.engine.security.users import ROOT, UserIdentity, validate_identity
 
 
 def _identity(spec: ast.UserSpec) -> UserIdentity:
@@ -32,7 +32,7 @@ def _role(engine: Engine, role: str) -> Subject:
 
 def _authorize(engine: Engine, ctx: SessionContext, act: Act, subjects: list[Subject],
                gate: Target = GLOBAL, gives: frozenset[tuple[Target, str]] = frozenset()) -> None:
-    """The account rule (engine/account_rule.py), before the statement changes anything."""
+    """The account rule (engine/security/account_rule.py), before the statement changes anything."""
     actor = UserIdentity(ctx.user, ctx.account_host)
     error = refusal(Request(actor, engine.privileges.held_by(actor), act, tuple(subjects), gate, gives))
     if error is not None:

@@ -17,20 +17,14 @@ from mysql_mimic.intercept import setitem_kind
 from mysql_mimic.variables import DEFAULT
 from sqlglot import exp
 
-from engine import like
-from engine.errors import Errors
-from engine.results import Result
-from engine.session import SessionContext
-from engine.session_variables import (
-    CHARSET_VARIABLES,
-    COLLATION_VARIABLES,
-    GLOBAL_CONFIG,
-    character_set,
-    collation,
-    execution_time_value,
-    sql_mode_for_set,
-)
-from engine.user_variables import is_user_variable, set_user_variable
+from drydock.engine.sql import like
+from drydock.engine.errors import Errors
+from drydock.engine.results import Result
+from drydock.engine.session import SessionContext
+from drydock.engine.sql.session_variables import (
+    CHARSET_VARIABLES, COLLATION_VARIABLES, GLOBAL_CONFIG, character_set, collation,
+    execution_time_value, sql_mode_for_set)
+from drydock.engine.sql.user_variables import is_user_variable, set_user_variable
 
 # Evaluates one expression with DuckDB (as ``SELECT <expression>``), returning its value.
 Evaluate = Callable[[exp.Expr], Any]

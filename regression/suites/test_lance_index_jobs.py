@@ -1,5 +1,5 @@
-from regression.framework import suite
-from regression.suites.lance_data import lance_warehouse, wait_for_job, write_vectors
+from drydock.regression.framework import suite
+from drydock.regression.suites.lance_data import lance_warehouse, wait_for_job, write_vectors
 
 ANN = ("PROPERTIES ('index_type' = 'IVF_PQ', 'metric' = 'l2', 'num_partitions' = '4', "
        "'num_sub_vectors' = '4', 'sample_rate' = '16', 'max_iters' = '5')")

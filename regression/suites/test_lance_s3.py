@@ -1,5 +1,5 @@
-from regression.framework import suite
-from regression.suites.lance_data import wait_for_job, write_vectors
+from drydock.regression.framework import suite
+from drydock.regression.suites.lance_data import wait_for_job, write_vectors
 
 ANN = ("PROPERTIES ('index_type' = 'IVF_PQ', 'num_partitions' = '4', 'num_sub_vectors' = '4', "
        "'sample_rate' = '16', 'max_iters' = '5')")
@@ -32,7 +32,7 @@ def body(s):  # type: ignore[no-untyped-def]
 
 @suite("test_lance_job_visibility", "p0,external,nonConcurrent")
 def visibility(s):  # type: ignore[no-untyped-def]
-    from regression.suites.lance_data import lance_warehouse
+    from drydock.regression.suites.lance_data import lance_warehouse
 
     warehouse = lance_warehouse(s, "visibility_suite")
     write_vectors(f"{warehouse}/db1/a.lance", rows=300)

@@ -2,7 +2,7 @@ from pathlib import Path
 
 import pyarrow as pa
 
-from regression.framework import suite
+from drydock.regression.framework import suite
 
 SCHEMA = pa.schema([pa.field("id", pa.int64()), pa.field("item", pa.string())])
 

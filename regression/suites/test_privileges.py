@@ -1,4 +1,4 @@
-from regression.framework import suite
+from drydock.regression.framework import suite
 
 
 @suite("test_privileges", "p0")

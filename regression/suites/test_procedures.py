@@ -1,5 +1,5 @@
-from regression.framework import suite
-from regression.suites.lance_data import lance_warehouse, write_vectors
+from drydock.regression.framework import suite
+from drydock.regression.suites.lance_data import lance_warehouse, write_vectors
 
 
 @suite("test_lance_procedures", "p0,external")

@@ -1,5 +1,5 @@
 // A real JDBC program against drydock: MariaDB Connector/J (Debian's libmariadb-java), default
-// settings. tests/test_jdbc.py compiles it with javac, runs it against a server it started and
+// settings. tests/clients/test_jdbc.py compiles it with javac, runs it against a server it started and
 // requires one "OK <name>" line per check. Each check prints "OK <name>" or "FAIL <name>: <detail>".
 //
 // Usage: java -cp mariadb-java-client.jar:. DrydockJdbcCheck <host> <port> [<catalog>.<db>.<table>]

@@ -1,4 +1,4 @@
-"""The account rule (engine/account_rule.py) as a table: every account statement × actor × target.
+"""The account rule (engine/security/account_rule.py) as a table: every account statement × actor × target.
 
 Actors: no grant at all, GRANT_PRIV only, GRANT_PRIV + table privileges, an ADMIN user, root.
 Targets: users holding nothing / a table privilege / ADMIN_PRIV, root, and roles holding nothing /
@@ -16,13 +16,14 @@ from typing import Any
 import pymysql
 import pytest
 
-from engine.account_rule import GLOBAL, Act, Request, Subject, covers, refusal
-from engine.core import Engine
-from engine.errors import DrydockError, Errors
-from engine.privileges import Target
-from engine.session import SessionContext
-from engine.users import ROOT_ACCOUNT, UserIdentity
-from grammar.parser import parse
+from drydock.engine.statements import execute as execute_statement
+from drydock.engine.security.account_rule import GLOBAL, Act, Request, Subject, covers, refusal
+from drydock.engine.core import Engine
+from drydock.engine.errors import DrydockError, Errors
+from drydock.engine.security.privileges import Target
+from drydock.engine.session import SessionContext
+from drydock.engine.security.users import ROOT_ACCOUNT, UserIdentity
+from drydock.grammar.parser import parse
 from tests.conftest import ServerProcess
 
 # -- "covers": a privilege held at the target's level or an enclosing one ---------------------------
@@ -136,7 +137,7 @@ ROOT_CTX = ctx_of("root", 1)
 def run(engine: Engine, sql: str, ctx: SessionContext = ROOT_CTX) -> None:
     statement = parse(sql)
     assert statement is not None, sql
-    engine.execute(statement, ctx)
+    execute_statement(engine, statement, ctx)
 
 
 def state(engine: Engine) -> dict[str, list[Any]]:

@@ -13,11 +13,11 @@ import pymysql
 import pytest
 from sqlglot import exp, parse_one
 
-from engine.session import SessionContext
-from engine.statements.sql import database_named
+from drydock.engine.session import SessionContext
+from drydock.engine.statements.sql import database_named
 from tests.conftest import ServerProcess
-from tests.lance_fixtures import local_warehouse
-from tests.procedures_lance_support import make_table
+from tests.support.lance_fixtures import local_warehouse
+from tests.support.procedures_lance_support import make_table
 
 USER = "denied_u"
 DB_DENIED = "Access denied for user '{user}'@'127.0.0.1' to database '{db}'"

@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import ServerProcess
-from tests.lance_fixtures import local_warehouse
-from tests.paimon_procs import local_lake
-from tests.procedures_lance_support import fails, make_table
+from tests.support.lance_fixtures import local_warehouse
+from tests.support.paimon_procs import local_lake
+from tests.support.procedures_lance_support import fails, make_table
 
 HUGE = ["99999-01-01", "9999-12-31 23:59:59", "9" * 30, "253402300800000"]
 PROCEDURES = ["expire_snapshots", "remove_orphan_files"]

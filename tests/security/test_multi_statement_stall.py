@@ -15,9 +15,9 @@ import pymysql
 import pytest
 from pymysql.constants import CLIENT
 
-from grammar.lexer import split_statements
+from drydock.grammar.lexer import split_statements
 from tests.conftest import ServerProcess
-from tests.waiting import wait_until
+from tests.support.waiting import wait_until
 
 PROMPT_SECONDS = 1.5
 PAYLOADS = {

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import ServerProcess
-from tests.lance_fixtures import local_warehouse
-from tests.paimon_procs import local_lake
-from tests.procedures_lance_support import fails, make_table
+from tests.support.lance_fixtures import local_warehouse
+from tests.support.paimon_procs import local_lake
+from tests.support.procedures_lance_support import fails, make_table
 
 BAD_NAMES = ["a" * 65, "..", "a/b", "x\\\\y"]  # as SQL text: x\\y is the value x\y
 

@@ -8,8 +8,8 @@ from pathlib import Path
 import pymysql
 import pytest
 
-from engine.redact import redact_sql
-from grammar.parser import carries_secret, parse
+from drydock.engine.security.redact import redact_sql
+from drydock.grammar.parser import carries_secret, parse
 from tests.conftest import make_server
 from tests.security.redaction_corpus import CORPUS, SECRETS
 
@@ -91,7 +91,7 @@ def test_no_secret_reaches_the_audit_log_the_server_log_or_show_audit(tmp_path: 
 
 
 def test_library_loggers_cannot_echo_statement_text() -> None:
-    from server.cli import quiet_library_loggers
+    from drydock.server.cli import quiet_library_loggers
 
     quiet_library_loggers()
     assert not logging.getLogger("sqlglot").isEnabledFor(logging.CRITICAL)

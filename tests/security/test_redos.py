@@ -11,7 +11,7 @@ import pymysql
 import pytest
 
 from tests.conftest import ServerProcess
-from tests.waiting import wait_until
+from tests.support.waiting import wait_until
 
 PROMPT_SECONDS = 5.0
 WILDCARDS = "%" * 4000 + "!"  # no name ends with "!"

@@ -1,5 +1,5 @@
 """The PostgreSQL metadata-store URL's password never reaches a message, whatever shape the URL
-has. Broke before the fix in engine/metastore_pg.py: a URL libpq cannot parse (a bad %-escape in
+has. Broke before the fix in engine/store/metastore_pg.py: a URL libpq cannot parse (a bad %-escape in
 the password) made libpq echo the password's token, and the scrubber, which learns the password
 by parsing the URL, had nothing to take out. The other shapes held; they are pinned here too."""
 
@@ -7,10 +7,10 @@ from __future__ import annotations
 
 import pytest
 
-from engine.metastore import MetadataStoreUnavailable
+from drydock.engine.store.metastore import MetadataStoreUnavailable
 
 pytest.importorskip("psycopg", reason="psycopg is not installed (pip install 'psycopg[binary]')")
-from engine.metastore_pg import PostgresStore, redact  # noqa: E402 - needs psycopg
+from drydock.engine.store.metastore_pg import PostgresStore, redact  # noqa: E402 - needs psycopg
 
 PW = "Zq9-s3cr3t"
 DSNS = [

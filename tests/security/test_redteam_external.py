@@ -13,8 +13,8 @@ import pymysql
 import pytest
 
 from tests.conftest import ServerProcess
-from tests.paimon_procs import Lake, hook_dir, local_lake, proc_server, s3_lake  # noqa: F401
-from tests.s3 import ACCESS_KEY, SECRET_KEY, S3Server, s3  # noqa: F401
+from tests.support.paimon_procs import Lake, hook_dir, local_lake, proc_server, s3_lake  # noqa: F401
+from tests.support.s3 import ACCESS_KEY, SECRET_KEY, S3Server, s3  # noqa: F401
 
 USER = "neighbour"
 

@@ -3,7 +3,7 @@ limits, transactions, prepared-statement describe and the MySQL DDL/DML adaptati
 
 Attacks run as a user with no grants (``nobody``), one with SELECT on one table (``reader``) and
 one with everything but CREATE on that table (``owner``). Each test is an attempt: the ones that
-broke drydock before the fix in engine/session_limits.py are marked so; the rest pin what held.
+broke drydock before the fix in engine/sql/session_limits.py are marked so; the rest pin what held.
 """
 
 from __future__ import annotations

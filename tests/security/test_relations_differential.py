@@ -9,9 +9,9 @@ import duckdb
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from engine.session import SessionContext
-from engine.sql_relations import resolve
-from grammar import sql as sql_grammar
+from drydock.engine.session import SessionContext
+from drydock.engine.sql.sql_relations import resolve
+from drydock.grammar import sql as sql_grammar
 
 NAMES = ["a", "b", "c", "secret"]
 

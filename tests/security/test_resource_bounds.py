@@ -21,7 +21,7 @@ import pymysql
 import pytest
 
 from tests.conftest import ServerProcess, make_server
-from tests.waiting import wait_until
+from tests.support.waiting import wait_until
 
 MEMORY_LIMIT_MIB = 256
 # ~2 GB in one value: DuckDB needs it whole (string_agg), the client would get it in one row

@@ -1,5 +1,5 @@
 """sql_select_limit / sql_safe_updates bypasses found by the red-team pass (both broke before the
-fix in engine/session_limits.py): a parenthesized top-level SELECT ignored sql_select_limit, and
+fix in engine/sql/session_limits.py): a parenthesized top-level SELECT ignored sql_select_limit, and
 any WHERE at all — ``WHERE 1=1``, ``WHERE id = id``, ``… OR true`` — passed sql_safe_updates."""
 
 from __future__ import annotations
@@ -10,9 +10,9 @@ import pymysql
 import pytest
 import sqlglot
 
-from engine import session_limits
-from engine.errors import DrydockError
-from engine.session import SessionContext
+from drydock.engine.sql import session_limits
+from drydock.engine.errors import DrydockError
+from drydock.engine.session import SessionContext
 from tests.conftest import ServerProcess
 
 TAUTOLOGIES = ["DELETE FROM k WHERE 1=1", "DELETE FROM k WHERE true", "UPDATE k SET v = 0 WHERE id = id",

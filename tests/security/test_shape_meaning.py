@@ -24,14 +24,14 @@ from typing import Any
 import pymysql
 import pytest
 
-from engine import ast
-from engine.errors import DrydockError
-from grammar import parser, shapes
-from grammar import sql as sql_grammar
-from grammar.statement_shapes import ShapeCache, Slot, same_statement
-from server import session
+from drydock.engine import ast
+from drydock.engine.errors import DrydockError
+from drydock.grammar import parser, shapes
+from drydock.grammar import sql as sql_grammar
+from drydock.grammar.statement_shapes import ShapeCache, Slot, same_statement
+from drydock.server import session
 from tests.conftest import ServerProcess
-from tests.test_grammar_roundtrip import CORPUS
+from tests.grammar.test_grammar_roundtrip import CORPUS
 
 _GRAMMAR = parser._parser  # noqa: SLF001 - the grammar object itself is what the values come from
 _WORD = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*")

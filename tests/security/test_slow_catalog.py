@@ -22,7 +22,7 @@ import pymysql
 import pytest
 
 from tests.conftest import ServerProcess
-from tests.waiting import wait_until
+from tests.support.waiting import wait_until
 
 TIMEOUT = 2.0  # catalog_call_timeout_second of the server under test (the default is 5)
 STALL_TIMEOUT = 10.0  # the same for the stall: other users are measured while stallers wait

@@ -11,7 +11,7 @@ import pymysql
 import pytest
 
 from tests.conftest import ServerProcess, make_server
-from tests.waiting import wait_until
+from tests.support.waiting import wait_until
 
 
 @pytest.fixture(scope="module")

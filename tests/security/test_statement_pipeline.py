@@ -162,10 +162,11 @@ def test_the_executor_is_never_reached_in_process(tmp_path: Path, monkeypatch: p
     import sqlglot.executor
     import sqlglot.executor.python
 
-    from engine.core import Engine
-    from engine.session import SessionContext
+    from drydock.engine.core import Engine
+    from drydock.engine.statements import execute as execute_statement
+    from drydock.engine.session import SessionContext
     from mysql_mimic.variables import SessionVariables
-    from server.session import GLOBAL_VARIABLES, parse
+    from drydock.server.session import GLOBAL_VARIABLES, parse
 
     def trap(*_a: object, **_k: object) -> None:
         raise AssertionError("sqlglot's Python executor was reached")
@@ -179,7 +180,7 @@ def test_the_executor_is_never_reached_in_process(tmp_path: Path, monkeypatch: p
         for sql in ("SELECT 1 + 2", "SELECT @@version_comment", "SELECT DATABASE(), USER(), VERSION()",
                     "SET @a = concat('x', 'y')", "SET sql_mode = concat(@@sql_mode, ',NO_ZERO_DATE')",
                     "SELECT @a", "SET NAMES utf8mb4", "SHOW VARIABLES LIKE 'sql%'", "BEGIN", "COMMIT"):
-            engine.execute(parse(sql), ctx)
+            execute_statement(engine, parse(sql), ctx)
         assert ctx.user_variables["a"] == "xy"
     finally:
         engine.close()

@@ -25,7 +25,7 @@ import pymysql.cursors
 import pytest
 from pymysql.constants import CLIENT
 
-from tests import mysql_raw as raw
+from tests.support import mysql_raw as raw
 from tests.conftest import ServerProcess
 
 # big.id runs 0 … BIG_ROWS-1; every query reads a prefix of it

@@ -1,5 +1,5 @@
 """A SET inside an explicit transaction must not commit it. Broke before the fix in
-engine/transactions.py: every SET (a user variable, SET NAMES, sql_select_limit — which JDBC's
+engine/sql/transactions.py: every SET (a user variable, SET NAMES, sql_select_limit — which JDBC's
 setMaxRows sends mid-transaction) committed the open BEGIN transaction, so a later ROLLBACK undid
 nothing and the client's "undone" writes stayed. Also after COM_CHANGE_USER the next user could
 COMMIT the previous user's writes. Only SET autocommit from 0 to 1 commits, as in MySQL."""

@@ -1,0 +1,76 @@
+"""What drydock's MySQL adaptations need to know about an internal table, read once and kept:
+its AUTO_INCREMENT column (the reserved sequence its default names, engine/sql/mysql_ddl.py) and its
+ON UPDATE CURRENT_TIMESTAMP columns (the reserved comment). Reading duckdb_columns() costs
+milliseconds, which an INSERT or UPDATE should not pay each time.
+
+Every DDL statement and every end of an explicit transaction drops what is kept
+(:meth:`TableTraits.changed`); a read that overlapped such a change is not kept (a generation
+counter), so a kept entry always describes a committed definition no DDL has changed since.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from dataclasses import dataclass, field
+from typing import Any
+
+from drydock.engine.sql import info_schema
+from drydock.engine.sql.mysql_ddl import ON_UPDATE_MARK, SEQUENCE_PREFIX
+
+_NEXTVAL = re.compile(r"nextval\('([^']*" + SEQUENCE_PREFIX + r"[0-9a-f]+)'\)")
+MAX_TABLES = 4096
+
+
+@dataclass(frozen=True)
+class Traits:
+    columns: tuple[str, ...] = ()  # in table order
+    auto_increment: tuple[str, str] | None = None  # (column, 'schema.sequence')
+    on_update: tuple[tuple[str, str], ...] = field(default_factory=tuple)  # (column, mark)
+
+
+class TableTraits:
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._generation = 0
+        self._items: dict[tuple[str, str], Traits] = {}
+
+    def changed(self) -> None:
+        with self._lock:
+            self._generation += 1
+            self._items.clear()
+
+    def get(self, cursor: Any, schema: str, table: str, cache: bool = True) -> Traits:
+        """The traits of internal ``schema.table`` (empty when it has no columns). ``cache`` is
+        False inside an explicit transaction, whose reads may see uncommitted definitions."""
+        key = (schema.lower(), table.lower())
+        with self._lock:
+            hit = self._items.get(key) if cache else None
+            generation = self._generation
+        if hit is not None:
+            return hit
+        traits = _read(cursor, schema, table)
+        if cache:
+            with self._lock:
+                if generation == self._generation:
+                    if len(self._items) >= MAX_TABLES:
+                        self._items.clear()
+                    self._items[key] = traits
+        return traits
+
+
+def _read(cursor: Any, schema: str, table: str) -> Traits:
+    rows = cursor.execute(
+        "SELECT column_name, column_default, comment FROM duckdb_columns() WHERE database_name = ? "
+        "AND schema_name = ? AND table_name = ? ORDER BY column_index",
+        [info_schema.INTERNAL, schema, table]).fetchall()
+    auto_increment = None
+    on_update = []
+    for name, default, comment in rows:
+        match = _NEXTVAL.search(str(default or ""))
+        if match and auto_increment is None:
+            auto_increment = (str(name), match.group(1))
+        if str(comment or "").startswith(ON_UPDATE_MARK):
+            on_update.append((str(name), str(comment)))
+    return Traits(columns=tuple(str(r[0]) for r in rows), auto_increment=auto_increment,
+                  on_update=tuple(on_update))

@@ -1,0 +1,152 @@
+"""The installed mysql-mimic 3.0.5 still has the defects drydock works around.
+
+Each test pins one upstream defect with the library's own code (no server). If one of these starts
+failing, upstream fixed that defect and the named workaround can go.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import subprocess
+import sys
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+import sqlglot
+from mysql_mimic import packets, types
+from mysql_mimic.connection import Connection
+from mysql_mimic.constants import KillKind
+from mysql_mimic.errors import MysqlError
+from mysql_mimic.intercept import expression_to_value
+from mysql_mimic.prepared import PreparedStatement
+from mysql_mimic.results import ResultColumn, ResultSet
+from mysql_mimic.stream import MysqlStream
+from mysql_mimic.types import Capabilities, ColumnType
+
+from drydock.server.connection import DrydockConnection
+
+PROTO = Capabilities.CLIENT_PROTOCOL_41
+DEPRECATE_EOF = PROTO | Capabilities.CLIENT_DEPRECATE_EOF
+
+
+def _bare(cls: type, capabilities: Capabilities) -> Any:
+    """A Connection with only what packet-building methods read (no socket, no session)."""
+    conn = cls.__new__(cls)
+    conn.capabilities = capabilities
+    conn.status_flags = types.ServerStatus(0)
+    conn.session = SimpleNamespace(variables=SimpleNamespace(get=lambda name: "utf8mb4"),
+                                   statement_warnings=0, affected_rows=0)
+    return conn
+
+
+def test_upstream_read_str_null_loops_forever_without_nul() -> None:
+    """If this starts failing, upstream fixed it; the workaround in server/wire.py can go.
+
+    The compiled reader never returns on a string with no NUL terminator: one such handshake
+    response froze the whole server. Run in a subprocess that is killed after 3 s."""
+    code = "import io; from mysql_mimic import types; types.read_str_null(io.BytesIO(b'abc'))"
+    with pytest.raises(subprocess.TimeoutExpired):
+        subprocess.run([sys.executable, "-c", code], timeout=3, capture_output=True)
+
+
+def test_upstream_prepared_parameters_are_pasted_into_sql() -> None:
+    """If this starts failing, upstream fixed it; the workaround in server/prepared.py can go."""
+    literal = packets._encode_param_as_sql("x' OR '1'='1")  # noqa: SLF001
+    assert literal == "'x' OR '1'='1'"  # the quote ends the literal: SQL injection
+    where = sqlglot.parse_one(f"SELECT * FROM t WHERE b = {literal}", read="mysql").args["where"]
+    assert isinstance(where.this, sqlglot.exp.Or)
+    with pytest.raises(re.error, match="invalid group reference"):  # and a backslash breaks re.sub
+        packets.REGEX_PARAM.sub(packets._encode_param_as_sql("a\\1b"), "SELECT ?", 1)  # noqa: SLF001
+
+
+def test_upstream_prepare_response_sends_eof_despite_deprecate_eof() -> None:
+    """If this starts failing, upstream fixed it; the override of com_stmt_prepare_response in
+    server/connection.py can go."""
+    stmt = PreparedStatement(stmt_id=1, sql="SELECT ?", num_params=1)
+    upstream = list(Connection.com_stmt_prepare_response(_bare(Connection, DEPRECATE_EOF), stmt))
+    assert upstream[-1][:1] == b"\xfe" and len(upstream[-1]) == 5  # an EOF the client must not get
+    ours = list(DrydockConnection.com_stmt_prepare_response(_bare(DrydockConnection, DEPRECATE_EOF), stmt))
+    assert len(ours) == 2 and ours[-1].startswith(b"\x03def")
+    classic = list(DrydockConnection.com_stmt_prepare_response(_bare(DrydockConnection, PROTO), stmt))
+    assert classic[-1][:1] == b"\xfe"
+
+
+class _RecordingStream:
+    def __init__(self) -> None:
+        self.packets: list[bytes] = []
+
+    def write_many(self, pkts: list[bytes]) -> None:
+        self.packets.extend(pkts)
+
+    def write_text_rows(self, rows: Any, columns: Any) -> None:
+        self.packets.extend(packets.make_text_resultset_row(r, columns) for r in rows)
+
+    async def write(self, data: bytes, drain: bool = True) -> None:
+        self.packets.append(data)
+
+    async def drain(self) -> None:
+        pass
+
+
+@pytest.mark.parametrize("cls", [Connection, DrydockConnection])
+def test_upstream_end_of_rows_carries_the_row_count(cls: type) -> None:
+    """If the Connection case starts failing, upstream fixed it; _end_of_rows in
+    server/connection.py can go. (MariaDB Connector/J 2.x crashes on the non-zero value.)"""
+    conn = _bare(cls, DEPRECATE_EOF)
+    conn.stream = _RecordingStream()
+    rows = ResultSet(rows=[(1,), (2,), (3,)], columns=[ResultColumn("a", ColumnType.LONGLONG)])
+    asyncio.run(conn.write_text_resultset(rows))
+    last = conn.stream.packets[-1]
+    assert last[:1] == b"\xfe"
+    assert last[1] == (3 if cls is Connection else 0)  # affected_rows, a length-encoded integer
+
+
+def test_upstream_handshake_says_autocommit_is_off() -> None:
+    """If this starts failing, upstream fixed issue #79; the status flag set in
+    DrydockConnection.__init__ can go."""
+    conn = Connection(stream=None, session=None, control=None, identity_provider=None)  # type: ignore[arg-type]
+    assert conn.status_flags == types.ServerStatus(0)
+
+
+def test_upstream_kill_query_cancels_an_idle_connection() -> None:
+    """If this starts failing, upstream fixed it; DrydockConnection.kill can go back to super()."""
+
+    async def scenario() -> bool:
+        conn = _bare(Connection, PROTO)
+        conn._task = asyncio.create_task(asyncio.sleep(30))  # an idle connection waiting to read
+        await asyncio.sleep(0)
+        Connection.kill(conn, KillKind.QUERY)
+        try:
+            await conn._task
+        except asyncio.CancelledError:
+            return True  # the whole connection task was cancelled: the connection drops
+        return False
+
+    assert asyncio.run(scenario())
+
+
+def test_upstream_stream_read_fails_on_a_split_header() -> None:
+    """If this starts failing, upstream fixed it; wire.PacketStream's read() can go."""
+
+    async def scenario() -> None:
+        reader = asyncio.StreamReader()
+        stream = MysqlStream(reader, None)  # type: ignore[arg-type]
+        reader.feed_data(b"\x05\x00")  # the first two bytes of a header; the rest comes later
+        await stream.read()
+
+    with pytest.raises(Exception) as broken:  # struct.error: 'unpack requires a buffer of 4 bytes'
+        asyncio.run(asyncio.wait_for(scenario(), 3))
+    assert "4 bytes" in str(broken.value)
+
+
+def test_upstream_set_rejects_computed_values() -> None:
+    """If this starts failing, upstream fixed it; DrydockSession._set_variable can go."""
+    expression = sqlglot.parse_one("SET sql_mode = concat(@@sql_mode, ',STRICT_TRANS_TABLES')",
+                                   read="mysql")
+    value = expression.expressions[0].this.right
+    with pytest.raises(MysqlError) as rejected:
+        expression_to_value(value)
+    assert rejected.value.code == 1235
+
