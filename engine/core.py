@@ -4,6 +4,10 @@
 privileges, jobs, dispatcher) once and wires them together. Statements run through
 ``engine.statements.execute(engine, statement, ctx)``, which finds each statement's handler;
 ``Engine.query_session()`` gives a session its own handle on the SQL passthrough.
+
+May import: `drydock.engine`, `drydock.engine.support`, `drydock.engine.store`, `drydock.engine.security`,
+`drydock.grammar`, `drydock.engine.lakehouse`, `drydock.engine.sql`, `drydock.engine.jobs`,
+`drydock.engine.jobs.control`, `drydock.engine.jobs.runtime`.
 """
 
 from __future__ import annotations
@@ -18,7 +22,7 @@ from drydock.engine.lakehouse.catalogs.calls import CallSettings, CatalogCalls, 
 from drydock.engine.lakehouse.catalogs.manager import CatalogManager
 from drydock.engine.lakehouse.catalogs.placement import Placement
 from drydock.engine.store.config import Config, frontend_table
-from drydock.engine.store.config_keys import Key
+from drydock.engine.support.config_keys import Key
 from drydock.engine.store.frontends import FrontendIdentity, Membership
 from drydock.engine.jobs.control.admission import Admission
 from drydock.engine.jobs.control.catalog_guard import CatalogGuard
@@ -27,7 +31,7 @@ from drydock.engine.jobs.control.manager import JobManager
 from drydock.engine.jobs.control.records import JobRecord
 from drydock.engine.jobs.control.retention import RetentionCleaner
 from drydock.engine.sql.metadata import Metadata
-from drydock.engine.store.metastore import open_store
+from drydock.engine.store.open import open_store
 from drydock.engine.support.metrics import Metrics
 from drydock.engine.security.privileges import Privileges
 from drydock.engine.lakehouse.procedures.registry import default_registry
@@ -70,7 +74,8 @@ class Engine:
         guard = CatalogGuard(self.jobs)
         self.catalogs.before_drop.append(guard.refuse_drop)
         self.catalogs.before_retarget.append(guard.refuse_retarget)
-        self.catalogs.in_transaction.append(self.privileges.follow_catalog)
+        self.catalogs.in_transaction.append(
+            lambda db, record, new_name: self.privileges.follow_catalog(db, record.name, new_name))
         self.catalogs.after_commit.append(self.privileges.reload)
         self.placement = Placement(self.config, self.data_dir)
         self.retention = RetentionCleaner(self.jobs, self.config, self.data_dir / "workers")  # + worker stderr files

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from drydock.engine.results import Diagnostic
-from drydock.engine.security.url_secrets import mask_text
+from drydock.engine.support.url_secrets import mask_text
 
 
 @dataclass(frozen=True)
@@ -34,7 +34,7 @@ class ErrorSpec:
 
     def text(self, **params: Any) -> str:
         """The message; a URL it echoes (a property value, a library's words) loses its
-        credentials (engine/security/url_secrets.py)."""
+        credentials (engine/support/url_secrets.py)."""
         return mask_text(self.template.format(**params))
 
 

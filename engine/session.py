@@ -8,6 +8,10 @@ from typing import Any, Protocol
 
 from drydock.engine.results import Diagnostic
 
+# The internal catalog: DuckDB's tables (the database of that name in internal.duckdb), where a
+# session starts; its id in the catalogs table is 0.
+INTERNAL = "internal"
+
 
 @dataclass(frozen=True)
 class Process:
@@ -40,7 +44,7 @@ class SessionContext:
     connection_id: int
     account_host: str = "%"  # host pattern of the account this session logged in as
     database: str | None = None
-    catalog: str = "internal"
+    catalog: str = INTERNAL
     # MySQL's diagnostics area: the conditions of the last statement that was not itself a
     # diagnostic statement (SHOW WARNINGS / SHOW ERRORS / SHOW COUNT(*) ...).
     diagnostics: list[Diagnostic] = field(default_factory=list)

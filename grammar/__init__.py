@@ -1,0 +1,7 @@
+"""drydock's own SQL surface: the Lark grammar (``drydock.lark``), its parser into statement objects
+(``parser.py``), the lexer every reader of statement text uses (``lexer.py``), statement shapes
+(``shapes.py``, ``statement_shapes.py``), rendering (``render.py``) and plain-SQL helpers
+(``sql.py``).
+
+May import: `drydock.engine`, `drydock.engine.support`, `drydock.engine.security`.
+"""

@@ -24,7 +24,7 @@ from lark import Lark, Token, Transformer, UnexpectedCharacters, UnexpectedInput
 from drydock.engine import ast
 from drydock.engine.errors import DrydockError, Errors
 from drydock.engine.security.redact import SECRET_KEY, redact_sql
-from drydock.engine.security.url_secrets import has_secret
+from drydock.engine.support.url_secrets import has_secret
 from drydock.grammar.statement_shapes import ShapeCache
 
 _GRAMMAR = Path(__file__).with_name("drydock.lark")

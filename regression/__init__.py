@@ -1,1 +1,4 @@
-"""Groovy-style regression suites run against a live drydock over the MySQL protocol."""
+"""Groovy-style regression suites run against a live drydock over the MySQL protocol.
+
+May import: nothing of drydock (the suites see the server only through the wire).
+"""

@@ -16,7 +16,7 @@ from mysql_mimic.control import Control
 from mysql_mimic.types import Capabilities
 
 from drydock.engine.lakehouse.catalogs.calls import StatementSlots
-from drydock.engine.store.config_keys import Key
+from drydock.engine.support.config_keys import Key
 from drydock.engine.core import Engine
 from drydock.engine.errors import Errors
 from drydock.engine.session import Process

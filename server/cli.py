@@ -12,11 +12,11 @@ from typing import Any
 
 import click
 
-from drydock.engine.store.config_keys import Key
+from drydock.engine.support.config_keys import Key
 from drydock.engine.core import Engine
 from drydock.engine.store.frontends import valid_name
 from drydock.engine.store.metastore import MetadataStoreUnavailable
-from drydock.engine.security.url_secrets import mask_text
+from drydock.engine.support.url_secrets import mask_text
 from drydock.server.app import DrydockServer
 from drydock.server.thread_placement import ThreadPlacement
 from drydock.server.tls import TlsConfigError, settings_from_config

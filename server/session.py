@@ -37,7 +37,7 @@ from drydock.engine import ast
 from drydock.engine.sql import session_limits, transactions
 from drydock.engine.core import Engine
 from drydock.engine.errors import DrydockError, Errors
-from drydock.engine.sql.info_schema import INTERNAL
+from drydock.engine.session import INTERNAL
 from drydock.engine.results import Diagnostic, Result
 from drydock.engine.session import SessionContext
 from drydock.engine.sql.session_variables import MYSQL_DEFAULT_SQL_MODE, normalize_sql_mode  # noqa: F401 (re-export)
@@ -51,7 +51,7 @@ from drydock.server.wire import MAX_PAYLOAD
 from drydock.server.column_meta import ColumnMeta
 from drydock.server.prepared import bind_parameters, count_placeholders
 from drydock.server.results import MetaByColumn, StreamedRows, column_metas, to_wire
-from drydock.engine.store.config_keys import Key
+from drydock.engine.support.config_keys import Key
 
 # SQL-level prepared statements, run here: EXECUTE re-enters the session's routing.
 _PREPARED_SQL = (ast.Prepare, ast.ExecutePrepared, ast.DeallocatePrepare)

@@ -18,7 +18,7 @@ import ssl
 from dataclasses import dataclass
 from typing import Any, cast
 
-from drydock.engine.store.config_keys import Key
+from drydock.engine.support.config_keys import Key
 
 logger = logging.getLogger(__name__)
 

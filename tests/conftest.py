@@ -109,3 +109,22 @@ def shared_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerPr
 
 def make_server(tmp_path: Path, *args: str, **env: str) -> ServerProcess:
     return ServerProcess(data_dir=tmp_path / "data", extra_args=list(args), env=dict(env))
+
+
+# -- markers: what a test needs beyond this machine's Python (pyproject.toml registers them) ---------------
+# `scripts/test --fast` runs tests/unit and tests/grammar without them; CI runs everything.
+SLOW_MODULES = frozenset({  # over ~30 s each on 2 cores (measured with --durations)
+    "tests/wire/test_fuzz.py", "tests/wire/test_load.py", "tests/jobs/test_crash_matrix.py",
+    "tests/clients/test_clients.py", "tests/security/test_streaming.py",
+})
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        fixtures = getattr(item, "fixturenames", ())
+        if "pg_cluster" in fixtures:
+            item.add_marker(pytest.mark.pg)
+        if item.path.name == "test_ray_backend.py":
+            item.add_marker(pytest.mark.ray)
+        if item.path.relative_to(ROOT).as_posix() in SLOW_MODULES:
+            item.add_marker(pytest.mark.slow)

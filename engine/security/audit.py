@@ -30,7 +30,7 @@ from typing import Any
 
 from drydock.engine.errors import Errors
 from drydock.engine.security.redact import redact_sql
-from drydock.engine.store.config_keys import Key
+from drydock.engine.support.config_keys import Key
 
 logger = logging.getLogger(__name__)
 

@@ -20,16 +20,13 @@ import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import TYPE_CHECKING, TypeVar
+from typing import TypeVar
 
 from drydock.engine.errors import DrydockError, Errors
-from drydock.engine.sql.info_schema import INTERNAL
+from drydock.engine.session import INTERNAL
 from drydock.engine.store.metastore import MetadataStore, StoreConnection
 from drydock.engine.session import SessionContext
 from drydock.engine.security.users import ROOT, UserIdentity, Users
-
-if TYPE_CHECKING:
-    from drydock.engine.lakehouse.catalogs.manager import CatalogRecord
 
 
 
@@ -303,8 +300,9 @@ class Privileges:
 
     # -- changes ----------------------------------------------------------------------------------
     @staticmethod
-    def follow_catalog(db: StoreConnection, record: CatalogRecord, new_name: str | None) -> None:
-        """Inside a catalog DDL's transaction: move grants on ``record`` to ``new_name``, or drop them.
+    def follow_catalog(db: StoreConnection, old_name: str, new_name: str | None) -> None:
+        """Inside a catalog DDL's transaction: move grants on catalog ``old_name`` to ``new_name``, or
+        drop them.
 
         Names compare case-insensitively, as catalog names do. Grants already written for the new
         name (granted ahead of any catalog of that name) merge with the moved ones.
@@ -312,8 +310,8 @@ class Privileges:
         # Read, delete, re-insert under the new name (duplicates merge): the same on SQLite and
         # PostgreSQL, which has no UPDATE OR REPLACE.
         moved = db.execute("SELECT grantee, db, tbl, privilege FROM grants WHERE lower(catalog) = lower(?)",
-                           (record.name,)).fetchall()
-        db.execute("DELETE FROM grants WHERE lower(catalog) = lower(?)", (record.name,))
+                           (old_name,)).fetchall()
+        db.execute("DELETE FROM grants WHERE lower(catalog) = lower(?)", (old_name,))
         if new_name is not None:
             for grantee, db_name, tbl, privilege in moved:
                 db.execute("INSERT INTO grants VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",

@@ -5,7 +5,7 @@ secret when its key matches ``SECRET_KEY`` (``secret|password|passwd|token|crede
 private_key``), or when it is the password of IDENTIFIED BY / PASSWORD(...) / SET PASSWORD.
 
 Credentials inside a value, whatever its key (URL userinfo ``scheme://user:pass@host``, secret
-query parameters, DSN ``password=`` pairs), are decided by engine/security/url_secrets.py: property maps
+query parameters, DSN ``password=`` pairs), are decided by engine/support/url_secrets.py: property maps
 mask them in place, a string literal holding one is masked whole, and a last pass over the text
 masks any URL credential outside a literal (a comment, an unquoted word).
 
@@ -22,7 +22,7 @@ import re
 from collections.abc import Mapping
 
 from drydock.engine.security.sqllex import Token, Untokenizable, tokenize
-from drydock.engine.security.url_secrets import has_secret, mask_text, mask_value, secret_parts
+from drydock.engine.support.url_secrets import has_secret, mask_text, mask_value, secret_parts
 
 MASK = "***"
 SECRET_KEY = re.compile(r"secret|password|passwd|token|credential|access[._-]?key|private[._-]?key", re.IGNORECASE)
@@ -246,7 +246,7 @@ def redact_map(values: Mapping[str, str]) -> dict[str, str]:
 
 def secret_values(values: Mapping[str, str]) -> list[str]:
     """Every secret in a property map as a library might echo it: secret keys' values, and the
-    credentials inside any other value (engine/security/url_secrets.py)."""
+    credentials inside any other value (engine/support/url_secrets.py)."""
     found = {v for k, v in values.items() if SECRET_KEY.search(k) and v}
     for value in values.values():
         found.update(secret_parts(value))

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from hashlib import sha1
 
 from drydock.engine.errors import Errors
-from drydock.engine.sql.like import like
+from drydock.engine.support.like import like
 from drydock.engine.store.metastore import MetadataStore
 
 ROOT = "root"

@@ -1,0 +1,12 @@
+"""The plain-SQL pipeline: every statement the grammar does not own, run on DuckDB with MySQL's
+semantics. In order: session limits and variables applied on the AST (``session_limits.py``,
+``user_variables.py``), MySQL functions and DDL/DML forms rewritten (``mysql_functions.py``,
+``mysql_ddl.py``, ``mysql_dml.py``), relations resolved for authorization (``sql_relations.py``),
+then run (``query.py``: binding, verification against DuckDB's own parse, execution, streaming)
+with MySQL's errors (``duckdb_errors.py``) and column origins (``result_origins.py``). Around it:
+``metadata.py`` (one view of databases, tables and columns), ``info_schema.py``,
+``transactions.py``, ``collation.py``, ``deadlines.py`` (max_execution_time).
+
+May import: `drydock.engine`, `drydock.engine.support`, `drydock.engine.store`,
+`drydock.engine.security`, `drydock.grammar`, `drydock.engine.lakehouse`.
+"""

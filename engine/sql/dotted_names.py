@@ -14,29 +14,17 @@ import sqlglot
 from mysql_mimic.constants import INFO_SCHEMA
 from sqlglot import exp
 
-from drydock.engine.lakehouse.catalogs.manager import INTERNAL
+from drydock.engine.session import INTERNAL
 from drydock.engine.errors import DrydockError, Errors
 from drydock.engine.results import Diagnostic
 from drydock.engine.session import SessionContext
 
+from drydock.engine.sql.metadata import Metadata, split_database
+
 if TYPE_CHECKING:
     from drydock.engine.lakehouse.catalogs.manager import CatalogManager
-    from drydock.engine.sql.metadata import Metadata
 
 logger = logging.getLogger(__name__)
-
-
-def split_database(catalogs: CatalogManager, name: str) -> tuple[str, str] | None:
-    """(catalog, db) when ``name`` is ``catalog.db`` of an existing catalog, else None."""
-    if "." not in name:
-        return None
-    catalog, db = name.split(".", 1)
-    if not db:
-        return None
-    if catalog.lower() == INTERNAL:
-        return INTERNAL, db
-    record = catalogs.find(catalog)
-    return (record.name, db) if record is not None else None
 
 
 def split_table_references(catalogs: CatalogManager, expression: exp.Expr) -> None:

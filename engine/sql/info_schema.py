@@ -17,11 +17,12 @@ from typing import TYPE_CHECKING
 import duckdb
 from mysql_mimic.constants import INFO_SCHEMA
 
+from drydock.engine.session import INTERNAL
+
 if TYPE_CHECKING:
     import pyarrow as pa
 
 ATTACHED_NAME = "mysql_is"
-INTERNAL = "internal"  # the internal catalog's DuckDB database name
 HIDDEN_SCHEMAS = ("information_schema", "pg_catalog", "main")
 
 # DuckDB type -> MySQL DATA_TYPE, NUMERIC_PRECISION (decimal digits, not DuckDB's bits),

@@ -11,8 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from drydock.engine.lakehouse.catalogs.base import Column, TimeTravel, split_system_name
-from drydock.engine.lakehouse.catalogs.manager import INTERNAL
-from drydock.engine.sql.dotted_names import split_database  # catalog.db as one name
+from drydock.engine.session import INTERNAL
 from drydock.engine.errors import DrydockError, Errors, exception_text
 from drydock.engine.session import SessionContext
 
@@ -21,6 +20,19 @@ if TYPE_CHECKING:
     from drydock.engine.security.privileges import Privileges
     from drydock.engine.sql.query import QueryEngine
 
+
+
+def split_database(catalogs: CatalogManager, name: str) -> tuple[str, str] | None:
+    """``catalog.db`` as one database name (engine/sql/dotted_names.py): (catalog, db) when ``name`` is ``catalog.db`` of an existing catalog, else None."""
+    if "." not in name:
+        return None
+    catalog, db = name.split(".", 1)
+    if not db:
+        return None
+    if catalog.lower() == INTERNAL:
+        return INTERNAL, db
+    record = catalogs.find(catalog)
+    return (record.name, db) if record is not None else None
 
 class Metadata:
     def __init__(self, catalogs: CatalogManager, query: QueryEngine, privileges: Privileges, data_dir: Path):

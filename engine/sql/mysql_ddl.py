@@ -27,7 +27,7 @@ from typing import Any
 
 from sqlglot import exp
 
-from drydock.engine.sql import info_schema
+from drydock.engine.session import INTERNAL
 from drydock.engine.errors import Errors
 
 SEQUENCE_PREFIX = "__drydock_ai_"
@@ -145,12 +145,12 @@ def sequences_of(cursor: Any, drop: exp.Drop) -> list[str]:
         return []
     statements = []
     for table in drop.args.get("tables") or [drop.this]:
-        if not isinstance(table, exp.Table) or table.text("catalog").lower() != info_schema.INTERNAL:
+        if not isinstance(table, exp.Table) or table.text("catalog").lower() != INTERNAL:
             continue
         rows = cursor.execute(
             "SELECT column_default FROM duckdb_columns() WHERE database_name = ? AND schema_name = ? "
             "AND table_name = ? AND column_default LIKE ?",
-            [info_schema.INTERNAL, table.text("db"), table.name, f"%{SEQUENCE_PREFIX}%"]).fetchall()
+            [INTERNAL, table.text("db"), table.name, f"%{SEQUENCE_PREFIX}%"]).fetchall()
         for (default,) in rows:
             match = _NEXTVAL.search(str(default))
             if match:

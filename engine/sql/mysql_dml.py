@@ -28,7 +28,7 @@ from typing import Any
 import sqlglot
 from sqlglot import exp
 
-from drydock.engine.sql import info_schema
+from drydock.engine.session import INTERNAL
 from drydock.engine.sql.mysql_ddl import ON_UPDATE_MARK
 from drydock.engine.sql.table_traits import Traits
 
@@ -73,7 +73,7 @@ def complete(insert: exp.Insert, cursor: Any, schema: str) -> None:
         "SELECT constraint_type, constraint_column_names FROM duckdb_constraints() "
         "WHERE database_name = ? AND schema_name = ? AND table_name = ? "
         "AND constraint_type IN ('PRIMARY KEY', 'UNIQUE')",
-        [info_schema.INTERNAL, schema, table.name]).fetchall()
+        [INTERNAL, schema, table.name]).fetchall()
     if len(rows) < 2:
         return  # zero or one key: DuckDB picks it itself
     primary = [r[1] for r in rows if r[0] == "PRIMARY KEY"]
@@ -96,7 +96,7 @@ def _insert_columns(insert: exp.Insert, cursor: Any, schema: str, table: str) ->
         return [c.name for c in insert.this.expressions]
     return [r[0] for r in cursor.execute(
         "SELECT column_name FROM duckdb_columns() WHERE database_name = ? AND schema_name = ? "
-        "AND table_name = ? ORDER BY column_index", [info_schema.INTERNAL, schema, table]).fetchall()]
+        "AND table_name = ? ORDER BY column_index", [INTERNAL, schema, table]).fetchall()]
 
 
 @dataclass
@@ -177,7 +177,7 @@ def catch_up(key: AutoIncrement, cursor: Any, table: exp.Table) -> int | None:
         highest = max(highest, int(rows[0][0] or 0))
     schema, name = key.sequence.split(".", 1)
     rows = cursor.execute("SELECT last_value, start_value FROM duckdb_sequences() WHERE database_name = ? "
-                          "AND schema_name = ? AND sequence_name = ?", [info_schema.INTERNAL, schema, name]).fetchall()
+                          "AND schema_name = ? AND sequence_name = ?", [INTERNAL, schema, name]).fetchall()
     if not rows:
         return None
     last = rows[0][0] if rows[0][0] is not None else int(rows[0][1]) - 1

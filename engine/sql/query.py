@@ -22,6 +22,7 @@ import duckdb
 import sqlglot
 from sqlglot import exp
 
+from drydock.engine.session import INTERNAL
 from drydock.engine.sql import (
     collation, duckdb_errors, info_schema, mysql_ddl, mysql_dml, mysql_functions, result_origins)
 from drydock.engine.sql.table_traits import TableTraits, Traits
@@ -47,8 +48,8 @@ class QueryEngine:
                     "temp_directory": str(temp_directory) if temp_directory is not None else ""}
         self._db = duckdb.connect(str(path), config={k: v for k, v in settings.items() if v})
         catalog = self._db.execute("SELECT current_database()").fetchone()
-        if catalog is None or catalog[0] != info_schema.INTERNAL:
-            raise RuntimeError(f"internal catalog file must be named {info_schema.INTERNAL}.duckdb")
+        if catalog is None or catalog[0] != INTERNAL:
+            raise RuntimeError(f"internal catalog file must be named {INTERNAL}.duckdb")
         info_schema.install(self._db)
         mysql_functions.install(self._db)
         # Sandbox: SQL may not read or write server files, attach databases or load extensions
@@ -80,13 +81,13 @@ class QueryEngine:
     def table_ddl(self, schema: str, table: str) -> str | None:
         """DuckDB's CREATE statement of an internal table, or None."""
         rows = self.fetch("SELECT sql FROM duckdb_tables() WHERE database_name = ? AND schema_name = ? "
-                          "AND table_name = ?", [info_schema.INTERNAL, schema, table])
+                          "AND table_name = ?", [INTERNAL, schema, table])
         return rows[0][0] if rows else None
 
     def databases(self) -> list[str]:
         return [r[0] for r in self.fetch(
             "SELECT schema_name FROM duckdb_schemas() WHERE database_name = ? AND schema_name NOT IN "
-            f"{info_schema.HIDDEN_SCHEMAS} ORDER BY 1", [info_schema.INTERNAL])]
+            f"{info_schema.HIDDEN_SCHEMAS} ORDER BY 1", [INTERNAL])]
 
     def tables(self, db: str) -> list[tuple[str, str]]:
         """(name, 'BASE TABLE' | 'VIEW') of an internal database."""
@@ -312,7 +313,7 @@ class QuerySession:
             self._bind_info_schema(expression, ctx, resolver, registered)
             key = self._complete_insert(expression)
             if isinstance(expression, exp.Update) and isinstance(expression.this, exp.Table) \
-                    and expression.this.text("catalog").lower() == info_schema.INTERNAL:
+                    and expression.this.text("catalog").lower() == INTERNAL:
                 mysql_dml.on_update_columns(expression, self._table_traits(expression.this))
             sql = expression.sql(dialect="duckdb")
             self._verify(expression, sql, authorized)
@@ -334,11 +335,11 @@ class QuerySession:
         pinned: dict[tuple[str, str, str, TimeTravel | None], str] = {}
         for ref in references:
             table = ref.node
-            if ref.catalog.lower() == info_schema.INTERNAL:
+            if ref.catalog.lower() == INTERNAL:
                 if table.args.get("version") is not None:
                     raise Errors.TIME_TRAVEL_INVALID.error(
                         detail="FOR ... AS OF is only supported on Lance and Paimon tables")
-                table.set("catalog", exp.to_identifier(info_schema.INTERNAL))
+                table.set("catalog", exp.to_identifier(INTERNAL))
                 table.set("db", exp.to_identifier(ref.db))
                 internal.add((ref.db.lower(), ref.table.lower()))
                 continue
@@ -378,7 +379,7 @@ class QuerySession:
         if not isinstance(expression, exp.Insert):
             return None
         table = mysql_dml.target_table(expression)
-        if table is None or table.text("catalog").lower() != info_schema.INTERNAL:
+        if table is None or table.text("catalog").lower() != INTERNAL:
             return None
         schema = table.text("db")
         mysql_dml.complete(expression, self._cursor, schema)
@@ -457,7 +458,7 @@ class QuerySession:
 
     def _execute(self, expression: exp.Expr, sql: str, ctx: SessionContext,
                  key: mysql_dml.AutoIncrement | None = None, stream: bool = False) -> Result:
-        self._use(ctx.database if ctx.catalog.lower() == info_schema.INTERNAL else None)
+        self._use(ctx.database if ctx.catalog.lower() == INTERNAL else None)
         notes = self._if_exists_notes(expression, ctx)
         with self.duckdb_errors(expression, ctx):
             after = (mysql_ddl.sequences_of(self._cursor, expression) if isinstance(expression, exp.Drop)
@@ -568,7 +569,7 @@ class QuerySession:
         if target == self._schema:
             return
         try:
-            self._cursor.execute(f"USE {info_schema.INTERNAL}.{_quote(target)}")
+            self._cursor.execute(f"USE {INTERNAL}.{_quote(target)}")
         except duckdb.Error:
             raise Errors.UNKNOWN_DATABASE.error(db=target) from None
         self._schema = target
@@ -604,7 +605,7 @@ class QuerySession:
         the privilege and that the index belongs to the table)."""
         self.transaction.check_usable()
         try:
-            self._cursor.execute(f"DROP INDEX {info_schema.INTERNAL}.{_quote(schema)}.{_quote(name)}")
+            self._cursor.execute(f"DROP INDEX {INTERNAL}.{_quote(schema)}.{_quote(name)}")
         except duckdb.Error as exc:
             self.transaction.after_failure()
             raise Errors.QUERY_FAILED.error(detail=_first_line(exc)) from None
@@ -612,13 +613,13 @@ class QuerySession:
     def table_exists(self, schema: str, name: str) -> bool:
         rows = self._cursor.execute(
             "SELECT count(*) FROM duckdb_tables() WHERE database_name = ? AND schema_name = ? "
-            "AND table_name = ?", [info_schema.INTERNAL, schema, name]).fetchall()
+            "AND table_name = ?", [INTERNAL, schema, name]).fetchall()
         return bool(rows and rows[0][0])
 
     def schema_exists(self, name: str) -> bool:
         rows = self._cursor.execute(
             "SELECT count(*) FROM duckdb_schemas() WHERE database_name = ? AND schema_name = ?",
-            [info_schema.INTERNAL, name],
+            [INTERNAL, name],
         ).fetchall()
         return bool(rows and rows[0][0])
 
@@ -718,7 +719,7 @@ def _count_star_table(expression: exp.Expr, ctx: SessionContext) -> exp.Table | 
         return None
     if {k for k, v in source.args.items() if v} - _COUNT_TABLE_ARGS or source.alias_column_names:
         return None
-    if catalog_of(source, ctx).lower() == info_schema.INTERNAL or source.text("db").lower() == "information_schema":
+    if catalog_of(source, ctx).lower() == INTERNAL or source.text("db").lower() == "information_schema":
         return None
     return source
 
@@ -729,7 +730,7 @@ def _external_info_schema_catalog(table: exp.Table, ctx: SessionContext) -> str 
     if table.text("db").lower() != "information_schema" or table.name.lower() not in info_schema.EXTERNAL:
         return None
     catalog = table.text("catalog") or ctx.catalog
-    if catalog.lower() in (info_schema.INTERNAL, info_schema.ATTACHED_NAME):
+    if catalog.lower() in (INTERNAL, info_schema.ATTACHED_NAME):
         return None
     return catalog
 
@@ -776,7 +777,7 @@ def adapt(expression: exp.Expr, ctx: SessionContext,
         expression.meta["create_first"], expression.meta["create_after"] = \
             mysql_ddl.adapt_create_table(expression, schema)
     in_info_schema = (ctx.database or "").lower() == "information_schema"
-    if ctx.catalog.lower() != info_schema.INTERNAL:
+    if ctx.catalog.lower() != INTERNAL:
         # DATABASE() is the session's database in its external catalog; DuckDB's CURRENT_SCHEMA()
         # would answer the internal schema the cursor happens to be on (JDBC's getTables uses it).
         for node in list(expression.find_all(exp.CurrentSchema)):

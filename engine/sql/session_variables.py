@@ -13,7 +13,7 @@ from typing import Any
 from mysql_mimic.charset import CharacterSet, Collation
 from mysql_mimic.variables import DEFAULT, SessionVariables, Variables
 
-from drydock.engine.store.config_keys import Key
+from drydock.engine.support.config_keys import Key
 from drydock.engine.errors import Errors
 
 MYSQL_DEFAULT_SQL_MODE = (

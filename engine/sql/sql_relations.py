@@ -27,7 +27,8 @@ from sqlglot import exp
 
 from drydock.engine.lakehouse.catalogs.base import SYSTEM_SEPARATOR, split_system_name
 from drydock.engine.errors import Errors
-from drydock.engine.sql.info_schema import ATTACHED_NAME, INTERNAL
+from drydock.engine.sql.info_schema import ATTACHED_NAME
+from drydock.engine.session import INTERNAL
 from drydock.engine.session import SessionContext
 
 RESERVED_PREFIX = "__drydock_"

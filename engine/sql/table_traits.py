@@ -15,7 +15,7 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any
 
-from drydock.engine.sql import info_schema
+from drydock.engine.session import INTERNAL
 from drydock.engine.sql.mysql_ddl import ON_UPDATE_MARK, SEQUENCE_PREFIX
 
 _NEXTVAL = re.compile(r"nextval\('([^']*" + SEQUENCE_PREFIX + r"[0-9a-f]+)'\)")
@@ -63,7 +63,7 @@ def _read(cursor: Any, schema: str, table: str) -> Traits:
     rows = cursor.execute(
         "SELECT column_name, column_default, comment FROM duckdb_columns() WHERE database_name = ? "
         "AND schema_name = ? AND table_name = ? ORDER BY column_index",
-        [info_schema.INTERNAL, schema, table]).fetchall()
+        [INTERNAL, schema, table]).fetchall()
     auto_increment = None
     on_update = []
     for name, default, comment in rows:

@@ -4,7 +4,9 @@ One module per statement family; every handler has the same shape —
 authorize → validate → execute → Result (rows + warnings). :func:`execute` is the one way any
 statement runs: its handler, wrapped once in the audit and the statement-duration metric.
 
-May import: everything in the engine (the statements sit on top of it); never the server.
+May import: `drydock.engine`, `drydock.engine.core`, `drydock.engine.support`, `drydock.engine.store`,
+`drydock.engine.security`, `drydock.grammar`, `drydock.engine.lakehouse`, `drydock.engine.sql`,
+`drydock.engine.jobs`, `drydock.engine.jobs.control`, `drydock.engine.jobs.runtime`.
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from drydock.engine import ast
 from drydock.engine.core import Engine
-from drydock.engine.sql.like import LikePattern
+from drydock.engine.support.like import LikePattern
 from drydock.engine.results import Result
 from drydock.engine.session import SessionContext
 from drydock.engine.security.privileges import Privilege
@@ -33,6 +33,6 @@ def admin_show_frontend_config(engine: Engine, stmt: ast.AdminShowFrontendConfig
 
 
 def like_to_regex(like: str) -> LikePattern:
-    """Deprecated name kept for callers not yet moved to :class:`engine.sql.like.LikePattern`
+    """Deprecated name kept for callers not yet moved to :class:`engine.support.like.LikePattern`
     (no regex any more: ``.fullmatch(text)`` runs the linear matcher)."""
     return LikePattern(like)

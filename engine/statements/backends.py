@@ -14,8 +14,8 @@ from drydock.engine.core import Engine
 from drydock.engine.results import Result
 from drydock.engine.session import SessionContext
 from drydock.engine.security.privileges import Privilege
-from drydock.engine.store.config_keys import Key
-from drydock.engine.security.url_secrets import mask_text, mask_value
+from drydock.engine.support.config_keys import Key
+from drydock.engine.support.url_secrets import mask_text, mask_value
 
 COLUMNS = ["BackendId", "Host", "Alive", "Isolation", "IsolationDetail", "QueueDepth", "InflightWorkers",
            "PossibleLiveSlots", "MaxInflight", "DispatcherPaused", "CPUs", "MemoryBytes", "RunningTasks",

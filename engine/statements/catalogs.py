@@ -12,11 +12,12 @@ from __future__ import annotations
 import datetime as dt
 
 from drydock.engine import ast
-from drydock.engine.lakehouse.catalogs.manager import INTERNAL, INTERNAL_ID, CatalogRecord, ChangeCheck
+from drydock.engine.lakehouse.catalogs.manager import INTERNAL_ID, CatalogRecord, ChangeCheck
+from drydock.engine.session import INTERNAL
 from drydock.engine.core import Engine
 from drydock.engine.errors import Errors
 from drydock.engine.security.redact import redact_map
-from drydock.engine.security.url_secrets import mask_value
+from drydock.engine.support.url_secrets import mask_value
 from drydock.engine.results import Result
 from drydock.engine.session import SessionContext
 from drydock.engine.statements.admin_config import like_to_regex

@@ -6,7 +6,7 @@ import time
 from typing import NamedTuple
 
 from drydock.engine import ast
-from drydock.engine.lakehouse.catalogs.manager import INTERNAL
+from drydock.engine.session import INTERNAL
 from drydock.engine.core import Engine
 from drydock.engine.errors import Errors
 from drydock.engine.support.faults import pause_point

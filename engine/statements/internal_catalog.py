@@ -14,7 +14,8 @@ from drydock.engine import ast
 from drydock.engine.lakehouse.catalogs.base import Column
 from drydock.engine.core import Engine
 from drydock.engine.errors import Errors
-from drydock.engine.sql.info_schema import ATTACHED_NAME, INTERNAL, external_column_row
+from drydock.engine.sql.info_schema import ATTACHED_NAME, external_column_row
+from drydock.engine.session import INTERNAL
 from drydock.engine.results import Result
 from drydock.engine.session import SessionContext
 

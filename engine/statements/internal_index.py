@@ -17,7 +17,7 @@ from sqlglot import exp
 from drydock.engine import ast
 from drydock.engine.core import Engine
 from drydock.engine.errors import Errors
-from drydock.engine.sql.info_schema import INTERNAL
+from drydock.engine.session import INTERNAL
 from drydock.engine.results import Result
 from drydock.engine.session import SessionContext
 

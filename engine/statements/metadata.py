@@ -5,10 +5,11 @@ from __future__ import annotations
 
 from drydock.engine import ast
 from drydock.engine.sql import dotted_names
-from drydock.engine.lakehouse.catalogs.manager import INTERNAL
+from drydock.engine.sql.metadata import split_database
+from drydock.engine.session import INTERNAL
 from drydock.engine.core import Engine
 from drydock.engine.errors import Errors
-from drydock.engine.sql.like import LikePattern
+from drydock.engine.support.like import LikePattern
 from drydock.engine.results import Diagnostic, Result
 from drydock.engine.session import SessionContext
 
@@ -41,7 +42,7 @@ def show_tables(engine: Engine, stmt: ast.ShowTables, ctx: SessionContext) -> Re
     if len(stmt.parts) == 2:
         catalog, db = _catalog(engine, stmt.parts[0], ctx), stmt.parts[1]
     elif len(stmt.parts) == 1:
-        catalog, db = dotted_names.split_database(engine.catalogs, stmt.parts[0]) or (ctx.catalog, stmt.parts[0])
+        catalog, db = split_database(engine.catalogs, stmt.parts[0]) or (ctx.catalog, stmt.parts[0])
     elif ctx.database:
         catalog, db = ctx.catalog, ctx.database
     else:

@@ -5,7 +5,8 @@ from __future__ import annotations
 import time
 
 from drydock.engine import ast
-from drydock.engine.lakehouse.catalogs.manager import INTERNAL, CatalogRecord
+from drydock.engine.lakehouse.catalogs.manager import CatalogRecord
+from drydock.engine.session import INTERNAL
 from drydock.engine.core import Engine
 from drydock.engine.errors import DrydockError, Errors, exception_text
 from drydock.engine.lakehouse.procedures.base import Procedure, ProcedureContext, bind, split_table
@@ -13,7 +14,7 @@ from drydock.engine.security.redact import redact_text
 from drydock.engine.results import Result
 from drydock.engine.session import SessionContext
 from drydock.engine.security.privileges import Privilege
-from drydock.engine.store.config_keys import Key
+from drydock.engine.support.config_keys import Key
 
 
 def _resolve(engine: Engine, parts: tuple[str, ...], ctx: SessionContext) -> tuple[CatalogRecord, Procedure]:

@@ -13,8 +13,9 @@ from mysql_mimic.charset import CharacterSet, Collation
 from drydock.engine import ast
 from drydock.engine.core import Engine
 from drydock.engine.errors import Errors
-from drydock.engine.sql.info_schema import ATTACHED_NAME, INTERNAL
-from drydock.engine.sql.like import like
+from drydock.engine.sql.info_schema import ATTACHED_NAME
+from drydock.engine.session import INTERNAL
+from drydock.engine.support.like import like
 from drydock.engine.results import Result
 from drydock.engine.session import SessionContext
 from drydock.engine.security.privileges import Privilege

@@ -19,11 +19,11 @@ from drydock.engine import ast
 from drydock.engine.sql import (
     collation, dotted_names, mysql_dml, mysql_functions, session_limits, sql_relations,
     statement_info, transactions)
-from drydock.engine.store.config_keys import Key
+from drydock.engine.support.config_keys import Key
 from drydock.engine.core import Engine
 from drydock.engine.errors import DrydockError, Errors
 from drydock.engine.sql.session_variables import GLOBAL_CONFIG
-from drydock.engine.sql.info_schema import INTERNAL
+from drydock.engine.session import INTERNAL
 from drydock.engine.security.privileges import Privilege, Privileges
 from drydock.engine.results import Diagnostic, Result
 from drydock.engine.session import SessionContext

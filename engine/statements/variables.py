@@ -17,7 +17,7 @@ from mysql_mimic.intercept import setitem_kind
 from mysql_mimic.variables import DEFAULT
 from sqlglot import exp
 
-from drydock.engine.sql import like
+from drydock.engine.support import like
 from drydock.engine.errors import Errors
 from drydock.engine.results import Result
 from drydock.engine.session import SessionContext

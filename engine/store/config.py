@@ -18,11 +18,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from drydock.engine.lakehouse.catalogs.placement import check_local_roots, check_object_prefixes
-from drydock.engine.store.config_keys import Key
+from drydock.engine.support.locations import check_local_roots, check_object_prefixes
+from drydock.engine.support.config_keys import Key
 from drydock.engine.errors import DrydockError, Errors
 from drydock.engine.store.metastore import MetadataStore
-from drydock.engine.security.url_secrets import mask_value
+from drydock.engine.support.url_secrets import mask_value
 
 logger = logging.getLogger(__name__)
 

@@ -9,20 +9,25 @@ from __future__ import annotations
 import logging
 from collections import Counter as TallyCounter
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from prometheus_client import CollectorRegistry, Counter, Histogram, start_http_server
 from prometheus_client.core import GaugeMetricFamily
 
-if TYPE_CHECKING:
-    from drydock.engine.store.metastore import MetadataStore
+
+
+class Queryable(Protocol):
+    """What the gauges read job rows from: the metadata store (engine/store/), passed in by the
+    composition root, so that metrics need not know the store's classes."""
+
+    def query(self, sql: str, params: tuple[Any, ...] = ()) -> list[Any]: ...
 
 logger = logging.getLogger(__name__)
 
 
 class _StateCollector:
     def __init__(self, supervisor_status: Callable[[], Mapping[str, Any]], slots_in_use: Callable[[], int],
-                 store: MetadataStore):
+                 store: Queryable):
         self._supervisor_status = supervisor_status
         self._slots_in_use = slots_in_use
         self._store = store
@@ -61,7 +66,7 @@ class Metrics:
         self._server: Any = None
 
     def attach(self, supervisor_status: Callable[[], Mapping[str, Any]], slots_in_use: Callable[[], int],
-               store: MetadataStore) -> None:
+               store: Queryable) -> None:
         """The scrape-time gauges: the supervisor's queue, the jobs' live slots, job rows by state."""
         self.registry.register(_StateCollector(supervisor_status, slots_in_use, store))
 

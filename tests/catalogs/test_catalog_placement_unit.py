@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from drydock.engine.statements import execute as execute_statement
-from drydock.engine.lakehouse.catalogs.placement import (
+from drydock.engine.support.locations import (
     Location, check_local_roots, check_object_prefixes, is_allowed, local_roots, locate,
     object_prefixes, overlaps)
 from drydock.engine.core import Engine

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from drydock.engine.lakehouse.catalogs.manager import CatalogRecord
 from drydock.engine.store.config import Config
-from drydock.engine.store.config_keys import Key
+from drydock.engine.support.config_keys import Key
 from drydock.engine.jobs.control import states as st
 from drydock.engine.jobs.control.manager import JobManager
 from drydock.engine.jobs.control.records import JobRecord

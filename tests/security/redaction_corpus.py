@@ -62,7 +62,7 @@ CORPUS: list[tuple[str, tuple[str, ...]]] = [
     ("CREATE SERVER rc41 FOREIGN DATA WRAPPER mysql OPTIONS (USER 'u', PASSWORD 'Sx-server-41')",
      ("Sx-server-41",)),
     ("CREATE SECRET rc42 (TYPE s3, KEY_ID 'k', SECRET 'Sx-duckdb-42')", ("Sx-duckdb-42",)),
-    # credentials inside a URL-valued property, whatever its key (engine/security/url_secrets.py)
+    # credentials inside a URL-valued property, whatever its key (engine/support/url_secrets.py)
     ("CREATE CATALOG rc43 PROPERTIES ('type' = 'lance', 'warehouse' = '/tmp/rc43', "
      "'s3.endpoint' = 'http://AKrc43:Sx-url-43@127.0.0.1:9')", ("Sx-url-43", "AKrc43")),
     ('ALTER CATALOG rc26 SET PROPERTIES ("warehouse" = "s3://AKrc44:Sx-url/44+x@bucket/wh")', ("Sx-url/44", "AKrc44")),

@@ -2,7 +2,7 @@
 
 Red team finding: ``'s3.endpoint' = 'http://AK:SECRET@host'`` was printed verbatim by SHOW CREATE
 CATALOG (catalog grantees may run it) and written to the audit log, because only values of keys
-named like a secret were masked. engine/security/url_secrets.py now reads every value for URL userinfo and
+named like a secret were masked. engine/support/url_secrets.py now reads every value for URL userinfo and
 secret query parameters; the stored value keeps the real credentials.
 """
 
@@ -19,7 +19,7 @@ import pytest
 
 from drydock.engine.errors import Errors
 from drydock.engine.security.redact import redact_map, redact_sql, redact_text, secret_values
-from drydock.engine.security.url_secrets import MASK, has_secret, mask_text, mask_value, secret_parts
+from drydock.engine.support.url_secrets import MASK, has_secret, mask_text, mask_value, secret_parts
 from drydock.server.cli import LOG_FORMAT, RedactingFormatter
 from tests.conftest import ServerProcess
 from tests.security.test_catalog_privilege import user_with

@@ -156,7 +156,7 @@ def test_config_file_values_apply(tmp_path: Path) -> None:
 
 def test_config_keys_are_exactly_the_registered_fields() -> None:
     from drydock.engine.store.config import default_fields
-    from drydock.engine.store.config_keys import Key
+    from drydock.engine.support.config_keys import Key
 
     assert sorted(k.value for k in Key) == sorted(f.name for f in default_fields())
     with pytest.raises(ValueError):

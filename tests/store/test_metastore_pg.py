@@ -15,7 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from drydock.engine.store.metastore import MetadataStoreUnavailable, StaleRevision, open_store
+from drydock.engine.store.metastore import MetadataStoreUnavailable, StaleRevision
+from drydock.engine.store.open import open_store
 from tests.conftest import ROOT, ServerProcess
 from tests.support.lance_fixtures import admit, local_warehouse, pause, show_jobs, vector_table
 from tests.support.pg import PG_PASSWORD, PgCluster

@@ -1,4 +1,4 @@
-"""engine/sql/like.py: LIKE and host-pattern semantics, and time bounded by the input size."""
+"""engine/support/like.py: LIKE and host-pattern semantics, and time bounded by the input size."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from drydock.engine.sql.like import LikePattern, like
+from drydock.engine.support.like import LikePattern, like
 from drydock.engine.statements.admin_config import like_to_regex
 from drydock.engine.security.users import host_matches
 

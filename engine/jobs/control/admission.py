@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 import pyarrow as pa
 
 from drydock.engine import ast
-from drydock.engine.lakehouse.catalogs.manager import INTERNAL
+from drydock.engine.session import INTERNAL
 from drydock.engine.errors import Errors
 from drydock.engine.jobs.control import states as st
 from drydock.engine.jobs.control.contract import (
@@ -27,7 +27,7 @@ from drydock.engine.jobs.control.validation import (
     IndexSpec, invalid, same_definition, validate_name, validate_spec)
 from drydock.engine.session import SessionContext
 from drydock.engine.security.privileges import Privilege
-from drydock.engine.store.config_keys import Key
+from drydock.engine.support.config_keys import Key
 
 if TYPE_CHECKING:
     from drydock.engine.lakehouse.catalogs.manager import CatalogManager

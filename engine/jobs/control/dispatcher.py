@@ -35,7 +35,7 @@ from drydock.engine.jobs.control.reconcile import reconcile_job
 from drydock.engine.jobs.control.refresh import due_refreshes, refresh_job
 from drydock.engine.jobs.runtime.supervisor import NotEnqueued, Supervisor, cgroup_name
 from drydock.engine.jobs.control.validation import IndexSpec
-from drydock.engine.store.config_keys import Key
+from drydock.engine.support.config_keys import Key
 
 if TYPE_CHECKING:
     from drydock.engine.security.audit import AuditLog

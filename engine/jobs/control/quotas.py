@@ -7,7 +7,7 @@ again (its other callers bypass admission). Both go through ``require_positive_q
 
 from __future__ import annotations
 
-from drydock.engine.store.config_keys import Key
+from drydock.engine.support.config_keys import Key
 from drydock.engine.errors import Errors
 
 # In the order JobManager.create takes them: table, catalog, global.

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Protocol
 from drydock.engine.support.faults import pause_point
 from drydock.engine.jobs.control import states as st
 from drydock.engine.jobs.control.records import JobRecord
-from drydock.engine.store.config_keys import Key
+from drydock.engine.support.config_keys import Key
 
 if TYPE_CHECKING:
     from drydock.engine.lakehouse.catalogs.manager import CatalogRecord

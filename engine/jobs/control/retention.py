@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 
 from drydock.engine.store.config import Config
-from drydock.engine.store.config_keys import Key
+from drydock.engine.support.config_keys import Key
 from drydock.engine.jobs.control.manager import JobManager
 from drydock.engine.jobs.runtime.stderr_log import job_of
 

@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from drydock.engine.store.config import Config
-from drydock.engine.store.config_keys import Key
+from drydock.engine.support.config_keys import Key
 from drydock.engine.jobs.runtime import ray_tasks
 from drydock.engine.jobs.runtime.protocol import Dispatch
 from drydock.engine.jobs.runtime.ray_build import PROOF_WAIT_SECONDS, RayBuild

@@ -38,7 +38,7 @@ from typing import Any, Protocol
 
 from drydock.engine.support import cpu_sets
 from drydock.engine.store.config import Config
-from drydock.engine.store.config_keys import Key
+from drydock.engine.support.config_keys import Key
 from drydock.engine.errors import exception_text
 from drydock.engine.jobs.runtime.isolation import Isolation, Limits, WorkerCgroup, cpu_limit_seconds
 from drydock.engine.jobs.runtime.protocol import (

@@ -14,6 +14,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, cast
 
+from drydock.engine.session import INTERNAL
 from drydock.engine.lakehouse.catalogs.base import Connector
 from drydock.engine.errors import Errors
 from drydock.engine.store.metastore import MetadataStore, StoreConnection
@@ -22,7 +23,6 @@ if TYPE_CHECKING:  # the connector modules import pylance/pypaimon: only the typ
     from drydock.engine.lakehouse.catalogs.calls import CatalogCalls
     from drydock.engine.lakehouse.catalogs.lance import LanceConnector
 
-INTERNAL = "internal"
 INTERNAL_ID = 0
 # Doris' catalog types for a Hive Metastore ('hms'; 'hive' in Paimon's and Iceberg's words)
 HMS_TYPES = ("hms", "hive")

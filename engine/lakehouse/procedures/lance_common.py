@@ -28,7 +28,7 @@ from drydock.engine.support.instants import BadInstant, parse_instant
 from drydock.engine.support.names import name_problem, shown
 from drydock.engine.lakehouse.procedures.base import ProcedureContext, split_table
 from drydock.engine.results import Result
-from drydock.engine.store.config_keys import Key
+from drydock.engine.support.config_keys import Key
 
 if TYPE_CHECKING:
     import lance

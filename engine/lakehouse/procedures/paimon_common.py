@@ -26,7 +26,7 @@ from drydock.engine.support.instants import BadInstant, instant_millis
 from drydock.engine.support.names import name_problem, shown
 from drydock.engine.lakehouse.procedures.base import Arg, ProcedureContext, split_table
 from drydock.engine.results import Diagnostic, Result
-from drydock.engine.store.config_keys import Key
+from drydock.engine.support.config_keys import Key
 
 if TYPE_CHECKING:
     from drydock.engine.lakehouse.catalogs.paimon import PaimonConnector

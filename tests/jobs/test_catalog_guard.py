@@ -1,10 +1,9 @@
-"""engine/core.py is the one composition root (issue #18 item 1): the components below the
-statements get the collaborators they use, never the Engine; and the catalog vetoes of the jobs
-code (engine/jobs/control/catalog_guard.py) refuse exactly what would strand an unresolved job's fence."""
+"""The catalog vetoes of the jobs code (engine/jobs/control/catalog_guard.py) refuse exactly what
+would strand an unresolved job's fence. (That only engine/core.py, the statements and the server
+know the Engine is held by tests/unit/test_layers.py.)"""
 
 from __future__ import annotations
 
-import ast
 import time
 from pathlib import Path
 
@@ -17,42 +16,6 @@ from drydock.engine.jobs.control.catalog_guard import CatalogGuard
 from drydock.engine.jobs.control.manager import JobManager
 from drydock.engine.store.metastore import MetaStore
 from tests.support.jobfactory import new_job
-
-ROOT = Path(__file__).resolve().parents[2]
-# Only these may know the Engine: the root itself, the statement handlers it runs, the wire server.
-MAY_IMPORT_CORE = ("engine/core.py", "engine/statements/", "server/")
-
-
-def _imports_engine_core(path: Path) -> bool:
-    for node in ast.walk(ast.parse(path.read_text(), str(path))):
-        if isinstance(node, ast.Import) and any(a.name == "drydock.engine.core" for a in node.names):
-            return True
-        if isinstance(node, ast.ImportFrom) and node.level == 0 and (
-                node.module == "drydock.engine.core" or (node.module == "drydock.engine" and any(a.name == "core" for a in node.names))):
-            return True
-    return False
-
-
-def test_no_module_below_the_statements_imports_engine_core() -> None:
-    """Not even under TYPE_CHECKING: a component that names the Engine can reach into all of it."""
-    sources = [p for top in ("engine", "grammar", "regression") for p in (ROOT / top).rglob("*.py")]
-    assert len(sources) > 50  # the walk found the code base
-    offenders = sorted(rel for p in sources
-                       if not (rel := p.relative_to(ROOT).as_posix()).startswith(MAY_IMPORT_CORE)
-                       and _imports_engine_core(p))
-    assert offenders == []
-
-
-def test_the_import_check_sees_every_spelling(tmp_path: Path) -> None:
-    for text in ("from drydock.engine.core import Engine\n", "import drydock.engine.core\n",
-                 "from drydock.engine import core\n",
-                 "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from drydock.engine.core import Engine\n"):
-        source = tmp_path / "m.py"
-        source.write_text(text)
-        assert _imports_engine_core(source), text
-    source.write_text("from drydock.engine.store.config import Config\nfrom . import core\n")
-    assert not _imports_engine_core(source)
-
 
 def _record(catalog_id: int, **properties: str) -> CatalogRecord:
     return CatalogRecord(id=catalog_id, name=f"c{catalog_id}", type="lance", properties=properties, comment="",
