@@ -12,7 +12,6 @@ from __future__ import annotations
 import re
 import secrets
 import threading
-from collections import OrderedDict
 from pathlib import Path
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -22,6 +21,7 @@ import duckdb
 import sqlglot
 from sqlglot import exp
 
+from drydock.engine.support.lru import Lru
 from drydock.engine.session import INTERNAL
 from drydock.engine.sql import (
     collation, duckdb_errors, info_schema, mysql_ddl, mysql_dml, mysql_functions, result_origins)
@@ -130,24 +130,19 @@ class _VerdictCache:
     """Final texts (with their authorized relation sets) DuckDB's parse already confirmed."""
 
     def __init__(self, size: int = 2048, max_text: int = 8192):
-        self._size, self._max_text = size, max_text
-        self._items: OrderedDict[tuple[str, frozenset[tuple[str, str]]], None] = OrderedDict()
+        self._max_text = max_text
+        self._items: Lru[tuple[str, frozenset[tuple[str, str]]], None] = Lru(size)
         self._lock = threading.Lock()
 
     def hit(self, key: tuple[str, frozenset[tuple[str, str]]]) -> bool:
         with self._lock:
-            if key in self._items:
-                self._items.move_to_end(key)
-                return True
-            return False
+            return self._items.touch(key)
 
     def add(self, key: tuple[str, frozenset[tuple[str, str]]]) -> None:
         if len(key[0]) > self._max_text:
             return
         with self._lock:
-            self._items[key] = None
-            while len(self._items) > self._size:
-                self._items.popitem(last=False)
+            self._items.put(key, None)
 
 
 _VERIFIED = _VerdictCache()
@@ -196,7 +191,9 @@ class QuerySession:
         self._traits = traits or TableTraits()
         self._schema: str | None = "main"
         self.transaction = SessionTransaction(cursor)
-        self._bound: OrderedDict[int, tuple[Any, str]] = OrderedDict()
+        # registered Arrow objects by id, each with its name; the oldest is unregistered past the bound
+        self._bound: Lru[int, tuple[Any, str]] = Lru(
+            BOUND_EXTERNAL_PER_SESSION, on_evict=lambda _id, entry: self._cursor.unregister(entry[1]))
         # max_execution_time (engine/sql/deadlines.py): the armed deadline of the running statement,
         # and whether it fired (an InterruptException is then 3024, not KILL QUERY's 1317)
         self._deadline_lock = threading.Lock()
@@ -265,14 +262,10 @@ class QuerySession:
         Names are random: SQL text can never name them (adapt() refuses the prefix anyway)."""
         hit = self._bound.get(id(arrow_object))
         if hit is not None and hit[0] is arrow_object:
-            self._bound.move_to_end(id(arrow_object))
             return hit[1]
         name = f"{_RESERVED_PREFIX}ext_{secrets.token_hex(8)}"
         self._cursor.register(name, arrow_object)
-        self._bound[id(arrow_object)] = (arrow_object, name)
-        while len(self._bound) > BOUND_EXTERNAL_PER_SESSION:
-            _, (_, old) = self._bound.popitem(last=False)
-            self._cursor.unregister(old)
+        self._bound.put(id(arrow_object), (arrow_object, name))
         return name
 
     def run(self, expression: exp.Expr, ctx: SessionContext, references: list[Reference],
