@@ -60,12 +60,14 @@ class Server:
     ready_prefix: str
     log_path: Path
     cwd: Path = ROOT
+    env: dict[str, str] | None = None
     port: int = 0
     proc: subprocess.Popen[str] | None = None
 
     def start(self) -> Server:
         log = open(self.log_path, "a")
-        self.proc = subprocess.Popen(self.cmd, cwd=self.cwd, stdout=subprocess.PIPE, stderr=log, text=True)
+        self.proc = subprocess.Popen(self.cmd, cwd=self.cwd, env=self.env, stdout=subprocess.PIPE, stderr=log,
+                                     text=True)
         log.close()
         assert self.proc.stdout is not None
         deadline = time.monotonic() + READY_TIMEOUT_SECONDS
@@ -105,9 +107,21 @@ class Server:
 
 
 def drydock_server(tmp: Path, root: Path) -> Server:
-    cmd = [sys.executable, "-m", "drydock.server", "serve", "--host", HOST, "--port", "0",
-           "--data-dir", str(tmp / "drydock-data"), "--log-level", "WARNING"]
-    return Server("drydock", cmd, "drydock ready on ", tmp / "drydock.log", cwd=root)
+    """The drydock of checkout ``root``: one whose folders are installed as drydock.* (setup.py)
+    is put first on PYTHONPATH through a link named drydock, so that the checkout measured is the
+    one given, not the installed one; an older checkout runs as ``python -m server``."""
+    args = ["serve", "--host", HOST, "--port", "0", "--data-dir", str(tmp / "drydock-data"),
+            "--log-level", "WARNING"]
+    env = None
+    module = "server"
+    if (root / "setup.py").exists():
+        link_dir = tmp / "drydock-path"
+        link_dir.mkdir(exist_ok=True)
+        (link_dir / "drydock").symlink_to(root.resolve(), target_is_directory=True)
+        env = {**os.environ, "PYTHONPATH": str(link_dir)}
+        module = "drydock.server"
+    cmd = [sys.executable, "-m", module, *args]
+    return Server("drydock", cmd, "drydock ready on ", tmp / "drydock.log", cwd=root, env=env)
 
 
 def bare_server(tmp: Path, session: str) -> Server:
