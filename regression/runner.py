@@ -23,7 +23,7 @@ from drydock.regression.framework import SUITES, Config, Context, Suite, SuiteSk
 
 ROOT = Path(__file__).resolve().parent.parent
 SUITE_DIR = Path(__file__).resolve().parent / "suites"
-DEFAULT_CONF = Path(__file__).resolve().parent / "conf" / "drydock.regression.toml"
+DEFAULT_CONF = Path(__file__).resolve().parent / "conf" / "regression.toml"
 
 
 def load_suites() -> None:

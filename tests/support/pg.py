@@ -62,7 +62,7 @@ class PgCluster:
                               timeout=START_TIMEOUT_SECONDS + 30, check=True, cwd=self.root)
 
     def start(self) -> None:
-        self.run("pg_ctl", "-D", str(self.data), "-l", str(self.root / "drydock.server.log"), "-w",
+        self.run("pg_ctl", "-D", str(self.data), "-l", str(self.root / "server.log"), "-w",
                  "-t", str(START_TIMEOUT_SECONDS), "-o", f"-h 127.0.0.1 -p {self.port} -k {self.root}", "start")
 
     def stop(self, mode: str = "fast") -> None:
@@ -133,7 +133,7 @@ def start_cluster() -> PgCluster:
         cluster.start()
         cluster.run("createdb", "-h", str(root), "-p", str(cluster.port), "-U", PG_USER, PG_DB)
     except subprocess.CalledProcessError as exc:
-        log = (root / "drydock.server.log").read_text() if (root / "drydock.server.log").exists() else ""
+        log = (root / "server.log").read_text() if (root / "server.log").exists() else ""
         cluster.stop("immediate")
         shutil.rmtree(root, ignore_errors=True)
         raise RuntimeError(f"PostgreSQL did not start: {exc.stderr}\n{log}") from None

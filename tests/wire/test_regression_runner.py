@@ -13,7 +13,7 @@ from tests.conftest import ServerProcess, shared_server  # noqa: F401
 
 
 def run(server: ServerProcess, tmp_path: Path, lance: str, *suites: str) -> int:
-    conf = tmp_path / "drydock.regression.toml"
+    conf = tmp_path / "regression.toml"
     conf.write_text(f'[otherConfigs]\nenableLanceTest = "{lance}"\n')
     args = ["--url", f"jdbc:mysql://{server.host}:{server.port}/", "--conf", str(conf)]
     for name in suites:
