@@ -23,11 +23,12 @@ import pytest
 
 from drydock.engine.store.config import Config
 from drydock.engine.jobs.runtime import isolation as iso
+from drydock.engine.jobs.control.backend import Dispatch, NotEnqueued, ProtocolError, WorkerResult
 from drydock.engine.jobs.runtime.protocol import (
-    CAPS, DISPATCH, HANDSHAKE, PROGRESS, RESULT, Dispatch, FrameBuffer, ProtocolError,
-    WorkerResult, encode, read_frame)
+    CAPS, DISPATCH, HANDSHAKE, PROGRESS, RESULT, FrameBuffer, dispatch_frame, encode, read_frame,
+    result_frame)
 from drydock.engine.jobs.control.states import ResultCode, TerminationProof
-from drydock.engine.jobs.runtime.supervisor import NotEnqueued, Supervisor
+from drydock.engine.jobs.runtime.supervisor import Supervisor
 from drydock.engine.jobs.worker import classify_exception
 from drydock.engine.store.metastore import MetaStore
 from tests.support.isolation import cgroups_unavailable
@@ -56,7 +57,7 @@ def make_dispatch(**changes: Any) -> Dispatch:
 # -- FrameBuffer (the parent's reader) ----------------------------------------------------------------
 def test_frames_split_anywhere_are_reassembled_in_order() -> None:
     stream = encode(PROGRESS, {"stage": "train_ivf", "completed": 1, "total": 5}) + \
-        WorkerResult(ResultCode.NATIVE_OK, "index built", True, committed_version=3).frame()
+        result_frame(WorkerResult(ResultCode.NATIVE_OK, "index built", True, committed_version=3))
     buffer = FrameBuffer((PROGRESS, RESULT))
     frames = []
     for i in range(len(stream)):
@@ -112,7 +113,7 @@ def test_the_workers_reader_checks_the_cap_before_reading_the_body() -> None:
 # -- Dispatch.parse (the worker refuses a dispatch it cannot trust) ------------------------------------
 def test_a_dispatch_survives_the_pipe_unchanged() -> None:
     sent = make_dispatch(storage_options={"aws_region": "us-east-1"})
-    kind, body = read_frame(io.BytesIO(sent.frame()), (DISPATCH,))
+    kind, body = read_frame(io.BytesIO(dispatch_frame(sent)), (DISPATCH,))
     assert kind == DISPATCH and Dispatch.parse(body) == sent
 
 
@@ -156,7 +157,7 @@ def test_storage_options_exactly_at_their_caps_are_accepted() -> None:
 def test_a_dispatch_over_512_kib_is_refused_by_the_sender() -> None:
     big = make_dispatch(schema_contract={"version": 1, "fields": [{"name": "x" * CAPS[DISPATCH]}]})
     with pytest.raises(ProtocolError, match="exceeds its cap 524288"):
-        big.frame()
+        dispatch_frame(big)
 
 
 def test_a_result_with_a_code_this_server_does_not_know_is_no_result() -> None:
@@ -277,7 +278,8 @@ class Events:
         self.calls: list[tuple[str, int, str, Any]] = []
         self.exited = threading.Event()
 
-    def on_spawned(self, job_id: int, invocation_id: str, pid: int, cgroup: str) -> None:
+    def on_spawned(self, job_id: int, invocation_id: str, pid: int, start_ticks: int | None,
+                   cgroup: str) -> None:
         self.calls.append(("spawned", job_id, invocation_id, pid))
 
     def on_progress(self, job_id: int, invocation_id: str, text: str) -> None:

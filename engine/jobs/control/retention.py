@@ -19,7 +19,7 @@ from pathlib import Path
 from drydock.engine.store.config import Config
 from drydock.engine.support.config_keys import Key
 from drydock.engine.jobs.control.manager import JobManager
-from drydock.engine.jobs.runtime.stderr_log import job_of
+from drydock.engine.jobs.control.backend import job_of
 
 logger = logging.getLogger(__name__)
 BATCH = 1024
