@@ -12,7 +12,7 @@ import subprocess
 import threading
 import time
 import uuid
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from pathlib import Path
 from typing import Any
 
@@ -23,15 +23,18 @@ import pytest
 
 from drydock.engine.store.config import Config
 from drydock.engine.jobs.runtime import isolation as iso
-from drydock.engine.jobs.control.backend import Dispatch, NotEnqueued, ProtocolError, WorkerResult
+from drydock.engine.jobs.control.backend import (
+    LOCAL_BACKEND, RAY_BACKEND, Backend, Dispatch, NotEnqueued, ProtocolError, WorkerResult)
 from drydock.engine.jobs.runtime.protocol import (
     CAPS, DISPATCH, HANDSHAKE, PROGRESS, RESULT, FrameBuffer, dispatch_frame, encode, read_frame,
     result_frame)
 from drydock.engine.jobs.control.states import ResultCode, TerminationProof
-from drydock.engine.jobs.runtime.supervisor import Supervisor
+from drydock.engine.jobs.runtime.ray_backend import RayBackend
+from drydock.engine.jobs.runtime.supervisor import Supervisor, start_ticks
 from drydock.engine.jobs.worker import classify_exception
 from drydock.engine.store.metastore import MetaStore
 from tests.support.isolation import cgroups_unavailable
+from tests.support.jobfactory import new_job
 
 
 def body_of_size(size: int) -> bytes:
@@ -357,3 +360,35 @@ def test_cancel_before_launch_and_a_budget_too_small_never_exec_a_worker(tmp_pat
         ("exit", 2, short.invocation_id, TerminationProof.NEVER_LAUNCHED)])
     assert not list((tmp_path / "workers").glob("job-*.log"))  # no worker process was ever started
     assert not supervisor.cancel(cancelled.invocation_id)  # over: nothing left to cancel
+
+
+# -- the Backend contract (engine/jobs/control/backend.py) ---------------------------------------------
+BACKEND_METHODS = sorted(name for name, value in vars(Backend).items()
+                         if callable(value) and not name.startswith("_"))
+
+
+@pytest.mark.parametrize("backend", [Supervisor, RayBackend], ids=lambda b: b.__name__)
+def test_each_backend_implements_every_method_the_dispatcher_calls(backend: type) -> None:
+    """A method left to the protocol's own body would answer None: e.g. a hold_reason that never
+    holds, or a proof that never comes."""
+    assert "earlier_run_gone" in BACKEND_METHODS and "hold_reason" in BACKEND_METHODS
+    assert Backend in backend.__mro__
+    assert [name for name in BACKEND_METHODS if getattr(backend, name) is getattr(Backend, name)] == []
+
+
+def test_the_local_supervisor_proves_an_earlier_epochs_local_worker_gone_but_never_a_ray_run(
+        tmp_path: Path) -> None:
+    supervisor = Supervisor(Config(MetaStore(tmp_path / "m.sqlite")), Events(), "e", tmp_path / "w")
+    local = replace(new_job(), id=1, invocation_id="inv-local", backend_id=LOCAL_BACKEND)
+    assert supervisor.earlier_run_gone(local, None)  # never released: it never got its dispatch
+    assert not supervisor.earlier_run_gone(replace(local, backend_id=RAY_BACKEND), None)
+    sleeper = subprocess.Popen(["sleep", "60"])
+    try:
+        recorded = (sleeper.pid, start_ticks(sleeper.pid))
+        assert not supervisor.earlier_run_gone(local, recorded)  # alive: killed now, not yet proven
+        assert sleeper.wait(timeout=10) == -9
+        assert supervisor.earlier_run_gone(local, recorded)
+        assert supervisor.earlier_run_gone(local, (sleeper.pid, 1))  # another process's start time
+    finally:
+        sleeper.kill()
+        sleeper.wait()
