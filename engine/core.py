@@ -24,7 +24,7 @@ from drydock.engine.lakehouse.catalogs.placement import Placement
 from drydock.engine.store.config import Config, frontend_table
 from drydock.engine.support.config_keys import Key
 from drydock.engine.store.frontends import FrontendIdentity, Membership
-from drydock.engine.jobs.control.admission import Admission
+from drydock.engine.jobs.control.admission import Admitter
 from drydock.engine.jobs.control.backend import Backend, BackendEvents, BackendFactory
 from drydock.engine.jobs.control.catalog_guard import CatalogGuard
 from drydock.engine.jobs.control.dispatcher import Dispatcher
@@ -86,7 +86,7 @@ class Engine:
         self.metadata = Metadata(self.catalogs, self.query, self.privileges, self.data_dir)
         self.procedures = default_registry()
         self.jobs = JobManager(self.store)
-        self.admission = Admission(self.config, self.catalogs, self.metadata, self.privileges, self.jobs)
+        self.admission = Admitter(self.config, self.catalogs, self.metadata, self.privileges, self.jobs)
         guard = CatalogGuard(self.jobs)
         self.catalogs.before_drop.append(guard.refuse_drop)
         self.catalogs.before_retarget.append(guard.refuse_retarget)
