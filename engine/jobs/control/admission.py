@@ -1,6 +1,6 @@
 """Admission of CREATE/DROP INDEX on a Lance table: everything before the durable insert.
 
-Order (reference §1 and DESIGN.md): static validation → gate → privilege → authoritative read of
+Order (docs/job-contract.md, "Admission"): static validation → gate → privilege → authoritative read of
 the latest dataset version (pinned) → schema contract → existing-index rules → fence and quotas →
 one durable insert (PENDING, revision 0). Each step fails with a typed error and changes nothing.
 """
@@ -154,7 +154,8 @@ def drop_contract(dataset: Any, name: str) -> tuple[str, dict[str, Any]]:
 
 
 def _check_build_parameters(dataset: Any, spec: IndexSpec, contract: dict[str, Any]) -> None:
-    """Reject what pylance would silently get wrong (facts §4)."""
+    """Reject what pylance would silently get wrong: an IVF_PQ codebook trained on fewer than 256
+    rows, num_partitions above the row count (docs/job-contract.md, "Library behaviour relied on")."""
     if spec.using != "ANN":
         return
     rows = dataset.count_rows()

@@ -117,7 +117,7 @@ class JobManager:
         if st.is_unresolved(job.facts):
             if self._fences.get(job.fence) == job.id:
                 del self._fences[job.fence]
-            # counts clamp at zero (reference §5)
+            # counts clamp at zero: a release the rebuilt counts never saw must not go negative
             key = (job.catalog_id, job.locator)
             self._quota_table[key] = max(self._quota_table[key] - 1, 0)
             self._quota_catalog[job.catalog_id] = max(self._quota_catalog[job.catalog_id] - 1, 0)

@@ -213,8 +213,9 @@ class RayBuild:
                               f"wall-clock limit reached during {stage}, before commit")
 
     def _commit(self, dataset: Any) -> WorkerResult | None:
-        """The one commit, from the pinned version; a retry of the same segment list would be safe
-        (facts), but an ambiguous failure is left to the evidence rules instead (no result)."""
+        """The one commit, from the pinned version. Committing the same segment list again would
+        be safe (docs/job-contract.md, "Library behaviour relied on"), but an ambiguous failure is
+        left to the evidence rules instead (no result)."""
         import lance
 
         self._progress(f"committing {len(self.segments)} segments")
