@@ -1,4 +1,5 @@
-"""The index build worker: one process per job, started by the supervisor (``python -m engine.jobs.worker``).
+"""The index build worker: one process per job, started by the local supervisor
+(``python -m drydock.engine.jobs.worker``).
 
 Fork barrier: arm PDEATHSIG, check the parent, say HANDSHAKE, then block until the DISPATCH frame
 arrives — the parent sends it only after moving this process into its cgroup. Then: open the
