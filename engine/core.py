@@ -86,7 +86,8 @@ class Engine:
         self.metadata = Metadata(self.catalogs, self.query, self.privileges, self.data_dir)
         self.procedures = default_registry()
         self.jobs = JobManager(self.store)
-        self.admission = Admitter(self.config, self.catalogs, self.metadata, self.privileges, self.jobs)
+        self.admission = Admitter(self.config, self.catalogs, self.metadata, self.privileges,
+                                  self.jobs)
         guard = CatalogGuard(self.jobs)
         self.catalogs.before_drop.append(guard.refuse_drop)
         self.catalogs.before_retarget.append(guard.refuse_retarget)
@@ -104,11 +105,13 @@ class Engine:
         self.jobs.fence = self.frontend.check_fence
         self.jobs.frontend_name = self.frontend.identity.name
         self.metrics = Metrics()
-        self.dispatcher = Dispatcher(jobs=self.jobs, config=self.config, catalogs=self.catalogs, metrics=self.metrics,
-                                     audit=self.audit, backends=backends(self.config, self.data_dir / "workers"),
-                                     epoch=self.epoch)
+        self.dispatcher = Dispatcher(
+            jobs=self.jobs, config=self.config, catalogs=self.catalogs, metrics=self.metrics,
+            audit=self.audit, backends=backends(self.config, self.data_dir / "workers"),
+            epoch=self.epoch)
         # the backend is replaced when the lease is regained: read through the dispatcher each time
-        self.metrics.attach(lambda: self.dispatcher.backend.status(), self.jobs.slots_in_use, self.store)
+        self.metrics.attach(lambda: self.dispatcher.backend.status(), self.jobs.slots_in_use,
+                            self.store)
         self.connections: ConnectionRegistry | None = None
 
     def start_background(self) -> None:

@@ -35,13 +35,15 @@ def show_backends(engine: Engine, stmt: ast.ShowBackends, ctx: SessionContext) -
          rounds, status["epoch"])]
     nodes, error = backend.nodes()  # the Ray backend's; none for the local one
     if error:
-        rows.append(("ray", mask_value(str(engine.config.get(Key.LANCE_INDEX_RAY_ADDRESS))), "false", "ray",
-                     mask_text(error),
-                     None, None, None, None, paused, None, None, None, rounds, status["epoch"]))
+        address = mask_value(str(engine.config.get(Key.LANCE_INDEX_RAY_ADDRESS)))
+        rows.append(("ray", address, "false", "ray", mask_text(error), None, None, None, None,
+                     paused, None, None, None, rounds, status["epoch"]))
     for node in nodes:
-        rows.append((f"ray:{node['node_id'][:16]}", node["host"], "true" if node["alive"] else "false", "ray",
-                     "head node" if node["head"] else "worker node", None, status.get("ray_builds"), None,
-                     None, paused, node["cpus"], node["memory"], node["running"], rounds, status["epoch"]))
+        rows.append((f"ray:{node['node_id'][:16]}", node["host"],
+                     "true" if node["alive"] else "false", "ray",
+                     "head node" if node["head"] else "worker node", None,
+                     status.get("ray_builds"), None, None, paused, node["cpus"], node["memory"],
+                     node["running"], rounds, status["epoch"]))
     return Result(columns=COLUMNS, rows=rows)
 
 

@@ -252,7 +252,8 @@ def test_an_earlier_epochs_worker_is_proven_gone_before_its_slot_is_released(eng
     job = run(engine, pending(engine, "lost"), "an-earlier-epoch")
     worker = subprocess.Popen(["sleep", "60"])  # stands in for the old server's still-running worker
     try:
-        engine.jobs.record_worker(job.id, job.invocation_id, worker.pid, start_ticks(worker.pid), "", "an-earlier-epoch")
+        engine.jobs.record_worker(job.id, job.invocation_id, worker.pid, start_ticks(worker.pid),
+                                  "", "an-earlier-epoch")
         engine.dispatcher._adopt_earlier_epochs()
         engine.dispatcher.round()
         held = engine.jobs.get(job.id)
@@ -300,7 +301,7 @@ def test_pause_is_a_hard_barrier_even_in_the_middle_of_a_round(engine: Any) -> N
     marked RUNNING — not the rest of a round already under way, not a job admitted afterwards."""
     engine.config.set("lance_index_job_dispatcher_paused", "true")
     engine.dispatcher.start()
-    engine.dispatcher.backend.submit = refuse  # a job marked RUNNING is refused at once; no worker runs
+    engine.dispatcher.backend.submit = refuse  # a RUNNING job refused at once: no worker runs
     backlog = [pending(engine, f"j{n}").id for n in range(200)]
     paused = threading.Event()
     violations: list[int] = []

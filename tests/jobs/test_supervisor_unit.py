@@ -362,7 +362,7 @@ def test_cancel_before_launch_and_a_budget_too_small_never_exec_a_worker(tmp_pat
     assert not supervisor.cancel(cancelled.invocation_id)  # over: nothing left to cancel
 
 
-# -- the Backend contract (engine/jobs/control/backend.py) ---------------------------------------------
+# -- the Backend contract (engine/jobs/control/backend.py) -----------------------------------------
 BACKEND_METHODS = sorted(name for name, value in vars(Backend).items()
                          if callable(value) and not name.startswith("_"))
 
@@ -373,7 +373,9 @@ def test_each_backend_implements_every_method_the_dispatcher_calls(backend: type
     holds, or a proof that never comes."""
     assert "earlier_run_gone" in BACKEND_METHODS and "hold_reason" in BACKEND_METHODS
     assert Backend in backend.__mro__
-    assert [name for name in BACKEND_METHODS if getattr(backend, name) is getattr(Backend, name)] == []
+    inherited = [name for name in BACKEND_METHODS
+                 if getattr(backend, name) is getattr(Backend, name)]
+    assert inherited == []
 
 
 def test_the_local_supervisor_proves_an_earlier_epochs_local_worker_gone_but_never_a_ray_run(

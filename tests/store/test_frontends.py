@@ -318,9 +318,10 @@ def test_a_restarted_frontend_proves_its_own_earlier_workers_gone_even_as_a_foll
         alive = subprocess.Popen(["sleep", "60"])
         try:
             jobs = {}
-            for name, spawner, pid, ticks in (("mine", follower, exited.pid, 12345),
-                                              ("mine_alive", follower, alive.pid, start_ticks(alive.pid)),
-                                              ("theirs", leader, exited.pid, 12345)):
+            for name, spawner, pid, ticks in (
+                    ("mine", follower, exited.pid, 12345),
+                    ("mine_alive", follower, alive.pid, start_ticks(alive.pid)),
+                    ("theirs", leader, exited.pid, 12345)):
                 job = leader.jobs.create(new_job(name), 8, 8, 8)
                 leader.jobs.mark_running(job.id, invocation_id=f"inv-{name}", index_uuid="u", deadline_ms=2**40,
                                          process_epoch="an-earlier-epoch", backend_id="local")
@@ -362,7 +363,8 @@ def test_losing_and_regaining_the_lease_restarts_the_dispatcher_with_a_new_epoch
         assert not engine.dispatcher.running
         engine.dispatcher.start()  # what on_lead does
         assert engine.dispatcher.running
-        assert engine.dispatcher.epoch != first_epoch and engine.dispatcher.backend is not first_backend
+        assert engine.dispatcher.epoch != first_epoch
+        assert engine.dispatcher.backend is not first_backend
         adopted = engine.jobs.get(job.id)
         assert adopted is not None and adopted.state is st.MutationState.UNKNOWN
         assert engine.metrics.registry.get_sample_value("drydock_supervisor_inflight_workers") == 0

@@ -1,8 +1,9 @@
 """Admission of CREATE/DROP INDEX on a Lance table: everything before the durable insert.
 
-Order (docs/job-contract.md, "Admission"): static validation → gate → privilege → authoritative read of
-the latest dataset version (pinned) → schema contract → existing-index rules → fence and quotas →
-one durable insert (PENDING, revision 0). Each step fails with a typed error and changes nothing.
+Order (docs/job-contract.md, "Admission"): static validation → gate → privilege → authoritative
+read of the latest dataset version (pinned) → schema contract → existing-index rules → fence and
+quotas → one durable insert (PENDING, revision 0). Each step fails with a typed error and changes
+nothing.
 """
 
 from __future__ import annotations
@@ -154,8 +155,9 @@ def drop_contract(dataset: Any, name: str) -> tuple[str, dict[str, Any]]:
 
 
 def _check_build_parameters(dataset: Any, spec: IndexSpec, contract: dict[str, Any]) -> None:
-    """Reject what pylance would silently get wrong: an IVF_PQ codebook trained on fewer than 256
-    rows, num_partitions above the row count (docs/job-contract.md, "Library behaviour relied on")."""
+    """Reject what pylance would silently get wrong: an IVF_PQ codebook trained on fewer than
+    256 rows, num_partitions above the row count (docs/job-contract.md, "Library behaviour
+    relied on")."""
     if spec.using != "ANN":
         return
     rows = dataset.count_rows()
@@ -209,7 +211,8 @@ def _new_job(target: IndexTable, locator: str, name: str, operation: st.Mutation
         dispatch_attempts=0))
 
 
-def admit_create(admission: Admitter, stmt: ast.CreateIndex, ctx: SessionContext) -> JobRecord | None:
+def admit_create(admission: Admitter, stmt: ast.CreateIndex,
+                 ctx: SessionContext) -> JobRecord | None:
     op = operation_name(stmt)
     name = validate_name(stmt.name)
     bounds = admission_bounds(admission.config)  # read once: validated against and stored with the job

@@ -254,7 +254,8 @@ class Dispatcher:
         job, dispatch = prepared.job, prepared.dispatch
         running = self._jobs.mark_running(
             job.id, invocation_id=dispatch.invocation_id, index_uuid=dispatch.index_uuid,
-            deadline_ms=prepared.deadline_ms, process_epoch=self.epoch, backend_id=self.backend.backend_of(dispatch),
+            deadline_ms=prepared.deadline_ms, process_epoch=self.epoch,
+            backend_id=self.backend.backend_of(dispatch),
             expected_revision=job.revision)
         if running is not None:
             self._retry_at.pop(job.id, None)
@@ -295,7 +296,7 @@ class Dispatcher:
     def cancel(self, job: JobRecord) -> bool:
         return self.backend.cancel(job.invocation_id)
 
-    # -- backend events (BackendEvents) -----------------------------------------------------------------
+    # -- backend events (BackendEvents) ----------------------------------------------------------
     def on_spawned(self, job_id: int, invocation_id: str, pid: int, start_ticks: int | None,
                    cgroup: str) -> None:
         self._jobs.record_worker(job_id, invocation_id, pid, start_ticks, cgroup, self.epoch)
@@ -338,7 +339,8 @@ class Dispatcher:
                                                st.MutationState.NOT_COMMITTED, st.MutationState.UNKNOWN):
             if not st.holds_possible_live_slot(job.facts) or job.process_epoch == self.epoch:
                 continue
-            if spawned_by is not None and (job.backend_id == RAY_BACKEND or job.state is st.MutationState.RUNNING
+            if spawned_by is not None and (job.backend_id == RAY_BACKEND
+                                           or job.state is st.MutationState.RUNNING
                                            or self._jobs.worker_frontend(job.id, job.invocation_id)
                                            != spawned_by):
                 continue  # RUNNING: the leader has not adopted it yet; Ray: the leader's to prove

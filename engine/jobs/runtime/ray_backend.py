@@ -1,7 +1,8 @@
 """The Ray backend (``lance_index_worker_backend = ray``): IVF_PQ builds as Ray tasks.
 
-It implements the dispatcher's Backend (engine/jobs/control/backend.py) and wraps a local ``Supervisor`` for everything that is not a distributed build (scalar
-indexes, the other ANN types, DROP), so those keep their cgroup isolation and CHILD_REAPED proofs.
+It implements the dispatcher's Backend (engine/jobs/control/backend.py) and wraps a local
+``Supervisor`` for everything that is not a distributed build (scalar indexes, the other ANN
+types, DROP), so those keep their cgroup isolation and CHILD_REAPED proofs.
 ``ray`` is imported only here and only once a Ray build needs it: the embedded default never loads it.
 
 - Connecting: to ``lance_index_ray_address``; while the head is unreachable a Ray job waits PENDING
@@ -77,7 +78,7 @@ class RayBackend(Backend):
         self._stopping = threading.Event()
         self._prover = threading.Thread(target=self._prove_loop, name="ray-prover", daemon=True)
 
-    # -- the Backend ------------------------------------------------------------------------------------
+    # -- the Backend -----------------------------------------------------------------------------
     @property
     def accepting(self) -> bool:
         return self.local.accepting
