@@ -23,7 +23,7 @@ import threading
 import time
 import uuid
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from drydock.engine.support.faults import pause_point
 from drydock.engine.support.host import host_id
@@ -87,7 +87,6 @@ class Dispatcher:
         self._stopped = False  # stopped once: a later start (the lease regained) is a new epoch
         jobs.listeners.append(self._on_job)
         config.on_change(self._on_config)
-        self._workers: dict[int, dict[str, Any]] = {}
         self._retry_at: dict[int, float] = {}  # job id → monotonic time its next preparation is due
         # Background rounds finished (SHOW BACKENDS DispatcherRounds): the positive signal that the
         # dispatcher looked at everything admitted before a round began, e.g. while it is paused.
