@@ -24,12 +24,14 @@ from drydock.engine.lakehouse.catalogs.placement import Placement
 from drydock.engine.store.config import Config, frontend_table
 from drydock.engine.support.config_keys import Key
 from drydock.engine.store.frontends import FrontendIdentity, Membership
-from drydock.engine.jobs.control.admission import Admission
+from drydock.engine.jobs.control.admission import Admitter
+from drydock.engine.jobs.control.backend import Backend, BackendEvents, BackendFactory
 from drydock.engine.jobs.control.catalog_guard import CatalogGuard
 from drydock.engine.jobs.control.dispatcher import Dispatcher
 from drydock.engine.jobs.control.manager import JobManager
 from drydock.engine.jobs.control.records import JobRecord
 from drydock.engine.jobs.control.retention import RetentionCleaner
+from drydock.engine.jobs.runtime.supervisor import Supervisor
 from drydock.engine.sql.metadata import Metadata
 from drydock.engine.store.open import open_store
 from drydock.engine.support.metrics import Metrics
@@ -38,6 +40,20 @@ from drydock.engine.lakehouse.procedures.registry import default_registry
 from drydock.engine.sql.query import QueryEngine, QuerySession
 from drydock.engine.session import ConnectionRegistry
 from drydock.engine.security.users import Users
+
+
+def backends(config: Config, workers_dir: Path) -> BackendFactory:
+    """The dispatcher's backends: local isolated workers, or Ray (lance_index_worker_backend, read
+    each time the dispatcher starts a new epoch). ``ray`` is imported only when Ray is chosen."""
+
+    def new(events: BackendEvents, epoch: str) -> Backend:
+        if config.get(Key.LANCE_INDEX_WORKER_BACKEND) == "ray":
+            from drydock.engine.jobs.runtime.ray_backend import RayBackend
+
+            return RayBackend(config, events, epoch, workers_dir)
+        return Supervisor(config, events, epoch, workers_dir)
+
+    return new
 
 
 class Engine:
@@ -70,7 +86,8 @@ class Engine:
         self.metadata = Metadata(self.catalogs, self.query, self.privileges, self.data_dir)
         self.procedures = default_registry()
         self.jobs = JobManager(self.store)
-        self.admission = Admission(self.config, self.catalogs, self.metadata, self.privileges, self.jobs)
+        self.admission = Admitter(self.config, self.catalogs, self.metadata, self.privileges,
+                                  self.jobs)
         guard = CatalogGuard(self.jobs)
         self.catalogs.before_drop.append(guard.refuse_drop)
         self.catalogs.before_retarget.append(guard.refuse_retarget)
@@ -88,10 +105,13 @@ class Engine:
         self.jobs.fence = self.frontend.check_fence
         self.jobs.frontend_name = self.frontend.identity.name
         self.metrics = Metrics()
-        self.dispatcher = Dispatcher(jobs=self.jobs, config=self.config, catalogs=self.catalogs, metrics=self.metrics,
-                                     audit=self.audit, workers_dir=self.data_dir / "workers", epoch=self.epoch)
-        # the supervisor is replaced when the lease is regained: read through the dispatcher each time
-        self.metrics.attach(lambda: self.dispatcher.supervisor.status(), self.jobs.slots_in_use, self.store)
+        self.dispatcher = Dispatcher(
+            jobs=self.jobs, config=self.config, catalogs=self.catalogs, metrics=self.metrics,
+            audit=self.audit, backends=backends(self.config, self.data_dir / "workers"),
+            epoch=self.epoch)
+        # the backend is replaced when the lease is regained: read through the dispatcher each time
+        self.metrics.attach(lambda: self.dispatcher.backend.status(), self.jobs.slots_in_use,
+                            self.store)
         self.connections: ConnectionRegistry | None = None
 
     def start_background(self) -> None:

@@ -1,4 +1,5 @@
-"""The index build worker: one process per job, started by the supervisor (``python -m engine.jobs.worker``).
+"""The index build worker: one process per job, started by the local supervisor
+(``python -m drydock.engine.jobs.worker``).
 
 Fork barrier: arm PDEATHSIG, check the parent, say HANDSHAKE, then block until the DISPATCH frame
 arrives — the parent sends it only after moving this process into its cgroup. Then: open the
@@ -20,8 +21,9 @@ from typing import Any
 from drydock.engine.support import cpu_sets
 from drydock.engine.jobs.control.contract import ContractError, field_contract, index_contract
 from drydock.engine.jobs.runtime.isolation import apply_worker_rlimits
+from drydock.engine.jobs.control.backend import Dispatch, WorkerResult
 from drydock.engine.jobs.runtime.protocol import (
-    DISPATCH, HANDSHAKE, PROGRESS, Dispatch, WorkerResult, encode, read_frame, write_frame)
+    DISPATCH, HANDSHAKE, PROGRESS, encode, read_frame, result_frame, write_frame)
 from drydock.engine.jobs.control.states import ResultCode
 
 PR_SET_PDEATHSIG = 1
@@ -265,7 +267,7 @@ def main() -> int:
         return 2
     result = execute(dispatch)
     if result is not None:
-        write_frame(OUT, result.frame())
+        write_frame(OUT, result_frame(result))
     return 0
 
 

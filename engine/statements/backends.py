@@ -24,8 +24,8 @@ COLUMNS = ["BackendId", "Host", "Alive", "Isolation", "IsolationDetail", "QueueD
 
 def show_backends(engine: Engine, stmt: ast.ShowBackends, ctx: SessionContext) -> Result:
     engine.privileges.require_global(ctx, Privilege.ADMIN)
-    supervisor = engine.dispatcher.supervisor
-    status = supervisor.status()
+    backend = engine.dispatcher.backend
+    status = backend.status()
     paused = "true" if engine.config.get(Key.LANCE_INDEX_JOB_DISPATCHER_PAUSED) else "false"
     rounds = engine.dispatcher.rounds
     rows: list[tuple[Any, ...]] = [
@@ -33,17 +33,17 @@ def show_backends(engine: Engine, stmt: ast.ShowBackends, ctx: SessionContext) -
          status["detail"], status["queue_depth"], status["inflight"], engine.jobs.slots_in_use(),
          engine.config.get(Key.LANCE_INDEX_JOB_MAX_INFLIGHT_PER_BACKEND), paused, None, None, status["inflight"],
          rounds, status["epoch"])]
-    list_nodes = getattr(supervisor, "nodes", None)  # the Ray backend
-    if list_nodes is not None:
-        nodes, error = list_nodes()
-        if error:
-            rows.append(("ray", mask_value(str(engine.config.get(Key.LANCE_INDEX_RAY_ADDRESS))), "false", "ray",
-                         mask_text(error),
-                         None, None, None, None, paused, None, None, None, rounds, status["epoch"]))
-        for node in nodes:
-            rows.append((f"ray:{node['node_id'][:16]}", node["host"], "true" if node["alive"] else "false", "ray",
-                         "head node" if node["head"] else "worker node", None, status.get("ray_builds"), None,
-                         None, paused, node["cpus"], node["memory"], node["running"], rounds, status["epoch"]))
+    nodes, error = backend.nodes()  # the Ray backend's; none for the local one
+    if error:
+        address = mask_value(str(engine.config.get(Key.LANCE_INDEX_RAY_ADDRESS)))
+        rows.append(("ray", address, "false", "ray", mask_text(error), None, None, None, None,
+                     paused, None, None, None, rounds, status["epoch"]))
+    for node in nodes:
+        rows.append((f"ray:{node['node_id'][:16]}", node["host"],
+                     "true" if node["alive"] else "false", "ray",
+                     "head node" if node["head"] else "worker node", None,
+                     status.get("ray_builds"), None, None, paused, node["cpus"], node["memory"],
+                     node["running"], rounds, status["epoch"]))
     return Result(columns=COLUMNS, rows=rows)
 
 

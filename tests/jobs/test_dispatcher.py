@@ -27,11 +27,11 @@ import pytest
 
 from drydock.engine.support.host import host_id
 from drydock.engine.jobs.control import states as st
-from drydock.engine.jobs.control.dispatcher import _start_ticks
+from drydock.engine.jobs.runtime.supervisor import start_ticks
 from drydock.engine.jobs.control.manager import DEADLINE_MESSAGE
 from drydock.engine.jobs.control.reconcile import evidence
 from drydock.engine.jobs.control.records import JobRecord
-from drydock.engine.jobs.runtime.supervisor import NotEnqueued
+from drydock.engine.jobs.control.backend import NotEnqueued
 from drydock.engine.jobs.control.validation import IndexSpec
 from tests.conftest import ServerProcess
 from tests.support.jobfactory import new_job
@@ -76,7 +76,7 @@ def test_not_enqueued_releases_the_slot_and_the_round_budget_at_once(engine: Any
     engine.config.set("lance_index_job_max_inflight_per_backend", "1")
     engine.config.set("lance_index_job_max_dispatch_per_round", "1")
     jobs = [pending(engine, f"i{n}") for n in range(5)]
-    assert engine.dispatcher.supervisor.isolation.kind == "none"
+    assert engine.dispatcher.backend.status()["isolation"] == "none"
     engine.dispatcher.round()
     for job in jobs:
         done = engine.jobs.get(job.id)
@@ -88,7 +88,7 @@ def test_not_enqueued_releases_the_slot_and_the_round_budget_at_once(engine: Any
 
 
 class Accepting:
-    """Stands in for the supervisor's submit: records each dispatch and accepts it."""
+    """Stands in for the backend's submit: records each dispatch and accepts it."""
 
     def __init__(self) -> None:
         self.sent: list[Any] = []
@@ -117,7 +117,7 @@ def test_a_dispatch_that_fails_to_build_stays_pending_says_why_and_is_retried(en
         return real(name)
 
     engine.catalogs.connector = flaky
-    engine.dispatcher.supervisor.submit = accepted = Accepting()
+    engine.dispatcher.backend.submit = accepted = Accepting()
     engine.dispatcher.round()
     held = engine.jobs.get(job.id)
     assert (held.state, held.invocation_id, held.index_uuid, held.possible_live_owned) == (M.PENDING, "", "", False)
@@ -136,7 +136,7 @@ def test_a_dispatch_that_fails_to_build_stays_pending_says_why_and_is_retried(en
 
 
 def test_dispatch_preparation_is_retried_a_bounded_number_of_times(engine: Any) -> None:
-    engine.dispatcher.supervisor.submit = accepted = Accepting()
+    engine.dispatcher.backend.submit = accepted = Accepting()
     broken = pending(engine, "broken", properties="{}")  # a damaged record: the spec cannot be read
     for attempt in range(1, 5):
         engine.dispatcher.round()
@@ -167,7 +167,7 @@ def test_an_ambiguous_submit_is_unknown_and_keeps_its_slot(engine: Any) -> None:
     def lost(*_: Any) -> None:
         raise ConnectionResetError("the hand-off broke half-way")
 
-    engine.dispatcher.supervisor.submit = lost
+    engine.dispatcher.backend.submit = lost
     ambiguous, waiting = pending(engine, "ambiguous"), pending(engine, "waiting")
     engine.dispatcher.round()
     unknown = engine.jobs.get(ambiguous.id)
@@ -180,7 +180,7 @@ def test_an_ambiguous_submit_is_unknown_and_keeps_its_slot(engine: Any) -> None:
 
 def test_the_dispatch_carries_the_bounds_stored_at_admission(engine: Any) -> None:
     """Issue 13 item 1: lowering lance_index_max_num_* after admission changes nothing for the job."""
-    engine.dispatcher.supervisor.submit = accepted = Accepting()
+    engine.dispatcher.backend.submit = accepted = Accepting()
     spec = IndexSpec("ANN", "IVF_PQ", {"metric": "l2", "num_partitions": 16, "num_sub_vectors": 4}).to_json()
     job = pending(engine, "v", properties=spec, max_num_partitions=4096, max_num_sub_vectors=256)
     engine.config.set("lance_index_max_num_partitions", "8")
@@ -220,7 +220,7 @@ def test_records_admitted_before_migration_6_get_bounds_their_own_values_satisfy
 def test_a_local_job_waits_pending_while_local_mutation_is_off(engine: Any) -> None:
     """Issue 13 item 2 (in process); test_local_mutation_switch_off_holds_an_admitted_job_pending
     runs it with a real server and worker."""
-    engine.dispatcher.supervisor.submit = accepted = Accepting()
+    engine.dispatcher.backend.submit = accepted = Accepting()
     job = pending(engine, "local")
     engine.config.set("enable_lance_index_local_file_mutation", "false")
     for _ in range(3):
@@ -252,7 +252,8 @@ def test_an_earlier_epochs_worker_is_proven_gone_before_its_slot_is_released(eng
     job = run(engine, pending(engine, "lost"), "an-earlier-epoch")
     worker = subprocess.Popen(["sleep", "60"])  # stands in for the old server's still-running worker
     try:
-        engine.jobs.record_worker(job.id, job.invocation_id, worker.pid, _start_ticks(worker.pid), "", "an-earlier-epoch")
+        engine.jobs.record_worker(job.id, job.invocation_id, worker.pid, start_ticks(worker.pid),
+                                  "", "an-earlier-epoch")
         engine.dispatcher._adopt_earlier_epochs()
         engine.dispatcher.round()
         held = engine.jobs.get(job.id)
@@ -300,7 +301,7 @@ def test_pause_is_a_hard_barrier_even_in_the_middle_of_a_round(engine: Any) -> N
     marked RUNNING — not the rest of a round already under way, not a job admitted afterwards."""
     engine.config.set("lance_index_job_dispatcher_paused", "true")
     engine.dispatcher.start()
-    engine.dispatcher.supervisor.submit = refuse  # a job marked RUNNING is refused at once; no worker runs
+    engine.dispatcher.backend.submit = refuse  # a RUNNING job refused at once: no worker runs
     backlog = [pending(engine, f"j{n}").id for n in range(200)]
     paused = threading.Event()
     violations: list[int] = []

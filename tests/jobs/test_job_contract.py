@@ -15,7 +15,7 @@ import pytest
 
 from drydock.engine.jobs.control.admission import drop_contract, schema_contract
 from drydock.engine.jobs.control.contract import ContractError, contract_json, index_contract
-from drydock.engine.jobs.runtime.protocol import Dispatch
+from drydock.engine.jobs.control.backend import Dispatch
 from drydock.engine.jobs.control.validation import IndexSpec
 from drydock.engine.jobs.worker import contract_holds
 from tests.support.lance_fixtures import odd_table, vector_table

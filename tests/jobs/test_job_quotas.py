@@ -52,4 +52,4 @@ def test_the_quota_message_is_written_in_one_module_only() -> None:
     """Admission and the manager once each had their own copy of this check; keep one."""
     holders = sorted(str(path.relative_to(ENGINE)) for path in ENGINE.rglob("*.py")
                      if "positive unresolved-job quotas" in path.read_text())
-    assert holders == ["jobs/quotas.py"]
+    assert holders == ["jobs/control/quotas.py"]

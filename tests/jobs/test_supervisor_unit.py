@@ -12,7 +12,7 @@ import subprocess
 import threading
 import time
 import uuid
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from pathlib import Path
 from typing import Any
 
@@ -23,14 +23,18 @@ import pytest
 
 from drydock.engine.store.config import Config
 from drydock.engine.jobs.runtime import isolation as iso
+from drydock.engine.jobs.control.backend import (
+    LOCAL_BACKEND, RAY_BACKEND, Backend, Dispatch, NotEnqueued, ProtocolError, WorkerResult)
 from drydock.engine.jobs.runtime.protocol import (
-    CAPS, DISPATCH, HANDSHAKE, PROGRESS, RESULT, Dispatch, FrameBuffer, ProtocolError,
-    WorkerResult, encode, read_frame)
+    CAPS, DISPATCH, HANDSHAKE, PROGRESS, RESULT, FrameBuffer, dispatch_frame, encode, read_frame,
+    result_frame)
 from drydock.engine.jobs.control.states import ResultCode, TerminationProof
-from drydock.engine.jobs.runtime.supervisor import NotEnqueued, Supervisor
+from drydock.engine.jobs.runtime.ray_backend import RayBackend
+from drydock.engine.jobs.runtime.supervisor import Supervisor, start_ticks
 from drydock.engine.jobs.worker import classify_exception
 from drydock.engine.store.metastore import MetaStore
 from tests.support.isolation import cgroups_unavailable
+from tests.support.jobfactory import new_job
 
 
 def body_of_size(size: int) -> bytes:
@@ -56,7 +60,7 @@ def make_dispatch(**changes: Any) -> Dispatch:
 # -- FrameBuffer (the parent's reader) ----------------------------------------------------------------
 def test_frames_split_anywhere_are_reassembled_in_order() -> None:
     stream = encode(PROGRESS, {"stage": "train_ivf", "completed": 1, "total": 5}) + \
-        WorkerResult(ResultCode.NATIVE_OK, "index built", True, committed_version=3).frame()
+        result_frame(WorkerResult(ResultCode.NATIVE_OK, "index built", True, committed_version=3))
     buffer = FrameBuffer((PROGRESS, RESULT))
     frames = []
     for i in range(len(stream)):
@@ -112,7 +116,7 @@ def test_the_workers_reader_checks_the_cap_before_reading_the_body() -> None:
 # -- Dispatch.parse (the worker refuses a dispatch it cannot trust) ------------------------------------
 def test_a_dispatch_survives_the_pipe_unchanged() -> None:
     sent = make_dispatch(storage_options={"aws_region": "us-east-1"})
-    kind, body = read_frame(io.BytesIO(sent.frame()), (DISPATCH,))
+    kind, body = read_frame(io.BytesIO(dispatch_frame(sent)), (DISPATCH,))
     assert kind == DISPATCH and Dispatch.parse(body) == sent
 
 
@@ -156,7 +160,7 @@ def test_storage_options_exactly_at_their_caps_are_accepted() -> None:
 def test_a_dispatch_over_512_kib_is_refused_by_the_sender() -> None:
     big = make_dispatch(schema_contract={"version": 1, "fields": [{"name": "x" * CAPS[DISPATCH]}]})
     with pytest.raises(ProtocolError, match="exceeds its cap 524288"):
-        big.frame()
+        dispatch_frame(big)
 
 
 def test_a_result_with_a_code_this_server_does_not_know_is_no_result() -> None:
@@ -277,7 +281,8 @@ class Events:
         self.calls: list[tuple[str, int, str, Any]] = []
         self.exited = threading.Event()
 
-    def on_spawned(self, job_id: int, invocation_id: str, pid: int, cgroup: str) -> None:
+    def on_spawned(self, job_id: int, invocation_id: str, pid: int, start_ticks: int | None,
+                   cgroup: str) -> None:
         self.calls.append(("spawned", job_id, invocation_id, pid))
 
     def on_progress(self, job_id: int, invocation_id: str, text: str) -> None:
@@ -355,3 +360,37 @@ def test_cancel_before_launch_and_a_budget_too_small_never_exec_a_worker(tmp_pat
         ("exit", 2, short.invocation_id, TerminationProof.NEVER_LAUNCHED)])
     assert not list((tmp_path / "workers").glob("job-*.log"))  # no worker process was ever started
     assert not supervisor.cancel(cancelled.invocation_id)  # over: nothing left to cancel
+
+
+# -- the Backend contract (engine/jobs/control/backend.py) -----------------------------------------
+BACKEND_METHODS = sorted(name for name, value in vars(Backend).items()
+                         if callable(value) and not name.startswith("_"))
+
+
+@pytest.mark.parametrize("backend", [Supervisor, RayBackend], ids=lambda b: b.__name__)
+def test_each_backend_implements_every_method_the_dispatcher_calls(backend: type) -> None:
+    """A method left to the protocol's own body would answer None: e.g. a hold_reason that never
+    holds, or a proof that never comes."""
+    assert "earlier_run_gone" in BACKEND_METHODS and "hold_reason" in BACKEND_METHODS
+    assert Backend in backend.__mro__
+    inherited = [name for name in BACKEND_METHODS
+                 if getattr(backend, name) is getattr(Backend, name)]
+    assert inherited == []
+
+
+def test_the_local_supervisor_proves_an_earlier_epochs_local_worker_gone_but_never_a_ray_run(
+        tmp_path: Path) -> None:
+    supervisor = Supervisor(Config(MetaStore(tmp_path / "m.sqlite")), Events(), "e", tmp_path / "w")
+    local = replace(new_job(), id=1, invocation_id="inv-local", backend_id=LOCAL_BACKEND)
+    assert supervisor.earlier_run_gone(local, None)  # never released: it never got its dispatch
+    assert not supervisor.earlier_run_gone(replace(local, backend_id=RAY_BACKEND), None)
+    sleeper = subprocess.Popen(["sleep", "60"])
+    try:
+        recorded = (sleeper.pid, start_ticks(sleeper.pid))
+        assert not supervisor.earlier_run_gone(local, recorded)  # alive: killed now, not yet proven
+        assert sleeper.wait(timeout=10) == -9
+        assert supervisor.earlier_run_gone(local, recorded)
+        assert supervisor.earlier_run_gone(local, (sleeper.pid, 1))  # another process's start time
+    finally:
+        sleeper.kill()
+        sleeper.wait()

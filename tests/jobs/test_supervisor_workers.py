@@ -22,12 +22,13 @@ from drydock.engine.store.config import Config
 from drydock.engine.jobs.runtime import isolation as iso
 from drydock.engine.jobs.runtime import supervisor as sup
 from drydock.engine.jobs.control.manager import JobManager
-from drydock.engine.jobs.runtime.protocol import (
-    DISPATCH, RESULT, Dispatch, FrameBuffer, ProtocolError, WorkerResult, read_frame)
+from drydock.engine.jobs.control.backend import (
+    Dispatch, NotEnqueued, ProtocolError, WorkerResult, log_name)
+from drydock.engine.jobs.runtime.protocol import DISPATCH, RESULT, FrameBuffer, read_frame
 from drydock.engine.jobs.control.retention import clean_once
 from drydock.engine.jobs.control.states import TerminationProof
-from drydock.engine.jobs.runtime.stderr_log import HEAD_BYTES, TAIL_BYTES, log_name
-from drydock.engine.jobs.runtime.supervisor import NotEnqueued, Supervisor
+from drydock.engine.jobs.runtime.stderr_log import HEAD_BYTES, TAIL_BYTES
+from drydock.engine.jobs.runtime.supervisor import Supervisor
 from drydock.engine.jobs.runtime.worker_env import with_ambient_credentials
 from drydock.engine.store.metastore import MetaStore
 from tests.support.jobfactory import new_job
@@ -86,7 +87,8 @@ class Events:
             self.calls.append(call)
             self._changed.notify_all()
 
-    def on_spawned(self, job_id: int, invocation_id: str, pid: int, cgroup: str) -> None:
+    def on_spawned(self, job_id: int, invocation_id: str, pid: int, start_ticks: int | None,
+                   cgroup: str) -> None:
         self._add(("spawned", job_id, pid, cgroup))
 
     def on_progress(self, job_id: int, invocation_id: str, text: str) -> None:

@@ -307,7 +307,7 @@ def test_a_restarted_frontend_proves_its_own_earlier_workers_gone_even_as_a_foll
     """Only the host a worker ran on can prove it gone by its pid: the frontend that spawned it,
     restarted, does so as a follower too; a worker another frontend spawned is not its to prove."""
     from drydock.engine.core import Engine
-    from drydock.engine.jobs.control.dispatcher import _start_ticks
+    from drydock.engine.jobs.runtime.supervisor import start_ticks
 
     leader = Engine(tmp_path / "a", metadata_store=pg_dsn, frontend_name="fe_a")
     follower = Engine(tmp_path / "b", metadata_store=pg_dsn, frontend_name="fe_b")
@@ -318,9 +318,10 @@ def test_a_restarted_frontend_proves_its_own_earlier_workers_gone_even_as_a_foll
         alive = subprocess.Popen(["sleep", "60"])
         try:
             jobs = {}
-            for name, spawner, pid, ticks in (("mine", follower, exited.pid, 12345),
-                                              ("mine_alive", follower, alive.pid, _start_ticks(alive.pid)),
-                                              ("theirs", leader, exited.pid, 12345)):
+            for name, spawner, pid, ticks in (
+                    ("mine", follower, exited.pid, 12345),
+                    ("mine_alive", follower, alive.pid, start_ticks(alive.pid)),
+                    ("theirs", leader, exited.pid, 12345)):
                 job = leader.jobs.create(new_job(name), 8, 8, 8)
                 leader.jobs.mark_running(job.id, invocation_id=f"inv-{name}", index_uuid="u", deadline_ms=2**40,
                                          process_epoch="an-earlier-epoch", backend_id="local")
@@ -354,7 +355,7 @@ def test_losing_and_regaining_the_lease_restarts_the_dispatcher_with_a_new_epoch
     engine = Engine(tmp_path / "fe")
     try:
         engine.dispatcher.start()
-        first_epoch, first_supervisor = engine.dispatcher.epoch, engine.dispatcher.supervisor
+        first_epoch, first_backend = engine.dispatcher.epoch, engine.dispatcher.backend
         job = engine.jobs.create(new_job("left_running"), 8, 8, 8)
         engine.jobs.mark_running(job.id, invocation_id="inv", index_uuid="u", deadline_ms=2**40,
                                  process_epoch=first_epoch, backend_id="local")
@@ -362,7 +363,8 @@ def test_losing_and_regaining_the_lease_restarts_the_dispatcher_with_a_new_epoch
         assert not engine.dispatcher.running
         engine.dispatcher.start()  # what on_lead does
         assert engine.dispatcher.running
-        assert engine.dispatcher.epoch != first_epoch and engine.dispatcher.supervisor is not first_supervisor
+        assert engine.dispatcher.epoch != first_epoch
+        assert engine.dispatcher.backend is not first_backend
         adopted = engine.jobs.get(job.id)
         assert adopted is not None and adopted.state is st.MutationState.UNKNOWN
         assert engine.metrics.registry.get_sample_value("drydock_supervisor_inflight_workers") == 0

@@ -21,13 +21,7 @@ ROOT = Path(__file__).resolve().parents[2]
 FOLDERS = ("engine", "server", "grammar", "regression")
 MAY_IMPORT = re.compile(r"^May import:(.*?)(?:\n\s*\n|\Z)", re.MULTILINE | re.DOTALL)
 # Import edges still being removed (issue 28): (importing module, imported module). Empty when done.
-PENDING: set[tuple[str, str]] = {
-    ("drydock.engine.jobs.control.dispatcher", "drydock.engine.jobs.runtime.protocol"),
-    ("drydock.engine.jobs.control.dispatcher", "drydock.engine.jobs.runtime.supervisor"),
-    ("drydock.engine.jobs.control.dispatcher", "drydock.engine.jobs.runtime.ray_backend"),
-    ("drydock.engine.jobs.control.retention", "drydock.engine.jobs.runtime.stderr_log"),
-    ("drydock.engine.jobs.runtime.ray_build", "drydock.engine.jobs.runtime.ray_backend"),
-}
+PENDING: set[tuple[str, str]] = set()
 
 
 @dataclass(frozen=True)

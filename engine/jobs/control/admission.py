@@ -1,8 +1,9 @@
 """Admission of CREATE/DROP INDEX on a Lance table: everything before the durable insert.
 
-Order (reference §1 and DESIGN.md): static validation → gate → privilege → authoritative read of
-the latest dataset version (pinned) → schema contract → existing-index rules → fence and quotas →
-one durable insert (PENDING, revision 0). Each step fails with a typed error and changes nothing.
+Order (docs/job-contract.md, "Admission"): static validation → gate → privilege → authoritative
+read of the latest dataset version (pinned) → schema contract → existing-index rules → fence and
+quotas → one durable insert (PENDING, revision 0). Each step fails with a typed error and changes
+nothing.
 """
 
 from __future__ import annotations
@@ -41,8 +42,8 @@ PQ_TRAINING_ROWS = 256  # an 8-bit PQ codebook needs 256 rows; fewer silently bu
 
 
 @dataclass(frozen=True)
-class Admission:
-    """What admission reads and writes (engine/core.py wires it once)."""
+class Admitter:
+    """What admission reads and writes (engine/core.py wires it once as ``engine.admission``)."""
 
     config: Config
     catalogs: CatalogManager
@@ -52,7 +53,9 @@ class Admission:
 
 
 @dataclass(frozen=True)
-class Target:
+class IndexTable:
+    """The Lance table a CREATE/DROP INDEX names, resolved and authorized."""
+
     catalog_id: int
     catalog: str
     db: str
@@ -74,7 +77,8 @@ def _gate(config: Config, op: str) -> tuple[int, int, int]:
     return require_positive_quotas((table, catalog, global_))
 
 
-def resolve_target(admission: Admission, ctx: SessionContext, parts: tuple[str, ...], op: str) -> Target:
+def resolve_index_table(admission: Admitter, ctx: SessionContext, parts: tuple[str, ...],
+                        op: str) -> IndexTable:
     catalogs = admission.catalogs
     catalog, db, table = admission.metadata.split(ctx, parts)
     if catalog == INTERNAL:
@@ -86,7 +90,7 @@ def resolve_target(admission: Admission, ctx: SessionContext, parts: tuple[str, 
     # A table the caller may not see answers like a missing one; one it sees needs ALTER.
     admission.metadata.require_table(ctx, record.name, db, table)
     admission.privileges.require_table(ctx, Privilege.ALTER, record.name, db, table)
-    return Target(record.id, record.name, db, table, catalogs.connector(record.name))
+    return IndexTable(record.id, record.name, db, table, catalogs.connector(record.name))
 
 
 def admission_bounds(config: Config) -> tuple[int, int]:
@@ -104,7 +108,7 @@ def local_mutation_allowed(config: Config, locator: str) -> bool:
     return not is_local(locator) or bool(config.get(Key.ENABLE_LANCE_INDEX_LOCAL_FILE_MUTATION))
 
 
-def _read_latest(config: Config, target: Target, op: str) -> tuple[Any, str]:
+def _read_latest(config: Config, target: IndexTable, op: str) -> tuple[Any, str]:
     """The authoritative read: the dataset at its latest version (checked now; the manifest of
     that version may be one read before), and its locator."""
     locator = target.connector.dataset_uri(target.db, target.table)
@@ -151,7 +155,9 @@ def drop_contract(dataset: Any, name: str) -> tuple[str, dict[str, Any]]:
 
 
 def _check_build_parameters(dataset: Any, spec: IndexSpec, contract: dict[str, Any]) -> None:
-    """Reject what pylance would silently get wrong (facts §4)."""
+    """Reject what pylance would silently get wrong: an IVF_PQ codebook trained on fewer than
+    256 rows, num_partitions above the row count (docs/job-contract.md, "Library behaviour
+    relied on")."""
     if spec.using != "ANN":
         return
     rows = dataset.count_rows()
@@ -182,9 +188,10 @@ def existing_indexes(dataset: Any) -> dict[str, dict[str, Any]]:
     return out
 
 
-def _new_job(target: Target, locator: str, name: str, operation: st.MutationType, spec: IndexSpec | None,
-             column: str, contract: dict[str, Any], version: int, ctx: SessionContext,
-             if_not_exists: bool, if_exists: bool, bounds: tuple[int, int]) -> JobRecord:
+def _new_job(target: IndexTable, locator: str, name: str, operation: st.MutationType,
+             spec: IndexSpec | None, column: str, contract: dict[str, Any], version: int,
+             ctx: SessionContext, if_not_exists: bool, if_exists: bool,
+             bounds: tuple[int, int]) -> JobRecord:
     now = time.time()
     # keyword form, as the constructor reads; built without the frozen dataclass's __init__
     return build_record(dict(  # noqa: C408
@@ -204,13 +211,14 @@ def _new_job(target: Target, locator: str, name: str, operation: st.MutationType
         dispatch_attempts=0))
 
 
-def admit_create(admission: Admission, stmt: ast.CreateIndex, ctx: SessionContext) -> JobRecord | None:
+def admit_create(admission: Admitter, stmt: ast.CreateIndex,
+                 ctx: SessionContext) -> JobRecord | None:
     op = operation_name(stmt)
     name = validate_name(stmt.name)
     bounds = admission_bounds(admission.config)  # read once: validated against and stored with the job
     spec = validate_spec(stmt.using, stmt.columns, stmt.properties, *bounds)
     limits = _gate(admission.config, op)
-    target = resolve_target(admission, ctx, stmt.table, op)
+    target = resolve_index_table(admission, ctx, stmt.table, op)
     dataset, locator = _read_latest(admission.config, target, op)
     column, contract = schema_contract(dataset, stmt.columns[0], spec)
     existing = existing_indexes(dataset)
@@ -229,11 +237,11 @@ def admit_create(admission: Admission, stmt: ast.CreateIndex, ctx: SessionContex
     return admission.jobs.create(job, *limits)
 
 
-def admit_drop(admission: Admission, stmt: ast.DropIndex, ctx: SessionContext) -> JobRecord | None:
+def admit_drop(admission: Admitter, stmt: ast.DropIndex, ctx: SessionContext) -> JobRecord | None:
     op = operation_name(stmt)
     name = validate_name(stmt.name)
     limits = _gate(admission.config, op)
-    target = resolve_target(admission, ctx, stmt.table, op)
+    target = resolve_index_table(admission, ctx, stmt.table, op)
     dataset, locator = _read_latest(admission.config, target, op)
     existing = existing_indexes(dataset)
     if name not in existing:

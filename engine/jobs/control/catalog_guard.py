@@ -1,4 +1,5 @@
-"""Catalog changes that would strand an unresolved index job's fence are refused (reference §5).
+"""Catalog changes that would strand an unresolved index job's fence are refused: DROP CATALOG and
+an ALTER CATALOG that changes where its tables live (docs/job-contract.md, "Admission").
 
 The catalog manager knows nothing about jobs; engine/core.py hangs these vetoes on its
 ``before_drop`` and ``before_retarget`` hooks.

@@ -1,5 +1,6 @@
-"""The schema contract (reference §5, v1): what admission captured about the indexed field, and what
-the worker recomputes from the pinned dataset version before it mutates anything.
+"""The schema contract (version 1; docs/job-contract.md, "Schema contract"): what admission
+captured about the indexed field, and what the worker recomputes from the pinned dataset version
+before it mutates anything.
 
 One function computes it for both sides, so "recomputed" means exactly "computed again". CREATE and
 REPLACE name their column; DROP finds it in the dataset's index metadata (the index's field ids),

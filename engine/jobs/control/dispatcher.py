@@ -1,16 +1,17 @@
-"""The dispatcher: drives Lance index jobs from PENDING to an outcome (reference §2, dispatch round).
+"""The dispatcher: drives Lance index jobs from PENDING to an outcome through a backend
+(engine/jobs/control/backend.py; the composition root chooses which, this module imports none).
 
 Woken by admission, worker results/exits, cancel and config changes (event driven: a PENDING job
-reaches the supervisor within milliseconds); a periodic round still runs the sweeps. Round order:
+reaches the backend within milliseconds); a periodic round still runs the sweeps. Round order:
 deadline sweep → termination-proof sweep → evidence reconciliation → refresh driver → dispatch.
 
 Durable before send: the dispatch is built while the job is still PENDING, from what admission
 stored with it (bounds, spec, schema contract, pinned version); a failure there leaves it PENDING,
 retried a bounded number of times with the reason as its Message. Then ``mark_running``
-(invocation id, pre-assigned index uuid, deadline, process epoch) commits before the supervisor
+(invocation id, pre-assigned index uuid, deadline, process epoch) commits before the backend
 sees a byte, and each job is submitted exactly once. While enable_lance_index_local_file_mutation
 is off, a job on a local dataset waits PENDING and says so.
-The pause switch is a hard barrier (defect 3): setting it waits for an in-flight dispatch step to
+The pause switch is a hard barrier: setting it waits for an in-flight dispatch step to
 finish, and every step re-checks it under the same lock.
 """
 
@@ -21,19 +22,18 @@ import logging
 import threading
 import time
 import uuid
-from pathlib import Path
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from drydock.engine.support.faults import pause_point
 from drydock.engine.support.host import host_id
 from drydock.engine.jobs.control import states as st
 from drydock.engine.jobs.control.admission import local_mutation_allowed
-from drydock.engine.jobs.runtime.protocol import Dispatch, ProtocolError, WorkerResult
+from drydock.engine.jobs.control.backend import (
+    RAY_BACKEND, Backend, BackendFactory, Dispatch, NotEnqueued, ProtocolError, WorkerResult)
 from drydock.engine.jobs.control.records import JobRecord
 from drydock.engine.jobs.control.reconcile import reconcile_job
 from drydock.engine.jobs.control.refresh import due_refreshes, refresh_job
-from drydock.engine.jobs.runtime.supervisor import NotEnqueued, Supervisor, cgroup_name
 from drydock.engine.jobs.control.validation import IndexSpec
 from drydock.engine.support.config_keys import Key
 
@@ -42,11 +42,9 @@ if TYPE_CHECKING:
     from drydock.engine.lakehouse.catalogs.manager import CatalogManager
     from drydock.engine.store.config import Config
     from drydock.engine.jobs.control.manager import JobManager
-    from drydock.engine.jobs.runtime.ray_backend import RayBackend
     from drydock.engine.support.metrics import Metrics
 
 logger = logging.getLogger(__name__)
-BACKEND_ID = "local"
 MAX_PREPARE_ATTEMPTS = 5  # failed dispatch preparations before a PENDING job ends NOT_COMMITTED
 RETRY_BASE_SECONDS = 1.0  # backoff after the n-th failure: base * 2**(n-1), at most RETRY_MAX_SECONDS
 RETRY_MAX_SECONDS = 60.0
@@ -73,15 +71,15 @@ class Prepared:
 
 class Dispatcher:
     def __init__(self, *, jobs: JobManager, config: Config, catalogs: CatalogManager, metrics: Metrics,
-                 audit: AuditLog, workers_dir: Path, epoch: str):
+                 audit: AuditLog, backends: BackendFactory, epoch: str):
         self._jobs = jobs
         self._config = config
         self._catalogs = catalogs
         self._metrics = metrics
         self._audit = audit  # evidence reconciliation audits what it settled
         self.epoch = epoch
-        self._workers_dir = workers_dir
-        self.supervisor: Supervisor | RayBackend = self._new_supervisor()
+        self._backends = backends
+        self.backend: Backend = backends(self, epoch)
         self._wake = threading.Event()
         self._stop = threading.Event()
         self._gate = threading.Lock()  # held while deciding and marking one dispatch (pause barrier)
@@ -89,30 +87,22 @@ class Dispatcher:
         self._stopped = False  # stopped once: a later start (the lease regained) is a new epoch
         jobs.listeners.append(self._on_job)
         config.on_change(self._on_config)
-        self._workers: dict[int, dict[str, Any]] = {}
         self._retry_at: dict[int, float] = {}  # job id → monotonic time its next preparation is due
         # Background rounds finished (SHOW BACKENDS DispatcherRounds): the positive signal that the
         # dispatcher looked at everything admitted before a round began, e.g. while it is paused.
         self.rounds = 0
 
-    def _new_supervisor(self) -> Supervisor | RayBackend:
-        if self._config.get(Key.LANCE_INDEX_WORKER_BACKEND) == "ray":  # ray is imported only then
-            from drydock.engine.jobs.runtime.ray_backend import RayBackend
-
-            return RayBackend(self._config, self, self.epoch, self._workers_dir)
-        return Supervisor(self._config, self, self.epoch, self._workers_dir)
-
     # -- lifecycle ------------------------------------------------------------------------------------
     def start(self) -> None:
         """Start dispatching (this frontend holds the dispatcher lease). After a stop, a new process
-        epoch and supervisor: the jobs the last run left RUNNING are adopted like a restart's."""
+        epoch and backend: the jobs the last run left RUNNING are adopted like a restart's."""
         if self.running:
             return
         if self._stopped:
             self.epoch = uuid.uuid4().hex
-            self.supervisor = self._new_supervisor()
+            self.backend = self._backends(self, self.epoch)
             self._stop.clear()
-        self.supervisor.start()
+        self.backend.start()
         self._adopt_earlier_epochs()
         self._thread = threading.Thread(target=self._run, name="lance-job-dispatcher", daemon=True)
         self._thread.start()
@@ -124,7 +114,7 @@ class Dispatcher:
         self._wake.set()
         if self._thread is not None and self._thread.is_alive() and self._thread is not threading.current_thread():
             self._thread.join(timeout=10)
-        self.supervisor.stop()
+        self.backend.stop()
         self._stopped = True
 
     @property
@@ -191,7 +181,7 @@ class Dispatcher:
             if job.state is not st.MutationState.PENDING or self._held(job) or not self._retry_due(job):
                 continue
             # capacity is re-read for every job, so a slot freed by a NOT_ENQUEUED rejection is
-            # reclaimed in the same round (defect 5)
+            # reclaimed in the same round
             if jobs.slots_in_use() >= int(config.get(Key.LANCE_INDEX_JOB_MAX_INFLIGHT_PER_BACKEND)):
                 return
             prepared = self._prepare(job)  # before RUNNING: a failure here leaves the job PENDING
@@ -208,15 +198,14 @@ class Dispatcher:
                 continue
             pause_point("between_mark_running_and_submit")
             if self._send(running, prepared.dispatch):
-                budget -= 1  # a dispatch proven never enqueued costs no budget either (defect 5)
+                budget -= 1  # a dispatch proven never enqueued costs no budget either
 
     def _held(self, job: JobRecord) -> bool:
         """While enable_lance_index_local_file_mutation is off, a local job waits PENDING and says why."""
         if not local_mutation_allowed(self._config, job.locator):
             self._jobs.note_pending(job.id, LOCAL_HOLD_MESSAGE)
             return True
-        hold = getattr(self.supervisor, "hold_reason", None)  # the Ray backend: head unreachable
-        reason = hold(job) if hold is not None else None
+        reason = self.backend.hold_reason(job)  # e.g. the Ray head is unreachable
         if reason:
             self._jobs.note_pending(job.id, reason)
         return bool(reason)
@@ -236,7 +225,7 @@ class Dispatcher:
                           * 1000)
         try:
             dispatch = self.build_dispatch(job, uuid.uuid4().hex, str(uuid.uuid4()))
-            dispatch.frame()  # the caps, checked now rather than after RUNNING
+            self.backend.check_dispatch(dispatch)  # the caps, checked now rather than after RUNNING
         except Exception as exc:  # noqa: BLE001 - nothing is durable and nothing was sent
             self._preparation_failed(job, exc)
             return None
@@ -264,21 +253,18 @@ class Dispatcher:
         job, dispatch = prepared.job, prepared.dispatch
         running = self._jobs.mark_running(
             job.id, invocation_id=dispatch.invocation_id, index_uuid=dispatch.index_uuid,
-            deadline_ms=prepared.deadline_ms, process_epoch=self.epoch, backend_id=self._backend_of(dispatch),
+            deadline_ms=prepared.deadline_ms, process_epoch=self.epoch,
+            backend_id=self.backend.backend_of(dispatch),
             expected_revision=job.revision)
         if running is not None:
             self._retry_at.pop(job.id, None)
         return running
 
-    def _backend_of(self, dispatch: Dispatch) -> str:
-        route = getattr(self.supervisor, "backend_of", None)
-        return str(route(dispatch)) if route is not None else BACKEND_ID
-
     def _send(self, job: JobRecord, dispatch: Dispatch) -> bool:
         """Exactly one submit; True when it was enqueued. A clean rejection proves NOT_ENQUEUED;
         anything else is ambiguous: UNKNOWN."""
         try:
-            self.supervisor.submit(dispatch, job.deadline_ms or 0)
+            self.backend.submit(dispatch, job.deadline_ms or 0)
         except NotEnqueued as exc:
             self._jobs.not_enqueued(job.id, job.invocation_id, str(exc))
             return False
@@ -307,11 +293,12 @@ class Dispatcher:
                         max_num_sub_vectors=job.max_num_sub_vectors, wall_clock_seconds=0.0)
 
     def cancel(self, job: JobRecord) -> bool:
-        return self.supervisor.cancel(job.invocation_id)
+        return self.backend.cancel(job.invocation_id)
 
-    # -- supervisor events ------------------------------------------------------------------------------
-    def on_spawned(self, job_id: int, invocation_id: str, pid: int, cgroup: str) -> None:
-        self._jobs.record_worker(job_id, invocation_id, pid, _start_ticks(pid), cgroup, self.epoch)
+    # -- backend events (BackendEvents) ----------------------------------------------------------
+    def on_spawned(self, job_id: int, invocation_id: str, pid: int, start_ticks: int | None,
+                   cgroup: str) -> None:
+        self._jobs.record_worker(job_id, invocation_id, pid, start_ticks, cgroup, self.epoch)
 
     def on_progress(self, job_id: int, invocation_id: str, text: str) -> None:
         self._jobs.set_progress(job_id, text)
@@ -351,7 +338,8 @@ class Dispatcher:
                                                st.MutationState.NOT_COMMITTED, st.MutationState.UNKNOWN):
             if not st.holds_possible_live_slot(job.facts) or job.process_epoch == self.epoch:
                 continue
-            if spawned_by is not None and (job.backend_id == "ray" or job.state is st.MutationState.RUNNING
+            if spawned_by is not None and (job.backend_id == RAY_BACKEND
+                                           or job.state is st.MutationState.RUNNING
                                            or self._jobs.worker_frontend(job.id, job.invocation_id)
                                            != spawned_by):
                 continue  # RUNNING: the leader has not adopted it yet; Ray: the leader's to prove
@@ -365,40 +353,10 @@ class Dispatcher:
             self._prove_earlier_epochs(spawned_by=frontend_name)
 
     def _earlier_worker_gone(self, job: JobRecord) -> bool:
-        if job.backend_id == "ray":  # only Ray's state API can prove it (fail closed without it)
-            prove = getattr(self.supervisor, "earlier_invocation_gone", None)
-            return bool(prove is not None and prove(job))
-        host = self._jobs.worker_host(job.id, job.invocation_id)
-        if host not in (None, "", host_id()):
-            # Another host's worker (a shared store): its pid means nothing here. Only that host's
-            # frontend, restarted, can prove it gone, or an operator's FORCE_RELEASE.
-            return False
-        isolation = self.supervisor.isolation
-        if isolation.kind.startswith("cgroup"):
-            for group in isolation.find(cgroup_name(job.id, job.invocation_id)):
-                isolation.kill_all(group)
-                if not isolation.remove(group, timeout=2):
-                    return False
-        worker = self._jobs.worker_of(job.id, job.invocation_id)
-        if worker is None:
-            return True  # never released: a worker without a record never received its dispatch
-        pid, ticks = worker
-        if _start_ticks(pid) != ticks:
-            return True  # that process is gone (the pid is free or reused)
-        try:
-            import os
-            import signal
-
-            os.kill(pid, signal.SIGKILL)
-        except ProcessLookupError:
-            return True
-        return False  # killed now; proven on a later round once it is gone
-
-
-def _start_ticks(pid: int) -> int | None:
-    """The process start time (clock ticks since boot): tells a live worker from a reused pid."""
-    try:
-        stat = open(f"/proc/{pid}/stat").read()
-    except OSError:
-        return None
-    return int(stat.rsplit(")", 1)[1].split()[19])
+        if job.backend_id != RAY_BACKEND:
+            host = self._jobs.worker_host(job.id, job.invocation_id)
+            if host not in (None, "", host_id()):
+                # Another host's worker (a shared store): its pid means nothing here. Only that
+                # host's frontend, restarted, can prove it gone, or an operator's FORCE_RELEASE.
+                return False
+        return self.backend.earlier_run_gone(job, self._jobs.worker_of(job.id, job.invocation_id))

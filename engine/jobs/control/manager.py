@@ -50,7 +50,9 @@ class _NothingToWrite(Exception):
     """The latest row, read inside the transaction, no longer calls for the change."""
 
 
-class Admission(NamedTuple):
+class JobInsert(NamedTuple):
+    """An admitted job waiting for its group-committed insert, with the quotas it is checked by."""
+
     job: JobRecord
     limits: tuple[int, int, int]  # unresolved-job quota: per table, per catalog, global
 
@@ -75,7 +77,7 @@ class JobManager:
         self.frontend_name = ""  # recorded with each worker (engine/store/frontends.py)
         self._seen_seq = 0  # the last change sequence number applied to the in-memory view
         self._progress_written: dict[int, float] = {}  # job id → when its progress was last stored
-        self._admissions: GroupCommit[Admission, JobRecord] = GroupCommit(self._write_admissions)
+        self._admissions: GroupCommit[JobInsert, JobRecord] = GroupCommit(self._write_admissions)
         self.replay()
 
     # -- replay and the in-memory view ------------------------------------------------------------
@@ -115,7 +117,7 @@ class JobManager:
         if st.is_unresolved(job.facts):
             if self._fences.get(job.fence) == job.id:
                 del self._fences[job.fence]
-            # counts clamp at zero (reference §5)
+            # counts clamp at zero: a release the rebuilt counts never saw must not go negative
             key = (job.catalog_id, job.locator)
             self._quota_table[key] = max(self._quota_table[key] - 1, 0)
             self._quota_catalog[job.catalog_id] = max(self._quota_catalog[job.catalog_id] - 1, 0)
@@ -272,7 +274,7 @@ class JobManager:
                 self._check_admission(job, limits)
             finally:
                 self._lock.release()
-        job = self._admissions.submit(Admission(job, limits))
+        job = self._admissions.submit(JobInsert(job, limits))
         pause_point("after_admission_commit")
         self._notify(job)
         return job
@@ -287,7 +289,7 @@ class JobManager:
                 or self._quota_global >= global_limit):
             raise Errors.LANCE_INDEX_QUOTA.error(index=job.index_name)
 
-    def _write_admissions(self, batch: list[Request[Admission, JobRecord]]) -> None:
+    def _write_admissions(self, batch: list[Request[JobInsert, JobRecord]]) -> None:
         """The group commit's writer: the batch in one transaction; if that transaction fails, each
         row in its own, so a failing row fails only its own client."""
         with self._lock:
@@ -304,7 +306,7 @@ class JobManager:
                 except Exception as exc:  # noqa: BLE001 - this row's error, answered to its client only
                     request.error = Errors.INTERNAL.error(detail=f"admission not written: {exception_text(exc)}")
 
-    def _insert_batch(self, batch: list[Request[Admission, JobRecord]]) -> None:
+    def _insert_batch(self, batch: list[Request[JobInsert, JobRecord]]) -> None:
         """Under the lock: check and insert each row in order (a refused row gets its own error),
         commit once. Rows are indexed as they are inserted so that later rows of the batch see their
         fences and quota; nobody can look before the commit (the lock is held), and a failed commit
@@ -323,7 +325,8 @@ class JobManager:
             raise
         self._seen_seq = seq
 
-    def _insert_one(self, db: StoreConnection, request: Request[Admission, JobRecord], seq: int) -> JobRecord | None:
+    def _insert_one(self, db: StoreConnection, request: Request[JobInsert, JobRecord],
+                    seq: int) -> JobRecord | None:
         job, limits = request.item
         try:
             self._check_admission(job, limits)

@@ -1,4 +1,5 @@
-"""The unresolved-job quotas (reference §1): one check that all three are positive.
+"""The unresolved-job quotas (docs/job-contract.md, "Admission"): one check that all three are
+positive.
 
 Admission reads them from the config and checks them before its authoritative read (so a
 misconfiguration fails early and reads nothing); JobManager.create checks the limits it is handed

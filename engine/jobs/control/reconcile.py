@@ -1,4 +1,5 @@
-"""Evidence-based resolution of UNKNOWN jobs (drydock, beyond the reference).
+"""Evidence-based resolution of UNKNOWN jobs (drydock's own; the Doris design leaves every UNKNOWN
+to FORCE_RELEASE).
 
 Once a job's worker is proven terminated, the dataset's version history can prove the outcome:
 the build used a pre-assigned index uuid, so if the latest manifest lists that uuid or a version
@@ -28,7 +29,8 @@ logger = logging.getLogger(__name__)
 
 def _created_uuids(dataset: Any, version: int) -> set[str] | None:
     """uuids of indexes a version's transaction created; None when the transaction can't be read
-    (pylance 14.0.2 raises TypeError for some compaction transactions: facts §2)."""
+    (pylance 14.0.2 raises TypeError for the versions a compaction of an indexed dataset wrote:
+    docs/job-contract.md, "Library behaviour relied on")."""
     try:
         transaction = dataset.read_transaction(version)
     except Exception:  # noqa: BLE001 - unreadable history proves nothing

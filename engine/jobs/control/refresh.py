@@ -2,7 +2,8 @@
 cached metadata of the job's table is refreshed before its fence and quota are released.
 
 DONE only after an actual refresh that re-read the table, or a *positively verified* absence of
-the table; a lookup that fails transiently ends FAILED and is retried later (defect 7).
+the table; a lookup that fails transiently ends FAILED and is retried later (DONE on a failed
+lookup would release the fence on a guess).
 """
 
 from __future__ import annotations

@@ -1,9 +1,9 @@
-"""Retention of resolved Lance index jobs (reference §4 cleaner), without the reference's defects.
+"""Retention of resolved Lance index jobs (docs/job-contract.md, "Retention").
 
-- Only GC-eligible records go: resolved AND not holding a possible-live slot (defect 1); the age
-  counts from the record's last transition (``updated_at``), not from its creation.
+- Only GC-eligible records go: resolved AND not holding a possible-live slot; the age counts from
+  the record's last transition (``updated_at``), not from its creation.
 - One round deletes in bounded batches and repeats until nothing is eligible, so a backlog drains
-  in one round instead of 1,024 records per hour (defect 2).
+  in one round instead of one batch per period.
 - A worker's stderr file goes with its job's record: each round removes the files of jobs whose
   record no longer exists (only files older than the keep window are looked at).
 """
@@ -19,7 +19,7 @@ from pathlib import Path
 from drydock.engine.store.config import Config
 from drydock.engine.support.config_keys import Key
 from drydock.engine.jobs.control.manager import JobManager
-from drydock.engine.jobs.runtime.stderr_log import job_of
+from drydock.engine.jobs.control.backend import job_of
 
 logger = logging.getLogger(__name__)
 BATCH = 1024

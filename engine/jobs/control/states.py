@@ -1,4 +1,5 @@
-"""The Lance index job state machine, as data (reference §2). Pure: no I/O, no clock.
+"""The Lance index job state machine, as data (docs/job-contract.md, "States"). Pure: no I/O,
+no clock.
 
 Two independent axes:
 - mutation state  PENDING → RUNNING → {COMMITTED | NOT_COMMITTED | UNKNOWN}   (outcomes terminal)
@@ -157,7 +158,8 @@ _UNKNOWN = Outcome(MutationState.UNKNOWN, RefreshState.NOT_REQUIRED, CompletionR
 
 def classify(mutation: MutationType, code: ResultCode | None, if_exists: bool,
              external_metadata_advanced: bool) -> Outcome:
-    """Reference §2's classification table. ``None`` (no trusted result) is UNKNOWN."""
+    """The outcome a typed result code proves (docs/job-contract.md, "Classification").
+    ``None`` (no trusted result) is UNKNOWN."""
     if code is None:
         return _UNKNOWN
     if code.pre_invocation:
@@ -191,7 +193,8 @@ class JobFacts:
 
 
 def is_unresolved(job: JobFacts) -> bool:
-    """Holds the fence and the quota (reference §2 ``isUnresolved``)."""
+    """Holds the fence and the quota: no outcome yet, an UNKNOWN not force-released, or a known
+    outcome whose refresh is still owed."""
     if job.state in (MutationState.PENDING, MutationState.RUNNING):
         return True
     if job.state is MutationState.UNKNOWN:
@@ -205,5 +208,6 @@ def holds_possible_live_slot(job: JobFacts) -> bool:
 
 
 def gc_eligible(job: JobFacts) -> bool:
-    """Retention may delete only resolved records whose worker is proven gone (defect 1)."""
+    """Retention may delete only resolved records whose worker is proven gone (a record deleted
+    while its worker may run would lose the slot that still guards it)."""
     return not is_unresolved(job) and not holds_possible_live_slot(job)

@@ -1,4 +1,5 @@
-"""Static validation of CREATE/DROP INDEX (reference §1), before any metadata is read.
+"""Static validation of CREATE/DROP INDEX, before any metadata is read (docs/job-contract.md,
+"Admission").
 
 Property keys are case-insensitive; the allowed set depends on the index type and any other key is
 an error — pylance silently ignores unknown keyword arguments, drydock must not. Texts match
@@ -127,7 +128,8 @@ def validate_spec(using: str, columns: tuple[str, ...], properties: tuple[tuple[
 
 
 def same_definition(existing: dict[str, object], spec: IndexSpec) -> bool:
-    """IF NOT EXISTS: compares only the properties given, never num_partitions (reference §1)."""
+    """IF NOT EXISTS: compares only the properties given, never num_partitions (the index
+    metadata does not record it)."""
     for key, value in spec.params.items():
         if key == "num_partitions":
             continue

@@ -4,7 +4,8 @@ At start the supervisor runs a preflight: create a cgroup, write limits and read
 dummy child in and read its membership back, then remove it. If that fails the supervisor refuses
 work, unless ``lance_index_worker_isolation = rlimit`` says to run with rlimits only. rlimits
 always apply: CORE=0, NOFILE=1024, CPU = 4 × wall clock, non-dumpable, and RLIMIT_AS only as a
-generous fuse (the native library aborts under tight address-space limits; facts §5).
+generous fuse (under a tight address-space limit the native library aborts with SIGABRT instead of
+raising MemoryError: docs/job-contract.md, "Library behaviour relied on").
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from pathlib import Path
 # DRYDOCK_FAULT_CGROUP_ROOT (test-only) points the preflight at a directory without cgroups
 CGROUP_ROOT = Path(os.environ.get("DRYDOCK_FAULT_CGROUP_ROOT") or "/sys/fs/cgroup")
 PR_SET_DUMPABLE = 4
-AS_FUSE_BYTES = 32 * 2**30  # a fuse, not a limit: tight AS limits make lance abort (facts §5)
+AS_FUSE_BYTES = 32 * 2**30  # a fuse, not a limit: tight AS limits make lance abort
 
 
 @dataclass

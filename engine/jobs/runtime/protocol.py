@@ -2,7 +2,8 @@
 
 Frame = 4-byte big-endian length (of what follows) + 1-byte kind + UTF-8 JSON body.
 The parent sends one DISPATCH on the worker's stdin (the release of the fork barrier); the worker
-answers on its stdout with HANDSHAKE, then PROGRESS frames, then at most one RESULT.
+answers on its stdout with HANDSHAKE, then PROGRESS frames, then at most one RESULT. The messages
+themselves (Dispatch, WorkerResult) are the control side's (engine/jobs/control/backend.py).
 """
 
 from __future__ import annotations
@@ -10,23 +11,15 @@ from __future__ import annotations
 import json
 import os
 import re
-from dataclasses import asdict, dataclass, field
 from typing import Any, BinaryIO
 
-from drydock.engine.jobs.control.states import ResultCode
+from drydock.engine.jobs.control.backend import Dispatch, ProtocolError, WorkerResult
 
 DISPATCH, HANDSHAKE, PROGRESS, RESULT = b"D", b"H", b"P", b"R"
 CAPS = {DISPATCH: 512 * 1024, HANDSHAKE: 4 * 1024, PROGRESS: 1024, RESULT: 8 * 1024}
-MAX_STORAGE_OPTIONS = 64
-MAX_OPTION_KEY_BYTES = 256
-MAX_OPTION_VALUE_BYTES = 4096
 MAX_JSON_DEPTH = 32  # our frames nest 3 deep; json.loads recurses once per level (RecursionError ~1000)
 _JSON_STRING = re.compile(rb'"(?:[^"\\]|\\.)*"', re.DOTALL)
 _NOT_BRACKETS = bytes(b for b in range(256) if b not in b"[]{}")
-
-
-class ProtocolError(Exception):
-    """A frame that breaks the protocol: unknown kind, over its cap, truncated, not JSON."""
 
 
 def encode(kind: bytes, body: dict[str, Any]) -> bytes:
@@ -91,78 +84,13 @@ def write_frame(fd: int, frame: bytes) -> None:
         view = view[written:]
 
 
-@dataclass
-class Dispatch:
-    """Everything a worker needs; the admission-time bounds travel with it (DESIGN.md)."""
-
-    job_id: int
-    invocation_id: str
-    operation: str  # CREATE | REPLACE | DROP
-    uri: str
-    storage_options: dict[str, str]
-    admitted_version: int
-    index_name: str
-    index_uuid: str
-    column: str
-    spec: dict[str, Any]  # IndexSpec as JSON (using, index_type, params)
-    schema_contract: dict[str, Any]
-    max_num_partitions: int
-    max_num_sub_vectors: int
-    wall_clock_seconds: float
-    extra: dict[str, Any] = field(default_factory=dict)
-
-    def frame(self) -> bytes:
-        check_storage_options(self.storage_options)
-        return encode(DISPATCH, asdict(self))
-
-    @staticmethod
-    def parse(body: dict[str, Any]) -> Dispatch:
-        for bound in ("max_num_partitions", "max_num_sub_vectors"):
-            value = body.get(bound)
-            if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
-                raise ProtocolError(f"dispatch lacks the admission-time bound {bound}")
-        try:
-            dispatch = Dispatch(**body)
-        except TypeError as exc:
-            raise ProtocolError(f"malformed dispatch: {exc}") from None
-        check_storage_options(dispatch.storage_options)
-        version = dispatch.admitted_version
-        if not isinstance(version, int) or isinstance(version, bool) or version <= 0:
-            raise ProtocolError("dispatch must pin a dataset version > 0")
-        return dispatch
+def dispatch_frame(dispatch: Dispatch) -> bytes:
+    """The DISPATCH frame; raises ProtocolError over the storage option or frame caps."""
+    return encode(DISPATCH, dispatch.body())
 
 
-def check_storage_options(options: dict[str, str]) -> None:
-    if not isinstance(options, dict):
-        raise ProtocolError("storage options must be an object")
-    if len(options) > MAX_STORAGE_OPTIONS:
-        raise ProtocolError(f"{len(options)} storage options exceed the cap {MAX_STORAGE_OPTIONS}")
-    for key, value in options.items():
-        if len(str(key).encode()) > MAX_OPTION_KEY_BYTES or len(str(value).encode()) > MAX_OPTION_VALUE_BYTES:
-            raise ProtocolError("a storage option key or value exceeds its cap")
-
-
-@dataclass
-class WorkerResult:
-    code: ResultCode
-    message: str
-    external_metadata_advanced: bool
-    committed_version: int | None = None
-
-    def frame(self) -> bytes:
-        return encode(RESULT, {"code": self.code.value, "message": self.message[:2048],
-                               "external_metadata_advanced": self.external_metadata_advanced,
-                               "committed_version": self.committed_version})
-
-    @staticmethod
-    def parse(body: dict[str, Any]) -> WorkerResult | None:
-        """None for a code this server does not know: no result is ever guessed."""
-        try:
-            code = ResultCode(body.get("code"))
-        except ValueError:
-            return None
-        return WorkerResult(code, str(body.get("message", ""))[:2048], bool(body.get("external_metadata_advanced")),
-                            body.get("committed_version") if isinstance(body.get("committed_version"), int) else None)
+def result_frame(result: WorkerResult) -> bytes:
+    return encode(RESULT, result.body())
 
 
 class FrameBuffer:

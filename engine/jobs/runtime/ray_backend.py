@@ -1,8 +1,8 @@
 """The Ray backend (``lance_index_worker_backend = ray``): IVF_PQ builds as Ray tasks.
 
-It offers the dispatcher the local supervisor's interface (start, stop, submit, cancel, status,
-isolation) and wraps a local ``Supervisor`` for everything that is not a distributed build (scalar
-indexes, the other ANN types, DROP), so those keep their cgroup isolation and CHILD_REAPED proofs.
+It implements the dispatcher's Backend (engine/jobs/control/backend.py) and wraps a local
+``Supervisor`` for everything that is not a distributed build (scalar indexes, the other ANN
+types, DROP), so those keep their cgroup isolation and CHILD_REAPED proofs.
 ``ray`` is imported only here and only once a Ray build needs it: the embedded default never loads it.
 
 - Connecting: to ``lance_index_ray_address``; while the head is unreachable a Ray job waits PENDING
@@ -24,26 +24,22 @@ import os
 import socket
 import threading
 import time
-from collections import OrderedDict
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from drydock.engine.store.config import Config
 from drydock.engine.support.config_keys import Key
+from drydock.engine.support.lru import Lru
+from drydock.engine.jobs.control.backend import (
+    LOCAL_BACKEND, RAY_BACKEND, Backend, BackendEvents, Dispatch, NotEnqueued)
+from drydock.engine.jobs.control.records import JobRecord
 from drydock.engine.jobs.runtime import ray_tasks
-from drydock.engine.jobs.runtime.protocol import Dispatch
 from drydock.engine.jobs.runtime.ray_build import PROOF_WAIT_SECONDS, RayBuild
-from drydock.engine.jobs.runtime.supervisor import (
-    MIN_BUDGET_SECONDS, NotEnqueued, Supervisor, SupervisorEvents)
+from drydock.engine.jobs.runtime.supervisor import MIN_BUDGET_SECONDS, Supervisor
 from drydock.engine.jobs.control.validation import IndexSpec
 from drydock.engine.jobs.runtime.worker_env import with_ambient_credentials
 
-if TYPE_CHECKING:
-    from drydock.engine.jobs.runtime.isolation import Isolation
-    from drydock.engine.jobs.control.records import JobRecord
-
 logger = logging.getLogger(__name__)
-BACKEND_ID = "ray"
 CONNECT_TIMEOUT_SECONDS = 2.0
 RECONNECT_SECONDS = 5.0
 PROVER_SECONDS = 2.0
@@ -66,8 +62,8 @@ def is_distributed(operation: str, using: str, index_type: str) -> bool:
     return operation in ("CREATE", "REPLACE") and using == "ANN" and index_type == "IVF_PQ"
 
 
-class RayBackend:
-    def __init__(self, config: Config, events: SupervisorEvents, epoch: str, log_dir: Path):
+class RayBackend(Backend):
+    def __init__(self, config: Config, events: BackendEvents, epoch: str, log_dir: Path):
         self._config = config
         self.events = events
         self.epoch = epoch
@@ -78,15 +74,11 @@ class RayBackend:
         self._next_try = 0.0
         self._lock = threading.Lock()
         self._builds: dict[str, RayBuild] = {}  # invocation → build not yet proven gone
-        self._finished: OrderedDict[str, None] = OrderedDict()
+        self._finished: Lru[str, None] = Lru(FINISHED_MEMORY)  # proven over: duplicates are OK
         self._stopping = threading.Event()
         self._prover = threading.Thread(target=self._prove_loop, name="ray-prover", daemon=True)
 
-    # -- the supervisor interface ---------------------------------------------------------------------
-    @property
-    def isolation(self) -> Isolation:
-        return self.local.isolation
-
+    # -- the Backend -----------------------------------------------------------------------------
     @property
     def accepting(self) -> bool:
         return self.local.accepting
@@ -113,10 +105,13 @@ class RayBackend:
             status["ray_builds"] = len(self._builds)
         return status
 
+    def check_dispatch(self, dispatch: Dispatch) -> None:
+        self.local.check_dispatch(dispatch)
+
     def backend_of(self, dispatch: Dispatch) -> str:
         spec = dispatch.spec or {}
-        return BACKEND_ID if is_distributed(dispatch.operation, str(spec.get("using", "")),
-                                            str(spec.get("index_type", ""))) else "local"
+        return RAY_BACKEND if is_distributed(dispatch.operation, str(spec.get("using", "")),
+                                             str(spec.get("index_type", ""))) else LOCAL_BACKEND
 
     def hold_reason(self, job: JobRecord) -> str | None:
         """Why a Ray job must wait PENDING (the head is not reachable), or None."""
@@ -135,7 +130,7 @@ class RayBackend:
         return _unreachable(self._address)
 
     def submit(self, dispatch: Dispatch, deadline_ms: int) -> None:
-        if self.backend_of(dispatch) != BACKEND_ID:
+        if self.backend_of(dispatch) != RAY_BACKEND:
             self.local.submit(dispatch, deadline_ms)
             return
         with self._lock:
@@ -230,9 +225,7 @@ class RayBackend:
             build.remove_segments()
         with self._lock:
             self._builds.pop(build.d.invocation_id, None)
-            self._finished[build.d.invocation_id] = None
-            while len(self._finished) > FINISHED_MEMORY:
-                self._finished.popitem(last=False)
+            self._finished.put(build.d.invocation_id, None)
         self.events.on_exit(build.d.job_id, build.d.invocation_id, proof, f"{proof.value} ({len(build.task_ids)} tasks)")
         return True
 
@@ -283,8 +276,11 @@ class RayBackend:
                 return False
         return True
 
-    def earlier_invocation_gone(self, job: JobRecord) -> bool:
-        """An earlier epoch's Ray invocation, proven over from Ray's state API (see the module doc)."""
+    def earlier_run_gone(self, job: JobRecord, worker: tuple[int, int | None] | None) -> bool:
+        """An earlier epoch's Ray invocation, proven over from Ray's state API (see the module
+        doc); a local one as the local supervisor proves it."""
+        if job.backend_id != RAY_BACKEND:
+            return self.local.earlier_run_gone(job, worker)
         return self.tasks_ended(f"drydock-{job.invocation_id}", None)
 
     # -- SHOW BACKENDS ----------------------------------------------------------------------------------

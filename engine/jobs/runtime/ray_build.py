@@ -18,20 +18,34 @@ import logging
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from drydock.engine.jobs.runtime import ray_tasks
 from drydock.engine.jobs.runtime.segment_files import remove_segments
-from drydock.engine.jobs.runtime.protocol import Dispatch, WorkerResult
+from drydock.engine.jobs.control.backend import BackendEvents, Dispatch, WorkerResult
 from drydock.engine.jobs.control.states import ResultCode, TerminationProof
-
-if TYPE_CHECKING:
-    from drydock.engine.jobs.runtime.ray_backend import RayBackend
 
 logger = logging.getLogger(__name__)
 SEGMENT_ATTEMPTS = 2  # drydock's retry policy: a failed segment runs once more under the same uuid
 POLL_SECONDS = 0.2
 PROOF_WAIT_SECONDS = 30.0  # then the backend's prover thread keeps asking Ray
+
+
+class BuildHost(Protocol):
+    """What a build needs from the backend that coordinates it (ray_backend.RayBackend)."""
+
+    events: BackendEvents
+    ray: Any  # the connected ray module
+
+    def segment_count(self) -> int: ...
+
+    def submit_task(self, build: RayBuild, function: Any, *args: Any) -> Any:
+        """Submit ``function`` as one task of ``build`` (its id recorded for the proof)."""
+
+    def settle(self, build: RayBuild, keep_segments: bool) -> None:
+        """After the result: prove the build's tasks gone, then release its slot."""
+
+    def tasks_ended(self, name: str, expected: set[str] | None) -> bool: ...
 
 
 class BuildFailed(Exception):
@@ -62,7 +76,7 @@ class Timings:
 
 
 class RayBuild:
-    def __init__(self, backend: RayBackend, dispatch: Dispatch, budget_seconds: float, fault: str):
+    def __init__(self, backend: BuildHost, dispatch: Dispatch, budget_seconds: float, fault: str):
         self.backend = backend
         self.d = dispatch
         self.task_name = f"drydock-{dispatch.invocation_id}"
@@ -199,8 +213,9 @@ class RayBuild:
                               f"wall-clock limit reached during {stage}, before commit")
 
     def _commit(self, dataset: Any) -> WorkerResult | None:
-        """The one commit, from the pinned version; a retry of the same segment list would be safe
-        (facts), but an ambiguous failure is left to the evidence rules instead (no result)."""
+        """The one commit, from the pinned version. Committing the same segment list again would
+        be safe (docs/job-contract.md, "Library behaviour relied on"), but an ambiguous failure is
+        left to the evidence rules instead (no result)."""
         import lance
 
         self._progress(f"committing {len(self.segments)} segments")

@@ -1,28 +1,16 @@
 """A worker's stderr, kept bounded: the first bytes and the last bytes, with a note of what was cut.
 
 The supervisor reads the worker's stderr pipe and writes it here, so a worker that floods stderr
-can never fill the disk; the file (``job-<id>-<invocation>.log`` in the worker log directory) is
-removed by job retention together with the job's record (engine/jobs/control/retention.py).
+can never fill the disk; the file (named by ``log_name`` in engine/jobs/control/backend.py, in the
+worker log directory) is removed by job retention together with the job's record.
 """
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 HEAD_BYTES = 64 * 1024
 TAIL_BYTES = 64 * 1024
-FILE_NAME = re.compile(r"job-(\d+)-[0-9a-f]{1,8}\.log")
-
-
-def log_name(job_id: int, invocation_id: str) -> str:
-    return f"job-{job_id}-{invocation_id[:8]}.log"
-
-
-def job_of(name: str) -> int | None:
-    """The job id of a worker log file name; None for any other file."""
-    match = FILE_NAME.fullmatch(name)
-    return int(match.group(1)) if match else None
 
 
 class BoundedLog:

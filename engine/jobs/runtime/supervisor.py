@@ -30,21 +30,25 @@ import subprocess
 import sys
 import threading
 import time
-from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 from drydock.engine.support import cpu_sets
+from drydock.engine.support.lru import Lru
 from drydock.engine.store.config import Config
 from drydock.engine.support.config_keys import Key
 from drydock.engine.errors import exception_text
+from drydock.engine.jobs.control.backend import (
+    LOCAL_BACKEND, RAY_BACKEND, Backend, BackendEvents, Dispatch, NotEnqueued, ProtocolError,
+    WorkerResult, log_name)
+from drydock.engine.jobs.control.records import JobRecord
 from drydock.engine.jobs.runtime.isolation import Isolation, Limits, WorkerCgroup, cpu_limit_seconds
 from drydock.engine.jobs.runtime.protocol import (
-    HANDSHAKE, PROGRESS, RESULT, Dispatch, FrameBuffer, ProtocolError, WorkerResult)
+    HANDSHAKE, PROGRESS, RESULT, FrameBuffer, dispatch_frame)
 from drydock.engine.jobs.control.states import ResultCode, TerminationProof
-from drydock.engine.jobs.runtime.stderr_log import BoundedLog, log_name
+from drydock.engine.jobs.runtime.stderr_log import BoundedLog
 from drydock.engine.jobs.runtime.worker_env import with_ambient_credentials, worker_environment
 
 logger = logging.getLogger(__name__)
@@ -57,19 +61,8 @@ STDERR_DRAIN_SECONDS = 2.0
 CGROUP_PREFIX = "w-"
 
 
-class NotEnqueued(Exception):
-    """A clean rejection: the submission provably never reached a worker."""
-
-
 class _CancelledBeforeRelease(Exception):
     """CANCEL arrived while the worker waited at its fork barrier: it is killed, never released."""
-
-
-class SupervisorEvents(Protocol):
-    def on_spawned(self, job_id: int, invocation_id: str, pid: int, cgroup: str) -> None: ...
-    def on_progress(self, job_id: int, invocation_id: str, text: str) -> None: ...
-    def on_result(self, job_id: int, invocation_id: str, result: WorkerResult) -> None: ...
-    def on_exit(self, job_id: int, invocation_id: str, proof: TerminationProof | None, detail: str) -> None: ...
 
 
 @dataclass
@@ -98,8 +91,18 @@ def cgroup_name(job_id: int, invocation_id: str) -> str:
     return f"{CGROUP_PREFIX}{job_id}-{invocation_id[:8]}"
 
 
-class Supervisor:
-    def __init__(self, config: Config, events: SupervisorEvents, epoch: str, log_dir: Path,
+def start_ticks(pid: int) -> int | None:
+    """The process start time (clock ticks since boot): tells a live worker from a reused pid."""
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            text = stat.read()
+    except OSError:
+        return None
+    return int(text.rsplit(")", 1)[1].split()[19])
+
+
+class Supervisor(Backend):
+    def __init__(self, config: Config, events: BackendEvents, epoch: str, log_dir: Path,
                  clock: Callable[[], float] = time.time):
         self._config = config
         self._events = events
@@ -110,7 +113,7 @@ class Supervisor:
         self._queue: queue.Queue[_Submission | None] = queue.Queue()
         self._active: set[str] = set()  # queued or running invocations
         self._cancelled: set[str] = set()  # ⊆ _active
-        self._finished: OrderedDict[str, None] = OrderedDict()  # the last FINISHED_MEMORY invocations
+        self._finished: Lru[str, None] = Lru(FINISHED_MEMORY)  # the last invocations that ended
         self._running: dict[str, _Running] = {}
         self._held: dict[str, _Running] = {}  # reaped, but stray processes keep the cgroup non-empty
         self._lock = threading.Lock()
@@ -154,6 +157,39 @@ class Supervisor:
         return {"isolation": self.isolation.kind, "detail": self.isolation.detail, "queue_depth": self._queue.qsize(),
                 "inflight": inflight, "held": held, "epoch": self.epoch}
 
+    def check_dispatch(self, dispatch: Dispatch) -> None:
+        dispatch_frame(dispatch)
+
+    def backend_of(self, dispatch: Dispatch) -> str:
+        return LOCAL_BACKEND
+
+    def hold_reason(self, job: JobRecord) -> str | None:
+        return None  # local workers need nothing remote: a job waits only for a free slot
+
+    def nodes(self) -> tuple[list[dict[str, Any]], str]:
+        return [], ""
+
+    def earlier_run_gone(self, job: JobRecord, worker: tuple[int, int | None] | None) -> bool:
+        """An earlier epoch's local worker: its cgroup emptied and removed, and its recorded
+        process gone (killed now if it still runs; proven on a later ask once it is gone)."""
+        if job.backend_id == RAY_BACKEND:
+            return False  # only Ray's state API can prove a Ray run over
+        if self.isolation.kind.startswith("cgroup"):
+            for group in self.isolation.find(cgroup_name(job.id, job.invocation_id)):
+                self.isolation.kill_all(group)
+                if not self.isolation.remove(group, timeout=2):
+                    return False
+        if worker is None:
+            return True  # never released: a worker without a record never received its dispatch
+        pid, ticks = worker
+        if start_ticks(pid) != ticks:
+            return True  # that process is gone (the pid is free or reused)
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            return True
+        return False
+
     # -- submit / cancel -------------------------------------------------------------------------------
     def submit(self, dispatch: Dispatch, deadline_ms: int) -> None:
         with self._lock:
@@ -177,7 +213,7 @@ class Supervisor:
             raise NotEnqueued(_short_budget(budget))
         dispatch.storage_options = with_ambient_credentials(dispatch.uri, dispatch.storage_options, os.environ)
         try:
-            dispatch.frame()  # the payload caps
+            dispatch_frame(dispatch)  # the payload caps
         except ProtocolError as exc:
             raise NotEnqueued(f"dispatch refused before enqueueing: {exc}") from None
 
@@ -204,9 +240,7 @@ class Supervisor:
             self._active.discard(invocation_id)
             self._cancelled.discard(invocation_id)
             self._running.pop(invocation_id, None)
-            self._finished[invocation_id] = None
-            while len(self._finished) > FINISHED_MEMORY:
-                self._finished.popitem(last=False)
+            self._finished.put(invocation_id, None)
 
     @staticmethod
     def _signal_cancel(worker: _Running) -> None:
@@ -334,8 +368,9 @@ class Supervisor:
             raise ProtocolError("handshake does not name the child we started")
         if worker.cgroup is not None:
             self.isolation.move(worker.cgroup, process.pid)
-        self._events.on_spawned(d.job_id, d.invocation_id, process.pid, worker.cgroup.name if worker.cgroup else "")
-        frame = d.frame()
+        self._events.on_spawned(d.job_id, d.invocation_id, process.pid, start_ticks(process.pid),
+                                worker.cgroup.name if worker.cgroup else "")
+        frame = dispatch_frame(d)
         if self._cancel_requested(d.invocation_id):
             raise _CancelledBeforeRelease()
         process.stdin.write(frame)  # the release
