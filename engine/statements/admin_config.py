@@ -25,7 +25,7 @@ def admin_set_frontend_config(engine: Engine, stmt: ast.AdminSetFrontendConfig, 
     return Result.ok()
 
 
-@handles(ast.AdminShowFrontendConfig)
+@handles(ast.AdminShowFrontendConfig, columns=SHOW_COLUMNS)
 def admin_show_frontend_config(engine: Engine, stmt: ast.AdminShowFrontendConfig, ctx: SessionContext) -> Result:
     engine.privileges.require_global(ctx, Privilege.ADMIN)
     rows = engine.config.rows()

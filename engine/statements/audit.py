@@ -17,7 +17,7 @@ COLUMNS = ["Time", "User", "Host", "ConnectionId", "Kind", "Object", "Outcome", 
            "DurationMs", "Count", "LastUser", "Statement"]
 
 
-@handles(ast.ShowAudit)
+@handles(ast.ShowAudit, columns=COLUMNS)
 def show_audit(engine: Engine, stmt: ast.ShowAudit, ctx: SessionContext) -> Result:
     engine.privileges.require_global(ctx, Privilege.ADMIN)
     rows = [

@@ -23,7 +23,7 @@ COLUMNS = ["BackendId", "Host", "Alive", "Isolation", "IsolationDetail", "QueueD
            "DispatcherRounds", "ProcessEpoch"]
 
 
-@handles(ast.ShowBackends)
+@handles(ast.ShowBackends, columns=COLUMNS)
 def show_backends(engine: Engine, stmt: ast.ShowBackends, ctx: SessionContext) -> Result:
     engine.privileges.require_global(ctx, Privilege.ADMIN)
     supervisor = engine.dispatcher.supervisor
@@ -53,7 +53,7 @@ FRONTEND_COLUMNS = ["Name", "Host", "QueryPort", "Role", "IsMaster", "Alive", "L
                     "CurrentConnected"]
 
 
-@handles(ast.ShowFrontends)
+@handles(ast.ShowFrontends, columns=FRONTEND_COLUMNS)
 def show_frontends(engine: Engine, stmt: ast.ShowFrontends, ctx: SessionContext) -> Result:
     engine.privileges.require_global(ctx, Privilege.ADMIN)
     me = engine.frontend.identity.name

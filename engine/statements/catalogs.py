@@ -105,7 +105,7 @@ SHOW_CATALOGS_COLUMNS = ["CatalogId", "CatalogName", "Type", "IsCurrent", "Creat
                          "Comment"]
 
 
-@handles(ast.ShowCatalogs)
+@handles(ast.ShowCatalogs, columns=SHOW_CATALOGS_COLUMNS)
 def show_catalogs(engine: Engine, stmt: ast.ShowCatalogs, ctx: SessionContext) -> Result:
     rows: list[tuple] = [(INTERNAL_ID, INTERNAL, "internal", "yes" if ctx.catalog == INTERNAL else "",
                           "", "", "Doris internal catalog")]

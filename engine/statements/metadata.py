@@ -62,7 +62,7 @@ COLUMNS = ["Field", "Type", "Null", "Key", "Default", "Extra"]
 _SHORT = [FULL_COLUMNS.index(c) for c in COLUMNS]
 
 
-@handles(ast.Describe)
+@handles(ast.Describe, columns=COLUMNS)
 def describe(engine: Engine, stmt: ast.Describe, ctx: SessionContext) -> Result:
     """DESCRIBE t is SHOW COLUMNS FROM t (MySQL manual 15.8.1): the same rows."""
     return show_columns(engine, ast.ShowColumns(parts=stmt.parts), ctx)
@@ -83,7 +83,7 @@ INDEX_COLUMNS = ["Table", "Non_unique", "Key_name", "Seq_in_index", "Column_name
                  "Index_uuid", "Indexed_rows", "Unindexed_rows"]
 
 
-@handles(ast.ShowIndex)
+@handles(ast.ShowIndex, columns=INDEX_COLUMNS)
 def show_index(engine: Engine, stmt: ast.ShowIndex, ctx: SessionContext) -> Result:
     catalog, db, table = engine.metadata.split(ctx, stmt.parts)
     engine.metadata.require_table(ctx, catalog, db, table)

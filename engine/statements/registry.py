@@ -1,14 +1,15 @@
 """Each statement class's handler and audit target, registered where the handler is written.
 
 engine/ast.py cannot import the handlers (it is below them), so a handler registers itself on
-its class: ``@handles(ast.ShowEngines)`` above the function, with ``audit=`` saying what the
-statement acts on when that is more than nothing. A class registered twice is an error at import;
+its class: ``@handles(ast.ShowEngines, columns=…)`` above the function, with ``audit=`` saying
+what the statement acts on when that is more than nothing and ``columns=`` its result's columns
+when they never vary. A class registered twice is an error at import;
 tests/unit/test_statement_table.py holds every class to exactly one registration.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -26,13 +27,17 @@ H = TypeVar("H", bound=Handler)
 class Registration:
     handler: Handler
     audit_target: AuditTarget | None = None
+    columns: tuple[str, ...] | None = None  # the result's columns, when they never vary
 
 
 HANDLERS: dict[type[ast.Statement], Registration] = {}
 
 
-def handles(cls: type[ast.Statement], *, audit: AuditTarget | None = None) -> Callable[[H], H]:
-    """Register the decorated function as ``cls``'s handler (and ``audit`` as its target)."""
+def handles(cls: type[ast.Statement], *, audit: AuditTarget | None = None,
+            columns: Sequence[str] | None = None) -> Callable[[H], H]:
+    """Register the decorated function as ``cls``'s handler, ``audit`` as what it acts on and
+    ``columns`` as its result's columns where they are fixed (tests/sql/test_statement_columns.py
+    runs each to hold it to them)."""
     if cls.by_session:
         raise TypeError(f"{cls.__name__} is run by the server session, not by a handler")
 
@@ -40,7 +45,7 @@ def handles(cls: type[ast.Statement], *, audit: AuditTarget | None = None) -> Ca
         if cls in HANDLERS:
             raise TypeError(f"{cls.__name__} already has a handler: "
                             f"{HANDLERS[cls].handler.__qualname__}")
-        HANDLERS[cls] = Registration(handler, audit)
+        HANDLERS[cls] = Registration(handler, audit, tuple(columns) if columns is not None else None)
         return handler
 
     return register

@@ -41,12 +41,12 @@ def _text_types(columns: list[str]) -> dict[str, str]:
     return {c: "VARCHAR" for c in columns}
 
 
-@handles(ast.ShowEngines)
+@handles(ast.ShowEngines, columns=ENGINE_COLUMNS)
 def show_engines(engine: Engine, stmt: ast.ShowEngines, ctx: SessionContext) -> Result:
     return Result(columns=ENGINE_COLUMNS, rows=list(ENGINES), column_types=_text_types(ENGINE_COLUMNS))
 
 
-@handles(ast.ShowPlugins)
+@handles(ast.ShowPlugins, columns=PLUGIN_COLUMNS)
 def show_plugins(engine: Engine, stmt: ast.ShowPlugins, ctx: SessionContext) -> Result:
     return Result(columns=PLUGIN_COLUMNS, rows=list(PLUGINS), column_types=_text_types(PLUGIN_COLUMNS))
 
@@ -72,7 +72,7 @@ def show_collation(engine: Engine, stmt: ast.ShowCollation, ctx: SessionContext)
     return Result(columns=columns, rows=sorted(rows), column_types={"Id": "BIGINT", "Sortlen": "BIGINT"})
 
 
-@handles(ast.ShowProcesslist)
+@handles(ast.ShowProcesslist, columns=PROCESS_COLUMNS)
 def show_processlist(engine: Engine, stmt: ast.ShowProcesslist, ctx: SessionContext) -> Result:
     """Every connection for ADMIN, one's own for everyone else (MySQL's PROCESS privilege)."""
     registry = engine.connections
@@ -86,7 +86,7 @@ def show_processlist(engine: Engine, stmt: ast.ShowProcesslist, ctx: SessionCont
                                 "State": "VARCHAR"})
 
 
-@handles(ast.ShowTableStatus)
+@handles(ast.ShowTableStatus, columns=TABLE_STATUS_COLUMNS)
 def show_table_status(engine: Engine, stmt: ast.ShowTableStatus, ctx: SessionContext) -> Result:
     catalog, db = _catalog_db(stmt.parts, ctx)
     if catalog.lower() != INTERNAL:
@@ -132,6 +132,6 @@ def _status_types() -> dict[str, str]:
     return types
 
 
-@handles(ast.ShowRoutineStatus)
+@handles(ast.ShowRoutineStatus, columns=ROUTINE_COLUMNS)
 def show_routine_status(engine: Engine, stmt: ast.ShowRoutineStatus, ctx: SessionContext) -> Result:
     return Result(columns=ROUTINE_COLUMNS, rows=[], column_types=_text_types(ROUTINE_COLUMNS))

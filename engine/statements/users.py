@@ -230,7 +230,7 @@ def _privilege_columns(grants: list[tuple[Target, str]]) -> tuple[str, str, str,
     return fmt("global"), fmt("catalog"), fmt("database"), fmt("table")
 
 
-@handles(ast.ShowGrants)
+@handles(ast.ShowGrants, columns=GRANT_COLUMNS)
 def show_grants(engine: Engine, stmt: ast.ShowGrants, ctx: SessionContext) -> Result:
     me = UserIdentity(ctx.user, ctx.account_host)
     if stmt.all_users:
