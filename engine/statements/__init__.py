@@ -2,8 +2,9 @@
 
 One module per statement family; every handler has the same shape —
 authorize → validate → execute → Result (rows + warnings) — and registers itself on its statement
-class with ``@handles`` (engine/statements/registry.py), with what the statement acts on. :func:`execute` is the one way any
-statement runs: its handler, wrapped once in the audit and the statement-duration metric.
+class with ``@handles`` (engine/statements/registry.py), with what the statement acts on.
+:func:`execute` is the one way any statement runs: its handler, wrapped once in the audit and the
+statement-duration metric.
 
 May import: `drydock.engine`, `drydock.engine.core`, `drydock.engine.support`, `drydock.engine.store`,
 `drydock.engine.security`, `drydock.grammar`, `drydock.engine.lakehouse`, `drydock.engine.sql`,

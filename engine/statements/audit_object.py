@@ -26,8 +26,8 @@ def is_audited(statement: ast.Statement) -> bool:
 
 
 def audit_object(statement: ast.Statement, ctx: SessionContext) -> str:
-    """What a statement acts on: its class's registered audit target (engine/statements/registry.py),
-    or nothing."""
+    """What a statement acts on: its class's registered audit target
+    (engine/statements/registry.py), or nothing."""
     registration = HANDLERS.get(type(statement))
     target = registration.audit_target if registration is not None else None
     if target is None:

@@ -45,7 +45,8 @@ def handles(cls: type[ast.Statement], *, audit: AuditTarget | None = None,
         if cls in HANDLERS:
             raise TypeError(f"{cls.__name__} already has a handler: "
                             f"{HANDLERS[cls].handler.__qualname__}")
-        HANDLERS[cls] = Registration(handler, audit, tuple(columns) if columns is not None else None)
+        fixed = tuple(columns) if columns is not None else None
+        HANDLERS[cls] = Registration(handler, audit, fixed)
         return handler
 
     return register
