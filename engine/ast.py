@@ -1,7 +1,8 @@
 """Statement objects: what the grammar produces and the engine executes.
 
-Plain frozen dataclasses with declared fields, one per statement; no behaviour here. The engine
-finds a statement's code by the statement's family module (engine/statements/<family>.py).
+Plain frozen dataclasses with declared fields, one per statement; no behaviour here. A statement's
+handler registers itself on the class (``@handles`` in engine/statements/<family>.py), which this
+module cannot import; its grammar rule's transformer method (grammar/parser.py) builds it.
 """
 
 from __future__ import annotations
@@ -12,19 +13,22 @@ from typing import Any, ClassVar
 
 @dataclass(frozen=True)
 class Statement:
-    """A statement declares how the engine runs it (engine/core.py reads these):
+    """A statement declares how it runs (server/session.py routes by these, the audit reads them):
 
     - ``inline``: answered on the event loop (cheap, no I/O); otherwise in a worker thread;
     - ``pool``: which worker pool runs it — ``"statements"`` for queries and session work,
       ``"maintenance"`` for procedures and index-job administration, so long CALLs cannot starve
       plain queries;
     - ``audited``: it changes something, so every execution gets an audit record (denied
-      statements always get one).
+      statements always get one);
+    - ``by_session``: the server session runs it (SQL-level prepared statements: session state),
+      so it has no engine handler.
     """
 
     inline: ClassVar[bool] = False
     pool: ClassVar[str] = "statements"
     audited: ClassVar[bool] = False
+    by_session: ClassVar[bool] = False
 
 
 @dataclass(frozen=True, eq=False)
@@ -370,6 +374,8 @@ class CancelLanceIndexJob(Statement):
 # Run by the server session (server/sql_prepared.py): EXECUTE re-enters the session's routing.
 @dataclass(frozen=True)
 class Prepare(Statement):
+    by_session: ClassVar[bool] = True
+
     name: str  # statement names are case-insensitive
     text: str | None = None  # PREPARE s FROM 'text'
     from_variable: str | None = None  # PREPARE s FROM @var (the variable's name, without '@')
@@ -377,12 +383,16 @@ class Prepare(Statement):
 
 @dataclass(frozen=True)
 class ExecutePrepared(Statement):
+    by_session: ClassVar[bool] = True
+
     name: str
     using: tuple[str, ...] = ()  # EXECUTE s USING @a, @b: the variables' names, without '@'
 
 
 @dataclass(frozen=True)
 class DeallocatePrepare(Statement):
+    by_session: ClassVar[bool] = True
+
     name: str  # DEALLOCATE PREPARE s | DROP PREPARE s
 
 

@@ -25,77 +25,11 @@ from drydock.engine import ast
 from drydock.engine.errors import DrydockError, Errors
 from drydock.engine.security.redact import SECRET_KEY, redact_sql
 from drydock.engine.support.url_secrets import has_secret
+from drydock.grammar.owned_prefixes import owned_prefixes
 from drydock.grammar.statement_shapes import ShapeCache
 
 _GRAMMAR = Path(__file__).with_name("drydock.lark")
 
-# Leading keywords of the statement families the grammar owns. Everything else is passthrough.
-OWNED_PREFIXES: tuple[tuple[str, ...], ...] = (
-    ("ADMIN",),
-    ("SHOW", "WARNINGS"),
-    ("SHOW", "ERRORS"),
-    ("SHOW", "COUNT"),
-    ("KILL",),
-    ("CREATE", "USER"),
-    ("DROP", "USER"),
-    ("ALTER", "USER"),
-    ("SET", "PASSWORD"),
-    ("GRANT",),
-    ("REVOKE",),
-    ("CREATE", "ROLE"),
-    ("DROP", "ROLE"),
-    ("SHOW", "GRANTS"),
-    ("SHOW", "ALL", "GRANTS"),
-    ("SHOW", "ROLES"),
-    ("SHOW", "AUDIT"),
-    ("SHOW", "CREATE", "TABLE"),
-    ("CREATE", "CATALOG"),
-    ("DROP", "CATALOG"),
-    ("ALTER", "CATALOG"),
-    ("SHOW", "CATALOGS"),
-    ("SHOW", "CREATE", "CATALOG"),
-    ("SWITCH",),
-    ("USE",),
-    ("REFRESH",),
-    ("SHOW", "DATABASES"),
-    ("SHOW", "SCHEMAS"),
-    ("SHOW", "TABLES"),
-    ("SHOW", "FULL", "TABLES"),
-    ("DESC",),
-    ("SHOW", "COLUMNS"),
-    ("SHOW", "FIELDS"),
-    ("SHOW", "FULL", "COLUMNS"),
-    ("SHOW", "FULL", "FIELDS"),
-    ("SHOW", "EXTENDED"),
-    ("SHOW", "INDEX"),
-    ("SHOW", "INDEXES"),
-    ("SHOW", "KEYS"),
-    ("PREPARE",),  # SQL-level prepared statements
-    ("EXECUTE",),
-    ("DEALLOCATE",),
-    ("DROP", "PREPARE"),
-    ("CREATE", "INDEX"),
-    ("CREATE", "OR", "REPLACE"),
-    ("DROP", "INDEX"),
-    ("SHOW", "LANCE"),
-    ("RESOLVE",),
-    ("CANCEL", "LANCE"),
-    ("SHOW", "BACKENDS"),
-    ("SHOW", "FRONTENDS"),
-    ("CALL",),
-    ("SHOW", "PROCEDURES"),
-    ("SHOW", "PROCEDURE"),
-    ("SHOW", "ENGINES"),
-    ("SHOW", "STORAGE", "ENGINES"),
-    ("SHOW", "CHARSET"),
-    ("SHOW", "CHARACTER", "SET"),
-    ("SHOW", "COLLATION"),
-    ("SHOW", "PLUGINS"),
-    ("SHOW", "PROCESSLIST"),
-    ("SHOW", "FULL", "PROCESSLIST"),
-    ("SHOW", "TABLE", "STATUS"),
-    ("SHOW", "FUNCTION", "STATUS"),
-)
 # DESCRIBE/DESC followed by a query is EXPLAIN, which stays with the passthrough. Whole words only:
 # DESC withdrawals or DESC selection.t describes a table, whose name must not decide the statement.
 _DESCRIBE_QUERY = re.compile(r"\s*desc(ribe)?\s+((select|with)(?![A-Za-z0-9_$])|\()", re.IGNORECASE)
@@ -121,6 +55,9 @@ class _KeepWordTerminals:
 _parser = Lark(_GRAMMAR.read_text(), parser="lalr", start="start", maybe_placeholders=False,
                postlex=_KeepWordTerminals())
 _TERMINAL_PATTERNS = {t.name: t.pattern for t in _parser.terminals}
+# Leading words of the statements the grammar owns (grammar/owned_prefixes.py); everything else
+# is passthrough.
+OWNED_PREFIXES: tuple[tuple[str, ...], ...] = owned_prefixes(_parser)
 # Keywords that may also be identifiers; an error that expects an identifier lists only that.
 _NON_RESERVED = {sym.name for rule in _parser.rules if rule.origin.name == "non_reserved"
                  for sym in rule.expansion}

@@ -53,9 +53,6 @@ from drydock.server.prepared import bind_parameters, count_placeholders
 from drydock.server.results import MetaByColumn, StreamedRows, column_metas, to_wire
 from drydock.engine.support.config_keys import Key
 
-# SQL-level prepared statements, run here: EXECUTE re-enters the session's routing.
-_PREPARED_SQL = (ast.Prepare, ast.ExecutePrepared, ast.DeallocatePrepare)
-
 VERSION = "8.0.33"
 VERSION_COMMENT = "drydock 0.1.0"
 
@@ -291,7 +288,7 @@ class DrydockSession(Session):
         # SHOW WARNINGS keeps the diagnostics area; EXECUTE leaves it to the statement it runs.
         if not isinstance(statement, (ast.ShowDiagnostics, ast.ExecutePrepared)):
             self.ctx.diagnostics = []
-        if isinstance(statement, _PREPARED_SQL):
+        if statement.by_session:  # SQL-level prepared statements: EXECUTE re-enters this routing
             return await self._prepared_sql(statement, attrs)
         try:
             if statement.inline:
@@ -308,7 +305,7 @@ class DrydockSession(Session):
             bound = sql_prepared.bind(self.ctx, statement)
             self._check_size(bound)
             inner = await self._in_thread("statements", parse, bound, self._token_budget())
-            if isinstance(inner, _PREPARED_SQL):  # the prepared text is never PREPARE/EXECUTE
+            if inner.by_session:  # the prepared text is never PREPARE/EXECUTE
                 raise Errors.UNSUPPORTED_PS.error()
             return await self._run(inner, bound, attrs)
         if isinstance(statement, ast.Prepare):

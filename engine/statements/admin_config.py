@@ -8,10 +8,12 @@ from drydock.engine.support.like import LikePattern
 from drydock.engine.results import Result
 from drydock.engine.session import SessionContext
 from drydock.engine.security.privileges import Privilege
+from drydock.engine.statements.registry import handles
 
 SHOW_COLUMNS = ["Key", "Value", "Type", "IsMutable", "MasterOnly", "Comment"]
 
 
+@handles(ast.AdminSetFrontendConfig)
 def admin_set_frontend_config(engine: Engine, stmt: ast.AdminSetFrontendConfig, ctx: SessionContext) -> Result:
     engine.privileges.require_global(ctx, Privilege.ADMIN)
     # Validate every pair before changing anything: a statement either applies whole or not at all.
@@ -23,6 +25,7 @@ def admin_set_frontend_config(engine: Engine, stmt: ast.AdminSetFrontendConfig, 
     return Result.ok()
 
 
+@handles(ast.AdminShowFrontendConfig, columns=SHOW_COLUMNS)
 def admin_show_frontend_config(engine: Engine, stmt: ast.AdminShowFrontendConfig, ctx: SessionContext) -> Result:
     engine.privileges.require_global(ctx, Privilege.ADMIN)
     rows = engine.config.rows()

@@ -9,6 +9,7 @@ from drydock.engine.core import Engine
 from drydock.engine.results import Result
 from drydock.engine.session import SessionContext
 from drydock.engine.security.privileges import Privilege
+from drydock.engine.statements.registry import handles
 
 # Statement stays last. Count: failed logins one Login record stands for (user is the first
 # name tried, LastUser the last); 1 for every other record.
@@ -16,6 +17,7 @@ COLUMNS = ["Time", "User", "Host", "ConnectionId", "Kind", "Object", "Outcome", 
            "DurationMs", "Count", "LastUser", "Statement"]
 
 
+@handles(ast.ShowAudit, columns=COLUMNS)
 def show_audit(engine: Engine, stmt: ast.ShowAudit, ctx: SessionContext) -> Result:
     engine.privileges.require_global(ctx, Privilege.ADMIN)
     rows = [

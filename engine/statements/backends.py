@@ -16,12 +16,14 @@ from drydock.engine.session import SessionContext
 from drydock.engine.security.privileges import Privilege
 from drydock.engine.support.config_keys import Key
 from drydock.engine.support.url_secrets import mask_text, mask_value
+from drydock.engine.statements.registry import handles
 
 COLUMNS = ["BackendId", "Host", "Alive", "Isolation", "IsolationDetail", "QueueDepth", "InflightWorkers",
            "PossibleLiveSlots", "MaxInflight", "DispatcherPaused", "CPUs", "MemoryBytes", "RunningTasks",
            "DispatcherRounds", "ProcessEpoch"]
 
 
+@handles(ast.ShowBackends, columns=COLUMNS)
 def show_backends(engine: Engine, stmt: ast.ShowBackends, ctx: SessionContext) -> Result:
     engine.privileges.require_global(ctx, Privilege.ADMIN)
     backend = engine.dispatcher.backend
@@ -51,6 +53,7 @@ FRONTEND_COLUMNS = ["Name", "Host", "QueryPort", "Role", "IsMaster", "Alive", "L
                     "CurrentConnected"]
 
 
+@handles(ast.ShowFrontends, columns=FRONTEND_COLUMNS)
 def show_frontends(engine: Engine, stmt: ast.ShowFrontends, ctx: SessionContext) -> Result:
     engine.privileges.require_global(ctx, Privilege.ADMIN)
     me = engine.frontend.identity.name

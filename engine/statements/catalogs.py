@@ -22,6 +22,7 @@ from drydock.engine.results import Result
 from drydock.engine.session import SessionContext
 from drydock.engine.statements.admin_config import like_to_regex
 from drydock.engine.security.privileges import Privilege
+from drydock.engine.statements.registry import handles, name_target
 
 
 def _time(ts: float) -> str:
@@ -57,6 +58,7 @@ def _retarget_check(engine: Engine, admin: bool, written: dict[str, str]) -> Cha
     return check
 
 
+@handles(ast.CreateCatalog, audit=name_target)
 def create_catalog(engine: Engine, stmt: ast.CreateCatalog, ctx: SessionContext) -> Result:
     admin = _authorize(engine, ctx, Privilege.CREATE)
     written = engine.catalogs.normalize_keys(dict(stmt.properties))
@@ -69,6 +71,7 @@ def create_catalog(engine: Engine, stmt: ast.CreateCatalog, ctx: SessionContext)
     return Result.ok()
 
 
+@handles(ast.DropCatalog, audit=name_target)
 def drop_catalog(engine: Engine, stmt: ast.DropCatalog, ctx: SessionContext) -> Result:
     admin = _authorize(engine, ctx, Privilege.DROP, stmt.name)
     if stmt.name.lower() == INTERNAL:
@@ -80,6 +83,7 @@ def drop_catalog(engine: Engine, stmt: ast.DropCatalog, ctx: SessionContext) -> 
     return Result.ok()
 
 
+@handles(ast.AlterCatalogRename, audit=name_target)
 def alter_catalog_rename(engine: Engine, stmt: ast.AlterCatalogRename, ctx: SessionContext) -> Result:
     admin = _authorize(engine, ctx, Privilege.ALTER, stmt.name)
     engine.catalogs.rename(stmt.name, stmt.new_name, _manage_check(engine, admin))
@@ -88,6 +92,7 @@ def alter_catalog_rename(engine: Engine, stmt: ast.AlterCatalogRename, ctx: Sess
     return Result.ok()
 
 
+@handles(ast.AlterCatalogSetProperties, audit=name_target)
 def alter_catalog_set_properties(engine: Engine, stmt: ast.AlterCatalogSetProperties,
                                  ctx: SessionContext) -> Result:
     admin = _authorize(engine, ctx, Privilege.ALTER, stmt.name)
@@ -100,6 +105,7 @@ SHOW_CATALOGS_COLUMNS = ["CatalogId", "CatalogName", "Type", "IsCurrent", "Creat
                          "Comment"]
 
 
+@handles(ast.ShowCatalogs, columns=SHOW_CATALOGS_COLUMNS)
 def show_catalogs(engine: Engine, stmt: ast.ShowCatalogs, ctx: SessionContext) -> Result:
     rows: list[tuple] = [(INTERNAL_ID, INTERNAL, "internal", "yes" if ctx.catalog == INTERNAL else "",
                           "", "", "Doris internal catalog")]
@@ -115,6 +121,7 @@ def show_catalogs(engine: Engine, stmt: ast.ShowCatalogs, ctx: SessionContext) -
     return Result(columns=SHOW_CATALOGS_COLUMNS, rows=rows)
 
 
+@handles(ast.ShowCreateCatalog)
 def show_create_catalog(engine: Engine, stmt: ast.ShowCreateCatalog, ctx: SessionContext) -> Result:
     record = engine.catalogs.get(stmt.name)
     if not engine.privileges.sees_catalog(ctx, record.name):
@@ -126,6 +133,7 @@ def show_create_catalog(engine: Engine, stmt: ast.ShowCreateCatalog, ctx: Sessio
     return Result(columns=["Catalog", "CreateCatalog"], rows=[(record.name, text)])
 
 
+@handles(ast.Switch)
 def switch(engine: Engine, stmt: ast.Switch, ctx: SessionContext) -> Result:
     name = _catalog_name(engine, stmt.catalog)
     if name != INTERNAL and not engine.privileges.sees_catalog(ctx, name):
@@ -149,6 +157,11 @@ def _catalog_name(engine: Engine, name: str) -> str:
     return INTERNAL if name.lower() == INTERNAL else engine.catalogs.get(name).name
 
 
+def _use_target(stmt: ast.Use, ctx: SessionContext) -> str:
+    return f"{ctx.catalog}.{'.'.join(stmt.parts)}"
+
+
+@handles(ast.Use, audit=_use_target)
 def use(engine: Engine, stmt: ast.Use, ctx: SessionContext) -> Result:
     parts = _connection_database(engine, stmt.parts)
     if len(parts) > 2:
@@ -161,6 +174,7 @@ def use(engine: Engine, stmt: ast.Use, ctx: SessionContext) -> Result:
     return Result.ok()
 
 
+@handles(ast.Refresh)
 def refresh(engine: Engine, stmt: ast.Refresh, ctx: SessionContext) -> Result:
     parts = stmt.parts
     wanted = {"CATALOG": 1, "DATABASE": 2, "TABLE": 3}[stmt.kind]

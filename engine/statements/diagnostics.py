@@ -10,8 +10,10 @@ from drydock.engine import ast
 from drydock.engine.core import Engine
 from drydock.engine.results import Result
 from drydock.engine.session import SessionContext
+from drydock.engine.statements.registry import handles
 
 
+@handles(ast.ShowDiagnostics)
 def show_diagnostics(engine: Engine, stmt: ast.ShowDiagnostics, ctx: SessionContext) -> Result:
     conditions = [d for d in ctx.diagnostics if d.level == "Error" or not stmt.errors_only]
     if stmt.count_only:

@@ -18,6 +18,7 @@ from drydock.engine.jobs.control.visibility import JobVisibility
 from drydock.engine.results import Result
 from drydock.engine.session import SessionContext
 from drydock.engine.statements import internal_index
+from drydock.engine.statements.registry import handles, job_target, table_target
 
 INTERNAL_CATALOG_ID = 0  # the internal catalog has no row in `catalogs` (engine/store/metastore.py)
 JOB_ID_COLUMN = ["JobId"]
@@ -45,6 +46,7 @@ def _job_id_result(job: JobRecord | None) -> Result:
     return Result(columns=JOB_ID_COLUMN, rows=rows, column_types={"JobId": "VARCHAR"})
 
 
+@handles(ast.CreateIndex, audit=table_target)
 def create_index(engine: Engine, stmt: ast.CreateIndex, ctx: SessionContext) -> Result:
     if internal_index.is_internal(engine, ctx, stmt.table) and stmt.using in internal_index.PLAIN_METHODS:
         return internal_index.create(engine, stmt, ctx)  # a plain DuckDB index, MySQL-style
@@ -54,6 +56,7 @@ def create_index(engine: Engine, stmt: ast.CreateIndex, ctx: SessionContext) -> 
     return _job_id_result(admit_create(engine.admission, stmt, ctx))
 
 
+@handles(ast.DropIndex, audit=table_target)
 def drop_index(engine: Engine, stmt: ast.DropIndex, ctx: SessionContext) -> Result:
     if internal_index.is_internal(engine, ctx, stmt.table):
         return internal_index.drop(engine, stmt, ctx)
@@ -95,6 +98,7 @@ def _where_filters(where: ast.WhereClause | None) -> tuple[str | None, str | Non
     return table, state
 
 
+@handles(ast.ShowLanceIndexJobs)
 def show_lance_index_jobs(engine: Engine, stmt: ast.ShowLanceIndexJobs, ctx: SessionContext) -> Result:
     table, state = _where_filters(stmt.where)
     if len(stmt.scope) > 2:
@@ -190,6 +194,7 @@ def _visible_job(engine: Engine, ctx: SessionContext, job_id: int) -> tuple[JobR
     return job, visibility
 
 
+@handles(ast.ShowLanceIndexJob)
 def show_lance_index_job(engine: Engine, stmt: ast.ShowLanceIndexJob, ctx: SessionContext) -> Result:
     job, visibility = _visible_job(engine, ctx, stmt.job_id)
     ema = "" if job.external_metadata_advanced is None else _yes(job.external_metadata_advanced)
@@ -203,6 +208,7 @@ def show_lance_index_job(engine: Engine, stmt: ast.ShowLanceIndexJob, ctx: Sessi
     return Result(columns=columns, rows=[row], column_types={c: "VARCHAR" for c in columns})
 
 
+@handles(ast.ResolveLanceIndexJob, audit=job_target)
 def resolve_lance_index_job(engine: Engine, stmt: ast.ResolveLanceIndexJob, ctx: SessionContext) -> Result:
     """Reference §3's check order; never gated by enable_lance_index_mutation."""
     warning = [Errors.LANCE_INDEX_JOB_FORCE_RELEASED.warning(detail=FORCE_RELEASE_WARNING)]
@@ -232,6 +238,7 @@ def resolve_lance_index_job(engine: Engine, stmt: ast.ResolveLanceIndexJob, ctx:
     return Result.ok(warnings=warning)
 
 
+@handles(ast.CancelLanceIndexJob, audit=job_target)
 def cancel_lance_index_job(engine: Engine, stmt: ast.CancelLanceIndexJob, ctx: SessionContext) -> Result:
     job = engine.jobs.get(stmt.job_id)
     visibility = JobVisibility(engine.catalogs, engine.privileges, ctx)

@@ -18,10 +18,12 @@ from drydock.engine.sql.info_schema import ATTACHED_NAME, external_column_row
 from drydock.engine.session import INTERNAL
 from drydock.engine.results import Result
 from drydock.engine.session import SessionContext
+from drydock.engine.statements.registry import handles
 
 TABLE_OPTIONS = "ENGINE={engine} DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_0900_ai_ci"
 
 
+@handles(ast.ShowCreateTable)
 def show_create_table(engine: Engine, stmt: ast.ShowCreateTable, ctx: SessionContext) -> Result:
     catalog, db, table = engine.metadata.split(ctx, stmt.parts)  # also `catalog.db`.t (engine/sql/dotted_names.py)
     if not engine.privileges.may_see_table(ctx, catalog, db, table):

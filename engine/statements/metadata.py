@@ -12,6 +12,7 @@ from drydock.engine.errors import Errors
 from drydock.engine.support.like import LikePattern
 from drydock.engine.results import Diagnostic, Result
 from drydock.engine.session import SessionContext
+from drydock.engine.statements.registry import handles
 
 
 def _filter(rows: list[tuple], like: str | None) -> list[tuple]:
@@ -27,6 +28,7 @@ def _catalog(engine: Engine, name: str | None, ctx: SessionContext) -> str:
     return INTERNAL if name.lower() == INTERNAL else engine.catalogs.get(name).name
 
 
+@handles(ast.ShowDatabases)
 def show_databases(engine: Engine, stmt: ast.ShowDatabases, ctx: SessionContext) -> Result:
     catalog = _catalog(engine, stmt.catalog, ctx)
     names = engine.metadata.databases(ctx, catalog)
@@ -38,6 +40,7 @@ def show_databases(engine: Engine, stmt: ast.ShowDatabases, ctx: SessionContext)
     return Result(columns=["Database"], rows=_filter([(n,) for n in names], stmt.like), warnings=warnings)
 
 
+@handles(ast.ShowTables)
 def show_tables(engine: Engine, stmt: ast.ShowTables, ctx: SessionContext) -> Result:
     if len(stmt.parts) == 2:
         catalog, db = _catalog(engine, stmt.parts[0], ctx), stmt.parts[1]
@@ -59,11 +62,13 @@ COLUMNS = ["Field", "Type", "Null", "Key", "Default", "Extra"]
 _SHORT = [FULL_COLUMNS.index(c) for c in COLUMNS]
 
 
+@handles(ast.Describe, columns=COLUMNS)
 def describe(engine: Engine, stmt: ast.Describe, ctx: SessionContext) -> Result:
     """DESCRIBE t is SHOW COLUMNS FROM t (MySQL manual 15.8.1): the same rows."""
     return show_columns(engine, ast.ShowColumns(parts=stmt.parts), ctx)
 
 
+@handles(ast.ShowColumns)
 def show_columns(engine: Engine, stmt: ast.ShowColumns, ctx: SessionContext) -> Result:
     catalog, db, table = engine.metadata.split(ctx, stmt.parts)
     rows = _filter(engine.metadata.column_rows(ctx, catalog, db, table), stmt.like)
@@ -78,6 +83,7 @@ INDEX_COLUMNS = ["Table", "Non_unique", "Key_name", "Seq_in_index", "Column_name
                  "Index_uuid", "Indexed_rows", "Unindexed_rows"]
 
 
+@handles(ast.ShowIndex, columns=INDEX_COLUMNS)
 def show_index(engine: Engine, stmt: ast.ShowIndex, ctx: SessionContext) -> Result:
     catalog, db, table = engine.metadata.split(ctx, stmt.parts)
     engine.metadata.require_table(ctx, catalog, db, table)

@@ -15,6 +15,7 @@ from drydock.engine.results import Result
 from drydock.engine.session import SessionContext
 from drydock.engine.security.privileges import Privilege
 from drydock.engine.support.config_keys import Key
+from drydock.engine.statements.registry import handles
 
 
 def _resolve(engine: Engine, parts: tuple[str, ...], ctx: SessionContext) -> tuple[CatalogRecord, Procedure]:
@@ -53,6 +54,16 @@ def _authorize(engine: Engine, ctx: SessionContext, record: CatalogRecord, proce
     return db, table
 
 
+def _call_target(stmt: ast.CallProcedure, ctx: SessionContext) -> str:
+    """The catalog, and the table when the call names one (``table =>`` or first positional)."""
+    table = next((a.value for a in stmt.arguments if (a.name or "").lower() == "table"), None)
+    if table is None and stmt.arguments and stmt.arguments[0].name is None:
+        table = stmt.arguments[0].value
+    catalog = stmt.parts[0] if len(stmt.parts) == 3 else ctx.catalog
+    return f"{catalog}.{table}" if table else catalog
+
+
+@handles(ast.CallProcedure, audit=_call_target)
 def call_procedure(engine: Engine, stmt: ast.CallProcedure, ctx: SessionContext) -> Result:
     record, procedure = _resolve(engine, stmt.parts, ctx)
     values = bind(procedure, stmt.arguments)
@@ -84,6 +95,7 @@ def call_procedure(engine: Engine, stmt: ast.CallProcedure, ctx: SessionContext)
     return result
 
 
+@handles(ast.ShowProcedures)
 def show_procedures(engine: Engine, stmt: ast.ShowProcedures, ctx: SessionContext) -> Result:
     records = [engine.catalogs.get(stmt.catalog)] if stmt.catalog else engine.catalogs.list()
     rows = []
@@ -97,6 +109,7 @@ def show_procedures(engine: Engine, stmt: ast.ShowProcedures, ctx: SessionContex
                            "Comment"], rows=rows)
 
 
+@handles(ast.ShowProcedure)
 def show_procedure(engine: Engine, stmt: ast.ShowProcedure, ctx: SessionContext) -> Result:
     _record, procedure = _resolve(engine, stmt.parts, ctx)
     rows = [(a.name, a.type, "YES" if a.required else "NO", "" if a.default is None else str(a.default),

@@ -19,6 +19,7 @@ from drydock.engine.support.like import like
 from drydock.engine.results import Result
 from drydock.engine.session import SessionContext
 from drydock.engine.security.privileges import Privilege
+from drydock.engine.statements.registry import handles
 
 ENGINE_COLUMNS = ["Engine", "Support", "Comment", "Transactions", "XA", "Savepoints"]
 ENGINES = [("DuckDB", "DEFAULT", "drydock's internal catalog (DuckDB)", "YES", "NO", "NO"),
@@ -40,14 +41,17 @@ def _text_types(columns: list[str]) -> dict[str, str]:
     return {c: "VARCHAR" for c in columns}
 
 
+@handles(ast.ShowEngines, columns=ENGINE_COLUMNS)
 def show_engines(engine: Engine, stmt: ast.ShowEngines, ctx: SessionContext) -> Result:
     return Result(columns=ENGINE_COLUMNS, rows=list(ENGINES), column_types=_text_types(ENGINE_COLUMNS))
 
 
+@handles(ast.ShowPlugins, columns=PLUGIN_COLUMNS)
 def show_plugins(engine: Engine, stmt: ast.ShowPlugins, ctx: SessionContext) -> Result:
     return Result(columns=PLUGIN_COLUMNS, rows=list(PLUGINS), column_types=_text_types(PLUGIN_COLUMNS))
 
 
+@handles(ast.ShowCharset)
 def show_charset(engine: Engine, stmt: ast.ShowCharset, ctx: SessionContext) -> Result:
     rows = [(c.name, c.name, c.default_collation.name, 4 if c.name.startswith("utf8mb4") else 1)
             for c in CharacterSet if stmt.like is None or like(c.name, stmt.like)]
@@ -55,6 +59,7 @@ def show_charset(engine: Engine, stmt: ast.ShowCharset, ctx: SessionContext) -> 
     return Result(columns=columns, rows=sorted(rows), column_types={"Maxlen": "BIGINT"})
 
 
+@handles(ast.ShowCollation)
 def show_collation(engine: Engine, stmt: ast.ShowCollation, ctx: SessionContext) -> Result:
     rows = []
     for collation in Collation:
@@ -67,6 +72,7 @@ def show_collation(engine: Engine, stmt: ast.ShowCollation, ctx: SessionContext)
     return Result(columns=columns, rows=sorted(rows), column_types={"Id": "BIGINT", "Sortlen": "BIGINT"})
 
 
+@handles(ast.ShowProcesslist, columns=PROCESS_COLUMNS)
 def show_processlist(engine: Engine, stmt: ast.ShowProcesslist, ctx: SessionContext) -> Result:
     """Every connection for ADMIN, one's own for everyone else (MySQL's PROCESS privilege)."""
     registry = engine.connections
@@ -80,6 +86,7 @@ def show_processlist(engine: Engine, stmt: ast.ShowProcesslist, ctx: SessionCont
                                 "State": "VARCHAR"})
 
 
+@handles(ast.ShowTableStatus, columns=TABLE_STATUS_COLUMNS)
 def show_table_status(engine: Engine, stmt: ast.ShowTableStatus, ctx: SessionContext) -> Result:
     catalog, db = _catalog_db(stmt.parts, ctx)
     if catalog.lower() != INTERNAL:
@@ -125,5 +132,6 @@ def _status_types() -> dict[str, str]:
     return types
 
 
+@handles(ast.ShowRoutineStatus, columns=ROUTINE_COLUMNS)
 def show_routine_status(engine: Engine, stmt: ast.ShowRoutineStatus, ctx: SessionContext) -> Result:
     return Result(columns=ROUTINE_COLUMNS, rows=[], column_types=_text_types(ROUTINE_COLUMNS))

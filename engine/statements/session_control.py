@@ -8,8 +8,10 @@ from drydock.engine.errors import Errors
 from drydock.engine.results import Result
 from drydock.engine.security.privileges import Privilege
 from drydock.engine.session import SessionContext
+from drydock.engine.statements.registry import handles
 
 
+@handles(ast.Kill)
 def kill(engine: Engine, stmt: ast.Kill, ctx: SessionContext) -> Result:
     registry = engine.connections
     owner = registry.owner_of(stmt.connection_id) if registry else None

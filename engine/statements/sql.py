@@ -31,6 +31,7 @@ from drydock.engine.sql.sql_relations import Reference
 from drydock.engine.statements import metadata, variables
 from drydock.engine.sql.user_variables import literal_expression, substitute_user_variables
 from drydock.grammar.sql import RenameTables
+from drydock.engine.statements.registry import handles
 
 READS = (exp.Select, exp.Union, exp.Intersect, exp.Except, exp.Values, exp.Subquery)
 WRITES = (exp.Insert, exp.Update, exp.Delete, exp.TruncateTable)
@@ -40,6 +41,11 @@ _DATABASE_KINDS = ("DATABASE", "SCHEMA")
 _OBJECT_KINDS = ("TABLE", "VIEW")
 
 
+def _sql_target(stmt: ast.SqlStatement, ctx: SessionContext) -> str:
+    return audit_target(stmt.expression, ctx)  # defined below, read when a statement is audited
+
+
+@handles(ast.SqlStatement, audit=_sql_target)
 def run_sql(engine: Engine, stmt: ast.SqlStatement, ctx: SessionContext) -> Result:
     expression = stmt.expression
     if isinstance(expression, exp.Set):

@@ -10,6 +10,7 @@ from drydock.engine.security.privileges import Privilege, Target, display, norma
 from drydock.engine.results import Result
 from drydock.engine.session import SessionContext
 from drydock.engine.security.users import ROOT, UserIdentity, validate_identity
+from drydock.engine.statements.registry import handles, user_target
 
 
 def _identity(spec: ast.UserSpec) -> UserIdentity:
@@ -92,6 +93,7 @@ def _authorize_grant(engine: Engine, ctx: SessionContext, target: Target, privil
                gives=frozenset((target, p) for p in privileges))
 
 
+@handles(ast.CreateUser, audit=user_target)
 def create_user(engine: Engine, stmt: ast.CreateUser, ctx: SessionContext) -> Result:
     identity = _identity(stmt.user)
     # A login picks the most specific account of its name, so a new account acts on the name's
@@ -108,6 +110,7 @@ def create_user(engine: Engine, stmt: ast.CreateUser, ctx: SessionContext) -> Re
     return Result.ok()
 
 
+@handles(ast.DropUser, audit=user_target)
 def drop_user(engine: Engine, stmt: ast.DropUser, ctx: SessionContext) -> Result:
     identity = _identity(stmt.user)
     _authorize(engine, ctx, Act.CHANGE, [_account(engine, identity)])
@@ -117,6 +120,7 @@ def drop_user(engine: Engine, stmt: ast.DropUser, ctx: SessionContext) -> Result
     return Result.ok()
 
 
+@handles(ast.AlterUser, audit=user_target)
 def alter_user(engine: Engine, stmt: ast.AlterUser, ctx: SessionContext) -> Result:
     identity = _identity(stmt.user)
     _authorize(engine, ctx, Act.PASSWORD, [_account(engine, identity)])
@@ -128,6 +132,7 @@ def alter_user(engine: Engine, stmt: ast.AlterUser, ctx: SessionContext) -> Resu
     return Result.ok()
 
 
+@handles(ast.SetPassword)
 def set_password(engine: Engine, stmt: ast.SetPassword, ctx: SessionContext) -> Result:
     identity = UserIdentity(ctx.user, ctx.account_host) if stmt.user is None else _identity(stmt.user)
     _authorize(engine, ctx, Act.PASSWORD, [_account(engine, identity)])
@@ -135,6 +140,7 @@ def set_password(engine: Engine, stmt: ast.SetPassword, ctx: SessionContext) -> 
     return Result.ok()
 
 
+@handles(ast.GrantPrivileges)
 def grant_privileges(engine: Engine, stmt: ast.GrantPrivileges, ctx: SessionContext) -> Result:
     privileges = normalize_privileges(stmt.privileges)
     target = resolve_target(stmt.target, ctx)
@@ -145,6 +151,7 @@ def grant_privileges(engine: Engine, stmt: ast.GrantPrivileges, ctx: SessionCont
     return Result.ok()
 
 
+@handles(ast.RevokePrivileges)
 def revoke_privileges(engine: Engine, stmt: ast.RevokePrivileges, ctx: SessionContext) -> Result:
     privileges = normalize_privileges(stmt.privileges)
     target = resolve_target(stmt.target, ctx)
@@ -160,6 +167,7 @@ def revoke_privileges(engine: Engine, stmt: ast.RevokePrivileges, ctx: SessionCo
     return Result.ok()
 
 
+@handles(ast.GrantRole)
 def grant_role(engine: Engine, stmt: ast.GrantRole, ctx: SessionContext) -> Result:
     identity = _identity(stmt.user)
     _authorize(engine, ctx, Act.CHANGE, [_account(engine, identity), *(_role(engine, r) for r in stmt.roles)])
@@ -173,6 +181,7 @@ def grant_role(engine: Engine, stmt: ast.GrantRole, ctx: SessionContext) -> Resu
     return Result.ok()
 
 
+@handles(ast.RevokeRole)
 def revoke_role(engine: Engine, stmt: ast.RevokeRole, ctx: SessionContext) -> Result:
     identity = _identity(stmt.user)
     _authorize(engine, ctx, Act.CHANGE, [_account(engine, identity), *(_role(engine, r) for r in stmt.roles)])
@@ -185,6 +194,7 @@ def revoke_role(engine: Engine, stmt: ast.RevokeRole, ctx: SessionContext) -> Re
     return Result.ok()
 
 
+@handles(ast.CreateRole)
 def create_role(engine: Engine, stmt: ast.CreateRole, ctx: SessionContext) -> Result:
     _authorize(engine, ctx, Act.CHANGE, [])
     if not engine.privileges.create_role(stmt.name, stmt.if_not_exists):
@@ -192,6 +202,7 @@ def create_role(engine: Engine, stmt: ast.CreateRole, ctx: SessionContext) -> Re
     return Result.ok()
 
 
+@handles(ast.DropRole)
 def drop_role(engine: Engine, stmt: ast.DropRole, ctx: SessionContext) -> Result:
     # its members lose what it holds
     _authorize(engine, ctx, Act.CHANGE, [_role(engine, stmt.name)])
@@ -219,6 +230,7 @@ def _privilege_columns(grants: list[tuple[Target, str]]) -> tuple[str, str, str,
     return fmt("global"), fmt("catalog"), fmt("database"), fmt("table")
 
 
+@handles(ast.ShowGrants, columns=GRANT_COLUMNS)
 def show_grants(engine: Engine, stmt: ast.ShowGrants, ctx: SessionContext) -> Result:
     me = UserIdentity(ctx.user, ctx.account_host)
     if stmt.all_users:
@@ -241,6 +253,7 @@ def show_grants(engine: Engine, stmt: ast.ShowGrants, ctx: SessionContext) -> Re
     return Result(columns=GRANT_COLUMNS, rows=rows)
 
 
+@handles(ast.ShowRoles)
 def show_roles(engine: Engine, stmt: ast.ShowRoles, ctx: SessionContext) -> Result:
     _require_user_admin(engine, ctx)
     rows = []

@@ -23,7 +23,6 @@ from drydock.engine.store.config import Config
 from drydock.engine.errors import DrydockError
 from drydock.engine.store.metastore import MetaStore
 from drydock.engine.results import Result
-from drydock.engine.statements import INLINE
 from drydock.grammar import parser
 from drydock.server.results import to_wire, typed_result
 
@@ -115,7 +114,7 @@ def test_the_cache_is_a_bounded_lru(empty_cache: None, monkeypatch: pytest.Monke
 
 # -- inline statements never wait on I/O ---------------------------------------------------------------
 def test_admin_show_frontend_config_is_inline() -> None:
-    assert ast.AdminShowFrontendConfig in INLINE
+    assert ast.AdminShowFrontendConfig.inline
 
 
 def test_config_readers_do_not_wait_for_a_config_write(tmp_path: Path) -> None:
