@@ -10,19 +10,23 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mysql_mimic import packets
+from mysql_mimic.auth import SimpleIdentityProvider
 from mysql_mimic.charset import CharacterSet
 from mysql_mimic.results import AllowedResult, ResultColumn
 from mysql_mimic.types import Capabilities
 
 from drydock.grammar import lexer
 from drydock.server.column_meta import ColumnMeta
+from drydock.server.connection import DrydockConnection
 from drydock.server.result_writer import ResultWriter
 from drydock.server.results import MetaByColumn, StreamedRows
+
+CAPABILITIES_41 = Capabilities.CLIENT_PROTOCOL_41
 
 
 @dataclass
 class FakeSession:
-    """A WireSession with fixed state; statements are not run."""
+    """A WireSession with fixed state; a statement's answer is looked up in ``answers``."""
 
     in_transaction: bool = False
     autocommit: bool = True
@@ -39,6 +43,8 @@ class FakeSession:
     client_host: str = ""
     statement_in_thread: bool = False
     interrupts: int = 0
+    answers: dict[str, AllowedResult] = field(default_factory=dict)  # sql → its result
+    queries: list[str] = field(default_factory=list)  # every text handle_query was given
 
     @property
     def text_mode(self) -> lexer.TextMode:
@@ -72,7 +78,8 @@ class FakeSession:
         self.database = database
 
     async def handle_query(self, sql: str, attrs: dict[str, str]) -> AllowedResult:
-        raise AssertionError("FakeSession runs no statements")
+        self.queries.append(sql)
+        return self.answers[sql]
 
     async def describe(self, sql: str, num_params: int) -> list[tuple[ResultColumn, ColumnMeta | None]]:
         return []
@@ -118,3 +125,13 @@ def result_writer(capabilities: Capabilities, session: FakeSession | None = None
     writer = ResultWriter(stream or RecordingStream(), session or FakeSession())  # type: ignore[arg-type]
     writer.capabilities = capabilities
     return writer
+
+
+def connection(session: FakeSession | None = None, capabilities: Capabilities = CAPABILITIES_41,
+               stream: RecordingStream | None = None) -> DrydockConnection:
+    """A DrydockConnection (its real constructor) whose client logged in with ``capabilities``."""
+    conn = DrydockConnection(stream=stream or RecordingStream(), session=session or FakeSession(),  # type: ignore[arg-type]
+                             connections=[], identity_provider=SimpleIdentityProvider(),
+                             server_capabilities=Capabilities(0))
+    conn.writer.capabilities = capabilities
+    return conn
