@@ -152,7 +152,8 @@ class DrydockServer:
         session = DrydockSession(self.engine, self.pools)
         connection = DrydockConnection(stream=stream, session=session, connections=self.connections,
                                        identity_provider=self.identity,
-                                       server_capabilities=CAPABILITIES, ssl_context=self.tls.context,
+                                       server_capabilities=CAPABILITIES,
+                                       ssl_context=self.tls.context,
                                        require_secure_transport=self.tls.required)
         if len(self.connections) >= MAX_CONNECTIONS:
             with contextlib.suppress(OSError):

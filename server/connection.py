@@ -39,6 +39,7 @@ from drydock.server.wire_session import WireSession, canonical, run_query
 logger = logging.getLogger(__name__)
 
 Handler = Callable[[bytes], Awaitable[None]]
+MORE_RESULTS = int(ServerStatus.SERVER_MORE_RESULTS_EXISTS)
 KILL_RETRIES = 50  # KILL QUERY re-interrupts every 0.1 s for up to 5 s (_interrupt_statement)
 
 
@@ -102,22 +103,24 @@ class DrydockConnection:
         """The login, bounded by HANDSHAKE_TIMEOUT_SECONDS; False when the connection must end
         (a client that leaves or is dropped during login costs one log line, never a traceback)."""
         try:
-            await asyncio.wait_for(self.login.handshake(self.connection_id), HANDSHAKE_TIMEOUT_SECONDS)
+            await asyncio.wait_for(self.login.handshake(self.connection_id),
+                                   HANDSHAKE_TIMEOUT_SECONDS)
             await self.session.opened(peer_host(self.stream), self.connection_id,
                                       tls.cipher(self.stream.writer))
             return True
         except LoginFailed:
             return False
-        except (ConnectionClosed, asyncio.IncompleteReadError, OSError) as exc:  # resets, TLS, timeout
+        except (ConnectionClosed, asyncio.IncompleteReadError, OSError) as exc:  # reset/TLS/timeout
             logger.info("connection %s ended during login: %s", self.connection_id, _login_end(exc))
         except wire.MalformedPacket as exc:
             logger.info("connection %s refused: bad handshake: %s", self.connection_id, exc)
-            await self.writer.write_quietly(self.writer.error(Errors.HANDSHAKE.error(detail=str(exc))))
+            error = Errors.HANDSHAKE.error(detail=str(exc))
+            await self.writer.write_quietly(self.writer.error(error))
         except MysqlError as exc:
             await self.writer.write_quietly(self.writer.error_of(exc))
         return False
 
-    # -- command phase ------------------------------------------------------------------------------
+    # -- command phase -----------------------------------------------------------------------------
     async def command_phase(self) -> None:
         self.stream.max_payload = wire.MAX_PAYLOAD  # logged in: MySQL's max_allowed_packet
         while True:
@@ -125,7 +128,7 @@ class DrydockConnection:
                 data = await self.stream.read()
             except (ConnectionClosed, ConnectionError, asyncio.IncompleteReadError):
                 return
-            except wire.MalformedPacket as exc:  # the stream cannot be resynchronised: answer, close
+            except wire.MalformedPacket as exc:  # the stream cannot resynchronise: answer, close
                 spec = (Errors.NET_PACKET_TOO_LARGE if isinstance(exc, wire.PacketTooLarge)
                         else Errors.NET_PACKETS_OUT_OF_ORDER)
                 self.stream.reset_seq()
@@ -154,7 +157,8 @@ class DrydockConnection:
         except (DrydockError, MysqlError) as exc:
             await self.stream.write(self.writer.error_of(exc))
         except wire.MalformedPacket as exc:
-            await self.stream.write(self.writer.error(Errors.MALFORMED_PACKET.error(detail=str(exc))))
+            error = Errors.MALFORMED_PACKET.error(detail=str(exc))
+            await self.stream.write(self.writer.error(error))
         except (ConnectionError, OSError):
             return False
         except Exception as exc:  # noqa: BLE001 - the last line of defence for one statement
@@ -167,7 +171,7 @@ class DrydockConnection:
             self.stream.reset_seq()
         return True
 
-    # -- KILL ---------------------------------------------------------------------------------------
+    # -- KILL --------------------------------------------------------------------------------------
     def kill(self, kind: KillKind = KillKind.CONNECTION) -> None:
         """KILL QUERY interrupts the running statement (its worker thread then fails with 1317
         through the ordinary error path) and never cancels the connection's task: upstream cancels
@@ -202,11 +206,12 @@ class DrydockConnection:
             return
         self.session.interrupt()
         try:
-            asyncio.get_running_loop().call_later(0.1, self._interrupt_statement, statement, tries - 1)
+            asyncio.get_running_loop().call_later(0.1, self._interrupt_statement, statement,
+                                                  tries - 1)
         except RuntimeError:  # not on the event loop: one interrupt is all we can do
             pass
 
-    # -- COM_QUERY ------------------------------------------------------------------------------------
+    # -- COM_QUERY ---------------------------------------------------------------------------------
     # Statement text is read under the session's sql_mode (NO_BACKSLASH_ESCAPES, ANSI_QUOTES) here,
     # where it arrives, and respelt for the default mode (grammar/lexer.py canonical): everything
     # after (session, grammars, caches, placeholders, audit) reads only the default spelling.
@@ -220,9 +225,11 @@ class DrydockConnection:
             if len(spans) > 1:
                 await self._multi_query(sql, spans, mode)
                 return
-        await self.writer.write_answer(await run_query(self.session, await canonical(self.session, sql, mode)))
+        text = await canonical(self.session, sql, mode)
+        await self.writer.write_answer(await run_query(self.session, text))
 
-    async def _multi_query(self, sql: str, spans: list[tuple[int, int]], mode: lexer.TextMode) -> None:
+    async def _multi_query(self, sql: str, spans: list[tuple[int, int]],
+                           mode: lexer.TextMode) -> None:
         """CLIENT_MULTI_STATEMENTS: each statement's result in turn, every one but the last with
         SERVER_MORE_RESULTS_EXISTS; an error is the last answer (the rest does not run), as in
         MySQL. Each statement goes through the same path as a single COM_QUERY. A statement that
@@ -232,22 +239,23 @@ class DrydockConnection:
             i = 0
             while i < len(spans):
                 start, end = spans[i]
-                result_set = await run_query(self.session, await canonical(self.session, sql[start:end], mode))
+                text = await canonical(self.session, sql[start:end], mode)
+                result_set = await run_query(self.session, text)
                 now = self.session.text_mode
                 if now != mode:
                     rest = sql[end:]
-                    spans = spans[:i + 1] + [(end + a, end + b) for a, b in
-                                             await self.session.off_loop(lexer.statement_spans, rest, now)
+                    cut = await self.session.off_loop(lexer.statement_spans, rest, now)
+                    spans = spans[:i + 1] + [(end + a, end + b) for a, b in cut
                                              if lexer.has_statement(rest[a:b], now)]
                     mode = now
                 more = i < len(spans) - 1
-                self.writer.more_results = int(ServerStatus.SERVER_MORE_RESULTS_EXISTS) if more else 0
+                self.writer.more_results = MORE_RESULTS if more else 0
                 await self.writer.write_answer(result_set)
                 i += 1
         finally:
             self.writer.more_results = 0
 
-    # -- the other commands ---------------------------------------------------------------------------
+    # -- the other commands ------------------------------------------------------------------------
     async def handle_ok(self, data: bytes) -> None:
         """COM_PING, COM_DEBUG: an OK."""
         await self.stream.write(self.writer.ok())

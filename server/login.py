@@ -107,13 +107,15 @@ class Login:
         if isinstance(response, SSLRequest):
             if self.ssl is None:
                 raise wire.MalformedPacket("TLS was requested but this server does not offer it")
-            await tls.upgrade(self.stream.reader, self.stream.writer, self.ssl, HANDSHAKE_TIMEOUT_SECONDS)
-            response = wire.parse_handshake_response(self.server_capabilities, await self.stream.read())
+            await tls.upgrade(self.stream.reader, self.stream.writer, self.ssl,
+                              HANDSHAKE_TIMEOUT_SECONDS)
+            response = wire.parse_handshake_response(self.server_capabilities,
+                                                     await self.stream.read())
             if isinstance(response, SSLRequest):
                 raise wire.MalformedPacket("a second SSLRequest inside TLS")
         elif self.require_secure_transport:
-            logger.info("connection %s refused: plain-text login while require_secure_transport is on",
-                        connection_id)
+            logger.info("connection %s refused: plain-text login while require_secure_transport"
+                        " is on", connection_id)
             await self.writer.write_quietly(self.writer.error(Errors.INSECURE_TRANSPORT.error()))
             raise LoginFailed(response.username)
         return response
@@ -158,8 +160,8 @@ class Login:
         user_plugin = (self.identity_provider.get_plugin(user.auth_plugin or "")
                        or self.identity_provider.get_default_plugin())
         assert self.handshake_auth_plugin is not None
-        info = AuthInfo(username=username, data=auth_response, connect_attrs=connect_attrs, user=user,
-                        client_plugin_name=client_plugin_name,
+        info = AuthInfo(username=username, data=auth_response, connect_attrs=connect_attrs,
+                        user=user, client_plugin_name=client_plugin_name,
                         handshake_auth_data=self.handshake_auth_data,
                         handshake_plugin_name=self.handshake_auth_plugin)
         if (server_plugin is not None and auth_state is not None
@@ -187,7 +189,8 @@ class Login:
         return decision
 
     async def change_user(self, data: bytes, connection_id: int) -> None:
-        change = wire.parse_com_change_user(self.writer.capabilities, self.session.client_charset, data)
+        change = wire.parse_com_change_user(self.writer.capabilities,
+                                            self.session.client_charset, data)
         self.session.client_changed_user(change.username, change.client_charset)
         if change.connect_attrs:
             self.client_connect_attrs = change.connect_attrs
@@ -199,7 +202,8 @@ class Login:
             await self.authenticate(connection_id, username=change.username,
                                     auth_response=change.auth_response,
                                     client_plugin_name=change.client_plugin,
-                                    connect_attrs=change.connect_attrs, database=change.database or None)
+                                    connect_attrs=change.connect_attrs,
+                                    database=change.database or None)
         except LoginFailed:
             raise
         except Exception as exc:  # fail closed: never keep serving after a broken re-login

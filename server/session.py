@@ -117,7 +117,8 @@ class DrydockSession(Session):
         self._release_after_stream = False  # a large statement's release waits for its stream
 
     # -- lifecycle ------------------------------------------------------------------------------
-    async def opened(self, host: str, connection_id: int, tls_cipher: tuple[str, str] | None) -> None:
+    async def opened(self, host: str, connection_id: int,
+                     tls_cipher: tuple[str, str] | None) -> None:
         """Login is complete (server/connection.py)."""
         self.ctx.host = host
         self.ctx.connection_id = connection_id
@@ -363,9 +364,10 @@ class DrydockSession(Session):
         """character_set_results (NULL: no conversion, utf8mb4 as stored)."""
         return results_charset(self.variables.get("character_set_results"))
 
-    # -- the wire's side (server/wire_session.py) ---------------------------------------------------
+    # -- the wire's side (server/wire_session.py) ------------------------------------------------
     def client_connected(self, username: str, charset: CharacterSet) -> None:
-        for variable in ("character_set_client", "character_set_connection", "character_set_results"):
+        for variable in ("character_set_client", "character_set_connection",
+                         "character_set_results"):
             self.variables.set(variable, charset.name)  # as MySQL does
         self.variables.set("external_user", username, force=True)
 
@@ -418,7 +420,7 @@ class DrydockSession(Session):
 
     @property
     def in_transaction(self) -> bool:
-        """For the OK packet's SERVER_STATUS_IN_TRANS flag (server/connection.py)."""
+        """For the OK packet's SERVER_STATUS_IN_TRANS flag (server/result_writer.py)."""
         return bool(getattr(self.query_session, "in_transaction", False))
 
     @property

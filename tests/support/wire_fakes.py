@@ -65,7 +65,8 @@ class FakeSession:
     def failed_login(self, username: str, host: str, connection_id: int) -> None:
         pass
 
-    async def opened(self, host: str, connection_id: int, tls_cipher: tuple[str, str] | None) -> None:
+    async def opened(self, host: str, connection_id: int,
+                     tls_cipher: tuple[str, str] | None) -> None:
         pass
 
     async def close(self) -> None:
@@ -81,7 +82,8 @@ class FakeSession:
         self.queries.append(sql)
         return self.answers[sql]
 
-    async def describe(self, sql: str, num_params: int) -> list[tuple[ResultColumn, ColumnMeta | None]]:
+    async def describe(self, sql: str,
+                       num_params: int) -> list[tuple[ResultColumn, ColumnMeta | None]]:
         return []
 
     async def off_loop(self, fn: Callable[..., Any], *args: Any) -> Any:
@@ -122,7 +124,8 @@ class RecordingStream:
 def result_writer(capabilities: Capabilities, session: FakeSession | None = None,
                   stream: RecordingStream | None = None) -> ResultWriter:
     """A ResultWriter for a client with ``capabilities``, over a recording stream."""
-    writer = ResultWriter(stream or RecordingStream(), session or FakeSession())  # type: ignore[arg-type]
+    stream = stream or RecordingStream()
+    writer = ResultWriter(stream, session or FakeSession())  # type: ignore[arg-type]
     writer.capabilities = capabilities
     return writer
 
@@ -130,8 +133,9 @@ def result_writer(capabilities: Capabilities, session: FakeSession | None = None
 def connection(session: FakeSession | None = None, capabilities: Capabilities = CAPABILITIES_41,
                stream: RecordingStream | None = None) -> DrydockConnection:
     """A DrydockConnection (its real constructor) whose client logged in with ``capabilities``."""
-    conn = DrydockConnection(stream=stream or RecordingStream(), session=session or FakeSession(),  # type: ignore[arg-type]
-                             connections=[], identity_provider=SimpleIdentityProvider(),
+    conn = DrydockConnection(stream=stream or RecordingStream(),  # type: ignore[arg-type]
+                             session=session or FakeSession(), connections=[],
+                             identity_provider=SimpleIdentityProvider(),
                              server_capabilities=Capabilities(0))
     conn.writer.capabilities = capabilities
     return conn

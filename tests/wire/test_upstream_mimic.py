@@ -62,8 +62,8 @@ def test_upstream_prepared_parameters_are_pasted_into_sql() -> None:
 
 
 def test_upstream_prepare_response_sends_eof_despite_deprecate_eof() -> None:
-    """If this starts failing, upstream fixed it; the override of com_stmt_prepare_response in
-    server/connection.py can go."""
+    """If this starts failing, upstream fixed it; prepare_response in server/stmt_commands.py can
+    go."""
     stmt = PreparedStatement(stmt_id=1, sql="SELECT ?", num_params=1)
     upstream = list(_upstream(DEPRECATE_EOF).com_stmt_prepare_response(stmt))
     assert upstream[-1][:1] == b"\xfe" and len(upstream[-1]) == 5  # an EOF the client must not get
