@@ -46,7 +46,7 @@ class Connections(Control):
         self._ids = itertools.count(1)
         self._by_id: dict[int, DrydockConnection] = {}
 
-    async def add(self, connection: Any) -> int:
+    async def add(self, connection: DrydockConnection) -> int:
         connection_id = next(self._ids)
         self._by_id[connection_id] = connection
         return connection_id
@@ -67,12 +67,11 @@ class Connections(Control):
         now = time.monotonic()
         out = []
         for connection_id, connection in list(self._by_id.items()):
-            session = connection.session
-            busy = bool(getattr(connection, "busy", False))
-            since = getattr(connection, "command_started", now)
+            session, busy = connection.session, connection.busy
             out.append(Process(id=connection_id, user=session.username or "",
-                               host=getattr(session.ctx, "host", ""), db=session.database,
-                               command="Query" if busy else "Sleep", seconds=int(now - since),
+                               host=session.client_host, db=session.database,
+                               command="Query" if busy else "Sleep",
+                               seconds=int(now - connection.command_started),
                                state="executing" if busy else "", info=None))
         return out
 
@@ -151,13 +150,14 @@ class DrydockServer:
         assert self.connections is not None
         stream = wire.PacketStream(reader, writer)  # bounded, correct read() (server/wire.py)
         session = DrydockSession(self.engine, self.pools)
-        connection = DrydockConnection(stream=stream, session=session, control=self.connections,
+        connection = DrydockConnection(stream=stream, session=session, connections=self.connections,
                                        identity_provider=self.identity,
-                                       server_capabilities=CAPABILITIES, ssl=self.tls.context,
+                                       server_capabilities=CAPABILITIES,
+                                       ssl_context=self.tls.context,
                                        require_secure_transport=self.tls.required)
         if len(self.connections) >= MAX_CONNECTIONS:
             with contextlib.suppress(OSError):
-                await stream.write(connection.error(msg=Errors.TOO_MANY_CONNECTIONS.error()))
+                await stream.write(connection.writer.error(Errors.TOO_MANY_CONNECTIONS.error()))
             writer.close()
             session.query_session.close()
             return

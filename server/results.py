@@ -106,7 +106,7 @@ RowConverter = Callable[[Sequence[Sequence[Any]]], RowBatch]
 
 class StreamedRows:
     """The rows of a streamed result set (engine/results.py RowStream): the first batch already
-    converted, and the rest converted batch by batch as it is fetched (server/connection.py
+    converted, and the rest converted batch by batch as it is fetched (server/result_writer.py
     writes each batch before the next is fetched). Deliberately not iterable: code that would
     read every row at once must not get only the first batch."""
 

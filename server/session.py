@@ -21,6 +21,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import re
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -46,7 +47,7 @@ from drydock.grammar import lexer
 from drydock.grammar import parser as grammar
 from drydock.grammar import shapes
 from drydock.grammar import sql as sql_grammar
-from drydock.server import memory, sql_prepared, tls
+from drydock.server import memory, sql_prepared
 from drydock.server.wire import MAX_PAYLOAD
 from drydock.server.column_meta import ColumnMeta
 from drydock.server.prepared import bind_parameters, count_placeholders
@@ -90,6 +91,9 @@ def results_charset(name: Any) -> CharacterSet:
 
 
 class DrydockSession(Session):
+    username: str | None  # the logged-in account's name (set by server/login.py)
+    database: str | None
+
     def __init__(self, engine: Engine, pools: Pools | None = None):
         super().__init__(variables=ConfiguredSessionVariables(GLOBAL_VARIABLES, engine.config.get))
         self.middlewares: list[Any] = []  # nothing is answered by code drydock does not own
@@ -110,13 +114,13 @@ class DrydockSession(Session):
         self._release_after_stream = False  # a large statement's release waits for its stream
 
     # -- lifecycle ------------------------------------------------------------------------------
-    async def init(self, connection: Any) -> None:
-        await super().init(connection)
-        peer = connection.stream.writer.get_extra_info("peername")
-        self.ctx.host = peer[0] if peer else "localhost"
-        self.ctx.connection_id = connection.connection_id
+    async def opened(self, host: str, connection_id: int,
+                     tls_cipher: tuple[str, str] | None) -> None:
+        """Login is complete (server/connection.py)."""
+        self.ctx.host = host
+        self.ctx.connection_id = connection_id
         self.ctx.user = self.username or ""
-        self.ctx.tls_cipher = tls.cipher(connection.stream.writer)
+        self.ctx.tls_cipher = tls_cipher
 
     async def close(self) -> None:
         await super().close()
@@ -357,9 +361,63 @@ class DrydockSession(Session):
         """character_set_results (NULL: no conversion, utf8mb4 as stored)."""
         return results_charset(self.variables.get("character_set_results"))
 
+    # -- the wire's side (server/wire_session.py) ------------------------------------------------
+    def client_connected(self, username: str, charset: CharacterSet) -> None:
+        for variable in ("character_set_client", "character_set_connection",
+                         "character_set_results"):
+            self.variables.set(variable, charset.name)  # as MySQL does
+        self.variables.set("external_user", username, force=True)
+
+    def client_changed_user(self, username: str, charset: CharacterSet | None) -> None:
+        self.variables.set("external_user", username, force=True)
+        if charset:
+            self.variables.set("character_set_client", charset.name)
+
+    def logged_out(self) -> None:
+        self.username = None
+
+    def logged_in(self, username: str, account_host: str, host: str, connection_id: int) -> None:
+        self.username = username
+        self.account_host = account_host
+        self.ctx.host, self.ctx.connection_id = host, connection_id
+
+    def failed_login(self, username: str, host: str, connection_id: int) -> None:
+        """Aggregated per peer, bounded, and logged there (engine/security/audit.py)."""
+        self.engine.audit.failed_login(user=username, host=host, connection_id=connection_id)
+
+    def uptime_and_questions(self) -> tuple[int, int]:
+        return max(int(time.time() - self.engine.started_at), 1), int(self.engine.questions)
+
+    @property
+    def client_host(self) -> str:
+        """The logged-in client's host ('' before login): SHOW PROCESSLIST."""
+        return str(self.ctx.host)
+
+    @property
+    def statement_in_thread(self) -> bool:
+        """A statement (not a streamed result's fetch) runs in a worker thread: KILL CONNECTION
+        then waits for it (server/connection.py)."""
+        return self._running_thread_statement and self.open_stream is None
+
+    @property
+    def text_mode(self) -> lexer.TextMode:
+        return lexer.text_mode(str(self.variables.get("sql_mode") or ""))
+
+    @property
+    def server_charset(self) -> CharacterSet:
+        return CharacterSet[str(self.variables.get("character_set_results"))]
+
+    @property
+    def client_charset(self) -> CharacterSet:
+        return CharacterSet[str(self.variables.get("character_set_client"))]
+
+    @property
+    def server_version(self) -> str:
+        return str(self.variables.get("version"))
+
     @property
     def in_transaction(self) -> bool:
-        """For the OK packet's SERVER_STATUS_IN_TRANS flag (server/connection.py)."""
+        """For the OK packet's SERVER_STATUS_IN_TRANS flag (server/result_writer.py)."""
         return bool(getattr(self.query_session, "in_transaction", False))
 
     @property

@@ -11,7 +11,6 @@ import dataclasses
 import json
 import time
 from pathlib import Path
-from types import SimpleNamespace
 from typing import Any
 
 import lance
@@ -30,10 +29,10 @@ from drydock.engine.jobs.control.manager import JobManager
 from drydock.engine.jobs.control.records import JobRecord, insert_values, to_columns
 from drydock.engine.jobs.control.validation import IndexSpec
 from drydock.engine.store.metastore import MetaStore
-from drydock.server.connection import DrydockConnection
 from drydock.server.session import results_charset
 from tests.support.jobfactory import new_job
 from tests.support.lance_fixtures import vector_table
+from tests.support.wire_fakes import FakeSession, result_writer
 
 LIMITS = (8, 64, 256)
 
@@ -233,17 +232,15 @@ def _flags_the_intflag_way(base: ServerStatus, in_transaction: bool, autocommit:
                                           Capabilities.CLIENT_PROTOCOL_41 | Capabilities.CLIENT_DEPRECATE_EOF])
 def test_ok_and_eof_packets_carry_the_same_status_bytes(base: ServerStatus, in_transaction: bool, autocommit: bool,
                                                          capabilities: Capabilities) -> None:
-    conn = DrydockConnection.__new__(DrydockConnection)
-    conn.capabilities = capabilities
-    conn.status_flags = base
-    conn.session = SimpleNamespace(in_transaction=in_transaction, autocommit=autocommit, statement_warnings=2,
-                                   affected_rows=5, last_insert_id=7)
+    conn = result_writer(capabilities, FakeSession(in_transaction=in_transaction, autocommit=autocommit,
+                                                   statement_warnings=2, affected_rows=5, last_insert_id=7))
+    conn.base_status = int(base)
     expected = _flags_the_intflag_way(base, in_transaction, autocommit)
     assert conn.status_flags == expected and type(conn.status_flags) is ServerStatus
     more = int(ServerStatus.SERVER_MORE_RESULTS_EXISTS)  # type: ignore[attr-defined]
     assert conn.ok(affected_rows=5, flags=more) == packets.make_ok(capabilities, expected, affected_rows=5, flags=more)
     assert conn.eof(warnings=2) == packets.make_eof(capabilities, expected, warnings=2)
-    assert conn._end_of_rows() == (  # noqa: SLF001
+    assert conn.end_of_rows() == (
         packets.make_ok(capabilities, expected, eof=True, warnings=2)
         if Capabilities.CLIENT_DEPRECATE_EOF in capabilities else packets.make_eof(capabilities, expected, warnings=2))
 

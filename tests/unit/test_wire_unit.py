@@ -1,4 +1,6 @@
-"""server/wire.py: the bounded parsers and packet reader that replace mysql-mimic's (no sockets)."""
+"""server/wire.py: the bounded parsers and packet reader that replace mysql-mimic's; the connection's
+parts (KILL, prepared-statement cursors, multi-statement results, status flags) built with
+tests/support/wire_fakes.py. No sockets."""
 
 from __future__ import annotations
 
@@ -8,13 +10,17 @@ import struct
 
 import pytest
 from mysql_mimic.charset import CharacterSet
-from mysql_mimic.packets import SSLRequest
+from mysql_mimic.constants import KillKind
+from mysql_mimic.packets import SSLRequest, make_binary_resultrow
+from mysql_mimic.results import ResultColumn, ResultSet
 from mysql_mimic.stream import ConnectionClosed
-from mysql_mimic.types import Capabilities
+from mysql_mimic.types import Capabilities, ColumnType, ServerStatus
 
+from drydock.engine.errors import DrydockError
 from drydock.server import wire
 from drydock.server.app import CAPABILITIES
 from tests.support import mysql_raw as raw
+from tests.support.wire_fakes import FakeSession, RecordingStream, connection, result_writer
 
 UTF8 = CharacterSet.utf8mb4
 
@@ -153,3 +159,111 @@ def test_packet_stream_delegates_writes() -> None:
         assert next(stream.seq) == 0
 
     asyncio.run(scenario())
+
+
+# -- server/connection.py, server/stmt_commands.py, server/result_writer.py (no sockets) ----------
+
+
+def _ok_status(packet: bytes) -> int:
+    """The status flags of an EOF (0xfe, warnings(2), status(2)) or an OK with counts below 251
+    (header, affected rows(1), insert id(1), status(2)): bytes 3-4 either way."""
+    return int.from_bytes(packet[3:5], "little")
+
+
+def test_kill_query_on_an_idle_connection_interrupts_nothing_and_keeps_it() -> None:
+    session = FakeSession()
+    conn = connection(session)
+    conn.kill(KillKind.QUERY)
+    assert session.interrupts == 0 and not conn.kill_after_statement
+
+
+def test_kill_query_interrupts_the_running_statement() -> None:
+    session = FakeSession()
+    conn = connection(session)
+    conn.busy = True
+    conn.kill(KillKind.QUERY)  # off the event loop: one interrupt, no retries
+    assert session.interrupts == 1 and not conn.kill_after_statement
+
+
+def test_kill_connection_waits_for_a_statement_in_a_worker_thread() -> None:
+    session = FakeSession(statement_in_thread=True)
+    conn = connection(session)
+    conn.busy = True
+    conn.kill(KillKind.CONNECTION)
+    assert session.interrupts == 1 and conn.kill_after_statement
+
+
+def _execute(stmt_id: int, cursor: bool) -> bytes:
+    return stmt_id.to_bytes(4, "little") + bytes([0x01 if cursor else 0]) + (1).to_bytes(4, "little")
+
+
+def _fetch(stmt_id: int, rows: int) -> bytes:
+    return stmt_id.to_bytes(4, "little") + rows.to_bytes(4, "little")
+
+
+def test_stmt_fetch_sends_exactly_the_rows_asked_for() -> None:
+    """Upstream pulled one row past the count and dropped it: a row lost at every boundary."""
+    columns = [ResultColumn("a", ColumnType.LONGLONG)]
+    session = FakeSession(answers={"SELECT a FROM t": ResultSet(rows=[(1,), (2,), (3,)], columns=columns)})
+    stream = RecordingStream()
+    stmts = connection(session, stream=stream).stmts
+
+    async def scenario() -> list[list[bytes]]:
+        await stmts.prepare(b"SELECT a FROM t")
+        answers = []
+        for command, data in ((stmts.execute, _execute(0, cursor=True)),
+                              (stmts.fetch, _fetch(0, 2)), (stmts.fetch, _fetch(0, 2))):
+            stream.packets.clear()
+            await command(data)
+            answers.append(list(stream.packets))
+        return answers
+
+    executed, first, second = asyncio.run(scenario())
+    cursor_exists = int(ServerStatus.SERVER_STATUS_CURSOR_EXISTS)
+    assert _ok_status(executed[-1]) & cursor_exists
+    assert first[:2] == [make_binary_resultrow((1,), columns), make_binary_resultrow((2,), columns)]
+    assert len(first) == 3 and _ok_status(first[-1]) & cursor_exists
+    assert second[0] == make_binary_resultrow((3,), columns) and len(second) == 2
+    assert _ok_status(second[-1]) & int(ServerStatus.SERVER_STATUS_LAST_ROW_SENT)
+
+
+def test_stmt_reset_keeps_the_statement_and_answers_ok() -> None:
+    """Upstream reset the whole session on COM_STMT_RESET."""
+    session = FakeSession(database="db")
+    stream = RecordingStream()
+    stmts = connection(session, stream=stream).stmts
+
+    async def scenario() -> None:
+        await stmts.prepare(b"SELECT 1")
+        await stmts.reset((0).to_bytes(4, "little"))
+
+    asyncio.run(scenario())
+    assert stream.packets[-1][:1] == b"\x00" and 0 in stmts.statements and session.database == "db"
+
+
+def test_an_unknown_statement_is_1243() -> None:
+    stmts = connection().stmts
+    with pytest.raises(DrydockError) as unknown:
+        asyncio.run(stmts.execute(_execute(7, cursor=False)))
+    assert unknown.value.code == 1243
+
+
+def test_multi_statement_results_carry_more_results_but_the_last() -> None:
+    ok: ResultSet = ResultSet(rows=[], columns=[])
+    session = FakeSession(answers={"SET @a = 1;": ok, " SET @b = 2": ok})  # each span as cut
+    stream = RecordingStream()
+    conn = connection(session, capabilities=Capabilities.CLIENT_PROTOCOL_41
+                      | Capabilities.CLIENT_MULTI_STATEMENTS, stream=stream)
+    asyncio.run(conn.handle_query(b"SET @a = 1; SET @b = 2"))
+    more = int(ServerStatus.SERVER_MORE_RESULTS_EXISTS)
+    assert session.queries == ["SET @a = 1;", " SET @b = 2"]
+    assert [bool(_ok_status(p) & more) for p in stream.packets] == [True, False]
+    assert conn.writer.more_results == 0
+
+
+def test_ok_packets_carry_the_sessions_text_mode() -> None:
+    """NO_BACKSLASH_ESCAPES in the sql_mode is announced in every OK (drivers escape by it)."""
+    flag = int(ServerStatus.SERVER_STATUS_NO_BACKSLASH_ESCAPES)
+    assert _ok_status(result_writer(Capabilities.CLIENT_PROTOCOL_41,
+                                    FakeSession(sql_mode="NO_BACKSLASH_ESCAPES")).ok()) & flag
+    assert not _ok_status(result_writer(Capabilities.CLIENT_PROTOCOL_41, FakeSession()).ok()) & flag

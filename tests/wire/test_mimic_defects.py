@@ -1,6 +1,7 @@
 """mysql-mimic 3.0.5's connection-level defects (reference: mysql-mimic facts §8), proven closed over
 real sockets. Each test would fail on the unpatched library; the fixes live in server/connection.py,
-server/wire.py and server/app.py. Statement-level defects: tests/wire/test_mimic_defects_sql.py.
+server/login.py, server/result_writer.py, server/stmt_commands.py, server/wire.py and
+server/app.py. Statement-level defects: tests/wire/test_mimic_defects_sql.py.
 
 Every socket operation has a timeout (tests/support/mysql_raw.py), so no test can hang.
 """

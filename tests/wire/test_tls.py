@@ -1,4 +1,4 @@
-"""TLS on the MySQL wire (server/tls.py, server/connection.py) and clean failures at login.
+"""TLS on the MySQL wire (server/tls.py, server/login.py) and clean failures at login.
 
 A self-signed certificate is made per module with ``cryptography``. Every client below logs in over
 TLS and the test checks that the session really is encrypted: the client's socket is an SSL

@@ -11,7 +11,6 @@ import re
 import subprocess
 import sys
 from types import SimpleNamespace
-from typing import Any
 
 import pytest
 import sqlglot
@@ -25,19 +24,20 @@ from mysql_mimic.results import ResultColumn, ResultSet
 from mysql_mimic.stream import MysqlStream
 from mysql_mimic.types import Capabilities, ColumnType
 
-from drydock.server.connection import DrydockConnection
+from drydock.server.stmt_commands import PreparedStatement as DrydockStatement
+from drydock.server.stmt_commands import prepare_response
+from tests.support.wire_fakes import RecordingStream, result_writer
 
 PROTO = Capabilities.CLIENT_PROTOCOL_41
 DEPRECATE_EOF = PROTO | Capabilities.CLIENT_DEPRECATE_EOF
 
 
-def _bare(cls: type, capabilities: Capabilities) -> Any:
-    """A Connection with only what packet-building methods read (no socket, no session)."""
-    conn = cls.__new__(cls)
+def _upstream(capabilities: Capabilities) -> Connection:
+    """mysql-mimic's Connection, built by its constructor, for its packet-building methods (no
+    socket; a session with only what they read)."""
+    session = SimpleNamespace(variables=SimpleNamespace(get=lambda name: "utf8mb4"))
+    conn = Connection(stream=None, session=session, control=None, identity_provider=None)  # type: ignore[arg-type]
     conn.capabilities = capabilities
-    conn.status_flags = types.ServerStatus(0)
-    conn.session = SimpleNamespace(variables=SimpleNamespace(get=lambda name: "utf8mb4"),
-                                   statement_warnings=0, affected_rows=0)
     return conn
 
 
@@ -62,59 +62,45 @@ def test_upstream_prepared_parameters_are_pasted_into_sql() -> None:
 
 
 def test_upstream_prepare_response_sends_eof_despite_deprecate_eof() -> None:
-    """If this starts failing, upstream fixed it; the override of com_stmt_prepare_response in
-    server/connection.py can go."""
+    """If this starts failing, upstream fixed it; prepare_response in server/stmt_commands.py can
+    go."""
     stmt = PreparedStatement(stmt_id=1, sql="SELECT ?", num_params=1)
-    upstream = list(Connection.com_stmt_prepare_response(_bare(Connection, DEPRECATE_EOF), stmt))
+    upstream = list(_upstream(DEPRECATE_EOF).com_stmt_prepare_response(stmt))
     assert upstream[-1][:1] == b"\xfe" and len(upstream[-1]) == 5  # an EOF the client must not get
-    ours = list(DrydockConnection.com_stmt_prepare_response(_bare(DrydockConnection, DEPRECATE_EOF), stmt))
+    ours_stmt = DrydockStatement(stmt_id=1, sql="SELECT ?", num_params=1)
+    ours = list(prepare_response(result_writer(DEPRECATE_EOF), ours_stmt))
     assert len(ours) == 2 and ours[-1].startswith(b"\x03def")
-    classic = list(DrydockConnection.com_stmt_prepare_response(_bare(DrydockConnection, PROTO), stmt))
+    classic = list(prepare_response(result_writer(PROTO), ours_stmt))
     assert classic[-1][:1] == b"\xfe"
 
 
-class _RecordingStream:
-    def __init__(self) -> None:
-        self.packets: list[bytes] = []
-
-    def write_many(self, pkts: list[bytes]) -> None:
-        self.packets.extend(pkts)
-
-    def write_text_rows(self, rows: Any, columns: Any) -> None:
-        self.packets.extend(packets.make_text_resultset_row(r, columns) for r in rows)
-
-    async def write(self, data: bytes, drain: bool = True) -> None:
-        self.packets.append(data)
-
-    async def drain(self) -> None:
-        pass
-
-
-@pytest.mark.parametrize("cls", [Connection, DrydockConnection])
-def test_upstream_end_of_rows_carries_the_row_count(cls: type) -> None:
-    """If the Connection case starts failing, upstream fixed it; _end_of_rows in
-    server/connection.py can go. (MariaDB Connector/J 2.x crashes on the non-zero value.)"""
-    conn = _bare(cls, DEPRECATE_EOF)
-    conn.stream = _RecordingStream()
+def test_upstream_end_of_rows_carries_the_row_count() -> None:
+    """If the upstream case starts failing, upstream fixed it; ResultWriter.end_of_rows in
+    server/result_writer.py can go. (MariaDB Connector/J 2.x crashes on the non-zero value.)"""
     rows = ResultSet(rows=[(1,), (2,), (3,)], columns=[ResultColumn("a", ColumnType.LONGLONG)])
-    asyncio.run(conn.write_text_resultset(rows))
-    last = conn.stream.packets[-1]
-    assert last[:1] == b"\xfe"
-    assert last[1] == (3 if cls is Connection else 0)  # affected_rows, a length-encoded integer
+    upstream = _upstream(DEPRECATE_EOF)
+    upstream.stream = RecordingStream()  # type: ignore[assignment]
+    asyncio.run(upstream.write_text_resultset(rows))
+    ours = result_writer(DEPRECATE_EOF)
+    asyncio.run(ours.write_text_resultset(rows))
+    for conn, affected in ((upstream, 3), (ours, 0)):
+        last = conn.stream.packets[-1]  # type: ignore[attr-defined]
+        assert last[:1] == b"\xfe"
+        assert last[1] == affected  # affected_rows, a length-encoded integer
 
 
 def test_upstream_handshake_says_autocommit_is_off() -> None:
-    """If this starts failing, upstream fixed issue #79; the status flag set in
-    DrydockConnection.__init__ can go."""
+    """If this starts failing, upstream fixed issue #79; ResultWriter.base_status
+    (server/result_writer.py) can go."""
     conn = Connection(stream=None, session=None, control=None, identity_provider=None)  # type: ignore[arg-type]
     assert conn.status_flags == types.ServerStatus(0)
 
 
 def test_upstream_kill_query_cancels_an_idle_connection() -> None:
-    """If this starts failing, upstream fixed it; DrydockConnection.kill can go back to super()."""
+    """If this starts failing, upstream fixed it: DrydockConnection.kill keeps an idle connection."""
 
     async def scenario() -> bool:
-        conn = _bare(Connection, PROTO)
+        conn = _upstream(PROTO)
         conn._task = asyncio.create_task(asyncio.sleep(30))  # an idle connection waiting to read
         await asyncio.sleep(0)
         Connection.kill(conn, KillKind.QUERY)
