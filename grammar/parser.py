@@ -23,8 +23,9 @@ from lark import Lark, Token, Transformer, UnexpectedCharacters, UnexpectedInput
 
 from drydock.engine import ast
 from drydock.engine.errors import DrydockError, Errors
-from drydock.engine.security.redact import SECRET_KEY, redact_sql
+from drydock.engine.security.redact import SECRET_KEY
 from drydock.engine.support.url_secrets import has_secret
+from drydock.grammar.redact import redact_sql
 from drydock.grammar.statement_shapes import ShapeCache
 
 _GRAMMAR = Path(__file__).with_name("drydock.lark")
