@@ -135,6 +135,21 @@ def _line_comment_at(sql: str, i: int) -> bool:
     return sql.startswith("--", i) and (i + 2 == len(sql) or _DASHES_END.match(sql, i + 2) is not None)
 
 
+def after_comments(sql: str, i: int = 0) -> int:
+    """Index of the first character from ``i`` that is neither white space nor in a comment (an
+    executable comment is not one: its body is SQL)."""
+    n = len(sql)
+    while i < n:
+        if sql[i].isspace():
+            i += 1
+            continue
+        end = comment_end(sql, i)
+        if end is None:
+            break
+        i = end
+    return i
+
+
 def _open_executable_comments(sql: str) -> str:
     """``/*!NNNNN body */`` → `` body `` outside quotes; other comments stay."""
     if "/*!" not in sql:

@@ -14,7 +14,6 @@ import io
 import re
 import threading
 import types
-from collections import OrderedDict
 from dataclasses import fields, is_dataclass
 from pathlib import Path
 from typing import Any
@@ -26,7 +25,9 @@ from drydock.engine.errors import DrydockError, Errors
 from drydock.engine.security.redact import SECRET_KEY
 from drydock.engine.support.url_secrets import has_secret
 from drydock.grammar.redact import redact_sql
-from drydock.grammar.statement_shapes import ShapeCache
+from drydock.engine.support.lru import Lru
+from drydock.grammar.lexer import after_comments
+from drydock.grammar.statement_shapes import StatementShapeCache
 
 _GRAMMAR = Path(__file__).with_name("drydock.lark")
 
@@ -101,7 +102,6 @@ OWNED_PREFIXES: tuple[tuple[str, ...], ...] = (
 # DESC withdrawals or DESC selection.t describes a table, whose name must not decide the statement.
 _DESCRIBE_QUERY = re.compile(r"\s*desc(ribe)?\s+((select|with)(?![A-Za-z0-9_$])|\()", re.IGNORECASE)
 
-_LEADING_NOISE = re.compile(r"(\s+|--[ \t][^\n]*|#[^\n]*|/\*.*?\*/)*", re.DOTALL)
 _WORD = re.compile(r"[A-Za-z_]+")
 
 
@@ -132,7 +132,7 @@ def leading_words(sql: str, n: int = 3) -> tuple[str, ...]:
     words: list[str] = []
     pos = 0
     while len(words) < n:
-        pos = _LEADING_NOISE.match(sql, pos).end()  # type: ignore[union-attr]
+        pos = after_comments(sql, pos)
         m = _WORD.match(sql, pos)
         if not m:
             break
@@ -159,7 +159,6 @@ def parse(sql: str) -> ast.Statement | None:
     with _cache_lock:
         cached = _cache.get(sql)
         if cached is not None:
-            _cache.move_to_end(sql)
             return cached
     if not owns(sql):
         return None
@@ -171,9 +170,7 @@ def parse(sql: str) -> ast.Statement | None:
     statement = _parse_owned(sql)  # a syntax error raises: errors are never cached
     if len(sql) <= CACHE_MAX_SQL_CHARS and not carries_secret(sql, statement):
         with _cache_lock:
-            _cache[sql] = statement
-            if len(_cache) > CACHE_SIZE:
-                _cache.popitem(last=False)
+            _cache.put(sql, statement)
         if keyed is not None:
             _shapes().learn(sql, keyed, statement)
     return statement
@@ -186,7 +183,7 @@ def parse(sql: str) -> ast.Statement | None:
 # property whose key is secret, or a PREPARE's arbitrary text) is never kept in memory here.
 CACHE_SIZE = 512
 CACHE_MAX_SQL_CHARS = 4096
-_cache: OrderedDict[str, ast.Statement] = OrderedDict()
+_cache: Lru[str, ast.Statement] = Lru(CACHE_SIZE)
 _cache_lock = threading.Lock()
 _NEVER_CACHED: tuple[type[ast.Statement], ...] = (ast.Prepare,)
 
@@ -199,10 +196,10 @@ def clear_cache() -> None:
 
 # Shapes (grammar/statement_shapes.py): texts that differ only in names and plain strings share
 # one parse. Built on first use, from the grammar's own terminals.
-_shape_cache: ShapeCache | None = None
+_shape_cache: StatementShapeCache | None = None
 
 
-def _shapes() -> ShapeCache:
+def _shapes() -> StatementShapeCache:
     global _shape_cache
     if _shape_cache is None:
         keywords = frozenset(t.pattern.value.upper() for t in _parser.terminals if t.pattern.type == "str")
@@ -210,7 +207,7 @@ def _shapes() -> ShapeCache:
         others = tuple(re.compile(t.pattern.to_regexp()) for t in _parser.terminals
                        if t.pattern.type == "re" and t.name != "IDENTIFIER"
                        and re.fullmatch(t.pattern.to_regexp(), "abc_Z9$"))
-        _shape_cache = ShapeCache(_parse_owned, keywords, others, reserved_spellings())
+        _shape_cache = StatementShapeCache(_parse_owned, keywords, others, reserved_spellings())
     return _shape_cache
 
 

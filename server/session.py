@@ -375,7 +375,7 @@ class DrydockSession(Session):
 
 
 # Plain-SQL query shapes (grammar/shapes.py): parsed once per shape, bound per execution.
-SHAPES = shapes.ShapeCache()
+SHAPES = shapes.QueryShapeCache()
 
 
 # A short statement of drydock's own grammar (CREATE INDEX, SHOW LANCE INDEX JOBS, CALL, ADMIN …)
