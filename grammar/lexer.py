@@ -389,7 +389,14 @@ class Token(NamedTuple):
         body = self.text[self.text.index(quote) + 1:-1].replace(quote * 2, quote)
         if self.kind == "quoted" or not self.escapes:
             return body
-        return re.sub(r"\\(.)", lambda m: _ESCAPES.get(m.group(1), m.group(1)), body, flags=re.DOTALL)
+        return re.sub(r"\\(.)", _unescape, body, flags=re.DOTALL)
+
+
+def _unescape(m: re.Match[str]) -> str:
+    ch = m.group(1)
+    if ch in "%_":  # kept with their backslash: LIKE reads them as the literal characters
+        return m.group(0)
+    return _ESCAPES.get(ch, ch)
 
 
 class Untokenizable(Exception):
