@@ -353,6 +353,13 @@ def canonical(sql: str, mode: TextMode) -> str:
     return "".join(out)
 
 
+def may_quote_names(sql: str) -> bool:
+    """Whether ``sql`` may hold a quoted identifier: a backtick, or a double quote (an identifier
+    under ANSI_QUOTES, and where sqlglot's MySQL dialect reads one so). False proves there is
+    none; True is only a maybe."""
+    return "`" in sql or '"' in sql
+
+
 # -- tokens ---------------------------------------------------------------------------------------
 # What redaction reads (grammar/redact.py): strings (with ``N'…'``, ``X'…'``, ``B'…'`` prefixes),
 # quoted names, numbers, words, operators, with character offsets; comments dropped, and the body
@@ -478,3 +485,42 @@ def _number_or_word(sql: str, pos: int) -> Token:
     if word:  # MySQL names may start with digits: 1abc
         return Token("word", sql[pos:word.end()], pos, word.end())
     return Token("number", sql[pos:end], pos, end)
+
+
+# -- DuckDB text ----------------------------------------------------------------------------------
+# The texts sqlglot generates for DuckDB read by DuckDB's rules, not MySQL's: strings ('' doubles
+# a quote; a backslash is an ordinary character), quoted identifiers, words. Texts with anything
+# else that could change how DuckDB splits them (comments, $ parameters or dollar quoting,
+# backslashes) are kept as written.
+_DUCKDB_TOKENS = re.compile(r"""'(?:[^']|'')*'?|"(?:[^"]|"")*"?|[\w$.]+""")
+_DUCKDB_NUMBER = re.compile(r"\d+(?:\.\d+)?")
+_UNSPLITTABLE = ("\\", "$", "/*", "--", "\x00")
+
+
+def constants_abstracted(sql: str, reserved: str) -> str:
+    """``sql`` with each plain number and string constant replaced by a marker: two texts with
+    the same verdict text differ in constant values only, and a constant is never a relation or
+    a function, so DuckDB's verdict on one holds for the other (engine/sql/query.py keys its
+    verdicts so). Kept as written: a string right after a word character (E'…', x'…'), and a
+    string that holds ``reserved`` (lower case)."""
+    if any(s in sql for s in _UNSPLITTABLE):
+        return sql
+    parts: list[str] = []
+    last = 0
+    for m in _DUCKDB_TOKENS.finditer(sql):
+        token = m.group(0)
+        if token[0] == "'":
+            if (len(token) < 2 or token[-1] != "'" or (m.start() and (sql[m.start() - 1].isalnum()
+                                                                     or sql[m.start() - 1] in "_$."))
+                    or reserved in token.lower()):
+                continue
+            marker = "\x00s"
+        elif token[0].isdigit() and _DUCKDB_NUMBER.fullmatch(token):
+            marker = "\x00n"
+        else:
+            continue
+        parts.append(sql[last:m.start()])
+        parts.append(marker)
+        last = m.end()
+    parts.append(sql[last:])
+    return "".join(parts)
