@@ -179,7 +179,7 @@ def parse(sql: str) -> ast.Statement | None:
 # -- parse cache --------------------------------------------------------------------------------
 # Clients repeat the same statement texts; statement objects are frozen dataclasses, so one parse
 # is shared by every session that sends the same text. Bounded LRU, keyed on the exact text. A
-# statement that carries a secret (anything engine/security/redact.py would mask, a password field, a
+# statement that carries a secret (anything grammar/redact.py would mask, a password field, a
 # property whose key is secret, or a PREPARE's arbitrary text) is never kept in memory here.
 CACHE_SIZE = 512
 CACHE_MAX_SQL_CHARS = 4096
