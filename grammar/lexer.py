@@ -53,9 +53,9 @@ def text_mode(sql_mode: str) -> TextMode:
     return TextMode(backslash_escapes="NO_BACKSLASH_ESCAPES" not in names, ansi_quotes="ANSI_QUOTES" in names)
 
 _QUOTES = "'\"`"  # what starts a string literal or a quoted identifier
-# Comments and quoted text as regular-expression sources, for the scanners that compose one pattern of
-# their own for speed (grammar/shapes.py, grammar/statement_shapes.py); compiled with re.DOTALL,
-# each may run unterminated to the end of the text. Default spelling (see canonical).
+# Comments and quoted text as regular-expression sources, for the scanners that compose one
+# pattern of their own for speed (grammar/shapes.py, grammar/statement_shapes.py); compiled with
+# re.DOTALL, each may run unterminated to the end of the text. Default spelling (see canonical).
 _DASH_FOLLOWER = r"[\x00-\x20\x7f]"
 LINE_COMMENT = rf"(?:--(?={_DASH_FOLLOWER}|\Z)|\#)[^\n]*"
 BLOCK_COMMENT = r"/\*.*?(?:\*/|\Z)"  # executable comments and hints included
@@ -132,7 +132,7 @@ def _line_comment_at(sql: str, i: int) -> bool:
     ``--x`` and ``1--1`` are minus signs)."""
     if sql[i] == "#":
         return True
-    return sql.startswith("--", i) and (i + 2 == len(sql) or _DASHES_END.match(sql, i + 2) is not None)
+    return sql.startswith("--", i) and (i + 2 == len(sql) or bool(_DASHES_END.match(sql, i + 2)))
 
 
 def after_comments(sql: str, i: int = 0) -> int:
@@ -510,9 +510,9 @@ def constants_abstracted(sql: str, reserved: str) -> str:
     for m in _DUCKDB_TOKENS.finditer(sql):
         token = m.group(0)
         if token[0] == "'":
-            if (len(token) < 2 or token[-1] != "'" or (m.start() and (sql[m.start() - 1].isalnum()
-                                                                     or sql[m.start() - 1] in "_$."))
-                    or reserved in token.lower()):
+            before = sql[m.start() - 1] if m.start() else ""
+            after_word = bool(before) and (before.isalnum() or before in "_$.")
+            if len(token) < 2 or token[-1] != "'" or after_word or reserved in token.lower():
                 continue
             marker = "\x00s"
         elif token[0].isdigit() and _DUCKDB_NUMBER.fullmatch(token):

@@ -26,8 +26,8 @@ _QUOTED_MASK = f"'{MASK}'"
 # Without any of these words (and without a backslash escape that could spell one), no position
 # in the text can hold a secret: the common case skips the lexer.
 # An '@' may open a URL's userinfo, "sig"/"key"/"auth" name a secret query parameter.
-_TRIGGER_WORDS = ("secret", "password", "passwd", "token", "credential", "access", "private", "identified",
-                  "@", "sig", "key", "auth")
+_TRIGGER_WORDS = ("secret", "password", "passwd", "token", "credential", "access", "private",
+                  "identified", "@", "sig", "key", "auth")
 _ASSIGN = frozenset({"=", ":=", "=>"})
 _FAIL_SAFE_START = re.compile(r"['\"`]|(?<![\w$])[0-9]")  # a quote, or a digit not inside a name
 Span = tuple[int, int]
@@ -66,7 +66,8 @@ def _secret_spans(sql: str, mode: TextMode,
         first = _FAIL_SAFE_START.search(sql, 0, exc.position + 1)
         cut = min(exc.position, first.start() if first else len(sql))
         return secret_spans(exc.tokens), cut, len(sql)
-    lexed_to = len(sql) if stop_at is None else min(len(sql), max(stop_at, tokens[-1].end if tokens else 0))
+    last = tokens[-1].end if tokens else 0
+    lexed_to = len(sql) if stop_at is None else min(len(sql), max(stop_at, last))
     return secret_spans(tokens), None, lexed_to
 
 

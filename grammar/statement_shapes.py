@@ -31,9 +31,9 @@ CATALOG IF_EXISTS and the shape learnt from DROP CATALOG x meant two statements)
 shape never answers a text whose slot value *spells* one of the grammar's own words — a terminal's
 name or literal, a rule's name of several words, a run of keywords joined, a string the transformer
 loads (grammar/parser.py ``reserved_spellings``) — in any case, with or without underscores or
-spaces: :meth:`StatementShapeCache.lookup` leaves it to the full parse, and it teaches no shape. Those are
-the values a transformer could mistake for structure; tests/security/test_shape_meaning.py fills
-every family's shape with each of them and compares with Lark.
+spaces: :meth:`StatementShapeCache.lookup` leaves it to the full parse, and it teaches no shape.
+Those are the values a transformer could mistake for structure; tests/security/
+test_shape_meaning.py fills every family's shape with each of them and compares with Lark.
 
 Anything else (a text that mentions the probe prefix, a statement that may carry a secret or is
 never cached, a probe that does not parse) is parsed in full every time, as before. Only parses are

@@ -1,7 +1,7 @@
 """The audit log: one record per changing or denied statement, JSON lines in the data directory.
 
-Records are written with secrets already masked (grammar/redact.py, handed in). ``SHOW AUDIT`` (ADMIN) reads
-the newest records back. Each record is flushed before the statement's answer is sent.
+Records are written with secrets already masked (grammar/redact.py, handed in). ``SHOW AUDIT``
+(ADMIN) reads the newest records back. Each record is flushed before the statement's answer is sent.
 
 Bounds, because unauthenticated peers can make records too:
 - user and host are cut to ``FIELD_MAX_BYTES`` bytes of UTF-8 in every record;
