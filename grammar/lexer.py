@@ -52,7 +52,8 @@ def text_mode(sql_mode: str) -> TextMode:
     names = set(sql_mode.upper().split(","))
     return TextMode(backslash_escapes="NO_BACKSLASH_ESCAPES" not in names, ansi_quotes="ANSI_QUOTES" in names)
 
-_QUOTES = "'\"`"  # what starts a string literal or a quoted identifier
+_QUOTES = QUOTES = "'\"`"  # what starts a string literal or a quoted identifier
+COMMENT_STARTS = "#-/"  # the first characters of comments (comment_end decides)
 # Comments and quoted text as regular-expression sources, for the scanners that compose one
 # pattern of their own for speed (grammar/shapes.py, grammar/statement_shapes.py); compiled with
 # re.DOTALL, each may run unterminated to the end of the text. Default spelling (see canonical).
@@ -392,11 +393,16 @@ class Token(NamedTuple):
         """What the token names: a string or quoted name without quotes and escapes."""
         if self.kind not in ("string", "quoted"):
             return self.text
-        quote = self.text[-1]
-        body = self.text[self.text.index(quote) + 1:-1].replace(quote * 2, quote)
-        if self.kind == "quoted" or not self.escapes:
-            return body
-        return re.sub(r"\\(.)", _unescape, body, flags=re.DOTALL)
+        return unquote(self.text, self.kind == "string" and self.escapes)
+
+
+def unquote(text: str, escapes: bool = True) -> str:
+    """A string literal (its ``N``/``X``/``B`` prefix allowed) or quoted name, closed, as written →
+    its value: quotes stripped, doubled quotes undone and, with ``escapes``, backslash escapes.
+    ``\\%`` and ``\\_`` keep their backslash, as in MySQL, so that LIKE sees an escaped wildcard."""
+    quote = text[-1]
+    body = text[text.index(quote) + 1:-1].replace(quote * 2, quote)
+    return re.sub(r"\\(.)", _unescape, body, flags=re.DOTALL) if escapes else body
 
 
 def _unescape(m: re.Match[str]) -> str:

@@ -26,7 +26,7 @@ from drydock.engine.security.redact import SECRET_KEY
 from drydock.engine.support.url_secrets import has_secret
 from drydock.grammar.redact import redact_sql
 from drydock.engine.support.lru import Lru
-from drydock.grammar.lexer import after_comments
+from drydock.grammar.lexer import after_comments, unquote
 from drydock.grammar.statement_shapes import StatementShapeCache
 
 _GRAMMAR = Path(__file__).with_name("drydock.lark")
@@ -361,17 +361,6 @@ def syntax_error(exc: UnexpectedInput, sql: str) -> DrydockError:
 
 
 # -- tree → statements ------------------------------------------------------------------------
-def unquote(text: str) -> str:
-    """MySQL string literal → value: strips quotes, undoes doubled quotes and backslash escapes.
-
-    ``\\%`` and ``\\_`` keep their backslash, as in MySQL, so that LIKE sees an escaped wildcard.
-    """
-    quote, body = text[0], text[1:-1]
-    body = body.replace(quote * 2, quote)
-    escapes = {"n": "\n", "t": "\t", "r": "\r", "0": "\0", "b": "\b", "Z": "\x1a", "%": "\\%", "_": "\\_"}
-    return re.sub(r"\\(.)", lambda m: escapes.get(m.group(1), m.group(1)), body, flags=re.DOTALL)
-
-
 def user_variable_name(text: str) -> str:
     """``@name`` / ``@`name``` / ``@'name'`` / ``@"name"`` → name (as written; MySQL compares
     user variable names case-insensitively)."""
