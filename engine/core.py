@@ -39,6 +39,7 @@ from drydock.engine.security.privileges import Privileges
 from drydock.engine.lakehouse.procedures.registry import default_registry
 from drydock.engine.sql.query import QueryEngine, QuerySession
 from drydock.engine.session import ConnectionRegistry
+from drydock.grammar.redact import redact_sql
 from drydock.engine.security.users import Users
 
 
@@ -74,7 +75,7 @@ class Engine:
                                  max_temp_directory_size=str(self.config.get(Key.DUCKDB_MAX_TEMP_DIRECTORY_SIZE)))
         self.users = Users(self.store, root_password)
         self.privileges = Privileges(self.store, self.users)
-        self.audit = AuditLog(self.data_dir / "audit.jsonl",
+        self.audit = AuditLog(self.data_dir / "audit.jsonl", redact_sql,
                               settings=lambda: AuditSettings.from_config(self.config))
         self.catalog_calls = CatalogCalls(
             lambda: CallSettings(timeout=float(self.config.get(Key.CATALOG_CALL_TIMEOUT_SECOND)),

@@ -52,7 +52,16 @@ def text_mode(sql_mode: str) -> TextMode:
     names = set(sql_mode.upper().split(","))
     return TextMode(backslash_escapes="NO_BACKSLASH_ESCAPES" not in names, ansi_quotes="ANSI_QUOTES" in names)
 
-_QUOTES = "'\"`"
+_QUOTES = QUOTES = "'\"`"  # what starts a string literal or a quoted identifier
+COMMENT_STARTS = "#-/"  # the first characters of comments (comment_end decides)
+# Comments and quoted text as regular-expression sources, for the scanners that compose one
+# pattern of their own for speed (grammar/shapes.py, grammar/statement_shapes.py); compiled with
+# re.DOTALL, each may run unterminated to the end of the text. Default spelling (see canonical).
+_DASH_FOLLOWER = r"[\x00-\x20\x7f]"
+LINE_COMMENT = rf"(?:--(?={_DASH_FOLLOWER}|\Z)|\#)[^\n]*"
+BLOCK_COMMENT = r"/\*.*?(?:\*/|\Z)"  # executable comments and hints included
+QUOTED = {"'": r"'(?:[^'\\]|\\.|'')*'?", '"': r'"(?:[^"\\]|\\.|"")*"?', "`": r"`(?:[^`]|``)*`?"}
+_DASHES_END = re.compile(_DASH_FOLLOWER)
 # Characters that start neither noise (whitespace, ';', comments) nor a quoted literal: a run of
 # them is passed in one step instead of one loop turn per character.
 _PLAIN_RUN = re.compile(r"[A-Za-z0-9_.,()=]+")
@@ -120,9 +129,26 @@ def comment_end(sql: str, i: int) -> int | None:
 
 
 def _line_comment_at(sql: str, i: int) -> bool:
+    """``#``, or ``--`` followed by the end, a space or a control character (MariaDB's rule:
+    ``--x`` and ``1--1`` are minus signs)."""
     if sql[i] == "#":
         return True
-    return sql.startswith("--", i) and (i + 2 == len(sql) or sql[i + 2] in " \t\r\n")
+    return sql.startswith("--", i) and (i + 2 == len(sql) or bool(_DASHES_END.match(sql, i + 2)))
+
+
+def after_comments(sql: str, i: int = 0) -> int:
+    """Index of the first character from ``i`` that is neither white space nor in a comment (an
+    executable comment is not one: its body is SQL)."""
+    n = len(sql)
+    while i < n:
+        if sql[i].isspace():
+            i += 1
+            continue
+        end = comment_end(sql, i)
+        if end is None:
+            break
+        i = end
+    return i
 
 
 def _open_executable_comments(sql: str) -> str:
@@ -326,3 +352,181 @@ def canonical(sql: str, mode: TextMode) -> str:
             i = run.end() if run else i + 1
     out.append(sql[start:])
     return "".join(out)
+
+
+def may_quote_names(sql: str) -> bool:
+    """Whether ``sql`` may hold a quoted identifier: a backtick, or a double quote (an identifier
+    under ANSI_QUOTES, and where sqlglot's MySQL dialect reads one so). False proves there is
+    none; True is only a maybe."""
+    return "`" in sql or '"' in sql
+
+
+# -- tokens ---------------------------------------------------------------------------------------
+# What redaction reads (grammar/redact.py): strings (with ``N'…'``, ``X'…'``, ``B'…'`` prefixes),
+# quoted names, numbers, words, operators, with character offsets; comments dropped, and the body
+# of an executable comment ``/*!50700 … */`` lexed as the code it is.
+_SPACE = re.compile(r"\s+")
+_WORD = re.compile(r"[\w$]+")
+_NUMBER = re.compile(r"0[xX][0-9a-fA-F]+|0[bB][01]+|(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
+_EXEC_COMMENT = re.compile(r"/\*!\d{0,6}")
+_OPS = ("<=>", "->>", "=>", ":=", "<=", ">=", "<>", "!=", "||", "&&", "<<", ">>", "->", "@@")
+_ESCAPES = {"0": "\0", "b": "\b", "n": "\n", "r": "\r", "t": "\t", "Z": "\x1a"}
+
+
+class Token(NamedTuple):
+    kind: str  # "string" | "number" | "quoted" (a quoted identifier) | "word" | "op" | "end"
+    text: str  # exactly as written
+    start: int
+    end: int  # exclusive
+    escapes: bool = True  # whether a backslash in this string escapes (the mode's)
+
+    @property
+    def upper(self) -> str:
+        return self.text.upper() if self.kind == "word" else ""
+
+    @property
+    def is_literal(self) -> bool:
+        return self.kind in ("string", "number")
+
+    @property
+    def value(self) -> str:
+        """What the token names: a string or quoted name without quotes and escapes."""
+        if self.kind not in ("string", "quoted"):
+            return self.text
+        return unquote(self.text, self.kind == "string" and self.escapes)
+
+
+def unquote(text: str, escapes: bool = True) -> str:
+    """A string literal (its ``N``/``X``/``B`` prefix allowed) or quoted name, closed, as written →
+    its value: quotes stripped, doubled quotes undone and, with ``escapes``, backslash escapes.
+    ``\\%`` and ``\\_`` keep their backslash, as in MySQL, so that LIKE sees an escaped wildcard."""
+    quote = text[-1]
+    body = text[text.index(quote) + 1:-1].replace(quote * 2, quote)
+    return re.sub(r"\\(.)", _unescape, body, flags=re.DOTALL) if escapes else body
+
+
+def _unescape(m: re.Match[str]) -> str:
+    ch = m.group(1)
+    if ch in "%_":  # kept with their backslash: LIKE reads them as the literal characters
+        return m.group(0)
+    return _ESCAPES.get(ch, ch)
+
+
+class Untokenizable(Exception):
+    """An unterminated string, name or comment at ``position``; ``tokens`` are those before it."""
+
+    def __init__(self, position: int, tokens: list[Token]):
+        super().__init__(f"cannot tokenize at {position}")
+        self.position = position
+        self.tokens = tokens
+
+
+def tokenize(sql: str, mode: TextMode = DEFAULT_MODE, stop_at: int | None = None) -> list[Token]:
+    """The tokens of ``sql`` as ``mode`` reads it; with ``stop_at``, those that start before it."""
+    tokens: list[Token] = []
+    pos, in_exec_comment = 0, False
+    end = len(sql) if stop_at is None else min(stop_at, len(sql))
+    while pos < end:
+        skipped = _skip(sql, pos, in_exec_comment)
+        if skipped is not None:
+            if skipped[0] > len(sql):
+                raise Untokenizable(pos, tokens)  # an unterminated /* comment
+            pos, in_exec_comment = skipped
+            continue
+        token = _token_at(sql, pos, mode, tokens)
+        if token is None:
+            raise Untokenizable(pos, tokens)
+        tokens.append(token)
+        pos = token.end
+    return tokens
+
+
+def _skip(sql: str, pos: int, in_exec_comment: bool) -> tuple[int, bool] | None:
+    """Where lexing resumes after white space or a comment at ``pos``; None: a token starts."""
+    space = _SPACE.match(sql, pos)
+    if space:
+        return space.end(), in_exec_comment
+    if sql.startswith("*/", pos) and in_exec_comment:
+        return pos + 2, False
+    exec_comment = _EXEC_COMMENT.match(sql, pos)
+    if exec_comment:
+        return exec_comment.end(), True
+    end = comment_end(sql, pos)
+    if end is None:
+        return None
+    if sql.startswith("/*", pos) and (end - pos < 4 or not sql.endswith("*/", pos, end)):
+        return len(sql) + 1, in_exec_comment
+    return end, in_exec_comment
+
+
+def _token_at(sql: str, pos: int, mode: TextMode, before: list[Token]) -> Token | None:
+    ch = sql[pos]
+    quote_at = pos + 1 if ch in "nNxXbB" and sql.startswith("'", pos + 1) else pos
+    if sql[quote_at] in _QUOTES:
+        quote = sql[quote_at]
+        end, closed = _scan_quoted(sql, quote_at, mode)
+        if not closed:
+            return None
+        if quote == "`" or (quote == '"' and mode.ansi_quotes):
+            return Token("quoted", sql[pos:end], pos, end)
+        return Token("string", sql[pos:end], pos, end, mode.escapes(quote))
+    if ch.isdigit() or (ch == "." and _starts_number(sql, pos, before)):
+        return _number_or_word(sql, pos)
+    word = _WORD.match(sql, pos)
+    if word:
+        return Token("word", word.group(), pos, word.end())
+    op = next((o for o in _OPS if sql.startswith(o, pos)), ch)
+    return Token("op", op, pos, pos + len(op))
+
+
+def _starts_number(sql: str, pos: int, before: list[Token]) -> bool:
+    follows_name = bool(before) and before[-1].end == pos and before[-1].kind in ("word", "quoted")
+    return pos + 1 < len(sql) and sql[pos + 1].isdigit() and not follows_name
+
+
+def _number_or_word(sql: str, pos: int) -> Token:
+    m = _NUMBER.match(sql, pos)
+    end = m.end() if m else pos + 1
+    word = _WORD.match(sql, end)
+    if word:  # MySQL names may start with digits: 1abc
+        return Token("word", sql[pos:word.end()], pos, word.end())
+    return Token("number", sql[pos:end], pos, end)
+
+
+# -- DuckDB text ----------------------------------------------------------------------------------
+# The texts sqlglot generates for DuckDB read by DuckDB's rules, not MySQL's: strings ('' doubles
+# a quote; a backslash is an ordinary character), quoted identifiers, words. Texts with anything
+# else that could change how DuckDB splits them (comments, $ parameters or dollar quoting,
+# backslashes) are kept as written.
+_DUCKDB_TOKENS = re.compile(r"""'(?:[^']|'')*'?|"(?:[^"]|"")*"?|[\w$.]+""")
+_DUCKDB_NUMBER = re.compile(r"\d+(?:\.\d+)?")
+_UNSPLITTABLE = ("\\", "$", "/*", "--", "\x00")
+
+
+def constants_abstracted(sql: str, reserved: str) -> str:
+    """``sql`` with each plain number and string constant replaced by a marker: two texts with
+    the same verdict text differ in constant values only, and a constant is never a relation or
+    a function, so DuckDB's verdict on one holds for the other (engine/sql/query.py keys its
+    verdicts so). Kept as written: a string right after a word character (E'…', x'…'), and a
+    string that holds ``reserved`` (lower case)."""
+    if any(s in sql for s in _UNSPLITTABLE):
+        return sql
+    parts: list[str] = []
+    last = 0
+    for m in _DUCKDB_TOKENS.finditer(sql):
+        token = m.group(0)
+        if token[0] == "'":
+            before = sql[m.start() - 1] if m.start() else ""
+            after_word = bool(before) and (before.isalnum() or before in "_$.")
+            if len(token) < 2 or token[-1] != "'" or after_word or reserved in token.lower():
+                continue
+            marker = "\x00s"
+        elif token[0].isdigit() and _DUCKDB_NUMBER.fullmatch(token):
+            marker = "\x00n"
+        else:
+            continue
+        parts.append(sql[last:m.start()])
+        parts.append(marker)
+        last = m.end()
+    parts.append(sql[last:])
+    return "".join(parts)

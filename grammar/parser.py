@@ -14,7 +14,6 @@ import io
 import re
 import threading
 import types
-from collections import OrderedDict
 from dataclasses import fields, is_dataclass
 from pathlib import Path
 from typing import Any
@@ -23,10 +22,13 @@ from lark import Lark, Token, Transformer, UnexpectedCharacters, UnexpectedInput
 
 from drydock.engine import ast
 from drydock.engine.errors import DrydockError, Errors
-from drydock.engine.security.redact import SECRET_KEY, redact_sql
+from drydock.engine.security.redact import SECRET_KEY
 from drydock.engine.support.url_secrets import has_secret
 from drydock.grammar.owned_prefixes import owned_prefixes
-from drydock.grammar.statement_shapes import ShapeCache
+from drydock.grammar.redact import redact_sql
+from drydock.engine.support.lru import Lru
+from drydock.grammar.lexer import after_comments, unquote
+from drydock.grammar.statement_shapes import StatementShapeCache
 
 _GRAMMAR = Path(__file__).with_name("drydock.lark")
 
@@ -34,7 +36,6 @@ _GRAMMAR = Path(__file__).with_name("drydock.lark")
 # DESC withdrawals or DESC selection.t describes a table, whose name must not decide the statement.
 _DESCRIBE_QUERY = re.compile(r"\s*desc(ribe)?\s+((select|with)(?![A-Za-z0-9_$])|\()", re.IGNORECASE)
 
-_LEADING_NOISE = re.compile(r"(\s+|--[ \t][^\n]*|#[^\n]*|/\*.*?\*/)*", re.DOTALL)
 _WORD = re.compile(r"[A-Za-z_]+")
 
 
@@ -68,7 +69,7 @@ def leading_words(sql: str, n: int = 3) -> tuple[str, ...]:
     words: list[str] = []
     pos = 0
     while len(words) < n:
-        pos = _LEADING_NOISE.match(sql, pos).end()  # type: ignore[union-attr]
+        pos = after_comments(sql, pos)
         m = _WORD.match(sql, pos)
         if not m:
             break
@@ -95,7 +96,6 @@ def parse(sql: str) -> ast.Statement | None:
     with _cache_lock:
         cached = _cache.get(sql)
         if cached is not None:
-            _cache.move_to_end(sql)
             return cached
     if not owns(sql):
         return None
@@ -107,9 +107,7 @@ def parse(sql: str) -> ast.Statement | None:
     statement = _parse_owned(sql)  # a syntax error raises: errors are never cached
     if len(sql) <= CACHE_MAX_SQL_CHARS and not carries_secret(sql, statement):
         with _cache_lock:
-            _cache[sql] = statement
-            if len(_cache) > CACHE_SIZE:
-                _cache.popitem(last=False)
+            _cache.put(sql, statement)
         if keyed is not None:
             _shapes().learn(sql, keyed, statement)
     return statement
@@ -118,11 +116,11 @@ def parse(sql: str) -> ast.Statement | None:
 # -- parse cache --------------------------------------------------------------------------------
 # Clients repeat the same statement texts; statement objects are frozen dataclasses, so one parse
 # is shared by every session that sends the same text. Bounded LRU, keyed on the exact text. A
-# statement that carries a secret (anything engine/security/redact.py would mask, a password field, a
+# statement that carries a secret (anything grammar/redact.py would mask, a password field, a
 # property whose key is secret, or a PREPARE's arbitrary text) is never kept in memory here.
 CACHE_SIZE = 512
 CACHE_MAX_SQL_CHARS = 4096
-_cache: OrderedDict[str, ast.Statement] = OrderedDict()
+_cache: Lru[str, ast.Statement] = Lru(CACHE_SIZE)
 _cache_lock = threading.Lock()
 _NEVER_CACHED: tuple[type[ast.Statement], ...] = (ast.Prepare,)
 
@@ -135,10 +133,10 @@ def clear_cache() -> None:
 
 # Shapes (grammar/statement_shapes.py): texts that differ only in names and plain strings share
 # one parse. Built on first use, from the grammar's own terminals.
-_shape_cache: ShapeCache | None = None
+_shape_cache: StatementShapeCache | None = None
 
 
-def _shapes() -> ShapeCache:
+def _shapes() -> StatementShapeCache:
     global _shape_cache
     if _shape_cache is None:
         keywords = frozenset(t.pattern.value.upper() for t in _parser.terminals if t.pattern.type == "str")
@@ -146,7 +144,7 @@ def _shapes() -> ShapeCache:
         others = tuple(re.compile(t.pattern.to_regexp()) for t in _parser.terminals
                        if t.pattern.type == "re" and t.name != "IDENTIFIER"
                        and re.fullmatch(t.pattern.to_regexp(), "abc_Z9$"))
-        _shape_cache = ShapeCache(_parse_owned, keywords, others, reserved_spellings())
+        _shape_cache = StatementShapeCache(_parse_owned, keywords, others, reserved_spellings())
     return _shape_cache
 
 
@@ -300,17 +298,6 @@ def syntax_error(exc: UnexpectedInput, sql: str) -> DrydockError:
 
 
 # -- tree → statements ------------------------------------------------------------------------
-def unquote(text: str) -> str:
-    """MySQL string literal → value: strips quotes, undoes doubled quotes and backslash escapes.
-
-    ``\\%`` and ``\\_`` keep their backslash, as in MySQL, so that LIKE sees an escaped wildcard.
-    """
-    quote, body = text[0], text[1:-1]
-    body = body.replace(quote * 2, quote)
-    escapes = {"n": "\n", "t": "\t", "r": "\r", "0": "\0", "b": "\b", "Z": "\x1a", "%": "\\%", "_": "\\_"}
-    return re.sub(r"\\(.)", lambda m: escapes.get(m.group(1), m.group(1)), body, flags=re.DOTALL)
-
-
 def user_variable_name(text: str) -> str:
     """``@name`` / ``@`name``` / ``@'name'`` / ``@"name"`` → name (as written; MySQL compares
     user variable names case-insensitively)."""

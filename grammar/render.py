@@ -33,7 +33,7 @@ def qualified(parts: Iterable[str]) -> str:
 
 
 def string(value: str) -> str:
-    """A single-quoted literal that grammar/parser.py ``unquote`` maps back to ``value``."""
+    """A single-quoted literal that grammar/lexer.py ``unquote`` maps back to ``value``."""
     return "'" + value.replace("\\", "\\\\").replace("'", "''") + "'"
 
 

@@ -26,24 +26,25 @@ from __future__ import annotations
 
 import re
 import threading
-from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from sqlglot import exp
 
+from drydock.engine.support.lru import Lru
 from drydock.grammar import sql as sql_grammar
+from drydock.grammar.lexer import BLOCK_COMMENT, LINE_COMMENT, QUOTED
 
 # MySQL lexical units, in the order the scanner tries them. Words include digits, so ``t1``,
 # ``1abc`` (a MySQL identifier) and ``x.5`` are never numbers; a number is a whole word.
 _MYSQL_TOKENS = re.compile(
-    r"""'(?:[^'\\]|\\.|'')*'?"""  # single-quoted string (escapes, doubled quotes)
-    r'''|"(?:[^"\\]|\\.|"")*"?'''  # double-quoted string / identifier: kept as written
-    r"""|`(?:[^`]|``)*`?"""  # quoted identifier
-    r"""|/\*.*?(?:\*/|\Z)"""  # block comment or hint
-    r"""|(?:--(?=[ \t\r\n]|\Z)|\#)[^\n]*"""  # line comment
-    r"""|[\w$@.]+""",  # a word (identifier, keyword, number, @var, a.b)
+    QUOTED["'"]  # single-quoted string (escapes, doubled quotes)
+    + "|" + QUOTED['"']  # double-quoted string / identifier: kept as written
+    + "|" + QUOTED["`"]  # quoted identifier
+    + "|" + BLOCK_COMMENT  # block comment or hint
+    + "|" + LINE_COMMENT
+    + r"|[\w$@.]+",  # a word (identifier, keyword, number, @var, a.b)
     re.DOTALL,
 )
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")
@@ -258,27 +259,25 @@ def _split(parts: list[str | tuple[int, bool]], needle: str,
     return out
 
 
-class ShapeCache:
-    """Shape key → :class:`Shape` (or None: the shape is parsed in full every time). Bounded LRU,
-    shared by all sessions: a shape is a parse, the same for every user."""
+class QueryShapeCache:
+    """Shape key → :class:`Shape` (or None: the shape is parsed in full every time), for plain-SQL
+    queries. Bounded LRU, shared by all sessions: a shape is a parse, the same for every user.
+    (grammar/statement_shapes.py StatementShapeCache does the same for the statements the
+    grammar owns, whose slots are names and strings.)"""
 
     def __init__(self, size: int = 1024):
-        self._size = size
-        self._items: OrderedDict[str, Shape | None] = OrderedDict()
+        self._items: Lru[str, Shape | None] = Lru(size)
         self._lock = threading.Lock()
 
     def get(self, key: str) -> tuple[bool, Shape | None]:
         with self._lock:
-            if key not in self._items:
+            if not self._items.touch(key):
                 return False, None
-            self._items.move_to_end(key)
-            return True, self._items[key]
+            return True, self._items.peek(key)
 
     def put(self, key: str, shape: Shape | None) -> None:
         with self._lock:
-            self._items[key] = shape
-            while len(self._items) > self._size:
-                self._items.popitem(last=False)
+            self._items.put(key, shape)
 
     def clear(self) -> None:
         with self._lock:

@@ -22,6 +22,7 @@ from sqlglot.errors import ParseError, SqlglotError
 from sqlglot.tokens import Token, TokenType
 
 from drydock.engine.errors import DrydockError, Errors
+from drydock.grammar.lexer import COMMENT_STARTS, QUOTES, comment_end, quoted_end
 
 # sqlglot logs unsupported syntax with the statement text in it; statement text never goes to
 # drydock's logs (it may carry secrets, and any user could write lines there).
@@ -179,15 +180,15 @@ def _set_items_one_by_one(command: exp.Command) -> exp.Expr:
 
 
 def _top_level_items(text: str) -> list[str]:
-    """``text`` split at the commas outside parentheses and quotes."""
+    """``text`` split at the commas outside parentheses, quotes and comments (grammar/lexer.py)."""
     items, depth, start, i, n = [], 0, 0, 0, len(text)
     while i < n:
         ch = text[i]
-        if ch in "'\"`":
-            i += 1
-            while i < n and text[i] != ch:
-                i += 2 if text[i] == "\\" and ch != "`" else 1
-        elif ch == "(":
+        skipped = comment_end(text, i) if ch in COMMENT_STARTS else None
+        if ch in QUOTES or skipped is not None:
+            i = quoted_end(text, i)[0] if skipped is None else skipped
+            continue
+        if ch == "(":
             depth += 1
         elif ch == ")":
             depth -= 1

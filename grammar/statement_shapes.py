@@ -31,9 +31,9 @@ CATALOG IF_EXISTS and the shape learnt from DROP CATALOG x meant two statements)
 shape never answers a text whose slot value *spells* one of the grammar's own words — a terminal's
 name or literal, a rule's name of several words, a run of keywords joined, a string the transformer
 loads (grammar/parser.py ``reserved_spellings``) — in any case, with or without underscores or
-spaces: :meth:`ShapeCache.lookup` leaves it to the full parse, and it teaches no shape. Those are
-the values a transformer could mistake for structure; tests/security/test_shape_meaning.py fills
-every family's shape with each of them and compares with Lark.
+spaces: :meth:`StatementShapeCache.lookup` leaves it to the full parse, and it teaches no shape.
+Those are the values a transformer could mistake for structure; tests/security/
+test_shape_meaning.py fills every family's shape with each of them and compares with Lark.
 
 Anything else (a text that mentions the probe prefix, a statement that may carry a secret or is
 never cached, a probe that does not parse) is parsed in full every time, as before. Only parses are
@@ -44,13 +44,14 @@ from __future__ import annotations
 
 import re
 import threading
-from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, fields, is_dataclass
 from typing import Any, NamedTuple
 
 from lark import Token
 
+from drydock.engine.support.lru import Lru
+from drydock.grammar.lexer import BLOCK_COMMENT, LINE_COMMENT, QUOTED
 from drydock.engine import ast
 
 # One pass over the text; the first alternative that matches at a position wins, in the order
@@ -60,9 +61,9 @@ _TOKENS = re.compile(
     r"""(?P<sq>'[^'\\]*')(?!')"""  # plain single-quoted string
     r'''|(?P<dq>"[^"\\]*")(?!")'''  # plain double-quoted string
     r"""|(?P<bt>`[^`]+`)(?!`)"""  # plain backticked name
-    r"""|'(?:[^'\\]|\\.|'')*'?|"(?:[^"\\]|\\.|"")*"?|`(?:[^`]|``)*`?"""  # with escapes: as written
-    r"""|/\*.*?(?:\*/|\Z)|(?:--[ \t]|\#)[^\n]*"""  # comments and hints: as written
-    r"""|@(?:`(?:[^`]|``)*`?|'(?:[^'\\]|\\.|'')*'?|"(?:[^"\\]|\\.|"")*"?|[A-Za-z0-9_$.]*)"""  # @variables
+    rf"""|{QUOTED["'"]}|{QUOTED['"']}|{QUOTED["`"]}"""  # with escapes: as written
+    rf"""|{BLOCK_COMMENT}|{LINE_COMMENT}"""  # comments and hints: as written
+    rf"""|@(?:{QUOTED["`"]}|{QUOTED["'"]}|{QUOTED['"']}|[A-Za-z0-9_$.]*)"""  # @variables
     r"""|[0-9][A-Za-z0-9_$.]*"""  # numbers (and whatever a digit starts): as written
     r"""|(?P<word>[A-Za-z_$][A-Za-z0-9_$]*)""",  # a name, unless it spells a keyword
     re.DOTALL,  # whatever no alternative starts with (spaces, symbols) is skipped: kept as written
@@ -220,8 +221,10 @@ class Variant:
     fill: Filler
 
 
-class ShapeCache:
-    """Shape key → the variants learnt for it (bounded LRU, thread-safe)."""
+class StatementShapeCache:
+    """Shape key → the variants learnt for it, for the statements the grammar owns (bounded LRU,
+    thread-safe). Not grammar/shapes.py's QueryShapeCache: that one keeps sqlglot parses of
+    plain SQL with literal slots; this one statement objects with name and string slots."""
 
     def __init__(self, parse: Callable[[str], ast.Statement], keywords: frozenset[str],
                  word_terminals: tuple[re.Pattern[str], ...], reserved: frozenset[str] = frozenset()):
@@ -229,8 +232,8 @@ class ShapeCache:
         self._keywords = keywords
         self._word_terminals = word_terminals
         self._reserved = frozenset(spelling(word) for word in reserved)  # module doc
-        self._shapes: OrderedDict[str, tuple[Variant, ...]] = OrderedDict()
-        self._seen: OrderedDict[str, bool] = OrderedDict()  # keys seen once, not yet probed
+        self._shapes: Lru[str, tuple[Variant, ...]] = Lru(MAX_SHAPES)
+        self._seen: Lru[str, bool] = Lru(MAX_SHAPES)  # keys seen once, not yet probed
         self._lock = threading.Lock()
         self.hits = 0  # tests read these
         self.learnt = 0
@@ -244,7 +247,6 @@ class ShapeCache:
             variants = self._shapes.get(key)
             if variants is None:
                 return None
-            self._shapes.move_to_end(key)
         values = [s.value for s in slots]
         if self._spells_a_word(values):
             return None  # a value that spells a word of the grammar: only a full parse decides it
@@ -269,22 +271,17 @@ class ShapeCache:
         if self._spells_a_word([s.value for s in slots]):
             return  # such a text is never answered by a shape (lookup): it teaches none either
         with self._lock:  # a shape seen once may never come back: probe it on its second sighting
-            if self._seen.pop(key, None) is None:
-                self._seen[key] = True
-                if len(self._seen) > MAX_SHAPES:
-                    self._seen.popitem(last=False)
+            if self._seen.pop(key) is None:
+                self._seen.put(key, True)
                 return
         variant = self._variant(text, slots, statement)
         if variant is None:
             return
         with self._lock:
-            known = self._shapes.get(key, ())
+            known = self._shapes.peek(key) or ()
             if len(known) >= MAX_VARIANTS:
                 return
-            self._shapes[key] = (*known, variant)
-            self._shapes.move_to_end(key)
-            if len(self._shapes) > MAX_SHAPES:
-                self._shapes.popitem(last=False)
+            self._shapes.put(key, (*known, variant))
             self.learnt += 1
 
     def _variant(self, text: str, slots: list[Slot], statement: ast.Statement) -> Variant | None:

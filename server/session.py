@@ -209,6 +209,7 @@ class DrydockSession(Session):
                 return await self._run(owned, sql, attrs)
             large = len(sql) > memory.LARGE_STATEMENT_CHARS
             try:
+                # routed once: text (when cut here) is what the grammar just declined
                 statement, result = await self._in_thread("statements", self._parse_and_query, sql, text)
                 if result is not None:
                     return self._finish(result)
@@ -260,7 +261,7 @@ class DrydockSession(Session):
     def _parse_and_query(self, sql: str, text: str | None = None) -> tuple[ast.Statement, Result | None]:
         """In the statements pool: the parse, and for plain SQL the statement too (one thread hop
         per query instead of two). Anything else is left to :meth:`_run`. ``text``: the statement
-        text, when the event loop already cut it."""
+        text, when the event loop already cut it and the grammar declined it."""
         statement = parse(sql, self._token_budget(), text)
         if not isinstance(statement, ast.SqlStatement):
             return statement, None
@@ -430,7 +431,7 @@ class DrydockSession(Session):
 
 
 # Plain-SQL query shapes (grammar/shapes.py): parsed once per shape, bound per execution.
-SHAPES = shapes.ShapeCache()
+SHAPES = shapes.QueryShapeCache()
 
 
 # A short statement of drydock's own grammar (CREATE INDEX, SHOW LANCE INDEX JOBS, CALL, ADMIN …)
@@ -444,12 +445,13 @@ def parse(sql: str, max_tokens: int | None = None, text: str | None = None) -> a
     """The statement object of ``sql``: the grammar's when drydock owns the statement, else a
     plain-SQL statement parsed once by grammar/sql.py (within the token budget) — or, for a query
     whose shape was parsed before, that shape bound to this text's literals. ``text`` is
-    ``lexer.statement_text(sql)`` when the caller has it already."""
+    ``lexer.statement_text(sql)`` when the caller has it already and the grammar has declined it
+    (grammar.parse returned None): a statement is routed once."""
     if text is None:
         text = lexer.statement_text(sql)
-    statement = grammar.parse(text)
-    if statement is not None:
-        return statement
+        statement = grammar.parse(text)
+        if statement is not None:
+            return statement
     keyed = shapes.shape_of(text)
     known = False
     if keyed is not None:

@@ -23,7 +23,7 @@ from mysql_mimic.stream import ConnectionClosed, MysqlStream
 from mysql_mimic.types import Capabilities, ColumnType
 
 from drydock.grammar.lexer import DEFAULT_MODE, TextMode
-from drydock.server.query_text import UndecodableText, decode_statement
+from drydock.grammar.query_text import UndecodableText, decode_statement
 
 
 class MalformedPacket(Exception):
@@ -153,7 +153,7 @@ def decode_text(charset: CharacterSet, raw: bytes, mode: TextMode = DEFAULT_MODE
     Bytes that are not valid in it are a malformed packet (1835), never an internal error
     (mysql-mimic decodes strictly and the UnicodeDecodeError reached the last line of defence).
     String literals with a charset introducer (``_binary'…'`` with raw bytes) are read in their
-    own charset (server/query_text.py), as the session's sql_mode (``mode``) reads literals."""
+    own charset (grammar/query_text.py), as the session's sql_mode (``mode``) reads literals."""
     try:
         return decode_statement(charset, raw, mode)
     except UndecodableText as exc:

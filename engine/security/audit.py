@@ -1,7 +1,7 @@
 """The audit log: one record per changing or denied statement, JSON lines in the data directory.
 
-Records are written with secrets already masked (engine/security/redact.py). ``SHOW AUDIT`` (ADMIN) reads
-the newest records back. Each record is flushed before the statement's answer is sent.
+Records are written with secrets already masked (grammar/redact.py, handed in). ``SHOW AUDIT``
+(ADMIN) reads the newest records back. Each record is flushed before the statement's answer is sent.
 
 Bounds, because unauthenticated peers can make records too:
 - user and host are cut to ``FIELD_MAX_BYTES`` bytes of UTF-8 in every record;
@@ -29,7 +29,6 @@ from pathlib import Path
 from typing import Any
 
 from drydock.engine.errors import Errors
-from drydock.engine.security.redact import redact_sql
 from drydock.engine.support.config_keys import Key
 
 logger = logging.getLogger(__name__)
@@ -120,9 +119,13 @@ class _Budget:
 
 
 class AuditLog:
-    def __init__(self, path: Path, settings: Callable[[], AuditSettings] = AuditSettings,
+    def __init__(self, path: Path, redact: Callable[[str, int], str],
+                 settings: Callable[[], AuditSettings] = AuditSettings,
                  clock: Callable[[], float] = time.time):
+        """``redact`` masks the secrets of a statement's text, reading at most the given number
+        of characters (grammar/redact.py ``redact_sql``, which this layer cannot import)."""
         self.path = path
+        self._redact = redact
         self._settings = settings
         self._clock = clock
         self._lock = threading.Lock()
@@ -139,7 +142,7 @@ class AuditLog:
                           connection_id=connection_id, kind=kind, object=obj,
                           outcome="ok" if error_code == 0 else "error", error_code=error_code,
                           duration_ms=round((time.monotonic() - started) * 1000, 3),
-                          statement=redact_sql(statement, STATEMENT_MAX_CHARS))
+                          statement=self._redact(statement, STATEMENT_MAX_CHARS))
         with self._lock:
             settings = self._settings()  # once per record: it is built from the config each call
             self._sweep(rec.time, settings)  # failed logins whose interval is over go first

@@ -22,6 +22,7 @@ import sqlglot
 from sqlglot import exp
 
 from drydock.engine.support.lru import Lru
+from drydock.grammar.lexer import constants_abstracted
 from drydock.engine.session import INTERNAL
 from drydock.engine.sql import (
     collation, duckdb_errors, info_schema, mysql_ddl, mysql_dml, mysql_functions, result_origins)
@@ -147,42 +148,12 @@ class _VerdictCache:
 
 _VERIFIED = _VerdictCache()
 
-# DuckDB's lexical units in the texts sqlglot generates: strings ('' doubles a quote; a backslash
-# is an ordinary character), quoted identifiers, words. Texts with anything else that could
-# change how DuckDB splits them (comments, $ parameters or dollar quoting, backslashes) are keyed
-# as written.
-_DUCKDB_TOKENS = re.compile(r"""'(?:[^']|'')*'?|"(?:[^"]|"")*"?|[\w$.]+""")
-_DUCKDB_NUMBER = re.compile(r"\d+(?:\.\d+)?")
-_UNSPLITTABLE = ("\\", "$", "/*", "--", "\x00")
-
-
 def verdict_text(sql: str) -> str:
-    """``sql`` with each plain number and string constant replaced by a marker: two texts with
-    the same verdict text differ in constant values only, and a constant is never a relation or
-    a function, so DuckDB's verdict on one holds for the other. Kept as written: a string right
-    after a word character (E'…', x'…'), and a string naming a reserved relation (DuckDB reads a
-    string in FROM as a replacement scan, and drydock's own bindings pass the check by name)."""
-    if any(s in sql for s in _UNSPLITTABLE):
-        return sql
-    parts: list[str] = []
-    last = 0
-    for m in _DUCKDB_TOKENS.finditer(sql):
-        token = m.group(0)
-        if token[0] == "'":
-            if (len(token) < 2 or token[-1] != "'" or (m.start() and (sql[m.start() - 1].isalnum()
-                                                                     or sql[m.start() - 1] in "_$."))
-                    or _RESERVED_PREFIX in token.lower()):
-                continue
-            marker = "\x00s"
-        elif token[0].isdigit() and _DUCKDB_NUMBER.fullmatch(token):
-            marker = "\x00n"
-        else:
-            continue
-        parts.append(sql[last:m.start()])
-        parts.append(marker)
-        last = m.end()
-    parts.append(sql[last:])
-    return "".join(parts)
+    """``sql`` with each plain number and string constant replaced by a marker (grammar/lexer.py
+    ``constants_abstracted``); a string naming a reserved relation is kept as written (DuckDB
+    reads a string in FROM as a replacement scan, and drydock's own bindings pass the check by
+    name)."""
+    return constants_abstracted(sql, _RESERVED_PREFIX)
 
 
 class QuerySession:

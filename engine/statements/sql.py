@@ -30,6 +30,7 @@ from drydock.engine.session import SessionContext
 from drydock.engine.sql.sql_relations import Reference
 from drydock.engine.statements import metadata, variables
 from drydock.engine.sql.user_variables import literal_expression, substitute_user_variables
+from drydock.grammar.lexer import may_quote_names
 from drydock.grammar.sql import RenameTables
 from drydock.engine.statements.registry import handles
 
@@ -69,7 +70,7 @@ def run_sql(engine: Engine, stmt: ast.SqlStatement, ctx: SessionContext) -> Resu
     try:
         own = expression if stmt.fresh else expression.copy()
         session_limits.apply(own, ctx)  # sql_select_limit / sql_safe_updates, on the AST
-        if "`" in stmt.text or '"' in stmt.text:  # a dotted database name can only be quoted
+        if may_quote_names(stmt.text):  # a dotted database name can only be quoted
             dotted_names.split_table_references(engine.catalogs, own)  # `lc.db`.t → lc.db.t
         skipped: list[Diagnostic] = []  # catalogs the listings below could not reach: warnings
         if "schemata" in stmt.text.lower():  # getCatalogs: external databases as catalog.db

@@ -3,9 +3,10 @@
 The one decision of what part of a *value* is a credential, whatever its property key is called:
 ``s3.endpoint = 'http://AK:SK@host'``, a warehouse ``s3://AK:SK@bucket/wh``, a store URL
 ``postgresql://user:pw@host/db``, a presigned URL ``...?X-Amz-Signature=...``, a libpq DSN
-``host=h password=pw``. engine/security/redact.py (property maps, statement text, library errors),
-engine/errors.py (every error and note text), the server log's formatter and the SHOW statements
-that print configured values all ask here. The stored value is never changed: only what is shown.
+``host=h password=pw``. engine/security/redact.py (property maps, library errors),
+grammar/redact.py (statement text), engine/errors.py (every error and note text), the server
+log's formatter and the SHOW statements that print configured values all ask here. The stored
+value is never changed: only what is shown.
 
 Two readings:
 

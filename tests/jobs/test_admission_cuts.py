@@ -19,6 +19,7 @@ from mysql_mimic import packets
 from mysql_mimic.charset import CharacterSet
 from mysql_mimic.types import Capabilities, ServerStatus
 
+from drydock.grammar.redact import redact_sql
 from drydock.engine.security.audit import AuditLog, AuditSettings
 from drydock.engine.errors import DrydockError
 from drydock.engine.jobs.control import states as st
@@ -203,7 +204,8 @@ def test_audit_lines_are_the_bytes_json_dumps_wrote_and_settings_are_read_once(
         reads.append(1)
         return AuditSettings()
 
-    log = AuditLog(tmp_path / "audit.jsonl", settings=settings, clock=lambda: 1_000_000.25)
+    log = AuditLog(tmp_path / "audit.jsonl", redact_sql, settings=settings,
+                   clock=lambda: 1_000_000.25)
     rec = log.record(user=user, host=host, connection_id=3, kind="CreateIndex", obj="c.db.t",
                      error_code=0, started=time.monotonic(), statement=text)
     assert len(reads) == 1, "one settings object per record (each is built from the config)"

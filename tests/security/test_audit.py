@@ -7,7 +7,8 @@ import json
 import pymysql
 import pytest
 
-from drydock.engine.security.redact import redact_map, redact_sql
+from drydock.engine.security.redact import redact_map
+from drydock.grammar.redact import redact_sql
 from tests.conftest import ServerProcess
 
 

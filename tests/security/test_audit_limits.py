@@ -10,6 +10,7 @@ from pathlib import Path
 import pymysql
 import pytest
 
+from drydock.grammar.redact import redact_sql
 from drydock.engine.security.audit import AuditLog, AuditSettings, truncate_utf8
 from tests.support import mysql_raw
 from tests.conftest import ServerProcess
@@ -25,7 +26,8 @@ class FakeClock:
 
 def make_log(tmp_path: Path, clock: FakeClock | None = None, **settings: int) -> AuditLog:
     fixed = AuditSettings(**settings)  # type: ignore[arg-type]
-    return AuditLog(tmp_path / "audit.jsonl", settings=lambda: fixed, clock=clock or FakeClock())
+    return AuditLog(tmp_path / "audit.jsonl", redact_sql, settings=lambda: fixed,
+                    clock=clock or FakeClock())
 
 
 def records(tmp_path: Path, name: str = "audit.jsonl") -> list[dict]:

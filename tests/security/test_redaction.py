@@ -8,7 +8,7 @@ from pathlib import Path
 import pymysql
 import pytest
 
-from drydock.engine.security.redact import redact_sql
+from drydock.grammar.redact import redact_sql
 from drydock.grammar.parser import carries_secret, parse
 from tests.conftest import make_server
 from tests.security.redaction_corpus import CORPUS, SECRETS

@@ -28,7 +28,7 @@ from drydock.engine import ast
 from drydock.engine.errors import DrydockError
 from drydock.grammar import parser, shapes
 from drydock.grammar import sql as sql_grammar
-from drydock.grammar.statement_shapes import ShapeCache, Slot, same_statement
+from drydock.grammar.statement_shapes import Slot, StatementShapeCache, same_statement
 from drydock.server import session
 from tests.conftest import ServerProcess
 from tests.grammar.test_grammar_roundtrip import CORPUS
@@ -109,7 +109,7 @@ def _full(text: str) -> object:
         return ("crash", type(exc).__name__)
 
 
-def _learn(text: str) -> tuple[ShapeCache, str, list[Slot], Any]:
+def _learn(text: str) -> tuple[StatementShapeCache, str, list[Slot], Any]:
     """The shape of ``text`` as the cache learns it (probe parse, checked fill), whatever the
     statement carries: the secret policy that keeps some families out of the cache is not the point."""
     cache = parser._shapes()  # noqa: SLF001
@@ -130,7 +130,7 @@ def _with(text: str, slots: list[Slot], values: list[str]) -> str:
     return "".join(out)
 
 
-def _shaped(cache: ShapeCache, key: str, variant: Any, text: str) -> Any:
+def _shaped(cache: StatementShapeCache, key: str, variant: Any, text: str) -> Any:
     """What the learnt shape answers for ``text``, or None when it does not answer it (another
     shape, or a slot the shape keeps as written holds another value)."""
     keyed = cache.key(text)
@@ -196,7 +196,7 @@ def test_a_value_sensitive_transformer_is_never_answered_by_its_shape() -> None:
         return ast.DropCatalog(name=name, if_exists=name.upper().replace("_", "") == "IFEXISTS")
 
     keywords = frozenset({"DROP", "CATALOG", "IF", "EXISTS"})
-    cache = ShapeCache(parse, keywords, (), parser.reserved_spellings())
+    cache = StatementShapeCache(parse, keywords, (), parser.reserved_spellings())
     for text in ("DROP CATALOG x1", "DROP CATALOG x2"):
         keyed = cache.key(text)
         assert keyed is not None

@@ -19,12 +19,8 @@ mariadbd is absent).
 
 from __future__ import annotations
 
-import os
 import shutil
-import socket
 import subprocess
-import tempfile
-import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -34,6 +30,7 @@ import pytest
 from pymysql.constants import CLIENT
 
 from tests.conftest import ServerProcess
+from tests.support.mariadb import mariadb_server
 
 MODES = {
     "default": "",
@@ -250,44 +247,10 @@ def test_pymysql_parameters_under_the_mode(shared_server: ServerProcess, name: s
 
 
 # -- ground truth: a real MariaDB ------------------------------------------------------------------
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 @pytest.fixture(scope="module")
 def mariadb() -> Iterator[tuple[str, int]]:
-    mariadbd = shutil.which("mariadbd") or shutil.which("mysqld") or (
-        "/usr/sbin/mariadbd" if os.path.exists("/usr/sbin/mariadbd") else None)
-    install_db = shutil.which("mariadb-install-db") or shutil.which("mysql_install_db")
-    if mariadbd is None or install_db is None:
-        print("SKIP reason: mariadbd / mariadb-install-db not installed")
-        pytest.skip("mariadbd / mariadb-install-db not installed: no ground truth to compare with")
-    root = Path(tempfile.mkdtemp(prefix="sqlmode-mariadb-"))
-    data, sock, port = root / "data", root / "mysqld.sock", _free_port()
-    user = ["--user=root"] if os.geteuid() == 0 else []
-    subprocess.run([install_db, f"--datadir={data}", "--auth-root-authentication-method=normal",
-                    "--skip-test-db", *user], check=True, capture_output=True, timeout=120)
-    proc = subprocess.Popen([mariadbd, "--no-defaults", f"--datadir={data}", f"--socket={sock}",
-                             f"--port={port}", "--bind-address=127.0.0.1", "--skip-grant-tables",
-                             f"--pid-file={root / 'pid'}", *user],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                pymysql.connect(host="127.0.0.1", port=port, user="root", password="").close()
-                break
-            except pymysql.err.OperationalError:
-                if time.monotonic() > deadline or proc.poll() is not None:
-                    pytest.skip("MariaDB did not start")
-                time.sleep(0.3)
-        yield "127.0.0.1", port
-    finally:
-        proc.terminate()
-        proc.wait(timeout=30)
-        shutil.rmtree(root, ignore_errors=True)
+    with mariadb_server() as address:
+        yield address
 
 
 # Raw texts, not escaped by any rule: where each statement ends and what each literal holds is

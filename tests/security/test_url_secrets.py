@@ -18,7 +18,8 @@ import pymysql
 import pytest
 
 from drydock.engine.errors import Errors
-from drydock.engine.security.redact import redact_map, redact_sql, redact_text, secret_values
+from drydock.engine.security.redact import redact_map, redact_text, secret_values
+from drydock.grammar.redact import redact_sql
 from drydock.engine.support.url_secrets import MASK, has_secret, mask_text, mask_value, secret_parts
 from drydock.server.cli import LOG_FORMAT, RedactingFormatter
 from tests.conftest import ServerProcess

@@ -1,5 +1,5 @@
 """Bytes as drivers send them: ``_binary'…'`` with raw (non-UTF-8) bytes inside the query text,
-and literals in another charset (``_latin1'…'``), read per literal (server/query_text.py)."""
+and literals in another charset (``_latin1'…'``), read per literal (grammar/query_text.py)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 from mysql_mimic.charset import CharacterSet
 
 from drydock.grammar.lexer import TextMode
-from drydock.server.query_text import UndecodableText, decode_statement
+from drydock.grammar.query_text import UndecodableText, decode_statement
 from tests.conftest import ServerProcess
 
 UTF8 = CharacterSet.utf8mb4

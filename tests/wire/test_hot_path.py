@@ -191,3 +191,22 @@ def test_a_shape_that_cannot_be_built_never_fails_the_statement(no_shapes: None)
             parsed(text)
         return
     assert parsed(text) == expected
+
+
+# -- routing ----------------------------------------------------------------------------------------
+def test_a_plain_select_is_routed_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The event loop asks the grammar once; the statements pool, handed the text the grammar
+    declined, does not ask again (and a caller without the text still gets it routed)."""
+    asked: list[str] = []
+    real = session.grammar.parse
+
+    def counting(text: str) -> object:
+        asked.append(text)
+        return real(text)
+
+    monkeypatch.setattr(session.grammar, "parse", counting)
+    session.parse("SELECT 1", 50_000, text="SELECT 1")
+    assert asked == []
+    session.parse("  SELECT 1 ;", 50_000)
+    assert asked == ["SELECT 1"]
+    assert isinstance(session.parse("KILL 5"), type(real("KILL 5")))

@@ -18,6 +18,7 @@ from mysql_mimic import ResultColumn
 from mysql_mimic.results import infer_type
 from mysql_mimic.types import ColumnType
 
+from drydock.engine.support.lru import Lru
 from drydock.engine import ast
 from drydock.engine.store.config import Config
 from drydock.engine.errors import DrydockError
@@ -91,7 +92,7 @@ def test_errors_are_never_cached(empty_cache: None) -> None:
 def test_statements_carrying_secrets_are_never_cached(empty_cache: None, sql: str) -> None:
     assert parser.parse(sql) is not None
     assert sql not in parser._cache  # noqa: SLF001
-    assert all("hunter2" not in str(v) for v in parser._cache.values())  # noqa: SLF001
+    assert all("hunter2" not in str(parser._cache.peek(k)) for k in parser._cache)  # noqa: SLF001
 
 
 def test_harmless_statements_with_ordinary_properties_are_cached(empty_cache: None) -> None:
@@ -101,7 +102,7 @@ def test_harmless_statements_with_ordinary_properties_are_cached(empty_cache: No
 
 
 def test_the_cache_is_a_bounded_lru(empty_cache: None, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(parser, "CACHE_SIZE", 3)
+    monkeypatch.setattr(parser, "_cache", Lru(3))
     texts = [f"KILL {i}" for i in range(4)]
     for sql in texts[:3]:
         parser.parse(sql)
