@@ -28,11 +28,11 @@ from dataclasses import dataclass
 from enum import Enum
 
 from drydock.engine.errors import DrydockError, Errors
-from drydock.engine.security.privileges import VERB, Privilege, Target
+from drydock.engine.security.privileges import VERB, Privilege, GrantScope
 from drydock.engine.security.users import ROOT, ROOT_ACCOUNT, UserIdentity
 
-Grant = tuple[Target, str]  # (where, privilege) as Privileges stores it
-GLOBAL = Target()  # *.*.*
+Grant = tuple[GrantScope, str]  # (where, privilege) as Privileges stores it
+GLOBAL = GrantScope()  # *.*.*
 
 
 class Act(Enum):
@@ -58,11 +58,11 @@ class Request:
     held: frozenset[Grant]  # every grant the actor holds, its roles' included
     act: Act
     subjects: tuple[Subject, ...] = ()
-    gate: Target = GLOBAL  # where the actor needs GRANT_PRIV (GRANT/REVOKE … ON: the target)
+    gate: GrantScope = GLOBAL  # where the actor needs GRANT_PRIV (GRANT/REVOKE … ON: the target)
     gives: frozenset[Grant] = frozenset()  # the privileges GRANT/REVOKE … ON gives or takes
 
 
-def covers(held: Iterable[Grant], target: Target, privilege: str) -> bool:
+def covers(held: Iterable[Grant], target: GrantScope, privilege: str) -> bool:
     """Whether ``held`` holds ``privilege`` on ``target`` or on an enclosing level (or is ADMIN)."""
     return any((p == Privilege.ADMIN and t.level == "global") or (p == privilege and t.encloses(target))
                for t, p in held)

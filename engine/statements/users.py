@@ -6,7 +6,7 @@ from drydock.engine import ast
 from drydock.engine.security.account_rule import GLOBAL, Act, Request, Subject, refusal
 from drydock.engine.core import Engine
 from drydock.engine.errors import Errors
-from drydock.engine.security.privileges import Privilege, Target, display, normalize_privileges
+from drydock.engine.security.privileges import Privilege, GrantScope, display, normalize_privileges
 from drydock.engine.results import Result
 from drydock.engine.session import SessionContext
 from drydock.engine.security.users import ROOT, UserIdentity, validate_identity
@@ -31,7 +31,8 @@ def _role(engine: Engine, role: str) -> Subject:
 
 
 def _authorize(engine: Engine, ctx: SessionContext, act: Act, subjects: list[Subject],
-               gate: Target = GLOBAL, gives: frozenset[tuple[Target, str]] = frozenset()) -> None:
+               gate: GrantScope = GLOBAL,
+               gives: frozenset[tuple[GrantScope, str]] = frozenset()) -> None:
     """The account rule (engine/security/account_rule.py), before the statement changes anything."""
     actor = UserIdentity(ctx.user, ctx.account_host)
     error = refusal(Request(actor, engine.privileges.held_by(actor), act, tuple(subjects), gate, gives))
@@ -39,12 +40,13 @@ def _authorize(engine: Engine, ctx: SessionContext, act: Act, subjects: list[Sub
         raise error
 
 
-def resolve_target(target: ast.PrivilegeTarget, ctx: SessionContext) -> Target:
-    """Parts as written (None = a bare ``*``; a backticked `*` is a name) → a :class:`Target`."""
+def resolve_target(target: ast.PrivilegeTarget, ctx: SessionContext) -> GrantScope:
+    """Parts as written (None = a bare ``*``; a backticked `*` is a name) → a
+    :class:`GrantScope`."""
     parts = target.parts
     text = ".".join("*" if p is None else p for p in parts)
     if all(p is None for p in parts) and 1 <= len(parts) <= 3:
-        return Target()
+        return GrantScope()
     if len(parts) == 3:
         catalog, db, tbl = parts
     elif len(parts) == 2:
@@ -56,7 +58,7 @@ def resolve_target(target: ast.PrivilegeTarget, ctx: SessionContext) -> Target:
     # a wildcard may only stand for everything below a named level: ctl.*.* ok, *.db.t not
     if catalog is None or (db is None and tbl is not None):
         raise Errors.INVALID_PRIVILEGE_TARGET.error(target=text)
-    return Target.of(catalog, db, tbl)
+    return GrantScope.of(catalog, db, tbl)
 
 
 def _grantee(engine: Engine, stmt: ast.GrantPrivileges | ast.RevokePrivileges) -> tuple[str, Subject]:
@@ -82,7 +84,8 @@ def _check_grantee(engine: Engine, stmt: ast.GrantPrivileges | ast.RevokePrivile
         raise Errors.NO_SUCH_USER.error(user=str(identity))
 
 
-def _authorize_grant(engine: Engine, ctx: SessionContext, target: Target, privileges: tuple[str, ...],
+def _authorize_grant(engine: Engine, ctx: SessionContext, target: GrantScope,
+                     privileges: tuple[str, ...],
                      grantee: Subject) -> None:
     """GRANT/REVOKE … ON: GRANT_PRIV on the target, the privileges held there, the grantee covered."""
     for privilege in privileges:
@@ -203,7 +206,7 @@ def drop_role(engine: Engine, stmt: ast.DropRole, ctx: SessionContext) -> Result
 GRANT_COLUMNS = ["UserIdentity", "Password", "Roles", "GlobalPrivs", "CatalogPrivs", "DatabasePrivs", "TablePrivs"]
 
 
-def _privilege_columns(grants: list[tuple[Target, str]]) -> tuple[str, str, str, str]:
+def _privilege_columns(grants: list[tuple[GrantScope, str]]) -> tuple[str, str, str, str]:
     by_level: dict[str, dict[str, list[str]]] = {"global": {}, "catalog": {}, "database": {}, "table": {}}
     for target, privilege in grants:
         key = {"global": "", "catalog": target.label(1), "database": target.label(2),

@@ -20,7 +20,7 @@ from drydock.engine.statements import execute as execute_statement
 from drydock.engine.security.account_rule import GLOBAL, Act, Request, Subject, covers, refusal
 from drydock.engine.core import Engine
 from drydock.engine.errors import DrydockError, Errors
-from drydock.engine.security.privileges import Target
+from drydock.engine.security.privileges import GrantScope
 from drydock.engine.session import SessionContext
 from drydock.engine.security.users import ROOT_ACCOUNT, UserIdentity
 from drydock.grammar.parser import parse
@@ -28,29 +28,31 @@ from tests.conftest import ServerProcess
 
 # -- "covers": a privilege held at the target's level or an enclosing one ---------------------------
 SEL, GRANT, ADMIN = "SELECT_PRIV", "GRANT_PRIV", "ADMIN_PRIV"
-DB = Target.of("internal", "d")
-TBL = Target.of("internal", "d", "t")
+DB = GrantScope.of("internal", "d")
+TBL = GrantScope.of("internal", "d", "t")
 
 
 @pytest.mark.parametrize("held,target,privilege,expected", [
     ({(TBL, SEL)}, TBL, SEL, True),
     ({(DB, SEL)}, TBL, SEL, True),  # a database grant encloses its tables
-    ({(Target.of("internal"), SEL)}, TBL, SEL, True),
+    ({(GrantScope.of("internal"), SEL)}, TBL, SEL, True),
     ({(GLOBAL, SEL)}, DB, SEL, True),
     ({(GLOBAL, ADMIN)}, TBL, GRANT, True),  # ADMIN covers every privilege
     ({(GLOBAL, ADMIN)}, GLOBAL, "USAGE_PRIV", True),
     ({(TBL, SEL)}, DB, SEL, False),  # a table grant does not reach the database level
-    ({(DB, SEL)}, Target.of("internal"), SEL, False),
-    ({(Target.of("internal"), SEL)}, GLOBAL, SEL, False),
-    ({(Target.of("lc"), SEL)}, TBL, SEL, False),  # another catalog
-    ({(DB, SEL)}, Target.of("internal", "e", "t"), SEL, False),
+    ({(DB, SEL)}, GrantScope.of("internal"), SEL, False),
+    ({(GrantScope.of("internal"), SEL)}, GLOBAL, SEL, False),
+    ({(GrantScope.of("lc"), SEL)}, TBL, SEL, False),  # another catalog
+    ({(DB, SEL)}, GrantScope.of("internal", "e", "t"), SEL, False),
     ({(DB, "LOAD_PRIV")}, TBL, SEL, False),  # another privilege
-    ({(Target.of("internal", "*"), SEL)}, TBL, SEL, False),  # a database named `*` is no wildcard
-    ({(Target.of("internal", "D"), SEL)}, TBL, SEL, True),  # internal names fold, as checks do
+    ({(GrantScope.of("internal", "*"), SEL)}, TBL, SEL, False),
+     # a database named `*` is no wildcard
+    ({(GrantScope.of("internal", "D"), SEL)}, TBL, SEL, True),  # internal names fold, as checks do
     ({(DB, ADMIN)}, TBL, SEL, False),  # only a global ADMIN is ADMIN
     (set(), GLOBAL, SEL, False),
 ])
-def test_covers_means_held_at_the_level_or_an_enclosing_one(held: set[tuple[Target, str]], target: Target,
+def test_covers_means_held_at_the_level_or_an_enclosing_one(held: set[tuple[GrantScope, str]],
+                                                            target: GrantScope,
                                                             privilege: str, expected: bool) -> None:
     assert covers(held, target, privilege) is expected
 

@@ -7,7 +7,8 @@ from typing import Any
 from drydock.engine.errors import Errors
 from drydock.engine.lakehouse.procedures.base import ProcedureContext
 from drydock.engine.lakehouse.procedures.lance_common import (
-    Target, bad, name_list, open_target, pause_point, ref_name, result, snapshot_of, tag_of)
+    PinnedLanceTable, bad, name_list, open_target, pause_point, ref_name, result, snapshot_of,
+    tag_of)
 from drydock.engine.results import Result
 
 ROLLBACK_COLUMNS = (("previous_snapshot_id", "BIGINT"), ("rolled_back_snapshot_id", "BIGINT"),
@@ -24,7 +25,7 @@ def _exactly_one(procedure: str, tag: str | None, snapshot: int | None, snapshot
         raise bad(procedure, f"Must specify exactly one of tag and {snapshot_arg}.")
 
 
-def _main_tag_version(t: Target, tag: str, procedure: str) -> int:
+def _main_tag_version(t: PinnedLanceTable, tag: str, procedure: str) -> int:
     found = tag_of(t, tag)
     if found.get("branch") not in (None, MAIN_BRANCH):
         raise bad(procedure, f"tag '{tag}' points at branch '{found['branch']}'; {procedure} rolls the main "

@@ -17,8 +17,9 @@ from typing import Any
 from drydock.engine.errors import Errors, exception_text
 from drydock.engine.lakehouse.procedures.base import Arg, Procedure, ProcedureContext
 from drydock.engine.lakehouse.procedures.paimon_common import (
-    MAIN, TABLE_ARG, Target, before_change, branch_or_fail, check_name, max_deletes, name_list,
-    not_supported, pin_latest, pin_tags, refuse_over_limit, resolve, single_row, tag_or_fail)
+    MAIN, TABLE_ARG, ResolvedPaimonTable, before_change, branch_or_fail, check_name, max_deletes,
+    name_list, not_supported, pin_latest, pin_tags, refuse_over_limit, resolve, single_row,
+    tag_or_fail)
 from drydock.engine.lakehouse.procedures.paimon_layout import (
     Layout, branch_dir, copy_tree, same_commit, schema_files, schema_path, write_hint,
     write_snapshot_file)
@@ -188,7 +189,7 @@ def merge_branch(ctx: ProcedureContext, values: dict[str, Any]) -> Result:
     return single_row(RESULT, (True,))
 
 
-def _check_mergeable(target: Target, source: str, into: str) -> None:
+def _check_mergeable(target: ResolvedPaimonTable, source: str, into: str) -> None:
     options = {k: str(v).lower() for k, v in target.table.table_schema.options.items()}
     if options.get("branch-merge.enabled") != "true":
         raise not_supported("merge_branch", "the table must be created with 'branch-merge.enabled' = 'true' "

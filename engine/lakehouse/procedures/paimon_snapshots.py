@@ -9,9 +9,9 @@ from typing import Any
 
 from drydock.engine.lakehouse.procedures.base import Arg, Procedure, ProcedureContext
 from drydock.engine.lakehouse.procedures.paimon_common import (
-    MAIN, TABLE_ARG, Deleter, Target, before_change, duration_millis, exactly_one, max_deletes,
-    not_supported, pause, pin_everything, pin_latest, pin_tags, refuse_over_limit, resolve,
-    single_row, snapshot_or_fail, tag_or_fail, timestamp_millis)
+    MAIN, TABLE_ARG, Deleter, ResolvedPaimonTable, before_change, duration_millis, exactly_one,
+    max_deletes, not_supported, pause, pin_everything, pin_latest, pin_tags, refuse_over_limit,
+    resolve, single_row, snapshot_or_fail, tag_or_fail, timestamp_millis)
 from drydock.engine.lakehouse.procedures.paimon_layout import (
     Layout, paimon_named, snapshot_as_latest, write_hint, write_snapshot_file)
 from drydock.engine.lakehouse.procedures.paimon_consumers import pin_consumers
@@ -25,7 +25,7 @@ _EXPIRE_OPTIONS = {RETAIN_MIN: "10", RETAIN_MAX: str(INT_MAX), TIME_RETAINED: "1
 _DECOUPLED_CHANGELOG = ("changelog.num-retained.min", "changelog.num-retained.max", "changelog.time-retained")
 
 
-def _table_options(target: Target, extra: str | None) -> dict[str, str]:
+def _table_options(target: ResolvedPaimonTable, extra: str | None) -> dict[str, str]:
     options = dict(target.table.table_schema.options)
     for part in [p for p in (extra or "").split(",") if p.strip()]:
         key, sep, value = part.partition("=")
@@ -36,7 +36,7 @@ def _table_options(target: Target, extra: str | None) -> dict[str, str]:
     return options
 
 
-def _positive(target: Target, name: str, value: Any) -> int:
+def _positive(target: ResolvedPaimonTable, name: str, value: Any) -> int:
     try:
         number = int(value)
     except (TypeError, ValueError):
@@ -46,7 +46,8 @@ def _positive(target: Target, name: str, value: Any) -> int:
     return number
 
 
-def _expire_window(target: Target, values: dict[str, Any]) -> tuple[int, int, int, int]:
+def _expire_window(target: ResolvedPaimonTable,
+                   values: dict[str, Any]) -> tuple[int, int, int, int]:
     """(retain_max, retain_min, threshold millis, max_deletes) after Paimon's defaulting."""
     options = _table_options(target, values["options"])
     if any(k in options for k in _DECOUPLED_CHANGELOG):
@@ -137,7 +138,7 @@ def _expire_plan(layout: Layout, roots: list[Any], stored: list[Any], expiring: 
     return files, len(expiring) + len(files)
 
 
-def _rollback_target(target: Target, values: dict[str, Any]) -> tuple[Any, str | None]:
+def _rollback_target(target: ResolvedPaimonTable, values: dict[str, Any]) -> tuple[Any, str | None]:
     """The snapshot named by exactly one of tag / snapshot_id (no fallback between them)."""
     exactly_one(target.procedure, values, ("tag", "snapshot_id"))
     if values["tag"]:
@@ -145,7 +146,7 @@ def _rollback_target(target: Target, values: dict[str, Any]) -> tuple[Any, str |
     return snapshot_or_fail(target, values["snapshot_id"]), None
 
 
-def _latest_or_fail(target: Target) -> Any:
+def _latest_or_fail(target: ResolvedPaimonTable) -> Any:
     latest = target.snapshot_manager().get_latest_snapshot()
     if latest is None:
         raise target.fail(f"{target.display} has no snapshot; there is nothing to roll back")
