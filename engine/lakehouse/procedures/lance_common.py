@@ -4,8 +4,8 @@ helpers, typed result rows and the test-only pause point.
 A call opens the table's latest version once (:class:`PinnedLanceTable`, its ``ds`` pinned) and
 records the table's state (:class:`State`: latest version, tags, branches; for orphan removal also
 every branch's head). Validation and planning read only the pinned dataset. Right before each
-destructive step the state is read again; any difference is a concurrent commit and the call stops with
-PROCEDURE_CONCURRENT_COMMIT (nothing changed yet) or PROCEDURE_CONCURRENT_COMMIT_PARTIAL (what
+destructive step the state is read again; any difference is a concurrent commit and the call stops
+with PROCEDURE_CONCURRENT_COMMIT (nothing changed yet) or PROCEDURE_CONCURRENT_COMMIT_PARTIAL (what
 was done before is listed). The check narrows the race to the instant between the check and the
 step; Lance's own commit protocol (and, for orphan removal, the ``older_than`` age bound) covers
 that instant.
