@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from drydock.engine import ast
-from drydock.engine.security.account_rule import GLOBAL, Act, Request, Subject, refusal
+from drydock.engine.security.account_rule import GLOBAL, AccountRequest, Act, Subject, refusal
 from drydock.engine.core import Engine
 from drydock.engine.errors import Errors
 from drydock.engine.security.privileges import Privilege, GrantScope, display, normalize_privileges
@@ -35,12 +35,13 @@ def _authorize(engine: Engine, ctx: SessionContext, act: Act, subjects: list[Sub
                gives: frozenset[tuple[GrantScope, str]] = frozenset()) -> None:
     """The account rule (engine/security/account_rule.py), before the statement changes anything."""
     actor = UserIdentity(ctx.user, ctx.account_host)
-    error = refusal(Request(actor, engine.privileges.held_by(actor), act, tuple(subjects), gate, gives))
+    error = refusal(AccountRequest(actor, engine.privileges.held_by(actor), act, tuple(subjects),
+                                   gate, gives))
     if error is not None:
         raise error
 
 
-def resolve_target(target: ast.PrivilegeTarget, ctx: SessionContext) -> GrantScope:
+def grant_scope_of(target: ast.PrivilegeTarget, ctx: SessionContext) -> GrantScope:
     """Parts as written (None = a bare ``*``; a backticked `*` is a name) → a
     :class:`GrantScope`."""
     parts = target.parts
@@ -140,7 +141,7 @@ def set_password(engine: Engine, stmt: ast.SetPassword, ctx: SessionContext) -> 
 
 def grant_privileges(engine: Engine, stmt: ast.GrantPrivileges, ctx: SessionContext) -> Result:
     privileges = normalize_privileges(stmt.privileges)
-    target = resolve_target(stmt.target, ctx)
+    target = grant_scope_of(stmt.target, ctx)
     grantee, subject = _grantee(engine, stmt)
     _authorize_grant(engine, ctx, target, privileges, subject)
     _check_grantee(engine, stmt)
@@ -150,7 +151,7 @@ def grant_privileges(engine: Engine, stmt: ast.GrantPrivileges, ctx: SessionCont
 
 def revoke_privileges(engine: Engine, stmt: ast.RevokePrivileges, ctx: SessionContext) -> Result:
     privileges = normalize_privileges(stmt.privileges)
-    target = resolve_target(stmt.target, ctx)
+    target = grant_scope_of(stmt.target, ctx)
     grantee, subject = _grantee(engine, stmt)
     _authorize_grant(engine, ctx, target, privileges, subject)
     _check_grantee(engine, stmt)

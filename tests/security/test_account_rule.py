@@ -17,7 +17,8 @@ import pymysql
 import pytest
 
 from drydock.engine.statements import execute as execute_statement
-from drydock.engine.security.account_rule import GLOBAL, Act, Request, Subject, covers, refusal
+from drydock.engine.security.account_rule import (
+    GLOBAL, AccountRequest, Act, Subject, covers, refusal)
 from drydock.engine.core import Engine
 from drydock.engine.errors import DrydockError, Errors
 from drydock.engine.security.privileges import GrantScope
@@ -59,7 +60,7 @@ def test_covers_means_held_at_the_level_or_an_enclosing_one(held: set[tuple[Gran
 
 def test_the_rule_names_what_is_missing_on_which_account() -> None:
     boss = UserIdentity("boss")
-    request = Request(UserIdentity("mallory"), frozenset({(GLOBAL, GRANT)}), Act.PASSWORD,
+    request = AccountRequest(UserIdentity("mallory"), frozenset({(GLOBAL, GRANT)}), Act.PASSWORD,
                       (Subject(str(boss), frozenset({(GLOBAL, ADMIN), (TBL, SEL)}), boss),))
     error = refusal(request)
     assert error is not None and (error.code, error.sqlstate) == (1227, "42000")
@@ -67,11 +68,14 @@ def test_the_rule_names_what_is_missing_on_which_account() -> None:
                              "operation: 'boss'@'%' holds ADMIN_PRIV on *.*.*, which you do not hold "
                              "(acting on an account or role needs every privilege it holds)")
     root = Subject(str(ROOT_ACCOUNT), frozenset({(GLOBAL, ADMIN)}), ROOT_ACCOUNT)
-    admin = refusal(Request(UserIdentity("admin"), frozenset({(GLOBAL, ADMIN)}), Act.PASSWORD, (root,)))
+    admin = refusal(AccountRequest(UserIdentity("admin"), frozenset({(GLOBAL, ADMIN)}),
+                                   Act.PASSWORD, (root,)))
     assert admin is not None and admin.message == "Access denied; only 'root'@'%' itself can change the password of 'root'@'%'"
-    assert refusal(Request(ROOT_ACCOUNT, frozenset({(GLOBAL, ADMIN)}), Act.PASSWORD, (root,))) is None
+    assert refusal(AccountRequest(ROOT_ACCOUNT, frozenset({(GLOBAL, ADMIN)}), Act.PASSWORD,
+                                  (root,))) is None
     # one's own password needs nothing
-    assert refusal(Request(boss, frozenset(), Act.PASSWORD, (Subject(str(boss), frozenset({(TBL, SEL)}), boss),))) is None
+    assert refusal(AccountRequest(boss, frozenset(), Act.PASSWORD,
+                                  (Subject(str(boss), frozenset({(TBL, SEL)}), boss),))) is None
 
 
 # -- the statement table, run on an engine (no socket) ---------------------------------------------

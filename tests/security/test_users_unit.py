@@ -11,7 +11,7 @@ from drydock.engine.errors import DrydockError
 from drydock.engine.store.metastore import MetaStore
 from drydock.engine.security.privileges import Privileges, GrantScope, normalize_privileges
 from drydock.engine.session import SessionContext
-from drydock.engine.statements.users import resolve_target
+from drydock.engine.statements.users import grant_scope_of
 from drydock.engine.security.users import UserIdentity, Users, host_matches, native_password_hash
 
 
@@ -60,7 +60,7 @@ def test_privilege_targets_resolve_in_the_current_catalog(parts: tuple[str | Non
                                                           target: GrantScope) -> None:
     """None is a bare ``*`` as the parser gives it."""
     ctx = SessionContext("root", "h", 1)
-    assert resolve_target(ast.PrivilegeTarget(parts), ctx) == target
+    assert grant_scope_of(ast.PrivilegeTarget(parts), ctx) == target
 
 
 def test_grants_cover_lower_levels_and_admin_covers_all(tmp_path: Path) -> None:

@@ -35,7 +35,7 @@ if TYPE_CHECKING:
 
     from drydock.engine.lakehouse.catalogs.lance import LanceConnector
 
-# Test-only: a directory of marker files that pauses a call at a named point (see pause_point).
+# Test-only: a directory of marker files that pauses a call at a named point (see marker_pause).
 FAULT_DIR_ENV = "DRYDOCK_FAULT_PROCEDURE_DIR"
 FAULT_BATCH_ENV = "DRYDOCK_FAULT_PROCEDURE_BATCH"  # test-only override of the delete batch sizes
 FAULT_PAUSE_LIMIT_SECONDS = 120.0
@@ -272,7 +272,7 @@ def batch_size(default: int) -> int:
 
 
 # -- test-only pause point -----------------------------------------------------------------------------
-def pause_point(ctx: ProcedureContext, name: str) -> None:
+def marker_pause(ctx: ProcedureContext, name: str) -> None:
     """Off unless the server's environment has DRYDOCK_FAULT_PROCEDURE_DIR *and* the test armed
     this point by creating ``<dir>/<name>.arm``. Then (once): remove the arm file, create
     ``<name>.paused`` and wait for ``<name>.resume`` — the test commits from outside meanwhile.

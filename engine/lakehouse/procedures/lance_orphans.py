@@ -30,7 +30,7 @@ from drydock.engine.lakehouse.catalogs import lance_fs
 from drydock.engine.lakehouse.procedures.base import ProcedureContext
 from drydock.engine.lakehouse.procedures.lance_common import (
     PinnedLanceTable, at_least, bad, batch_size, batches, max_deletes, open_target, parse_time,
-    pause_point, result, warn)
+    marker_pause, result, warn)
 from drydock.engine.results import Result
 
 ORPHAN_COLUMNS = (("result", "VARCHAR"), ("size_bytes", "BIGINT"), ("action", "VARCHAR"))
@@ -66,7 +66,7 @@ def remove_orphan_files(ctx: ProcedureContext, values: dict[str, Any]) -> Result
         orphans = orphans[:limit]
     if dry_run or not orphans:
         return result(ORPHAN_COLUMNS, [(path, size, "would_delete") for path, size in orphans])
-    pause_point(ctx, name)
+    marker_pause(ctx, name)
     session = t.ds.new_file_session() if t.connector.warehouse.scheme != "file" else None
     deleted = 0
     for number, batch in enumerate(batches(orphans, batch_size(ORPHAN_BATCH))):
@@ -80,7 +80,7 @@ def remove_orphan_files(ctx: ProcedureContext, values: dict[str, Any]) -> Result
             ctx.done.append(text)
         else:
             ctx.done[-1] = text
-        pause_point(ctx, f"{name}.batch")
+        marker_pause(ctx, f"{name}.batch")
     return result(ORPHAN_COLUMNS, [(path, size, "deleted") for path, size in orphans])
 
 

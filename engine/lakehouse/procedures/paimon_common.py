@@ -95,7 +95,7 @@ class ResolvedPaimonTable:
         self.ctx.warnings.append(Diagnostic("Warning", 1105, message))
 
 
-def resolve(ctx: ProcedureContext, procedure: str, table_arg: str) -> ResolvedPaimonTable:
+def resolve_table(ctx: ProcedureContext, procedure: str, table_arg: str) -> ResolvedPaimonTable:
     """The table named by ``table`` (the framework already checked it exists and the privilege)."""
     from pypaimon.catalog.catalog_exception import TableNotExistException
 

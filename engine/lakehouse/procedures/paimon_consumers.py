@@ -18,7 +18,7 @@ from drydock.engine.support.names import name_problem, shown
 from drydock.engine.lakehouse.procedures.base import Arg, Procedure, ProcedureContext
 from drydock.engine.lakehouse.procedures.paimon_common import (
     TABLE_ARG, Deleter, Pin, ResolvedPaimonTable, before_change, max_deletes, pin_latest,
-    refuse_over_limit, resolve, single_row, snapshot_or_fail)
+    refuse_over_limit, resolve_table, single_row, snapshot_or_fail)
 from drydock.engine.results import Result
 
 RESULT = ("result",)
@@ -51,7 +51,7 @@ def consumer_id(target: ResolvedPaimonTable, value: str) -> str:
 
 
 def reset_consumer(ctx: ProcedureContext, values: dict[str, Any]) -> Result:
-    target = resolve(ctx, "reset_consumer", values["table"])
+    target = resolve_table(ctx, "reset_consumer", values["table"])
     name = consumer_id(target, values["consumerId"])
     manager = consumers(target)
     next_snapshot = values["nextSnapshotId"]
@@ -91,7 +91,7 @@ def _pattern(target: ResolvedPaimonTable, arg: str, text: str | None) -> re.Patt
 
 
 def clear_consumers(ctx: ProcedureContext, values: dict[str, Any]) -> Result:
-    target = resolve(ctx, "clear_consumers", values["table"])
+    target = resolve_table(ctx, "clear_consumers", values["table"])
     including = _pattern(target, "includingConsumers", values["includingConsumers"])
     excluding = _pattern(target, "excludingConsumers", values["excludingConsumers"])
     pins = [pin_latest(target), pin_consumers(target)]

@@ -24,7 +24,7 @@ from drydock.engine.errors import DrydockError, Errors, exception_text
 from drydock.engine.lakehouse.procedures.base import Arg, Procedure, ProcedureContext
 from drydock.engine.lakehouse.procedures.paimon_common import (
     Deleter, ResolvedPaimonTable, before_change, max_deletes, not_supported, pin_everything,
-    pin_latest, resolve, single_row, tables_of, timestamp_millis)
+    pin_latest, resolve_table, single_row, tables_of, timestamp_millis)
 from drydock.engine.lakehouse.procedures import paimon_where
 from drydock.engine.lakehouse.procedures.paimon_layout import Layout, paimon_named
 from drydock.engine.results import Result
@@ -50,7 +50,7 @@ def remove_orphan_files(ctx: ProcedureContext, values: dict[str, Any]) -> Result
     budget = max_deletes(ctx)
     count = size = 0
     for name in tables_of(ctx, procedure, values["table"]):
-        target = resolve(ctx, procedure, name)
+        target = resolve_table(ctx, procedure, name)
         deleted, deleted_bytes = _clean(target, older_than, bool(values["dry_run"]), budget - count)
         count, size = count + deleted, size + deleted_bytes
     return single_row(ORPHAN_RESULT, (count, size))
@@ -158,7 +158,7 @@ def compact(ctx: ProcedureContext, values: dict[str, Any]) -> Result:
             detail=f"compact_strategy must be 'full' or 'minor', got '{values['compact_strategy']}'")
     database_wide = values["table"].endswith(".*")
     for name in tables_of(ctx, procedure, values["table"]):
-        target = resolve(ctx, procedure, name)
+        target = resolve_table(ctx, procedure, name)
         reason = _ineligible(target)
         if reason and database_wide:
             target.note(f"skipped {target.display}: compaction is not supported because {reason}")

@@ -17,7 +17,7 @@ from typing import Any
 from drydock.engine.lakehouse.procedures.base import Arg, Procedure, ProcedureContext
 from drydock.engine.lakehouse.procedures.paimon_common import (
     TABLE_ARG, ResolvedPaimonTable, before_change, duration_millis, not_supported, pin_latest,
-    resolve, single_row)
+    resolve_table, single_row)
 from drydock.engine.results import Result
 
 _JAVA_PATTERN = {"yyyy": "%Y", "MM": "%m", "dd": "%d", "HH": "%H", "mm": "%M", "ss": "%S"}
@@ -65,7 +65,7 @@ def _partition_time(target: ResolvedPaimonTable, values: tuple[Any, ...], patter
 
 
 def expire_partitions(ctx: ProcedureContext, values: dict[str, Any]) -> Result:
-    target = resolve(ctx, "expire_partitions", values["table"])
+    target = resolve_table(ctx, "expire_partitions", values["table"])
     if not target.table.partition_keys:
         raise target.bad(f"{target.display} is not partitioned")
     window = duration_millis(target.procedure, "expiration_time", values["expiration_time"])
@@ -98,7 +98,7 @@ def expire_partitions(ctx: ProcedureContext, values: dict[str, Any]) -> Result:
 
 
 def mark_partition_done(ctx: ProcedureContext, values: dict[str, Any]) -> Result:
-    target = resolve(ctx, "mark_partition_done", values["table"])
+    target = resolve_table(ctx, "mark_partition_done", values["table"])
     actions = str(target.table.table_schema.options.get("partition.mark-done-action", "success-file"))
     unsupported = [a.strip() for a in actions.split(",") if a.strip() != "success-file"]
     if unsupported:

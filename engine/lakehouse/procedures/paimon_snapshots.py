@@ -11,7 +11,7 @@ from drydock.engine.lakehouse.procedures.base import Arg, Procedure, ProcedureCo
 from drydock.engine.lakehouse.procedures.paimon_common import (
     MAIN, TABLE_ARG, Deleter, ResolvedPaimonTable, before_change, duration_millis, exactly_one,
     max_deletes, not_supported, pause, pin_everything, pin_latest, pin_tags, refuse_over_limit,
-    resolve, single_row, snapshot_or_fail, tag_or_fail, timestamp_millis)
+    resolve_table, single_row, snapshot_or_fail, tag_or_fail, timestamp_millis)
 from drydock.engine.lakehouse.procedures.paimon_layout import (
     Layout, paimon_named, snapshot_as_latest, write_hint, write_snapshot_file)
 from drydock.engine.lakehouse.procedures.paimon_consumers import pin_consumers
@@ -72,7 +72,7 @@ def _expire_window(target: ResolvedPaimonTable,
 def expire_snapshots(ctx: ProcedureContext, values: dict[str, Any]) -> Result:
     from pypaimon.consumer.consumer_manager import ConsumerManager
 
-    target = resolve(ctx, "expire_snapshots", values["table"])
+    target = resolve_table(ctx, "expire_snapshots", values["table"])
     retain_max, retain_min, threshold, limit = _expire_window(target, values)
     # the consumers too: one reset meanwhile could lower the floor this call keeps
     pins = [pin_everything(target), pin_consumers(target)]
@@ -156,7 +156,7 @@ def _latest_or_fail(target: ResolvedPaimonTable) -> Any:
 def rollback_to(ctx: ProcedureContext, values: dict[str, Any]) -> Result:
     from pypaimon.changelog.changelog_manager import ChangelogManager
 
-    target = resolve(ctx, "rollback_to", values["table"])
+    target = resolve_table(ctx, "rollback_to", values["table"])
     rolled_back, tag = _rollback_target(target, values)
     latest = _latest_or_fail(target)
     if rolled_back.id > latest.id:
@@ -201,7 +201,7 @@ def rollback_to(ctx: ProcedureContext, values: dict[str, Any]) -> Result:
 def rollback_to_as_latest(ctx: ProcedureContext, values: dict[str, Any]) -> Result:
     from drydock.engine.errors import Errors
 
-    target = resolve(ctx, "rollback_to_as_latest", values["table"])
+    target = resolve_table(ctx, "rollback_to_as_latest", values["table"])
     rolled_back, tag = _rollback_target(target, values)
     latest = _latest_or_fail(target)
     if str(target.table.table_schema.options.get("branch-merge.enabled", "")).lower() == "true":
