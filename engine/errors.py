@@ -56,7 +56,8 @@ class DrydockError(Exception):
 
 
 class Errors:
-    """The error table. Numbers 5100-5199 are reserved for Lance index jobs (reference §3)."""
+    """The error table. Numbers 5100-5199 are reserved for Lance index jobs
+    (docs/doris-compatibility.md)."""
 
     # -- standard MySQL codes ---------------------------------------------------------------
     HANDSHAKE = ErrorSpec(1043, "08S01", "Bad handshake: {detail}")
@@ -196,7 +197,7 @@ class Errors:
     CONFIG_NOT_MUTABLE = ErrorSpec(1105, "HY000", "Config '{name}' is not mutable")
     CONFIG_INVALID = ErrorSpec(1105, "HY000", "Invalid value '{value}' for config '{name}': {reason}")
 
-    # -- Lance index jobs (reference §3) ----------------------------------------------------
+    # -- Lance index jobs (docs/doris-compatibility.md) -------------------------------------
     LANCE_INDEX_INVALID = ErrorSpec(5100, "HY000", "{detail}")
     LANCE_INDEX_OPERATION_NOT_SUPPORTED = ErrorSpec(5101, "HY000", "{op} is not supported for Lance {target}")
     LANCE_INDEX_MUTATION_DISABLED = ErrorSpec(5102, "HY000", "{detail}")
@@ -209,7 +210,7 @@ class Errors:
     # an internal invariant: the manager refused a move the state machine (engine/jobs/control/states.py) forbids
     LANCE_INDEX_JOB_ILLEGAL_TRANSITION = ErrorSpec(5108, "HY000", "Lance index job {job_id}: illegal {move}")
     SHOW_JOBS_INVALID = ErrorSpec(1105, "HY000", "{detail}")
-    # Fence and quota conflicts (reference §3: DdlException texts)
+    # Fence and quota conflicts (Doris' DdlException texts: docs/doris-compatibility.md)
     LANCE_INDEX_FENCED = ErrorSpec(5100, "HY000", "lance index '{index}' is fenced by unresolved job {job_id}; resolve that job (FORCE_RELEASE) before reusing the name")
     LANCE_INDEX_QUOTA = ErrorSpec(5100, "HY000", "unresolved lance index job quota exceeded for index '{index}'; resolve or finish existing jobs first")
 

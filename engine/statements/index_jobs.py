@@ -204,7 +204,8 @@ def show_lance_index_job(engine: Engine, stmt: ast.ShowLanceIndexJob, ctx: Sessi
 
 
 def resolve_lance_index_job(engine: Engine, stmt: ast.ResolveLanceIndexJob, ctx: SessionContext) -> Result:
-    """Reference §3's check order; never gated by enable_lance_index_mutation."""
+    """Doris' check order (docs/doris-compatibility.md); never gated by
+    enable_lance_index_mutation."""
     warning = [Errors.LANCE_INDEX_JOB_FORCE_RELEASED.warning(detail=FORCE_RELEASE_WARNING)]
     job = engine.jobs.get(stmt.job_id)
     # authoritative: the persisted locator is compared with the table as it is now (defect 8)

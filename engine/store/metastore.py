@@ -85,8 +85,8 @@ MIGRATIONS: list[tuple[int, list[str]]] = [
     (
         4,
         [
-            # Lance index jobs (reference §2). AUTOINCREMENT: ids are monotonic and never reused,
-            # even after retention deletes a record.
+            # Lance index jobs (docs/doris-compatibility.md). AUTOINCREMENT: ids are monotonic
+            # and never reused, even after retention deletes a record.
             """CREATE TABLE lance_index_jobs (
                 id INTEGER PRIMARY KEY AUTOINCREMENT,
                 catalog_id INTEGER NOT NULL,
