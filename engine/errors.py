@@ -121,7 +121,6 @@ class Errors:
     # DuckDB does not say which column a value was for: MySQL's wording up to the column name
     OUT_OF_RANGE = ErrorSpec(1264, "22003", "Out of range value {value} for type {type}")
     DATA_OUT_OF_RANGE = ErrorSpec(1690, "22003", "{type} value is out of range in '{expr}'")
-    DATA_TOO_LONG = ErrorSpec(1406, "22001", "Data too long for column '{column}' at row {row}")
     TRUNCATED_WRONG_VALUE = ErrorSpec(1366, "HY000", "Incorrect {type} value: '{value}'")
     WRONG_DATETIME_VALUE = ErrorSpec(1292, "22007", "Incorrect {type} value: '{value}'")
     ROW_IS_REFERENCED = ErrorSpec(1451, "23000", "Cannot delete or update a parent row: a foreign key constraint fails ({detail})")

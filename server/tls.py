@@ -36,10 +36,6 @@ class TlsSettings:
     required: bool  # require_secure_transport
     cert_path: str = ""
 
-    @property
-    def enabled(self) -> bool:
-        return self.context is not None
-
     def describe(self) -> str:
         """The one start-up line saying whether TLS is on (no secrets: paths only)."""
         if self.context is None:

@@ -29,7 +29,6 @@ from drydock.engine.session import SessionContext
 from drydock.engine.security.users import ROOT, UserIdentity, Users
 
 
-
 class Privilege(StrEnum):
     """A privilege by its one stored spelling (Doris'). A StrEnum, so stored grants (plain text)
     compare equal; checks take a Privilege, so a misspelling fails type-checking, not silently."""
@@ -319,12 +318,6 @@ class Privileges:
             for grantee, db_name, tbl, privilege in moved:
                 db.execute("INSERT INTO grants VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
                            (grantee, new_name, db_name, tbl, privilege))
-
-    def grantee_exists(self, grantee: str) -> bool:
-        if grantee.startswith("role:"):
-            return grantee[5:] in self._role_names
-        name, _, host = grantee[5:].rpartition("@")
-        return self._users.exists(UserIdentity(name, host))
 
     def grant(self, grantee: str, target: GrantScope, privileges: tuple[str, ...]) -> None:
         with self._store.transaction() as db:

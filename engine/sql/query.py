@@ -78,12 +78,6 @@ class QueryEngine:
         finally:
             cursor.close()
 
-    def table_ddl(self, schema: str, table: str) -> str | None:
-        """DuckDB's CREATE statement of an internal table, or None."""
-        rows = self.fetch("SELECT sql FROM duckdb_tables() WHERE database_name = ? AND schema_name = ? "
-                          "AND table_name = ?", [INTERNAL, schema, table])
-        return rows[0][0] if rows else None
-
     def databases(self) -> list[str]:
         return [r[0] for r in self.fetch(
             "SELECT schema_name FROM duckdb_schemas() WHERE database_name = ? AND schema_name NOT IN "

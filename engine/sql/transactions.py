@@ -29,9 +29,6 @@ from drydock.engine.errors import Errors
 from drydock.engine.results import Result
 from drydock.engine.session import SessionContext
 
-CONTROL = (exp.Transaction, exp.Commit, exp.Rollback)
-
-
 def autocommit(ctx: SessionContext) -> bool:
     value = ctx.variables.get("autocommit") if ctx.variables is not None else True
     if isinstance(value, str):

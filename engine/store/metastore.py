@@ -240,13 +240,6 @@ class StoreRow(Protocol):
     def keys(self) -> list[str]: ...
 
 
-class StoreCursor(Protocol):
-    @property
-    def rowcount(self) -> int: ...
-    def fetchone(self) -> Any: ...
-    def fetchall(self) -> list[Any]: ...
-
-
 class StoreConnection(Protocol):
     """What a transaction body sees: ``execute`` with ``?`` placeholders."""
 
@@ -284,11 +277,6 @@ class MetadataStore:
         """Call ``on_change(tables)`` after another frontend commits a write to any of
         :data:`ANNOUNCED_TABLES`; ``None`` when announcements may have been missed (reload all).
         A store no other frontend can write has nothing to announce."""
-
-    @property
-    def schema_version(self) -> int:
-        row = self.query_one("SELECT max(version) AS v FROM schema_version")
-        return int(row["v"]) if row and row["v"] is not None else 0
 
     def compare_and_set(
         self,
