@@ -296,7 +296,7 @@ class QuerySession:
         registered: list[str] = []
         try:
             # Tables first: the information_schema binding adds placeholder tables of its own.
-            authorized = self._bind_references(references, ctx, resolver)
+            authorized = self._bind_references(references, resolver)
             self._bind_info_schema(expression, ctx, resolver, registered)
             key = self._complete_insert(expression)
             if isinstance(expression, exp.Update) and isinstance(expression.this, exp.Table) \
@@ -311,7 +311,7 @@ class QuerySession:
             for name in registered:
                 self._cursor.unregister(name)
 
-    def _bind_references(self, references: list[Reference], ctx: SessionContext,
+    def _bind_references(self, references: list[Reference],
                          resolver: Resolver | None) -> set[tuple[str, str]]:
         """Qualify internal references as ``internal.db.t``; point every external one at an Arrow
         object registered on this cursor. The resolver pins one version per table reference

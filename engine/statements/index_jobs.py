@@ -60,7 +60,7 @@ def drop_index(engine: Engine, stmt: ast.DropIndex, ctx: SessionContext) -> Resu
     return _job_id_result(admit_drop(engine.admission, stmt, ctx))
 
 
-def _list_row(engine: Engine, job: JobRecord, catalog_name: str) -> tuple[str, ...]:
+def _list_row(job: JobRecord, catalog_name: str) -> tuple[str, ...]:
     return (str(job.id), catalog_name, job.db, job.tbl, job.index_name, job.operation.value, job.state.value,
             job.refresh_state.value, _yes(st.holds_possible_live_slot(job.facts)), _time(job.created_at),
             _time(job.updated_at), job.message, "YES" if job.force_released else "", job.force_actor,
@@ -193,7 +193,7 @@ def _visible_job(engine: Engine, ctx: SessionContext, job_id: int) -> tuple[JobR
 def show_lance_index_job(engine: Engine, stmt: ast.ShowLanceIndexJob, ctx: SessionContext) -> Result:
     job, visibility = _visible_job(engine, ctx, stmt.job_id)
     ema = "" if job.external_metadata_advanced is None else _yes(job.external_metadata_advanced)
-    row = (*_list_row(engine, job, visibility.catalog_name(job)), job.creator,
+    row = (*_list_row(job, visibility.catalog_name(job)), job.creator,
            job.result_code.value if job.result_code else "", job.completion_reason.value, ema, job.backend_id,
            job.process_epoch, job.invocation_id, "" if job.deadline_ms is None else str(job.deadline_ms),
            job.termination_proof.value, str(job.admitted_version), str(job.schema_contract_version),

@@ -109,7 +109,7 @@ def find_orphans(t: PinnedLanceTable, cutoff: dt.datetime) -> list[tuple[str, in
     cutoff_ns = int(cutoff.timestamp() * 1_000_000_000)
     mask = pc.and_(pc.invert(pc.is_in(full, value_set=referenced)),
                    pc.less(pa.array(mtimes, pa.int64()), cutoff_ns))
-    index_dirs = _live_index_dirs(t, sources, referenced, root, branches)
+    index_dirs = _live_index_dirs(sources, referenced, root, branches)
     out = []
     for i in pc.indices_nonzero(mask).to_pylist():
         path = paths[i]
@@ -171,7 +171,7 @@ def _index_dir(path: str, prefix: str) -> str:
     return prefix + "/".join(rest[:2])
 
 
-def _live_index_dirs(t: PinnedLanceTable, sources: list[Any], referenced: Any, root: str,
+def _live_index_dirs(sources: list[Any], referenced: Any, root: str,
                      branches: list[str]) -> set[str]:
     """``[tree/<b>/]_indices/<uuid>`` directories that hold any referenced file, plus the index
     uuids of the pinned main version and of each branch head (their files are never orphans)."""
