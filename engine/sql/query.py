@@ -25,6 +25,7 @@ from drydock.engine.support.lru import Lru
 from drydock.engine.session import INTERNAL
 from drydock.engine.sql import (
     collation, duckdb_errors, info_schema, mysql_ddl, mysql_dml, mysql_functions, result_origins)
+from drydock.engine.sql.identifiers import quoted
 from drydock.engine.sql.table_traits import TableTraits, Traits
 from drydock.engine.sql.transactions import SessionTransaction
 from drydock.engine.lakehouse.catalogs.base import TimeTravel
@@ -556,7 +557,7 @@ class QuerySession:
         if target == self._schema:
             return
         try:
-            self._cursor.execute(f"USE {INTERNAL}.{_quote(target)}")
+            self._cursor.execute(f"USE {INTERNAL}.{quoted(target)}")
         except duckdb.Error:
             raise Errors.UNKNOWN_DATABASE.error(db=target) from None
         self._schema = target
@@ -592,7 +593,7 @@ class QuerySession:
         the privilege and that the index belongs to the table)."""
         self.transaction.check_usable()
         try:
-            self._cursor.execute(f"DROP INDEX {INTERNAL}.{_quote(schema)}.{_quote(name)}")
+            self._cursor.execute(f"DROP INDEX {INTERNAL}.{quoted(schema)}.{quoted(name)}")
         except duckdb.Error as exc:
             self.transaction.after_failure()
             raise Errors.QUERY_FAILED.error(detail=_first_line(exc)) from None
@@ -631,10 +632,6 @@ def _error_context(expression: exp.Expr, ctx: SessionContext) -> duckdb_errors.C
         target = target.this
     return duckdb_errors.Context(table=target.name if isinstance(target, exp.Table) else "",
                                  database=ctx.database or "", drop=isinstance(expression, exp.Drop))
-
-
-def _quote(identifier: str) -> str:
-    return '"' + identifier.replace('"', '""') + '"'
 
 
 def _first_line(exc: Exception) -> str:
