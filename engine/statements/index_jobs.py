@@ -208,7 +208,8 @@ def resolve_lance_index_job(engine: Engine, stmt: ast.ResolveLanceIndexJob, ctx:
     enable_lance_index_mutation."""
     warning = [Errors.LANCE_INDEX_JOB_FORCE_RELEASED.warning(detail=FORCE_RELEASE_WARNING)]
     job = engine.jobs.get(stmt.job_id)
-    # authoritative: the persisted locator is compared with the table as it is now (defect 8)
+    # authoritative: the persisted locator is compared with the table as it is now
+    # (docs/doris-compatibility.md, defect 8)
     visibility = JobVisibility(engine.catalogs, engine.privileges, ctx, authoritative=True)
     if job is None or not visibility.may_alter(job):  # orphans need ADMIN; both answer "not found"
         raise Errors.LANCE_INDEX_JOB_NOT_FOUND.error(job_id=stmt.job_id)
