@@ -17,9 +17,9 @@ from typing import Any
 from drydock.engine.errors import Errors, exception_text
 from drydock.engine.lakehouse.procedures.base import Arg, Procedure, ProcedureContext
 from drydock.engine.lakehouse.procedures.paimon_common import (
-    MAIN, TABLE_ARG, ResolvedPaimonTable, before_change, branch_or_fail, check_name, max_deletes,
-    name_list, not_supported, pin_latest, pin_tags, refuse_over_limit, resolve_table, single_row,
-    tag_or_fail)
+    MAIN, TABLE_ARG, ResolvedPaimonTable, before_change, branch_or_fail, check_name,
+    configured_max_deletes, name_list, not_supported, pin_latest, pin_tags, refuse_over_limit,
+    resolve_table, single_row, tag_or_fail)
 from drydock.engine.lakehouse.procedures.paimon_layout import (
     Layout, branch_dir, copy_tree, same_commit, schema_files, schema_path, write_hint,
     write_snapshot_file)
@@ -62,7 +62,7 @@ def create_branch(ctx: ProcedureContext, values: dict[str, Any]) -> Result:
 def delete_branch(ctx: ProcedureContext, values: dict[str, Any]) -> Result:
     target = resolve_table(ctx, "delete_branch", values["table"])
     names = [branch_or_fail(target, n) for n in name_list(target.procedure, "branch", values["branch"], "branch")]
-    if len(names) > max_deletes(ctx):
+    if len(names) > configured_max_deletes(ctx):
         raise refuse_over_limit(target, len(names), "Delete fewer branches per call.")
     before_change(target, [pin_latest(target, n) for n in names] + [pin_tags(target, n) for n in names])
     for name in names:

@@ -220,7 +220,7 @@ class Deleter:
 
     def __init__(self, target: ResolvedPaimonTable, limit: int | None = None):
         self.target = target
-        self.limit = max_deletes(target.ctx) if limit is None else limit
+        self.limit = configured_max_deletes(target.ctx) if limit is None else limit
         self.count = 0
         self.bytes = 0
 
@@ -241,7 +241,7 @@ class Deleter:
             done.append(text)
 
 
-def max_deletes(ctx: ProcedureContext) -> int:
+def configured_max_deletes(ctx: ProcedureContext) -> int:
     return int(ctx.config.get(Key.PROCEDURE_MAX_DELETES))
 
 
@@ -249,7 +249,7 @@ def refuse_over_limit(target: ResolvedPaimonTable, count: int, hint: str) -> Exc
     return Errors.PROCEDURE_FAILED.error(
         procedure=target.procedure,
         detail=f"it would delete {count} objects of {target.display}, more than procedure_max_deletes "
-               f"({max_deletes(target.ctx)}); nothing was deleted. {hint}")
+               f"({configured_max_deletes(target.ctx)}); nothing was deleted. {hint}")
 
 
 # -- arguments ------------------------------------------------------------------------------------

@@ -17,7 +17,7 @@ from typing import Any
 from drydock.engine.support.names import name_problem, shown
 from drydock.engine.lakehouse.procedures.base import Arg, Procedure, ProcedureContext
 from drydock.engine.lakehouse.procedures.paimon_common import (
-    TABLE_ARG, Deleter, Pin, ResolvedPaimonTable, before_change, max_deletes, pin_latest,
+    TABLE_ARG, Deleter, Pin, ResolvedPaimonTable, before_change, configured_max_deletes, pin_latest,
     refuse_over_limit, resolve_table, single_row, snapshot_or_fail)
 from drydock.engine.results import Result
 
@@ -98,7 +98,7 @@ def clear_consumers(ctx: ProcedureContext, values: dict[str, Any]) -> Result:
     # Paimon's ConsumerManager.clearConsumers: including (default: all) minus excluding, whole-id matches
     chosen = [c for c in pins[1].value
               if (including is None or including.fullmatch(c)) and not (excluding and excluding.fullmatch(c))]
-    if len(chosen) > max_deletes(ctx):
+    if len(chosen) > configured_max_deletes(ctx):
         raise refuse_over_limit(target, len(chosen), "Narrow includingConsumers.")
     before_change(target, pins)
     deleter = Deleter(target)

@@ -23,8 +23,8 @@ from sqlglot import exp
 from drydock.engine.errors import DrydockError, Errors, exception_text
 from drydock.engine.lakehouse.procedures.base import Arg, Procedure, ProcedureContext
 from drydock.engine.lakehouse.procedures.paimon_common import (
-    Deleter, ResolvedPaimonTable, before_change, max_deletes, not_supported, pin_everything,
-    pin_latest, resolve_table, single_row, tables_of, timestamp_millis)
+    Deleter, ResolvedPaimonTable, before_change, configured_max_deletes, not_supported,
+    pin_everything, pin_latest, resolve_table, single_row, tables_of, timestamp_millis)
 from drydock.engine.lakehouse.procedures import paimon_where
 from drydock.engine.lakehouse.procedures.paimon_layout import Layout, paimon_named
 from drydock.engine.results import Result
@@ -47,7 +47,7 @@ def remove_orphan_files(ctx: ProcedureContext, values: dict[str, Any]) -> Result
             detail=f"Unknown mode: {values['mode']}. Only 'DISTRIBUTED' and 'LOCAL' are supported.")
     older_than = (timestamp_millis(procedure, "older_than", values["older_than"]) if values["older_than"]
                   else int(time.time() * 1000) - DAY_MILLIS)
-    budget = max_deletes(ctx)
+    budget = configured_max_deletes(ctx)
     count = size = 0
     for name in tables_of(ctx, procedure, values["table"]):
         target = resolve_table(ctx, procedure, name)

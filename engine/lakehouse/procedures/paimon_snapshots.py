@@ -9,9 +9,9 @@ from typing import Any
 
 from drydock.engine.lakehouse.procedures.base import Arg, Procedure, ProcedureContext
 from drydock.engine.lakehouse.procedures.paimon_common import (
-    MAIN, TABLE_ARG, Deleter, ResolvedPaimonTable, before_change, duration_millis, exactly_one,
-    max_deletes, not_supported, pause, pin_everything, pin_latest, pin_tags, refuse_over_limit,
-    resolve_table, single_row, snapshot_or_fail, tag_or_fail, timestamp_millis)
+    MAIN, TABLE_ARG, Deleter, ResolvedPaimonTable, before_change, configured_max_deletes,
+    duration_millis, exactly_one, not_supported, pause, pin_everything, pin_latest, pin_tags,
+    refuse_over_limit, resolve_table, single_row, snapshot_or_fail, tag_or_fail, timestamp_millis)
 from drydock.engine.lakehouse.procedures.paimon_layout import (
     Layout, paimon_named, snapshot_as_latest, write_hint, write_snapshot_file)
 from drydock.engine.lakehouse.procedures.paimon_consumers import pin_consumers
@@ -94,7 +94,7 @@ def expire_snapshots(ctx: ProcedureContext, values: dict[str, Any]) -> Result:
     layout = Layout(target)
     roots, stored = layout.roots(), layout.files()
     files, count = _expire_plan(layout, roots, stored, expiring)
-    wanted, cap = count, max_deletes(ctx)
+    wanted, cap = count, configured_max_deletes(ctx)
     while expiring and count > cap:
         expiring.pop()  # expire fewer snapshots until the deletes fit procedure_max_deletes
         files, count = _expire_plan(layout, roots, stored, expiring)
@@ -175,7 +175,7 @@ def rollback_to(ctx: ProcedureContext, values: dict[str, Any]) -> Result:
     doomed = [s.id for s in manager.list_snapshots() if s.id > rolled_back.id]
     doomed_tags = sorted(n for n, t in ((n, target.tag_manager().get(n)) for n in target.tag_manager().list_tags())
                          if t is not None and t.id > rolled_back.id)
-    if len(doomed) + len(doomed_tags) > max_deletes(ctx):
+    if len(doomed) + len(doomed_tags) > configured_max_deletes(ctx):
         raise refuse_over_limit(target, len(doomed) + len(doomed_tags), "Raise procedure_max_deletes.")
     if not doomed and existing is not None:
         target.note(f"{target.display} is already at snapshot {latest.id}; nothing to roll back")

@@ -7,8 +7,8 @@ from typing import Any
 
 from drydock.engine.lakehouse.procedures.base import Arg, Procedure, ProcedureContext
 from drydock.engine.lakehouse.procedures.paimon_common import (
-    TABLE_ARG, Deleter, before_change, check_name, duration_millis, max_deletes, name_list,
-    pin_latest, pin_tags, refuse_over_limit, resolve_table, single_row, snapshot_or_fail,
+    TABLE_ARG, Deleter, before_change, check_name, configured_max_deletes, duration_millis,
+    name_list, pin_latest, pin_tags, refuse_over_limit, resolve_table, single_row, snapshot_or_fail,
     tag_or_fail)
 from drydock.engine.results import Result
 
@@ -42,7 +42,7 @@ def delete_tag(ctx: ProcedureContext, values: dict[str, Any]) -> Result:
     target = resolve_table(ctx, "delete_tag", values["table"])
     names = name_list(target.procedure, "tag", values["tag"], "tag")
     held = {name: tag_or_fail(target, name).id for name in names}  # every name exists, or nothing is deleted
-    if len(names) > max_deletes(ctx):
+    if len(names) > configured_max_deletes(ctx):
         raise refuse_over_limit(target, len(names), "Delete fewer tags per call.")
     before_change(target, [pin_latest(target), pin_tags(target)])
     deleter = Deleter(target)
