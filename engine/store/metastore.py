@@ -159,7 +159,7 @@ MIGRATIONS: list[tuple[int, list[str]]] = [
             "ALTER TABLE lance_index_jobs ADD COLUMN dispatch_attempts INTEGER NOT NULL DEFAULT 0",
             # Earlier records: the validated values themselves are within the bounds they were
             # admitted under, so they are a safe (tight) bound; a missing value is never used by
-            # the build, and takes the reference default.
+            # the build, and takes Doris' default (docs/doris-compatibility.md).
             """UPDATE lance_index_jobs SET
                 max_num_partitions = COALESCE(CASE WHEN json_valid(properties)
                     THEN json_extract(properties, '$.params.num_partitions') END, 4096),
