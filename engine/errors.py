@@ -56,7 +56,8 @@ class DrydockError(Exception):
 
 
 class Errors:
-    """The error table. Numbers 5100-5199 are reserved for Lance index jobs (reference §3)."""
+    """The error table. Numbers 5100-5199 are reserved for Lance index jobs
+    (docs/doris-compatibility.md)."""
 
     # -- standard MySQL codes ---------------------------------------------------------------
     HANDSHAKE = ErrorSpec(1043, "08S01", "Bad handshake: {detail}")
@@ -120,7 +121,6 @@ class Errors:
     # DuckDB does not say which column a value was for: MySQL's wording up to the column name
     OUT_OF_RANGE = ErrorSpec(1264, "22003", "Out of range value {value} for type {type}")
     DATA_OUT_OF_RANGE = ErrorSpec(1690, "22003", "{type} value is out of range in '{expr}'")
-    DATA_TOO_LONG = ErrorSpec(1406, "22001", "Data too long for column '{column}' at row {row}")
     TRUNCATED_WRONG_VALUE = ErrorSpec(1366, "HY000", "Incorrect {type} value: '{value}'")
     WRONG_DATETIME_VALUE = ErrorSpec(1292, "22007", "Incorrect {type} value: '{value}'")
     ROW_IS_REFERENCED = ErrorSpec(1451, "23000", "Cannot delete or update a parent row: a foreign key constraint fails ({detail})")
@@ -196,7 +196,7 @@ class Errors:
     CONFIG_NOT_MUTABLE = ErrorSpec(1105, "HY000", "Config '{name}' is not mutable")
     CONFIG_INVALID = ErrorSpec(1105, "HY000", "Invalid value '{value}' for config '{name}': {reason}")
 
-    # -- Lance index jobs (reference §3) ----------------------------------------------------
+    # -- Lance index jobs (docs/doris-compatibility.md) -------------------------------------
     LANCE_INDEX_INVALID = ErrorSpec(5100, "HY000", "{detail}")
     LANCE_INDEX_OPERATION_NOT_SUPPORTED = ErrorSpec(5101, "HY000", "{op} is not supported for Lance {target}")
     LANCE_INDEX_MUTATION_DISABLED = ErrorSpec(5102, "HY000", "{detail}")
@@ -209,7 +209,7 @@ class Errors:
     # an internal invariant: the manager refused a move the state machine (engine/jobs/control/states.py) forbids
     LANCE_INDEX_JOB_ILLEGAL_TRANSITION = ErrorSpec(5108, "HY000", "Lance index job {job_id}: illegal {move}")
     SHOW_JOBS_INVALID = ErrorSpec(1105, "HY000", "{detail}")
-    # Fence and quota conflicts (reference §3: DdlException texts)
+    # Fence and quota conflicts (Doris' DdlException texts: docs/doris-compatibility.md)
     LANCE_INDEX_FENCED = ErrorSpec(5100, "HY000", "lance index '{index}' is fenced by unresolved job {job_id}; resolve that job (FORCE_RELEASE) before reusing the name")
     LANCE_INDEX_QUOTA = ErrorSpec(5100, "HY000", "unresolved lance index job quota exceeded for index '{index}'; resolve or finish existing jobs first")
 

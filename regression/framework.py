@@ -1,4 +1,5 @@
-"""The groovy-style suite DSL of Doris' regression framework, in Python (reference §6).
+"""The groovy-style suite DSL of Doris' regression framework, in Python
+(docs/doris-compatibility.md).
 
 A suite file registers one or more suites::
 

@@ -1,4 +1,5 @@
-"""Doris' .out files: `-- !tag --` blocks of tab-separated rows, `\\N` for NULL (reference §6)."""
+"""Doris' .out files: `-- !tag --` blocks of tab-separated rows, `\\N` for NULL
+(docs/doris-compatibility.md)."""
 
 from __future__ import annotations
 

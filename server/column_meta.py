@@ -19,7 +19,6 @@ from mysql_mimic.charset import CharacterSet
 from mysql_mimic.types import ColumnDefinition, ColumnType
 
 # https://dev.mysql.com/doc/dev/mysql-server/latest/group__group__cs__column__definition__flags.html
-NOT_NULL_FLAG = 1
 BLOB_FLAG = 16
 UNSIGNED_FLAG = 32
 BINARY_FLAG = 128

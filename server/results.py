@@ -248,18 +248,6 @@ def inferred_columns(rows: Sequence[Sequence[Any]], names: Sequence[Any]) -> lis
     return [ResultColumn(str(name), t if t is not None else ColumnType.NULL) for name, t in zip(names, types)]
 
 
-def typed_result(result: AllowedResult) -> AllowedResult:
-    """A ``(rows, columns)`` answer whose columns are (partly) bare names → the same answer with
-    every column typed (see inferred_columns); anything else is returned unchanged."""
-    if not (isinstance(result, tuple) and len(result) == 2 and isinstance(result[0], (list, tuple))):
-        return result
-    rows, columns = result
-    if all(isinstance(c, ResultColumn) for c in columns):
-        return result
-    inferred = inferred_columns(rows, [c.name if isinstance(c, ResultColumn) else c for c in columns])
-    return rows, [c if isinstance(c, ResultColumn) else t for c, t in zip(columns, inferred)]
-
-
 MetaByColumn = dict[int, tuple[ResultColumn, ColumnMeta]]
 
 

@@ -6,7 +6,7 @@ https://dev.mysql.com/doc/dev/mysql-server/latest/page_protocol_connection_phase
 
 mysql-mimic calls ``loop.start_tls`` after reading the SSLRequest, but the asyncio StreamReader may
 already hold the ClientHello (it reads whatever the socket has): the TLS layer then never sees it
-and the handshake hangs (reference: mysql-mimic facts §4). :func:`upgrade` hands those buffered
+and the handshake hangs (docs/upstream-facts.md). :func:`upgrade` hands those buffered
 bytes to the TLS protocol before anything is read from the socket again.
 """
 
@@ -35,10 +35,6 @@ class TlsSettings:
     context: ssl.SSLContext | None  # None: TLS is off
     required: bool  # require_secure_transport
     cert_path: str = ""
-
-    @property
-    def enabled(self) -> bool:
-        return self.context is not None
 
     def describe(self) -> str:
         """The one start-up line saying whether TLS is on (no secrets: paths only)."""

@@ -2,7 +2,7 @@
 
 mysql-mimic 3.0.5's compiled ``types.read_str_null`` loops forever when a string has no NUL
 terminator, and its connect-attribute reader loops on truncated data. One such packet before login
-freezes the whole event loop (reference: mysql-mimic facts §8, bug 2). Every client packet that
+freezes the whole event loop (docs/upstream-facts.md). Every client packet that
 contains NUL-terminated strings or length-prefixed attribute lists is parsed here instead, in pure
 Python, with every length checked against what is left. A malformed packet raises
 :class:`MalformedPacket`; nothing here can loop or allocate past the packet's own size.

@@ -1,7 +1,7 @@
 """The account rule: who may act on an account or a role. One pure function, :func:`refusal`.
 
 Every statement that changes an account or a role (engine/statements/users.py) describes what it
-does as a :class:`Request` and asks :func:`refusal`:
+does as an :class:`AccountRequest` and asks :func:`refusal`:
 
 1. It needs GRANT_PRIV — global, or for GRANT/REVOKE … ON at the level of its target. A user may
    always change their own password (MySQL allows it).
@@ -28,11 +28,11 @@ from dataclasses import dataclass
 from enum import Enum
 
 from drydock.engine.errors import DrydockError, Errors
-from drydock.engine.security.privileges import VERB, Privilege, Target
+from drydock.engine.security.privileges import VERB, Privilege, GrantScope
 from drydock.engine.security.users import ROOT, ROOT_ACCOUNT, UserIdentity
 
-Grant = tuple[Target, str]  # (where, privilege) as Privileges stores it
-GLOBAL = Target()  # *.*.*
+Grant = tuple[GrantScope, str]  # (where, privilege) as Privileges stores it
+GLOBAL = GrantScope()  # *.*.*
 
 
 class Act(Enum):
@@ -53,16 +53,16 @@ class Subject:
 
 
 @dataclass(frozen=True)
-class Request:
+class AccountRequest:
     actor: UserIdentity
     held: frozenset[Grant]  # every grant the actor holds, its roles' included
     act: Act
     subjects: tuple[Subject, ...] = ()
-    gate: Target = GLOBAL  # where the actor needs GRANT_PRIV (GRANT/REVOKE … ON: the target)
+    gate: GrantScope = GLOBAL  # where the actor needs GRANT_PRIV (GRANT/REVOKE … ON: the target)
     gives: frozenset[Grant] = frozenset()  # the privileges GRANT/REVOKE … ON gives or takes
 
 
-def covers(held: Iterable[Grant], target: Target, privilege: str) -> bool:
+def covers(held: Iterable[Grant], target: GrantScope, privilege: str) -> bool:
     """Whether ``held`` holds ``privilege`` on ``target`` or on an enclosing level (or is ADMIN)."""
     return any((p == Privilege.ADMIN and t.level == "global") or (p == privilege and t.encloses(target))
                for t, p in held)
@@ -73,7 +73,7 @@ def uncovered(held: frozenset[Grant], grants: Iterable[Grant]) -> Grant | None:
     return next((g for g in sorted(grants, key=lambda g: (str(g[0]), g[1])) if not covers(held, *g)), None)
 
 
-def refusal(request: Request) -> DrydockError | None:
+def refusal(request: AccountRequest) -> DrydockError | None:
     """The error that refuses ``request``, or None when the rule allows it (see the module doc)."""
     actor, held = request.actor, request.held
     if request.act is Act.PASSWORD and request.subjects and all(s.identity == actor for s in request.subjects):

@@ -29,7 +29,6 @@ from drydock.engine.session import SessionContext
 from drydock.engine.security.users import ROOT, UserIdentity, Users
 
 
-
 class Privilege(StrEnum):
     """A privilege by its one stored spelling (Doris'). A StrEnum, so stored grants (plain text)
     compare equal; checks take a Privilege, so a misspelling fails type-checking, not silently."""
@@ -68,7 +67,7 @@ ANY = "*"  # an open level, in memory and in the grants table; never a name (see
 
 
 def stored_name(name: str) -> str:
-    """An object name as a :class:`Target` part: a name spelled ``*`` (GRANT ON db.`*`) must not
+    """An object name as a :class:`GrantScope` part: a name spelled ``*`` (GRANT ON db.`*`) must not
     read as ANY, so names made of backslashes and one ``*`` gain a backslash (injective)."""
     return "\\" + name if name.lstrip("\\") == ANY else name
 
@@ -81,7 +80,8 @@ def real_name(part: str) -> str | None:
 
 
 def part_covers(part: str, name: str | None) -> bool:
-    """Whether a Target part (stored form) covers the object called ``name`` (None: no object)."""
+    """Whether a GrantScope part (stored form) covers the object called ``name`` (None: no
+    object)."""
     return part == ANY or (name is not None and part == stored_name(name))
 
 
@@ -111,7 +111,7 @@ def display(privilege: str) -> str:
 
 
 @dataclass(frozen=True)
-class Target:
+class GrantScope:
     """A grant's object; each part is ANY or a name in :func:`stored_name` form."""
 
     catalog: str = ANY
@@ -119,7 +119,7 @@ class Target:
     tbl: str = ANY
 
     @classmethod
-    def of(cls, catalog: str | None, db: str | None = None, tbl: str | None = None) -> Target:
+    def of(cls, catalog: str | None, db: str | None = None, tbl: str | None = None) -> GrantScope:
         """From real names, None meaning an open level."""
         return cls(*(ANY if n is None else stored_name(n) for n in (catalog, db, tbl)))
 
@@ -140,7 +140,7 @@ class Target:
             return part_covers_folded(self.db, db) and part_covers_folded(self.tbl, tbl)
         return part_covers(self.catalog, catalog) and part_covers(self.db, db) and part_covers(self.tbl, tbl)
 
-    def encloses(self, other: Target) -> bool:
+    def encloses(self, other: GrantScope) -> bool:
         """Whether a grant here reaches everything a grant on ``other`` does: the same target or an
         enclosing level (``ctl.*.*`` encloses ``ctl.db.*`` and ``ctl.db.t``; only ``*.*.*`` encloses
         ``*.*.*``). Answered by :meth:`covers`, so it folds names exactly as privilege checks do."""
@@ -164,7 +164,7 @@ class Privileges:
         self._store = store
         self._users = users
         self._lock = threading.Lock()
-        self._grants: dict[str, set[tuple[Target, str]]] = {}
+        self._grants: dict[str, set[tuple[GrantScope, str]]] = {}
         self._roles: dict[str, set[str]] = {}  # grantee(user) → role names
         self._role_names: set[str] = set()
         # Decisions remembered per (account, question) for the current grant revision: every
@@ -185,9 +185,11 @@ class Privileges:
         self._reload()
 
     def _reload(self) -> None:
-        grants: dict[str, set[tuple[Target, str]]] = {}
+        grants: dict[str, set[tuple[GrantScope, str]]] = {}
         for r in self._store.query("SELECT grantee, catalog, db, tbl, privilege FROM grants"):
-            grants.setdefault(r["grantee"], set()).add((Target(r["catalog"], r["db"], r["tbl"]), r["privilege"]))
+            grants.setdefault(r["grantee"],
+                              set()).add((GrantScope(r["catalog"], r["db"], r["tbl"]),
+                                          r["privilege"]))
         roles: dict[str, set[str]] = {}
         for r in self._store.query("SELECT role, user_name, user_host FROM role_members"):
             roles.setdefault(UserIdentity(r["user_name"], r["user_host"]).grantee, set()).add(r["role"])
@@ -210,21 +212,21 @@ class Privileges:
                 self._decisions[key] = decision
         return decision
 
-    def _held(self, ctx: SessionContext) -> set[tuple[Target, str]]:
+    def _held(self, ctx: SessionContext) -> set[tuple[GrantScope, str]]:
         return self._held_by(UserIdentity(ctx.user, ctx.account_host).grantee)
 
-    def _held_by(self, user: str) -> set[tuple[Target, str]]:
+    def _held_by(self, user: str) -> set[tuple[GrantScope, str]]:
         with self._lock:
             held = set(self._grants.get(user, ()))
             for role in self._roles.get(user, ()):
                 held |= self._grants.get(f"role:{role}", set())
         return held
 
-    def held_by(self, identity: UserIdentity) -> frozenset[tuple[Target, str]]:
+    def held_by(self, identity: UserIdentity) -> frozenset[tuple[GrantScope, str]]:
         """Every grant an account holds: its own and those of its roles."""
         return frozenset(self._held_by(identity.grantee))
 
-    def held_by_role(self, role: str) -> frozenset[tuple[Target, str]]:
+    def held_by_role(self, role: str) -> frozenset[tuple[GrantScope, str]]:
         with self._lock:
             return frozenset(self._grants.get(f"role:{role}", ()))
 
@@ -317,20 +319,14 @@ class Privileges:
                 db.execute("INSERT INTO grants VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
                            (grantee, new_name, db_name, tbl, privilege))
 
-    def grantee_exists(self, grantee: str) -> bool:
-        if grantee.startswith("role:"):
-            return grantee[5:] in self._role_names
-        name, _, host = grantee[5:].rpartition("@")
-        return self._users.exists(UserIdentity(name, host))
-
-    def grant(self, grantee: str, target: Target, privileges: tuple[str, ...]) -> None:
+    def grant(self, grantee: str, target: GrantScope, privileges: tuple[str, ...]) -> None:
         with self._store.transaction() as db:
             for privilege in privileges:
                 db.execute("INSERT INTO grants VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
                            (grantee, target.catalog, target.db, target.tbl, privilege))
         self._reload()
 
-    def revoke(self, grantee: str, target: Target, privileges: tuple[str, ...]) -> int:
+    def revoke(self, grantee: str, target: GrantScope, privileges: tuple[str, ...]) -> int:
         removed = 0
         with self._store.transaction() as db:
             for privilege in privileges:
@@ -340,7 +336,7 @@ class Privileges:
         self._reload()
         return removed
 
-    def grants_of(self, grantee: str) -> list[tuple[Target, str]]:
+    def grants_of(self, grantee: str) -> list[tuple[GrantScope, str]]:
         with self._lock:
             return sorted(self._grants.get(grantee, ()), key=lambda g: (str(g[0]), g[1]))
 

@@ -5,7 +5,8 @@ semantics. In order: session limits and variables applied on the AST (``session_
 then run (``query.py``: binding, verification against DuckDB's own parse, execution, streaming)
 with MySQL's errors (``duckdb_errors.py``) and column origins (``result_origins.py``). Around it:
 ``metadata.py`` (one view of databases, tables and columns), ``info_schema.py``,
-``transactions.py``, ``collation.py``, ``deadlines.py`` (max_execution_time).
+``transactions.py``, ``collation.py``, ``deadlines.py`` (max_execution_time), ``identifiers.py``
+(identifiers in SQL text drydock writes).
 
 May import: `drydock.engine`, `drydock.engine.support`, `drydock.engine.store`,
 `drydock.engine.security`, `drydock.grammar`, `drydock.engine.lakehouse`.

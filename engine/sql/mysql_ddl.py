@@ -29,6 +29,7 @@ from sqlglot import exp
 
 from drydock.engine.session import INTERNAL
 from drydock.engine.errors import Errors
+from drydock.engine.sql.identifiers import quoted
 
 SEQUENCE_PREFIX = "__drydock_ai_"
 ON_UPDATE_MARK = "__drydock_on_update_current_timestamp"  # + "(n)" for a precision
@@ -76,7 +77,7 @@ def _on_update_marks(create: exp.Create, schema: str) -> list[str]:
         precision = value.this.name if isinstance(value.this, exp.Literal) else ""
         mark = ON_UPDATE_MARK + (f"({precision})" if precision else "")
         parent.pop()
-        marks.append(f'COMMENT ON COLUMN "{_quoted(schema)}"."{_quoted(table.name)}"."{_quoted(column.name)}" '
+        marks.append(f'COMMENT ON COLUMN {quoted(schema)}.{quoted(table.name)}.{quoted(column.name)} '
                      f"IS '{mark}'")
     return marks
 
@@ -115,7 +116,7 @@ def _auto_increment(create: exp.Create, schema: str) -> list[str]:
     default = exp.DefaultColumnConstraint(this=exp.Anonymous(this="nextval", expressions=[exp.Literal.string(qualified)]))
     constraints.append(exp.ColumnConstraint(kind=default))
     column.set("constraints", constraints)
-    return [f'CREATE SEQUENCE "{_quoted(schema)}"."{sequence}" START {start}']
+    return [f'CREATE SEQUENCE {quoted(schema)}."{sequence}" START {start}']
 
 
 def _table_auto_increment(create: exp.Create) -> int:
@@ -129,10 +130,6 @@ def _table_auto_increment(create: exp.Create) -> int:
             if isinstance(value, exp.Literal) and value.name.isdigit() and int(value.name) > 0:
                 return int(value.name)
     return 1
-
-
-def _quoted(name: str) -> str:
-    return name.replace('"', '""')
 
 
 _NEXTVAL = re.compile(r"nextval\('([^'.]+)\.(" + SEQUENCE_PREFIX + r"[0-9a-f]+)'\)")
@@ -154,5 +151,5 @@ def sequences_of(cursor: Any, drop: exp.Drop) -> list[str]:
         for (default,) in rows:
             match = _NEXTVAL.search(str(default))
             if match:
-                statements.append(f'DROP SEQUENCE IF EXISTS "{_quoted(match.group(1))}"."{match.group(2)}"')
+                statements.append(f'DROP SEQUENCE IF EXISTS {quoted(match.group(1))}."{match.group(2)}"')
     return statements

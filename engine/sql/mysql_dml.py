@@ -29,6 +29,7 @@ import sqlglot
 from sqlglot import exp
 
 from drydock.engine.session import INTERNAL
+from drydock.engine.sql.identifiers import quoted
 from drydock.engine.sql.mysql_ddl import ON_UPDATE_MARK
 from drydock.engine.sql.table_traits import Traits
 
@@ -173,7 +174,7 @@ def catch_up(key: AutoIncrement, cursor: Any, table: exp.Table) -> int | None:
         return None
     highest = max(key.explicit) if key.explicit else 0
     if key.explicit_unknown:
-        rows = cursor.execute(f"SELECT max({_quote(key.column)}) FROM {table.sql(dialect='duckdb')}").fetchall()
+        rows = cursor.execute(f"SELECT max({quoted(key.column)}) FROM {table.sql(dialect='duckdb')}").fetchall()
         highest = max(highest, int(rows[0][0] or 0))
     schema, name = key.sequence.split(".", 1)
     rows = cursor.execute("SELECT last_value, start_value FROM duckdb_sequences() WHERE database_name = ? "
@@ -188,10 +189,6 @@ def catch_up(key: AutoIncrement, cursor: Any, table: exp.Table) -> int | None:
         return gap
     cursor.execute(f"SELECT max(nextval('{key.sequence}')) FROM range({gap})").fetchall()
     return None
-
-
-def _quote(name: str) -> str:
-    return '"' + name.replace('"', '""') + '"'
 
 
 def on_update_columns(update: exp.Update, traits: Traits) -> None:

@@ -26,6 +26,7 @@ from drydock.grammar.lexer import constants_abstracted
 from drydock.engine.session import INTERNAL
 from drydock.engine.sql import (
     collation, duckdb_errors, info_schema, mysql_ddl, mysql_dml, mysql_functions, result_origins)
+from drydock.engine.sql.identifiers import quoted
 from drydock.engine.sql.table_traits import TableTraits, Traits
 from drydock.engine.sql.transactions import SessionTransaction
 from drydock.engine.lakehouse.catalogs.base import TimeTravel
@@ -78,12 +79,6 @@ class QueryEngine:
             return cursor.execute(sql, params or []).fetchall()
         finally:
             cursor.close()
-
-    def table_ddl(self, schema: str, table: str) -> str | None:
-        """DuckDB's CREATE statement of an internal table, or None."""
-        rows = self.fetch("SELECT sql FROM duckdb_tables() WHERE database_name = ? AND schema_name = ? "
-                          "AND table_name = ?", [INTERNAL, schema, table])
-        return rows[0][0] if rows else None
 
     def databases(self) -> list[str]:
         return [r[0] for r in self.fetch(
@@ -273,7 +268,7 @@ class QuerySession:
         registered: list[str] = []
         try:
             # Tables first: the information_schema binding adds placeholder tables of its own.
-            authorized = self._bind_references(references, ctx, resolver)
+            authorized = self._bind_references(references, resolver)
             self._bind_info_schema(expression, ctx, resolver, registered)
             key = self._complete_insert(expression)
             if isinstance(expression, exp.Update) and isinstance(expression.this, exp.Table) \
@@ -288,7 +283,7 @@ class QuerySession:
             for name in registered:
                 self._cursor.unregister(name)
 
-    def _bind_references(self, references: list[Reference], ctx: SessionContext,
+    def _bind_references(self, references: list[Reference],
                          resolver: Resolver | None) -> set[tuple[str, str]]:
         """Qualify internal references as ``internal.db.t``; point every external one at an Arrow
         object registered on this cursor. The resolver pins one version per table reference
@@ -533,7 +528,7 @@ class QuerySession:
         if target == self._schema:
             return
         try:
-            self._cursor.execute(f"USE {INTERNAL}.{_quote(target)}")
+            self._cursor.execute(f"USE {INTERNAL}.{quoted(target)}")
         except duckdb.Error:
             raise Errors.UNKNOWN_DATABASE.error(db=target) from None
         self._schema = target
@@ -569,7 +564,7 @@ class QuerySession:
         the privilege and that the index belongs to the table)."""
         self.transaction.check_usable()
         try:
-            self._cursor.execute(f"DROP INDEX {INTERNAL}.{_quote(schema)}.{_quote(name)}")
+            self._cursor.execute(f"DROP INDEX {INTERNAL}.{quoted(schema)}.{quoted(name)}")
         except duckdb.Error as exc:
             self.transaction.after_failure()
             raise Errors.QUERY_FAILED.error(detail=_first_line(exc)) from None
@@ -608,10 +603,6 @@ def _error_context(expression: exp.Expr, ctx: SessionContext) -> duckdb_errors.C
         target = target.this
     return duckdb_errors.Context(table=target.name if isinstance(target, exp.Table) else "",
                                  database=ctx.database or "", drop=isinstance(expression, exp.Drop))
-
-
-def _quote(identifier: str) -> str:
-    return '"' + identifier.replace('"', '""') + '"'
 
 
 def _first_line(exc: Exception) -> str:

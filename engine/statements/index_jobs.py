@@ -63,7 +63,7 @@ def drop_index(engine: Engine, stmt: ast.DropIndex, ctx: SessionContext) -> Resu
     return _job_id_result(admit_drop(engine.admission, stmt, ctx))
 
 
-def _list_row(engine: Engine, job: JobRecord, catalog_name: str) -> tuple[str, ...]:
+def _list_row(job: JobRecord, catalog_name: str) -> tuple[str, ...]:
     return (str(job.id), catalog_name, job.db, job.tbl, job.index_name, job.operation.value, job.state.value,
             job.refresh_state.value, _yes(st.holds_possible_live_slot(job.facts)), _time(job.created_at),
             _time(job.updated_at), job.message, "YES" if job.force_released else "", job.force_actor,
@@ -198,7 +198,7 @@ def _visible_job(engine: Engine, ctx: SessionContext, job_id: int) -> tuple[JobR
 def show_lance_index_job(engine: Engine, stmt: ast.ShowLanceIndexJob, ctx: SessionContext) -> Result:
     job, visibility = _visible_job(engine, ctx, stmt.job_id)
     ema = "" if job.external_metadata_advanced is None else _yes(job.external_metadata_advanced)
-    row = (*_list_row(engine, job, visibility.catalog_name(job)), job.creator,
+    row = (*_list_row(job, visibility.catalog_name(job)), job.creator,
            job.result_code.value if job.result_code else "", job.completion_reason.value, ema, job.backend_id,
            job.process_epoch, job.invocation_id, "" if job.deadline_ms is None else str(job.deadline_ms),
            job.termination_proof.value, str(job.admitted_version), str(job.schema_contract_version),
@@ -210,10 +210,12 @@ def show_lance_index_job(engine: Engine, stmt: ast.ShowLanceIndexJob, ctx: Sessi
 
 @handles(ast.ResolveLanceIndexJob, audit=job_target)
 def resolve_lance_index_job(engine: Engine, stmt: ast.ResolveLanceIndexJob, ctx: SessionContext) -> Result:
-    """Reference §3's check order; never gated by enable_lance_index_mutation."""
+    """Doris' check order (docs/doris-compatibility.md); never gated by
+    enable_lance_index_mutation."""
     warning = [Errors.LANCE_INDEX_JOB_FORCE_RELEASED.warning(detail=FORCE_RELEASE_WARNING)]
     job = engine.jobs.get(stmt.job_id)
-    # authoritative: the persisted locator is compared with the table as it is now (defect 8)
+    # authoritative: the persisted locator is compared with the table as it is now
+    # (docs/doris-compatibility.md, defect 8)
     visibility = JobVisibility(engine.catalogs, engine.privileges, ctx, authoritative=True)
     if job is None or not visibility.may_alter(job):  # orphans need ADMIN; both answer "not found"
         raise Errors.LANCE_INDEX_JOB_NOT_FOUND.error(job_id=stmt.job_id)

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from drydock.engine import ast
-from drydock.engine.security.account_rule import GLOBAL, Act, Request, Subject, refusal
+from drydock.engine.security.account_rule import GLOBAL, AccountRequest, Act, Subject, refusal
 from drydock.engine.core import Engine
 from drydock.engine.errors import Errors
-from drydock.engine.security.privileges import Privilege, Target, display, normalize_privileges
+from drydock.engine.security.privileges import Privilege, GrantScope, display, normalize_privileges
 from drydock.engine.results import Result
 from drydock.engine.session import SessionContext
 from drydock.engine.security.users import ROOT, UserIdentity, validate_identity
@@ -32,20 +32,23 @@ def _role(engine: Engine, role: str) -> Subject:
 
 
 def _authorize(engine: Engine, ctx: SessionContext, act: Act, subjects: list[Subject],
-               gate: Target = GLOBAL, gives: frozenset[tuple[Target, str]] = frozenset()) -> None:
+               gate: GrantScope = GLOBAL,
+               gives: frozenset[tuple[GrantScope, str]] = frozenset()) -> None:
     """The account rule (engine/security/account_rule.py), before the statement changes anything."""
     actor = UserIdentity(ctx.user, ctx.account_host)
-    error = refusal(Request(actor, engine.privileges.held_by(actor), act, tuple(subjects), gate, gives))
+    error = refusal(AccountRequest(actor, engine.privileges.held_by(actor), act, tuple(subjects),
+                                   gate, gives))
     if error is not None:
         raise error
 
 
-def resolve_target(target: ast.PrivilegeTarget, ctx: SessionContext) -> Target:
-    """Parts as written (None = a bare ``*``; a backticked `*` is a name) → a :class:`Target`."""
+def grant_scope_of(target: ast.PrivilegeTarget, ctx: SessionContext) -> GrantScope:
+    """Parts as written (None = a bare ``*``; a backticked `*` is a name) → a
+    :class:`GrantScope`."""
     parts = target.parts
     text = ".".join("*" if p is None else p for p in parts)
     if all(p is None for p in parts) and 1 <= len(parts) <= 3:
-        return Target()
+        return GrantScope()
     if len(parts) == 3:
         catalog, db, tbl = parts
     elif len(parts) == 2:
@@ -57,7 +60,7 @@ def resolve_target(target: ast.PrivilegeTarget, ctx: SessionContext) -> Target:
     # a wildcard may only stand for everything below a named level: ctl.*.* ok, *.db.t not
     if catalog is None or (db is None and tbl is not None):
         raise Errors.INVALID_PRIVILEGE_TARGET.error(target=text)
-    return Target.of(catalog, db, tbl)
+    return GrantScope.of(catalog, db, tbl)
 
 
 def _grantee(engine: Engine, stmt: ast.GrantPrivileges | ast.RevokePrivileges) -> tuple[str, Subject]:
@@ -83,7 +86,8 @@ def _check_grantee(engine: Engine, stmt: ast.GrantPrivileges | ast.RevokePrivile
         raise Errors.NO_SUCH_USER.error(user=str(identity))
 
 
-def _authorize_grant(engine: Engine, ctx: SessionContext, target: Target, privileges: tuple[str, ...],
+def _authorize_grant(engine: Engine, ctx: SessionContext, target: GrantScope,
+                     privileges: tuple[str, ...],
                      grantee: Subject) -> None:
     """GRANT/REVOKE … ON: GRANT_PRIV on the target, the privileges held there, the grantee covered."""
     for privilege in privileges:
@@ -143,7 +147,7 @@ def set_password(engine: Engine, stmt: ast.SetPassword, ctx: SessionContext) -> 
 @handles(ast.GrantPrivileges)
 def grant_privileges(engine: Engine, stmt: ast.GrantPrivileges, ctx: SessionContext) -> Result:
     privileges = normalize_privileges(stmt.privileges)
-    target = resolve_target(stmt.target, ctx)
+    target = grant_scope_of(stmt.target, ctx)
     grantee, subject = _grantee(engine, stmt)
     _authorize_grant(engine, ctx, target, privileges, subject)
     _check_grantee(engine, stmt)
@@ -154,7 +158,7 @@ def grant_privileges(engine: Engine, stmt: ast.GrantPrivileges, ctx: SessionCont
 @handles(ast.RevokePrivileges)
 def revoke_privileges(engine: Engine, stmt: ast.RevokePrivileges, ctx: SessionContext) -> Result:
     privileges = normalize_privileges(stmt.privileges)
-    target = resolve_target(stmt.target, ctx)
+    target = grant_scope_of(stmt.target, ctx)
     grantee, subject = _grantee(engine, stmt)
     _authorize_grant(engine, ctx, target, privileges, subject)
     _check_grantee(engine, stmt)
@@ -214,7 +218,7 @@ def drop_role(engine: Engine, stmt: ast.DropRole, ctx: SessionContext) -> Result
 GRANT_COLUMNS = ["UserIdentity", "Password", "Roles", "GlobalPrivs", "CatalogPrivs", "DatabasePrivs", "TablePrivs"]
 
 
-def _privilege_columns(grants: list[tuple[Target, str]]) -> tuple[str, str, str, str]:
+def _privilege_columns(grants: list[tuple[GrantScope, str]]) -> tuple[str, str, str, str]:
     by_level: dict[str, dict[str, list[str]]] = {"global": {}, "catalog": {}, "database": {}, "table": {}}
     for target, privilege in grants:
         key = {"global": "", "catalog": target.label(1), "database": target.label(2),

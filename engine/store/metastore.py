@@ -85,8 +85,8 @@ MIGRATIONS: list[tuple[int, list[str]]] = [
     (
         4,
         [
-            # Lance index jobs (reference §2). AUTOINCREMENT: ids are monotonic and never reused,
-            # even after retention deletes a record.
+            # Lance index jobs (docs/doris-compatibility.md). AUTOINCREMENT: ids are monotonic
+            # and never reused, even after retention deletes a record.
             """CREATE TABLE lance_index_jobs (
                 id INTEGER PRIMARY KEY AUTOINCREMENT,
                 catalog_id INTEGER NOT NULL,
@@ -159,7 +159,7 @@ MIGRATIONS: list[tuple[int, list[str]]] = [
             "ALTER TABLE lance_index_jobs ADD COLUMN dispatch_attempts INTEGER NOT NULL DEFAULT 0",
             # Earlier records: the validated values themselves are within the bounds they were
             # admitted under, so they are a safe (tight) bound; a missing value is never used by
-            # the build, and takes the reference default.
+            # the build, and takes Doris' default (docs/doris-compatibility.md).
             """UPDATE lance_index_jobs SET
                 max_num_partitions = COALESCE(CASE WHEN json_valid(properties)
                     THEN json_extract(properties, '$.params.num_partitions') END, 4096),
@@ -240,13 +240,6 @@ class StoreRow(Protocol):
     def keys(self) -> list[str]: ...
 
 
-class StoreCursor(Protocol):
-    @property
-    def rowcount(self) -> int: ...
-    def fetchone(self) -> Any: ...
-    def fetchall(self) -> list[Any]: ...
-
-
 class StoreConnection(Protocol):
     """What a transaction body sees: ``execute`` with ``?`` placeholders."""
 
@@ -284,11 +277,6 @@ class MetadataStore:
         """Call ``on_change(tables)`` after another frontend commits a write to any of
         :data:`ANNOUNCED_TABLES`; ``None`` when announcements may have been missed (reload all).
         A store no other frontend can write has nothing to announce."""
-
-    @property
-    def schema_version(self) -> int:
-        row = self.query_one("SELECT max(version) AS v FROM schema_version")
-        return int(row["v"]) if row and row["v"] is not None else 0
 
     def compare_and_set(
         self,

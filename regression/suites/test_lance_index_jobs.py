@@ -11,7 +11,7 @@ def admission(s):  # type: ignore[no-untyped-def]
     write_vectors(f"{warehouse}/db/vs.lance")
     s.sql("DROP CATALOG IF EXISTS reg_adm")
     s.sql(f"CREATE CATALOG reg_adm PROPERTIES ('type' = 'lance', 'warehouse' = '{warehouse}')")
-    # defect 6: assert PENDING only with the dispatcher paused
+    # docs/doris-compatibility.md, defect 6: assert PENDING only with the dispatcher paused
     s.sql("ADMIN SET FRONTEND CONFIG ('lance_index_job_dispatcher_paused' = 'true')")
     try:
         job = s.sql(f"CREATE INDEX idx ON reg_adm.db.vs (embedding) USING ANN {ANN}")[0][0]

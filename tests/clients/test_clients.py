@@ -40,7 +40,8 @@ def db(shared_server: ServerProcess) -> Iterator[str]:
 
 
 def connector(server: ServerProcess, **kwargs: Any) -> MySQLConnection:
-    # Pure Python: the C extension of mysql-connector 26.10 fails to load here (facts §1).
+    # Pure Python: the C extension of mysql-connector 26.10 fails to load here
+    # (docs/upstream-facts.md).
     conn = mysql.connector.connect(host=server.host, port=server.port, user="root", password="",
                                    use_pure=True, autocommit=True, connection_timeout=10,
                                    read_timeout=60, write_timeout=60, **kwargs)

@@ -67,7 +67,7 @@ def test_compact_positional_and_named(server: ServerProcess, t: Table) -> None:
     columns, out = call(server, f"CALL {t.catalog}.sys.compact('{t.arg}')")
     assert columns == ["result", "fragments_removed", "fragments_added", "files_removed", "files_added",
                        "previous_snapshot_id", "current_snapshot_id"]
-    assert out == [(1, 4, 1, 4, 1, 4, 6)]  # compaction commits two versions (facts §3)
+    assert out == [(1, 4, 1, 4, 1, 4, 6)]  # compaction commits two versions
     check(t, versions=[1, 2, 3, 4, 5, 6])
     assert len(t.ds().get_fragments()) == 1
     for _ in range(3):

@@ -17,10 +17,11 @@ import pymysql
 import pytest
 
 from drydock.engine.statements import execute as execute_statement
-from drydock.engine.security.account_rule import GLOBAL, Act, Request, Subject, covers, refusal
+from drydock.engine.security.account_rule import (
+    GLOBAL, AccountRequest, Act, Subject, covers, refusal)
 from drydock.engine.core import Engine
 from drydock.engine.errors import DrydockError, Errors
-from drydock.engine.security.privileges import Target
+from drydock.engine.security.privileges import GrantScope
 from drydock.engine.session import SessionContext
 from drydock.engine.security.users import ROOT_ACCOUNT, UserIdentity
 from drydock.grammar.parser import parse
@@ -28,36 +29,38 @@ from tests.conftest import ServerProcess
 
 # -- "covers": a privilege held at the target's level or an enclosing one ---------------------------
 SEL, GRANT, ADMIN = "SELECT_PRIV", "GRANT_PRIV", "ADMIN_PRIV"
-DB = Target.of("internal", "d")
-TBL = Target.of("internal", "d", "t")
+DB = GrantScope.of("internal", "d")
+TBL = GrantScope.of("internal", "d", "t")
 
 
 @pytest.mark.parametrize("held,target,privilege,expected", [
     ({(TBL, SEL)}, TBL, SEL, True),
     ({(DB, SEL)}, TBL, SEL, True),  # a database grant encloses its tables
-    ({(Target.of("internal"), SEL)}, TBL, SEL, True),
+    ({(GrantScope.of("internal"), SEL)}, TBL, SEL, True),
     ({(GLOBAL, SEL)}, DB, SEL, True),
     ({(GLOBAL, ADMIN)}, TBL, GRANT, True),  # ADMIN covers every privilege
     ({(GLOBAL, ADMIN)}, GLOBAL, "USAGE_PRIV", True),
     ({(TBL, SEL)}, DB, SEL, False),  # a table grant does not reach the database level
-    ({(DB, SEL)}, Target.of("internal"), SEL, False),
-    ({(Target.of("internal"), SEL)}, GLOBAL, SEL, False),
-    ({(Target.of("lc"), SEL)}, TBL, SEL, False),  # another catalog
-    ({(DB, SEL)}, Target.of("internal", "e", "t"), SEL, False),
+    ({(DB, SEL)}, GrantScope.of("internal"), SEL, False),
+    ({(GrantScope.of("internal"), SEL)}, GLOBAL, SEL, False),
+    ({(GrantScope.of("lc"), SEL)}, TBL, SEL, False),  # another catalog
+    ({(DB, SEL)}, GrantScope.of("internal", "e", "t"), SEL, False),
     ({(DB, "LOAD_PRIV")}, TBL, SEL, False),  # another privilege
-    ({(Target.of("internal", "*"), SEL)}, TBL, SEL, False),  # a database named `*` is no wildcard
-    ({(Target.of("internal", "D"), SEL)}, TBL, SEL, True),  # internal names fold, as checks do
+    ({(GrantScope.of("internal", "*"), SEL)}, TBL, SEL, False),
+     # a database named `*` is no wildcard
+    ({(GrantScope.of("internal", "D"), SEL)}, TBL, SEL, True),  # internal names fold, as checks do
     ({(DB, ADMIN)}, TBL, SEL, False),  # only a global ADMIN is ADMIN
     (set(), GLOBAL, SEL, False),
 ])
-def test_covers_means_held_at_the_level_or_an_enclosing_one(held: set[tuple[Target, str]], target: Target,
+def test_covers_means_held_at_the_level_or_an_enclosing_one(held: set[tuple[GrantScope, str]],
+                                                            target: GrantScope,
                                                             privilege: str, expected: bool) -> None:
     assert covers(held, target, privilege) is expected
 
 
 def test_the_rule_names_what_is_missing_on_which_account() -> None:
     boss = UserIdentity("boss")
-    request = Request(UserIdentity("mallory"), frozenset({(GLOBAL, GRANT)}), Act.PASSWORD,
+    request = AccountRequest(UserIdentity("mallory"), frozenset({(GLOBAL, GRANT)}), Act.PASSWORD,
                       (Subject(str(boss), frozenset({(GLOBAL, ADMIN), (TBL, SEL)}), boss),))
     error = refusal(request)
     assert error is not None and (error.code, error.sqlstate) == (1227, "42000")
@@ -65,11 +68,14 @@ def test_the_rule_names_what_is_missing_on_which_account() -> None:
                              "operation: 'boss'@'%' holds ADMIN_PRIV on *.*.*, which you do not hold "
                              "(acting on an account or role needs every privilege it holds)")
     root = Subject(str(ROOT_ACCOUNT), frozenset({(GLOBAL, ADMIN)}), ROOT_ACCOUNT)
-    admin = refusal(Request(UserIdentity("admin"), frozenset({(GLOBAL, ADMIN)}), Act.PASSWORD, (root,)))
+    admin = refusal(AccountRequest(UserIdentity("admin"), frozenset({(GLOBAL, ADMIN)}),
+                                   Act.PASSWORD, (root,)))
     assert admin is not None and admin.message == "Access denied; only 'root'@'%' itself can change the password of 'root'@'%'"
-    assert refusal(Request(ROOT_ACCOUNT, frozenset({(GLOBAL, ADMIN)}), Act.PASSWORD, (root,))) is None
+    assert refusal(AccountRequest(ROOT_ACCOUNT, frozenset({(GLOBAL, ADMIN)}), Act.PASSWORD,
+                                  (root,))) is None
     # one's own password needs nothing
-    assert refusal(Request(boss, frozenset(), Act.PASSWORD, (Subject(str(boss), frozenset({(TBL, SEL)}), boss),))) is None
+    assert refusal(AccountRequest(boss, frozenset(), Act.PASSWORD,
+                                  (Subject(str(boss), frozenset({(TBL, SEL)}), boss),))) is None
 
 
 # -- the statement table, run on an engine (no socket) ---------------------------------------------

@@ -9,9 +9,9 @@ import pytest
 from drydock.engine import ast
 from drydock.engine.errors import DrydockError
 from drydock.engine.store.metastore import MetaStore
-from drydock.engine.security.privileges import Privileges, Target, normalize_privileges
+from drydock.engine.security.privileges import Privileges, GrantScope, normalize_privileges
 from drydock.engine.session import SessionContext
-from drydock.engine.statements.users import resolve_target
+from drydock.engine.statements.users import grant_scope_of
 from drydock.engine.security.users import UserIdentity, Users, host_matches, native_password_hash
 
 
@@ -50,15 +50,17 @@ def test_privilege_names() -> None:
 
 
 @pytest.mark.parametrize("parts,target", [
-    ((None, None, None), Target()), ((None, None), Target()), (("c", None, None), Target("c")),
-    (("c", "d", None), Target("c", "d")), (("d", None), Target("internal", "d")),
-    (("d",), Target("internal", "d")), (("d", "t"), Target("internal", "d", "t")),
-    (("c", "d", "t"), Target("c", "d", "t")),
+    ((None, None, None), GrantScope()), ((None, None), GrantScope()),
+    (("c", None, None), GrantScope("c")),
+    (("c", "d", None), GrantScope("c", "d")), (("d", None), GrantScope("internal", "d")),
+    (("d",), GrantScope("internal", "d")), (("d", "t"), GrantScope("internal", "d", "t")),
+    (("c", "d", "t"), GrantScope("c", "d", "t")),
 ])
-def test_privilege_targets_resolve_in_the_current_catalog(parts: tuple[str | None, ...], target: Target) -> None:
+def test_privilege_targets_resolve_in_the_current_catalog(parts: tuple[str | None, ...],
+                                                          target: GrantScope) -> None:
     """None is a bare ``*`` as the parser gives it."""
     ctx = SessionContext("root", "h", 1)
-    assert resolve_target(ast.PrivilegeTarget(parts), ctx) == target
+    assert grant_scope_of(ast.PrivilegeTarget(parts), ctx) == target
 
 
 def test_grants_cover_lower_levels_and_admin_covers_all(tmp_path: Path) -> None:
@@ -67,10 +69,10 @@ def test_grants_cover_lower_levels_and_admin_covers_all(tmp_path: Path) -> None:
     privileges = Privileges(store, users)
     users.create(UserIdentity("u"), "", False)
     ctx = SessionContext("u", "127.0.0.1", 1)
-    privileges.grant("user:u@%", Target("internal", "db1"), ("SELECT_PRIV",))
+    privileges.grant("user:u@%", GrantScope("internal", "db1"), ("SELECT_PRIV",))
     assert privileges.has(ctx, "SELECT_PRIV", "internal", "db1", "t")
     assert not privileges.has(ctx, "SELECT_PRIV", "internal", "db2", "t")
     assert not privileges.has(ctx, "LOAD_PRIV", "internal", "db1", "t")
     assert privileges.may_see_db(ctx, "internal", "db1") and not privileges.may_see_db(ctx, "internal", "db2")
-    privileges.grant("user:u@%", Target(), ("ADMIN_PRIV",))
+    privileges.grant("user:u@%", GrantScope(), ("ADMIN_PRIV",))
     assert privileges.has(ctx, "DROP_PRIV", "other", "x", "y")

@@ -26,7 +26,8 @@ REFERENCE_DEFAULTS = {
     "lance_index_job_max_inflight_per_backend": 2,
     "lance_index_job_refresh_retry_second": 300,
     "lance_index_job_dispatcher_paused": False,
-    # drydock's documented differences (DESIGN.md): finished and single-node, so on by default
+    # drydock's documented differences (docs/doris-compatibility.md): finished and single-node,
+    # so on by default
     "enable_lance_index_mutation": True,
     "enable_lance_index_local_file_mutation": True,
 }

@@ -155,7 +155,8 @@ def set_config(server: ServerProcess, **values: Any) -> None:
 
 
 def pause(server: ServerProcess) -> None:
-    """Defect 6: a suite asserts PENDING only after the dispatcher is paused (a hard barrier)."""
+    """docs/doris-compatibility.md, defect 6: a suite asserts PENDING only after the dispatcher is
+    paused (a hard barrier)."""
     set_config(server, lance_index_job_dispatcher_paused=True)
 
 

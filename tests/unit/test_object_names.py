@@ -6,9 +6,9 @@ import pytest
 
 from drydock.engine import ast
 from drydock.engine.support.names import name_problem, shown
-from drydock.engine.security.privileges import ANY, Target, real_name, stored_name
+from drydock.engine.security.privileges import ANY, GrantScope, real_name, stored_name
 from drydock.engine.session import SessionContext
-from drydock.engine.statements.users import resolve_target
+from drydock.engine.statements.users import grant_scope_of
 from drydock.grammar.parser import parse
 
 
@@ -39,15 +39,16 @@ def test_shown_escapes_control_characters_and_cuts_long_names() -> None:
     assert shown("x" * 100) == "'" + "x" * 64 + "…'"
 
 
-def _target(sql_target: str) -> Target:
+def _target(sql_target: str) -> GrantScope:
     stmt = parse(f"GRANT SELECT ON {sql_target} TO 'bob'@'%'")
     assert isinstance(stmt, ast.GrantPrivileges)
-    return resolve_target(stmt.target, SessionContext(user="root", host="127.0.0.1", connection_id=1))
+    return grant_scope_of(stmt.target,
+                          SessionContext(user="root", host="127.0.0.1", connection_id=1))
 
 
 def test_a_backticked_star_is_a_table_name_and_a_bare_star_the_wildcard() -> None:
     named, wildcard = _target("db.`*`"), _target("db.*")
-    assert wildcard == Target("internal", "db", ANY)
+    assert wildcard == GrantScope("internal", "db", ANY)
     assert named != wildcard and named.level == "table"
     assert named.covers("internal", "db", "*") and not named.covers("internal", "db", "t")
     assert wildcard.covers("internal", "db", "t")

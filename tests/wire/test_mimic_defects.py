@@ -1,4 +1,4 @@
-"""mysql-mimic 3.0.5's connection-level defects (reference: mysql-mimic facts §8), proven closed over
+"""mysql-mimic 3.0.5's connection-level defects (docs/upstream-facts.md), proven closed over
 real sockets. Each test would fail on the unpatched library; the fixes live in server/connection.py,
 server/login.py, server/result_writer.py, server/stmt_commands.py, server/wire.py and
 server/app.py. Statement-level defects: tests/wire/test_mimic_defects_sql.py.

@@ -1,4 +1,4 @@
-"""mysql-mimic 3.0.5's statement-level defects (reference: mysql-mimic facts §4, §5, §8), proven
+"""mysql-mimic 3.0.5's statement-level defects (docs/upstream-facts.md), proven
 closed over real sockets: prepared statements, result-set terminators, SET, FROM DUAL, KILL and
 multi-statement queries. Each test would fail on the unpatched library.
 """

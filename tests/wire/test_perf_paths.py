@@ -25,7 +25,7 @@ from drydock.engine.errors import DrydockError
 from drydock.engine.store.metastore import MetaStore
 from drydock.engine.results import Result
 from drydock.grammar import parser
-from drydock.server.results import to_wire, typed_result
+from drydock.server.results import to_wire
 
 
 # -- typed columns ------------------------------------------------------------------------------------
@@ -44,15 +44,6 @@ def test_untyped_result_gets_mimic_inferred_columns_from_the_first_non_null_valu
 def test_inference_is_mysql_mimics(value: Any) -> None:
     (column,) = to_wire(Result(columns=["c"], rows=[(value,)]))[1]  # type: ignore[index]
     assert column.type == infer_type(value)
-
-
-def test_typed_result_types_bare_names_and_keeps_given_columns() -> None:
-    given = ResultColumn("a", ColumnType.TINY)
-    _rows, columns = typed_result(([(1, "x")], [given, "b"]))  # type: ignore[misc]
-    assert columns[0] is given and (columns[1].name, columns[1].type) == ("b", infer_type("x"))
-    assert typed_result(None) is None
-    empty_rows, empty_columns = typed_result(([], ["only"]))  # type: ignore[misc]
-    assert empty_rows == [] and empty_columns[0].type == ColumnType.NULL
 
 
 # -- the parse cache ----------------------------------------------------------------------------------

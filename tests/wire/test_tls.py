@@ -206,7 +206,7 @@ def test_mysql_connector_pure_python_over_tls(tls_server: ServerProcess) -> None
 C_EXT_SCRIPT = """
 import sys
 try:
-    import _mysql_connector  # before anything loads the system OpenSSL (mysql-mimic facts §1)
+    import _mysql_connector  # before anything loads the system OpenSSL (docs/upstream-facts.md)
 except ImportError as exc:
     print("SKIP", exc); sys.exit(0)
 import mysql.connector

@@ -106,7 +106,8 @@ def lance_storage_options(props: dict[str, str]) -> dict[str, str]:
     if endpoint:
         out["aws_endpoint"] = endpoint
         if endpoint.lower().startswith("http://"):
-            out["allow_http"] = "true"  # object_store refuses plain http unless told (facts §8)
+            # object_store refuses plain http unless told (docs/upstream-facts.md)
+            out["allow_http"] = "true"
     if props.get("use_path_style"):
         path_style = parse_bool("use_path_style", props["use_path_style"])
         out["aws_virtual_hosted_style_request"] = "false" if path_style else "true"

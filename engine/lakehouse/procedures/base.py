@@ -24,9 +24,6 @@ if TYPE_CHECKING:
     from drydock.engine.lakehouse.catalogs.manager import CatalogRecord
     from drydock.engine.store.config import Config
 
-TYPES = ("STRING", "INT", "LONG", "BOOLEAN")
-
-
 @dataclass(frozen=True)
 class Arg:
     name: str

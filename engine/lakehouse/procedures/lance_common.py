@@ -1,11 +1,11 @@
 """What every Lance procedure shares: the pinned target, the concurrent-commit check, argument
 helpers, typed result rows and the test-only pause point.
 
-A call opens the table's latest version once (``Target.ds``, pinned) and records the table's
-state (:class:`State`: latest version, tags, branches; for orphan removal also every branch's
-head). Validation and planning read only the pinned dataset. Right before each destructive step
-the state is read again; any difference is a concurrent commit and the call stops with
-PROCEDURE_CONCURRENT_COMMIT (nothing changed yet) or PROCEDURE_CONCURRENT_COMMIT_PARTIAL (what
+A call opens the table's latest version once (:class:`PinnedLanceTable`, its ``ds`` pinned) and
+records the table's state (:class:`State`: latest version, tags, branches; for orphan removal also
+every branch's head). Validation and planning read only the pinned dataset. Right before each
+destructive step the state is read again; any difference is a concurrent commit and the call stops
+with PROCEDURE_CONCURRENT_COMMIT (nothing changed yet) or PROCEDURE_CONCURRENT_COMMIT_PARTIAL (what
 was done before is listed). The check narrows the race to the instant between the check and the
 step; Lance's own commit protocol (and, for orphan removal, the ``older_than`` age bound) covers
 that instant.
@@ -35,7 +35,7 @@ if TYPE_CHECKING:
 
     from drydock.engine.lakehouse.catalogs.lance import LanceConnector
 
-# Test-only: a directory of marker files that pauses a call at a named point (see pause_point).
+# Test-only: a directory of marker files that pauses a call at a named point (see marker_pause).
 FAULT_DIR_ENV = "DRYDOCK_FAULT_PROCEDURE_DIR"
 FAULT_BATCH_ENV = "DRYDOCK_FAULT_PROCEDURE_BATCH"  # test-only override of the delete batch sizes
 FAULT_PAUSE_LIMIT_SECONDS = 120.0
@@ -76,7 +76,7 @@ def _refs_text(kind: str, refs: tuple[tuple[str, str | None, int], ...]) -> str:
 
 
 @dataclass
-class Target:
+class PinnedLanceTable:
     """One table of the call, opened once at its latest version (``ds`` stays pinned there)."""
 
     ctx: ProcedureContext
@@ -164,14 +164,15 @@ class Target:
 list_refs = lance_system.list_refs
 
 
-def open_target(ctx: ProcedureContext, values: dict[str, Any], procedure: str) -> Target:
+def open_target(ctx: ProcedureContext, values: dict[str, Any], procedure: str) -> PinnedLanceTable:
     """The `table` argument → the exact table, opened at its latest version (no fallback)."""
     db, table = split_table(values["table"], procedure)
     if table == "*":
         raise Errors.PROCEDURE_BAD_ARGUMENT.error(
             procedure=procedure, detail="Lance procedures act on one table: name it as 'database.table'")
     connector: LanceConnector = ctx.connector  # type: ignore[assignment]
-    return Target(ctx=ctx, procedure=procedure, db=db, table=table, ds=connector.open_latest(db, table))
+    return PinnedLanceTable(ctx=ctx, procedure=procedure, db=db, table=table,
+                            ds=connector.open_latest(db, table))
 
 
 # -- arguments ---------------------------------------------------------------------------------------
@@ -226,14 +227,15 @@ def parse_time(procedure: str, arg: str, text: str) -> dt.datetime:
         raise bad(procedure, f"argument '{arg}' {exc}, got {shown(text)}") from None
 
 
-def snapshot_of(target: Target, snapshot: int) -> int:
+def snapshot_of(target: PinnedLanceTable, snapshot: int) -> int:
     """An existing main version (exactly that one)."""
     if snapshot not in set(target.versions()):
         raise Errors.UNKNOWN_TABLE_VERSION.error(version=snapshot, table=target.name, catalog=target.ctx.catalog.name)
     return snapshot
 
 
-def tag_of(target: Target, tag: str, tags: dict[str, dict[str, Any]] | None = None) -> dict[str, Any]:
+def tag_of(target: PinnedLanceTable, tag: str,
+           tags: dict[str, dict[str, Any]] | None = None) -> dict[str, Any]:
     found = (tags if tags is not None else target.tags()).get(tag)
     if found is None:
         raise Errors.UNKNOWN_TABLE_TAG.error(tag=tag, table=target.name, catalog=target.ctx.catalog.name)
@@ -270,7 +272,7 @@ def batch_size(default: int) -> int:
 
 
 # -- test-only pause point -----------------------------------------------------------------------------
-def pause_point(ctx: ProcedureContext, name: str) -> None:
+def marker_pause(ctx: ProcedureContext, name: str) -> None:
     """Off unless the server's environment has DRYDOCK_FAULT_PROCEDURE_DIR *and* the test armed
     this point by creating ``<dir>/<name>.arm``. Then (once): remove the arm file, create
     ``<name>.paused`` and wait for ``<name>.resume`` — the test commits from outside meanwhile.

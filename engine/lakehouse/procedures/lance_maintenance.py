@@ -9,7 +9,7 @@ from drydock.engine.support import faults
 from drydock.engine.lakehouse.procedures.base import ProcedureContext
 from drydock.engine.lakehouse.procedures.lance_common import (
     at_least, bad, batch_size, batches, cancel_pending, max_deletes, name_list, open_target,
-    parse_time, pause_point, result, warn)
+    parse_time, marker_pause, result, warn)
 from drydock.engine.results import Result
 
 if TYPE_CHECKING:
@@ -74,7 +74,7 @@ def compact(ctx: ProcedureContext, values: dict[str, Any]) -> Result:
     plan = Compaction.plan(t.ds, options)
     if plan.num_tasks() == 0:
         return result(COMPACT_COLUMNS, [(True, 0, 0, 0, 0, previous, previous)])
-    pause_point(ctx, "compact")
+    marker_pause(ctx, "compact")
     t.check_unchanged()
     rewrites = []
     for number, task in enumerate(plan.tasks):
@@ -113,7 +113,7 @@ def optimize_indices(ctx: ProcedureContext, values: dict[str, Any]) -> Result:
     before = _unindexed(t.ds, names)
     if not names:
         return result(OPTIMIZE_COLUMNS, [(True, "", 0, 0, t.version, t.version)])
-    pause_point(ctx, "optimize_indices")
+    marker_pause(ctx, "optimize_indices")
     t.check_unchanged()
     kwargs: dict[str, Any] = {"index_names": names, "retrain": bool(values["retrain"])}
     if merge is not None:
@@ -169,7 +169,7 @@ def expire_snapshots(ctx: ProcedureContext, values: dict[str, Any]) -> Result:
         doomed = doomed[:limit]
     totals = dict.fromkeys(_STAT_FIELDS, 0)
     if doomed:
-        pause_point(ctx, name)
+        marker_pause(ctx, name)
         for number, batch in enumerate(batches(doomed, batch_size(EXPIRE_BATCH))):
             ctx.check_cancelled()
             t.check_unchanged(done=number > 0)
@@ -178,7 +178,7 @@ def expire_snapshots(ctx: ProcedureContext, values: dict[str, Any]) -> Result:
             for key in _STAT_FIELDS:
                 totals[key] += int(getattr(stats, key))
             ctx.done.append(f"expired snapshots {batch[0]}..{batch[-1]} ({stats.old_versions} removed)")
-            pause_point(ctx, f"{name}.batch")
+            marker_pause(ctx, f"{name}.batch")
     if totals["failed_deletes"]:
         warn(ctx, f"expire_snapshots: {totals['failed_deletes']} files could not be deleted; "
                   "remove_orphan_files reclaims them later")

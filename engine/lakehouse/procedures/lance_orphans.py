@@ -29,8 +29,8 @@ from drydock.engine.support import faults
 from drydock.engine.lakehouse.catalogs import lance_fs
 from drydock.engine.lakehouse.procedures.base import ProcedureContext
 from drydock.engine.lakehouse.procedures.lance_common import (
-    Target, at_least, bad, batch_size, batches, max_deletes, open_target, parse_time, pause_point,
-    result, warn)
+    PinnedLanceTable, at_least, bad, batch_size, batches, max_deletes, open_target, parse_time,
+    marker_pause, result, warn)
 from drydock.engine.results import Result
 
 ORPHAN_COLUMNS = (("result", "VARCHAR"), ("size_bytes", "BIGINT"), ("action", "VARCHAR"))
@@ -66,7 +66,7 @@ def remove_orphan_files(ctx: ProcedureContext, values: dict[str, Any]) -> Result
         orphans = orphans[:limit]
     if dry_run or not orphans:
         return result(ORPHAN_COLUMNS, [(path, size, "would_delete") for path, size in orphans])
-    pause_point(ctx, name)
+    marker_pause(ctx, name)
     session = t.ds.new_file_session() if t.connector.warehouse.scheme != "file" else None
     deleted = 0
     for number, batch in enumerate(batches(orphans, batch_size(ORPHAN_BATCH))):
@@ -80,11 +80,11 @@ def remove_orphan_files(ctx: ProcedureContext, values: dict[str, Any]) -> Result
             ctx.done.append(text)
         else:
             ctx.done[-1] = text
-        pause_point(ctx, f"{name}.batch")
+        marker_pause(ctx, f"{name}.batch")
     return result(ORPHAN_COLUMNS, [(path, size, "deleted") for path, size in orphans])
 
 
-def find_orphans(t: Target, cutoff: dt.datetime) -> list[tuple[str, int]]:
+def find_orphans(t: PinnedLanceTable, cutoff: dt.datetime) -> list[tuple[str, int]]:
     """(path relative to the table root, size), sorted by path."""
     import pyarrow as pa
     import pyarrow.compute as pc
@@ -109,7 +109,7 @@ def find_orphans(t: Target, cutoff: dt.datetime) -> list[tuple[str, int]]:
     cutoff_ns = int(cutoff.timestamp() * 1_000_000_000)
     mask = pc.and_(pc.invert(pc.is_in(full, value_set=referenced)),
                    pc.less(pa.array(mtimes, pa.int64()), cutoff_ns))
-    index_dirs = _live_index_dirs(t, sources, referenced, root, branches)
+    index_dirs = _live_index_dirs(sources, referenced, root, branches)
     out = []
     for i in pc.indices_nonzero(mask).to_pylist():
         path = paths[i]
@@ -122,7 +122,7 @@ def find_orphans(t: Target, cutoff: dt.datetime) -> list[tuple[str, int]]:
     return sorted(out)
 
 
-def _list_files(t: Target, dirs: list[str]) -> tuple[list[str], list[int], list[int]]:
+def _list_files(t: PinnedLanceTable, dirs: list[str]) -> tuple[list[str], list[int], list[int]]:
     """Files under the table's data directories: relative path, size, mtime (ns)."""
     import pyarrow.fs as pafs
 
@@ -140,7 +140,7 @@ def _list_files(t: Target, dirs: list[str]) -> tuple[list[str], list[int], list[
     return paths, sizes, mtimes
 
 
-def _root(t: Target, main_tracked: Any) -> str | None:
+def _root(t: PinnedLanceTable, main_tracked: Any) -> str | None:
     """The table root as Lance names it (the base of the main branch's manifests); it must be
     this table's directory, or nothing is deleted."""
     import pyarrow as pa
@@ -171,7 +171,8 @@ def _index_dir(path: str, prefix: str) -> str:
     return prefix + "/".join(rest[:2])
 
 
-def _live_index_dirs(t: Target, sources: list[Any], referenced: Any, root: str, branches: list[str]) -> set[str]:
+def _live_index_dirs(sources: list[Any], referenced: Any, root: str,
+                     branches: list[str]) -> set[str]:
     """``[tree/<b>/]_indices/<uuid>`` directories that hold any referenced file, plus the index
     uuids of the pinned main version and of each branch head (their files are never orphans)."""
     import pyarrow.compute as pc
@@ -193,7 +194,7 @@ def _live_index_dirs(t: Target, sources: list[Any], referenced: Any, root: str, 
     return live
 
 
-def _delete(t: Target, session: Any, paths: list[str], threads: int) -> None:
+def _delete(t: PinnedLanceTable, session: Any, paths: list[str], threads: int) -> None:
     """Local files through the file system; objects through Lance's own object store (its
     credentials, several at a time; pyarrow's S3 client would leave directory markers)."""
     warehouse = t.connector.warehouse
@@ -224,7 +225,7 @@ def _delete(t: Target, session: Any, paths: list[str], threads: int) -> None:
                 pass
 
 
-def _exists(t: Target, path: str) -> bool:
+def _exists(t: PinnedLanceTable, path: str) -> bool:
     import pyarrow.fs as pafs
 
     fs = lance_fs.filesystem(t.connector.warehouse, t.connector.properties)

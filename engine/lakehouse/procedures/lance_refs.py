@@ -7,7 +7,8 @@ from typing import Any
 from drydock.engine.errors import Errors
 from drydock.engine.lakehouse.procedures.base import ProcedureContext
 from drydock.engine.lakehouse.procedures.lance_common import (
-    Target, bad, name_list, open_target, pause_point, ref_name, result, snapshot_of, tag_of)
+    PinnedLanceTable, bad, name_list, open_target, marker_pause, ref_name, result, snapshot_of,
+    tag_of)
 from drydock.engine.results import Result
 
 ROLLBACK_COLUMNS = (("previous_snapshot_id", "BIGINT"), ("rolled_back_snapshot_id", "BIGINT"),
@@ -24,7 +25,7 @@ def _exactly_one(procedure: str, tag: str | None, snapshot: int | None, snapshot
         raise bad(procedure, f"Must specify exactly one of tag and {snapshot_arg}.")
 
 
-def _main_tag_version(t: Target, tag: str, procedure: str) -> int:
+def _main_tag_version(t: PinnedLanceTable, tag: str, procedure: str) -> int:
     found = tag_of(t, tag)
     if found.get("branch") not in (None, MAIN_BRANCH):
         raise bad(procedure, f"tag '{tag}' points at branch '{found['branch']}'; {procedure} rolls the main "
@@ -39,7 +40,7 @@ def rollback_to_as_latest(ctx: ProcedureContext, values: dict[str, Any]) -> Resu
     _exactly_one(name, tag, snapshot, "snapshot_id")
     t = open_target(ctx, values, name)
     target = _main_tag_version(t, tag, name) if tag is not None else snapshot_of(t, snapshot)
-    pause_point(ctx, name)
+    marker_pause(ctx, name)
     t.check_unchanged()
     old = t.ds.checkout_version((None, target))
     old.restore()
@@ -64,7 +65,7 @@ def create_tag(ctx: ProcedureContext, values: dict[str, Any]) -> Result:
     if existing is not None:
         raise bad(name, f"tag '{tag}' already exists on table {t.name} (snapshot {existing['version']})")
     version = snapshot_of(t, values["snapshot"]) if values["snapshot"] is not None else t.version
-    pause_point(ctx, name)
+    marker_pause(ctx, name)
     t.check_unchanged()
     t.ds.tags.create(tag, (None, version))
     ctx.done.append(f"created tag {tag} on version {version}")
@@ -77,7 +78,7 @@ def delete_tag(ctx: ProcedureContext, values: dict[str, Any]) -> Result:
     t = open_target(ctx, values, name)
     existing = t.tags()
     doomed = [(tag, int(tag_of(t, tag, existing)["version"])) for tag in tags]
-    pause_point(ctx, name)
+    marker_pause(ctx, name)
     t.check_unchanged()
     for tag, _ in doomed:
         ctx.check_cancelled()
@@ -99,7 +100,7 @@ def rename_tag(ctx: ProcedureContext, values: dict[str, Any]) -> Result:
     if target_tag in existing:
         raise bad(name, f"tag '{target_tag}' already exists on table {t.name} (snapshot {existing[target_tag]['version']})")
     version = int(found["version"])
-    pause_point(ctx, name)
+    marker_pause(ctx, name)
     t.check_unchanged()
     t.ds.tags.create(target_tag, (found.get("branch"), version))
     ctx.done.append(f"created tag {target_tag} on version {version}")
@@ -128,7 +129,7 @@ def create_branch(ctx: ProcedureContext, values: dict[str, Any]) -> Result:
         reference: tuple[str | None, int] = (found.get("branch"), int(found["version"]))
     else:
         reference = (None, snapshot_of(t, snapshot) if snapshot is not None else t.version)
-    pause_point(ctx, name)
+    marker_pause(ctx, name)
     t.check_unchanged()
     t.ds.create_branch(branch, reference, storage_options=t.storage_options())
     ctx.done.append(f"created branch {branch} from version {reference[1]}")
@@ -152,7 +153,7 @@ def delete_branch(ctx: ProcedureContext, values: dict[str, Any]) -> Result:
         if children:
             raise bad(name, f"branch '{branch}' has child branches ({', '.join(children)}); delete them first")
     order = _children_first(doomed, branches)
-    pause_point(ctx, name)
+    marker_pause(ctx, name)
     t.check_unchanged()
     for branch in order:
         ctx.check_cancelled()

@@ -17,8 +17,9 @@ from typing import Any
 from drydock.engine.errors import Errors, exception_text
 from drydock.engine.lakehouse.procedures.base import Arg, Procedure, ProcedureContext
 from drydock.engine.lakehouse.procedures.paimon_common import (
-    MAIN, TABLE_ARG, Target, before_change, branch_or_fail, check_name, max_deletes, name_list,
-    not_supported, pin_latest, pin_tags, refuse_over_limit, resolve, single_row, tag_or_fail)
+    MAIN, TABLE_ARG, ResolvedPaimonTable, before_change, branch_or_fail, check_name,
+    configured_max_deletes, name_list, not_supported, pin_latest, pin_tags, refuse_over_limit,
+    resolve_table, single_row, tag_or_fail)
 from drydock.engine.lakehouse.procedures.paimon_layout import (
     Layout, branch_dir, copy_tree, same_commit, schema_files, schema_path, write_hint,
     write_snapshot_file)
@@ -29,7 +30,7 @@ BOOLEAN = ("BOOLEAN",)  # Paimon: result BooleanType
 
 
 def create_branch(ctx: ProcedureContext, values: dict[str, Any]) -> Result:
-    target = resolve(ctx, "create_branch", values["table"])
+    target = resolve_table(ctx, "create_branch", values["table"])
     name = check_name(target.procedure, "branch", values["branch"], "branch")
     if name in target.branches():
         if values["ignoreIfExists"]:
@@ -59,9 +60,9 @@ def create_branch(ctx: ProcedureContext, values: dict[str, Any]) -> Result:
 
 
 def delete_branch(ctx: ProcedureContext, values: dict[str, Any]) -> Result:
-    target = resolve(ctx, "delete_branch", values["table"])
+    target = resolve_table(ctx, "delete_branch", values["table"])
     names = [branch_or_fail(target, n) for n in name_list(target.procedure, "branch", values["branch"], "branch")]
-    if len(names) > max_deletes(ctx):
+    if len(names) > configured_max_deletes(ctx):
         raise refuse_over_limit(target, len(names), "Delete fewer branches per call.")
     before_change(target, [pin_latest(target, n) for n in names] + [pin_tags(target, n) for n in names])
     for name in names:
@@ -74,7 +75,7 @@ def delete_branch(ctx: ProcedureContext, values: dict[str, Any]) -> Result:
 
 
 def rename_branch(ctx: ProcedureContext, values: dict[str, Any]) -> Result:
-    target = resolve(ctx, "rename_branch", values["table"])
+    target = resolve_table(ctx, "rename_branch", values["table"])
     old = branch_or_fail(target, check_name(target.procedure, "branch", values["from_branch"], "from_branch"))
     new = check_name(target.procedure, "branch", values["to_branch"], "to_branch")
     if new in target.branches():
@@ -93,7 +94,7 @@ def rename_branch(ctx: ProcedureContext, values: dict[str, Any]) -> Result:
 
 
 def fast_forward(ctx: ProcedureContext, values: dict[str, Any]) -> Result:
-    target = resolve(ctx, "fast_forward", values["table"])
+    target = resolve_table(ctx, "fast_forward", values["table"])
     branch = branch_or_fail(target, check_name(target.procedure, "branch", values["branch"], "branch"))
     source = target.snapshot_manager(branch).list_snapshots()
     if not source:
@@ -144,7 +145,7 @@ def fast_forward(ctx: ProcedureContext, values: dict[str, Any]) -> Result:
 
 
 def merge_branch(ctx: ProcedureContext, values: dict[str, Any]) -> Result:
-    target = resolve(ctx, "merge_branch", values["table"])
+    target = resolve_table(ctx, "merge_branch", values["table"])
     source, into = values["source_branch"], values["target_branch"] or MAIN
     for name, arg in ((source, "source_branch"), (into, "target_branch")):
         if name != MAIN:
@@ -188,7 +189,7 @@ def merge_branch(ctx: ProcedureContext, values: dict[str, Any]) -> Result:
     return single_row(RESULT, (True,))
 
 
-def _check_mergeable(target: Target, source: str, into: str) -> None:
+def _check_mergeable(target: ResolvedPaimonTable, source: str, into: str) -> None:
     options = {k: str(v).lower() for k, v in target.table.table_schema.options.items()}
     if options.get("branch-merge.enabled") != "true":
         raise not_supported("merge_branch", "the table must be created with 'branch-merge.enabled' = 'true' "

@@ -46,7 +46,7 @@ def paimon_catalog(ctx: ProcedureContext) -> Any:
 
 
 @dataclass
-class Target:
+class ResolvedPaimonTable:
     """The resolved table of a call: its pypaimon FileStoreTable, read fresh from the catalog."""
 
     ctx: ProcedureContext
@@ -95,7 +95,7 @@ class Target:
         self.ctx.warnings.append(Diagnostic("Warning", 1105, message))
 
 
-def resolve(ctx: ProcedureContext, procedure: str, table_arg: str) -> Target:
+def resolve_table(ctx: ProcedureContext, procedure: str, table_arg: str) -> ResolvedPaimonTable:
     """The table named by ``table`` (the framework already checked it exists and the privilege)."""
     from pypaimon.catalog.catalog_exception import TableNotExistException
 
@@ -110,7 +110,7 @@ def resolve(ctx: ProcedureContext, procedure: str, table_arg: str) -> Target:
     if type(table).__name__ != "FileStoreTable":
         raise Errors.PROCEDURE_NOT_SUPPORTED.error(
             detail=f"{procedure} needs a Paimon file store table; {db}.{name} is a {type(table).__name__}")
-    return Target(ctx, procedure, db, name, table)
+    return ResolvedPaimonTable(ctx, procedure, db, name, table)
 
 
 def tables_of(ctx: ProcedureContext, procedure: str, table_arg: str) -> list[str]:
@@ -129,7 +129,7 @@ def snapshot_key(snapshot: Any) -> str:
     return f"snapshot {snapshot.id} ({snapshot.time_millis}, {snapshot.uuid})"
 
 
-def tag_state(target: Target, branch: str = MAIN) -> dict[str, str]:
+def tag_state(target: ResolvedPaimonTable, branch: str = MAIN) -> dict[str, str]:
     manager = target.tag_manager(branch)
     state = {}
     for name in sorted(manager.list_tags()):
@@ -150,16 +150,16 @@ class Pin:
         self.value = self.read()
 
 
-def pin_latest(target: Target, branch: str = MAIN) -> Pin:
+def pin_latest(target: ResolvedPaimonTable, branch: str = MAIN) -> Pin:
     manager = target.snapshot_manager(branch)
     return Pin(f"branch '{branch}'", lambda: snapshot_key(manager.get_latest_snapshot()))
 
 
-def pin_tags(target: Target, branch: str = MAIN) -> Pin:
+def pin_tags(target: ResolvedPaimonTable, branch: str = MAIN) -> Pin:
     return Pin(f"the tags of branch '{branch}'", lambda: tag_state(target, branch))
 
 
-def pin_everything(target: Target) -> Pin:
+def pin_everything(target: ResolvedPaimonTable) -> Pin:
     """Every branch's latest snapshot and tags: what reference-based cleanups depend on."""
     def read() -> Any:
         state = {MAIN: (snapshot_key(target.snapshot_manager().get_latest_snapshot()), tag_state(target))}
@@ -170,7 +170,7 @@ def pin_everything(target: Target) -> Pin:
     return Pin("the snapshots, tags and branches", read)
 
 
-def check_pins(target: Target, pins: list[Pin]) -> None:
+def check_pins(target: ResolvedPaimonTable, pins: list[Pin]) -> None:
     for pin in pins:
         now = pin.read()
         if now != pin.value:
@@ -179,7 +179,7 @@ def check_pins(target: Target, pins: list[Pin]) -> None:
                 expected=_short(pin.value), actual=_short(now))
 
 
-def before_change(target: Target, pins: list[Pin], point: str = "before") -> None:
+def before_change(target: ResolvedPaimonTable, pins: list[Pin], point: str = "before") -> None:
     """The last step before anything changes: the test hook, cancel, then the pinned state."""
     pause(target.ctx, target.procedure, point)
     target.ctx.check_cancelled()
@@ -218,9 +218,9 @@ class Deleter:
     """Deletes through the table's FileIO, never more than ``limit`` objects per call, checking
     KILL QUERY between deletes and keeping ``ctx.done`` current for the cancel message."""
 
-    def __init__(self, target: Target, limit: int | None = None):
+    def __init__(self, target: ResolvedPaimonTable, limit: int | None = None):
         self.target = target
-        self.limit = max_deletes(target.ctx) if limit is None else limit
+        self.limit = configured_max_deletes(target.ctx) if limit is None else limit
         self.count = 0
         self.bytes = 0
 
@@ -241,15 +241,15 @@ class Deleter:
             done.append(text)
 
 
-def max_deletes(ctx: ProcedureContext) -> int:
+def configured_max_deletes(ctx: ProcedureContext) -> int:
     return int(ctx.config.get(Key.PROCEDURE_MAX_DELETES))
 
 
-def refuse_over_limit(target: Target, count: int, hint: str) -> Exception:
+def refuse_over_limit(target: ResolvedPaimonTable, count: int, hint: str) -> Exception:
     return Errors.PROCEDURE_FAILED.error(
         procedure=target.procedure,
         detail=f"it would delete {count} objects of {target.display}, more than procedure_max_deletes "
-               f"({max_deletes(target.ctx)}); nothing was deleted. {hint}")
+               f"({configured_max_deletes(target.ctx)}); nothing was deleted. {hint}")
 
 
 # -- arguments ------------------------------------------------------------------------------------
@@ -331,7 +331,7 @@ def single_row(columns: tuple[str, ...], row: tuple[Any, ...]) -> Result:
     return Result(columns=list(columns), rows=[row])
 
 
-def snapshot_or_fail(target: Target, snapshot_id: int, branch: str = MAIN) -> Any:
+def snapshot_or_fail(target: ResolvedPaimonTable, snapshot_id: int, branch: str = MAIN) -> Any:
     """The snapshot with exactly this id on this branch (a tag at that id is not a substitute)."""
     snapshot = target.snapshot_manager(branch).get_snapshot_by_id(snapshot_id)
     if snapshot is None:
@@ -342,7 +342,7 @@ def snapshot_or_fail(target: Target, snapshot_id: int, branch: str = MAIN) -> An
     return snapshot
 
 
-def tag_or_fail(target: Target, tag: str, branch: str = MAIN) -> Any:
+def tag_or_fail(target: ResolvedPaimonTable, tag: str, branch: str = MAIN) -> Any:
     # a name that is not an identifier ('../x') cannot exist: never turn it into a path
     found = None if name_problem(tag) else target.tag_manager(branch).get(tag)
     if found is None:
@@ -351,7 +351,7 @@ def tag_or_fail(target: Target, tag: str, branch: str = MAIN) -> Any:
     return found
 
 
-def branch_or_fail(target: Target, branch: str) -> str:
+def branch_or_fail(target: ResolvedPaimonTable, branch: str) -> str:
     if branch not in target.branches():
         raise target.bad(f"branch '{branch}' doesn't exist in {target.display}")
     return branch

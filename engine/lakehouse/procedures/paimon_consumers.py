@@ -17,8 +17,8 @@ from typing import Any
 from drydock.engine.support.names import name_problem, shown
 from drydock.engine.lakehouse.procedures.base import Arg, Procedure, ProcedureContext
 from drydock.engine.lakehouse.procedures.paimon_common import (
-    TABLE_ARG, Deleter, Pin, Target, before_change, max_deletes, pin_latest, refuse_over_limit,
-    resolve, single_row, snapshot_or_fail)
+    TABLE_ARG, Deleter, Pin, ResolvedPaimonTable, before_change, configured_max_deletes, pin_latest,
+    refuse_over_limit, resolve_table, single_row, snapshot_or_fail)
 from drydock.engine.results import Result
 
 RESULT = ("result",)
@@ -26,23 +26,23 @@ BOOLEAN = ("BOOLEAN",)  # Paimon: result BooleanType
 _UNSAFE = re.compile(r"[/\\\x00-\x1f\x7f]")
 
 
-def consumers(target: Target) -> Any:
+def consumers(target: ResolvedPaimonTable) -> Any:
     from pypaimon.consumer.consumer_manager import ConsumerManager
 
     return ConsumerManager(target.file_io, target.table.table_path)
 
 
-def consumer_path(target: Target, name: str) -> str:
+def consumer_path(target: ResolvedPaimonTable, name: str) -> str:
     """Where Paimon keeps consumer ``name`` of main (ConsumerManager.consumerPath)."""
     return f"{target.table.table_path.rstrip('/')}/consumer/consumer-{name}"
 
 
-def pin_consumers(target: Target) -> Pin:
+def pin_consumers(target: ResolvedPaimonTable) -> Pin:
     """Every consumer id and its next snapshot (what expiry's floor is computed from)."""
     return Pin("the consumers", lambda: dict(sorted(consumers(target).consumers().items())))
 
 
-def consumer_id(target: Target, value: str) -> str:
+def consumer_id(target: ResolvedPaimonTable, value: str) -> str:
     problem = name_problem(value) or ("must not contain path separators or control characters"
                                       if _UNSAFE.search(value) or value.startswith(".") else None)
     if problem:
@@ -51,7 +51,7 @@ def consumer_id(target: Target, value: str) -> str:
 
 
 def reset_consumer(ctx: ProcedureContext, values: dict[str, Any]) -> Result:
-    target = resolve(ctx, "reset_consumer", values["table"])
+    target = resolve_table(ctx, "reset_consumer", values["table"])
     name = consumer_id(target, values["consumerId"])
     manager = consumers(target)
     next_snapshot = values["nextSnapshotId"]
@@ -80,7 +80,7 @@ def reset_consumer(ctx: ProcedureContext, values: dict[str, Any]) -> Result:
     return single_row(RESULT, (True,))
 
 
-def _pattern(target: Target, arg: str, text: str | None) -> re.Pattern[str] | None:
+def _pattern(target: ResolvedPaimonTable, arg: str, text: str | None) -> re.Pattern[str] | None:
     """A Java regular expression as Paimon compiles it (matched against the whole id)."""
     if text is None or not text.strip():
         return None
@@ -91,14 +91,14 @@ def _pattern(target: Target, arg: str, text: str | None) -> re.Pattern[str] | No
 
 
 def clear_consumers(ctx: ProcedureContext, values: dict[str, Any]) -> Result:
-    target = resolve(ctx, "clear_consumers", values["table"])
+    target = resolve_table(ctx, "clear_consumers", values["table"])
     including = _pattern(target, "includingConsumers", values["includingConsumers"])
     excluding = _pattern(target, "excludingConsumers", values["excludingConsumers"])
     pins = [pin_latest(target), pin_consumers(target)]
     # Paimon's ConsumerManager.clearConsumers: including (default: all) minus excluding, whole-id matches
     chosen = [c for c in pins[1].value
               if (including is None or including.fullmatch(c)) and not (excluding and excluding.fullmatch(c))]
-    if len(chosen) > max_deletes(ctx):
+    if len(chosen) > configured_max_deletes(ctx):
         raise refuse_over_limit(target, len(chosen), "Narrow includingConsumers.")
     before_change(target, pins)
     deleter = Deleter(target)

@@ -23,8 +23,8 @@ from sqlglot import exp
 from drydock.engine.errors import DrydockError, Errors, exception_text
 from drydock.engine.lakehouse.procedures.base import Arg, Procedure, ProcedureContext
 from drydock.engine.lakehouse.procedures.paimon_common import (
-    Deleter, Target, before_change, max_deletes, not_supported, pin_everything, pin_latest,
-    resolve, single_row, tables_of, timestamp_millis)
+    Deleter, ResolvedPaimonTable, before_change, configured_max_deletes, not_supported,
+    pin_everything, pin_latest, resolve_table, single_row, tables_of, timestamp_millis)
 from drydock.engine.lakehouse.procedures import paimon_where
 from drydock.engine.lakehouse.procedures.paimon_layout import Layout, paimon_named
 from drydock.engine.results import Result
@@ -47,16 +47,17 @@ def remove_orphan_files(ctx: ProcedureContext, values: dict[str, Any]) -> Result
             detail=f"Unknown mode: {values['mode']}. Only 'DISTRIBUTED' and 'LOCAL' are supported.")
     older_than = (timestamp_millis(procedure, "older_than", values["older_than"]) if values["older_than"]
                   else int(time.time() * 1000) - DAY_MILLIS)
-    budget = max_deletes(ctx)
+    budget = configured_max_deletes(ctx)
     count = size = 0
     for name in tables_of(ctx, procedure, values["table"]):
-        target = resolve(ctx, procedure, name)
+        target = resolve_table(ctx, procedure, name)
         deleted, deleted_bytes = _clean(target, older_than, bool(values["dry_run"]), budget - count)
         count, size = count + deleted, size + deleted_bytes
     return single_row(ORPHAN_RESULT, (count, size))
 
 
-def _clean(target: Target, older_than: int, dry_run: bool, budget: int) -> tuple[int, int]:
+def _clean(target: ResolvedPaimonTable, older_than: int, dry_run: bool,
+           budget: int) -> tuple[int, int]:
     pins = [pin_everything(target)]
     layout = Layout(target)
     used = layout.referenced(layout.roots())
@@ -81,7 +82,7 @@ def _clean(target: Target, older_than: int, dry_run: bool, budget: int) -> tuple
 
 
 # -- compact ------------------------------------------------------------------------------------
-def _ineligible(target: Target) -> str | None:
+def _ineligible(target: ResolvedPaimonTable) -> str | None:
     """Why this table cannot be compacted correctly through pypaimon (None: it can)."""
     table, options = target.table, target.table.options
     raw = {k: str(v).lower() for k, v in table.table_schema.options.items()}
@@ -103,7 +104,7 @@ def _ineligible(target: Target) -> str | None:
     return None
 
 
-def _partition_filter(target: Target, text: str | None) -> list[dict[str, str]] | None:
+def _partition_filter(target: ResolvedPaimonTable, text: str | None) -> list[dict[str, str]] | None:
     """'k=v,k2=v2;k=v3': ',' is AND, ';' is OR (Paimon's syntax)."""
     if not text:
         return None
@@ -123,7 +124,8 @@ def _partition_filter(target: Target, text: str | None) -> list[dict[str, str]] 
     return alternatives
 
 
-def _matches(target: Target, partition: Any, alternatives: list[dict[str, str]] | None) -> bool:
+def _matches(target: ResolvedPaimonTable, partition: Any,
+             alternatives: list[dict[str, str]] | None) -> bool:
     if alternatives is None:
         return True
     values = dict(zip(target.table.partition_keys, partition.values))
@@ -156,7 +158,7 @@ def compact(ctx: ProcedureContext, values: dict[str, Any]) -> Result:
             detail=f"compact_strategy must be 'full' or 'minor', got '{values['compact_strategy']}'")
     database_wide = values["table"].endswith(".*")
     for name in tables_of(ctx, procedure, values["table"]):
-        target = resolve(ctx, procedure, name)
+        target = resolve_table(ctx, procedure, name)
         reason = _ineligible(target)
         if reason and database_wide:
             target.note(f"skipped {target.display}: compaction is not supported because {reason}")
@@ -170,7 +172,8 @@ def compact(ctx: ProcedureContext, values: dict[str, Any]) -> Result:
     return single_row(("result",), (True,))
 
 
-def _groups(target: Target, pinned: Any, alternatives: Any, kind: str) -> dict[tuple[Any, int], list[Any]]:
+def _groups(target: ResolvedPaimonTable, pinned: Any, alternatives: Any,
+            kind: str) -> dict[tuple[Any, int], list[Any]]:
     """The splits to rewrite, by (partition values, bucket)."""
     groups: dict[tuple[Any, int], list[Any]] = defaultdict(list)
     splits = pinned.new_read_builder().new_scan().plan().splits()
@@ -194,7 +197,8 @@ def _groups(target: Target, pinned: Any, alternatives: Any, kind: str) -> dict[t
     return chosen
 
 
-def _compact_table(target: Target, alternatives: Any, kind: str, order_by: list[str]) -> None:
+def _compact_table(target: ResolvedPaimonTable, alternatives: Any, kind: str,
+                   order_by: list[str]) -> None:
     missing = [c for c in order_by if c not in target.table.field_names]
     if missing:
         raise target.bad(f"order_by column(s) {', '.join(missing)} not in {target.display}")
@@ -230,7 +234,8 @@ def _compact_table(target: Target, alternatives: Any, kind: str, order_by: list[
     _commit(target, builder, messages, expected, latest, pin)
 
 
-def _commit(target: Target, builder: Any, messages: list[Any], expected: dict[Any, Any], latest: Any, pin: Any) -> None:
+def _commit(target: ResolvedPaimonTable, builder: Any, messages: list[Any],
+            expected: dict[Any, Any], latest: Any, pin: Any) -> None:
     written: dict[tuple[Any, int], int] = defaultdict(int)
     for message in messages:
         key = (tuple(message.partition), message.bucket)

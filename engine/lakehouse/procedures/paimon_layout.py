@@ -40,7 +40,7 @@ from typing import Any, cast
 
 import fastavro
 
-from drydock.engine.lakehouse.procedures.paimon_common import MAIN, Target
+from drydock.engine.lakehouse.procedures.paimon_common import MAIN, ResolvedPaimonTable
 
 PAIMON_PREFIXES = ("data-", "changelog-", "manifest-", "index-", "stat-")
 META_DIRS = frozenset({"schema", "snapshot", "tag", "branch", "consumer", "changelog"})
@@ -75,7 +75,7 @@ class Refs:
 class Layout:
     """Reads one table's roots and their references (manifests are cached: they are immutable)."""
 
-    def __init__(self, target: Target):
+    def __init__(self, target: ResolvedPaimonTable):
         self.target = target
         self.file_io = target.file_io
         self.root = target.table.table_path.rstrip("/")
@@ -192,16 +192,16 @@ def paimon_named(name: str) -> bool:
     return name.startswith(PAIMON_PREFIXES)
 
 
-def branch_dir(target: Target, branch: str) -> str:
+def branch_dir(target: ResolvedPaimonTable, branch: str) -> str:
     return f"{target.table.table_path.rstrip('/')}/branch/branch-{branch}"
 
 
-def schema_path(target: Target, branch: str, schema_id: int) -> str:
+def schema_path(target: ResolvedPaimonTable, branch: str, schema_id: int) -> str:
     root = target.table.table_path.rstrip("/") if branch == MAIN else branch_dir(target, branch)
     return f"{root}/schema/schema-{schema_id}"
 
 
-def schema_files(target: Target, branch: str) -> dict[int, str]:
+def schema_files(target: ResolvedPaimonTable, branch: str) -> dict[int, str]:
     """Schema id → the JSON text of each schema file of ``branch``."""
     root = schema_path(target, branch, 0).rsplit("/", 1)[0]
     found = {}
@@ -213,12 +213,12 @@ def schema_files(target: Target, branch: str) -> dict[int, str]:
 
 
 # -- writes ---------------------------------------------------------------------------------------
-def write_hint(target: Target, branch: str, hint: str, snapshot_id: int) -> None:
+def write_hint(target: ResolvedPaimonTable, branch: str, hint: str, snapshot_id: int) -> None:
     manager = target.snapshot_manager(branch)
     target.file_io.overwrite_file_utf8(f"{manager.snapshot_dir}/{hint}", str(snapshot_id))
 
 
-def write_snapshot_file(target: Target, branch: str, snapshot: Any) -> bool:
+def write_snapshot_file(target: ResolvedPaimonTable, branch: str, snapshot: Any) -> bool:
     """Atomically create snapshot-<id> on ``branch``; False if it already exists (a concurrent
     commit took that id)."""
     from pypaimon.common.json_util import JSON
@@ -229,7 +229,8 @@ def write_snapshot_file(target: Target, branch: str, snapshot: Any) -> bool:
     return bool(target.file_io.try_to_write_atomic(path, JSON.to_json(snapshot, indent=2)))
 
 
-def snapshot_as_latest(target: Target, latest: Any, rolled_back: Any, properties: dict[str, str]) -> Any:
+def snapshot_as_latest(target: ResolvedPaimonTable, latest: Any, rolled_back: Any,
+                       properties: dict[str, str]) -> Any:
     """Commit snapshot latest.id + 1 whose contents are exactly ``rolled_back``'s.
 
     Its base manifest list names the target's manifests (base and delta) and its delta list is
@@ -268,7 +269,7 @@ def same_commit(a: Any, b: Any) -> bool:
     return a is not None and b is not None and all(getattr(a, f) == getattr(b, f) for f in fields)
 
 
-def copy_tree(target: Target, source: str, destination: str) -> list[str]:
+def copy_tree(target: ResolvedPaimonTable, source: str, destination: str) -> list[str]:
     """Copy every file under ``source`` to the same relative path under ``destination``
     (object stores have no directory rename); the copied destination paths."""
     import pyarrow.fs as pafs

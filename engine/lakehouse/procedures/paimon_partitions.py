@@ -16,14 +16,14 @@ from typing import Any
 
 from drydock.engine.lakehouse.procedures.base import Arg, Procedure, ProcedureContext
 from drydock.engine.lakehouse.procedures.paimon_common import (
-    TABLE_ARG, Target, before_change, duration_millis, not_supported, pin_latest, resolve,
-    single_row)
+    TABLE_ARG, ResolvedPaimonTable, before_change, duration_millis, not_supported, pin_latest,
+    resolve_table, single_row)
 from drydock.engine.results import Result
 
 _JAVA_PATTERN = {"yyyy": "%Y", "MM": "%m", "dd": "%d", "HH": "%H", "mm": "%M", "ss": "%S"}
 
 
-def _partitions(target: Target) -> dict[tuple[Any, ...], int]:
+def _partitions(target: ResolvedPaimonTable) -> dict[tuple[Any, ...], int]:
     """Live partitions of the latest snapshot → newest file creation time (epoch ms)."""
     from pypaimon.manifest.manifest_file_manager import ManifestFileManager
     from pypaimon.manifest.manifest_list_manager import ManifestListManager
@@ -40,11 +40,11 @@ def _partitions(target: Target) -> dict[tuple[Any, ...], int]:
     return found
 
 
-def _spec(target: Target, values: tuple[Any, ...]) -> str:
+def _spec(target: ResolvedPaimonTable, values: tuple[Any, ...]) -> str:
     return ",".join(f"{k}={v}" for k, v in zip(target.table.partition_keys, values))
 
 
-def _formatter(target: Target, text: str | None) -> str:
+def _formatter(target: ResolvedPaimonTable, text: str | None) -> str:
     if not text:
         return "%Y-%m-%d"
     pattern = re.sub(r"yyyy|MM|dd|HH|mm|ss", lambda m: _JAVA_PATTERN[m.group(0)], text)
@@ -53,7 +53,8 @@ def _formatter(target: Target, text: str | None) -> str:
     return pattern
 
 
-def _partition_time(target: Target, values: tuple[Any, ...], pattern: str | None, formatter: str) -> int | None:
+def _partition_time(target: ResolvedPaimonTable, values: tuple[Any, ...], pattern: str | None,
+                    formatter: str) -> int | None:
     fields = dict(zip(target.table.partition_keys, (str(v) for v in values)))
     text = re.sub(r"\$(\w+)", lambda m: fields.get(m.group(1), m.group(0)), pattern) if pattern else str(values[0])
     try:
@@ -64,7 +65,7 @@ def _partition_time(target: Target, values: tuple[Any, ...], pattern: str | None
 
 
 def expire_partitions(ctx: ProcedureContext, values: dict[str, Any]) -> Result:
-    target = resolve(ctx, "expire_partitions", values["table"])
+    target = resolve_table(ctx, "expire_partitions", values["table"])
     if not target.table.partition_keys:
         raise target.bad(f"{target.display} is not partitioned")
     window = duration_millis(target.procedure, "expiration_time", values["expiration_time"])
@@ -97,7 +98,7 @@ def expire_partitions(ctx: ProcedureContext, values: dict[str, Any]) -> Result:
 
 
 def mark_partition_done(ctx: ProcedureContext, values: dict[str, Any]) -> Result:
-    target = resolve(ctx, "mark_partition_done", values["table"])
+    target = resolve_table(ctx, "mark_partition_done", values["table"])
     actions = str(target.table.table_schema.options.get("partition.mark-done-action", "success-file"))
     unsupported = [a.strip() for a in actions.split(",") if a.strip() != "success-file"]
     if unsupported:

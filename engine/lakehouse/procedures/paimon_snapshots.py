@@ -9,9 +9,9 @@ from typing import Any
 
 from drydock.engine.lakehouse.procedures.base import Arg, Procedure, ProcedureContext
 from drydock.engine.lakehouse.procedures.paimon_common import (
-    MAIN, TABLE_ARG, Deleter, Target, before_change, duration_millis, exactly_one, max_deletes,
-    not_supported, pause, pin_everything, pin_latest, pin_tags, refuse_over_limit, resolve,
-    single_row, snapshot_or_fail, tag_or_fail, timestamp_millis)
+    MAIN, TABLE_ARG, Deleter, ResolvedPaimonTable, before_change, configured_max_deletes,
+    duration_millis, exactly_one, not_supported, pause, pin_everything, pin_latest, pin_tags,
+    refuse_over_limit, resolve_table, single_row, snapshot_or_fail, tag_or_fail, timestamp_millis)
 from drydock.engine.lakehouse.procedures.paimon_layout import (
     Layout, paimon_named, snapshot_as_latest, write_hint, write_snapshot_file)
 from drydock.engine.lakehouse.procedures.paimon_consumers import pin_consumers
@@ -25,7 +25,7 @@ _EXPIRE_OPTIONS = {RETAIN_MIN: "10", RETAIN_MAX: str(INT_MAX), TIME_RETAINED: "1
 _DECOUPLED_CHANGELOG = ("changelog.num-retained.min", "changelog.num-retained.max", "changelog.time-retained")
 
 
-def _table_options(target: Target, extra: str | None) -> dict[str, str]:
+def _table_options(target: ResolvedPaimonTable, extra: str | None) -> dict[str, str]:
     options = dict(target.table.table_schema.options)
     for part in [p for p in (extra or "").split(",") if p.strip()]:
         key, sep, value = part.partition("=")
@@ -36,7 +36,7 @@ def _table_options(target: Target, extra: str | None) -> dict[str, str]:
     return options
 
 
-def _positive(target: Target, name: str, value: Any) -> int:
+def _positive(target: ResolvedPaimonTable, name: str, value: Any) -> int:
     try:
         number = int(value)
     except (TypeError, ValueError):
@@ -46,7 +46,8 @@ def _positive(target: Target, name: str, value: Any) -> int:
     return number
 
 
-def _expire_window(target: Target, values: dict[str, Any]) -> tuple[int, int, int, int]:
+def _expire_window(target: ResolvedPaimonTable,
+                   values: dict[str, Any]) -> tuple[int, int, int, int]:
     """(retain_max, retain_min, threshold millis, max_deletes) after Paimon's defaulting."""
     options = _table_options(target, values["options"])
     if any(k in options for k in _DECOUPLED_CHANGELOG):
@@ -71,7 +72,7 @@ def _expire_window(target: Target, values: dict[str, Any]) -> tuple[int, int, in
 def expire_snapshots(ctx: ProcedureContext, values: dict[str, Any]) -> Result:
     from pypaimon.consumer.consumer_manager import ConsumerManager
 
-    target = resolve(ctx, "expire_snapshots", values["table"])
+    target = resolve_table(ctx, "expire_snapshots", values["table"])
     retain_max, retain_min, threshold, limit = _expire_window(target, values)
     # the consumers too: one reset meanwhile could lower the floor this call keeps
     pins = [pin_everything(target), pin_consumers(target)]
@@ -93,7 +94,7 @@ def expire_snapshots(ctx: ProcedureContext, values: dict[str, Any]) -> Result:
     layout = Layout(target)
     roots, stored = layout.roots(), layout.files()
     files, count = _expire_plan(layout, roots, stored, expiring)
-    wanted, cap = count, max_deletes(ctx)
+    wanted, cap = count, configured_max_deletes(ctx)
     while expiring and count > cap:
         expiring.pop()  # expire fewer snapshots until the deletes fit procedure_max_deletes
         files, count = _expire_plan(layout, roots, stored, expiring)
@@ -137,7 +138,7 @@ def _expire_plan(layout: Layout, roots: list[Any], stored: list[Any], expiring: 
     return files, len(expiring) + len(files)
 
 
-def _rollback_target(target: Target, values: dict[str, Any]) -> tuple[Any, str | None]:
+def _rollback_target(target: ResolvedPaimonTable, values: dict[str, Any]) -> tuple[Any, str | None]:
     """The snapshot named by exactly one of tag / snapshot_id (no fallback between them)."""
     exactly_one(target.procedure, values, ("tag", "snapshot_id"))
     if values["tag"]:
@@ -145,7 +146,7 @@ def _rollback_target(target: Target, values: dict[str, Any]) -> tuple[Any, str |
     return snapshot_or_fail(target, values["snapshot_id"]), None
 
 
-def _latest_or_fail(target: Target) -> Any:
+def _latest_or_fail(target: ResolvedPaimonTable) -> Any:
     latest = target.snapshot_manager().get_latest_snapshot()
     if latest is None:
         raise target.fail(f"{target.display} has no snapshot; there is nothing to roll back")
@@ -155,7 +156,7 @@ def _latest_or_fail(target: Target) -> Any:
 def rollback_to(ctx: ProcedureContext, values: dict[str, Any]) -> Result:
     from pypaimon.changelog.changelog_manager import ChangelogManager
 
-    target = resolve(ctx, "rollback_to", values["table"])
+    target = resolve_table(ctx, "rollback_to", values["table"])
     rolled_back, tag = _rollback_target(target, values)
     latest = _latest_or_fail(target)
     if rolled_back.id > latest.id:
@@ -174,7 +175,7 @@ def rollback_to(ctx: ProcedureContext, values: dict[str, Any]) -> Result:
     doomed = [s.id for s in manager.list_snapshots() if s.id > rolled_back.id]
     doomed_tags = sorted(n for n, t in ((n, target.tag_manager().get(n)) for n in target.tag_manager().list_tags())
                          if t is not None and t.id > rolled_back.id)
-    if len(doomed) + len(doomed_tags) > max_deletes(ctx):
+    if len(doomed) + len(doomed_tags) > configured_max_deletes(ctx):
         raise refuse_over_limit(target, len(doomed) + len(doomed_tags), "Raise procedure_max_deletes.")
     if not doomed and existing is not None:
         target.note(f"{target.display} is already at snapshot {latest.id}; nothing to roll back")
@@ -200,7 +201,7 @@ def rollback_to(ctx: ProcedureContext, values: dict[str, Any]) -> Result:
 def rollback_to_as_latest(ctx: ProcedureContext, values: dict[str, Any]) -> Result:
     from drydock.engine.errors import Errors
 
-    target = resolve(ctx, "rollback_to_as_latest", values["table"])
+    target = resolve_table(ctx, "rollback_to_as_latest", values["table"])
     rolled_back, tag = _rollback_target(target, values)
     latest = _latest_or_fail(target)
     if str(target.table.table_schema.options.get("branch-merge.enabled", "")).lower() == "true":

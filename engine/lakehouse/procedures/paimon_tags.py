@@ -7,8 +7,9 @@ from typing import Any
 
 from drydock.engine.lakehouse.procedures.base import Arg, Procedure, ProcedureContext
 from drydock.engine.lakehouse.procedures.paimon_common import (
-    TABLE_ARG, Deleter, before_change, check_name, duration_millis, max_deletes, name_list,
-    pin_latest, pin_tags, refuse_over_limit, resolve, single_row, snapshot_or_fail, tag_or_fail)
+    TABLE_ARG, Deleter, before_change, check_name, configured_max_deletes, duration_millis,
+    name_list, pin_latest, pin_tags, refuse_over_limit, resolve_table, single_row, snapshot_or_fail,
+    tag_or_fail)
 from drydock.engine.results import Result
 
 RESULT = ("result",)
@@ -16,7 +17,7 @@ BOOLEAN = ("BOOLEAN",)  # Paimon: result BooleanType
 
 
 def create_tag(ctx: ProcedureContext, values: dict[str, Any]) -> Result:
-    target = resolve(ctx, "create_tag", values["table"])
+    target = resolve_table(ctx, "create_tag", values["table"])
     name = check_name(target.procedure, "tag", values["tag"], "tag")
     if values["time_retained"] is not None:
         duration_millis(target.procedure, "time_retained", values["time_retained"])
@@ -38,10 +39,10 @@ def create_tag(ctx: ProcedureContext, values: dict[str, Any]) -> Result:
 
 
 def delete_tag(ctx: ProcedureContext, values: dict[str, Any]) -> Result:
-    target = resolve(ctx, "delete_tag", values["table"])
+    target = resolve_table(ctx, "delete_tag", values["table"])
     names = name_list(target.procedure, "tag", values["tag"], "tag")
     held = {name: tag_or_fail(target, name).id for name in names}  # every name exists, or nothing is deleted
-    if len(names) > max_deletes(ctx):
+    if len(names) > configured_max_deletes(ctx):
         raise refuse_over_limit(target, len(names), "Delete fewer tags per call.")
     before_change(target, [pin_latest(target), pin_tags(target)])
     deleter = Deleter(target)
@@ -53,7 +54,7 @@ def delete_tag(ctx: ProcedureContext, values: dict[str, Any]) -> Result:
 
 
 def rename_tag(ctx: ProcedureContext, values: dict[str, Any]) -> Result:
-    target = resolve(ctx, "rename_tag", values["table"])
+    target = resolve_table(ctx, "rename_tag", values["table"])
     old = check_name(target.procedure, "tag", values["tag"], "tag")
     new = check_name(target.procedure, "tag", values["target_tag"], "target_tag")
     tag_or_fail(target, old)

@@ -16,7 +16,7 @@ from typing import Any
 from sqlglot import exp
 
 from drydock.engine.errors import DrydockError
-from drydock.engine.lakehouse.procedures.paimon_common import Target, not_supported
+from drydock.engine.lakehouse.procedures.paimon_common import ResolvedPaimonTable, not_supported
 
 _ALLOWED = (exp.Column, exp.Identifier, exp.Literal, exp.Boolean, exp.Null, exp.Paren, exp.And, exp.Or,
             exp.Not, exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE, exp.In, exp.Between, exp.Is, exp.Neg,
@@ -24,7 +24,7 @@ _ALLOWED = (exp.Column, exp.Identifier, exp.Literal, exp.Boolean, exp.Null, exp.
 _INDEX = "__drydock_partition"
 
 
-def parse_where(target: Target, text: str) -> exp.Expr:
+def parse_where(target: ResolvedPaimonTable, text: str) -> exp.Expr:
     """The checked condition of ``where`` (see the module docstring)."""
     from drydock.grammar.sql import parse
 
@@ -54,7 +54,8 @@ def parse_where(target: Target, text: str) -> exp.Expr:
     return condition
 
 
-def matching(target: Target, condition: exp.Expr, partitions: set[tuple[Any, ...]]) -> set[tuple[Any, ...]]:
+def matching(target: ResolvedPaimonTable, condition: exp.Expr,
+             partitions: set[tuple[Any, ...]]) -> set[tuple[Any, ...]]:
     """The partitions (value tuples in partition-key order) for which ``condition`` is true."""
     import duckdb
     import pyarrow as pa
