@@ -1,4 +1,4 @@
-"""The dispatcher round (reference §2): deadline sweep → proof sweep → evidence → refresh → dispatch.
+"""The dispatcher round (docs/job-contract.md, Dispatch): deadline sweep → proof sweep → evidence → refresh → dispatch.
 
 First on an in-process Engine whose ``round()`` the test drives (no background thread unless the
 test starts one): NOT_ENQUEUED releases slot and round budget at once (defect 5), ambiguity keeps

@@ -1,9 +1,9 @@
 """SHOW LANCE INDEX JOB(S), visibility and RESOLVE … AS FORCE_RELEASE over the wire.
 
 What each test proves:
-- SHOW LANCE INDEX JOBS has reference §2's 15 columns plus Progress (SHOW JOB: 34 plus Progress),
+- SHOW LANCE INDEX JOBS has Doris' 15 columns (docs/doris-compatibility.md) plus Progress (SHOW JOB: 34 plus Progress),
   rows in id order, FROM/IN [ctl.]db scoping (one part = current catalog), and every WHERE rule and
-  message of reference §1/§3;
+  message of Doris (docs/doris-compatibility.md);
 - a user with SELECT on one database sees exactly that database's jobs; every other job answers
   SHOW JOB / RESOLVE / CANCEL exactly like a missing one (5103), and SHOW omits it silently;
   RESOLVE needs ALTER;

@@ -117,7 +117,7 @@ def test_committed_and_not_committed_are_terminal() -> None:
 
 def expected_outcome(mutation: st.MutationType, code: st.ResultCode | None, if_exists: bool,
                      ema: bool) -> tuple[st.MutationState, st.RefreshState, st.CompletionReason]:
-    """Reference §2's table, written out independently of classify()."""
+    """The classification table (docs/job-contract.md), written out independently of classify()."""
     none = st.CompletionReason.NONE
     if code is None:
         return M.UNKNOWN, R.NOT_REQUIRED, none

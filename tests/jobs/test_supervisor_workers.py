@@ -314,4 +314,4 @@ def test_finished_invocations_are_remembered_up_to_a_bound(tmp_path: Path, monke
 
 
 def test_the_address_space_fuse_is_32_gib() -> None:
-    assert iso.AS_FUSE_BYTES == 32 * 2**30  # generous: tight RLIMIT_AS makes lance abort (facts §5)
+    assert iso.AS_FUSE_BYTES == 32 * 2**30  # generous: tight RLIMIT_AS makes lance abort (docs/job-contract.md)

@@ -146,7 +146,7 @@ def test_a_hung_worker_gets_sigterm_at_its_deadline_then_sigkill_after_the_grace
     assert any(line.startswith("Max open files") and line.split()[3:5] == ["1024", "1024"] for line in limits.splitlines())
     assert any(line.startswith("Max cpu time") and line.split()[3] == "32" for line in limits.splitlines())  # 4 × 8 s
     assert any(line.startswith("Max address space") and line.split()[3] == str(32 * 2**30)
-               for line in limits.splitlines())  # a generous fuse only (facts §5)
+               for line in limits.splitlines())  # a generous fuse only (docs/job-contract.md)
     assert "AWS_SECRET_ACCESS_KEY" not in environ and "PATH" in environ  # an allow-list, not the server's
     assert error_of(server, f"CREATE INDEX h ON {c}.db.t (id) USING BTREE")[0] == 5100  # fenced while it runs
 
