@@ -9,6 +9,8 @@ from setuptools import find_packages, setup
 FOLDERS = ("engine", "server", "grammar", "regression")
 
 setup(
-    packages=["drydock." + name for name in find_packages(include=[f"{folder}*" for folder in FOLDERS])],
+    packages=[
+        "drydock." + name for name in find_packages(include=[f"{folder}*" for folder in FOLDERS])
+    ],
     package_dir={"drydock": "."},
 )

@@ -46,7 +46,9 @@ class FixedAnswerSession(Session):
 
 
 async def _serve(host: str, port: int, session: str) -> None:
-    server = MysqlServer() if session == "default" else MysqlServer(session_factory=FixedAnswerSession)
+    server = (
+        MysqlServer() if session == "default" else MysqlServer(session_factory=FixedAnswerSession)
+    )
     await server.start_server(host=host, port=port)
     bound_host, bound_port = server.sockets()[0].getsockname()[:2]
     stop = asyncio.Event()

@@ -36,7 +36,8 @@ Parts:
 
 Exit code 0 whatever the numbers (no timed assertions).
 
-    .venv/bin/python bench/bench_index_jobs.py [--admissions 1000] [--connections 1 8] [--records 100000]
+    .venv/bin/python bench/bench_index_jobs.py [--admissions 1000] [--connections 1 8] [--records
+    100000]
 """
 
 from __future__ import annotations
@@ -70,16 +71,37 @@ GROUP_COMMIT_GOAL = 1000  # admissions/s at GROUP_COMMIT_CONNECTIONS connections
 GROUP_COMMIT_CONNECTIONS = 8
 
 
-# -- servers and data ---------------------------------------------------------------------------------
+# -- servers and data
+# ---------------------------------------------------------------------------------
 def server(data_dir: Path, log: Path) -> Server:
-    cmd = [sys.executable, "-m", "drydock.server", "serve", "--host", HOST, "--port", "0", "--data-dir", str(data_dir),
-           "--log-level", "WARNING"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "drydock.server",
+        "serve",
+        "--host",
+        HOST,
+        "--port",
+        "0",
+        "--data-dir",
+        str(data_dir),
+        "--log-level",
+        "WARNING",
+    ]
     return Server("drydock", cmd, "drydock ready on ", log, cwd=ROOT)
 
 
 def connect(port: int, user: str = "root", password: str = "") -> pymysql.connections.Connection:
-    return pymysql.connect(host=HOST, port=port, user=user, password=password, connect_timeout=10,
-                           read_timeout=300, write_timeout=60, autocommit=True)
+    return pymysql.connect(
+        host=HOST,
+        port=port,
+        user=user,
+        password=password,
+        connect_timeout=10,
+        read_timeout=300,
+        write_timeout=60,
+        autocommit=True,
+    )
 
 
 def server_cpu(proc: Server) -> float:
@@ -98,12 +120,19 @@ def run_sql(port: int, *statements: str) -> None:
 
 def vectors(rows: int, seed: int = 0) -> pa.Table:
     values = np.random.default_rng(seed).random(rows * DIM).astype("float32")
-    schema = pa.schema([pa.field("id", pa.int64()), pa.field("emb", pa.list_(pa.float32(), DIM), nullable=False)])
-    return pa.table({"id": pa.array(range(rows), pa.int64()),
-                     "emb": pa.FixedSizeListArray.from_arrays(pa.array(values), DIM)}).cast(schema)
+    schema = pa.schema(
+        [pa.field("id", pa.int64()), pa.field("emb", pa.list_(pa.float32(), DIM), nullable=False)]
+    )
+    return pa.table(
+        {
+            "id": pa.array(range(rows), pa.int64()),
+            "emb": pa.FixedSizeListArray.from_arrays(pa.array(values), DIM),
+        }
+    ).cast(schema)
 
 
-# -- part 1: admission throughput ---------------------------------------------------------------------
+# -- part 1: admission throughput
+# ---------------------------------------------------------------------
 def _admit_worker(port: int, statements: list[str], barrier: Any, results: Any, index: int) -> None:
     ok, error = 0, ""
     try:
@@ -126,7 +155,9 @@ def _admit_worker(port: int, statements: list[str], barrier: Any, results: Any, 
             conn.close()
 
 
-def admission_cell(port: int | list[int], statements: list[str], connections: int) -> tuple[float, int, str]:
+def admission_cell(
+    port: int | list[int], statements: list[str], connections: int
+) -> tuple[float, int, str]:
     """→ (jobs/s, jobs admitted, first error); with several ports (frontends), connection i talks
     to ports[i % len(ports)]."""
     ports = port if isinstance(port, list) else [port]
@@ -134,8 +165,10 @@ def admission_cell(port: int | list[int], statements: list[str], connections: in
     barrier = ctx.Barrier(connections + 1)
     results = ctx.Manager().dict()
     chunks = [statements[i::connections] for i in range(connections)]
-    procs = [ctx.Process(target=_admit_worker, args=(ports[i % len(ports)], chunk, barrier, results, i))
-             for i, chunk in enumerate(chunks)]
+    procs = [
+        ctx.Process(target=_admit_worker, args=(ports[i % len(ports)], chunk, barrier, results, i))
+        for i, chunk in enumerate(chunks)
+    ]
     for proc in procs:
         proc.start()
     barrier.wait(timeout=JOIN_SLACK_SECONDS)
@@ -157,26 +190,42 @@ def part_admission(args: argparse.Namespace, tmp: Path) -> list[tuple[str, str, 
     proc = server(tmp / "data-admission", tmp / "admission.log").start()
     out = []
     try:
-        run_sql(proc.port, f"CREATE CATALOG {CATALOG} PROPERTIES ('type' = 'lance', 'warehouse' = '{warehouse}')",
-                *[f'ADMIN SET FRONTEND CONFIG ("{k}" = "1000000000")'
-                  for k in ("lance_index_job_max_unresolved_per_table", "lance_index_job_max_unresolved_per_catalog",
-                            "lance_index_job_max_unresolved_global")],
-                'ADMIN SET FRONTEND CONFIG ("lance_index_job_dispatcher_paused" = "true")')
+        run_sql(
+            proc.port,
+            f"CREATE CATALOG {CATALOG} PROPERTIES ('type' = 'lance', 'warehouse' = '{warehouse}')",
+            *[
+                f'ADMIN SET FRONTEND CONFIG ("{k}" = "1000000000")'
+                for k in (
+                    "lance_index_job_max_unresolved_per_table",
+                    "lance_index_job_max_unresolved_per_catalog",
+                    "lance_index_job_max_unresolved_global",
+                )
+            ],
+            'ADMIN SET FRONTEND CONFIG ("lance_index_job_dispatcher_paused" = "true")',
+        )
         kinds = {
             "BTREE": "CREATE INDEX {name} ON {c}.db.t (id) USING BTREE",
-            "IVF_PQ": ('CREATE INDEX {name} ON {c}.db.t (emb) USING ANN PROPERTIES ("index_type" = "IVF_PQ", '
-                       '"num_partitions" = "4", "num_sub_vectors" = "4")'),
+            "IVF_PQ": (
+                'CREATE INDEX {name} ON {c}.db.t (emb) USING ANN PROPERTIES ("index_type" = '
+                '"IVF_PQ", '
+                '"num_partitions" = "4", "num_sub_vectors" = "4")'
+            ),
         }
         cell = 0
         for kind, template in kinds.items():
-            samples: dict[int, list[tuple[float, float, int, str]]] = {c: [] for c in args.connections}
+            samples: dict[int, list[tuple[float, float, int, str]]] = {
+                c: [] for c in args.connections
+            }
             # alternate the order per round: load that comes and goes hits both counts alike
             for _, order in interleaved(args.connections, args.rounds):
                 for connections in order:
                     cell += 1
                     warm = [template.format(name=f"w{cell}_{i}", c=CATALOG) for i in range(20)]
                     admission_cell(proc.port, warm, 1)
-                    statements = [template.format(name=f"a{cell}_{i}", c=CATALOG) for i in range(args.admissions)]
+                    statements = [
+                        template.format(name=f"a{cell}_{i}", c=CATALOG)
+                        for i in range(args.admissions)
+                    ]
                     cpu = server_cpu(proc)
                     rate, admitted, error = admission_cell(proc.port, statements, connections)
                     cpu_ms = (server_cpu(proc) - cpu) / max(admitted, 1) * 1000
@@ -186,17 +235,24 @@ def part_admission(args: argparse.Namespace, tmp: Path) -> list[tuple[str, str, 
                 admitted = sum(a for _, _, a, _ in samples[connections])
                 errors = [e for _, _, _, e in samples[connections] if e]
                 spread = f"; rounds {min(rates):.0f}-{max(rates):.0f}/s" if len(rates) > 1 else ""
-                out.append((kind, str(connections), median(rates),
-                            median([c for _, c, _, _ in samples[connections]]),
-                            f"{admitted}/{args.admissions * args.rounds} admitted{spread}"
-                            + (f"; error: {errors[0][:80]}" if errors else "")))
+                out.append(
+                    (
+                        kind,
+                        str(connections),
+                        median(rates),
+                        median([c for _, c, _, _ in samples[connections]]),
+                        f"{admitted}/{args.admissions * args.rounds} admitted{spread}"
+                        + (f"; error: {errors[0][:80]}" if errors else ""),
+                    )
+                )
     finally:
         proc.stop()
     return out
 
 
 def store_cell(path: Path, admissions: int, threads: int) -> tuple[float, int, int]:
-    """→ (admissions/s, batches written, admitted) for ``threads`` threads calling JobManager.create."""
+    """→ (admissions/s, batches written, admitted) for ``threads`` threads calling
+    JobManager.create."""
     import threading
 
     from drydock.engine.jobs.control.manager import JobManager
@@ -226,7 +282,9 @@ def store_cell(path: Path, admissions: int, threads: int) -> tuple[float, int, i
 def part_store(args: argparse.Namespace, tmp: Path) -> list[tuple[int, float, int, int]]:
     out = []
     for threads in args.connections:
-        rate, batches, admitted = store_cell(tmp / f"store-{threads}.sqlite", args.admissions, threads)
+        rate, batches, admitted = store_cell(
+            tmp / f"store-{threads}.sqlite", args.admissions, threads
+        )
         out.append((threads, rate, batches, admitted))
     return out
 
@@ -235,28 +293,43 @@ def print_ratio(label: str, rates: dict[int, float]) -> None:
     low, high = min(rates), max(rates)
     if low != high:
         gain = ratio(rates[high], rates[low])
-        print(f"{label:<8} {high}/{low} connections: {rates[high]:.0f}/s vs {rates[low]:.0f}/s = {fmt_ratio(gain)}"
-              + ("" if gain >= 1 else "  (fewer with more connections)"))
+        print(
+            f"{label:<8} {high}/{low} connections: {rates[high]:.0f}/s vs {rates[low]:.0f}/s = "
+            f"{fmt_ratio(gain)}" + ("" if gain >= 1 else "  (fewer with more connections)")
+        )
 
 
-# -- part 2: 100k records ------------------------------------------------------------------------------
+# -- part 2: 100k records
+# ------------------------------------------------------------------------------
 def _template_columns() -> dict[str, Any]:
     from drydock.engine.jobs.control import states as st
     from drydock.engine.jobs.control.records import to_columns
     from tests.support.jobfactory import new_job
 
-    job = new_job().replace(state=st.MutationState.COMMITTED, refresh_state=st.RefreshState.DONE,
-                            result_code=st.ResultCode.NATIVE_OK, message="index built",
-                            external_metadata_advanced=True, possible_live_owned=True,
-                            termination_proof=st.TerminationProof.CHILD_REAPED, backend_id="local",
-                            process_epoch="e0", revision=5)
+    job = new_job().replace(
+        state=st.MutationState.COMMITTED,
+        refresh_state=st.RefreshState.DONE,
+        result_code=st.ResultCode.NATIVE_OK,
+        message="index built",
+        external_metadata_advanced=True,
+        possible_live_owned=True,
+        termination_proof=st.TerminationProof.CHILD_REAPED,
+        backend_id="local",
+        process_epoch="e0",
+        revision=5,
+    )
     columns = to_columns(job)
     del columns["id"]
     return columns
 
 
-def write_records(meta: Path, count: int, tables: list[tuple[str, str, str]], catalog_id: int,
-                  unresolved_every: int) -> None:
+def write_records(
+    meta: Path,
+    count: int,
+    tables: list[tuple[str, str, str]],
+    catalog_id: int,
+    unresolved_every: int,
+) -> None:
     base = _template_columns()
     names = list(base)
     now = time.time()
@@ -264,16 +337,37 @@ def write_records(meta: Path, count: int, tables: list[tuple[str, str, str]], ca
     rows = []
     for n in range(count):
         db_name, table, locator = tables[n % len(tables)]
-        values = dict(base, catalog_id=catalog_id, catalog_name=CATALOG, db=db_name, tbl=table, locator=locator,
-                      index_name=f"i{n}", index_key=f"i{n}", invocation_id=f"inv-{n}", created_at=now - count + n,
-                      updated_at=now - count + n + 1)
+        values = dict(
+            base,
+            catalog_id=catalog_id,
+            catalog_name=CATALOG,
+            db=db_name,
+            tbl=table,
+            locator=locator,
+            index_name=f"i{n}",
+            index_key=f"i{n}",
+            invocation_id=f"inv-{n}",
+            created_at=now - count + n,
+            updated_at=now - count + n + 1,
+        )
         if unresolved_every and n % unresolved_every == 0:
-            values.update(state="PENDING", refresh_state="NOT_REQUIRED", result_code=None, message="",
-                          possible_live_owned=0, termination_proof="NONE", revision=0, invocation_id="")
+            values.update(
+                state="PENDING",
+                refresh_state="NOT_REQUIRED",
+                result_code=None,
+                message="",
+                possible_live_owned=0,
+                termination_proof="NONE",
+                revision=0,
+                invocation_id="",
+            )
         rows.append(tuple(values[k] for k in names))
     with db:
-        db.executemany(f"INSERT INTO lance_index_jobs ({', '.join(names)}) VALUES ({', '.join('?' * len(names))})",
-                       rows)
+        db.executemany(
+            f"INSERT INTO lance_index_jobs ({', '.join(names)}) VALUES "
+            f"({', '.join('?' * len(names))})",
+            rows,
+        )
     db.close()
 
 
@@ -303,8 +397,9 @@ def time_start(data_dir: Path, log: Path, repeats: int) -> float:
     return median(times)
 
 
-def timed_show(proc: Server, sql: str, repeats: int, user: str = "root",
-               password: str = "") -> tuple[float, float, int]:
+def timed_show(
+    proc: Server, sql: str, repeats: int, user: str = "root", password: str = ""
+) -> tuple[float, float, int]:
     """→ (median wall seconds, median server CPU seconds, rows)."""
     with connect(proc.port, user, password) as conn, conn.cursor() as cur:
         cur.execute(sql)
@@ -320,7 +415,9 @@ def timed_show(proc: Server, sql: str, repeats: int, user: str = "root",
     return median(times), median(cpus), count
 
 
-def part_records(args: argparse.Namespace, tmp: Path) -> list[tuple[str, float, float | None, str, str]]:
+def part_records(
+    args: argparse.Namespace, tmp: Path
+) -> list[tuple[str, float, float | None, str, str]]:
     warehouse = tmp / "wh-records"
     tiny = vectors(4)
     tables = []
@@ -331,21 +428,36 @@ def part_records(args: argparse.Namespace, tmp: Path) -> list[tuple[str, float, 
     data = tmp / "data-records"
     proc = server(data, tmp / "records.log").start()
     try:
-        run_sql(proc.port, f"CREATE CATALOG {CATALOG} PROPERTIES ('type' = 'lance', 'warehouse' = '{warehouse}')",
-                f"CREATE USER '{VIEWER}'@'%' IDENTIFIED BY 'pw'", f"GRANT SELECT_PRIV ON {CATALOG}.db0.t0 TO '{VIEWER}'@'%'",
-                'ADMIN SET FRONTEND CONFIG ("lance_index_job_dispatcher_paused" = "true")')
+        run_sql(
+            proc.port,
+            f"CREATE CATALOG {CATALOG} PROPERTIES ('type' = 'lance', 'warehouse' = '{warehouse}')",
+            f"CREATE USER '{VIEWER}'@'%' IDENTIFIED BY 'pw'",
+            f"GRANT SELECT_PRIV ON {CATALOG}.db0.t0 TO '{VIEWER}'@'%'",
+            'ADMIN SET FRONTEND CONFIG ("lance_index_job_dispatcher_paused" = "true")',
+        )
     finally:
         proc.stop()
     empty_start = time_start(data, tmp / "records.log", args.repeats)
-    catalog_id = sqlite3.connect(data / "meta.sqlite").execute("SELECT id FROM catalogs WHERE name = ?",
-                                                                (CATALOG,)).fetchone()[0]
+    catalog_id = (
+        sqlite3.connect(data / "meta.sqlite")
+        .execute("SELECT id FROM catalogs WHERE name = ?", (CATALOG,))
+        .fetchone()[0]
+    )
     worst = tmp / "worst.sqlite"
     shutil.copy(data / "meta.sqlite", worst)
     write_records(data / "meta.sqlite", args.records, tables, catalog_id, unresolved_every=100)
     write_records(worst, args.records, tables, catalog_id, unresolved_every=1)
     out = []
     replay, cpu, live = timed_replay(data / "meta.sqlite", args.repeats)
-    out.append(("replay (in-process JobManager)", replay, cpu, "< 2 s", f"{args.records} records, {live} unresolved"))
+    out.append(
+        (
+            "replay (in-process JobManager)",
+            replay,
+            cpu,
+            "< 2 s",
+            f"{args.records} records, {live} unresolved",
+        )
+    )
     replay, cpu, live = timed_replay(worst, args.repeats)
     out.append(("replay, all unresolved (worst case)", replay, cpu, "< 2 s", f"{live} unresolved"))
     start = time_start(data, tmp / "records.log", args.repeats)
@@ -356,7 +468,12 @@ def part_records(args: argparse.Namespace, tmp: Path) -> list[tuple[str, float, 
         cases = [
             ("SHOW (root, all rows)", "SHOW LANCE INDEX JOBS", "root", ""),
             ("SHOW (root, one table)", f"SHOW LANCE INDEX JOBS {scoped}", "root", ""),
-            ("SHOW (root, State = PENDING)", "SHOW LANCE INDEX JOBS WHERE State = 'PENDING'", "root", ""),
+            (
+                "SHOW (root, State = PENDING)",
+                "SHOW LANCE INDEX JOBS WHERE State = 'PENDING'",
+                "root",
+                "",
+            ),
             ("SHOW (1% user, all visible)", "SHOW LANCE INDEX JOBS", VIEWER, "pw"),
             ("SHOW (1% user, one table)", f"SHOW LANCE INDEX JOBS {scoped}", VIEWER, "pw"),
             ("SHOW JOB <id> (root)", "SHOW LANCE INDEX JOB 1", "root", ""),
@@ -369,16 +486,23 @@ def part_records(args: argparse.Namespace, tmp: Path) -> list[tuple[str, float, 
     return out
 
 
-# -- report -----------------------------------------------------------------------------------------------
+# -- report
+# -----------------------------------------------------------------------------------------------
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--admissions", type=int, default=1000, help="timed admissions per cell")
     parser.add_argument("--connections", type=int, nargs="+", default=[1, 8])
-    parser.add_argument("--rounds", type=int, default=3,
-                        help="admission cells per connection count (alternating order); medians are printed")
+    parser.add_argument(
+        "--rounds",
+        type=int,
+        default=3,
+        help="admission cells per connection count (alternating order); medians are printed",
+    )
     parser.add_argument("--rows", type=int, default=2000, help="rows of the admission dataset")
     parser.add_argument("--records", type=int, default=100_000)
-    parser.add_argument("--tables", type=int, default=100, help="tables the records are spread over")
+    parser.add_argument(
+        "--tables", type=int, default=100, help="tables the records are spread over"
+    )
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--skip", choices=["admission", "store", "records"], nargs="*", default=[])
     return parser.parse_args(argv)
@@ -389,23 +513,41 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="bench-jobs-") as name:
         tmp = Path(name)
         if "admission" not in args.skip:
-            print(f"\nadmission throughput over the wire (goal >= 500 jobs/s; {args.admissions} per cell, "
-                  f"median of {args.rounds} rounds)")
-            print(f"{'kind':<8} {'conns':>5} {'jobs/s':>9} {'vs goal':>8} {'server CPU/job':>15} {'1-core bound':>13}  note")
+            print(
+                f"\nadmission throughput over the wire (goal >= 500 jobs/s; {args.admissions} per "
+                f"cell, "
+                f"median of {args.rounds} rounds)"
+            )
+            print(
+                f"{'kind':<8} {'conns':>5} {'jobs/s':>9} {'vs goal':>8} {'server CPU/job':>15} "
+                f"{'1-core bound':>13}  note"
+            )
             rates: dict[str, dict[int, float]] = {}
             for kind, conns, rate, cpu_ms, note in part_admission(args, tmp):
                 bound = 1000 / cpu_ms if cpu_ms > 0 else float("inf")
-                print(f"{kind:<8} {conns:>5} {rate:>9.0f} {fmt_ratio(ratio(rate, 500), 8)} {cpu_ms:>12.2f} ms {bound:>9.0f}/s  {note}")
+                print(
+                    f"{kind:<8} {conns:>5} {rate:>9.0f} {fmt_ratio(ratio(rate, 500), 8)} "
+                    f"{cpu_ms:>12.2f} ms {bound:>9.0f}/s  {note}"
+                )
                 rates.setdefault(kind, {})[int(conns)] = rate
             for kind, by_connections in rates.items():
                 print_ratio(kind, by_connections)
             most = max(args.connections)
             if most >= GROUP_COMMIT_CONNECTIONS:
                 worst = min(by[most] for by in rates.values()) / GROUP_COMMIT_GOAL
-                print(goal_verdict(f">= {GROUP_COMMIT_GOAL:,} admissions/s at {most} connections (issue 13)", worst,
-                                   1.0, higher_is_better=True))
+                print(
+                    goal_verdict(
+                        f">= {GROUP_COMMIT_GOAL:,} admissions/s at {most} connections (issue 13)",
+                        worst,
+                        1.0,
+                        higher_is_better=True,
+                    )
+                )
         if "store" not in args.skip:
-            print(f"\nstore admissions in process (JobManager.create, group commit; {args.admissions} per cell)")
+            print(
+                f"\nstore admissions in process (JobManager.create, group commit; "
+                f"{args.admissions} per cell)"
+            )
             print(f"{'threads':>7} {'jobs/s':>9} {'batches':>8} {'per fsync':>9}")
             store_rates = {}
             for threads, rate, batches, admitted in part_store(args, tmp):

@@ -1,7 +1,8 @@
 """SELECT on a Lance table: drydock over the wire vs DuckDB in-process on the same dataset.
 
 One run writes a Lance dataset (default 1M rows: ``id BIGINT, category VARCHAR`` (50 values),
-``value DOUBLE, embedding FLOAT[32]``), starts ``python -m drydock.server serve`` with a Lance catalog
+``value DOUBLE, embedding FLOAT[32]``), starts ``python -m drydock.server serve`` with a Lance
+catalog
 over it, and times two queries whose results are a few rows:
 
 - filtered group-by: ``SELECT category, count(*), avg(value) … WHERE id < 200000 AND category IN
@@ -47,7 +48,15 @@ import pymysql
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 from bench.bench_wire import HOST, Server, drydock_server  # noqa: E402
-from bench.timing import Stopwatch, fmt_ratio, goal_verdict, interleaved, median, median_ratio, timed_reps  # noqa: E402
+from bench.timing import (
+    Stopwatch,
+    fmt_ratio,
+    goal_verdict,
+    interleaved,
+    median,
+    median_ratio,
+    timed_reps,
+)  # noqa: E402
 
 BASELINE = "in-process DuckDB"
 GOAL = 1.3
@@ -56,9 +65,12 @@ CATEGORIES = 50
 BATCH_ROWS = 100_000
 # (label, SQL, counts toward the goal): the issue's two queries; the scan count is for reading.
 QUERIES = [
-    ("filtered group-by",
-     "SELECT category, count(*) AS n, avg(value) AS mean FROM {t} WHERE id < 200000 "
-     "AND category IN ('cat_1', 'cat_7', 'cat_42') GROUP BY category ORDER BY category", True),
+    (
+        "filtered group-by",
+        "SELECT category, count(*) AS n, avg(value) AS mean FROM {t} WHERE id < 200000 "
+        "AND category IN ('cat_1', 'cat_7', 'cat_42') GROUP BY category ORDER BY category",
+        True,
+    ),
     ("count(*)", "SELECT count(*) FROM {t}", True),
     ("count(*) as a scan", "SELECT count(*) FROM {t} WHERE id >= 0", False),
 ]
@@ -69,12 +81,16 @@ def batches(rows: int, dim: int) -> Iterator[pa.RecordBatch]:
     for start in range(0, rows, BATCH_ROWS):
         n = min(BATCH_ROWS, rows - start)
         ids = np.arange(start, start + n, dtype=np.int64)
-        yield pa.record_batch({
-            "id": pa.array(ids),
-            "category": pa.array([f"cat_{i % CATEGORIES}" for i in ids.tolist()]),
-            "value": pa.array(rng.random(n)),
-            "embedding": pa.FixedSizeListArray.from_arrays(pa.array(rng.random(n * dim, dtype=np.float32)), dim),
-        })
+        yield pa.record_batch(
+            {
+                "id": pa.array(ids),
+                "category": pa.array([f"cat_{i % CATEGORIES}" for i in ids.tolist()]),
+                "value": pa.array(rng.random(n)),
+                "embedding": pa.FixedSizeListArray.from_arrays(
+                    pa.array(rng.random(n * dim, dtype=np.float32)), dim
+                ),
+            }
+        )
 
 
 def write_dataset(uri: Path, rows: int, dim: int) -> None:
@@ -107,17 +123,30 @@ def run(args: argparse.Namespace) -> list[Cell]:
         uri = warehouse / "bench" / "t.lance"
         with Stopwatch() as writing:
             write_dataset(uri, args.rows, args.dim)
-        print(f"dataset: {args.rows:,} rows, embedding FLOAT[{args.dim}], written in "
-              f"{writing.seconds:.1f}s to {uri}", flush=True)
+        print(
+            f"dataset: {args.rows:,} rows, embedding FLOAT[{args.dim}], written in "
+            f"{writing.seconds:.1f}s to {uri}",
+            flush=True,
+        )
         server: Server = drydock_server(tmp, ROOT)
         server.start()
         conn = None
         try:
-            conn = pymysql.connect(host=HOST, port=server.port, user="root", password="", autocommit=True,
-                                   connect_timeout=10, read_timeout=120, write_timeout=60)
+            conn = pymysql.connect(
+                host=HOST,
+                port=server.port,
+                user="root",
+                password="",
+                autocommit=True,
+                connect_timeout=10,
+                read_timeout=120,
+                write_timeout=60,
+            )
             with conn.cursor() as cur:
-                cur.execute(f"CREATE CATALOG {CATALOG} PROPERTIES ('type' = 'lance', 'warehouse' = "
-                            f"'{warehouse}', 'meta.cache.ttl-second' = '3600')")
+                cur.execute(
+                    f"CREATE CATALOG {CATALOG} PROPERTIES ('type' = 'lance', 'warehouse' = "
+                    f"'{warehouse}', 'meta.cache.ttl-second' = '3600')"
+                )
             con = duckdb.connect()
             con.register("t", lance.dataset(uri))
             return measure(args, conn, con)
@@ -127,8 +156,9 @@ def run(args: argparse.Namespace) -> list[Cell]:
             server.stop()
 
 
-def measure(args: argparse.Namespace, conn: pymysql.connections.Connection,
-            con: duckdb.DuckDBPyConnection) -> list[Cell]:
+def measure(
+    args: argparse.Namespace, conn: pymysql.connections.Connection, con: duckdb.DuckDBPyConnection
+) -> list[Cell]:
     deadline = time.monotonic() + args.max_seconds
     cells: list[Cell] = []
     with conn.cursor() as cur:
@@ -145,7 +175,9 @@ def measure(args: argparse.Namespace, conn: pymysql.connections.Connection,
             cell = Cell(label, goal)
             (_, remote), (_, local) = timed_reps(drydock, 3), timed_reps(inproc, 3)  # warm-up
             if _rounded(remote) != _rounded(local):
-                raise RuntimeError(f"{label}: results differ: drydock {remote} vs in-process {local}")
+                raise RuntimeError(
+                    f"{label}: results differ: drydock {remote} vs in-process {local}"
+                )
             cell.rows = len(local)
             sides = [(drydock, cell.drydock), (inproc, cell.inproc)]
             for r, order in interleaved(sides, args.rounds):
@@ -156,37 +188,63 @@ def measure(args: argparse.Namespace, conn: pymysql.connections.Connection,
                     timed_reps(fn, args.reps, samples)
             if not cell.drydock:
                 raise RuntimeError("--max-seconds left no time to measure")
-            print(f"  {label}: drydock {median(cell.drydock) * 1000:.2f} ms, {BASELINE} "
-                  f"{median(cell.inproc) * 1000:.2f} ms", flush=True)
+            print(
+                f"  {label}: drydock {median(cell.drydock) * 1000:.2f} ms, {BASELINE} "
+                f"{median(cell.inproc) * 1000:.2f} ms",
+                flush=True,
+            )
             cells.append(cell)
     return cells
 
 
 def print_table(cells: list[Cell], args: argparse.Namespace) -> None:
     print()
-    print(f"baseline: {BASELINE} {duckdb.__version__} on the same dataset (pylance {lance.__version__}); "
-          f"ratio = drydock median latency / {BASELINE} median latency ({args.rows:,} rows, "
-          f"{args.rounds} alternating rounds x {args.reps} reps per side, {os.cpu_count()} CPUs)")
-    header = f"{'query':<20} {'rows':>4} {'drydock ms':>11} {BASELINE + ' ms':>22} {'ratio vs ' + BASELINE:>28}"
+    print(
+        f"baseline: {BASELINE} {duckdb.__version__} on the same dataset (pylance "
+        f"{lance.__version__}); "
+        f"ratio = drydock median latency / {BASELINE} median latency ({args.rows:,} rows, "
+        f"{args.rounds} alternating rounds x {args.reps} reps per side, {os.cpu_count()} CPUs)"
+    )
+    header = (
+        f"{'query':<20} {'rows':>4} {'drydock ms':>11} {BASELINE + ' ms':>22} "
+        f"{'ratio vs ' + BASELINE:>28}"
+    )
     print(header)
     print("-" * len(header))
     for c in cells:
-        print(f"{c.label:<20} {c.rows:>4} {median(c.drydock) * 1000:>11.2f} "
-              f"{median(c.inproc) * 1000:>22.2f} {fmt_ratio(c.ratio(), 28)}"
-              f"{'' if c.goal else '  (for reading; not in the goal)'}")
+        print(
+            f"{c.label:<20} {c.rows:>4} {median(c.drydock) * 1000:>11.2f} "
+            f"{median(c.inproc) * 1000:>22.2f} {fmt_ratio(c.ratio(), 28)}"
+            f"{'' if c.goal else '  (for reading; not in the goal)'}"
+        )
     worst = max(c.ratio() for c in cells if c.goal)
-    print("\n" + goal_verdict(f"<= {GOAL}x {BASELINE} on the filtered group-by and count(*)", worst, GOAL,
-                              higher_is_better=False))
+    print(
+        "\n"
+        + goal_verdict(
+            f"<= {GOAL}x {BASELINE} on the filtered group-by and count(*)",
+            worst,
+            GOAL,
+            higher_is_better=False,
+        )
+    )
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p = argparse.ArgumentParser(description=f"SELECT on a Lance table: drydock vs {BASELINE}")
-    p.add_argument("--rows", type=int, default=1_000_000, help="rows in the dataset (default 1000000)")
+    p.add_argument(
+        "--rows", type=int, default=1_000_000, help="rows in the dataset (default 1000000)"
+    )
     p.add_argument("--dim", type=int, default=32, help="embedding dimension (default 32)")
     p.add_argument("--rounds", type=int, default=6, help="alternating rounds per query (default 6)")
-    p.add_argument("--reps", type=int, default=15, help="timed executions per side per round (default 15)")
-    p.add_argument("--max-seconds", type=float, default=300.0,
-                   help="no new round starts after this many seconds of measuring (default 300)")
+    p.add_argument(
+        "--reps", type=int, default=15, help="timed executions per side per round (default 15)"
+    )
+    p.add_argument(
+        "--max-seconds",
+        type=float,
+        default=300.0,
+        help="no new round starts after this many seconds of measuring (default 300)",
+    )
     args = p.parse_args(argv)
     if args.rows < 1 or args.dim < 1 or args.rounds < 1 or args.reps < 1 or args.max_seconds <= 0:
         p.error("--rows, --dim, --rounds, --reps must be >= 1 and --max-seconds > 0")

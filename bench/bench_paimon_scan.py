@@ -3,7 +3,8 @@ memory during the scan.
 
 One run writes two Paimon append tables with 10 columns (``id BIGINT, a INT (id % 1000), b INT,
 c BIGINT, x DOUBLE, y DOUBLE, z DOUBLE, f FLOAT, s1 STRING, s2 STRING``): ``big`` (default 5M rows)
-and ``small`` (default 1M rows), written in 500k-row commits. It starts ``python -m drydock.server serve``
+and ``small`` (default 1M rows), written in 500k-row commits. It starts ``python -m drydock.server
+serve``
 with a Paimon catalog over the warehouse (``meta.cache.ttl-second = 3600``) and times:
 
 - filtered count: ``SELECT count(*) FROM t WHERE a < 100`` (10% of the rows);
@@ -48,21 +49,44 @@ GOAL = 1.3
 RSS_GOAL = 2.0
 CATALOG = "bench_paimon"
 CHUNK = 500_000
-SCHEMA = pa.schema([pa.field("id", pa.int64(), nullable=False), ("a", pa.int32()), ("b", pa.int32()),
-                    ("c", pa.int64()), ("x", pa.float64()), ("y", pa.float64()), ("z", pa.float64()),
-                    ("f", pa.float32()), ("s1", pa.string()), ("s2", pa.string())])
-QUERIES = {"filtered count": "SELECT count(*) FROM {t} WHERE a < 100",
-           "2 of 10 columns": "SELECT sum(id), avg(x) FROM {t}"}
+SCHEMA = pa.schema(
+    [
+        pa.field("id", pa.int64(), nullable=False),
+        ("a", pa.int32()),
+        ("b", pa.int32()),
+        ("c", pa.int64()),
+        ("x", pa.float64()),
+        ("y", pa.float64()),
+        ("z", pa.float64()),
+        ("f", pa.float32()),
+        ("s1", pa.string()),
+        ("s2", pa.string()),
+    ]
+)
+QUERIES = {
+    "filtered count": "SELECT count(*) FROM {t} WHERE a < 100",
+    "2 of 10 columns": "SELECT sum(id), avg(x) FROM {t}",
+}
 
 
 def chunk(start: int, n: int) -> pa.Table:
     ids = np.arange(start, start + n, dtype=np.int64)
     rng = np.random.default_rng(start)
-    return pa.table({"id": ids, "a": (ids % 1000).astype(np.int32), "b": rng.integers(0, 1 << 30, n, dtype=np.int32),
-                     "c": ids * 7, "x": rng.random(n), "y": rng.random(n), "z": rng.random(n),
-                     "f": rng.random(n).astype(np.float32),
-                     "s1": pa.array([f"k{i % 97}" for i in range(n)]), "s2": pa.array([f"v{i % 13}" for i in range(n)])},
-                    schema=SCHEMA)
+    return pa.table(
+        {
+            "id": ids,
+            "a": (ids % 1000).astype(np.int32),
+            "b": rng.integers(0, 1 << 30, n, dtype=np.int32),
+            "c": ids * 7,
+            "x": rng.random(n),
+            "y": rng.random(n),
+            "z": rng.random(n),
+            "f": rng.random(n).astype(np.float32),
+            "s1": pa.array([f"k{i % 97}" for i in range(n)]),
+            "s2": pa.array([f"v{i % 13}" for i in range(n)]),
+        },
+        schema=SCHEMA,
+    )
 
 
 def write_table(catalog: Any, name: str, rows: int) -> None:
@@ -78,7 +102,8 @@ def write_table(catalog: Any, name: str, rows: int) -> None:
         writer.close()
 
 
-# -- the two sides ----------------------------------------------------------------------------------
+# -- the two sides
+# ----------------------------------------------------------------------------------
 def pypaimon_query(catalog: Any, name: str, label: str) -> tuple[Any, ...]:
     table = catalog.get_table(name)
     builder = table.new_read_builder()
@@ -105,9 +130,11 @@ def timed(fn: Callable[[], Any], reps: int) -> tuple[float, Any]:
     return median(samples), result
 
 
-# -- memory -----------------------------------------------------------------------------------------
+# -- memory
+# -----------------------------------------------------------------------------------------
 def peak_growth(pid: int, fn: Callable[[], Any]) -> tuple[int, int]:
-    """(peak RSS of ``pid`` while ``fn`` runs, that peak minus the RSS before), sampled every 5 ms."""
+    """(peak RSS of ``pid`` while ``fn`` runs, that peak minus the RSS before), sampled every 5
+    ms."""
     before, peak, done = rss_bytes(pid), [0], threading.Event()
 
     def sample() -> None:
@@ -135,11 +162,14 @@ def fresh_scan_memory(tmp: Path, warehouse: Path, name: str, label: str) -> tupl
     server.start()
     try:
         assert server.proc is not None
-        conn = pymysql.connect(host=HOST, port=server.port, user="root", password="", autocommit=True,
-                               read_timeout=600)
+        conn = pymysql.connect(
+            host=HOST, port=server.port, user="root", password="", autocommit=True, read_timeout=600
+        )
         with conn.cursor() as cur:
-            cur.execute(f"CREATE CATALOG {CATALOG} PROPERTIES ('type' = 'paimon', 'warehouse' = "
-                        f"'{warehouse}', 'meta.cache.ttl-second' = '3600')")
+            cur.execute(
+                f"CREATE CATALOG {CATALOG} PROPERTIES ('type' = 'paimon', 'warehouse' = "
+                f"'{warehouse}', 'meta.cache.ttl-second' = '3600')"
+            )
             cur.execute(f"SELECT count(*) FROM {CATALOG}.{name} WHERE id < 0")  # imports, metadata
             cur.fetchall()
         result = peak_growth(server.proc.pid, lambda: drydock_query(conn, name, label))
@@ -150,7 +180,9 @@ def fresh_scan_memory(tmp: Path, warehouse: Path, name: str, label: str) -> tupl
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--rows", type=int, default=5_000_000)
     parser.add_argument("--small-rows", type=int, default=1_000_000)
     parser.add_argument("--reps", type=int, default=5)
@@ -165,35 +197,64 @@ def main() -> int:
         with Stopwatch() as writing:
             write_table(catalog, "db.big", args.rows)
             write_table(catalog, "db.small", args.small_rows)
-        print(f"wrote db.big ({args.rows:,} rows) and db.small ({args.small_rows:,} rows) in "
-              f"{writing.seconds:.1f}s")
+        print(
+            f"wrote db.big ({args.rows:,} rows) and db.small ({args.small_rows:,} rows) in "
+            f"{writing.seconds:.1f}s"
+        )
         server = drydock_server(tmp, ROOT).start()
         try:
             assert server.proc is not None
-            conn = pymysql.connect(host=HOST, port=server.port, user="root", password="", autocommit=True,
-                                   read_timeout=600)
+            conn = pymysql.connect(
+                host=HOST,
+                port=server.port,
+                user="root",
+                password="",
+                autocommit=True,
+                read_timeout=600,
+            )
             with conn.cursor() as cur:
-                cur.execute(f"CREATE CATALOG {CATALOG} PROPERTIES ('type' = 'paimon', 'warehouse' = "
-                            f"'{warehouse}', 'meta.cache.ttl-second' = '3600')")
-            print(f"\n{'query (db.big)':<18} {'drydock':>10} {BASELINE:>20} {'ratio':>7}  goal <= {GOAL}x")
+                cur.execute(
+                    f"CREATE CATALOG {CATALOG} PROPERTIES ('type' = 'paimon', 'warehouse' = "
+                    f"'{warehouse}', 'meta.cache.ttl-second' = '3600')"
+                )
+            print(
+                f"\n{'query (db.big)':<18} {'drydock':>10} {BASELINE:>20} {'ratio':>7}  goal <= "
+                f"{GOAL}x"
+            )
             for label in QUERIES:
-                ours, ours_result = timed(lambda label=label: drydock_query(conn, "db.big", label), args.reps)
-                theirs, their_result = timed(lambda label=label: pypaimon_query(catalog, "db.big", label), args.reps)
-                same = all(abs(float(a) - float(b)) <= 1e-6 * max(1.0, abs(float(b)))
-                           for a, b in zip(ours_result, their_result))
-                print(f"{label:<18} {ours * 1000:>8.1f}ms {theirs * 1000:>18.1f}ms {fmt_ratio(ratio(ours, theirs), 7)}"
-                      f"{'' if same else f'  RESULTS DIFFER: {ours_result} vs {their_result}'}")
+                ours, ours_result = timed(
+                    lambda label=label: drydock_query(conn, "db.big", label), args.reps
+                )
+                theirs, their_result = timed(
+                    lambda label=label: pypaimon_query(catalog, "db.big", label), args.reps
+                )
+                same = all(
+                    abs(float(a) - float(b)) <= 1e-6 * max(1.0, abs(float(b)))
+                    for a, b in zip(ours_result, their_result)
+                )
+                print(
+                    f"{label:<18} {ours * 1000:>8.1f}ms {theirs * 1000:>18.1f}ms "
+                    f"{fmt_ratio(ratio(ours, theirs), 7)}"
+                    f"{'' if same else f'  RESULTS DIFFER: {ours_result} vs {their_result}'}"
+                )
             conn.close()
         finally:
             server.stop()
-        print(f"\nserver memory during one scan, each in a fresh server (peak RSS; growth above the RSS "
-              f"before the query); goal: big growth < {RSS_GOAL}x small growth")
+        print(
+            f"\nserver memory during one scan, each in a fresh server (peak RSS; growth above the "
+            f"RSS "
+            f"before the query); goal: big growth < {RSS_GOAL}x small growth"
+        )
         for label in QUERIES:
             small_peak, small = fresh_scan_memory(tmp, warehouse, "db.small", label)
             big_peak, big = fresh_scan_memory(tmp, warehouse, "db.big", label)
-            print(f"{label:<18} small ({args.small_rows:,} rows): peak {small_peak / 2**20:6.0f} MiB, "
-                  f"+{small / 2**20:6.1f} MiB   big ({args.rows:,} rows): peak {big_peak / 2**20:6.0f} MiB, "
-                  f"+{big / 2**20:6.1f} MiB   ratio {fmt_ratio(ratio(big, small))}")
+            print(
+                f"{label:<18} small ({args.small_rows:,} rows): peak {small_peak / 2**20:6.0f} "
+                f"MiB, "
+                f"+{small / 2**20:6.1f} MiB   big ({args.rows:,} rows): peak "
+                f"{big_peak / 2**20:6.0f} MiB, "
+                f"+{big / 2**20:6.1f} MiB   ratio {fmt_ratio(ratio(big, small))}"
+            )
     return 0
 
 

@@ -3,9 +3,11 @@
 Baseline: the embedded SQLite store (WAL, synchronous=FULL) on the same machine.
 
 1. *durable transitions*: ``JobManager.create`` (admission's insert: fence + quota + commit) and
-   ``mark_running`` (a CAS on ``revision``), ``--jobs`` of each from one thread, over a fresh store of
+   ``mark_running`` (a CAS on ``revision``), ``--jobs`` of each from one thread, over a fresh store
+   of
    each kind; per-operation median and p95 in ms, and the PostgreSQL/SQLite ratio. PostgreSQL here
-   is a local cluster (tests/support/pg.py: initdb in a temp dir, 127.0.0.1, fsync on, synchronous_commit on).
+   is a local cluster (tests/support/pg.py: initdb in a temp dir, 127.0.0.1, fsync on,
+   synchronous_commit on).
 
 Failover between frontends sharing the store is measured by bench/bench_frontends.py.
 
@@ -43,8 +45,14 @@ def transitions(store: MetadataStore, n: int) -> dict[str, tuple[float, float]]:
             job = jobs.create(new_job(f"i{i}"), 10**9, 10**9, 10**9)
         creates.append(create.seconds)
         with Stopwatch() as mark:
-            jobs.mark_running(job.id, invocation_id=f"inv-{i}", index_uuid="",
-                              deadline_ms=int(time.time() * 1000) + 60_000, process_epoch="bench", backend_id="local")
+            jobs.mark_running(
+                job.id,
+                invocation_id=f"inv-{i}",
+                index_uuid="",
+                deadline_ms=int(time.time() * 1000) + 60_000,
+                process_epoch="bench",
+                backend_id="local",
+            )
         runs.append(mark.seconds)
     return {"create (admission insert)": _ms(creates), "mark_running (CAS)": _ms(runs)}
 
@@ -65,7 +73,10 @@ def main() -> None:
         print(f"{'operation':28} {'SQLite':>16} {'PostgreSQL':>16} {'ratio (median)':>15}")
         for name in sqlite:
             (sm, sp), (pm, pp) = sqlite[name], pg[name]
-            print(f"{name:28} {sm:7.2f} / {sp:6.2f} {pm:7.2f} / {pp:6.2f} {fmt_ratio(ratio(pm, sm), 15)}")
+            print(
+                f"{name:28} {sm:7.2f} / {sp:6.2f} {pm:7.2f} / {pp:6.2f} "
+                f"{fmt_ratio(ratio(pm, sm), 15)}"
+            )
 
 
 if __name__ == "__main__":

@@ -2,7 +2,8 @@
 LIKE pattern delay everyone else, and is the memory it took returned?
 
 Baseline: the same probe (``SELECT 1`` on a second connection) against the same drydock process
-while it is idle. Prints the probe latency (median / p95 / p99 / worst) idle and under each load, the
+while it is idle. Prints the probe latency (median / p95 / p99 / worst) idle and under each load,
+the
 ratio worst-under-load / idle median, and the server's RSS before, at the peak of, and after a
 maximal statement (goal: SELECT 1 within 100 ms under load; RSS back within 20% afterwards).
 
@@ -30,7 +31,10 @@ MAX_PROBES = 5_000
 def probe(port: int, until: threading.Event, seconds: float) -> list[float]:
     latencies: list[float] = []
     deadline = time.monotonic() + seconds
-    with pymysql.connect(host=HOST, port=port, user="root", autocommit=True) as conn, conn.cursor() as cur:
+    with (
+        pymysql.connect(host=HOST, port=port, user="root", autocommit=True) as conn,
+        conn.cursor() as cur,
+    ):
         while not until.is_set() and time.monotonic() < deadline and len(latencies) < MAX_PROBES:
             with Stopwatch() as round_trip:
                 cur.execute("SELECT 1")
@@ -47,8 +51,12 @@ def under_load(port: int, sql: str) -> tuple[list[float], float]:
     def hostile() -> None:
         clock = Stopwatch().start()
         try:
-            with pymysql.connect(host=HOST, port=port, user="root", autocommit=True,
-                                 read_timeout=600) as conn, conn.cursor() as cur:
+            with (
+                pymysql.connect(
+                    host=HOST, port=port, user="root", autocommit=True, read_timeout=600
+                ) as conn,
+                conn.cursor() as cur,
+            ):
                 cur.execute(sql)
                 cur.fetchall()
         except pymysql.err.MySQLError:
@@ -96,14 +104,20 @@ def main() -> None:
             for name, sql in loads.items():
                 latencies, took = under_load(port, sql)
                 worst = max(latencies) if latencies else 0.0
-                print(f"{name:<22} {latency_summary(latencies) if latencies else 'n=0'} "
-                      f"(statement took {took:.2f}s) worst/idle-median ratio {ratio(worst, idle_median):.1f}x")
+                print(
+                    f"{name:<22} {latency_summary(latencies) if latencies else 'n=0'} "
+                    f"(statement took {took:.2f}s) worst/idle-median ratio "
+                    f"{ratio(worst, idle_median):.1f}x"
+                )
             watching.set()
             watcher.join()
             time.sleep(6.0)  # DuckDB's allocator returns freed memory in the background
             rss_after = rss_bytes(pid)
-            print(f"RSS before {rss_before / 2**20:.0f} MiB, peak {peak[0] / 2**20:.0f} MiB, "
-                  f"after {rss_after / 2**20:.0f} MiB (after/before ratio {ratio(rss_after, rss_before):.2f})")
+            print(
+                f"RSS before {rss_before / 2**20:.0f} MiB, peak {peak[0] / 2**20:.0f} MiB, "
+                f"after {rss_after / 2**20:.0f} MiB (after/before ratio "
+                f"{ratio(rss_after, rss_before):.2f})"
+            )
         finally:
             server.stop()
 

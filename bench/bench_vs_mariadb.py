@@ -47,7 +47,8 @@ AGG_ROWS = 1_000_000
 LANCE_ROWS = 200_000
 
 
-# -- MariaDB ----------------------------------------------------------------------------------------
+# -- MariaDB
+# ----------------------------------------------------------------------------------------
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind((HOST, 0))
@@ -55,27 +56,60 @@ def _free_port() -> int:
 
 
 def mariadb_server(tmp: Path) -> Server | None:
-    """A MariaDB server in ``tmp`` (root without a password over TCP), or None when not installed."""
-    mariadbd = shutil.which("mariadbd") or shutil.which("mariadbd", path="/usr/sbin:/usr/local/sbin")
-    install = shutil.which("mariadb-install-db") or shutil.which("mariadb-install-db", path="/usr/bin:/usr/sbin")
+    """A MariaDB server in ``tmp`` (root without a password over TCP), or None when not
+    installed."""
+    mariadbd = shutil.which("mariadbd") or shutil.which(
+        "mariadbd", path="/usr/sbin:/usr/local/sbin"
+    )
+    install = shutil.which("mariadb-install-db") or shutil.which(
+        "mariadb-install-db", path="/usr/bin:/usr/sbin"
+    )
     if not mariadbd or not install:
         return None
     datadir = tmp / "mariadb-data"
     user = ["--user=root"] if os.geteuid() == 0 else []
-    subprocess.run([install, f"--datadir={datadir}", "--auth-root-authentication-method=normal",
-                    "--skip-test-db", *user], check=True, capture_output=True, timeout=300)
+    subprocess.run(
+        [
+            install,
+            f"--datadir={datadir}",
+            "--auth-root-authentication-method=normal",
+            "--skip-test-db",
+            *user,
+        ],
+        check=True,
+        capture_output=True,
+        timeout=300,
+    )
     port = _free_port()
-    cmd = [mariadbd, "--no-defaults", f"--datadir={datadir}", f"--socket={tmp / 'mariadb.sock'}",
-           f"--port={port}", f"--bind-address={HOST}", "--skip-grant-tables", "--skip-name-resolve",
-           "--innodb-buffer-pool-size=512M", "--max-connections=200", "--skip-log-bin",
-           f"--pid-file={tmp / 'mariadb.pid'}", *user]
+    cmd = [
+        mariadbd,
+        "--no-defaults",
+        f"--datadir={datadir}",
+        f"--socket={tmp / 'mariadb.sock'}",
+        f"--port={port}",
+        f"--bind-address={HOST}",
+        "--skip-grant-tables",
+        "--skip-name-resolve",
+        "--innodb-buffer-pool-size=512M",
+        "--max-connections=200",
+        "--skip-log-bin",
+        f"--pid-file={tmp / 'mariadb.pid'}",
+        *user,
+    ]
     # mariadbd prints "ready for connections" on stderr; a shell echo turns it into our prefix.
-    wrapper = ["sh", "-c", '"$@" 2>&1 | sed -u -n "s/.*ready for connections.*/mariadb ready on '
-               + f'{HOST}:{port}/p"', "sh", *cmd]
+    wrapper = [
+        "sh",
+        "-c",
+        '"$@" 2>&1 | sed -u -n "s/.*ready for connections.*/mariadb ready on '
+        + f'{HOST}:{port}/p"',
+        "sh",
+        *cmd,
+    ]
     return Server("mariadb", wrapper, "mariadb ready on ", tmp / "mariadb.log")
 
 
-# -- clients ----------------------------------------------------------------------------------------
+# -- clients
+# ----------------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class Query:
     name: str
@@ -84,12 +118,30 @@ class Query:
 
 
 def _connect(port: int, db: str) -> pymysql.connections.Connection:
-    return pymysql.connect(host=HOST, port=port, user="root", password="", database=db,
-                           connect_timeout=10, read_timeout=120, write_timeout=120, autocommit=True)
+    return pymysql.connect(
+        host=HOST,
+        port=port,
+        user="root",
+        password="",
+        database=db,
+        connect_timeout=10,
+        read_timeout=120,
+        write_timeout=120,
+        autocommit=True,
+    )
 
 
-def _worker(port: int, db: str, query: Query, seconds: float, seed: int, barrier: Any,
-            counts: Any, errors: Any, index: int) -> None:
+def _worker(
+    port: int,
+    db: str,
+    query: Query,
+    seconds: float,
+    seed: int,
+    barrier: Any,
+    counts: Any,
+    errors: Any,
+    index: int,
+) -> None:
     count = 0
     try:
         conn = _connect(port, db)
@@ -115,8 +167,14 @@ def measure(port: int, db: str, query: Query, connections: int, seconds: float) 
     barrier = ctx.Barrier(connections + 1)
     counts = ctx.Array("d", [0.0] * connections)
     errors = ctx.Queue()
-    workers = [ctx.Process(target=_worker, args=(port, db, query, seconds, i, barrier, counts, errors, i),
-                           daemon=True) for i in range(connections)]
+    workers = [
+        ctx.Process(
+            target=_worker,
+            args=(port, db, query, seconds, i, barrier, counts, errors, i),
+            daemon=True,
+        )
+        for i in range(connections)
+    ]
     for w in workers:
         w.start()
     barrier.wait(timeout=JOIN_SLACK_SECONDS)
@@ -132,7 +190,8 @@ def measure(port: int, db: str, query: Query, connections: int, seconds: float) 
     return sum(counts[:]) / seconds
 
 
-# -- data -------------------------------------------------------------------------------------------
+# -- data
+# -------------------------------------------------------------------------------------------
 def load(port: int, flavour: str) -> None:
     """The same tables on both servers: bench.pk (10k rows, INT PK) and bench.agg (1M rows)."""
     conn = _connect(port, "")
@@ -142,14 +201,24 @@ def load(port: int, flavour: str) -> None:
         cur.execute("CREATE TABLE bench.pk (id INT PRIMARY KEY, v VARCHAR(32), n INT)")
         cur.execute("CREATE TABLE bench.agg (id INT, n INT, x DOUBLE)")
         if flavour == "mariadb":
-            cur.execute(f"INSERT INTO bench.pk SELECT seq, CONCAT('v', seq), seq % 100 FROM seq_0_to_{PK_ROWS - 1}")
-            cur.execute(f"INSERT INTO bench.agg SELECT seq, seq % 100, seq / 7 FROM seq_0_to_{AGG_ROWS - 1}")
+            cur.execute(
+                f"INSERT INTO bench.pk SELECT seq, CONCAT('v', seq), seq % 100 FROM "
+                f"seq_0_to_{PK_ROWS - 1}"
+            )
+            cur.execute(
+                f"INSERT INTO bench.agg SELECT seq, seq % 100, seq / 7 FROM seq_0_to_{AGG_ROWS - 1}"
+            )
             cur.execute("ANALYZE TABLE bench.pk, bench.agg")
             cur.fetchall()
         else:
             # drydock serves DuckDB: range() is an allowed pure table function
-            cur.execute(f"INSERT INTO bench.pk SELECT range, CONCAT('v', range), range % 100 FROM range({PK_ROWS})")
-            cur.execute(f"INSERT INTO bench.agg SELECT range, range % 100, range / 7 FROM range({AGG_ROWS})")
+            cur.execute(
+                f"INSERT INTO bench.pk SELECT range, CONCAT('v', range), range % 100 FROM "
+                f"range({PK_ROWS})"
+            )
+            cur.execute(
+                f"INSERT INTO bench.agg SELECT range, range % 100, range / 7 FROM range({AGG_ROWS})"
+            )
     conn.close()
 
 
@@ -159,9 +228,16 @@ def lance_dataset(tmp: Path) -> Path:
 
     root = tmp / "lance-wh"
     ids = pa.array(range(LANCE_ROWS), pa.int64())
-    lance.write_dataset(pa.table({"id": ids, "tag": pa.array([f"t{i}" for i in range(LANCE_ROWS)]),
-                                  "x": pa.array([i * 0.5 for i in range(LANCE_ROWS)])}),
-                        root / "db" / "t.lance")
+    lance.write_dataset(
+        pa.table(
+            {
+                "id": ids,
+                "tag": pa.array([f"t{i}" for i in range(LANCE_ROWS)]),
+                "x": pa.array([i * 0.5 for i in range(LANCE_ROWS)]),
+            }
+        ),
+        root / "db" / "t.lance",
+    )
     return root
 
 
@@ -180,7 +256,8 @@ def inprocess_lance_qps(root: Path, template: str, keys: int, seconds: float) ->
     return count / seconds
 
 
-# -- the run ----------------------------------------------------------------------------------------
+# -- the run
+# ----------------------------------------------------------------------------------------
 @dataclass
 class Cell:
     query: Query
@@ -196,8 +273,14 @@ class Cell:
 QUERIES = [
     Query("SELECT 1", "SELECT 1", 1),
     Query("PK point lookup", "SELECT id, v, n FROM pk WHERE id = {k}", PK_ROWS),
-    Query("10-row range scan", "SELECT id, v FROM pk WHERE id BETWEEN {k} AND {k} + 9", PK_ROWS - 10),
-    Query("1M-row aggregate", "SELECT n, count(*), sum(x) FROM agg WHERE n < 10 + {k} % 2 GROUP BY n ORDER BY n", 2),
+    Query(
+        "10-row range scan", "SELECT id, v FROM pk WHERE id BETWEEN {k} AND {k} + 9", PK_ROWS - 10
+    ),
+    Query(
+        "1M-row aggregate",
+        "SELECT n, count(*), sum(x) FROM agg WHERE n < 10 + {k} % 2 GROUP BY n ORDER BY n",
+        2,
+    ),
 ]
 LANCE = Query("Lance lookup by tag", "SELECT id, x FROM {table} WHERE tag = 't{k}'", LANCE_ROWS)
 
@@ -208,8 +291,10 @@ def run(args: argparse.Namespace) -> list[Cell]:
         tmp = Path(tmp_name)
         maria = mariadb_server(tmp)
         if maria is None:
-            print("mariadbd is not installed: nothing to compare with. Install it with\n"
-                  "  apt-get update && apt-get install -y mariadb-server\nand run again.")
+            print(
+                "mariadbd is not installed: nothing to compare with. Install it with\n"
+                "  apt-get update && apt-get install -y mariadb-server\nand run again."
+            )
             return []
         drydock = drydock_server(tmp, args.drydock_root)
         servers = [drydock, maria]
@@ -222,10 +307,23 @@ def run(args: argparse.Namespace) -> list[Cell]:
             for q in QUERIES:
                 sql = q.template.format(k=3)
                 answers = [_rows(s.port, sql) for s in servers]
-                same = [tuple(float(v) if isinstance(v, (int, float)) or hasattr(v, "as_tuple") else v for v in r)
-                        for r in answers[0]] == [tuple(float(v) if isinstance(v, (int, float)) or hasattr(v, "as_tuple")
-                                                       else v for v in r) for r in answers[1]]
-                print(f"  check {q.name:<22} {len(answers[0])} row(s) each, same answer: {same}", flush=True)
+                same = [
+                    tuple(
+                        float(v) if isinstance(v, (int, float)) or hasattr(v, "as_tuple") else v
+                        for v in r
+                    )
+                    for r in answers[0]
+                ] == [
+                    tuple(
+                        float(v) if isinstance(v, (int, float)) or hasattr(v, "as_tuple") else v
+                        for v in r
+                    )
+                    for r in answers[1]
+                ]
+                print(
+                    f"  check {q.name:<22} {len(answers[0])} row(s) each, same answer: {same}",
+                    flush=True,
+                )
             for q in QUERIES:
                 for n in args.connections:
                     cell = Cell(q, n, "MariaDB " + _maria_version(maria.port))
@@ -235,8 +333,11 @@ def run(args: argparse.Namespace) -> list[Cell]:
                     for _, order in interleaved(sides, args.rounds):
                         for port, samples in order:
                             samples.append(measure(port, "bench", q, n, args.seconds))
-                    print(f"  {q.name:<22} conns={n}: drydock {fmt_samples(cell.drydock)} | mariadb {fmt_samples(cell.other)}",
-                          flush=True)
+                    print(
+                        f"  {q.name:<22} conns={n}: drydock {fmt_samples(cell.drydock)} | mariadb "
+                        f"{fmt_samples(cell.other)}",
+                        flush=True,
+                    )
                     cells.append(cell)
             maria.stop()
             cells += run_lance(args, tmp, drydock)
@@ -250,8 +351,10 @@ def run_lance(args: argparse.Namespace, tmp: Path, drydock: Server) -> list[Cell
     root = lance_dataset(tmp)
     conn = _connect(drydock.port, "")
     with conn.cursor() as cur:
-        cur.execute(f'CREATE CATALOG bl PROPERTIES ("type" = "lance", "warehouse" = "{root}", '
-                    '"meta.cache.ttl-second" = "3600")')
+        cur.execute(
+            f'CREATE CATALOG bl PROPERTIES ("type" = "lance", "warehouse" = "{root}", '
+            '"meta.cache.ttl-second" = "3600")'
+        )
     conn.close()
     table_q = Query(LANCE.name, LANCE.template.replace("{table}", "bl.db.t"), LANCE.keys)
     local_template = LANCE.template.replace("{table}", "t")
@@ -259,14 +362,22 @@ def run_lance(args: argparse.Namespace, tmp: Path, drydock: Server) -> list[Cell
     for n in args.connections:
         cell = Cell(table_q, n, "in-process DuckDB + pylance, 1 thread")
         measure(drydock.port, "", table_q, n, args.warmup)
-        steps = [lambda cell=cell, n=n: cell.drydock.append(measure(drydock.port, "", table_q, n, args.seconds)),
-                 lambda cell=cell: cell.other.append(
-                     inprocess_lance_qps(root, local_template, LANCE.keys, args.seconds))]
+        steps = [
+            lambda cell=cell, n=n: cell.drydock.append(
+                measure(drydock.port, "", table_q, n, args.seconds)
+            ),
+            lambda cell=cell: cell.other.append(
+                inprocess_lance_qps(root, local_template, LANCE.keys, args.seconds)
+            ),
+        ]
         for _, order in interleaved(steps, args.rounds):
             for step in order:
                 step()
-        print(f"  {cell.query.name:<22} conns={n}: drydock {fmt_samples(cell.drydock)} | in-process {fmt_samples(cell.other)}",
-              flush=True)
+        print(
+            f"  {cell.query.name:<22} conns={n}: drydock {fmt_samples(cell.drydock)} | in-process "
+            f"{fmt_samples(cell.other)}",
+            flush=True,
+        )
         cells.append(cell)
     return cells
 
@@ -290,35 +401,64 @@ def print_table(cells: list[Cell], args: argparse.Namespace) -> None:
     if not cells:
         return
     print()
-    print(f"qps, median of {args.rounds} x {args.seconds:g}s per side, pymysql clients (one process per "
-          f"connection), {os.cpu_count()} CPUs shared by servers and clients")
+    print(
+        f"qps, median of {args.rounds} x {args.seconds:g}s per side, pymysql clients (one process "
+        f"per "
+        f"connection), {os.cpu_count()} CPUs shared by servers and clients"
+    )
     header = f"{'query':<22} {'conns':>5} {'drydock':>10} {'baseline':>10} {'ratio':>7}  baseline"
     print(header)
     print("-" * (len(header) + 30))
     for c in cells:
-        print(f"{c.query.name:<22} {c.connections:>5} {median(c.drydock):>10,.0f} "
-              f"{median(c.other):>10,.0f} {fmt_ratio(c.ratio(), 7)}  {c.baseline}")
+        print(
+            f"{c.query.name:<22} {c.connections:>5} {median(c.drydock):>10,.0f} "
+            f"{median(c.other):>10,.0f} {fmt_ratio(c.ratio(), 7)}  {c.baseline}"
+        )
     by = {(c.query.name, c.connections): c for c in cells}
-    goals = [("SELECT 1", None, 0.5), ("PK point lookup", None, 0.25), ("1M-row aggregate", None, 5.0)]
+    goals = [
+        ("SELECT 1", None, 0.5),
+        ("PK point lookup", None, 0.25),
+        ("1M-row aggregate", None, 5.0),
+    ]
     print()
     for name, _, goal in goals:
         ratios = [c.ratio() for (q, _), c in by.items() if q == name]
         if ratios:
-            print(goal_verdict(f"{name} >= {goal}x MariaDB", min(ratios), goal, higher_is_better=True))
+            print(
+                goal_verdict(f"{name} >= {goal}x MariaDB", min(ratios), goal, higher_is_better=True)
+            )
     one, eight = by.get(("PK point lookup", 1)), by.get(("PK point lookup", 8))
     if one and eight:
-        print(goal_verdict("drydock PK lookup 8 conns >= 1.5x 1 conn", median_ratio(eight.drydock, one.drydock),
-                           1.5, higher_is_better=True))
+        print(
+            goal_verdict(
+                "drydock PK lookup 8 conns >= 1.5x 1 conn",
+                median_ratio(eight.drydock, one.drydock),
+                1.5,
+                higher_is_better=True,
+            )
+        )
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p = argparse.ArgumentParser(description="drydock vs MariaDB: plain queries")
-    p.add_argument("--seconds", type=float, default=2.0, help="timed window per measurement (default 2)")
-    p.add_argument("--rounds", type=int, default=3, help="measurements per side per cell (default 3)")
-    p.add_argument("--warmup", type=float, default=0.5, help="warm-up window per side per cell (default 0.5)")
-    p.add_argument("--connections", type=int, nargs="+", default=[1, 8], help="connection counts (default 1 8)")
-    p.add_argument("--drydock-root", type=Path, default=ROOT,
-                   help="checkout whose `python -m drydock.server serve` is measured (default: this repo)")
+    p.add_argument(
+        "--seconds", type=float, default=2.0, help="timed window per measurement (default 2)"
+    )
+    p.add_argument(
+        "--rounds", type=int, default=3, help="measurements per side per cell (default 3)"
+    )
+    p.add_argument(
+        "--warmup", type=float, default=0.5, help="warm-up window per side per cell (default 0.5)"
+    )
+    p.add_argument(
+        "--connections", type=int, nargs="+", default=[1, 8], help="connection counts (default 1 8)"
+    )
+    p.add_argument(
+        "--drydock-root",
+        type=Path,
+        default=ROOT,
+        help="checkout whose `python -m drydock.server serve` is measured (default: this repo)",
+    )
     args = p.parse_args(argv)
     if args.seconds <= 0 or args.rounds < 1 or args.warmup <= 0 or min(args.connections) < 1:
         p.error("--seconds/--warmup must be > 0, --rounds >= 1, --connections >= 1")

@@ -50,7 +50,8 @@ EXTENSION = "ADMIN SHOW FRONTEND CONFIG LIKE 'x'"
 BASELINE = "bare mysql-mimic"
 
 
-# -- servers ----------------------------------------------------------------------------------------
+# -- servers
+# ----------------------------------------------------------------------------------------
 @dataclass
 class Server:
     """One server child process that prints ``<name> ready on HOST:PORT`` when it listens."""
@@ -66,8 +67,9 @@ class Server:
 
     def start(self) -> Server:
         log = open(self.log_path, "a")
-        self.proc = subprocess.Popen(self.cmd, cwd=self.cwd, env=self.env, stdout=subprocess.PIPE, stderr=log,
-                                     text=True)
+        self.proc = subprocess.Popen(
+            self.cmd, cwd=self.cwd, env=self.env, stdout=subprocess.PIPE, stderr=log, text=True
+        )
         log.close()
         assert self.proc.stdout is not None
         deadline = time.monotonic() + READY_TIMEOUT_SECONDS
@@ -86,8 +88,11 @@ class Server:
         if not ready:
             exited = self.proc.poll()
             self.stop()
-            why = (f"exited with {exited}" if exited is not None
-                   else f"not ready within {READY_TIMEOUT_SECONDS:g}s")
+            why = (
+                f"exited with {exited}"
+                if exited is not None
+                else f"not ready within {READY_TIMEOUT_SECONDS:g}s"
+            )
             raise RuntimeError(f"{self.label} {why}; log: {self.log_path.read_text()[-2000:]}")
         self.port = int(ready[0].strip().rsplit(":", 1)[1])
         return self
@@ -110,8 +115,17 @@ def drydock_server(tmp: Path, root: Path) -> Server:
     """The drydock of checkout ``root``: one whose folders are installed as drydock.* (setup.py)
     is put first on PYTHONPATH through a link named drydock, so that the checkout measured is the
     one given, not the installed one; an older checkout runs as ``python -m server``."""
-    args = ["serve", "--host", HOST, "--port", "0", "--data-dir", str(tmp / "drydock-data"),
-            "--log-level", "WARNING"]
+    args = [
+        "serve",
+        "--host",
+        HOST,
+        "--port",
+        "0",
+        "--data-dir",
+        str(tmp / "drydock-data"),
+        "--log-level",
+        "WARNING",
+    ]
     env = None
     module = "server"
     if (root / "setup.py").exists():
@@ -125,15 +139,32 @@ def drydock_server(tmp: Path, root: Path) -> Server:
 
 
 def bare_server(tmp: Path, session: str) -> Server:
-    cmd = [sys.executable, str(ROOT / "bench" / "bare_mimic_server.py"), "--host", HOST, "--port", "0",
-           "--session", session]
+    cmd = [
+        sys.executable,
+        str(ROOT / "bench" / "bare_mimic_server.py"),
+        "--host",
+        HOST,
+        "--port",
+        "0",
+        "--session",
+        session,
+    ]
     return Server(f"bare-mimic-{session}", cmd, "bare-mimic ready on ", tmp / f"bare-{session}.log")
 
 
-# -- clients ----------------------------------------------------------------------------------------
+# -- clients
+# ----------------------------------------------------------------------------------------
 def _connect(port: int) -> pymysql.connections.Connection:
-    return pymysql.connect(host=HOST, port=port, user="root", password="", connect_timeout=10,
-                           read_timeout=60, write_timeout=60, autocommit=True)
+    return pymysql.connect(
+        host=HOST,
+        port=port,
+        user="root",
+        password="",
+        connect_timeout=10,
+        read_timeout=60,
+        write_timeout=60,
+        autocommit=True,
+    )
 
 
 def _worker(port: int, sql: str, seconds: float, barrier: Any, results: Any, index: int) -> None:
@@ -170,15 +201,22 @@ def measure(port: int, sql: str, connections: int, seconds: float, mode: str) ->
         errors: Any = ctx.Queue()
         workers: list[Any] = []
         for i in range(connections):
-            workers.append(ctx.Process(target=_process_worker,
-                                       args=(port, sql, seconds, barrier, counts_array, errors, i),
-                                       daemon=True))
+            workers.append(
+                ctx.Process(
+                    target=_process_worker,
+                    args=(port, sql, seconds, barrier, counts_array, errors, i),
+                    daemon=True,
+                )
+            )
     else:
         barrier = threading.Barrier(parties)
         thread_results: list[Any] = [(0, "")] * connections
-        workers = [threading.Thread(target=_worker, args=(port, sql, seconds, barrier, thread_results, i),
-                                   daemon=True)
-                   for i in range(connections)]
+        workers = [
+            threading.Thread(
+                target=_worker, args=(port, sql, seconds, barrier, thread_results, i), daemon=True
+            )
+            for i in range(connections)
+        ]
     for w in workers:
         w.start()
     # All workers are connected once every party reaches the barrier; each then runs its own
@@ -204,8 +242,9 @@ def measure(port: int, sql: str, connections: int, seconds: float, mode: str) ->
     return sum(counts) / seconds
 
 
-def _process_worker(port: int, sql: str, seconds: float, barrier: Any, counts: Any, errors: Any,
-                    index: int) -> None:
+def _process_worker(
+    port: int, sql: str, seconds: float, barrier: Any, counts: Any, errors: Any, index: int
+) -> None:
     results: list[Any] = [(0, "")]
     _worker(port, sql, seconds, barrier, results, 0)
     count, error = results[0]
@@ -214,7 +253,8 @@ def _process_worker(port: int, sql: str, seconds: float, barrier: Any, counts: A
         errors.put(error)
 
 
-# -- the run ----------------------------------------------------------------------------------------
+# -- the run
+# ----------------------------------------------------------------------------------------
 @dataclass
 class Cell:
     statement: str
@@ -229,8 +269,12 @@ class Cell:
 
 def check_answers(drydock: Server, bare_default: Server, bare_custom: Server) -> None:
     """Each statement succeeds on its two servers before anything is timed."""
-    for server, sql in ((drydock, SELECT_1), (drydock, EXTENSION), (bare_default, SELECT_1),
-                        (bare_custom, EXTENSION)):
+    for server, sql in (
+        (drydock, SELECT_1),
+        (drydock, EXTENSION),
+        (bare_default, SELECT_1),
+        (bare_custom, EXTENSION),
+    ):
         conn = _connect(server.port)
         try:
             with conn.cursor() as cur:
@@ -253,8 +297,11 @@ def run(args: argparse.Namespace) -> list[Cell]:
             for s in (drydock, bare_default, bare_custom):
                 servers.append(s)
                 s.start()
-            print(f"servers: drydock :{drydock.port}, bare mimic (default Session) :{bare_default.port}, "
-                  f"bare mimic (fixed-answer Session) :{bare_custom.port}")
+            print(
+                f"servers: drydock :{drydock.port}, bare mimic (default Session) "
+                f":{bare_default.port}, "
+                f"bare mimic (fixed-answer Session) :{bare_custom.port}"
+            )
             check_answers(drydock, bare_default, bare_custom)
             plan = [
                 (SELECT_1, bare_default, "bare mimic (default Session, sqlglot executor)"),
@@ -269,13 +316,20 @@ def run(args: argparse.Namespace) -> list[Cell]:
                         measure(server.port, sql, connections, args.warmup, args.clients)
                     for _, order in interleaved(sides, args.repeats):
                         for _, server, samples in order:
-                            samples.append(measure(server.port, sql, connections, args.seconds,
-                                                   args.clients))
+                            samples.append(
+                                measure(server.port, sql, connections, args.seconds, args.clients)
+                            )
                     for s in servers:
                         if not s.alive():
-                            raise RuntimeError(f"{s.label} died; log: {s.log_path.read_text()[-2000:]}")
-                    print(f"  {sql!r:<40} conns={connections}: drydock {fmt_samples(cell.drydock)} | bare "
-                          f"{fmt_samples(cell.bare)}", flush=True)
+                            raise RuntimeError(
+                                f"{s.label} died; log: {s.log_path.read_text()[-2000:]}"
+                            )
+                    print(
+                        f"  {sql!r:<40} conns={connections}: drydock {fmt_samples(cell.drydock)} | "
+                        f"bare "
+                        f"{fmt_samples(cell.bare)}",
+                        flush=True,
+                    )
                     cells.append(cell)
             return cells
         finally:
@@ -285,20 +339,34 @@ def run(args: argparse.Namespace) -> list[Cell]:
 
 def print_table(cells: list[Cell], args: argparse.Namespace) -> None:
     print()
-    clients = "one process per connection" if args.clients == "process" else "one thread per connection"
-    print(f"baseline: {BASELINE} {_mimic_version()}; ratio = drydock qps / bare mimic qps "
-          f"(median of {args.repeats} x {args.seconds:g}s per side, pymysql clients: {clients}, "
-          f"{os.cpu_count()} CPUs)")
-    header = f"{'statement':<38} {'conns':>5} {'drydock qps':>12} {'bare mimic qps':>15} {'ratio':>7}  baseline"
+    clients = (
+        "one process per connection" if args.clients == "process" else "one thread per connection"
+    )
+    print(
+        f"baseline: {BASELINE} {_mimic_version()}; ratio = drydock qps / bare mimic qps "
+        f"(median of {args.repeats} x {args.seconds:g}s per side, pymysql clients: {clients}, "
+        f"{os.cpu_count()} CPUs)"
+    )
+    header = (
+        f"{'statement':<38} {'conns':>5} {'drydock qps':>12} {'bare mimic qps':>15} "
+        f"{'ratio':>7}  baseline"
+    )
     print(header)
     print("-" * (len(header) + 40))
     for c in cells:
-        print(f"{c.statement:<38} {c.connections:>5} {median(c.drydock):>12,.0f} "
-              f"{median(c.bare):>15,.0f} {fmt_ratio(c.ratio(), 7)}  {c.baseline_label}")
+        print(
+            f"{c.statement:<38} {c.connections:>5} {median(c.drydock):>12,.0f} "
+            f"{median(c.bare):>15,.0f} {fmt_ratio(c.ratio(), 7)}  {c.baseline_label}"
+        )
     goal = [c for c in cells if c.statement == SELECT_1]
     if goal:
         worst = min(c.ratio() for c in goal)
-        print("\n" + goal_verdict(f"drydock >= 1.0x {BASELINE} on SELECT 1", worst, 1.0, higher_is_better=True))
+        print(
+            "\n"
+            + goal_verdict(
+                f"drydock >= 1.0x {BASELINE} on SELECT 1", worst, 1.0, higher_is_better=True
+            )
+        )
 
 
 def _mimic_version() -> str:
@@ -312,14 +380,30 @@ def _mimic_version() -> str:
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p = argparse.ArgumentParser(description="drydock vs bare mysql-mimic wire throughput")
-    p.add_argument("--seconds", type=float, default=2.0, help="timed window per measurement (default 2)")
-    p.add_argument("--repeats", type=int, default=3, help="measurements per side per cell (default 3)")
-    p.add_argument("--warmup", type=float, default=0.3, help="warm-up window per side per cell (default 0.3)")
-    p.add_argument("--connections", type=int, nargs="+", default=[1, 8], help="connection counts (default 1 8)")
-    p.add_argument("--clients", choices=["process", "thread"], default="process",
-                   help="one client process per connection (default) or one thread per connection")
-    p.add_argument("--drydock-root", type=Path, default=ROOT,
-                   help="checkout whose `python -m drydock.server serve` is measured (default: this repo)")
+    p.add_argument(
+        "--seconds", type=float, default=2.0, help="timed window per measurement (default 2)"
+    )
+    p.add_argument(
+        "--repeats", type=int, default=3, help="measurements per side per cell (default 3)"
+    )
+    p.add_argument(
+        "--warmup", type=float, default=0.3, help="warm-up window per side per cell (default 0.3)"
+    )
+    p.add_argument(
+        "--connections", type=int, nargs="+", default=[1, 8], help="connection counts (default 1 8)"
+    )
+    p.add_argument(
+        "--clients",
+        choices=["process", "thread"],
+        default="process",
+        help="one client process per connection (default) or one thread per connection",
+    )
+    p.add_argument(
+        "--drydock-root",
+        type=Path,
+        default=ROOT,
+        help="checkout whose `python -m drydock.server serve` is measured (default: this repo)",
+    )
     args = p.parse_args(argv)
     if args.seconds <= 0 or args.repeats < 1 or args.warmup <= 0 or min(args.connections) < 1:
         p.error("--seconds/--warmup must be > 0, --repeats >= 1, --connections >= 1")

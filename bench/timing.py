@@ -53,7 +53,8 @@ def fmt_ratio(value: float, width: int = 0, digits: int = 2) -> str:
 
 def goal_verdict(goal: str, worst: float, target: float, *, higher_is_better: bool) -> str:
     """One line: whether the worst ratio of a run meets its goal, e.g.
-    ``goal drydock <= 1.3x DuckDB: met (highest ratio 1.12x)`` (``goal`` is the text after "goal")."""
+    ``goal drydock <= 1.3x DuckDB: met (highest ratio 1.12x)`` (``goal`` is the text after
+    "goal")."""
     met = worst >= target if higher_is_better else worst <= target
     which = "lowest" if higher_is_better else "highest"
     return f"goal {goal}: {'met' if met else 'NOT met'} ({which} ratio {fmt_ratio(worst)})"
@@ -67,13 +68,16 @@ def fmt_samples(samples: Sequence[float], spec: str = ",.0f") -> str:
 def latency_summary(samples: Sequence[float]) -> str:
     """``n=… median=…ms p95=…ms p99=…ms worst=…ms`` for latencies given in seconds."""
     ms = [x * 1000 for x in samples]
-    return (f"n={len(ms)} median={median(ms):.2f}ms p95={p95(ms):.2f}ms "
-            f"p99={percentile(ms, 0.99):.2f}ms worst={max(ms):.2f}ms")
+    return (
+        f"n={len(ms)} median={median(ms):.2f}ms p95={p95(ms):.2f}ms "
+        f"p99={percentile(ms, 0.99):.2f}ms worst={max(ms):.2f}ms"
+    )
 
 
 @dataclass
 class Stopwatch:
-    """``with Stopwatch() as sw: …`` then ``sw.seconds``; or ``clock = Stopwatch().start()`` and read
+    """``with Stopwatch() as sw: …`` then ``sw.seconds``; or ``clock = Stopwatch().start()`` and
+    read
     ``clock.seconds`` at each stage boundary (perf_counter: monotonic, the finest clock)."""
 
     started: float = 0.0
@@ -102,8 +106,11 @@ def timed(fn: Callable[[], T]) -> tuple[float, T]:
     return sw.seconds, result
 
 
-def timed_reps(fn: Callable[[], T], reps: int, out: list[float] | None = None) -> tuple[list[float], T]:
-    """Call ``fn`` ``reps`` (>= 1) times; the samples (appended to ``out`` when given) and the last result."""
+def timed_reps(
+    fn: Callable[[], T], reps: int, out: list[float] | None = None
+) -> tuple[list[float], T]:
+    """Call ``fn`` ``reps`` (>= 1) times; the samples (appended to ``out`` when given) and the last
+    result."""
     if reps < 1:
         raise ValueError(f"reps must be >= 1, got {reps}")
     samples = out if out is not None else []

@@ -6,12 +6,14 @@ objects the grammar produces), ``session.py`` (per-connection state) — and ``c
 composition root that builds every collaborator once (it declares its own imports). The layers,
 lowest first:
 
-- ``support/``   pure helpers: names, instants, LIKE, locations, URL secrets, config key names, metrics
+- ``support/``   pure helpers: names, instants, LIKE, locations, URL secrets, config key names,
+metrics
 - ``store/``     the metadata store (SQLite, PostgreSQL), the frontends' lease, the typed config
 - ``security/``  users, privileges, the account rule, audit, redaction
 - ``lakehouse/`` Lance and Paimon: catalog connectors and manager, placement, procedures per format
 - ``sql/``       the plain-SQL pipeline: MySQL semantics over DuckDB, session variables, metadata
-- ``jobs/``      Lance index jobs: ``control/`` (states, records, manager, dispatcher…), ``runtime/``
+- ``jobs/``      Lance index jobs: ``control/`` (states, records, manager, dispatcher…),
+``runtime/``
                  (the backends that run builds: local supervisor, Ray) and the worker process
 - ``statements/`` one module per statement family, and ``execute()``
 

@@ -370,7 +370,8 @@ class CancelLanceIndexJob(Statement):
     job_id: int
 
 
-# -- SQL-level prepared statements (PREPARE / EXECUTE / DEALLOCATE PREPARE) -------------------------
+# -- SQL-level prepared statements (PREPARE / EXECUTE / DEALLOCATE PREPARE)
+# -------------------------
 # Run by the server session (server/sql_prepared.py): EXECUTE re-enters the session's routing.
 @dataclass(frozen=True)
 class Prepare(Statement):

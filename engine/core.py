@@ -5,7 +5,8 @@ privileges, jobs, dispatcher) once and wires them together. Statements run throu
 ``engine.statements.execute(engine, statement, ctx)``, which finds each statement's handler;
 ``Engine.query_session()`` gives a session its own handle on the SQL passthrough.
 
-May import: `drydock.engine`, `drydock.engine.support`, `drydock.engine.store`, `drydock.engine.security`,
+May import: `drydock.engine`, `drydock.engine.support`, `drydock.engine.store`,
+`drydock.engine.security`,
 `drydock.grammar`, `drydock.engine.lakehouse`, `drydock.engine.sql`, `drydock.engine.jobs`,
 `drydock.engine.jobs.control`, `drydock.engine.jobs.runtime`.
 """
@@ -58,65 +59,100 @@ def backends(config: Config, workers_dir: Path) -> BackendFactory:
 
 
 class Engine:
-    def __init__(self, data_dir: Path | str, config_file: Path | None = None, root_password: str = "",
-                 config_overrides: dict[str, Any] | None = None, metadata_store: str = "",
-                 frontend_name: str = "", query_port: int = 0):
+    def __init__(
+        self,
+        data_dir: Path | str,
+        config_file: Path | None = None,
+        root_password: str = "",
+        config_overrides: dict[str, Any] | None = None,
+        metadata_store: str = "",
+        frontend_name: str = "",
+        query_port: int = 0,
+    ):
         self.started_at = time.time()  # Uptime (COM_STATISTICS)
         self.questions = 0  # statements run (COM_STATISTICS' Questions)
         self.data_dir = Path(data_dir)
         self.data_dir.mkdir(parents=True, exist_ok=True)
         # --metadata-store beats [frontend] metadata_store; neither: SQLite in the data directory.
-        self.store = open_store(metadata_store or str(frontend_table(config_file).get("metadata_store", "")),
-                                self.data_dir)
+        self.store = open_store(
+            metadata_store or str(frontend_table(config_file).get("metadata_store", "")),
+            self.data_dir,
+        )
         self.config = Config.from_toml(self.store, config_file, config_overrides)
-        self.query = QueryEngine(self.data_dir / "internal.duckdb",
-                                 memory_limit=str(self.config.get(Key.DUCKDB_MEMORY_LIMIT)),
-                                 temp_directory=self.data_dir / "duckdb_temp",
-                                 max_temp_directory_size=str(self.config.get(Key.DUCKDB_MAX_TEMP_DIRECTORY_SIZE)))
+        self.query = QueryEngine(
+            self.data_dir / "internal.duckdb",
+            memory_limit=str(self.config.get(Key.DUCKDB_MEMORY_LIMIT)),
+            temp_directory=self.data_dir / "duckdb_temp",
+            max_temp_directory_size=str(self.config.get(Key.DUCKDB_MAX_TEMP_DIRECTORY_SIZE)),
+        )
         self.users = Users(self.store, root_password)
         self.privileges = Privileges(self.store, self.users)
-        self.audit = AuditLog(self.data_dir / "audit.jsonl", redact_sql,
-                              settings=lambda: AuditSettings.from_config(self.config))
+        self.audit = AuditLog(
+            self.data_dir / "audit.jsonl",
+            redact_sql,
+            settings=lambda: AuditSettings.from_config(self.config),
+        )
         self.catalog_calls = CatalogCalls(
-            lambda: CallSettings(timeout=float(self.config.get(Key.CATALOG_CALL_TIMEOUT_SECOND)),
-                                 failure_ttl=float(self.config.get(Key.CATALOG_FAILURE_CACHE_SECOND)),
-                                 max_stuck=int(self.config.get(Key.CATALOG_MAX_STUCK_CALLS))),
-            StatementSlots(int(self.config.get(Key.STATEMENTS_THREADS)),
-                           int(self.config.get(Key.CATALOG_MAX_WAITING_STATEMENTS))))
+            lambda: CallSettings(
+                timeout=float(self.config.get(Key.CATALOG_CALL_TIMEOUT_SECOND)),
+                failure_ttl=float(self.config.get(Key.CATALOG_FAILURE_CACHE_SECOND)),
+                max_stuck=int(self.config.get(Key.CATALOG_MAX_STUCK_CALLS)),
+            ),
+            StatementSlots(
+                int(self.config.get(Key.STATEMENTS_THREADS)),
+                int(self.config.get(Key.CATALOG_MAX_WAITING_STATEMENTS)),
+            ),
+        )
         self.catalogs = CatalogManager(self.store, self.catalog_calls)
         self.metadata = Metadata(self.catalogs, self.query, self.privileges, self.data_dir)
         self.procedures = default_registry()
         self.jobs = JobManager(self.store)
-        self.admission = Admitter(self.config, self.catalogs, self.metadata, self.privileges,
-                                  self.jobs)
+        self.admission = Admitter(
+            self.config, self.catalogs, self.metadata, self.privileges, self.jobs
+        )
         guard = CatalogGuard(self.jobs)
         self.catalogs.before_drop.append(guard.refuse_drop)
         self.catalogs.before_retarget.append(guard.refuse_retarget)
         self.catalogs.in_transaction.append(
-            lambda db, record, new_name: self.privileges.follow_catalog(db, record.name, new_name))
+            lambda db, record, new_name: self.privileges.follow_catalog(db, record.name, new_name)
+        )
         self.catalogs.after_commit.append(self.privileges.reload)
         self.placement = Placement(self.config, self.data_dir)
-        self.retention = RetentionCleaner(self.jobs, self.config, self.data_dir / "workers")  # + worker stderr files
+        self.retention = RetentionCleaner(
+            self.jobs, self.config, self.data_dir / "workers"
+        )  # + worker stderr files
         self.epoch = uuid.uuid4().hex  # this process's epoch: workers of earlier epochs are foreign
-        # Frontends sharing the store elect the one that dispatches (engine/store/frontends.py); the first
+        # Frontends sharing the store elect the one that dispatches (engine/store/frontends.py); the
+        # first
         # heartbeat runs now, so a lone frontend leads from its first statement.
-        self.frontend = Membership(self.store, FrontendIdentity.of(self.data_dir, query_port, frontend_name),
-                                   self.epoch, lambda: float(self.config.get(Key.FRONTEND_LEASE_SECOND)))
+        self.frontend = Membership(
+            self.store,
+            FrontendIdentity.of(self.data_dir, query_port, frontend_name),
+            self.epoch,
+            lambda: float(self.config.get(Key.FRONTEND_LEASE_SECOND)),
+        )
         self.frontend.join()
         self.jobs.fence = self.frontend.check_fence
         self.jobs.frontend_name = self.frontend.identity.name
         self.metrics = Metrics()
         self.dispatcher = Dispatcher(
-            jobs=self.jobs, config=self.config, catalogs=self.catalogs, metrics=self.metrics,
-            audit=self.audit, backends=backends(self.config, self.data_dir / "workers"),
-            epoch=self.epoch)
+            jobs=self.jobs,
+            config=self.config,
+            catalogs=self.catalogs,
+            metrics=self.metrics,
+            audit=self.audit,
+            backends=backends(self.config, self.data_dir / "workers"),
+            epoch=self.epoch,
+        )
         # the backend is replaced when the lease is regained: read through the dispatcher each time
-        self.metrics.attach(lambda: self.dispatcher.backend.status(), self.jobs.slots_in_use,
-                            self.store)
+        self.metrics.attach(
+            lambda: self.dispatcher.backend.status(), self.jobs.slots_in_use, self.store
+        )
         self.connections: ConnectionRegistry | None = None
 
     def start_background(self) -> None:
-        """Daemon threads a serving engine runs (tests of the engine alone may skip them): retention,
+        """Daemon threads a serving engine runs (tests of the engine alone may skip them):
+        retention,
         the heartbeat, the dispatcher while this frontend leads, and the store's announcements."""
         self.retention.start()
         if self.frontend.is_leader:
@@ -124,7 +160,9 @@ class Engine:
         self.frontend.on_lead.append(lambda epoch: self.dispatcher.start())
         self.frontend.on_follow.append(self.dispatcher.stop)
         self.frontend.on_tick.append(self._catch_up_jobs)  # in case an announcement was missed
-        self.frontend.on_tick.append(lambda: self.dispatcher.prove_own_earlier_workers(self.frontend.identity.name))
+        self.frontend.on_tick.append(
+            lambda: self.dispatcher.prove_own_earlier_workers(self.frontend.identity.name)
+        )
         self.store.listen(self._on_store_change)
         self.frontend.start()
 
@@ -154,7 +192,8 @@ class Engine:
         self.retention.stop()
         self.frontend.stop_heartbeat()  # no leadership change from here on
         self.dispatcher.stop()
-        self.frontend.release()  # after the dispatcher: the lease is handed back once no worker runs
+        # after the dispatcher: the lease is handed back once no worker runs
+        self.frontend.release()
         self.metrics.close()
         self.query.close()
         self.audit.close()

@@ -64,12 +64,22 @@ class Errors:
     TOO_MANY_CONNECTIONS = ErrorSpec(1040, "08004", "Too many connections")
     MALFORMED_PACKET = ErrorSpec(1835, "HY000", "Malformed communication packet: {detail}")
     SESSION_KILLED = ErrorSpec(3169, "HY000", "Session was killed")
-    INSECURE_TRANSPORT = ErrorSpec(3159, "HY000", "Connections using insecure transport are prohibited while --require_secure_transport=ON.")
-    NET_PACKET_TOO_LARGE = ErrorSpec(1153, "08S01", "Got a packet bigger than 'max_allowed_packet' bytes")
+    INSECURE_TRANSPORT = ErrorSpec(
+        3159,
+        "HY000",
+        "Connections using insecure transport are prohibited while --require_secure_transport=ON.",
+    )
+    NET_PACKET_TOO_LARGE = ErrorSpec(
+        1153, "08S01", "Got a packet bigger than 'max_allowed_packet' bytes"
+    )
     NET_PACKETS_OUT_OF_ORDER = ErrorSpec(1156, "08S01", "Got packets out of order")
     NO_DB_SELECTED = ErrorSpec(1046, "3D000", "No database selected")
-    ACCESS_DENIED = ErrorSpec(1045, "28000", "Access denied for user '{user}'@'{host}' (using password: {using})")
-    DB_ACCESS_DENIED = ErrorSpec(1044, "42000", "Access denied for user '{user}'@'{host}' to database '{db}'")
+    ACCESS_DENIED = ErrorSpec(
+        1045, "28000", "Access denied for user '{user}'@'{host}' (using password: {using})"
+    )
+    DB_ACCESS_DENIED = ErrorSpec(
+        1044, "42000", "Access denied for user '{user}'@'{host}' to database '{db}'"
+    )
     UNKNOWN_COMMAND = ErrorSpec(1047, "08S01", "Unknown command: {detail}")
     DB_CREATE_EXISTS = ErrorSpec(1007, "HY000", "Can't create database '{db}'; database exists")
     DB_DROP_EXISTS = ErrorSpec(1008, "HY000", "Can't drop database '{db}'; database doesn't exist")
@@ -77,43 +87,96 @@ class Errors:
     TABLE_EXISTS = ErrorSpec(1050, "42S01", "Table '{table}' already exists")
     BAD_TABLE = ErrorSpec(1051, "42S02", "Unknown table '{table}'")
     CANT_DROP_KEY = ErrorSpec(1091, "42000", "Can't DROP '{key}'; check that column/key exists")
-    TRANSACTION_ABORTED = ErrorSpec(3101, "40000", "The transaction was rolled back: a statement in it failed, and the storage engine (DuckDB) cannot undo only that statement. ROLLBACK, then retry the transaction")
-    AUTO_INCREMENT_BEHIND = ErrorSpec(1105, "HY000", "AUTO_INCREMENT counter left {gap} values behind the largest explicit value; later generated values may collide with it")
+    TRANSACTION_ABORTED = ErrorSpec(
+        3101,
+        "40000",
+        "The transaction was rolled back: a statement in it failed, and the storage engine "
+        "(DuckDB) cannot undo only that statement. ROLLBACK, then retry the transaction",
+    )
+    AUTO_INCREMENT_BEHIND = ErrorSpec(
+        1105,
+        "HY000",
+        "AUTO_INCREMENT counter left {gap} values behind the largest explicit value; later "
+        "generated values may collide with it",
+    )
     PARSE = ErrorSpec(1064, "42000", "{detail}")
     EMPTY_QUERY = ErrorSpec(1065, "42000", "Query was empty")
     UNKNOWN_THREAD = ErrorSpec(1094, "HY000", "Unknown thread id: {id}")
     NOT_OWNER_OF_THREAD = ErrorSpec(1095, "HY000", "You are not owner of thread {id}")
     INTERNAL = ErrorSpec(1105, "HY000", "{detail}")
-    TABLE_ACCESS_DENIED = ErrorSpec(1142, "42000", "{priv} command denied to user '{user}'@'{host}' for table '{table}'")
+    TABLE_ACCESS_DENIED = ErrorSpec(
+        1142, "42000", "{priv} command denied to user '{user}'@'{host}' for table '{table}'"
+    )
     UNKNOWN_TABLE = ErrorSpec(1146, "42S02", "Table '{table}' doesn't exist")
     UNKNOWN_SYSTEM_VARIABLE = ErrorSpec(1193, "HY000", "Unknown system variable '{name}'")
     UNKNOWN_CHARACTER_SET = ErrorSpec(1115, "42000", "Unknown character set: '{name}'")
     UNKNOWN_COLLATION = ErrorSpec(1273, "HY000", "Unknown collation: '{name}'")
-    COLLATION_CHARSET_MISMATCH = ErrorSpec(1253, "42000", "COLLATION '{collation}' is not valid for CHARACTER SET '{charset}'")
-    WRONG_VALUE_FOR_VAR = ErrorSpec(1231, "42000", "Variable '{name}' can't be set to the value of '{value}'")
+    COLLATION_CHARSET_MISMATCH = ErrorSpec(
+        1253, "42000", "COLLATION '{collation}' is not valid for CHARACTER SET '{charset}'"
+    )
+    WRONG_VALUE_FOR_VAR = ErrorSpec(
+        1231, "42000", "Variable '{name}' can't be set to the value of '{value}'"
+    )
     # a valid MySQL sql_mode whose meaning drydock does not implement: refused, never stored
-    SQL_MODE_NOT_HONOURED = ErrorSpec(1231, "42000", "Variable 'sql_mode' can't be set to the value of '{mode}' "
-                                                     "(drydock does not implement sql_mode {mode})")
+    SQL_MODE_NOT_HONOURED = ErrorSpec(
+        1231,
+        "42000",
+        "Variable 'sql_mode' can't be set to the value of '{mode}' "
+        "(drydock does not implement sql_mode {mode})",
+    )
     WRONG_TYPE_FOR_VAR = ErrorSpec(1232, "42000", "Incorrect argument type to variable '{name}'")
     NOT_SUPPORTED = ErrorSpec(1235, "42000", "This version of drydock doesn't yet support '{what}'")
-    SPECIFIC_ACCESS_DENIED = ErrorSpec(1227, "42000", "Access denied; you need (at least one of) the {priv} privilege(s) for this operation")
-    UNKNOWN_STMT_HANDLER = ErrorSpec(1243, "HY000", "Unknown prepared statement handler ({id}) given to {where}")
+    SPECIFIC_ACCESS_DENIED = ErrorSpec(
+        1227,
+        "42000",
+        "Access denied; you need (at least one of) the {priv} privilege(s) for this operation",
+    )
+    UNKNOWN_STMT_HANDLER = ErrorSpec(
+        1243, "HY000", "Unknown prepared statement handler ({id}) given to {where}"
+    )
     STMT_HAS_NO_OPEN_CURSOR = ErrorSpec(1421, "HY000", "The statement ({id}) has no open cursor.")
     WRONG_PARAM_COUNT = ErrorSpec(1210, "HY000", "Incorrect arguments to {where}: {detail}")
     QUERY_INTERRUPTED = ErrorSpec(1317, "70100", "Query execution was interrupted")
     WRONG_ARGUMENTS = ErrorSpec(1210, "HY000", "Incorrect arguments to {where}")
-    UNSUPPORTED_PS = ErrorSpec(1295, "HY000", "This command is not supported in the prepared statement protocol yet")
-    MAX_PREPARED_STMT_COUNT = ErrorSpec(1461, "42000", "Can't create more than max_prepared_stmt_count statements (current value: {limit})")
+    UNSUPPORTED_PS = ErrorSpec(
+        1295, "HY000", "This command is not supported in the prepared statement protocol yet"
+    )
+    MAX_PREPARED_STMT_COUNT = ErrorSpec(
+        1461,
+        "42000",
+        "Can't create more than max_prepared_stmt_count statements (current value: {limit})",
+    )
     QUERY_FAILED = ErrorSpec(1105, "HY000", "{detail}")
     # -- statement bounds (README "Statement bounds") -----------------------------------------
     # MySQL's ER_OUT_OF_RESOURCES: the statement fails, the server keeps serving everyone else
-    OUT_OF_MEMORY = ErrorSpec(1041, "HY000", "Out of memory; the statement needs more than the {limit} all statements share (config 'duckdb_memory_limit')")
-    OUT_OF_TEMP_SPACE = ErrorSpec(1041, "HY000", "Out of memory; the statement needs to spill more than the {limit} of temporary disk space all statements share (config 'duckdb_max_temp_directory_size')")
-    EXECUTION_TIME_EXCEEDED = ErrorSpec(3024, "HY000", "Query execution was interrupted, maximum statement execution time exceeded")
+    OUT_OF_MEMORY = ErrorSpec(
+        1041,
+        "HY000",
+        "Out of memory; the statement needs more than the {limit} all statements share (config "
+        "'duckdb_memory_limit')",
+    )
+    OUT_OF_TEMP_SPACE = ErrorSpec(
+        1041,
+        "HY000",
+        "Out of memory; the statement needs to spill more than the {limit} of temporary disk space "
+        "all statements share (config 'duckdb_max_temp_directory_size')",
+    )
+    EXECUTION_TIME_EXCEEDED = ErrorSpec(
+        3024, "HY000", "Query execution was interrupted, maximum statement execution time exceeded"
+    )
     # MySQL answers REPEAT() & co. over max_allowed_packet with NULL and this code as a warning;
     # drydock refuses the value instead of building a row packet it may not send
-    VALUE_OVER_MAX_ALLOWED_PACKET = ErrorSpec(1301, "HY000", "Result of column '{column}' was larger than max_allowed_packet ({limit}) - not sent")
-    SAFE_UPDATE = ErrorSpec(1175, "HY000", "You are using safe update mode and you tried to update a table without a WHERE that uses a KEY column.")
+    VALUE_OVER_MAX_ALLOWED_PACKET = ErrorSpec(
+        1301,
+        "HY000",
+        "Result of column '{column}' was larger than max_allowed_packet ({limit}) - not sent",
+    )
+    SAFE_UPDATE = ErrorSpec(
+        1175,
+        "HY000",
+        "You are using safe update mode and you tried to update a table without a WHERE that uses "
+        "a KEY column.",
+    )
     # -- DuckDB errors in MySQL's codes and wording (the mapping: engine/sql/duckdb_errors.py) ----
     DUP_ENTRY = ErrorSpec(1062, "23000", "Duplicate entry '{value}' for key '{key}'")
     BAD_NULL = ErrorSpec(1048, "23000", "Column '{column}' cannot be null")
@@ -123,34 +186,97 @@ class Errors:
     DATA_OUT_OF_RANGE = ErrorSpec(1690, "22003", "{type} value is out of range in '{expr}'")
     TRUNCATED_WRONG_VALUE = ErrorSpec(1366, "HY000", "Incorrect {type} value: '{value}'")
     WRONG_DATETIME_VALUE = ErrorSpec(1292, "22007", "Incorrect {type} value: '{value}'")
-    ROW_IS_REFERENCED = ErrorSpec(1451, "23000", "Cannot delete or update a parent row: a foreign key constraint fails ({detail})")
-    NO_REFERENCED_ROW = ErrorSpec(1452, "23000", "Cannot add or update a child row: a foreign key constraint fails ({detail})")
+    ROW_IS_REFERENCED = ErrorSpec(
+        1451,
+        "23000",
+        "Cannot delete or update a parent row: a foreign key constraint fails ({detail})",
+    )
+    NO_REFERENCED_ROW = ErrorSpec(
+        1452, "23000", "Cannot add or update a child row: a foreign key constraint fails ({detail})"
+    )
     UNKNOWN_FUNCTION = ErrorSpec(1305, "42000", "FUNCTION {name} does not exist")
-    WRONG_ARGUMENTS_TO_FUNCTION = ErrorSpec(1582, "42000", "Incorrect parameter count or types in the call to native function '{name}'")
+    WRONG_ARGUMENTS_TO_FUNCTION = ErrorSpec(
+        1582, "42000", "Incorrect parameter count or types in the call to native function '{name}'"
+    )
     # -- the plain-SQL pipeline (engine/sql/sql_relations.py) ------------------------------------
-    TABLE_FUNCTION_NOT_ALLOWED = ErrorSpec(1142, "42000", "Table function '{name}' is not allowed; read tables by name (metadata: information_schema and SHOW)")
-    FUNCTION_NOT_ALLOWED = ErrorSpec(1305, "42000", "FUNCTION {name} does not exist or is not allowed")
-    RELATIONS_UNKNOWN = ErrorSpec(1105, "HY000", "Statement refused: the tables it reads could not be determined ({detail})")
-    STATEMENT_NOT_ALLOWED = ErrorSpec(1235, "42000", "This version of drydock doesn't yet support '{what}'")
-    STATEMENT_TOO_COMPLEX = ErrorSpec(1105, "HY000", "Statement has {tokens} tokens, more than 'max_statement_tokens' ({limit}); split it into smaller statements")
-    STATEMENT_TOO_LARGE = ErrorSpec(1153, "08S01", "Got a statement of {size} bytes, bigger than 'max_statement_bytes' ({limit} bytes)")
+    TABLE_FUNCTION_NOT_ALLOWED = ErrorSpec(
+        1142,
+        "42000",
+        "Table function '{name}' is not allowed; read tables by name (metadata: information_schema "
+        "and SHOW)",
+    )
+    FUNCTION_NOT_ALLOWED = ErrorSpec(
+        1305, "42000", "FUNCTION {name} does not exist or is not allowed"
+    )
+    RELATIONS_UNKNOWN = ErrorSpec(
+        1105, "HY000", "Statement refused: the tables it reads could not be determined ({detail})"
+    )
+    STATEMENT_NOT_ALLOWED = ErrorSpec(
+        1235, "42000", "This version of drydock doesn't yet support '{what}'"
+    )
+    STATEMENT_TOO_COMPLEX = ErrorSpec(
+        1105,
+        "HY000",
+        "Statement has {tokens} tokens, more than 'max_statement_tokens' ({limit}); split it into "
+        "smaller statements",
+    )
+    STATEMENT_TOO_LARGE = ErrorSpec(
+        1153,
+        "08S01",
+        "Got a statement of {size} bytes, bigger than 'max_statement_bytes' ({limit} bytes)",
+    )
 
     # -- users, roles, privileges -------------------------------------------------------------
-    NO_SUCH_USER = ErrorSpec(1133, "42000", "Can't find any matching row in the user table for {user}")
-    NONEXISTING_GRANT = ErrorSpec(1141, "42000", "There is no such grant defined for user '{user}' on host '{host}'")
+    NO_SUCH_USER = ErrorSpec(
+        1133, "42000", "Can't find any matching row in the user table for {user}"
+    )
+    NONEXISTING_GRANT = ErrorSpec(
+        1141, "42000", "There is no such grant defined for user '{user}' on host '{host}'"
+    )
     USER_EXISTS = ErrorSpec(1396, "HY000", "Operation {op} failed for {user}")
     INVALID_USER_NAME = ErrorSpec(1470, "HY000", "String '{name}' is not a valid user name")
-    INVALID_HOST = ErrorSpec(1105, "HY000", "Invalid host '{host}': use a host name, an IP address or a pattern with % and _")
+    INVALID_HOST = ErrorSpec(
+        1105,
+        "HY000",
+        "Invalid host '{host}': use a host name, an IP address or a pattern with % and _",
+    )
     CANNOT_DROP_ROOT = ErrorSpec(1105, "HY000", "Can not drop user root")
-    CANNOT_CHANGE_ROOT_GRANTS = ErrorSpec(1105, "HY000", "Can not grant/revoke privileges of user root: it always holds every privilege")
-    UNKNOWN_PRIVILEGE = ErrorSpec(1105, "HY000", "Unknown privilege '{name}'; use one of SELECT_PRIV, LOAD_PRIV, ALTER_PRIV, CREATE_PRIV, DROP_PRIV, SHOW_VIEW_PRIV, ADMIN_PRIV, GRANT_PRIV, USAGE_PRIV, ALL")
+    CANNOT_CHANGE_ROOT_GRANTS = ErrorSpec(
+        1105,
+        "HY000",
+        "Can not grant/revoke privileges of user root: it always holds every privilege",
+    )
+    UNKNOWN_PRIVILEGE = ErrorSpec(
+        1105,
+        "HY000",
+        "Unknown privilege '{name}'; use one of SELECT_PRIV, LOAD_PRIV, ALTER_PRIV, CREATE_PRIV, "
+        "DROP_PRIV, SHOW_VIEW_PRIV, ADMIN_PRIV, GRANT_PRIV, USAGE_PRIV, ALL",
+    )
     PRIVILEGE_LEVEL = ErrorSpec(1105, "HY000", "{priv} can only be granted on *.*.* (global level)")
     # 1227 like every refusal for a missing privilege, so the audit records it as a denial
-    GRANT_ABOVE_OWN = ErrorSpec(1227, "42000", "Access denied; you can only grant privileges you hold yourself: {priv} on {target}")
-    # the account rule (engine/security/account_rule.py): acting on an account or role needs what it holds
-    ACCOUNT_ABOVE_OWN = ErrorSpec(1227, "42000", "Access denied; you need (at least one of) the {verb} privilege(s) for this operation: {subject} holds {priv} on {target}, which you do not hold (acting on an account or role needs every privilege it holds)")
-    ROOT_LOGIN_RESERVED = ErrorSpec(1227, "42000", "Access denied; only 'root'@'%' itself can {op} {user}")
-    INVALID_PRIVILEGE_TARGET = ErrorSpec(1105, "HY000", "Invalid privilege target '{target}': use *.*.*, ctl.*.*, ctl.db.*, db.*, db, ctl.db.tbl or db.tbl")
+    GRANT_ABOVE_OWN = ErrorSpec(
+        1227,
+        "42000",
+        "Access denied; you can only grant privileges you hold yourself: {priv} on {target}",
+    )
+    # the account rule (engine/security/account_rule.py): acting on an account or role needs what it
+    # holds
+    ACCOUNT_ABOVE_OWN = ErrorSpec(
+        1227,
+        "42000",
+        "Access denied; you need (at least one of) the {verb} privilege(s) for this operation: "
+        "{subject} holds {priv} on {target}, which you do not hold (acting on an account or role "
+        "needs every privilege it holds)",
+    )
+    ROOT_LOGIN_RESERVED = ErrorSpec(
+        1227, "42000", "Access denied; only 'root'@'%' itself can {op} {user}"
+    )
+    INVALID_PRIVILEGE_TARGET = ErrorSpec(
+        1105,
+        "HY000",
+        "Invalid privilege target '{target}': use *.*.*, ctl.*.*, ctl.db.*, db.*, db, ctl.db.tbl "
+        "or db.tbl",
+    )
     ROLE_EXISTS = ErrorSpec(1105, "HY000", "Role '{role}' already exists")
     ROLE_NOT_FOUND = ErrorSpec(1105, "HY000", "Role '{role}' does not exist")
 
@@ -159,63 +285,157 @@ class Errors:
     CATALOG_EXISTS = ErrorSpec(1105, "HY000", "Catalog '{name}' already exists")
     CATALOG_BAD_PROPERTY = ErrorSpec(1105, "HY000", "{detail}")
     CATALOG_ACCESS_FAILED = ErrorSpec(1105, "HY000", "Catalog '{name}': {detail}")
-    # A remote catalog call past catalog_call_timeout_second (engine/lakehouse/catalogs/calls.py); as a
+    # A remote catalog call past catalog_call_timeout_second (engine/lakehouse/catalogs/calls.py);
+    # as a
     # Warning when a listing across catalogs skips the catalog instead.
-    CATALOG_TIMEOUT = ErrorSpec(1105, "HY000", "Catalog '{name}' did not answer within {seconds:g} s ({what}); try again later")
-    CATALOG_OVERLOADED = ErrorSpec(1105, "HY000", "Catalog '{name}' is not answering: {detail}; try again later")
-    CATALOG_NOT_LISTED = ErrorSpec(1105, "HY000", "Catalog '{name}' was left out of this listing: {detail}")
-    CATALOG_BUSY = ErrorSpec(1105, "HY000", "Catalog '{name}' has unresolved Lance index job {job_id}; resolve it before {op}")
+    CATALOG_TIMEOUT = ErrorSpec(
+        1105,
+        "HY000",
+        "Catalog '{name}' did not answer within {seconds:g} s ({what}); try again later",
+    )
+    CATALOG_OVERLOADED = ErrorSpec(
+        1105, "HY000", "Catalog '{name}' is not answering: {detail}; try again later"
+    )
+    CATALOG_NOT_LISTED = ErrorSpec(
+        1105, "HY000", "Catalog '{name}' was left out of this listing: {detail}"
+    )
+    CATALOG_BUSY = ErrorSpec(
+        1105,
+        "HY000",
+        "Catalog '{name}' has unresolved Lance index job {job_id}; resolve it before {op}",
+    )
     # 1227 like a missing privilege: the warehouse is what makes ADMIN necessary (never echo a path
     # the user did not write)
-    CATALOG_LOCATION_NOT_ALLOWED = ErrorSpec(1227, "42000", "Access denied; you need (at least one of) the ADMIN privilege(s) for this operation: {subject} is not under a location listed in config '{key}'")
-    CATALOG_LOCATION_RESERVED = ErrorSpec(1227, "42000", "Access denied; {subject} overlaps drydock's own data directory, which no catalog may use")
-    UNKNOWN_EXTERNAL_TABLE = ErrorSpec(1146, "42S02", "Table '{table}' doesn't exist in catalog '{catalog}'")
-    UNKNOWN_EXTERNAL_DATABASE = ErrorSpec(1049, "42000", "Unknown database '{db}' in catalog '{catalog}'")
-    READ_ONLY_CATALOG = ErrorSpec(1105, "HY000", "Catalog '{catalog}' is read-only through SQL: only SELECT is supported on its tables")
+    CATALOG_LOCATION_NOT_ALLOWED = ErrorSpec(
+        1227,
+        "42000",
+        "Access denied; you need (at least one of) the ADMIN privilege(s) for this operation: "
+        "{subject} is not under a location listed in config '{key}'",
+    )
+    CATALOG_LOCATION_RESERVED = ErrorSpec(
+        1227,
+        "42000",
+        "Access denied; {subject} overlaps drydock's own data directory, which no catalog may use",
+    )
+    UNKNOWN_EXTERNAL_TABLE = ErrorSpec(
+        1146, "42S02", "Table '{table}' doesn't exist in catalog '{catalog}'"
+    )
+    UNKNOWN_EXTERNAL_DATABASE = ErrorSpec(
+        1049, "42000", "Unknown database '{db}' in catalog '{catalog}'"
+    )
+    READ_ONLY_CATALOG = ErrorSpec(
+        1105,
+        "HY000",
+        "Catalog '{catalog}' is read-only through SQL: only SELECT is supported on its tables",
+    )
     TIME_TRAVEL_INVALID = ErrorSpec(1105, "HY000", "{detail}")
-    UNKNOWN_TABLE_VERSION = ErrorSpec(1105, "HY000", "Version {version} of table '{table}' does not exist in catalog '{catalog}'")
-    UNKNOWN_TABLE_TAG = ErrorSpec(1105, "HY000", "Tag '{tag}' of table '{table}' does not exist in catalog '{catalog}'")
-    SYSTEM_TABLE_READ_ONLY = ErrorSpec(1105, "HY000", "System table '{table}' is read-only: only SELECT is supported on it")
-    UNKNOWN_TABLE_BRANCH = ErrorSpec(1105, "HY000", "Branch '{branch}' of table '{table}' does not exist in catalog '{catalog}'")
-    TABLE_NO_VERSION_AT_TIME = ErrorSpec(1105, "HY000", "Table '{table}' in catalog '{catalog}' has no version committed at or before '{timestamp}'")
+    UNKNOWN_TABLE_VERSION = ErrorSpec(
+        1105, "HY000", "Version {version} of table '{table}' does not exist in catalog '{catalog}'"
+    )
+    UNKNOWN_TABLE_TAG = ErrorSpec(
+        1105, "HY000", "Tag '{tag}' of table '{table}' does not exist in catalog '{catalog}'"
+    )
+    SYSTEM_TABLE_READ_ONLY = ErrorSpec(
+        1105, "HY000", "System table '{table}' is read-only: only SELECT is supported on it"
+    )
+    UNKNOWN_TABLE_BRANCH = ErrorSpec(
+        1105, "HY000", "Branch '{branch}' of table '{table}' does not exist in catalog '{catalog}'"
+    )
+    TABLE_NO_VERSION_AT_TIME = ErrorSpec(
+        1105,
+        "HY000",
+        "Table '{table}' in catalog '{catalog}' has no version committed at or before "
+        "'{timestamp}'",
+    )
 
     # -- procedures -------------------------------------------------------------------------
-    UNKNOWN_PROCEDURE = ErrorSpec(1305, "42000", "PROCEDURE {name} does not exist in catalog '{catalog}' (type {type}); see SHOW PROCEDURES FROM {catalog}")
-    PROCEDURE_BAD_ARGUMENT = ErrorSpec(1108, "HY000", "Incorrect arguments to PROCEDURE {procedure}: {detail}")
+    UNKNOWN_PROCEDURE = ErrorSpec(
+        1305,
+        "42000",
+        "PROCEDURE {name} does not exist in catalog '{catalog}' (type {type}); see SHOW PROCEDURES "
+        "FROM {catalog}",
+    )
+    PROCEDURE_BAD_ARGUMENT = ErrorSpec(
+        1108, "HY000", "Incorrect arguments to PROCEDURE {procedure}: {detail}"
+    )
     PROCEDURE_FAILED = ErrorSpec(1105, "HY000", "PROCEDURE {procedure} failed: {detail}")
-    PROCEDURE_CONCURRENT_COMMIT = ErrorSpec(1105, "HY000", "PROCEDURE {procedure} stopped: concurrent commit on {table} (validated {expected}, found {actual}); nothing was deleted — retry the call")
-    PROCEDURE_FENCED = ErrorSpec(1105, "HY000", "PROCEDURE {procedure} refused: table {table} has unresolved Lance index job {job_id}; wait for it or resolve it first")
-    PROCEDURE_CANCELLED = ErrorSpec(1317, "70100", "Query execution was interrupted by {reason}; done before that: {done}")
+    PROCEDURE_CONCURRENT_COMMIT = ErrorSpec(
+        1105,
+        "HY000",
+        "PROCEDURE {procedure} stopped: concurrent commit on {table} (validated {expected}, found "
+        "{actual}); nothing was deleted — retry the call",
+    )
+    PROCEDURE_FENCED = ErrorSpec(
+        1105,
+        "HY000",
+        "PROCEDURE {procedure} refused: table {table} has unresolved Lance index job {job_id}; "
+        "wait for it or resolve it first",
+    )
+    PROCEDURE_CANCELLED = ErrorSpec(
+        1317, "70100", "Query execution was interrupted by {reason}; done before that: {done}"
+    )
     PROCEDURE_NOT_SUPPORTED = ErrorSpec(1235, "42000", "{detail}")
-    PROCEDURE_CONCURRENT_COMMIT_PARTIAL = ErrorSpec(1105, "HY000", "PROCEDURE {procedure} stopped: concurrent commit on {table} (validated {expected}, found {actual}); done before that: {done} — retry the call")
-    # a Warning row: a procedure stopped at a bound (max_deletes) and left the rest for the next call
+    PROCEDURE_CONCURRENT_COMMIT_PARTIAL = ErrorSpec(
+        1105,
+        "HY000",
+        "PROCEDURE {procedure} stopped: concurrent commit on {table} (validated {expected}, found "
+        "{actual}); done before that: {done} — retry the call",
+    )
+    # a Warning row: a procedure stopped at a bound (max_deletes) and left the rest for the next
+    # call
     PROCEDURE_LIMIT_REACHED = ErrorSpec(1105, "HY000", "{detail}")
 
     # -- drydock configuration (Doris answers config errors as 1105 / HY000) -----------------
     CONFIG_UNKNOWN = ErrorSpec(1105, "HY000", "Config '{name}' does not exist")
     CONFIG_NOT_MUTABLE = ErrorSpec(1105, "HY000", "Config '{name}' is not mutable")
-    CONFIG_INVALID = ErrorSpec(1105, "HY000", "Invalid value '{value}' for config '{name}': {reason}")
+    CONFIG_INVALID = ErrorSpec(
+        1105, "HY000", "Invalid value '{value}' for config '{name}': {reason}"
+    )
 
     # -- Lance index jobs (docs/doris-compatibility.md) -------------------------------------
     LANCE_INDEX_INVALID = ErrorSpec(5100, "HY000", "{detail}")
-    LANCE_INDEX_OPERATION_NOT_SUPPORTED = ErrorSpec(5101, "HY000", "{op} is not supported for Lance {target}")
+    LANCE_INDEX_OPERATION_NOT_SUPPORTED = ErrorSpec(
+        5101, "HY000", "{op} is not supported for Lance {target}"
+    )
     LANCE_INDEX_MUTATION_DISABLED = ErrorSpec(5102, "HY000", "{detail}")
     LANCE_INDEX_JOB_NOT_FOUND = ErrorSpec(5103, "HY000", "Lance index job not found: {job_id}")
-    LANCE_INDEX_JOB_NOT_UNKNOWN = ErrorSpec(5104, "HY000", "Lance index job {job_id} cannot be resolved: not in UNKNOWN state (state is {state})")
-    LANCE_INDEX_JOB_RESOLUTION_INCOMPLETE = ErrorSpec(5105, "HY000", "Lance index job {job_id} was not released: {detail}")
+    LANCE_INDEX_JOB_NOT_UNKNOWN = ErrorSpec(
+        5104,
+        "HY000",
+        "Lance index job {job_id} cannot be resolved: not in UNKNOWN state (state is {state})",
+    )
+    LANCE_INDEX_JOB_RESOLUTION_INCOMPLETE = ErrorSpec(
+        5105, "HY000", "Lance index job {job_id} was not released: {detail}"
+    )
     # drydock's code for the warning row of a successful FORCE_RELEASE (documented in README)
     LANCE_INDEX_JOB_FORCE_RELEASED = ErrorSpec(5106, "HY000", "{detail}")
-    LANCE_INDEX_JOB_TERMINAL = ErrorSpec(5107, "HY000", "Lance index job {job_id} cannot be cancelled: it is already {state}")
-    # an internal invariant: the manager refused a move the state machine (engine/jobs/control/states.py) forbids
-    LANCE_INDEX_JOB_ILLEGAL_TRANSITION = ErrorSpec(5108, "HY000", "Lance index job {job_id}: illegal {move}")
+    LANCE_INDEX_JOB_TERMINAL = ErrorSpec(
+        5107, "HY000", "Lance index job {job_id} cannot be cancelled: it is already {state}"
+    )
+    # an internal invariant: the manager refused a move the state machine
+    # (engine/jobs/control/states.py) forbids
+    LANCE_INDEX_JOB_ILLEGAL_TRANSITION = ErrorSpec(
+        5108, "HY000", "Lance index job {job_id}: illegal {move}"
+    )
     SHOW_JOBS_INVALID = ErrorSpec(1105, "HY000", "{detail}")
     # Fence and quota conflicts (Doris' DdlException texts: docs/doris-compatibility.md)
-    LANCE_INDEX_FENCED = ErrorSpec(5100, "HY000", "lance index '{index}' is fenced by unresolved job {job_id}; resolve that job (FORCE_RELEASE) before reusing the name")
-    LANCE_INDEX_QUOTA = ErrorSpec(5100, "HY000", "unresolved lance index job quota exceeded for index '{index}'; resolve or finish existing jobs first")
+    LANCE_INDEX_FENCED = ErrorSpec(
+        5100,
+        "HY000",
+        "lance index '{index}' is fenced by unresolved job {job_id}; resolve that job "
+        "(FORCE_RELEASE) before reusing the name",
+    )
+    LANCE_INDEX_QUOTA = ErrorSpec(
+        5100,
+        "HY000",
+        "unresolved lance index job quota exceeded for index '{index}'; resolve or finish existing "
+        "jobs first",
+    )
 
 
 PATH_PLACEHOLDER = "<path>"
-# An absolute POSIX path (optionally file://, or continuing a root already replaced), not part of a URI such as s3://bucket/key or of a
+# An absolute POSIX path (optionally file://, or continuing a root already replaced), not part of a
+# URI such as s3://bucket/key or of a
 # relative name such as 'a/b'. Linear: one character class, no nested repetition.
 _ABSOLUTE_PATH = re.compile(r"(?<![\w.:/~-])(?:file://)?(?:<path>)?/[^\s'\"`,;()<>\[\]{}]+")
 
@@ -226,14 +446,19 @@ def scrub_paths(text: str, *roots: str | os.PathLike[str]) -> str:
     Each of ``roots`` (e.g. the data directory), the home and temp directories, and any other
     absolute path become ``<path>``. Use it on every exception text that may reach a client.
     """
-    known = [str(r) for r in (*roots, os.path.expanduser("~"), tempfile.gettempdir()) if str(r) not in ("", "/")]
+    known = [
+        str(r)
+        for r in (*roots, os.path.expanduser("~"), tempfile.gettempdir())
+        if str(r) not in ("", "/")
+    ]
     for root in sorted(known, key=len, reverse=True):
         text = text.replace(root, PATH_PLACEHOLDER)
     return _ABSOLUTE_PATH.sub(PATH_PLACEHOLDER, text)
 
 
 def exception_text(exc: BaseException, *roots: str | os.PathLike[str]) -> str:
-    """``Type: first line`` of a library exception, paths scrubbed (callers still redact secrets)."""
+    """``Type: first line`` of a library exception, paths scrubbed (callers still redact
+    secrets)."""
     lines = str(exc).splitlines()
     return scrub_paths(f"{type(exc).__name__}: {lines[0] if lines else ''}", *roots)
 

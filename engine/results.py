@@ -41,10 +41,14 @@ class Result:
         return bool(self.columns)
 
     @staticmethod
-    def ok(affected_rows: int = 0, warnings: list[Diagnostic] | None = None,
-           last_insert_id: int = 0) -> Result:
-        return Result(affected_rows=affected_rows, warnings=list(warnings or []),
-                      last_insert_id=last_insert_id)
+    def ok(
+        affected_rows: int = 0, warnings: list[Diagnostic] | None = None, last_insert_id: int = 0
+    ) -> Result:
+        return Result(
+            affected_rows=affected_rows,
+            warnings=list(warnings or []),
+            last_insert_id=last_insert_id,
+        )
 
 
 class RowStream:
@@ -53,8 +57,9 @@ class RowStream:
     ``rows`` counts every row handed out, the first batch included; ``on_end`` callbacks get
     that count once the last batch has been read (FOUND_ROWS(), engine/sql/statement_info.py)."""
 
-    def __init__(self, first_rows: int, fetch: Callable[[], list[tuple[Any, ...]]],
-                 close: Callable[[], None]):
+    def __init__(
+        self, first_rows: int, fetch: Callable[[], list[tuple[Any, ...]]], close: Callable[[], None]
+    ):
         self.rows = first_rows
         self.done = False
         self.on_end: list[Callable[[int], None]] = []

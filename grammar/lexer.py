@@ -12,7 +12,8 @@ grammar, the passthrough parser and the audit all see one text. ``statement_text
 
 It never evaluates anything and runs in time linear in the text.
 
-The session's sql_mode changes how text is read (https://dev.mysql.com/doc/refman/8.0/en/sql-mode.html):
+The session's sql_mode changes how text is read
+(https://dev.mysql.com/doc/refman/8.0/en/sql-mode.html):
 under ``NO_BACKSLASH_ESCAPES`` a backslash in a string is an ordinary character, under
 ``ANSI_QUOTES`` ``"…"`` quotes an identifier, not a string. This module is the one place that knows
 those rules (:class:`TextMode`). Text arriving from a client is read under its session's mode once,
@@ -50,7 +51,10 @@ def text_mode(sql_mode: str) -> TextMode:
     """The :class:`TextMode` of a stored sql_mode value (engine/sql/session_variables.py keeps it
     normalized: upper case, combination modes expanded)."""
     names = set(sql_mode.upper().split(","))
-    return TextMode(backslash_escapes="NO_BACKSLASH_ESCAPES" not in names, ansi_quotes="ANSI_QUOTES" in names)
+    return TextMode(
+        backslash_escapes="NO_BACKSLASH_ESCAPES" not in names, ansi_quotes="ANSI_QUOTES" in names
+    )
+
 
 _QUOTES = QUOTES = "'\"`"  # what starts a string literal or a quoted identifier
 COMMENT_STARTS = "#-/"  # the first characters of comments (comment_end decides)
@@ -77,7 +81,11 @@ _ANY_QUOTE = re.compile(r"['\"`]")
 
 
 # The same without backslashes, for quotes in which a backslash is an ordinary character.
-_PLAIN_QUOTED_BODY = {"'": re.compile(r"[^']*"), '"': re.compile(r'[^"]*'), "`": re.compile(r"[^`]*")}
+_PLAIN_QUOTED_BODY = {
+    "'": re.compile(r"[^']*"),
+    '"': re.compile(r'[^"]*'),
+    "`": re.compile(r"[^`]*"),
+}
 
 
 def _skip_quoted(sql: str, i: int, mode: TextMode = DEFAULT_MODE) -> int:
@@ -238,7 +246,7 @@ def statement_text(sql: str) -> str:
     start, _ = _skip_noise(sql, 0)
     if start >= len(sql):
         return ""
-    return sql[start:start + _trailing_end(sql[start:])]
+    return sql[start : start + _trailing_end(sql[start:])]
 
 
 def split_statements(sql: str, mode: TextMode = DEFAULT_MODE) -> list[str]:
@@ -284,7 +292,9 @@ def has_statement(part: str, mode: TextMode = DEFAULT_MODE) -> bool:
 
 
 # -- placeholders ---------------------------------------------------------------------------------
-_PLACEHOLDER_PLAIN = re.compile(r"[^'\"`#/?-]+")  # nothing that starts a literal, a comment or a '?'
+_PLACEHOLDER_PLAIN = re.compile(
+    r"[^'\"`#/?-]+"
+)  # nothing that starts a literal, a comment or a '?'
 
 
 def placeholder_positions(sql: str, mode: TextMode = DEFAULT_MODE) -> list[int]:
@@ -332,7 +342,7 @@ def canonical(sql: str, mode: TextMode) -> str:
         if ch in "'\"":
             end, closed = _scan_quoted(sql, i, mode)
             if ch == '"' and mode.ansi_quotes:
-                name = sql[i + 1:end - 1 if closed else end].replace('""', '"')
+                name = sql[i + 1 : end - 1 if closed else end].replace('""', '"')
                 out += [sql[start:i], "`", name.replace("`", "``"), "`" if closed else ""]
                 start = end
             elif not mode.backslash_escapes and "\\" in sql[i:end]:
@@ -401,7 +411,7 @@ def unquote(text: str, escapes: bool = True) -> str:
     its value: quotes stripped, doubled quotes undone and, with ``escapes``, backslash escapes.
     ``\\%`` and ``\\_`` keep their backslash, as in MySQL, so that LIKE sees an escaped wildcard."""
     quote = text[-1]
-    body = text[text.index(quote) + 1:-1].replace(quote * 2, quote)
+    body = text[text.index(quote) + 1 : -1].replace(quote * 2, quote)
     return re.sub(r"\\(.)", _unescape, body, flags=re.DOTALL) if escapes else body
 
 
@@ -489,7 +499,7 @@ def _number_or_word(sql: str, pos: int) -> Token:
     end = m.end() if m else pos + 1
     word = _WORD.match(sql, end)
     if word:  # MySQL names may start with digits: 1abc
-        return Token("word", sql[pos:word.end()], pos, word.end())
+        return Token("word", sql[pos : word.end()], pos, word.end())
     return Token("number", sql[pos:end], pos, end)
 
 
@@ -525,7 +535,7 @@ def constants_abstracted(sql: str, reserved: str) -> str:
             marker = "\x00n"
         else:
             continue
-        parts.append(sql[last:m.start()])
+        parts.append(sql[last : m.start()])
         parts.append(marker)
         last = m.end()
     parts.append(sql[last:])

@@ -16,10 +16,23 @@ from lark import Lark
 
 # Words that begin or continue plain-SQL statements too: a prefix does not stop at them, since
 # ``SHOW``, ``CREATE OR`` or ``SHOW FULL`` alone would also claim the passthrough's statements.
-SHARED_WORDS = frozenset({
-    "SHOW", "CREATE", "DROP", "ALTER", "SET", "CANCEL",
-    "ALL", "TABLE", "FULL", "OR", "STORAGE", "CHARACTER", "FUNCTION",
-})
+SHARED_WORDS = frozenset(
+    {
+        "SHOW",
+        "CREATE",
+        "DROP",
+        "ALTER",
+        "SET",
+        "CANCEL",
+        "ALL",
+        "TABLE",
+        "FULL",
+        "OR",
+        "STORAGE",
+        "CHARACTER",
+        "FUNCTION",
+    }
+)
 
 # owns() reads at most this many leading words.
 MAX_WORDS = 3
@@ -34,8 +47,11 @@ def statement_rules(parser: Lark) -> list[str]:
 
 def owned_prefixes(parser: Lark) -> tuple[tuple[str, ...], ...]:
     """Every statement rule's routing prefix (upper case), once each, in grammar order."""
-    keywords = {t.name: str(t.pattern.value).upper() for t in parser.terminals
-                if t.pattern.type == "str" and _WORD.fullmatch(t.pattern.value)}
+    keywords = {
+        t.name: str(t.pattern.value).upper()
+        for t in parser.terminals
+        if t.pattern.type == "str" and _WORD.fullmatch(t.pattern.value)
+    }
     prefixes: list[tuple[str, ...]] = []
     for name in statement_rules(parser):
         for rule in parser.rules:  # one per expansion: optional parts are expanded by Lark

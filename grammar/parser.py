@@ -39,7 +39,6 @@ _DESCRIBE_QUERY = re.compile(r"\s*desc(ribe)?\s+((select|with)(?![A-Za-z0-9_$])|
 _WORD = re.compile(r"[A-Za-z_]+")
 
 
-
 class _KeepWordTerminals:
     """Postlexer that only asks lark to keep IDENTIFIER in the lexer even where no rule uses it.
 
@@ -53,15 +52,24 @@ class _KeepWordTerminals:
         return stream
 
 
-_parser = Lark(_GRAMMAR.read_text(), parser="lalr", start="start", maybe_placeholders=False,
-               postlex=_KeepWordTerminals())
+_parser = Lark(
+    _GRAMMAR.read_text(),
+    parser="lalr",
+    start="start",
+    maybe_placeholders=False,
+    postlex=_KeepWordTerminals(),
+)
 _TERMINAL_PATTERNS = {t.name: t.pattern for t in _parser.terminals}
 # Leading words of the statements the grammar owns (grammar/owned_prefixes.py); everything else
 # is passthrough.
 OWNED_PREFIXES: tuple[tuple[str, ...], ...] = owned_prefixes(_parser)
 # Keywords that may also be identifiers; an error that expects an identifier lists only that.
-_NON_RESERVED = {sym.name for rule in _parser.rules if rule.origin.name == "non_reserved"
-                 for sym in rule.expansion}
+_NON_RESERVED = {
+    sym.name
+    for rule in _parser.rules
+    if rule.origin.name == "non_reserved"
+    for sym in rule.expansion
+}
 
 
 def leading_words(sql: str, n: int = 3) -> tuple[str, ...]:
@@ -84,7 +92,9 @@ def owns(sql: str) -> bool:
         words = ("DESC", *words[1:])
     if words[:1] == ("DESC",) and _DESCRIBE_QUERY.match(sql):
         return False
-    return any(words[: len(p)] == p for p in _PREFIXES_BY_FIRST_WORD.get(words[0] if words else "", ()))
+    return any(
+        words[: len(p)] == p for p in _PREFIXES_BY_FIRST_WORD.get(words[0] if words else "", ())
+    )
 
 
 _PREFIXES_BY_FIRST_WORD: dict[str, list[tuple[str, ...]]] = {}
@@ -139,11 +149,17 @@ _shape_cache: StatementShapeCache | None = None
 def _shapes() -> StatementShapeCache:
     global _shape_cache
     if _shape_cache is None:
-        keywords = frozenset(t.pattern.value.upper() for t in _parser.terminals if t.pattern.type == "str")
+        keywords = frozenset(
+            t.pattern.value.upper() for t in _parser.terminals if t.pattern.type == "str"
+        )
         # word-like terminals other than IDENTIFIER: a word one of them matches is never a slot
-        others = tuple(re.compile(t.pattern.to_regexp()) for t in _parser.terminals
-                       if t.pattern.type == "re" and t.name != "IDENTIFIER"
-                       and re.fullmatch(t.pattern.to_regexp(), "abc_Z9$"))
+        others = tuple(
+            re.compile(t.pattern.to_regexp())
+            for t in _parser.terminals
+            if t.pattern.type == "re"
+            and t.name != "IDENTIFIER"
+            and re.fullmatch(t.pattern.to_regexp(), "abc_Z9$")
+        )
         _shape_cache = StatementShapeCache(_parse_owned, keywords, others, reserved_spellings())
     return _shape_cache
 
@@ -152,7 +168,8 @@ _WORDLIKE = re.compile(r"[A-Za-z_$][A-Za-z0-9_$ ]*")
 
 
 def reserved_spellings() -> frozenset[str]:
-    """The grammar's own words, which a shape's slot value may not spell (grammar/statement_shapes.py).
+    """The grammar's own words, which a shape's slot value may not spell
+    (grammar/statement_shapes.py).
 
     Every terminal's name and literal, every rule's name of several words, every run of keywords
     in a rule joined (IF NOT EXISTS → IF_NOT_EXISTS: what a transformer might stand for the clause
@@ -191,8 +208,11 @@ def _constants_of(cls: type) -> set[str]:
     members of constant tuples and sets (``in ("TRUE", "FALSE")``) — not the names of keyword
     arguments (``DropCatalog(name=…)``), which Python keeps as constant tuples too."""
     found: set[str] = set()
-    codes = [getattr(f, "__func__", f).__code__ for f in vars(cls).values()
-             if hasattr(getattr(f, "__func__", f), "__code__")]
+    codes = [
+        getattr(f, "__func__", f).__code__
+        for f in vars(cls).values()
+        if hasattr(getattr(f, "__func__", f), "__code__")
+    ]
     while codes:
         code = codes.pop()
         codes.extend(c for c in code.co_consts if isinstance(c, types.CodeType))
@@ -201,7 +221,7 @@ def _constants_of(cls: type) -> set[str]:
             if ins.opname != "LOAD_CONST" or (after is not None and after.opname == "CALL_KW"):
                 continue  # (3.13 loads keyword names for CALL_KW; 3.11 and 3.12 use KW_NAMES)
             value = ins.argval
-            for item in (value if isinstance(value, (tuple, frozenset)) else (value,)):
+            for item in value if isinstance(value, (tuple, frozenset)) else (value,):
                 if isinstance(item, str):
                     found.add(item)
     return found
@@ -223,9 +243,13 @@ def _secret_in(value: Any) -> bool:
                 return True
         return False
     if isinstance(value, tuple):
-        if len(value) == 2 and isinstance(value[0], str) and (
-                SECRET_KEY.search(value[0]) or isinstance(value[1], str) and has_secret(value[1])):
-            return True  # a ("key", "value") property pair with a secret key, or a credential in its value
+        if (
+            len(value) == 2
+            and isinstance(value[0], str)
+            and (SECRET_KEY.search(value[0]) or isinstance(value[1], str) and has_secret(value[1]))
+        ):
+            # a ("key", "value") property pair with a secret key, or a credential in its value
+            return True
         return any(_secret_in(v) for v in value)
     return False
 
@@ -244,7 +268,9 @@ def _inline_parser() -> Lark:
         _parser.save(buffer)
         buffer.seek(0)
         # Lark.load() takes no options; _load is what it calls, with the options a load may change
-        _inline = Lark.__new__(Lark)._load(buffer, transformer=_ToStatement(), postlex=_KeepWordTerminals())
+        _inline = Lark.__new__(Lark)._load(
+            buffer, transformer=_ToStatement(), postlex=_KeepWordTerminals()
+        )
     return _inline
 
 
@@ -271,7 +297,11 @@ def _display_terminal(name: str) -> str:
     pattern = _TERMINAL_PATTERNS.get(name)
     if pattern is not None and pattern.type == "str" and not name.isupper():
         return f"'{pattern.value}'"
-    if pattern is not None and pattern.type == "str" and not re.fullmatch(r"[A-Z_]+", pattern.value.upper()):
+    if (
+        pattern is not None
+        and pattern.type == "str"
+        and not re.fullmatch(r"[A-Z_]+", pattern.value.upper())
+    ):
         return f"'{pattern.value}'"
     return name
 
@@ -281,7 +311,11 @@ def syntax_error(exc: UnexpectedInput, sql: str) -> DrydockError:
         token = exc.token
         text = "<EOF>" if token.type == "$END" else str(token)
         line = token.line if token.type != "$END" else sql.count("\n") + 1
-        column = (token.column - 1) if token.type != "$END" and token.column else len(sql.rsplit("\n", 1)[-1])
+        column = (
+            (token.column - 1)
+            if token.type != "$END" and token.column
+            else len(sql.rsplit("\n", 1)[-1])
+        )
         # `accepts` is what the parser would really take after pending reductions; `expected` is the
         # raw LALR lookahead set, which over-approximates.
         names = set(exc.accepts or exc.expected)
@@ -291,9 +325,11 @@ def syntax_error(exc: UnexpectedInput, sql: str) -> DrydockError:
         want = expected[0] if len(expected) == 1 else "{" + ", ".join(expected) + "}"
         detail = f"line {line}:{column} mismatched input '{text}' expecting {want}"
     elif isinstance(exc, UnexpectedCharacters):
-        detail = f"line {exc.line}:{exc.column - 1} token recognition error at: '{sql[exc.pos_in_stream or 0]}'"
+        at = sql[exc.pos_in_stream or 0]
+        detail = f"line {exc.line}:{exc.column - 1} token recognition error at: '{at}'"
     else:  # UnexpectedEOF and anything lark adds later
-        detail = f"line {getattr(exc, 'line', 1)}:{max(getattr(exc, 'column', 1) - 1, 0)} mismatched input '<EOF>'"
+        line, column = getattr(exc, "line", 1), max(getattr(exc, "column", 1) - 1, 0)
+        detail = f"line {line}:{column} mismatched input '<EOF>'"
     return Errors.PARSE.error(detail=detail)
 
 
@@ -342,7 +378,11 @@ class _ToStatement(Transformer[Token, Any]):
         return _Quoted(unquote(str(items[0])))
 
     def literal(self, items: list[Any]) -> str:
-        return items[0] if isinstance(items[0], str) and not isinstance(items[0], Token) else str(items[0])
+        return (
+            items[0]
+            if isinstance(items[0], str) and not isinstance(items[0], Token)
+            else str(items[0])
+        )
 
     def identifier(self, items: list[Any]) -> str:
         text = str(items[0])
@@ -420,9 +460,12 @@ class _ToStatement(Transformer[Token, Any]):
 
     def create_user(self, items: list[Any]) -> ast.CreateUser:
         user = next(i for i in items if isinstance(i, ast.UserSpec))
-        return ast.CreateUser(user=user, password=self._tagged(items, "PASSWORD") or "",
-                              if_not_exists=_has(items, _Clause.IF_NOT_EXISTS),
-                              default_role=self._tagged(items, "ROLE"))
+        return ast.CreateUser(
+            user=user,
+            password=self._tagged(items, "PASSWORD") or "",
+            if_not_exists=_has(items, _Clause.IF_NOT_EXISTS),
+            default_role=self._tagged(items, "ROLE"),
+        )
 
     def drop_user(self, items: list[Any]) -> ast.DropUser:
         user = next(i for i in items if isinstance(i, ast.UserSpec))
@@ -430,8 +473,11 @@ class _ToStatement(Transformer[Token, Any]):
 
     def alter_user(self, items: list[Any]) -> ast.AlterUser:
         user = next(i for i in items if isinstance(i, ast.UserSpec))
-        return ast.AlterUser(user=user, password=self._tagged(items, "PASSWORD"),
-                             if_exists=_has(items, _Clause.IF_EXISTS))
+        return ast.AlterUser(
+            user=user,
+            password=self._tagged(items, "PASSWORD"),
+            if_exists=_has(items, _Clause.IF_EXISTS),
+        )
 
     def set_password(self, items: list[Any]) -> ast.SetPassword:
         user = next((i for i in items if isinstance(i, ast.UserSpec)), None)
@@ -521,8 +567,12 @@ class _ToStatement(Transformer[Token, Any]):
         for i, item in enumerate(items):
             if isinstance(item, Token) and item.type == "COMMENT":
                 comment = items[i + 1]
-        return ast.CreateCatalog(name=names[0], properties=items[-1], comment=comment,
-                                 if_not_exists=_has(items, _Clause.IF_NOT_EXISTS))
+        return ast.CreateCatalog(
+            name=names[0],
+            properties=items[-1],
+            comment=comment,
+            if_not_exists=_has(items, _Clause.IF_NOT_EXISTS),
+        )
 
     def drop_catalog(self, items: list[Any]) -> ast.DropCatalog:
         return ast.DropCatalog(name=items[-1], if_exists=_has(items, _Clause.IF_EXISTS))
@@ -557,16 +607,21 @@ class _ToStatement(Transformer[Token, Any]):
 
     def show_tables(self, items: list[Any]) -> ast.ShowTables:
         parts = next((i for i in items if isinstance(i, tuple)), ())
-        return ast.ShowTables(parts=parts, like=self._like(items), full=self._keyword(items, "FULL"))
+        return ast.ShowTables(
+            parts=parts, like=self._like(items), full=self._keyword(items, "FULL")
+        )
 
     def describe(self, items: list[Any]) -> ast.Describe:
         return ast.Describe(parts=items[-1])
 
     def show_columns(self, items: list[Any]) -> ast.ShowColumns:
         names = [i for i in items if isinstance(i, tuple)]
-        # FROM t FROM db (either may be qualified): the database part of the table comes from the second
+        # FROM t FROM db (either may be qualified): the database part of the table comes from the
+        # second
         parts = names[0] if len(names) == 1 else (*names[1], names[0][-1])
-        return ast.ShowColumns(parts=parts, full=self._keyword(items, "FULL"), like=self._like(items))
+        return ast.ShowColumns(
+            parts=parts, full=self._keyword(items, "FULL"), like=self._like(items)
+        )
 
     def show_index(self, items: list[Any]) -> ast.ShowIndex:
         return ast.ShowIndex(parts=items[-1])
@@ -584,14 +639,24 @@ class _ToStatement(Transformer[Token, Any]):
         tuples = [i for i in items if isinstance(i, tuple)]
         table, columns = tuples[0], tuples[1]
         properties = tuples[2] if len(tuples) > 2 else ()
-        using = names[1].upper() if len(names) > 1 else ""  # none: a plain index on an internal table
-        return ast.CreateIndex(name=names[0], table=table, columns=columns, using=using,
-                               properties=properties, or_replace=or_replace,
-                               if_not_exists=_has(items, _Clause.IF_NOT_EXISTS))
+        using = (
+            names[1].upper() if len(names) > 1 else ""
+        )  # none: a plain index on an internal table
+        return ast.CreateIndex(
+            name=names[0],
+            table=table,
+            columns=columns,
+            using=using,
+            properties=properties,
+            or_replace=or_replace,
+            if_not_exists=_has(items, _Clause.IF_NOT_EXISTS),
+        )
 
     def drop_index(self, items: list[Any]) -> ast.DropIndex:
         names = _names(items)
-        return ast.DropIndex(name=names[0], table=items[-1], if_exists=_has(items, _Clause.IF_EXISTS))
+        return ast.DropIndex(
+            name=names[0], table=items[-1], if_exists=_has(items, _Clause.IF_EXISTS)
+        )
 
     def operand(self, items: list[Any]) -> tuple[str, str]:
         item = items[0]
@@ -602,15 +667,22 @@ class _ToStatement(Transformer[Token, Any]):
 
     def comparison(self, items: list[Any]) -> ast.Predicate:
         (lkind, left), op, (rkind, right) = items[0], str(items[1]).upper(), items[2]
-        return ast.Predicate(left=left, op=op, right=right, left_is_column=lkind == "IDENT",
-                             right_is_string=rkind == "STRING")
+        return ast.Predicate(
+            left=left,
+            op=op,
+            right=right,
+            left_is_column=lkind == "IDENT",
+            right_is_string=rkind == "STRING",
+        )
 
     def where_connective(self, items: list[Token]) -> str:
         return str(items[0]).upper()
 
     def where_expr(self, items: list[Any]) -> ast.WhereClause:
-        return ast.WhereClause(predicates=tuple(i for i in items if isinstance(i, ast.Predicate)),
-                               connectives=tuple(i for i in items if isinstance(i, str)))
+        return ast.WhereClause(
+            predicates=tuple(i for i in items if isinstance(i, ast.Predicate)),
+            connectives=tuple(i for i in items if isinstance(i, str)),
+        )
 
     def show_lance_index_jobs(self, items: list[Any]) -> ast.ShowLanceIndexJobs:
         scope = next((i for i in items if isinstance(i, tuple)), ())
@@ -654,7 +726,9 @@ class _ToStatement(Transformer[Token, Any]):
 
     def call_procedure(self, items: list[Any]) -> ast.CallProcedure:
         parts = next(i for i in items if isinstance(i, tuple))
-        return ast.CallProcedure(parts=parts, arguments=tuple(i for i in items if isinstance(i, ast.CallArgument)))
+        return ast.CallProcedure(
+            parts=parts, arguments=tuple(i for i in items if isinstance(i, ast.CallArgument))
+        )
 
     def show_procedures(self, items: list[Any]) -> ast.ShowProcedures:
         names = _names(items)
@@ -684,7 +758,9 @@ class _ToStatement(Transformer[Token, Any]):
         return ast.ShowTableStatus(parts=parts, like=self._like(items))
 
     def show_routine_status(self, items: list[Any]) -> ast.ShowRoutineStatus:
-        return ast.ShowRoutineStatus(function=self._keyword(items, "FUNCTION"), like=self._like(items))
+        return ast.ShowRoutineStatus(
+            function=self._keyword(items, "FUNCTION"), like=self._like(items)
+        )
 
     # SQL-level prepared statements
     def user_variable(self, items: list[Token]) -> tuple[str, str]:
@@ -697,7 +773,9 @@ class _ToStatement(Transformer[Token, Any]):
         return ast.Prepare(name=name, text=str(source))
 
     def execute_prepared(self, items: list[Any]) -> ast.ExecutePrepared:
-        return ast.ExecutePrepared(name=items[1], using=tuple(i[1] for i in items if isinstance(i, tuple)))
+        return ast.ExecutePrepared(
+            name=items[1], using=tuple(i[1] for i in items if isinstance(i, tuple))
+        )
 
     def deallocate_prepare(self, items: list[Any]) -> ast.DeallocatePrepare:
         return ast.DeallocatePrepare(name=items[-1])
@@ -707,6 +785,8 @@ class _ToStatement(Transformer[Token, Any]):
         return str(items[0]).upper()
 
     def kill(self, items: list[Any]) -> ast.Kill:
-        kind = next((i for i in items if isinstance(i, str) and not isinstance(i, Token)), "CONNECTION")
+        kind = next(
+            (i for i in items if isinstance(i, str) and not isinstance(i, Token)), "CONNECTION"
+        )
         number = next(i for i in items if isinstance(i, Token) and i.type == "INT")
         return ast.Kill(connection_id=int(number), query_only=kind == "QUERY")

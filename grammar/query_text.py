@@ -12,7 +12,8 @@ bytes wrongly. So, when the packet may hold an introducer (or does not decode as
   literal (MySQL stores them as they are in a binary column, and refuses them in a text one);
 - everything else must be valid in the client charset, else 1835 as before.
 
-Escapes inside a literal (``\\'``, ``\\\\``, ``\\0``, ``''`` …) are resolved into the bytes they stand
+Escapes inside a literal (``\\'``, ``\\\\``, ``\\0``, ``''`` …) are resolved into the bytes they
+stand
 for before re-spelling. A packet without an introducer that decodes as a whole is returned
 unchanged (the fast path).
 
@@ -33,8 +34,17 @@ from mysql_mimic.charset import CharacterSet
 from drydock.grammar.lexer import DEFAULT_MODE, TextMode, comment_end, quoted_end
 
 _INTRODUCER = re.compile(rb"_([A-Za-z0-9]+)\s*$")
-_ESCAPES = {ord("0"): b"\0", ord("n"): b"\n", ord("r"): b"\r", ord("t"): b"\t", ord("b"): b"\b",
-            ord("Z"): b"\x1a", ord("\\"): b"\\", ord("'"): b"'", ord('"'): b'"'}
+_ESCAPES = {
+    ord("0"): b"\0",
+    ord("n"): b"\n",
+    ord("r"): b"\r",
+    ord("t"): b"\t",
+    ord("b"): b"\b",
+    ord("Z"): b"\x1a",
+    ord("\\"): b"\\",
+    ord("'"): b"'",
+    ord('"'): b'"',
+}
 
 
 class UndecodableText(ValueError):
@@ -66,10 +76,10 @@ def decode_statement(charset: CharacterSet, raw: bytes, mode: TextMode = DEFAULT
                 continue
             if not closed:  # unterminated: the rest is the parser's error to report, after the
                 break  # statements before it have run (a multi-statement text), as in MySQL
-            value = _literal_value(raw[i + 1:end - 1], raw[i], mode.escapes(ch))
+            value = _literal_value(raw[i + 1 : end - 1], raw[i], mode.escapes(ch))
             introducer = _INTRODUCER.search(raw, start, i) if ch == "'" else None
             if introducer is not None:
-                out.append(_strict(charset, raw[start:introducer.start()]))
+                out.append(_strict(charset, raw[start : introducer.start()]))
                 out.append(_respell(introducer.group(1).decode("ascii").lower(), value, mode))
                 start = end
             elif not _decodes(charset, raw[i:end]):
@@ -123,13 +133,20 @@ def _literal_value(body: bytes, quote: int, escapes: bool) -> bytes:
 def _respell(charset_name: str, value: bytes, mode: TextMode = DEFAULT_MODE) -> str:
     if charset_name == "binary":
         return "X'" + value.hex() + "'"
-    codec = {"utf8mb4": "utf-8", "utf8mb3": "utf-8", "utf8": "utf-8", "latin1": "cp1252",
-             "ascii": "ascii"}.get(charset_name, charset_name)
+    codec = {
+        "utf8mb4": "utf-8",
+        "utf8mb3": "utf-8",
+        "utf8": "utf-8",
+        "latin1": "cp1252",
+        "ascii": "ascii",
+    }.get(charset_name, charset_name)
     try:
         codecs.lookup(codec)
         text = value.decode(codec)
     except (LookupError, UnicodeDecodeError):
-        raise UndecodableText(f"string is not valid in the character set of _{charset_name}") from None
+        raise UndecodableText(
+            f"string is not valid in the character set of _{charset_name}"
+        ) from None
     if not mode.backslash_escapes:  # a backslash is itself; the only escape is a doubled quote
         return "'" + text.replace("'", "''") + "'"
     return "'" + text.replace("\\", "\\\\").replace("'", "\\'").replace("\0", "\\0") + "'"

@@ -26,8 +26,20 @@ _QUOTED_MASK = f"'{MASK}'"
 # Without any of these words (and without a backslash escape that could spell one), no position
 # in the text can hold a secret: the common case skips the lexer.
 # An '@' may open a URL's userinfo, "sig"/"key"/"auth" name a secret query parameter.
-_TRIGGER_WORDS = ("secret", "password", "passwd", "token", "credential", "access", "private",
-                  "identified", "@", "sig", "key", "auth")
+_TRIGGER_WORDS = (
+    "secret",
+    "password",
+    "passwd",
+    "token",
+    "credential",
+    "access",
+    "private",
+    "identified",
+    "@",
+    "sig",
+    "key",
+    "auth",
+)
 _ASSIGN = frozenset({"=", ":=", "=>"})
 _FAIL_SAFE_START = re.compile(r"['\"`]|(?<![\w$])[0-9]")  # a quote, or a digit not inside a name
 Span = tuple[int, int]
@@ -49,15 +61,17 @@ def _redact_sql(sql: str, max_chars: int | None) -> str:
         return sql if max_chars is None else sql[:max_chars]
     spans, cut, lexed_to = _secret_spans(sql, DEFAULT_MODE, max_chars)
     if "\\" in sql:  # under NO_BACKSLASH_ESCAPES the literals may end elsewhere: mask both views
-        other, other_cut, _ = _secret_spans(sql, _NO_BACKSLASH_ESCAPES,
-                                            None if max_chars is None else lexed_to)
+        other, other_cut, _ = _secret_spans(
+            sql, _NO_BACKSLASH_ESCAPES, None if max_chars is None else lexed_to
+        )
         if other_cut is None:
             spans += other
     return _apply(sql[:lexed_to], spans, cut)[:max_chars]
 
 
-def _secret_spans(sql: str, mode: TextMode,
-                  stop_at: int | None) -> tuple[list[Span], int | None, int]:
+def _secret_spans(
+    sql: str, mode: TextMode, stop_at: int | None
+) -> tuple[list[Span], int | None, int]:
     """Secret spans, where fail-safe masking starts (None: tokenized fine), and how far the
     text was read."""
     try:
@@ -234,5 +248,3 @@ _NOTHING = Token("end", "", -1, -1)
 
 def _at(tokens: list[Token], i: int) -> Token:
     return tokens[i] if 0 <= i < len(tokens) else _NOTHING
-
-

@@ -59,9 +59,16 @@ class _Renderer:
         return string(value if self.secrets else MASK)
 
     def properties(self, pairs: Iterable[tuple[str, str]]) -> str:
-        """``("k" = "v", …)``; a value under a secret key (engine/security/redact.py) masked unless ``secrets``."""
-        return "(" + ", ".join(f"{string(k)} = {self.password(v) if SECRET_KEY.search(k) else string(v)}"
-                               for k, v in pairs) + ")"
+        """``("k" = "v", …)``; a value under a secret key (engine/security/redact.py) masked unless
+        ``secrets``."""
+        return (
+            "("
+            + ", ".join(
+                f"{string(k)} = {self.password(v) if SECRET_KEY.search(k) else string(v)}"
+                for k, v in pairs
+            )
+            + ")"
+        )
 
     # -- admin, diagnostics, session ---------------------------------------------------------------
     def AdminSetFrontendConfig(self, s: ast.AdminSetFrontendConfig) -> str:
@@ -79,17 +86,23 @@ class _Renderer:
     def Kill(self, s: ast.Kill) -> str:
         return f"KILL {'QUERY' if s.query_only else 'CONNECTION'} {s.connection_id}"
 
-    # -- users, roles, privileges ----------------------------------------------------------------------
+    # -- users, roles, privileges
+    # ----------------------------------------------------------------------
     def CreateUser(self, s: ast.CreateUser) -> str:
-        return (f"CREATE USER{_if(s.if_not_exists, 'IF NOT EXISTS')} {_user(s.user)}"
-                + (f" IDENTIFIED BY {self.password(s.password)}" if s.password else "")
-                + ("" if s.default_role is None else f" DEFAULT ROLE {string(s.default_role)}"))
+        return (
+            f"CREATE USER{_if(s.if_not_exists, 'IF NOT EXISTS')} {_user(s.user)}"
+            + (f" IDENTIFIED BY {self.password(s.password)}" if s.password else "")
+            + ("" if s.default_role is None else f" DEFAULT ROLE {string(s.default_role)}")
+        )
 
     def DropUser(self, s: ast.DropUser) -> str:
         return f"DROP USER{_if(s.if_exists, 'IF EXISTS')} {_user(s.user)}"
 
     def AlterUser(self, s: ast.AlterUser) -> str:
-        return f"ALTER USER{_if(s.if_exists, 'IF EXISTS')} {_user(s.user)} IDENTIFIED BY {self.password(s.password)}"
+        return (
+            f"ALTER USER{_if(s.if_exists, 'IF EXISTS')} {_user(s.user)} "
+            f"IDENTIFIED BY {self.password(s.password)}"
+        )
 
     def SetPassword(self, s: ast.SetPassword) -> str:
         target = "" if s.user is None else f" FOR {_user(s.user)}"
@@ -101,7 +114,10 @@ class _Renderer:
         # "GRANT" for GRANT OPTION); printed as they are, each parses to itself
         privileges = ", ".join("GRANT OPTION" if p == "GRANT" else p for p in s.privileges)
         target = ".".join("*" if p is None else ident(p) for p in s.target.parts)
-        grantee = f"ROLE {string(s.role)}" if s.user is None and s.role is not None else _user(s.user)  # type: ignore[arg-type]
+        if s.user is None and s.role is not None:
+            grantee = f"ROLE {string(s.role)}"
+        else:
+            grantee = _user(s.user)  # type: ignore[arg-type]
         return f"{verb} {privileges} ON {target} {to} {grantee}"
 
     def GrantPrivileges(self, s: ast.GrantPrivileges) -> str:
@@ -136,11 +152,14 @@ class _Renderer:
     def ShowCreateTable(self, s: ast.ShowCreateTable) -> str:
         return f"SHOW CREATE TABLE {qualified(s.parts)}"
 
-    # -- catalogs and metadata -------------------------------------------------------------------------
+    # -- catalogs and metadata
+    # -------------------------------------------------------------------------
     def CreateCatalog(self, s: ast.CreateCatalog) -> str:
         comment = f" COMMENT {string(s.comment)}" if s.comment else ""
-        return (f"CREATE CATALOG{_if(s.if_not_exists, 'IF NOT EXISTS')} {ident(s.name)}{comment} "
-                f"PROPERTIES {self.properties(s.properties)}")
+        return (
+            f"CREATE CATALOG{_if(s.if_not_exists, 'IF NOT EXISTS')} {ident(s.name)}{comment} "
+            f"PROPERTIES {self.properties(s.properties)}"
+        )
 
     def DropCatalog(self, s: ast.DropCatalog) -> str:
         return f"DROP CATALOG{_if(s.if_exists, 'IF EXISTS')} {ident(s.name)}"
@@ -167,7 +186,11 @@ class _Renderer:
         return f"REFRESH {s.kind} {qualified(s.parts)}"
 
     def ShowDatabases(self, s: ast.ShowDatabases) -> str:
-        return "SHOW DATABASES" + ("" if s.catalog is None else f" FROM {ident(s.catalog)}") + _like(s.like)
+        return (
+            "SHOW DATABASES"
+            + ("" if s.catalog is None else f" FROM {ident(s.catalog)}")
+            + _like(s.like)
+        )
 
     def ShowTables(self, s: ast.ShowTables) -> str:
         scope = f" FROM {qualified(s.parts)}" if s.parts else ""
@@ -182,9 +205,14 @@ class _Renderer:
     def ShowIndex(self, s: ast.ShowIndex) -> str:
         return f"SHOW INDEX FROM {qualified(s.parts)}"
 
-    # -- Lance index jobs --------------------------------------------------------------------------------
+    # -- Lance index jobs
+    # --------------------------------------------------------------------------------
     def CreateIndex(self, s: ast.CreateIndex) -> str:
-        head = "CREATE OR REPLACE INDEX" if s.or_replace else f"CREATE INDEX{_if(s.if_not_exists, 'IF NOT EXISTS')}"
+        head = (
+            "CREATE OR REPLACE INDEX"
+            if s.or_replace
+            else f"CREATE INDEX{_if(s.if_not_exists, 'IF NOT EXISTS')}"
+        )
         columns = ", ".join(ident(c) for c in s.columns)
         using = f" USING {s.using}" if s.using else ""
         properties = f" PROPERTIES {self.properties(s.properties)}" if s.properties else ""
@@ -228,7 +256,8 @@ class _Renderer:
     def ShowFrontends(self, s: ast.ShowFrontends) -> str:
         return "SHOW FRONTENDS"
 
-    # -- SQL-level prepared statements ---------------------------------------------------------------------
+    # -- SQL-level prepared statements
+    # ---------------------------------------------------------------------
     def Prepare(self, s: ast.Prepare) -> str:
         source = string(s.text) if s.text is not None else "@" + ident(s.from_variable or "")
         return f"PREPARE {ident(s.name)} FROM {source}"
@@ -240,7 +269,8 @@ class _Renderer:
     def DeallocatePrepare(self, s: ast.DeallocatePrepare) -> str:
         return f"DEALLOCATE PREPARE {ident(s.name)}"
 
-    # -- procedures ----------------------------------------------------------------------------------------
+    # -- procedures
+    # ----------------------------------------------------------------------------------------
     @staticmethod
     def _argument(a: ast.CallArgument) -> str:
         if a.kind == "NULL" or a.value is None:
@@ -262,7 +292,8 @@ class _Renderer:
     def ShowProcedure(self, s: ast.ShowProcedure) -> str:
         return f"SHOW PROCEDURE {qualified(s.parts)}"
 
-    # -- server information --------------------------------------------------------------------------------
+    # -- server information
+    # --------------------------------------------------------------------------------
     def ShowEngines(self, s: ast.ShowEngines) -> str:
         return "SHOW ENGINES"
 
@@ -285,14 +316,17 @@ class _Renderer:
     def ShowRoutineStatus(self, s: ast.ShowRoutineStatus) -> str:
         return f"SHOW {'FUNCTION' if s.function else 'PROCEDURE'} STATUS" + _like(s.like)
 
-    # -- plain SQL -----------------------------------------------------------------------------------------
+    # -- plain SQL
+    # -----------------------------------------------------------------------------------------
     def SqlStatement(self, s: ast.SqlStatement) -> str:
         return str(s.expression.sql(dialect=DIALECT))
 
 
 def render(statement: ast.Statement, secrets: bool = False) -> str:
     """Canonical drydock SQL for ``statement``; passwords masked unless ``secrets``."""
-    method: Callable[[Any], str] | None = getattr(_Renderer(secrets), type(statement).__name__, None)
+    method: Callable[[Any], str] | None = getattr(
+        _Renderer(secrets), type(statement).__name__, None
+    )
     if method is None:
         raise TypeError(f"no rendering for {type(statement).__name__}")
     return method(statement)

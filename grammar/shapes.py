@@ -40,10 +40,14 @@ from drydock.grammar.lexer import BLOCK_COMMENT, LINE_COMMENT, QUOTED
 # ``1abc`` (a MySQL identifier) and ``x.5`` are never numbers; a number is a whole word.
 _MYSQL_TOKENS = re.compile(
     QUOTED["'"]  # single-quoted string (escapes, doubled quotes)
-    + "|" + QUOTED['"']  # double-quoted string / identifier: kept as written
-    + "|" + QUOTED["`"]  # quoted identifier
-    + "|" + BLOCK_COMMENT  # block comment or hint
-    + "|" + LINE_COMMENT
+    + "|"
+    + QUOTED['"']  # double-quoted string / identifier: kept as written
+    + "|"
+    + QUOTED["`"]  # quoted identifier
+    + "|"
+    + BLOCK_COMMENT  # block comment or hint
+    + "|"
+    + LINE_COMMENT
     + r"|[\w$@.]+",  # a word (identifier, keyword, number, @var, a.b)
     re.DOTALL,
 )
@@ -74,15 +78,20 @@ def shape_of(text: str) -> tuple[str, list[Literal]] | None:
         first = token[0]
         if first == "'":
             inner = token[1:-1]
-            if (len(token) < 2 or token[-1] != "'" or "\\" in inner or "'" in inner
-                    or (m.start() and _WORD_CHAR.match(text, m.start() - 1))):
+            if (
+                len(token) < 2
+                or token[-1] != "'"
+                or "\\" in inner
+                or "'" in inner
+                or (m.start() and _WORD_CHAR.match(text, m.start() - 1))
+            ):
                 continue  # escapes, introducers (_utf8'x', X'ff'), unterminated: kept as written
             literals.append(Literal(m.start(), m.end(), True, inner))
         elif first.isdigit() and _NUMBER.fullmatch(token):
             literals.append(Literal(m.start(), m.end(), False, token))
         else:
             continue
-        parts.append(text[last:m.start()])
+        parts.append(text[last : m.start()])
         parts.append(MARKER + ("s" if literals[-1].is_string else "n"))
         last = m.end()
         if len(literals) > MAX_LITERALS:
@@ -126,10 +135,22 @@ class Shape:
             assert select is not None
             for label in self.labels:
                 alias = select.expressions[label.index]
-                alias.set("alias", exp.to_identifier("".join(
-                    p if isinstance(p, str) else (text[literals[p[0]].start:literals[p[0]].end] if p[1]
-                                                  else literals[p[0]].value)
-                    for p in label.parts), quoted=True))
+                alias.set(
+                    "alias",
+                    exp.to_identifier(
+                        "".join(
+                            p
+                            if isinstance(p, str)
+                            else (
+                                text[literals[p[0]].start : literals[p[0]].end]
+                                if p[1]
+                                else literals[p[0]].value
+                            )
+                            for p in label.parts
+                        ),
+                        quoted=True,
+                    ),
+                )
         return tree
 
 
@@ -154,9 +175,29 @@ def _path(node: exp.Expr) -> Path:
 
 
 # A string literal's value is bound only where the parse never looks into it.
-_STRING_PARENTS = (exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE, exp.NullSafeEQ, exp.NullSafeNEQ,
-                   exp.In, exp.Between, exp.Like, exp.ILike, exp.Tuple, exp.Paren, exp.Alias,
-                   exp.Select, exp.Coalesce, exp.If, exp.Case, exp.Concat, exp.Ordered)
+_STRING_PARENTS = (
+    exp.EQ,
+    exp.NEQ,
+    exp.GT,
+    exp.GTE,
+    exp.LT,
+    exp.LTE,
+    exp.NullSafeEQ,
+    exp.NullSafeNEQ,
+    exp.In,
+    exp.Between,
+    exp.Like,
+    exp.ILike,
+    exp.Tuple,
+    exp.Paren,
+    exp.Alias,
+    exp.Select,
+    exp.Coalesce,
+    exp.If,
+    exp.Case,
+    exp.Concat,
+    exp.Ordered,
+)
 # Numbers: anywhere except where they are part of a type or an interval.
 _NUMBER_EXCLUDED_PARENTS = (exp.DataType, exp.DataTypeParam, exp.Interval)
 _PROBE_NUMBER = 918_273_600_000
@@ -174,7 +215,7 @@ def _probe_text(text: str, literals: list[Literal]) -> tuple[str, list[Literal]]
     for i, literal in enumerate(literals):
         probe = _probe(i, literal)
         raw = render(probe.is_string, probe.value)
-        parts.append(text[last:literal.start])
+        parts.append(text[last : literal.start])
         start = literal.start + offset
         probes.append(Literal(start, start + len(raw), probe.is_string, probe.value))
         parts.append(raw)
@@ -184,8 +225,12 @@ def _probe_text(text: str, literals: list[Literal]) -> tuple[str, list[Literal]]
     return "".join(parts), probes
 
 
-def build(text: str, literals: list[Literal], parsed: exp.Expr,
-          parse: Callable[[str], tuple[exp.Expr, int]]) -> Shape | None:
+def build(
+    text: str,
+    literals: list[Literal],
+    parsed: exp.Expr,
+    parse: Callable[[str], tuple[exp.Expr, int]],
+) -> Shape | None:
     """The shape of ``text`` (already parsed as ``parsed``), or None when it cannot be one. Never
     raises: the statement itself parsed, so whatever goes wrong here only means no shape."""
     try:
@@ -194,8 +239,12 @@ def build(text: str, literals: list[Literal], parsed: exp.Expr,
         return None
 
 
-def _build(text: str, literals: list[Literal], parsed: exp.Expr,
-           parse: Callable[[str], tuple[exp.Expr, int]]) -> Shape | None:
+def _build(
+    text: str,
+    literals: list[Literal],
+    parsed: exp.Expr,
+    parse: Callable[[str], tuple[exp.Expr, int]],
+) -> Shape | None:
     if not isinstance(parsed, (exp.Select, exp.Union, exp.Intersect, exp.Except)):
         return None
     probe_text, probes = _probe_text(text, literals)
@@ -216,8 +265,11 @@ def _build(text: str, literals: list[Literal], parsed: exp.Expr,
         slots.append(_path(nodes[0]))
     shape = Shape(probe_tree, tuple(slots), _labels(probe_tree, probe_text, probes), tokens)
     bound = shape.bind(literals, text)
-    if bound != parsed or bound.sql(dialect=sql_grammar.DIALECT) != parsed.sql(dialect=sql_grammar.DIALECT) \
-            or bound.sql(dialect="duckdb") != parsed.sql(dialect="duckdb"):
+    if (
+        bound != parsed
+        or bound.sql(dialect=sql_grammar.DIALECT) != parsed.sql(dialect=sql_grammar.DIALECT)
+        or bound.sql(dialect="duckdb") != parsed.sql(dialect="duckdb")
+    ):
         return None
     return shape
 
@@ -227,7 +279,7 @@ def _labels(tree: exp.Expr, text: str, probes: list[Literal]) -> tuple[Label, ..
     if select is None:
         return ()
     labels: list[Label] = []
-    raws = [(i, text[p.start:p.end], p.value) for i, p in enumerate(probes)]
+    raws = [(i, text[p.start : p.end], p.value) for i, p in enumerate(probes)]
     for index, projection in enumerate(select.expressions):
         alias = projection.args.get("alias") if isinstance(projection, exp.Alias) else None
         if not (isinstance(alias, exp.Identifier) and alias.quoted):
@@ -244,8 +296,9 @@ def _labels(tree: exp.Expr, text: str, probes: list[Literal]) -> tuple[Label, ..
     return tuple(labels)
 
 
-def _split(parts: list[str | tuple[int, bool]], needle: str,
-           slot: tuple[int, bool]) -> list[str | tuple[int, bool]]:
+def _split(
+    parts: list[str | tuple[int, bool]], needle: str, slot: tuple[int, bool]
+) -> list[str | tuple[int, bool]]:
     out: list[str | tuple[int, bool]] = []
     for part in parts:
         if not isinstance(part, str) or needle not in part:

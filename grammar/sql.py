@@ -43,8 +43,12 @@ class DrydockMySQL(MySQL):
     class Tokenizer(MySQL.Tokenizer):
         COMMANDS = MySQL.Tokenizer.COMMANDS - {TokenType.REPLACE, TokenType.RENAME}
 
-    class Parser(MySQL.Parser):  # type: ignore[misc,valid-type]  # sqlglot builds dialect classes at run time
-        VERSION_PHRASES: ClassVar[dict[tuple[str, ...], str]] = {**MySQL.Parser.VERSION_PHRASES, ("FOR", "TIME"): "TIMESTAMP"}
+    # # sqlglot builds dialect classes at run time
+    class Parser(MySQL.Parser):  # type: ignore[misc,valid-type]
+        VERSION_PHRASES: ClassVar[dict[tuple[str, ...], str]] = {
+            **MySQL.Parser.VERSION_PHRASES,
+            ("FOR", "TIME"): "TIMESTAMP",
+        }
         STATEMENT_PARSERS: ClassVar[dict[Any, Any]] = {
             **MySQL.Parser.STATEMENT_PARSERS,
             TokenType.REPLACE: lambda self: self._parse_replace(),
@@ -86,28 +90,37 @@ class DrydockMySQL(MySQL):
             return super()._parse_table_alias(*args, **kwargs)
 
         def _at_tag(self) -> bool:
-            return bool(self._curr and self._curr.token_type == TokenType.PARAMETER
-                        and self._next and self._next.text.lower() == "tag"
-                        and self._index + 2 < len(self._tokens)
-                        and self._tokens[self._index + 2].token_type == TokenType.L_PAREN)
-
+            return bool(
+                self._curr
+                and self._curr.token_type == TokenType.PARAMETER
+                and self._next
+                and self._next.text.lower() == "tag"
+                and self._index + 2 < len(self._tokens)
+                and self._tokens[self._index + 2].token_type == TokenType.L_PAREN
+            )
 
     class Generator(MySQL.Generator):  # type: ignore[misc,valid-type]
         """Prints what the parser above adds (grammar/render.py renders plain SQL with it)."""
 
         TRANSFORMS: ClassVar[dict[Any, Any]] = {
             **MySQL.Generator.TRANSFORMS,
-            RenameTables: lambda self, e: "RENAME TABLE " + ", ".join(
-                f"{self.sql(alter, 'this')} TO {self.sql(alter.args['actions'][0], 'this')}" for alter in e.expressions),
+            RenameTables: lambda self, e: (
+                "RENAME TABLE "
+                + ", ".join(
+                    f"{self.sql(alter, 'this')} TO {self.sql(alter.args['actions'][0], 'this')}"
+                    for alter in e.expressions
+                )
+            ),
         }
 
         def insert_sql(self, expression: exp.Insert) -> str:
-            """MySQL's ``REPLACE INTO`` (the parser's ``alternative``), not SQLite's ``INSERT OR REPLACE``."""
+            """MySQL's ``REPLACE INTO`` (the parser's ``alternative``), not SQLite's ``INSERT OR
+            REPLACE``."""
             if expression.args.get("alternative") != "REPLACE":
                 return str(super().insert_sql(expression))
             plain = expression.copy()
             plain.set("alternative", None)
-            return "REPLACE" + str(super().insert_sql(plain))[len("INSERT"):]
+            return "REPLACE" + str(super().insert_sql(plain))[len("INSERT") :]
 
 
 DIALECT = DrydockMySQL()
@@ -145,13 +158,16 @@ def parse_counted(sql: str, max_tokens: int | None = None) -> tuple[exp.Expr, in
         raise Errors.PARSE.error(detail=f"line 1:0 {_plain(exc)}") from None
     except (IndexError, KeyError, ValueError, TypeError, AttributeError, RecursionError):
         # sqlglot's own parser crashes this way on some incomplete statements ('SHOW CREATE')
-        raise Errors.PARSE.error(detail="line 1:0 syntax error: the statement is incomplete "
-                                        "or not valid SQL") from None
+        raise Errors.PARSE.error(
+            detail="line 1:0 syntax error: the statement is incomplete or not valid SQL"
+        ) from None
     if not expressions:
         raise Errors.EMPTY_QUERY.error()
     if len(expressions) > 1:
         raise Errors.PARSE.error(
-            detail="multiple statements in one query are not supported; send one statement at a time")
+            detail="multiple statements in one query are not supported; send one statement at a "
+            "time"
+        )
     expression = expressions[0]
     if isinstance(expression, exp.Command) and expression.name.upper() == "SET":
         expression = _set_items_one_by_one(expression)
@@ -200,7 +216,6 @@ def _top_level_items(text: str) -> list[str]:
     return [item.strip() for item in items]
 
 
-
 def _plain(exc: Exception) -> str:
     """sqlglot's message without its ANSI colour codes."""
     text = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
@@ -218,13 +233,34 @@ def _parse_error(exc: ParseError) -> DrydockError:
 
 
 # -- column labels ------------------------------------------------------------------------------
-_SELECT_MODIFIERS = {"DISTINCT", "ALL", "DISTINCTROW", "HIGH_PRIORITY", "STRAIGHT_JOIN",
-                     "SQL_SMALL_RESULT", "SQL_BIG_RESULT", "SQL_BUFFER_RESULT", "SQL_NO_CACHE",
-                     "SQL_CACHE", "SQL_CALC_FOUND_ROWS"}
-_PROJECTION_END = {TokenType.FROM, TokenType.WHERE, TokenType.GROUP_BY, TokenType.HAVING,
-                   TokenType.ORDER_BY, TokenType.LIMIT, TokenType.WINDOW, TokenType.UNION,
-                   TokenType.EXCEPT, TokenType.INTERSECT, TokenType.INTO, TokenType.SEMICOLON,
-                   TokenType.QUALIFY}
+_SELECT_MODIFIERS = {
+    "DISTINCT",
+    "ALL",
+    "DISTINCTROW",
+    "HIGH_PRIORITY",
+    "STRAIGHT_JOIN",
+    "SQL_SMALL_RESULT",
+    "SQL_BIG_RESULT",
+    "SQL_BUFFER_RESULT",
+    "SQL_NO_CACHE",
+    "SQL_CACHE",
+    "SQL_CALC_FOUND_ROWS",
+}
+_PROJECTION_END = {
+    TokenType.FROM,
+    TokenType.WHERE,
+    TokenType.GROUP_BY,
+    TokenType.HAVING,
+    TokenType.ORDER_BY,
+    TokenType.LIMIT,
+    TokenType.WINDOW,
+    TokenType.UNION,
+    TokenType.EXCEPT,
+    TokenType.INTERSECT,
+    TokenType.INTO,
+    TokenType.SEMICOLON,
+    TokenType.QUALIFY,
+}
 _PROJECTION_END_WORDS = {"FOR", "LOCK", "INTO", "GROUP", "ORDER"}
 _OPEN = {TokenType.L_PAREN, TokenType.L_BRACKET, TokenType.L_BRACE}
 _CLOSE = {TokenType.R_PAREN, TokenType.R_BRACKET, TokenType.R_BRACE}
@@ -242,7 +278,9 @@ def projection_texts(sql: str, tokens: list[Token]) -> list[str]:
         return []
     i += 1
     # optimizer hints (/*+ MAX_EXECUTION_TIME(n) */) and modifiers are no part of the first label
-    while i < n and (tokens[i].token_type == TokenType.HINT or _written(sql, tokens[i]) in _SELECT_MODIFIERS):
+    while i < n and (
+        tokens[i].token_type == TokenType.HINT or _written(sql, tokens[i]) in _SELECT_MODIFIERS
+    ):
         i += 1
     items: list[str] = []
     first, depth = i, 0
@@ -254,8 +292,9 @@ def projection_texts(sql: str, tokens: list[Token]) -> list[str]:
             if depth == 0:
                 break  # the SELECT was itself parenthesized
             depth -= 1
-        elif depth == 0 and (token.token_type in _PROJECTION_END
-                             or _written(sql, token) in _PROJECTION_END_WORDS):
+        elif depth == 0 and (
+            token.token_type in _PROJECTION_END or _written(sql, token) in _PROJECTION_END_WORDS
+        ):
             break
         elif depth == 0 and token.token_type == TokenType.COMMA:
             items.append(_span(sql, tokens[first], tokens[i - 1]))
@@ -271,7 +310,7 @@ def _written(sql: str, token: Token) -> str:
     name whose value spells a keyword ('ALL', `order`) is never read as that keyword. (A token's
     ``text`` is a string's value: labels read from it changed with the value, and a statement shape
     learnt from SELECT 'a' labelled SELECT 'ALL' as a full parse did not, grammar/shapes.py.)"""
-    return sql[token.start:token.end + 1].upper()
+    return sql[token.start : token.end + 1].upper()
 
 
 def _after_with_clause(tokens: list[Token]) -> int:
@@ -282,8 +321,12 @@ def _after_with_clause(tokens: list[Token]) -> int:
     while i < n:
         while i < n and tokens[i].token_type not in _OPEN:  # name [(cols)] AS [NOT] [MATERIALIZED]
             i += 1
-        if i > 0 and tokens[i - 1].token_type != TokenType.ALIAS and i < n and \
-                tokens[i - 1].text.upper() not in ("MATERIALIZED",):
+        if (
+            i > 0
+            and tokens[i - 1].token_type != TokenType.ALIAS
+            and i < n
+            and tokens[i - 1].text.upper() not in ("MATERIALIZED",)
+        ):
             i = _skip_group(tokens, i)  # the column list
             continue
         i = _skip_group(tokens, i)  # the body
@@ -309,7 +352,7 @@ def _skip_group(tokens: list[Token], i: int) -> int:
 
 
 def _span(sql: str, first: Token, last: Token) -> str:
-    return sql[first.start:last.end + 1]
+    return sql[first.start : last.end + 1]
 
 
 def outermost_select(expression: exp.Expr) -> exp.Select | None:
@@ -326,7 +369,9 @@ def label_projections(sql: str, tokens: list[Token], expression: exp.Expr) -> No
     if select is None:
         return
     projections = list(select.expressions)
-    if not projections or all(isinstance(p, (exp.Alias, exp.Column, exp.Star)) for p in projections):
+    if not projections or all(
+        isinstance(p, (exp.Alias, exp.Column, exp.Star)) for p in projections
+    ):
         return
     texts = projection_texts(sql, tokens)
     if len(texts) != len(projections):

@@ -21,7 +21,8 @@ Why a slot's value cannot change the parse:
   could equal;
 - what the transformer does with such a token is checked on the first text of a shape: the text is
   parsed again with a unique probe value in every slot, each probe must come back unchanged in a
-  field of its own (a slot the transformer changes — upper-cases, reads as a number — becomes part of
+  field of its own (a slot the transformer changes — upper-cases, reads as a number — becomes part
+  of
   the shape, kept as written), and the shape filled with the original values must equal the
   original parse, type for type.
 
@@ -59,7 +60,7 @@ from drydock.engine import ast
 # alternative starts with: spaces, symbols) stays as written.
 _TOKENS = re.compile(
     r"""(?P<sq>'[^'\\]*')(?!')"""  # plain single-quoted string
-    r'''|(?P<dq>"[^"\\]*")(?!")'''  # plain double-quoted string
+    r"""|(?P<dq>"[^"\\]*")(?!")"""  # plain double-quoted string
     r"""|(?P<bt>`[^`]+`)(?!`)"""  # plain backticked name
     rf"""|{QUOTED["'"]}|{QUOTED['"']}|{QUOTED["`"]}"""  # with escapes: as written
     rf"""|{BLOCK_COMMENT}|{LINE_COMMENT}"""  # comments and hints: as written
@@ -86,8 +87,9 @@ class Slot(NamedTuple):  # a tuple: one is made per name or string of every keye
     value: str  # the name or the string, without its quotes
 
 
-def slots_of(text: str, keywords: frozenset[str], word_terminals: tuple[re.Pattern[str], ...]
-             ) -> tuple[str, list[Slot]] | None:
+def slots_of(
+    text: str, keywords: frozenset[str], word_terminals: tuple[re.Pattern[str], ...]
+) -> tuple[str, list[Slot]] | None:
     """(shape key, slots) of ``text``, or None when the text is not keyed."""
     if len(text) > MAX_SHAPE_CHARS or "\x00" in text or PROBE_PREFIX in text.lower():
         return None
@@ -101,10 +103,12 @@ def slots_of(text: str, keywords: frozenset[str], word_terminals: tuple[re.Patte
         start, end = m.span()
         if kind == "word":
             value = text[start:end]
-            if value.upper() in keywords or (word_terminals and any(p.fullmatch(value) for p in word_terminals)):
+            if value.upper() in keywords or (
+                word_terminals and any(p.fullmatch(value) for p in word_terminals)
+            ):
                 continue
         else:
-            value = text[start + 1:end - 1]
+            value = text[start + 1 : end - 1]
         parts.append(text[last:start])
         parts.append(_MARKS[kind])
         slots.append(Slot(kind, start, end, value))
@@ -132,7 +136,7 @@ def _probe_text(text: str, slots: list[Slot], fixed: set[int]) -> str:
         if i in fixed:
             continue
         quote = _QUOTES.get(slot.kind, "")
-        parts += [text[last:slot.start], quote, _probe(i), quote]
+        parts += [text[last : slot.start], quote, _probe(i), quote]
         last = slot.end
     parts.append(text[last:])
     return "".join(parts)
@@ -145,7 +149,9 @@ class _NotShapeable(Exception):
     """The statement holds a value the filler cannot rebuild (a lexer token, a foreign type)."""
 
 
-def _compile(node: Any, probes: dict[str, int], found: set[int], tainted: set[int]) -> tuple[Filler | None, Any]:
+def _compile(
+    node: Any, probes: dict[str, int], found: set[int], tainted: set[int]
+) -> tuple[Filler | None, Any]:
     """(filler, node): a filler when ``node`` holds probes (it builds the node with the values),
     else None (the node is shared as is: statements are immutable)."""
     if isinstance(node, str):
@@ -158,7 +164,9 @@ def _compile(node: Any, probes: dict[str, int], found: set[int], tainted: set[in
         if issubclass(cls, Token):
             raise _NotShapeable("a lexer token in a statement")
         found.add(index)
-        return ((lambda values: values[index]) if cls is str else (lambda values: cls(values[index]))), node
+        return (
+            (lambda values: values[index]) if cls is str else (lambda values: cls(values[index]))
+        ), node
     if isinstance(node, tuple):
         parts = [_compile(item, probes, found, tainted) for item in node]
         if all(f is None for f, _ in parts):
@@ -179,12 +187,18 @@ def _compile(node: Any, probes: dict[str, int], found: set[int], tainted: set[in
     raise _NotShapeable(f"a {type(node).__name__} in a statement")
 
 
-def _dataclass_filler(node: Any, names: list[str], parts: list[tuple[Filler | None, Any]]) -> Filler:
+def _dataclass_filler(
+    node: Any, names: list[str], parts: list[tuple[Filler | None, Any]]
+) -> Filler:
     klass = type(node)
-    dynamic = [(name, fill) for name, (fill, _) in zip(names, parts, strict=True) if fill is not None]
+    dynamic = [
+        (name, fill) for name, (fill, _) in zip(names, parts, strict=True) if fill is not None
+    ]
     if hasattr(klass, "__post_init__") or not hasattr(node, "__dict__"):
         makers = [f if f is not None else (lambda values, item=item: item) for f, item in parts]
-        return lambda values: klass(**{n: make(values) for n, make in zip(names, makers, strict=True)})
+        return lambda values: klass(
+            **{n: make(values) for n, make in zip(names, makers, strict=True)}
+        )
     static = dict(node.__dict__)
 
     def build(values: list[str]) -> Any:
@@ -205,7 +219,8 @@ def _constant(statement: Any) -> Filler:
 
 
 def same_statement(a: Any, b: Any) -> bool:
-    """Equal and of the same types all the way down (``==`` alone takes a quoted string for a name)."""
+    """Equal and of the same types all the way down (``==`` alone takes a quoted string for a
+    name)."""
     if type(a) is not type(b):
         return False
     if isinstance(a, tuple):
@@ -226,8 +241,13 @@ class StatementShapeCache:
     thread-safe). Not grammar/shapes.py's QueryShapeCache: that one keeps sqlglot parses of
     plain SQL with literal slots; this one statement objects with name and string slots."""
 
-    def __init__(self, parse: Callable[[str], ast.Statement], keywords: frozenset[str],
-                 word_terminals: tuple[re.Pattern[str], ...], reserved: frozenset[str] = frozenset()):
+    def __init__(
+        self,
+        parse: Callable[[str], ast.Statement],
+        keywords: frozenset[str],
+        word_terminals: tuple[re.Pattern[str], ...],
+        reserved: frozenset[str] = frozenset(),
+    ):
         self._parse = parse
         self._keywords = keywords
         self._word_terminals = word_terminals
@@ -254,7 +274,8 @@ class StatementShapeCache:
             if all(values[i] == value for i, value in variant.fixed):
                 try:
                     statement = variant.fill(values)
-                except Exception:  # noqa: BLE001 - a statement class that refuses a value: parse in full
+                # a statement class that refuses a value: parse in full
+                except Exception:  # noqa: BLE001
                     return None
                 self.hits += 1
                 return statement  # type: ignore[no-any-return]
@@ -263,7 +284,9 @@ class StatementShapeCache:
     def _spells_a_word(self, values: list[str]) -> bool:
         # one spelling() of all the values at once (no value holds a NUL: slots_of): about half
         # the time of one per value, on the path of every text a shape answers
-        return bool(self._reserved) and not self._reserved.isdisjoint(spelling("\x00".join(values)).split("\x00"))
+        return bool(self._reserved) and not self._reserved.isdisjoint(
+            spelling("\x00".join(values)).split("\x00")
+        )
 
     def learn(self, text: str, keyed: tuple[str, list[Slot]], statement: ast.Statement) -> None:
         """After a full parse of ``text``: learn its shape if it provably is one (module doc)."""
@@ -290,7 +313,8 @@ class StatementShapeCache:
         for _ in range(_PROBE_ROUNDS):
             try:
                 probed = self._parse(_probe_text(text, slots, fixed))
-            except Exception:  # noqa: BLE001 - a probe that does not parse: this text is not a shape
+            # a probe that does not parse: this text is not a shape
+            except Exception:  # noqa: BLE001
                 return None
             probes = {_probe(i): i for i in range(len(slots)) if i not in fixed}
             found: set[int] = set()

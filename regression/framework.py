@@ -52,11 +52,20 @@ class SuiteDef:
     source: str
 
 
-def suite(name: str, groups: str = "") -> Callable[[Callable[[Suite], None]], Callable[[Suite], None]]:
+def suite(
+    name: str, groups: str = ""
+) -> Callable[[Callable[[Suite], None]], Callable[[Suite], None]]:
     def register(body: Callable[[Suite], None]) -> Callable[[Suite], None]:
-        SUITES.append(SuiteDef(name, {g.strip() for g in groups.split(",") if g.strip()}, body,
-                               getattr(body, "__module__", "")))
+        SUITES.append(
+            SuiteDef(
+                name,
+                {g.strip() for g in groups.split(",") if g.strip()},
+                body,
+                getattr(body, "__module__", ""),
+            )
+        )
         return body
+
     return register
 
 
@@ -80,7 +89,8 @@ class Context:
 
 
 class TestAction:
-    """``with s.test() as t: t.sql(...); t.exception(...) | t.result([...]) | t.rowNum(n) | t.check(fn)``."""
+    """``with s.test() as t: t.sql(...); t.exception(...) | t.result([...]) | t.rowNum(n) |
+    t.check(fn)``."""
 
     def __init__(self, owner: Suite):
         self._owner = owner
@@ -123,7 +133,9 @@ class TestAction:
             return
         if self._exception is not None:
             if error is None:
-                raise SuiteFailure(f"expected an exception containing {self._exception!r}: {self._sql}")
+                raise SuiteFailure(
+                    f"expected an exception containing {self._exception!r}: {self._sql}"
+                )
             if self._exception not in str(error):
                 raise SuiteFailure(f"exception {error} does not contain {self._exception!r}")
             return
@@ -145,7 +157,9 @@ class Suite:
         self.logger = logging.getLogger(f"suite.{definition.name}")
         self._gen_out = gen_out
         self._out_path = DATA_DIR / f"{definition.name}.out"
-        self._expected = outfile.parse(self._out_path) if self._out_path.exists() and not gen_out else {}
+        self._expected = (
+            outfile.parse(self._out_path) if self._out_path.exists() and not gen_out else {}
+        )
         self._generated: dict[str, list[str]] = {}
         self._connections: list[pymysql.connections.Connection] = []
         self._conn = self._open(context.config.user, context.config.password)
@@ -154,8 +168,16 @@ class Suite:
     # -- connections -------------------------------------------------------------------------------
     def _open(self, user: str, password: str) -> pymysql.connections.Connection:
         cfg = self.context.config
-        conn = pymysql.connect(host=cfg.host, port=cfg.port, user=user, password=password, autocommit=True,
-                               connect_timeout=10, read_timeout=120, write_timeout=120)
+        conn = pymysql.connect(
+            host=cfg.host,
+            port=cfg.port,
+            user=user,
+            password=password,
+            autocommit=True,
+            connect_timeout=10,
+            read_timeout=120,
+            write_timeout=120,
+        )
         self._connections.append(conn)
         return conn
 
@@ -184,7 +206,8 @@ class Suite:
         raise SuiteSkipped(reason)
 
     def skip_unless_enabled(self, switch: str) -> None:
-        """Doris' ``if (context.config.otherConfigs.get(switch) != "true") return``, reported as SKIP."""
+        """Doris' ``if (context.config.otherConfigs.get(switch) != "true") return``, reported as
+        SKIP."""
         value = self.context.config.otherConfigs.get(switch)
         if value != "true":
             self.skip(f"{switch} is {value!r} in otherConfigs (needs 'true')")
@@ -220,7 +243,9 @@ class Suite:
 
     def assertEquals(self, expected: Any, actual: Any, message: str = "") -> None:  # noqa: N802
         if expected != actual:
-            raise SuiteFailure(f"assertEquals failed: expected {expected!r}, got {actual!r} {message}".strip())
+            raise SuiteFailure(
+                f"assertEquals failed: expected {expected!r}, got {actual!r} {message}".strip()
+            )
 
     def assertTrue(self, condition: Any, message: str = "") -> None:  # noqa: N802
         if not condition:
@@ -228,9 +253,9 @@ class Suite:
 
     def __getattr__(self, name: str) -> Callable[[str], None]:
         if name.startswith("order_qt_"):
-            return lambda text: self._quick_test(name[len("order_qt_"):], text, ordered=True)
+            return lambda text: self._quick_test(name[len("order_qt_") :], text, ordered=True)
         if name.startswith("qt_"):
-            return lambda text: self._quick_test(name[len("qt_"):], text, ordered=False)
+            return lambda text: self._quick_test(name[len("qt_") :], text, ordered=False)
         raise AttributeError(name)
 
     def _quick_test(self, tag: str, text: str, ordered: bool) -> None:
@@ -240,10 +265,14 @@ class Suite:
             self._generated[tag] = lines
             return
         if tag not in self._expected:
-            raise SuiteFailure(f"no block '-- !{tag} --' in {self._out_path.name}; run with --gen-out")
+            raise SuiteFailure(
+                f"no block '-- !{tag} --' in {self._out_path.name}; run with --gen-out"
+            )
         if lines != self._expected[tag]:
-            raise SuiteFailure(f"qt_{tag} differs from {self._out_path.name}:\nexpected {self._expected[tag]}\n"
-                               f"got      {lines}")
+            raise SuiteFailure(
+                f"qt_{tag} differs from {self._out_path.name}:\nexpected {self._expected[tag]}\n"
+                f"got      {lines}"
+            )
 
 
 class _TestBlock:
@@ -253,6 +282,8 @@ class _TestBlock:
     def __enter__(self) -> TestAction:
         return self._action
 
-    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: object) -> None:
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: object
+    ) -> None:
         if exc_type is None:
             self._action.run()

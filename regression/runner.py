@@ -33,8 +33,22 @@ def load_suites() -> None:
 
 
 def start_server(data_dir: Path) -> tuple[subprocess.Popen[str], int]:
-    proc = subprocess.Popen([sys.executable, "-m", "drydock.server", "serve", "--port", "0", "--data-dir", str(data_dir)],
-                            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "drydock.server",
+            "serve",
+            "--port",
+            "0",
+            "--data-dir",
+            str(data_dir),
+        ],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
     deadline = time.monotonic() + 60
     assert proc.stdout is not None
     while time.monotonic() < deadline:
@@ -52,8 +66,11 @@ def start_s3() -> tuple[subprocess.Popen[bytes], str]:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    proc = subprocess.Popen([sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
         try:
@@ -74,20 +91,36 @@ def parse_url(url: str) -> tuple[str, int]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m drydock.regression", description=__doc__)
-    parser.add_argument("--url", help="jdbc:mysql://host:port/ of a running server (default: start one)")
-    parser.add_argument("--suite", action="append", default=[], help="suite name or glob (repeatable)")
-    parser.add_argument("--group", action="append", default=[], help="run suites in this group (repeatable)")
-    parser.add_argument("--gen-out", action="store_true", help="write regression/data/<suite>.out files")
-    parser.add_argument("--conf", type=Path, default=DEFAULT_CONF, help="TOML with an [otherConfigs] table")
+    parser.add_argument(
+        "--url", help="jdbc:mysql://host:port/ of a running server (default: start one)"
+    )
+    parser.add_argument(
+        "--suite", action="append", default=[], help="suite name or glob (repeatable)"
+    )
+    parser.add_argument(
+        "--group", action="append", default=[], help="run suites in this group (repeatable)"
+    )
+    parser.add_argument(
+        "--gen-out", action="store_true", help="write regression/data/<suite>.out files"
+    )
+    parser.add_argument(
+        "--conf", type=Path, default=DEFAULT_CONF, help="TOML with an [otherConfigs] table"
+    )
     args = parser.parse_args(argv)
 
     load_suites()
-    selected = [s for s in SUITES
-                if (not args.suite or any(fnmatch.fnmatch(s.name, p) for p in args.suite))
-                and (not args.group or s.groups & set(args.group))]
+    selected = [
+        s
+        for s in SUITES
+        if (not args.suite or any(fnmatch.fnmatch(s.name, p) for p in args.suite))
+        and (not args.group or s.groups & set(args.group))
+    ]
     other = {}
     if args.conf.exists():
-        other = {k: str(v) for k, v in tomllib.loads(args.conf.read_text()).get("otherConfigs", {}).items()}
+        other = {
+            k: str(v)
+            for k, v in tomllib.loads(args.conf.read_text()).get("otherConfigs", {}).items()
+        }
     server = None
     s3_proc: subprocess.Popen[bytes] | None = None
     tmp = tempfile.TemporaryDirectory(prefix="drydock-regression-")
@@ -99,10 +132,16 @@ def main(argv: list[str] | None = None) -> int:
             host = "127.0.0.1"
         if any("s3" in d.groups for d in selected):  # a local S3 server for the S3 suites
             s3_proc, endpoint = start_s3()
-            other.update(s3Endpoint=endpoint, s3AccessKey="regression-access", s3SecretKey="regression-secret")
+            other.update(
+                s3Endpoint=endpoint,
+                s3AccessKey="regression-access",
+                s3SecretKey="regression-secret",
+            )
         other.setdefault("scratchDir", str(Path(tmp.name) / "scratch"))
         os.makedirs(other["scratchDir"], exist_ok=True)
-        config = Config(jdbc_url=f"jdbc:mysql://{host}:{port}/", host=host, port=port, other_configs=other)
+        config = Config(
+            jdbc_url=f"jdbc:mysql://{host}:{port}/", host=host, port=port, other_configs=other
+        )
         passed = failed = skipped = 0
         for definition in selected:
             started = time.monotonic()
@@ -116,11 +155,16 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"PASS {definition.name} ({time.monotonic() - started:.1f}s)", flush=True)
             except SuiteSkipped as exc:
                 skipped += 1
-                print(f"SKIP {definition.name} ({time.monotonic() - started:.1f}s): {exc}", flush=True)
+                print(
+                    f"SKIP {definition.name} ({time.monotonic() - started:.1f}s): {exc}", flush=True
+                )
             except Exception as exc:  # noqa: BLE001 - a failing suite is reported, the run goes on
                 failed += 1
-                print(f"FAIL {definition.name} ({time.monotonic() - started:.1f}s): {type(exc).__name__}: {exc}",
-                      flush=True)
+                print(
+                    f"FAIL {definition.name} ({time.monotonic() - started:.1f}s): "
+                    f"{type(exc).__name__}: {exc}",
+                    flush=True,
+                )
             finally:
                 if suite is not None:
                     suite.close()

@@ -2,7 +2,8 @@
 result encoding. It parses with ``drydock.grammar`` and runs statements with
 ``drydock.engine.statements.execute``; it decides nothing a statement means.
 
-May import: `drydock.engine`, `drydock.engine.core`, `drydock.engine.support`, `drydock.engine.store`,
+May import: `drydock.engine`, `drydock.engine.core`, `drydock.engine.support`,
+`drydock.engine.store`,
 `drydock.engine.security`, `drydock.grammar`, `drydock.engine.lakehouse`, `drydock.engine.sql`,
 `drydock.engine.statements`.
 """

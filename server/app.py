@@ -33,8 +33,12 @@ logger = logging.getLogger(__name__)
 # compiled reader trusts (a long loop on a short packet).
 # CLIENT_MULTI_STATEMENTS / MULTI_RESULTS: a client that asks for them gets one result per
 # statement of a COM_QUERY (server/connection.py _multi_query); others keep one statement per query.
-CAPABILITIES = ((DEFAULT_SERVER_CAPABILITIES & ~Capabilities.CLIENT_QUERY_ATTRIBUTES) | Capabilities.CLIENT_TRANSACTIONS
-                | Capabilities.CLIENT_MULTI_STATEMENTS | Capabilities.CLIENT_MULTI_RESULTS)
+CAPABILITIES = (
+    (DEFAULT_SERVER_CAPABILITIES & ~Capabilities.CLIENT_QUERY_ATTRIBUTES)
+    | Capabilities.CLIENT_TRANSACTIONS
+    | Capabilities.CLIENT_MULTI_STATEMENTS
+    | Capabilities.CLIENT_MULTI_RESULTS
+)
 MAX_CONNECTIONS = 1024
 
 
@@ -68,11 +72,18 @@ class Connections(Control):
         out = []
         for connection_id, connection in list(self._by_id.items()):
             session, busy = connection.session, connection.busy
-            out.append(Process(id=connection_id, user=session.username or "",
-                               host=session.client_host, db=session.database,
-                               command="Query" if busy else "Sleep",
-                               seconds=int(now - connection.command_started),
-                               state="executing" if busy else "", info=None))
+            out.append(
+                Process(
+                    id=connection_id,
+                    user=session.username or "",
+                    host=session.client_host,
+                    db=session.database,
+                    command="Query" if busy else "Sleep",
+                    seconds=int(now - connection.command_started),
+                    state="executing" if busy else "",
+                    info=None,
+                )
+            )
         return out
 
     # ConnectionRegistry (called from the engine, possibly from a worker thread)
@@ -112,14 +123,19 @@ class _Registry:
 class StatementsPool(concurrent.futures.ThreadPoolExecutor):
     """statements_threads statements at once (each task holds one of ``slots``), on as many
     threads plus catalog_max_waiting_statements: a statement waiting on a remote catalog call
-    gives its slot back and keeps its thread (engine/lakehouse/catalogs/calls.py), so the spare threads
+    gives its slot back and keeps its thread (engine/lakehouse/catalogs/calls.py), so the spare
+    threads
     let other statements run meanwhile instead of queueing behind a slow catalog."""
 
     def __init__(self, slots: StatementSlots):
-        super().__init__(slots.running + slots.waiting_limit, thread_name_prefix="drydock-statements")
+        super().__init__(
+            slots.running + slots.waiting_limit, thread_name_prefix="drydock-statements"
+        )
         self._slots = slots
 
-    def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> concurrent.futures.Future[Any]:
+    def submit(
+        self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any
+    ) -> concurrent.futures.Future[Any]:
         return super().submit(self._slots.run, fn, *args, **kwargs)
 
 
@@ -135,8 +151,10 @@ class DrydockServer:
         assert slots is not None
         self.pools: dict[str, concurrent.futures.ThreadPoolExecutor] = {
             "statements": StatementsPool(slots),
-            "maintenance": concurrent.futures.ThreadPoolExecutor(int(engine.config.get(Key.MAINTENANCE_THREADS)),
-                                                                 thread_name_prefix="drydock-maintenance"),
+            "maintenance": concurrent.futures.ThreadPoolExecutor(
+                int(engine.config.get(Key.MAINTENANCE_THREADS)),
+                thread_name_prefix="drydock-maintenance",
+            ),
         }
 
     async def start(self, host: str, port: int) -> tuple[str, int]:
@@ -150,11 +168,15 @@ class DrydockServer:
         assert self.connections is not None
         stream = wire.PacketStream(reader, writer)  # bounded, correct read() (server/wire.py)
         session = DrydockSession(self.engine, self.pools)
-        connection = DrydockConnection(stream=stream, session=session, connections=self.connections,
-                                       identity_provider=self.identity,
-                                       server_capabilities=CAPABILITIES,
-                                       ssl_context=self.tls.context,
-                                       require_secure_transport=self.tls.required)
+        connection = DrydockConnection(
+            stream=stream,
+            session=session,
+            connections=self.connections,
+            identity_provider=self.identity,
+            server_capabilities=CAPABILITIES,
+            ssl_context=self.tls.context,
+            require_secure_transport=self.tls.required,
+        )
         if len(self.connections) >= MAX_CONNECTIONS:
             with contextlib.suppress(OSError):
                 await stream.write(connection.writer.error(Errors.TOO_MANY_CONNECTIONS.error()))

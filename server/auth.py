@@ -13,7 +13,9 @@ class AccountUser(User):
     """mysql-mimic's User plus the host pattern of the matched account ('bob'@'10.%')."""
 
     def __init__(self, name: str, host: str, auth_string: str | None):
-        super().__init__(name=name, auth_string=auth_string, auth_plugin=NativePasswordAuthPlugin.name)
+        super().__init__(
+            name=name, auth_string=auth_string, auth_plugin=NativePasswordAuthPlugin.name
+        )
         self.host = host
 
 
@@ -30,4 +32,6 @@ class DrydockIdentityProvider(IdentityProvider):
         if account is None:
             return None
         # mysql-mimic wants the SHA1(SHA1(pw)) hex without MySQL's leading '*'.
-        return AccountUser(account.name, account.host, account.auth_string.lstrip("*").lower() or None)
+        return AccountUser(
+            account.name, account.host, account.auth_string.lstrip("*").lower() or None
+        )

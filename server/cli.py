@@ -64,52 +64,131 @@ def main() -> None:
 @main.command()
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
 @click.option("--port", default=9030, show_default=True, type=int, help="Port (0 = any free port).")
-@click.option("--data-dir", default="./var/drydock", show_default=True, type=click.Path(path_type=Path),
-              help="Where the metadata store and the internal catalog live.")
-@click.option("--config", "config_file", default=None, type=click.Path(exists=True, path_type=Path),
-              help="TOML file with a [frontend] table of config values.")
-@click.option("--root-password", default="", envvar="DRYDOCK_ROOT_PASSWORD",
-              help="Password of the root account (default: none).")
-@click.option("--metadata-store", default="", envvar="DRYDOCK_METADATA_STORE",
-              help="postgresql://user@host:port/db to share metadata between frontends "
-                   "(config [frontend] metadata_store; default: SQLite in the data directory). "
-                   "Prefer PGPASSWORD or ~/.pgpass to a password in the URL.")
-@click.option("--frontend-name", default="", metavar="NAME",
-              help="This frontend's name among those sharing a metadata store (SHOW FRONTENDS); "
-                   "default: one kept in the data directory.")
+@click.option(
+    "--data-dir",
+    default="./var/drydock",
+    show_default=True,
+    type=click.Path(path_type=Path),
+    help="Where the metadata store and the internal catalog live.",
+)
+@click.option(
+    "--config",
+    "config_file",
+    default=None,
+    type=click.Path(exists=True, path_type=Path),
+    help="TOML file with a [frontend] table of config values.",
+)
+@click.option(
+    "--root-password",
+    default="",
+    envvar="DRYDOCK_ROOT_PASSWORD",
+    help="Password of the root account (default: none).",
+)
+@click.option(
+    "--metadata-store",
+    default="",
+    envvar="DRYDOCK_METADATA_STORE",
+    help="postgresql://user@host:port/db to share metadata between frontends "
+    "(config [frontend] metadata_store; default: SQLite in the data directory). "
+    "Prefer PGPASSWORD or ~/.pgpass to a password in the URL.",
+)
+@click.option(
+    "--frontend-name",
+    default="",
+    metavar="NAME",
+    help="This frontend's name among those sharing a metadata store (SHOW FRONTENDS); "
+    "default: one kept in the data directory.",
+)
 @click.option("--log-level", default="WARNING", show_default=True)
-@click.option("--metrics-port", default=None, type=int,
-              help="Serve Prometheus metrics on 127.0.0.1:PORT (0 = any free port; default: off).")
-@click.option("--tls-cert", default=None, type=click.Path(exists=True, dir_okay=False),
-              help="PEM certificate (chain) to offer TLS with (config tls_cert; default: TLS off).")
-@click.option("--tls-key", default=None, type=click.Path(exists=True, dir_okay=False),
-              help="PEM private key of --tls-cert (config tls_key; default: in the cert file).")
-@click.option("--require-secure-transport", is_flag=True, default=None,
-              help="Refuse plain-text logins with error 3159 (config require_secure_transport).")
-def serve(host: str, port: int, data_dir: Path, config_file: Path | None, root_password: str,
-          log_level: str, metrics_port: int | None, tls_cert: str | None, tls_key: str | None,
-          require_secure_transport: bool | None, metadata_store: str, frontend_name: str) -> None:
+@click.option(
+    "--metrics-port",
+    default=None,
+    type=int,
+    help="Serve Prometheus metrics on 127.0.0.1:PORT (0 = any free port; default: off).",
+)
+@click.option(
+    "--tls-cert",
+    default=None,
+    type=click.Path(exists=True, dir_okay=False),
+    help="PEM certificate (chain) to offer TLS with (config tls_cert; default: TLS off).",
+)
+@click.option(
+    "--tls-key",
+    default=None,
+    type=click.Path(exists=True, dir_okay=False),
+    help="PEM private key of --tls-cert (config tls_key; default: in the cert file).",
+)
+@click.option(
+    "--require-secure-transport",
+    is_flag=True,
+    default=None,
+    help="Refuse plain-text logins with error 3159 (config require_secure_transport).",
+)
+def serve(
+    host: str,
+    port: int,
+    data_dir: Path,
+    config_file: Path | None,
+    root_password: str,
+    log_level: str,
+    metrics_port: int | None,
+    tls_cert: str | None,
+    tls_key: str | None,
+    require_secure_transport: bool | None,
+    metadata_store: str,
+    frontend_name: str,
+) -> None:
     """Start the server; prints `drydock ready on HOST:PORT` once it accepts connections."""
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(RedactingFormatter(LOG_FORMAT))
     logging.basicConfig(level=log_level.upper(), handlers=[handler])
     quiet_library_loggers()
-    options = {"tls_cert": tls_cert, "tls_key": tls_key,
-               "require_secure_transport": require_secure_transport}
+    options = {
+        "tls_cert": tls_cert,
+        "tls_key": tls_key,
+        "require_secure_transport": require_secure_transport,
+    }
     overrides = {k: v for k, v in options.items() if v is not None}
     if frontend_name and not valid_name(frontend_name):
-        raise click.BadParameter("letters, digits and _ . : - only, at most 128", param_hint="--frontend-name")
-    asyncio.run(_serve(host, port, data_dir, config_file, root_password, metrics_port, overrides, metadata_store,
-                       frontend_name))
+        raise click.BadParameter(
+            "letters, digits and _ . : - only, at most 128", param_hint="--frontend-name"
+        )
+    asyncio.run(
+        _serve(
+            host,
+            port,
+            data_dir,
+            config_file,
+            root_password,
+            metrics_port,
+            overrides,
+            metadata_store,
+            frontend_name,
+        )
+    )
 
 
-async def _serve(host: str, port: int, data_dir: Path, config_file: Path | None, root_password: str,
-                 metrics_port: int | None, overrides: dict[str, Any], metadata_store: str = "",
-                 frontend_name: str = "") -> None:
+async def _serve(
+    host: str,
+    port: int,
+    data_dir: Path,
+    config_file: Path | None,
+    root_password: str,
+    metrics_port: int | None,
+    overrides: dict[str, Any],
+    metadata_store: str = "",
+    frontend_name: str = "",
+) -> None:
     try:
-        engine = Engine(data_dir, config_file=config_file, root_password=root_password,
-                        config_overrides=overrides, metadata_store=metadata_store, frontend_name=frontend_name,
-                        query_port=port)
+        engine = Engine(
+            data_dir,
+            config_file=config_file,
+            root_password=root_password,
+            config_overrides=overrides,
+            metadata_store=metadata_store,
+            frontend_name=frontend_name,
+            query_port=port,
+        )
     except MetadataStoreUnavailable as exc:  # the message names the store without its password
         raise click.ClickException(str(exc)) from None
     try:

@@ -28,13 +28,34 @@ NOT_FIXED_DEC = 31  # MySQL's decimals for DOUBLE/FLOAT and strings of unknown s
 
 # Display lengths MySQL sends for each type (characters; strings are multiplied by mbmaxlen)
 _LENGTHS = {
-    ColumnType.TINY: 4, ColumnType.SHORT: 6, ColumnType.INT24: 9, ColumnType.LONG: 11,
-    ColumnType.LONGLONG: 20, ColumnType.FLOAT: 12, ColumnType.DOUBLE: 22, ColumnType.DATE: 10,
-    ColumnType.TIME: 10, ColumnType.DATETIME: 19, ColumnType.TIMESTAMP: 19, ColumnType.YEAR: 4,
-    ColumnType.JSON: 4294967295, ColumnType.BLOB: 65535, ColumnType.NULL: 0,
+    ColumnType.TINY: 4,
+    ColumnType.SHORT: 6,
+    ColumnType.INT24: 9,
+    ColumnType.LONG: 11,
+    ColumnType.LONGLONG: 20,
+    ColumnType.FLOAT: 12,
+    ColumnType.DOUBLE: 22,
+    ColumnType.DATE: 10,
+    ColumnType.TIME: 10,
+    ColumnType.DATETIME: 19,
+    ColumnType.TIMESTAMP: 19,
+    ColumnType.YEAR: 4,
+    ColumnType.JSON: 4294967295,
+    ColumnType.BLOB: 65535,
+    ColumnType.NULL: 0,
 }
-_NUMERIC = {ColumnType.TINY, ColumnType.SHORT, ColumnType.INT24, ColumnType.LONG, ColumnType.LONGLONG,
-            ColumnType.FLOAT, ColumnType.DOUBLE, ColumnType.NEWDECIMAL, ColumnType.DECIMAL, ColumnType.YEAR}
+_NUMERIC = {
+    ColumnType.TINY,
+    ColumnType.SHORT,
+    ColumnType.INT24,
+    ColumnType.LONG,
+    ColumnType.LONGLONG,
+    ColumnType.FLOAT,
+    ColumnType.DOUBLE,
+    ColumnType.NEWDECIMAL,
+    ColumnType.DECIMAL,
+    ColumnType.YEAR,
+}
 # Text columns whose declared length DuckDB does not keep: MySQL's longest VARCHAR (65535 bytes)
 UNKNOWN_TEXT_LENGTH = 65535
 _DECIMAL = re.compile(r"DECIMAL\((\d+),\s*(\d+)\)", re.IGNORECASE)
@@ -76,7 +97,9 @@ def from_duck_type(duck_type: str) -> ColumnMeta:
     return ColumnMeta()
 
 
-def definition(column: ResultColumn, meta: ColumnMeta | None, server_charset: CharacterSet) -> bytes:
+def definition(
+    column: ResultColumn, meta: ColumnMeta | None, server_charset: CharacterSet
+) -> bytes:
     """One ColumnDefinition41 packet, as MySQL fills it."""
     meta = meta or ColumnMeta()
     column_type = wire_type(column.type)
@@ -88,19 +111,37 @@ def definition(column: ResultColumn, meta: ColumnMeta | None, server_charset: Ch
         flags |= BLOB_FLAG | (BINARY_FLAG if binary else 0)
     if column_type in (ColumnType.DATE, ColumnType.TIME, ColumnType.DATETIME):
         flags |= BINARY_FLAG
-    length = meta.length if meta.length is not None else _default_length(column_type, column.character_set)
+    length = (
+        meta.length
+        if meta.length is not None
+        else _default_length(column_type, column.character_set)
+    )
     decimals = meta.decimals if meta.decimals is not None else _default_decimals(column_type)
     # numbers, dates and blobs are in the binary character set in MySQL's definitions
     charset = column.character_set if column_type in _TEXT or binary else CharacterSet.binary
     return packets.make_column_definition_41(
-        server_charset=server_charset, schema=meta.schema, table=meta.table, org_table=meta.org_table,
-        name=column.name, org_name=meta.org_name or (column.name if meta.org_table else ""),
-        character_set=charset, column_length=length, column_type=column_type,
-        flags=ColumnDefinition(flags), decimals=decimals)
+        server_charset=server_charset,
+        schema=meta.schema,
+        table=meta.table,
+        org_table=meta.org_table,
+        name=column.name,
+        org_name=meta.org_name or (column.name if meta.org_table else ""),
+        character_set=charset,
+        column_length=length,
+        column_type=column_type,
+        flags=ColumnDefinition(flags),
+        decimals=decimals,
+    )
 
 
-_TEXT = {ColumnType.VAR_STRING, ColumnType.STRING, ColumnType.BLOB, ColumnType.JSON, ColumnType.ENUM,
-         ColumnType.SET}
+_TEXT = {
+    ColumnType.VAR_STRING,
+    ColumnType.STRING,
+    ColumnType.BLOB,
+    ColumnType.JSON,
+    ColumnType.ENUM,
+    ColumnType.SET,
+}
 
 
 def _default_length(column_type: ColumnType, charset: CharacterSet) -> int:

@@ -44,15 +44,29 @@ KILL_RETRIES = 50  # KILL QUERY re-interrupts every 0.1 s for up to 5 s (_interr
 
 
 class DrydockConnection:
-    def __init__(self, stream: wire.PacketStream, session: WireSession, connections: Sized,
-                 identity_provider: IdentityProvider, server_capabilities: Capabilities,
-                 ssl_context: ssl.SSLContext | None = None, require_secure_transport: bool = False):
+    def __init__(
+        self,
+        stream: wire.PacketStream,
+        session: WireSession,
+        connections: Sized,
+        identity_provider: IdentityProvider,
+        server_capabilities: Capabilities,
+        ssl_context: ssl.SSLContext | None = None,
+        require_secure_transport: bool = False,
+    ):
         self.stream = stream
         self.session = session
         self.connections = connections  # the server's live connections (COM_STATISTICS' Threads)
         self.writer = ResultWriter(stream, session)
-        self.login = Login(stream, session, self.writer, identity_provider, server_capabilities,
-                           ssl_context, require_secure_transport)
+        self.login = Login(
+            stream,
+            session,
+            self.writer,
+            identity_provider,
+            server_capabilities,
+            ssl_context,
+            require_secure_transport,
+        )
         self.stmts = StmtCommands(session, self.writer)
         self.connection_id = 0  # set by the server before start()
         self.busy = False  # a command is being answered (KILL QUERY targets only busy ones)
@@ -103,10 +117,12 @@ class DrydockConnection:
         """The login, bounded by HANDSHAKE_TIMEOUT_SECONDS; False when the connection must end
         (a client that leaves or is dropped during login costs one log line, never a traceback)."""
         try:
-            await asyncio.wait_for(self.login.handshake(self.connection_id),
-                                   HANDSHAKE_TIMEOUT_SECONDS)
-            await self.session.opened(peer_host(self.stream), self.connection_id,
-                                      tls.cipher(self.stream.writer))
+            await asyncio.wait_for(
+                self.login.handshake(self.connection_id), HANDSHAKE_TIMEOUT_SECONDS
+            )
+            await self.session.opened(
+                peer_host(self.stream), self.connection_id, tls.cipher(self.stream.writer)
+            )
             return True
         except LoginFailed:
             return False
@@ -129,8 +145,11 @@ class DrydockConnection:
             except (ConnectionClosed, ConnectionError, asyncio.IncompleteReadError):
                 return
             except wire.MalformedPacket as exc:  # the stream cannot resynchronise: answer, close
-                spec = (Errors.NET_PACKET_TOO_LARGE if isinstance(exc, wire.PacketTooLarge)
-                        else Errors.NET_PACKETS_OUT_OF_ORDER)
+                spec = (
+                    Errors.NET_PACKET_TOO_LARGE
+                    if isinstance(exc, wire.PacketTooLarge)
+                    else Errors.NET_PACKETS_OUT_OF_ORDER
+                )
                 self.stream.reset_seq()
                 await self.writer.write_quietly(self.writer.error(spec.error()))
                 return
@@ -163,8 +182,11 @@ class DrydockConnection:
             return False
         except Exception as exc:  # noqa: BLE001 - the last line of defence for one statement
             logger.exception("statement failed")
-            await self.stream.write(self.writer.error(
-                Errors.INTERNAL.error(detail=f"internal error: {type(exc).__name__}: {exc}")))
+            await self.stream.write(
+                self.writer.error(
+                    Errors.INTERNAL.error(detail=f"internal error: {type(exc).__name__}: {exc}")
+                )
+            )
         finally:
             self.busy = False
             self.command_started = time.monotonic()
@@ -206,8 +228,9 @@ class DrydockConnection:
             return
         self.session.interrupt()
         try:
-            asyncio.get_running_loop().call_later(0.1, self._interrupt_statement, statement,
-                                                  tries - 1)
+            asyncio.get_running_loop().call_later(
+                0.1, self._interrupt_statement, statement, tries - 1
+            )
         except RuntimeError:  # not on the event loop: one interrupt is all we can do
             pass
 
@@ -228,8 +251,9 @@ class DrydockConnection:
         text = await canonical(self.session, sql, mode)
         await self.writer.write_answer(await run_query(self.session, text))
 
-    async def _multi_query(self, sql: str, spans: list[tuple[int, int]],
-                           mode: lexer.TextMode) -> None:
+    async def _multi_query(
+        self, sql: str, spans: list[tuple[int, int]], mode: lexer.TextMode
+    ) -> None:
         """CLIENT_MULTI_STATEMENTS: each statement's result in turn, every one but the last with
         SERVER_MORE_RESULTS_EXISTS; an error is the last answer (the rest does not run), as in
         MySQL. Each statement goes through the same path as a single COM_QUERY. A statement that
@@ -245,8 +269,9 @@ class DrydockConnection:
                 if now != mode:
                     rest = sql[end:]
                     cut = await self.session.off_loop(lexer.statement_spans, rest, now)
-                    spans = spans[:i + 1] + [(end + a, end + b) for a, b in cut
-                                             if lexer.has_statement(rest[a:b], now)]
+                    spans = spans[: i + 1] + [
+                        (end + a, end + b) for a, b in cut if lexer.has_statement(rest[a:b], now)
+                    ]
                     mode = now
                 more = i < len(spans) - 1
                 self.writer.more_results = MORE_RESULTS if more else 0
@@ -267,9 +292,11 @@ class DrydockConnection:
         """COM_STATISTICS (``mariadb-admin status``, the CLI's ``status``): one human-readable
         line, not an OK packet."""
         uptime, questions = self.session.uptime_and_questions()
-        text = (f"Uptime: {uptime}  Threads: {len(self.connections)}  Questions: {questions}  "
-                f"Slow queries: 0  Opens: 0  Flush tables: 0  Open tables: 0  "
-                f"Queries per second avg: {questions / uptime:.3f}")
+        text = (
+            f"Uptime: {uptime}  Threads: {len(self.connections)}  Questions: {questions}  "
+            f"Slow queries: 0  Opens: 0  Flush tables: 0  Open tables: 0  "
+            f"Queries per second avg: {questions / uptime:.3f}"
+        )
         await self.stream.write(text.encode("utf-8"))
 
     async def handle_init_db(self, data: bytes) -> None:
@@ -286,9 +313,16 @@ class DrydockConnection:
         result = await run_query(self.session, sql)
         charset = self.session.server_charset
         for row in result.rows:
-            await self.stream.write(packets.make_column_definition_41(
-                server_charset=charset, table=field_list.table, name=row[0],
-                is_com_field_list=True, default=row[4]), drain=False)
+            await self.stream.write(
+                packets.make_column_definition_41(
+                    server_charset=charset,
+                    table=field_list.table,
+                    name=row[0],
+                    is_com_field_list=True,
+                    default=row[4],
+                ),
+                drain=False,
+            )
         await self.stream.write(self.writer.ok_or_eof())
 
 

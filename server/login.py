@@ -59,9 +59,16 @@ def peer_host(stream: wire.PacketStream) -> str:
 class Login:
     """One connection's login state: what the client said in its handshake response."""
 
-    def __init__(self, stream: wire.PacketStream, session: WireSession, writer: ResultWriter,
-                 identity_provider: IdentityProvider, server_capabilities: Capabilities,
-                 ssl_context: ssl.SSLContext | None, require_secure_transport: bool) -> None:
+    def __init__(
+        self,
+        stream: wire.PacketStream,
+        session: WireSession,
+        writer: ResultWriter,
+        identity_provider: IdentityProvider,
+        server_capabilities: Capabilities,
+        ssl_context: ssl.SSLContext | None,
+        require_secure_transport: bool,
+    ) -> None:
         self.stream, self.session, self.writer = stream, session, writer
         self.identity_provider = identity_provider
         self.ssl = ssl_context
@@ -82,12 +89,17 @@ class Login:
         assert isinstance(auth_data, bytes)
         self.handshake_auth_data = auth_data
         self.handshake_auth_plugin = plugin.name
-        await self.stream.write(packets.make_handshake_v10(
-            capabilities=self.server_capabilities, server_charset=self.session.server_charset,
-            server_version=self.session.server_version,
-            connection_id=connection_id, auth_data=auth_data,
-            status_flags=self.writer.status_flags, auth_plugin_name=plugin.name,
-        ))
+        await self.stream.write(
+            packets.make_handshake_v10(
+                capabilities=self.server_capabilities,
+                server_charset=self.session.server_charset,
+                server_version=self.session.server_version,
+                connection_id=connection_id,
+                auth_data=auth_data,
+                status_flags=self.writer.status_flags,
+                auth_plugin_name=plugin.name,
+            )
+        )
         response = await self._handshake_response(connection_id)
         self.writer.capabilities = response.capabilities
         self.max_packet_size = response.max_packet_size
@@ -95,9 +107,14 @@ class Login:
         self.client_plugin_name = response.client_plugin
         self.client_connect_attrs = response.connect_attrs
         await self.authenticate(
-            connection_id, auth_state=auth_state, server_plugin=plugin, username=response.username,
-            client_plugin_name=response.client_plugin, auth_response=response.auth_response,
-            connect_attrs=response.connect_attrs, database=response.database,
+            connection_id,
+            auth_state=auth_state,
+            server_plugin=plugin,
+            username=response.username,
+            client_plugin_name=response.client_plugin,
+            auth_response=response.auth_response,
+            connect_attrs=response.connect_attrs,
+            database=response.database,
         )
         self.stream.reset_seq()
 
@@ -107,23 +124,34 @@ class Login:
         if isinstance(response, SSLRequest):
             if self.ssl is None:
                 raise wire.MalformedPacket("TLS was requested but this server does not offer it")
-            await tls.upgrade(self.stream.reader, self.stream.writer, self.ssl,
-                              HANDSHAKE_TIMEOUT_SECONDS)
-            response = wire.parse_handshake_response(self.server_capabilities,
-                                                     await self.stream.read())
+            await tls.upgrade(
+                self.stream.reader, self.stream.writer, self.ssl, HANDSHAKE_TIMEOUT_SECONDS
+            )
+            response = wire.parse_handshake_response(
+                self.server_capabilities, await self.stream.read()
+            )
             if isinstance(response, SSLRequest):
                 raise wire.MalformedPacket("a second SSLRequest inside TLS")
         elif self.require_secure_transport:
-            logger.info("connection %s refused: plain-text login while require_secure_transport"
-                        " is on", connection_id)
+            logger.info(
+                "connection %s refused: plain-text login while require_secure_transport is on",
+                connection_id,
+            )
             await self.writer.write_quietly(self.writer.error(Errors.INSECURE_TRANSPORT.error()))
             raise LoginFailed(response.username)
         return response
 
-    async def authenticate(self, connection_id: int, username: str, auth_response: bytes,
-                           client_plugin_name: str | None, connect_attrs: dict[str, str],
-                           auth_state: Any = None, server_plugin: Any = None,
-                           database: str | None = None) -> None:
+    async def authenticate(
+        self,
+        connection_id: int,
+        username: str,
+        auth_response: bytes,
+        client_plugin_name: str | None,
+        connect_attrs: dict[str, str],
+        auth_state: Any = None,
+        server_plugin: Any = None,
+        database: str | None = None,
+    ) -> None:
         """Upstream answers ERR and carries on serving; this raises LoginFailed after the ERR.
 
         An unknown user is checked against a random password so that it fails exactly like a
@@ -135,8 +163,15 @@ class Login:
         known = user is not None
         if user is None:
             user = User(name=username, auth_string=secrets.token_hex(20), auth_plugin=None)
-        decision = await self._run_auth_plugin(user, username, auth_response, client_plugin_name,
-                                               connect_attrs, auth_state, server_plugin)
+        decision = await self._run_auth_plugin(
+            user,
+            username,
+            auth_response,
+            client_plugin_name,
+            connect_attrs,
+            auth_state,
+            server_plugin,
+        )
         if known and isinstance(decision, Success):
             account_host = user.host if isinstance(user, AccountUser) else "%"
             self.session.logged_in(decision.authenticated_as, account_host, host, connection_id)
@@ -150,32 +185,54 @@ class Login:
             return
         using = "YES" if auth_response else "NO"
         self.session.failed_login(username, host, connection_id)
-        await self.writer.write_quietly(self.writer.error(
-            Errors.ACCESS_DENIED.error(user=username, host=host, using=using)))
+        await self.writer.write_quietly(
+            self.writer.error(Errors.ACCESS_DENIED.error(user=username, host=host, using=using))
+        )
         raise LoginFailed(username)
 
-    async def _run_auth_plugin(self, user: User, username: str, auth_response: bytes,
-                               client_plugin_name: str | None, connect_attrs: dict[str, str],
-                               auth_state: Any, server_plugin: Any) -> Any:
-        user_plugin = (self.identity_provider.get_plugin(user.auth_plugin or "")
-                       or self.identity_provider.get_default_plugin())
+    async def _run_auth_plugin(
+        self,
+        user: User,
+        username: str,
+        auth_response: bytes,
+        client_plugin_name: str | None,
+        connect_attrs: dict[str, str],
+        auth_state: Any,
+        server_plugin: Any,
+    ) -> Any:
+        user_plugin = (
+            self.identity_provider.get_plugin(user.auth_plugin or "")
+            or self.identity_provider.get_default_plugin()
+        )
         assert self.handshake_auth_plugin is not None
-        info = AuthInfo(username=username, data=auth_response, connect_attrs=connect_attrs,
-                        user=user, client_plugin_name=client_plugin_name,
-                        handshake_auth_data=self.handshake_auth_data,
-                        handshake_plugin_name=self.handshake_auth_plugin)
-        if (server_plugin is not None and auth_state is not None
-                and server_plugin.client_plugin_name in (None, client_plugin_name)
-                and server_plugin.name == user_plugin.name):
+        info = AuthInfo(
+            username=username,
+            data=auth_response,
+            connect_attrs=connect_attrs,
+            user=user,
+            client_plugin_name=client_plugin_name,
+            handshake_auth_data=self.handshake_auth_data,
+            handshake_plugin_name=self.handshake_auth_plugin,
+        )
+        if (
+            server_plugin is not None
+            and auth_state is not None
+            and server_plugin.client_plugin_name in (None, client_plugin_name)
+            and server_plugin.name == user_plugin.name
+        ):
             decision = await auth_state.asend(info)
         elif user_plugin.client_plugin_name in (None, client_plugin_name):
             decision, auth_state = await user_plugin.start(info)
         else:
             decision, auth_state = await user_plugin.start()
             if user_plugin.client_plugin_name and isinstance(decision, bytes):
-                await self.stream.write(packets.make_auth_switch_request(
-                    server_charset=self.session.server_charset,
-                    plugin_name=user_plugin.client_plugin_name, plugin_provided_data=decision))
+                await self.stream.write(
+                    packets.make_auth_switch_request(
+                        server_charset=self.session.server_charset,
+                        plugin_name=user_plugin.client_plugin_name,
+                        plugin_provided_data=decision,
+                    )
+                )
                 info = info.copy(await self.stream.read())
                 decision = await auth_state.asend(info)
         rounds = 0
@@ -189,8 +246,9 @@ class Login:
         return decision
 
     async def change_user(self, data: bytes, connection_id: int) -> None:
-        change = wire.parse_com_change_user(self.writer.capabilities,
-                                            self.session.client_charset, data)
+        change = wire.parse_com_change_user(
+            self.writer.capabilities, self.session.client_charset, data
+        )
         self.session.client_changed_user(change.username, change.client_charset)
         if change.connect_attrs:
             self.client_connect_attrs = change.connect_attrs
@@ -199,15 +257,19 @@ class Login:
         await self.session.reset()
         self.session.database = None
         try:
-            await self.authenticate(connection_id, username=change.username,
-                                    auth_response=change.auth_response,
-                                    client_plugin_name=change.client_plugin,
-                                    connect_attrs=change.connect_attrs,
-                                    database=change.database or None)
+            await self.authenticate(
+                connection_id,
+                username=change.username,
+                auth_response=change.auth_response,
+                client_plugin_name=change.client_plugin,
+                connect_attrs=change.connect_attrs,
+                database=change.database or None,
+            )
         except LoginFailed:
             raise
         except Exception as exc:  # fail closed: never keep serving after a broken re-login
             logger.exception("COM_CHANGE_USER failed; closing the connection")
-            await self.writer.write_quietly(self.writer.error(
-                Errors.INTERNAL.error(detail=f"change user failed: {exc}")))
+            await self.writer.write_quietly(
+                self.writer.error(Errors.INTERNAL.error(detail=f"change user failed: {exc}"))
+            )
             raise LoginFailed(change.username) from None

@@ -27,7 +27,9 @@ def bind_parameters(sql: str, values: list[Any]) -> str:
     positions = placeholder_positions(sql)
     if len(positions) != len(values):
         raise Errors.WRONG_PARAM_COUNT.error(
-            where="mysqld_stmt_execute", detail=f"{len(positions)} placeholders, {len(values)} values")
+            where="mysqld_stmt_execute",
+            detail=f"{len(positions)} placeholders, {len(values)} values",
+        )
     out, last = [], 0
     for pos, value in zip(positions, values):
         out.append(sql[last:pos])

@@ -67,23 +67,37 @@ class ResultWriter:
     def deprecate_eof(self) -> bool:
         return Capabilities.CLIENT_DEPRECATE_EOF in self.capabilities
 
-    def ok(self, affected_rows: int = 0, last_insert_id: int = 0, warnings: int = 0,
-           flags: int = 0, eof: bool = False) -> bytes:
-        return packets.make_ok(self.capabilities, self.status_flags, eof=eof,
-                               affected_rows=affected_rows, last_insert_id=last_insert_id,
-                               warnings=warnings, flags=flags)
+    def ok(
+        self,
+        affected_rows: int = 0,
+        last_insert_id: int = 0,
+        warnings: int = 0,
+        flags: int = 0,
+        eof: bool = False,
+    ) -> bytes:
+        return packets.make_ok(
+            self.capabilities,
+            self.status_flags,
+            eof=eof,
+            affected_rows=affected_rows,
+            last_insert_id=last_insert_id,
+            warnings=warnings,
+            flags=flags,
+        )
 
     def eof(self, warnings: int = 0, flags: int = 0) -> bytes:
-        return packets.make_eof(self.capabilities, self.status_flags, warnings=warnings,
-                                flags=flags)
+        return packets.make_eof(
+            self.capabilities, self.status_flags, warnings=warnings, flags=flags
+        )
 
     def ok_or_eof(self, warnings: int = 0, flags: int = 0) -> bytes:
         if self.deprecate_eof():
             return self.ok(eof=True, warnings=warnings, flags=flags)
         return self.eof(warnings=warnings, flags=flags)
 
-    def error(self, msg: DrydockError | str, code: int = 1105,
-              sqlstate: str | None = None) -> bytes:
+    def error(
+        self, msg: DrydockError | str, code: int = 1105, sqlstate: str | None = None
+    ) -> bytes:
         if isinstance(msg, DrydockError):
             code, sqlstate, msg = msg.code, msg.sqlstate, msg.message
         parts = [b"\xff", int(code).to_bytes(2, "little")]
@@ -101,14 +115,19 @@ class ResultWriter:
     def statement_ok(self) -> bytes:
         """The OK of a statement without rows: its affected rows, generated key and warnings."""
         session = self.session
-        return self.ok(affected_rows=session.affected_rows, last_insert_id=session.last_insert_id,
-                       warnings=session.statement_warnings, flags=self.more_results)
+        return self.ok(
+            affected_rows=session.affected_rows,
+            last_insert_id=session.last_insert_id,
+            warnings=session.statement_warnings,
+            flags=self.more_results,
+        )
 
     def end_of_rows(self, flags: int = 0) -> bytes:
         """The OK/EOF after result rows: affected_rows is always 0 (Connector/J 2.x reads a
         non-zero value here as a string length and crashes)."""
-        return self.ok_or_eof(warnings=self.session.statement_warnings,
-                              flags=flags | self.more_results)
+        return self.ok_or_eof(
+            warnings=self.session.statement_warnings, flags=flags | self.more_results
+        )
 
     async def write_quietly(self, packet: bytes) -> None:
         """A last packet before the connection closes. Bounded: a client that stopped reading
@@ -129,12 +148,17 @@ class ResultWriter:
         column set and connection: clients repeat the same result shapes."""
         metas = [self.column_meta(c) for c in columns]
         charset = self.session.server_charset
-        key = (self.capabilities, charset, self.status_flags,
-               tuple((c.name, c.type, c.character_set, m) for c, m in zip(columns, metas)))
+        key = (
+            self.capabilities,
+            charset,
+            self.status_flags,
+            tuple((c.name, c.type, c.character_set, m) for c, m in zip(columns, metas)),
+        )
         header = self._headers.get(key)
         if header is None:
-            header = [packets.make_column_count(capabilities=self.capabilities,
-                                                column_count=len(columns))]
+            header = [
+                packets.make_column_count(capabilities=self.capabilities, column_count=len(columns))
+            ]
             header += [column_meta.definition(c, m, charset) for c, m in zip(columns, metas)]
             if not self.deprecate_eof():
                 header.append(self.eof())
@@ -171,8 +195,9 @@ class ResultWriter:
         await self.stream.write(self.end_of_rows(), drain=False)
         await self.stream.drain()
 
-    async def send_streamed(self, rows: StreamedRows,
-                            write: Callable[[Any], Awaitable[None]]) -> None:
+    async def send_streamed(
+        self, rows: StreamedRows, write: Callable[[Any], Awaitable[None]]
+    ) -> None:
         """A streamed result's rows (server/results.py), batch by batch: each batch is encoded
         and written, then drain() waits until the socket has taken most of it before the next
         batch is fetched — so a client that stops reading holds the server to about one batch

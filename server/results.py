@@ -82,8 +82,12 @@ def _to_naive(value: Any) -> Any:
 
 def _to_timedelta(value: Any) -> Any:
     if isinstance(value, dt.time):
-        return dt.timedelta(hours=value.hour, minutes=value.minute, seconds=value.second,
-                            microseconds=value.microsecond)
+        return dt.timedelta(
+            hours=value.hour,
+            minutes=value.minute,
+            seconds=value.second,
+            microseconds=value.microsecond,
+        )
     return value
 
 
@@ -110,7 +114,9 @@ class StreamedRows:
     writes each batch before the next is fetched). Deliberately not iterable: code that would
     read every row at once must not get only the first batch."""
 
-    def __init__(self, first: Sequence[Sequence[Any]], stream: RowStream, convert: RowConverter | None):
+    def __init__(
+        self, first: Sequence[Sequence[Any]], stream: RowStream, convert: RowConverter | None
+    ):
         self.first = first
         self.stream = stream
         self._convert = convert
@@ -124,8 +130,9 @@ class StreamedRows:
         self.stream.close()
 
 
-def to_wire(result: Result, charset: CharacterSet = CharacterSet.utf8mb4,
-            max_value_bytes: int | None = None) -> AllowedResult:
+def to_wire(
+    result: Result, charset: CharacterSet = CharacterSet.utf8mb4, max_value_bytes: int | None = None
+) -> AllowedResult:
     """``result`` as mysql-mimic rows and typed columns; text columns in ``charset`` (the
     session's character_set_results). A streamed result's rows are a :class:`StreamedRows`. A
     text or binary value longer than ``max_value_bytes`` (max_allowed_packet) is refused with
@@ -148,8 +155,9 @@ def _is_utf8(charset: CharacterSet) -> bool:
     return charset.codec in ("utf8", "utf-8")
 
 
-def in_charset(rows: Sequence[Sequence[Any]], columns: Sequence[ResultColumn],
-               charset: CharacterSet) -> tuple[list[tuple[Any, ...]], list[ResultColumn]]:
+def in_charset(
+    rows: Sequence[Sequence[Any]], columns: Sequence[ResultColumn], charset: CharacterSet
+) -> tuple[list[tuple[Any, ...]], list[ResultColumn]]:
     """Text columns sent in another character set (a latin1 client): declared so in the column
     definition, and every value made encodable (a character the set lacks becomes '?', as MySQL
     converts it)."""
@@ -157,9 +165,13 @@ def in_charset(rows: Sequence[Sequence[Any]], columns: Sequence[ResultColumn],
     return convert(rows), out_columns
 
 
-def _charset_plan(columns: Sequence[ResultColumn], charset: CharacterSet) -> tuple[list[ResultColumn], RowConverter]:
+def _charset_plan(
+    columns: Sequence[ResultColumn], charset: CharacterSet
+) -> tuple[list[ResultColumn], RowConverter]:
     text = [c.type in _TEXT_TYPES and c.character_set != CharacterSet.binary for c in columns]
-    out_columns = [ResultColumn(c.name, c.type, charset) if is_text else c for c, is_text in zip(columns, text)]
+    out_columns = [
+        ResultColumn(c.name, c.type, charset) if is_text else c for c, is_text in zip(columns, text)
+    ]
 
     def value(v: Any) -> Any:
         if not isinstance(v, str):
@@ -172,8 +184,12 @@ def _charset_plan(columns: Sequence[ResultColumn], charset: CharacterSet) -> tup
     return out_columns, convert
 
 
-def _check_value_sizes(rows: Sequence[Sequence[Any]], columns: Sequence[ResultColumn], bounded: Sequence[bool],
-                       limit: int) -> None:
+def _check_value_sizes(
+    rows: Sequence[Sequence[Any]],
+    columns: Sequence[ResultColumn],
+    bounded: Sequence[bool],
+    limit: int,
+) -> None:
     """1301 when a value of a ``bounded`` column is longer than ``limit`` bytes on the wire. A
     scan per column at C speed (map/len, no Python call per value); only a value whose length
     could exceed the limit in UTF-8 (at most 4 bytes a character) is encoded to measure it."""
@@ -188,28 +204,48 @@ def _check_value_sizes(rows: Sequence[Sequence[Any]], columns: Sequence[ResultCo
         if longest <= quarter:
             continue
         for v in map(itemgetter(i), rows):
-            if isinstance(v, (str, bytes)) and len(v) > quarter and (
-                    len(v) > limit or len(v.encode("utf-8", "surrogatepass") if isinstance(v, str) else v) > limit):
-                raise Errors.VALUE_OVER_MAX_ALLOWED_PACKET.error(column=column.name[:64], limit=limit)
+            if (
+                isinstance(v, (str, bytes))
+                and len(v) > quarter
+                and (
+                    len(v) > limit
+                    or len(v.encode("utf-8", "surrogatepass") if isinstance(v, str) else v) > limit
+                )
+            ):
+                raise Errors.VALUE_OVER_MAX_ALLOWED_PACKET.error(
+                    column=column.name[:64], limit=limit
+                )
 
 
-def _plan(result: Result, charset: CharacterSet,
-          max_value_bytes: int | None) -> tuple[list[ResultColumn], RowConverter | None]:
+def _plan(
+    result: Result, charset: CharacterSet, max_value_bytes: int | None
+) -> tuple[list[ResultColumn], RowConverter | None]:
     """The typed columns of a DuckDB result and the conversion of its rows to wire-safe values
     (None: the rows go as they are). One plan serves every batch of a streamed result."""
     types = [column_type(result.column_types.get(c, "VARCHAR")) for c in result.columns]
     # BLOB columns carry the binary character set, as in MySQL: clients then return bytes
     # instead of decoding them as text (pymysql fails on bytes that are not UTF-8).
-    columns = [ResultColumn(name, t, CharacterSet.binary) if t == ColumnType.BLOB else ResultColumn(name, t)
-               for name, t in zip(result.columns, types)]
+    columns = [
+        ResultColumn(name, t, CharacterSet.binary)
+        if t == ColumnType.BLOB
+        else ResultColumn(name, t)
+        for name, t in zip(result.columns, types)
+    ]
     duck_types = [result.column_types.get(c, "VARCHAR") for c in result.columns]
     converters = [_to_json if _is_nested(d) else _CONVERT.get(t) for d, t in zip(duck_types, types)]
     convert: RowConverter | None = None
     if any(converters):
+
         def convert(rows: Sequence[Sequence[Any]]) -> RowBatch:
-            return [tuple(conv(v) if conv else v for conv, v in zip(converters, row)) for row in rows]
+            return [
+                tuple(conv(v) if conv else v for conv, v in zip(converters, row)) for row in rows
+            ]
+
     if max_value_bytes is not None:  # every value that can be long: texts, binaries, nested values
-        bounded = [t in _TEXT_TYPES or t == ColumnType.BLOB or _is_nested(d) for t, d in zip(types, duck_types)]
+        bounded = [
+            t in _TEXT_TYPES or t == ColumnType.BLOB or _is_nested(d)
+            for t, d in zip(types, duck_types)
+        ]
         convert = _checked(convert, columns, bounded, max_value_bytes)
     if _is_utf8(charset):
         return columns, convert
@@ -220,14 +256,20 @@ def _plan(result: Result, charset: CharacterSet,
     return out_columns, lambda rows: in_set(typed(rows))
 
 
-def _checked(convert: RowConverter | None, columns: Sequence[ResultColumn], bounded: Sequence[bool],
-             limit: int) -> RowConverter:
+def _checked(
+    convert: RowConverter | None,
+    columns: Sequence[ResultColumn],
+    bounded: Sequence[bool],
+    limit: int,
+) -> RowConverter:
     """``convert`` followed by the max_allowed_packet check of each batch (on the values as sent
     in UTF-8, before any other character set)."""
+
     def checked(rows: Sequence[Sequence[Any]]) -> RowBatch:
         out = convert(rows) if convert is not None else rows
         _check_value_sizes(out, columns, bounded, limit)
         return out if isinstance(out, list) else list(out)  # type: ignore[arg-type]
+
     return checked
 
 
@@ -245,7 +287,10 @@ def inferred_columns(rows: Sequence[Sequence[Any]], names: Sequence[Any]) -> lis
             if t is None and row[i] is not None:
                 types[i] = infer_type(row[i])
                 missing -= 1
-    return [ResultColumn(str(name), t if t is not None else ColumnType.NULL) for name, t in zip(names, types)]
+    return [
+        ResultColumn(str(name), t if t is not None else ColumnType.NULL)
+        for name, t in zip(names, types)
+    ]
 
 
 MetaByColumn = dict[int, tuple[ResultColumn, ColumnMeta]]
@@ -261,11 +306,21 @@ def column_metas(wire: AllowedResult, result: Result) -> MetaByColumn:
     for i, column in enumerate(wire[1]):
         if not isinstance(column, ResultColumn):
             continue
-        meta = from_duck_type(result.column_types.get(column.name, "")) if result.column_types else ColumnMeta()
+        meta = (
+            from_duck_type(result.column_types.get(column.name, ""))
+            if result.column_types
+            else ColumnMeta()
+        )
         origin = origins[i] if origins else None
         if origin is not None:
-            meta = ColumnMeta(schema=origin.schema, table=origin.table, org_table=origin.org_table,
-                              org_name=origin.org_name, length=meta.length, decimals=meta.decimals,
-                              flags=meta.flags)
+            meta = ColumnMeta(
+                schema=origin.schema,
+                table=origin.table,
+                org_table=origin.org_table,
+                org_name=origin.org_name,
+                length=meta.length,
+                decimals=meta.decimals,
+                flags=meta.flags,
+            )
         out[id(column)] = (column, meta)
     return out

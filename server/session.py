@@ -41,7 +41,12 @@ from drydock.engine.errors import DrydockError, Errors
 from drydock.engine.session import INTERNAL
 from drydock.engine.results import Diagnostic, Result
 from drydock.engine.session import SessionContext
-from drydock.engine.sql.session_variables import MYSQL_DEFAULT_SQL_MODE, normalize_sql_mode  # noqa: F401 (re-export)
+
+# (re-export)
+from drydock.engine.sql.session_variables import (  # noqa: F401
+    MYSQL_DEFAULT_SQL_MODE,
+    normalize_sql_mode,
+)
 from drydock.engine.sql.session_variables import ConfiguredSessionVariables
 from drydock.grammar import lexer
 from drydock.grammar import parser as grammar
@@ -74,7 +79,9 @@ GLOBAL_VARIABLES = GlobalVariables(DRYDOCK_VARIABLES)
 _PROBES: dict[str, tuple[list[tuple[Any, ...]], list[ResultColumn]]] = {
     "select 1": ([(1,)], [ResultColumn("1", ColumnType.LONGLONG)]),
     "select @@version_comment limit 1": (
-        [(VERSION_COMMENT,)], [ResultColumn("@@version_comment", ColumnType.STRING)]),
+        [(VERSION_COMMENT,)],
+        [ResultColumn("@@version_comment", ColumnType.STRING)],
+    ),
 }
 _SPACES = re.compile(r"\s+")
 
@@ -86,8 +93,13 @@ _CHARSETS_BY_NAME: dict[str, CharacterSet] = {c.name: c for c in CharacterSet}
 
 
 def results_charset(name: Any) -> CharacterSet:
-    """The character set a character_set_results value names; utf8mb4 for NULL, '' or an unknown name."""
-    return _CHARSETS_BY_NAME.get(str(name).lower(), CharacterSet.utf8mb4) if name else CharacterSet.utf8mb4
+    """The character set a character_set_results value names; utf8mb4 for NULL, '' or an unknown
+    name."""
+    return (
+        _CHARSETS_BY_NAME.get(str(name).lower(), CharacterSet.utf8mb4)
+        if name
+        else CharacterSet.utf8mb4
+    )
 
 
 class DrydockSession(Session):
@@ -100,22 +112,32 @@ class DrydockSession(Session):
         self.engine = engine
         self.pools = pools or {}
         self.query_session = engine.query_session()
-        self.ctx = SessionContext(user="", host="", connection_id=0, query=self.query_session,
-                                  variables=self.variables, stream_results=True)
+        self.ctx = SessionContext(
+            user="",
+            host="",
+            connection_id=0,
+            query=self.query_session,
+            variables=self.variables,
+            stream_results=True,
+        )
         self.account_host = "%"  # host pattern of the logged-in account (set by the connection)
         self.affected_rows = 0  # of the last statement, for its OK packet
         self.last_insert_id = 0  # the first AUTO_INCREMENT value the last statement generated
         self.statement_warnings = 0  # warnings the last statement raised, for its OK/EOF packet
         self._running_thread_statement = False
-        self.result_meta: MetaByColumn = {}  # column definitions' extra fields (server/column_meta.py)
-        # The rows of the result set being sent, while the rest is still in DuckDB (server/results.py);
-        # the connection reads it to the end (next_rows) or ends it (end_stream) before the next command.
+        # column definitions' extra fields (server/column_meta.py)
+        self.result_meta: MetaByColumn = {}
+        # The rows of the result set being sent, while the rest is still in DuckDB
+        # (server/results.py);
+        # the connection reads it to the end (next_rows) or ends it (end_stream) before the next
+        # command.
         self.open_stream: StreamedRows | None = None
         self._release_after_stream = False  # a large statement's release waits for its stream
 
     # -- lifecycle ------------------------------------------------------------------------------
-    async def opened(self, host: str, connection_id: int,
-                     tls_cipher: tuple[str, str] | None) -> None:
+    async def opened(
+        self, host: str, connection_id: int, tls_cipher: tuple[str, str] | None
+    ) -> None:
         """Login is complete (server/connection.py)."""
         self.ctx.host = host
         self.ctx.connection_id = connection_id
@@ -138,8 +160,14 @@ class DrydockSession(Session):
         """The one access check for a session database: the handshake, COM_INIT_DB and
         COM_CHANGE_USER come here, and run exactly what ``USE db`` runs."""
         self._enter()
-        await self._in_thread("statements", execute_statement, self.engine, ast.Use(parts=(database,)), self.ctx,
-                              f"USE `{database}`")
+        await self._in_thread(
+            "statements",
+            execute_statement,
+            self.engine,
+            ast.Use(parts=(database,)),
+            self.ctx,
+            f"USE `{database}`",
+        )
         self.database = self.ctx.database
 
     def interrupt(self) -> None:
@@ -157,8 +185,11 @@ class DrydockSession(Session):
         error, in SHOW WARNINGS as any other."""
         self._running_thread_statement = True  # KILL QUERY / KILL CONNECTION interrupt the fetch
         executor = self.pools.get("statements")
-        fetch = asyncio.ensure_future(asyncio.to_thread(rows.next_batch) if executor is None else
-                                      asyncio.get_running_loop().run_in_executor(executor, rows.next_batch))
+        fetch = asyncio.ensure_future(
+            asyncio.to_thread(rows.next_batch)
+            if executor is None
+            else asyncio.get_running_loop().run_in_executor(executor, rows.next_batch)
+        )
         try:
             return await asyncio.shield(fetch)
         except asyncio.CancelledError:  # KILL CONNECTION: the fetch ends (interrupted) before the
@@ -187,7 +218,9 @@ class DrydockSession(Session):
     # -- statements -----------------------------------------------------------------------------
     async def handle_query(self, sql: str, attrs: dict[str, str]) -> AllowedResult:
         self._enter()
-        if self.open_stream is not None:  # a stream its connection could not finish (never expected)
+        if (
+            self.open_stream is not None
+        ):  # a stream its connection could not finish (never expected)
             await self.end_stream()
         self.affected_rows = 0
         self.last_insert_id = 0
@@ -210,7 +243,9 @@ class DrydockSession(Session):
             large = len(sql) > memory.LARGE_STATEMENT_CHARS
             try:
                 # routed once: text (when cut here) is what the grammar just declined
-                statement, result = await self._in_thread("statements", self._parse_and_query, sql, text)
+                statement, result = await self._in_thread(
+                    "statements", self._parse_and_query, sql, text
+                )
                 if result is not None:
                     return self._finish(result)
                 return await self._run(statement, sql, attrs)
@@ -227,7 +262,9 @@ class DrydockSession(Session):
             self.ctx.diagnostics = [Diagnostic("Error", int(exc.code), str(exc.msg))]
             raise
 
-    async def describe(self, sql: str, num_params: int) -> list[tuple[ResultColumn, ColumnMeta | None]]:
+    async def describe(
+        self, sql: str, num_params: int
+    ) -> list[tuple[ResultColumn, ColumnMeta | None]]:
         """COM_STMT_PREPARE: the result columns of a prepared query, before it runs (JDBC
         getMetaData()). The query runs once with NULL parameters and its LIMIT set to 0 on its
         AST, through the whole pipeline (so a table the user may not read is not described).
@@ -239,12 +276,19 @@ class DrydockSession(Session):
             statement = await self._in_thread("statements", parse, text, self._token_budget())
         except (DrydockError, MysqlError):
             return []
-        if not (isinstance(statement, ast.SqlStatement) and isinstance(statement.expression, session_limits.LIMITABLE)):
+        if not (
+            isinstance(statement, ast.SqlStatement)
+            and isinstance(statement.expression, session_limits.LIMITABLE)
+        ):
             return []
-        statement.expression.set("limit", exp.Limit(expression=exp.Literal.number(0)))  # no rows read
+        statement.expression.set(
+            "limit", exp.Limit(expression=exp.Literal.number(0))
+        )  # no rows read
         diagnostics = list(self.ctx.diagnostics)
         try:
-            result = await self._in_thread("statements", execute_statement, self.engine, statement, self.ctx, text)
+            result = await self._in_thread(
+                "statements", execute_statement, self.engine, statement, self.ctx, text
+            )
         except (DrydockError, MysqlError):
             return []
         finally:
@@ -258,7 +302,9 @@ class DrydockSession(Session):
         metas = column_metas(wire, result)
         return [(c, metas[id(c)][1] if id(c) in metas else None) for c in wire[1]]
 
-    def _parse_and_query(self, sql: str, text: str | None = None) -> tuple[ast.Statement, Result | None]:
+    def _parse_and_query(
+        self, sql: str, text: str | None = None
+    ) -> tuple[ast.Statement, Result | None]:
         """In the statements pool: the parse, and for plain SQL the statement too (one thread hop
         per query instead of two). Anything else is left to :meth:`_run`. ``text``: the statement
         text, when the event loop already cut it and the grammar declined it."""
@@ -279,8 +325,9 @@ class DrydockSession(Session):
     def _check_size(self, sql: str) -> None:
         limit = int(self.engine.config.get(Key.MAX_STATEMENT_BYTES))
         if len(sql) > limit or len(sql.encode("utf-8", "surrogatepass")) > limit:
-            raise Errors.STATEMENT_TOO_LARGE.error(size=len(sql.encode("utf-8", "surrogatepass")),
-                                                   limit=limit)
+            raise Errors.STATEMENT_TOO_LARGE.error(
+                size=len(sql.encode("utf-8", "surrogatepass")), limit=limit
+            )
 
     def _release_large_statement(self) -> None:
         self.query_session.release()
@@ -289,7 +336,9 @@ class DrydockSession(Session):
     def _token_budget(self) -> int:
         return int(self.engine.config.get(Key.MAX_STATEMENT_TOKENS))
 
-    async def _run(self, statement: ast.Statement, sql: str, attrs: dict[str, str]) -> AllowedResult:
+    async def _run(
+        self, statement: ast.Statement, sql: str, attrs: dict[str, str]
+    ) -> AllowedResult:
         # SHOW WARNINGS keeps the diagnostics area; EXECUTE leaves it to the statement it runs.
         if not isinstance(statement, (ast.ShowDiagnostics, ast.ExecutePrepared)):
             self.ctx.diagnostics = []
@@ -299,7 +348,9 @@ class DrydockSession(Session):
             if statement.inline:
                 result = execute_statement(self.engine, statement, self.ctx, sql)
             else:
-                result = await self._in_thread(statement.pool, execute_statement, self.engine, statement, self.ctx, sql)
+                result = await self._in_thread(
+                    statement.pool, execute_statement, self.engine, statement, self.ctx, sql
+                )
         finally:
             self.database = self.ctx.database  # USE / SWITCH / DROP CATALOG move the session
         return self._finish(result)
@@ -364,8 +415,11 @@ class DrydockSession(Session):
 
     # -- the wire's side (server/wire_session.py) ------------------------------------------------
     def client_connected(self, username: str, charset: CharacterSet) -> None:
-        for variable in ("character_set_client", "character_set_connection",
-                         "character_set_results"):
+        for variable in (
+            "character_set_client",
+            "character_set_connection",
+            "character_set_results",
+        ):
             self.variables.set(variable, charset.name)  # as MySQL does
         self.variables.set("external_user", username, force=True)
 

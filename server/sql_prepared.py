@@ -34,12 +34,14 @@ MAX_PREPARED_STATEMENTS = 16382  # MySQL's default max_prepared_stmt_count (per 
 _NOT_PREPARABLE = {("PREPARE",), ("EXECUTE",), ("DEALLOCATE",), ("DROP", "PREPARE")}
 
 
-# -- PREPARE / EXECUTE / DEALLOCATE PREPARE ---------------------------------------------------------
+# -- PREPARE / EXECUTE / DEALLOCATE PREPARE
+# ---------------------------------------------------------
 SyntaxCheck = Callable[[str], None]  # raises the statement's 1064 / 1065, as running it would
 
 
-def prepare(ctx: SessionContext, stmt: ast.Prepare, check_syntax: SyntaxCheck,
-            mode: TextMode = DEFAULT_MODE) -> Result:
+def prepare(
+    ctx: SessionContext, stmt: ast.Prepare, check_syntax: SyntaxCheck, mode: TextMode = DEFAULT_MODE
+) -> Result:
     """``mode``: how the session's sql_mode reads text now; the prepared text is read under it
     (as MySQL parses it at PREPARE) and kept respelt for the default mode (grammar/lexer.py)."""
     key = stmt.name.lower()
@@ -61,9 +63,11 @@ def prepare(ctx: SessionContext, stmt: ast.Prepare, check_syntax: SyntaxCheck,
 def _variable_text(ctx: SessionContext, name: str) -> str:
     value = get_user_variable(ctx, name)
     if value is None:  # MySQL parses the text 'NULL'
-        raise Errors.PARSE.error(detail="You have an error in your SQL syntax; check the manual that "
-                                        "corresponds to your MySQL server version for the right syntax "
-                                        "to use near 'NULL' at line 1")
+        raise Errors.PARSE.error(
+            detail="You have an error in your SQL syntax; check the manual that "
+            "corresponds to your MySQL server version for the right syntax "
+            "to use near 'NULL' at line 1"
+        )
     if isinstance(value, bytes):
         return value.decode("utf-8", "replace")
     return str(value)

@@ -55,8 +55,14 @@ def prepare_response(writer: ResultWriter, statement: PreparedStatement) -> Iter
     (upstream sends no columns and an EOF even under CLIENT_DEPRECATE_EOF)."""
     columns = statement.columns
     charset = writer.session.server_charset
-    yield (b"\x00" + statement.stmt_id.to_bytes(4, "little") + len(columns).to_bytes(2, "little")
-           + statement.num_params.to_bytes(2, "little") + b"\x00" + b"\x00\x00")
+    yield (
+        b"\x00"
+        + statement.stmt_id.to_bytes(4, "little")
+        + len(columns).to_bytes(2, "little")
+        + statement.num_params.to_bytes(2, "little")
+        + b"\x00"
+        + b"\x00\x00"
+    )
     if statement.num_params:
         for _ in range(statement.num_params):
             yield packets.make_column_definition_41(server_charset=charset, name="?")
@@ -90,8 +96,9 @@ class StmtCommands:
         mode = self.session.text_mode
         text = wire.decode_text(self.session.client_charset, data, mode)
         sql = await canonical(self.session, text, mode)
-        stmt = PreparedStatement(stmt_id=next(self._ids), sql=sql,
-                                 num_params=count_placeholders(sql))
+        stmt = PreparedStatement(
+            stmt_id=next(self._ids), sql=sql, num_params=count_placeholders(sql)
+        )
         stmt.columns = await self.session.describe(sql, stmt.num_params)
         self.statements[stmt.stmt_id] = stmt
         for packet in prepare_response(self.writer, stmt):
@@ -106,8 +113,12 @@ class StmtCommands:
         values: list[Any] = []
         if stmt.num_params:  # all parameter types, incl. DECIMAL/DATE/DATETIME/TIME (wire.py)
             values, stmt.param_types = wire.parse_execute_params(
-                self.session.client_charset, r, stmt.num_params, stmt.param_buffers,
-                stmt.param_types)
+                self.session.client_charset,
+                r,
+                stmt.num_params,
+                stmt.param_buffers,
+                stmt.param_types,
+            )
         stmt.param_buffers = None
         result_set = await run_query(self.session, bind_parameters(stmt.sql, values))
         if not result_set:
@@ -119,8 +130,11 @@ class StmtCommands:
         elif flags & CURSOR_TYPE_READ_ONLY:  # rows are fetched with COM_STMT_FETCH
             stmt.cursor = self._open_cursor(stmt, result_set)
             flag = ServerStatus.SERVER_STATUS_CURSOR_EXISTS
-            await self.stream.write(self.writer.eof(flags=flag) if not self.writer.deprecate_eof()
-                                    else self.writer.end_of_rows(flags=flag))
+            await self.stream.write(
+                self.writer.eof(flags=flag)
+                if not self.writer.deprecate_eof()
+                else self.writer.end_of_rows(flags=flag)
+            )
         else:
             await self._write_rows(result_set)
 
@@ -153,8 +167,9 @@ class StmtCommands:
     def _open_cursor(self, stmt: PreparedStatement, result_set: ResultSet) -> AsyncIterator[bytes]:
         """A streamed result is read as COM_STMT_FETCH asks (LazyCursor); others are encoded now."""
         if isinstance(result_set.rows, StreamedRows):
-            self._lazy_cursor = LazyCursor(self.session, stmt.stmt_id, result_set.rows,
-                                           result_set.columns)
+            self._lazy_cursor = LazyCursor(
+                self.session, stmt.stmt_id, result_set.rows, result_set.columns
+            )
             return self._lazy_cursor
         rows = [packets.make_binary_resultrow(row, result_set.columns) for row in result_set.rows]
 
@@ -210,8 +225,11 @@ class StmtCommands:
                 await asyncio.sleep(0)
         await self.stream.drain()
         done = count < num_rows
-        status = (ServerStatus.SERVER_STATUS_LAST_ROW_SENT if done
-                  else ServerStatus.SERVER_STATUS_CURSOR_EXISTS)
+        status = (
+            ServerStatus.SERVER_STATUS_LAST_ROW_SENT
+            if done
+            else ServerStatus.SERVER_STATUS_CURSOR_EXISTS
+        )
         await self.stream.write(self.writer.ok_or_eof(flags=status))
 
     async def reset(self, data: bytes) -> None:
@@ -230,8 +248,11 @@ class StmtCommands:
             return
         lazy, self._lazy_cursor = self._lazy_cursor, None
         stmt_id = int.from_bytes(data[1:5], "little") if len(data) >= 5 else -1
-        ends_cursor = (types.Commands.COM_STMT_CLOSE, types.Commands.COM_STMT_RESET,
-                       types.Commands.COM_STMT_EXECUTE)
+        ends_cursor = (
+            types.Commands.COM_STMT_CLOSE,
+            types.Commands.COM_STMT_RESET,
+            types.Commands.COM_STMT_EXECUTE,
+        )
         if data[0] in ends_cursor and stmt_id == lazy.stmt_id:
             await lazy.close()
         else:
@@ -245,8 +266,9 @@ class LazyCursor:
     (:meth:`materialize`) or drops it (:meth:`close`). An error while reading is raised to the
     COM_STMT_FETCH that reaches it (after the rows before it)."""
 
-    def __init__(self, session: WireSession, stmt_id: int, rows: StreamedRows,
-                 columns: list[ResultColumn]):
+    def __init__(
+        self, session: WireSession, stmt_id: int, rows: StreamedRows, columns: list[ResultColumn]
+    ):
         self.session, self.stmt_id, self.columns = session, stmt_id, columns
         self.pending: collections.deque[bytes] = collections.deque(self._encode(rows.first))
         self.rows: StreamedRows | None = rows

@@ -9,7 +9,8 @@ went from ~650/s to ~1,000/s. Python threads never run Python in parallel anyway
 takes nothing from them.
 
 Native pools do run in parallel (DuckDB's workers, Lance's tokio runtime, Arrow's pools): a thread
-the interpreter does not know (not in ``threading.enumerate()``) keeps every CPU the process may use.
+the interpreter does not know (not in ``threading.enumerate()``) keeps every CPU the process may
+use.
 On Linux a new thread inherits its creator's CPU set, so a pool a Python thread starts later would
 start on the one CPU too: :meth:`ThreadPlacement.refresh` runs again whenever the process's thread
 list changes (a daemon thread looks once a second) and gives such threads every CPU back.
@@ -38,8 +39,11 @@ class ThreadPlacement:
         self.cpus = set(cpus) if cpus is not None else set(PROCESS_CPUS)
         ordered = sorted(self.cpus)
         # several servers on one host spread over the CPUs by process id
-        self.python_cpu = python_cpu if python_cpu is not None else (ordered[os.getpid() % len(ordered)]
-                                                                     if ordered else -1)
+        self.python_cpu = (
+            python_cpu
+            if python_cpu is not None
+            else (ordered[os.getpid() % len(ordered)] if ordered else -1)
+        )
         self._placed: dict[int, bool] = {}  # thread id → placed as a Python thread
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -69,21 +73,29 @@ class ThreadPlacement:
 
     def start(self) -> None:
         if not self.possible:
-            logger.info("Python threads not placed on one CPU (cpus allowed: %s)", sorted(self.cpus))
+            logger.info(
+                "Python threads not placed on one CPU (cpus allowed: %s)", sorted(self.cpus)
+            )
             return
         self.refresh()
         self._thread = threading.Thread(target=self._run, name="thread-placement", daemon=True)
         self._thread.start()
         self.refresh()  # the placement thread itself
-        logger.info("Python threads on CPU %d; native threads on %s", self.python_cpu, sorted(self.cpus))
+        logger.info(
+            "Python threads on CPU %d; native threads on %s", self.python_cpu, sorted(self.cpus)
+        )
 
     def _run(self) -> None:
         seen: tuple[frozenset[str], frozenset[int]] = (frozenset(), frozenset())
         while not self._stop.wait(CHECK_EVERY_SECONDS):
             try:
                 # a thread may be seen before it registers with threading: both lists are compared
-                now = (frozenset(os.listdir(TASKS)),
-                       frozenset(t.native_id for t in threading.enumerate() if t.native_id is not None))
+                now = (
+                    frozenset(os.listdir(TASKS)),
+                    frozenset(
+                        t.native_id for t in threading.enumerate() if t.native_id is not None
+                    ),
+                )
                 if now != seen:
                     self.refresh()
                     seen = now

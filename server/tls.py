@@ -39,8 +39,10 @@ class TlsSettings:
     def describe(self) -> str:
         """The one start-up line saying whether TLS is on (no secrets: paths only)."""
         if self.context is None:
-            return ("TLS is off: no tls_cert is configured; clients connect in plain text "
-                    "(set --tls-cert/--tls-key or [frontend] tls_cert/tls_key)")
+            return (
+                "TLS is off: no tls_cert is configured; clients connect in plain text "
+                "(set --tls-cert/--tls-key or [frontend] tls_cert/tls_key)"
+            )
         required = "required" if self.required else "optional"
         return f"TLS is on ({required}): certificate {self.cert_path}"
 
@@ -64,13 +66,19 @@ def server_context(cert: str, key: str | None) -> ssl.SSLContext:
     try:
         context.load_cert_chain(cert, key)
     except (OSError, ssl.SSLError) as exc:
-        raise TlsConfigError(f"cannot load the TLS certificate {cert!r} / key {key!r}: "
-                             f"{type(exc).__name__}: {exc.strerror or exc}") from None
+        raise TlsConfigError(
+            f"cannot load the TLS certificate {cert!r} / key {key!r}: "
+            f"{type(exc).__name__}: {exc.strerror or exc}"
+        ) from None
     return context
 
 
-async def upgrade(reader: asyncio.StreamReader, writer: asyncio.StreamWriter,
-                  context: ssl.SSLContext, timeout: float) -> None:
+async def upgrade(
+    reader: asyncio.StreamReader,
+    writer: asyncio.StreamWriter,
+    context: ssl.SSLContext,
+    timeout: float,
+) -> None:
     """Start TLS (server side) on a connection whose reader may already hold the ClientHello.
 
     After it returns, ``reader`` and ``writer`` carry plaintext over TLS.
@@ -96,8 +104,9 @@ def _take_buffered(reader: asyncio.StreamReader) -> bytes:
     return early
 
 
-async def _hand_over(task: asyncio.Future[Any], transport: asyncio.BaseTransport,
-                     plain_protocol: Any, early: bytes) -> None:
+async def _hand_over(
+    task: asyncio.Future[Any], transport: asyncio.BaseTransport, plain_protocol: Any, early: bytes
+) -> None:
     """Feed ``early`` to the TLS protocol start_tls installs, before it reads the socket.
 
     start_tls swaps the transport's protocol, then schedules the TLS protocol's connection_made

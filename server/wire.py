@@ -38,8 +38,10 @@ class PacketsOutOfOrder(MalformedPacket):
     pass
 
 
-# -- packet framing ---------------------------------------------------------------------------------
-# mysql-mimic's compiled MysqlStream.read() reads the 4-byte header with ``reader.read(4)``, which may
+# -- packet framing
+# ---------------------------------------------------------------------------------
+# mysql-mimic's compiled MysqlStream.read() reads the 4-byte header with ``reader.read(4)``, which
+# may
 # return fewer bytes: a header split across two TCP segments ends the connection with struct.error.
 # It also concatenates 16 MiB continuation packets without limit, even before login. This stream
 # keeps mysql-mimic's (fast, compiled) writer and replaces read().
@@ -51,8 +53,12 @@ class PacketStream:
     """A ``mysql_mimic.stream.MysqlStream`` (which cannot be subclassed: it is compiled) with a
     bounded read(); everything else is delegated to the wrapped stream."""
 
-    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter,
-                 max_payload: int = MAX_PREAUTH_PAYLOAD):
+    def __init__(
+        self,
+        reader: asyncio.StreamReader,
+        writer: asyncio.StreamWriter,
+        max_payload: int = MAX_PREAUTH_PAYLOAD,
+    ):
         self._inner = MysqlStream(reader, writer)
         self.reader = reader
         self.writer = writer
@@ -169,8 +175,11 @@ def _connect_attrs(r: Reader, charset: CharacterSet) -> dict[str, str]:
     return attrs
 
 
-def parse_handshake_response(server_caps: Capabilities, data: bytes) -> HandshakeResponse41 | SSLRequest:
-    """HandshakeResponse41 (https://dev.mysql.com/doc/dev/mysql-server/latest/page_protocol_connection_phase_packets_protocol_handshake_response.html)."""
+def parse_handshake_response(
+    server_caps: Capabilities, data: bytes
+) -> HandshakeResponse41 | SSLRequest:
+    """HandshakeResponse41 (MySQL's protocol documentation: Connection Phase Packets,
+    Protocol::HandshakeResponse)."""
     r = Reader(data)
     client_caps = Capabilities(r.uint(4))
     if Capabilities.CLIENT_PROTOCOL_41 not in client_caps:
@@ -180,15 +189,21 @@ def parse_handshake_response(server_caps: Capabilities, data: bytes) -> Handshak
     charset = _charset(r.uint(1))
     r.fixed(23)
     if not r.remaining():
-        return SSLRequest(max_packet_size=max_packet_size, capabilities=caps, client_charset=charset)
+        return SSLRequest(
+            max_packet_size=max_packet_size, capabilities=caps, client_charset=charset
+        )
     username = _decode(charset, r.str_null())
     if Capabilities.CLIENT_PLUGIN_AUTH_LENENC_CLIENT_DATA in caps:
         auth_response = r.str_len()
     else:
         auth_response = r.fixed(r.uint(1))
-    response = HandshakeResponse41(max_packet_size=max_packet_size, capabilities=caps,
-                                   client_charset=charset, username=username,
-                                   auth_response=auth_response)
+    response = HandshakeResponse41(
+        max_packet_size=max_packet_size,
+        capabilities=caps,
+        client_charset=charset,
+        username=username,
+        auth_response=auth_response,
+    )
     if Capabilities.CLIENT_CONNECT_WITH_DB in caps:
         response.database = _decode(charset, r.str_null()) or None
     if Capabilities.CLIENT_PLUGIN_AUTH in caps:
@@ -231,19 +246,39 @@ def parse_com_field_list(charset: CharacterSet, data: bytes) -> ComFieldList:
 # Connector/J (setBigDecimal, setDate, setTimestamp) and mysql-connector-python send.
 # https://dev.mysql.com/doc/dev/mysql-server/latest/page_protocol_binary_resultset.html
 _LENENC_TYPES = {
-    ColumnType.VARCHAR, ColumnType.VAR_STRING, ColumnType.STRING, ColumnType.BLOB,
-    ColumnType.TINY_BLOB, ColumnType.MEDIUM_BLOB, ColumnType.LONG_BLOB, ColumnType.ENUM,
-    ColumnType.SET, ColumnType.JSON, ColumnType.BIT, ColumnType.GEOMETRY,
+    ColumnType.VARCHAR,
+    ColumnType.VAR_STRING,
+    ColumnType.STRING,
+    ColumnType.BLOB,
+    ColumnType.TINY_BLOB,
+    ColumnType.MEDIUM_BLOB,
+    ColumnType.LONG_BLOB,
+    ColumnType.ENUM,
+    ColumnType.SET,
+    ColumnType.JSON,
+    ColumnType.BIT,
+    ColumnType.GEOMETRY,
 }
-_INT_SIZES = {ColumnType.TINY: 1, ColumnType.BOOL: 1, ColumnType.SHORT: 2, ColumnType.YEAR: 2,
-              ColumnType.LONG: 4, ColumnType.INT24: 4, ColumnType.LONGLONG: 8}
+_INT_SIZES = {
+    ColumnType.TINY: 1,
+    ColumnType.BOOL: 1,
+    ColumnType.SHORT: 2,
+    ColumnType.YEAR: 2,
+    ColumnType.LONG: 4,
+    ColumnType.INT24: 4,
+    ColumnType.LONGLONG: 8,
+}
 
 ParamType = tuple[int, bool]  # (ColumnType code, unsigned)
 
 
-def parse_execute_params(charset: CharacterSet, r: Reader, count: int,
-                         long_data: dict[int, bytearray] | None,
-                         previous_types: list[ParamType] | None) -> tuple[list[Any], list[ParamType]]:
+def parse_execute_params(
+    charset: CharacterSet,
+    r: Reader,
+    count: int,
+    long_data: dict[int, bytearray] | None,
+    previous_types: list[ParamType] | None,
+) -> tuple[list[Any], list[ParamType]]:
     """The parameter block of COM_STMT_EXECUTE: null bitmap, new-params-bound flag, types, values.
 
     When the client does not re-send the types (flag 0), those of the previous execution are used.

@@ -63,13 +63,15 @@ class WireSession(Protocol):
 
     def logged_out(self) -> None: ...
 
-    def logged_in(self, username: str, account_host: str, host: str,
-                  connection_id: int) -> None: ...
+    def logged_in(
+        self, username: str, account_host: str, host: str, connection_id: int
+    ) -> None: ...
 
     def failed_login(self, username: str, host: str, connection_id: int) -> None: ...
 
-    async def opened(self, host: str, connection_id: int,
-                     tls_cipher: tuple[str, str] | None) -> None:
+    async def opened(
+        self, host: str, connection_id: int, tls_cipher: tuple[str, str] | None
+    ) -> None:
         """Login is complete: the session starts serving statements."""
 
     async def close(self) -> None: ...
@@ -81,8 +83,9 @@ class WireSession(Protocol):
     # -- statements -------------------------------------------------------------------------------
     async def handle_query(self, sql: str, attrs: dict[str, str]) -> AllowedResult: ...
 
-    async def describe(self, sql: str,
-                       num_params: int) -> list[tuple[ResultColumn, ColumnMeta | None]]: ...
+    async def describe(
+        self, sql: str, num_params: int
+    ) -> list[tuple[ResultColumn, ColumnMeta | None]]: ...
 
     async def off_loop(self, fn: Callable[..., Any], *args: Any) -> Any: ...
 

@@ -15,9 +15,12 @@ from typing import Any
 import pymysql
 import pytest
 
-from tests.support.pg import pg_cluster, pg_dsn, store_opener  # noqa: F401 - PostgreSQL fixtures for every module
+# PostgreSQL fixtures for every module
 
 ROOT = Path(__file__).resolve().parent.parent
+# Fixtures every test may ask for by name (no import in the test module): PostgreSQL, a local S3
+# server, the Paimon procedures' server and hook directory.
+pytest_plugins = ["tests.support.pg", "tests.support.s3", "tests.support.paimon_procs"]
 READY_TIMEOUT_SECONDS = 30.0
 
 
@@ -36,17 +39,38 @@ class ServerProcess:
     def start(self) -> ServerProcess:
         self.log_path = self.data_dir.parent / f"{self.data_dir.name}.server.log"
         log = open(self.log_path, "a")
-        cmd = [sys.executable, "-m", "drydock.server", "serve", "--host", self.host, "--port", str(self.port),
-               "--data-dir", str(self.data_dir), "--log-level", "INFO", *self.extra_args]
-        self.proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=log, text=True,
-                                     env={**os.environ, **self.env})
+        cmd = [
+            sys.executable,
+            "-m",
+            "drydock.server",
+            "serve",
+            "--host",
+            self.host,
+            "--port",
+            str(self.port),
+            "--data-dir",
+            str(self.data_dir),
+            "--log-level",
+            "INFO",
+            *self.extra_args,
+        ]
+        self.proc = subprocess.Popen(
+            cmd,
+            cwd=ROOT,
+            stdout=subprocess.PIPE,
+            stderr=log,
+            text=True,
+            env={**os.environ, **self.env},
+        )
         deadline = time.monotonic() + READY_TIMEOUT_SECONDS
         assert self.proc.stdout is not None
         while time.monotonic() < deadline:
             line = self.proc.stdout.readline()
             if not line:
                 if self.proc.poll() is not None:
-                    raise RuntimeError(f"drydock exited with {self.proc.returncode}: {self.log_text()}")
+                    raise RuntimeError(
+                        f"drydock exited with {self.proc.returncode}: {self.log_text()}"
+                    )
                 continue
             if line.startswith("drydock ready on "):
                 self.port = int(line.strip().rsplit(":", 1)[1])
@@ -79,11 +103,21 @@ class ServerProcess:
     def alive(self) -> bool:
         return self.proc is not None and self.proc.poll() is None
 
-    def connect(self, user: str = "root", password: str = "", database: str | None = None,
-                **kwargs: Any) -> pymysql.connections.Connection:
-        return pymysql.connect(host=self.host, port=self.port, user=user, password=password,
-                               database=database, connect_timeout=10, read_timeout=60,
-                               write_timeout=60, autocommit=True, **kwargs)
+    def connect(
+        self, user: str = "root", password: str = "", database: str | None = None, **kwargs: Any
+    ) -> pymysql.connections.Connection:
+        return pymysql.connect(
+            host=self.host,
+            port=self.port,
+            user=user,
+            password=password,
+            database=database,
+            connect_timeout=10,
+            read_timeout=60,
+            write_timeout=60,
+            autocommit=True,
+            **kwargs,
+        )
 
     def query(self, sql: str, *args: Any) -> list[tuple[Any, ...]]:
         with self.connect() as conn, conn.cursor() as cur:
@@ -111,12 +145,18 @@ def make_server(tmp_path: Path, *args: str, **env: str) -> ServerProcess:
     return ServerProcess(data_dir=tmp_path / "data", extra_args=list(args), env=dict(env))
 
 
-# -- markers: what a test needs beyond this machine's Python (pyproject.toml registers them) ---------------
+# -- markers: what a test needs beyond this machine's Python (pyproject.toml registers them)
+# ---------------
 # `scripts/test --fast` runs tests/unit and tests/grammar without them; CI runs everything.
-SLOW_MODULES = frozenset({  # over ~30 s each on 2 cores (measured with --durations)
-    "tests/wire/test_fuzz.py", "tests/wire/test_load.py", "tests/jobs/test_crash_matrix.py",
-    "tests/clients/test_clients.py", "tests/security/test_streaming.py",
-})
+SLOW_MODULES = frozenset(
+    {  # over ~30 s each on 2 cores (measured with --durations)
+        "tests/wire/test_fuzz.py",
+        "tests/wire/test_load.py",
+        "tests/jobs/test_crash_matrix.py",
+        "tests/clients/test_clients.py",
+        "tests/security/test_streaming.py",
+    }
+)
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

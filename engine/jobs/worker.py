@@ -23,7 +23,14 @@ from drydock.engine.jobs.control.contract import ContractError, field_contract, 
 from drydock.engine.jobs.runtime.isolation import apply_worker_rlimits
 from drydock.engine.jobs.control.backend import Dispatch, WorkerResult
 from drydock.engine.jobs.runtime.protocol import (
-    DISPATCH, HANDSHAKE, PROGRESS, encode, read_frame, result_frame, write_frame)
+    DISPATCH,
+    HANDSHAKE,
+    PROGRESS,
+    encode,
+    read_frame,
+    result_frame,
+    write_frame,
+)
 from drydock.engine.jobs.control.states import ResultCode
 
 PR_SET_PDEATHSIG = 1
@@ -66,10 +73,22 @@ class Progress:
         if now - self._last < 0.1 and getattr(event, "event", "") == "progress":
             return
         self._last = now
-        send(PROGRESS, {"stage": str(getattr(event, "stage", ""))[:64], "event": str(getattr(event, "event", ""))[:16],
-                        "completed": _int(getattr(event, "completed", None)), "total": _int(getattr(event, "total", None))})
-        if os.environ.get("DRYDOCK_FAULT_WORKER_MODE") == "hold_progress" and getattr(event, "event", "") != "complete":
-            while not _cancel_requested:  # test-only: the callback waits for CANCEL; lance builds on
+        send(
+            PROGRESS,
+            {
+                "stage": str(getattr(event, "stage", ""))[:64],
+                "event": str(getattr(event, "event", ""))[:16],
+                "completed": _int(getattr(event, "completed", None)),
+                "total": _int(getattr(event, "total", None)),
+            },
+        )
+        if (
+            os.environ.get("DRYDOCK_FAULT_WORKER_MODE") == "hold_progress"
+            and getattr(event, "event", "") != "complete"
+        ):
+            while (
+                not _cancel_requested
+            ):  # test-only: the callback waits for CANCEL; lance builds on
                 time.sleep(0.05)
             raise BuildCancelled()
 
@@ -118,12 +137,27 @@ def _build(d: Dispatch, dataset: Any) -> None:
         if (partitions or 0) > d.max_num_partitions or (sub_vectors or 0) > d.max_num_sub_vectors:
             raise ValueError("dispatch exceeds its admission-time bounds")
         metric = params.pop("metric", "l2")
-        dataset.create_index(d.column, spec["index_type"], name=d.index_name, metric=metric, replace=replace,
-                             num_partitions=partitions, num_sub_vectors=sub_vectors, index_uuid=d.index_uuid,
-                             progress_callback=Progress(), **params)
+        dataset.create_index(
+            d.column,
+            spec["index_type"],
+            name=d.index_name,
+            metric=metric,
+            replace=replace,
+            num_partitions=partitions,
+            num_sub_vectors=sub_vectors,
+            index_uuid=d.index_uuid,
+            progress_callback=Progress(),
+            **params,
+        )
     else:
-        dataset.create_scalar_index(d.column, spec["index_type"], name=d.index_name, replace=replace,
-                                    index_uuid=d.index_uuid, progress_callback=Progress())
+        dataset.create_scalar_index(
+            d.column,
+            spec["index_type"],
+            name=d.index_name,
+            replace=replace,
+            index_uuid=d.index_uuid,
+            progress_callback=Progress(),
+        )
 
 
 def _index_present(d: Dispatch) -> tuple[bool, int | None, int]:
@@ -133,7 +167,9 @@ def _index_present(d: Dispatch) -> tuple[bool, int | None, int]:
     latest = lance.dataset(d.uri, storage_options=d.storage_options)
     for description in latest.describe_indices():
         if description.name == d.index_name:
-            uuids = {str(i.get("uuid")) for i in latest.list_indices() if i.get("name") == d.index_name}
+            uuids = {
+                str(i.get("uuid")) for i in latest.list_indices() if i.get("name") == d.index_name
+            }
             if d.index_uuid in uuids:
                 return True, int(description.num_rows_indexed), int(latest.version)
     return False, None, int(latest.version)
@@ -161,7 +197,9 @@ def _inject_faults() -> None:
     if fault == "hang":
         while True:
             time.sleep(1)
-    if fault == "slow_start":  # builds normally, a few seconds late (a frontend can be paused meanwhile)
+    if (
+        fault == "slow_start"
+    ):  # builds normally, a few seconds late (a frontend can be paused meanwhile)
         time.sleep(4)
     if fault == "abort":
         os.abort()
@@ -207,28 +245,50 @@ def execute(d: Dispatch) -> WorkerResult | None:
         return latest is not None and latest > d.admitted_version
 
     try:
-        dataset = lance.dataset(d.uri, version=d.admitted_version, storage_options=d.storage_options)
+        dataset = lance.dataset(
+            d.uri, version=d.admitted_version, storage_options=d.storage_options
+        )
     except Exception:  # noqa: BLE001 - which pre-invocation code is decided below, not by the text
         if advanced():
-            return WorkerResult(ResultCode.PRE_INVOCATION_STALE_ADMISSION, "admitted version is gone; newer exist", True)
-        return WorkerResult(ResultCode.PRE_INVOCATION_RESOURCE_REJECTED, "admitted version could not be opened", False)
+            return WorkerResult(
+                ResultCode.PRE_INVOCATION_STALE_ADMISSION,
+                "admitted version is gone; newer exist",
+                True,
+            )
+        return WorkerResult(
+            ResultCode.PRE_INVOCATION_RESOURCE_REJECTED,
+            "admitted version could not be opened",
+            False,
+        )
     if int(dataset.version) != d.admitted_version:
-        return WorkerResult(ResultCode.PRE_INVOCATION_STALE_ADMISSION, "pinned open returned another version", advanced())
+        return WorkerResult(
+            ResultCode.PRE_INVOCATION_STALE_ADMISSION,
+            "pinned open returned another version",
+            advanced(),
+        )
     if not contract_holds(d, dataset):
-        return WorkerResult(ResultCode.PRE_INVOCATION_STALE_ADMISSION, "schema contract changed", advanced())
+        return WorkerResult(
+            ResultCode.PRE_INVOCATION_STALE_ADMISSION, "schema contract changed", advanced()
+        )
     if d.operation == "DROP":
         latest = lance.dataset(d.uri, storage_options=d.storage_options)
         if d.index_name not in {i["name"] for i in latest.list_indices()}:  # positive check
-            return WorkerResult(ResultCode.NATIVE_NOT_FOUND, f"index '{d.index_name}' is not present", advanced())
+            return WorkerResult(
+                ResultCode.NATIVE_NOT_FOUND, f"index '{d.index_name}' is not present", advanced()
+            )
     if _cancel_requested:  # CANCEL before the build began (a DROP has no progress callback)
-        return WorkerResult(ResultCode.CANCELLED_BEFORE_COMMIT, "cancelled before the build started", advanced())
+        return WorkerResult(
+            ResultCode.CANCELLED_BEFORE_COMMIT, "cancelled before the build started", advanced()
+        )
     try:
         _build(d, dataset)
     except BuildCancelled:
         present, _, _ = _index_present(d)
         if present:
             return WorkerResult(ResultCode.NATIVE_OK, "cancel arrived after the commit", True)
-        return WorkerResult(ResultCode.CANCELLED_BEFORE_COMMIT, "cancelled before commit", advanced())
+        return WorkerResult(
+            ResultCode.CANCELLED_BEFORE_COMMIT, "cancelled before commit", advanced()
+        )
     except Exception as exc:  # noqa: BLE001 - mapped by class below
         code = classify_exception(exc)
         if code is None:

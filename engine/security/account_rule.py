@@ -64,23 +64,36 @@ class AccountRequest:
 
 def covers(held: Iterable[Grant], target: GrantScope, privilege: str) -> bool:
     """Whether ``held`` holds ``privilege`` on ``target`` or on an enclosing level (or is ADMIN)."""
-    return any((p == Privilege.ADMIN and t.level == "global") or (p == privilege and t.encloses(target))
-               for t, p in held)
+    return any(
+        (p == Privilege.ADMIN and t.level == "global") or (p == privilege and t.encloses(target))
+        for t, p in held
+    )
 
 
 def uncovered(held: frozenset[Grant], grants: Iterable[Grant]) -> Grant | None:
-    """The first of ``grants`` (in SHOW GRANTS order, so messages are stable) ``held`` does not cover."""
-    return next((g for g in sorted(grants, key=lambda g: (str(g[0]), g[1])) if not covers(held, *g)), None)
+    """The first of ``grants`` (in SHOW GRANTS order, so messages are stable) ``held`` does not
+    cover."""
+    return next(
+        (g for g in sorted(grants, key=lambda g: (str(g[0]), g[1])) if not covers(held, *g)), None
+    )
 
 
 def refusal(request: AccountRequest) -> DrydockError | None:
     """The error that refuses ``request``, or None when the rule allows it (see the module doc)."""
     actor, held = request.actor, request.held
-    if request.act is Act.PASSWORD and request.subjects and all(s.identity == actor for s in request.subjects):
+    if (
+        request.act is Act.PASSWORD
+        and request.subjects
+        and all(s.identity == actor for s in request.subjects)
+    ):
         return None  # one's own password
     for subject in request.subjects:
-        if (request.act in (Act.PASSWORD, Act.CREATE) and subject.identity is not None
-                and subject.identity.name == ROOT and actor != ROOT_ACCOUNT):
+        if (
+            request.act in (Act.PASSWORD, Act.CREATE)
+            and subject.identity is not None
+            and subject.identity.name == ROOT
+            and actor != ROOT_ACCOUNT
+        ):
             return Errors.ROOT_LOGIN_RESERVED.error(op=request.act.value, user=subject.label)
     if not covers(held, request.gate, Privilege.GRANT):
         return Errors.SPECIFIC_ACCESS_DENIED.error(priv=Privilege.GRANT.verb)
@@ -91,6 +104,10 @@ def refusal(request: AccountRequest) -> DrydockError | None:
         missing = uncovered(held, subject.grants)
         if missing is not None:
             target, privilege = missing
-            return Errors.ACCOUNT_ABOVE_OWN.error(verb=VERB.get(privilege, privilege), subject=subject.label,
-                                                  priv=privilege, target=str(target))
+            return Errors.ACCOUNT_ABOVE_OWN.error(
+                verb=VERB.get(privilege, privilege),
+                subject=subject.label,
+                priv=privilege,
+                target=str(target),
+            )
     return None

@@ -75,10 +75,12 @@ class AuditSettings:
 
     @classmethod
     def from_config(cls, config: Any) -> AuditSettings:
-        return cls(max_bytes=config.get(Key.AUDIT_LOG_MAX_BYTES),
-                   files_kept=config.get(Key.AUDIT_LOG_FILES_KEPT),
-                   failed_login_interval=float(config.get(Key.AUDIT_FAILED_LOGIN_INTERVAL_SECOND)),
-                   failed_login_bytes_per_minute=config.get(Key.AUDIT_FAILED_LOGIN_MAX_BYTES_PER_MINUTE))
+        return cls(
+            max_bytes=config.get(Key.AUDIT_LOG_MAX_BYTES),
+            files_kept=config.get(Key.AUDIT_LOG_FILES_KEPT),
+            failed_login_interval=float(config.get(Key.AUDIT_FAILED_LOGIN_INTERVAL_SECOND)),
+            failed_login_bytes_per_minute=config.get(Key.AUDIT_FAILED_LOGIN_MAX_BYTES_PER_MINUTE),
+        )
 
 
 @dataclass
@@ -119,9 +121,13 @@ class _Budget:
 
 
 class AuditLog:
-    def __init__(self, path: Path, redact: Callable[[str, int], str],
-                 settings: Callable[[], AuditSettings] = AuditSettings,
-                 clock: Callable[[], float] = time.time):
+    def __init__(
+        self,
+        path: Path,
+        redact: Callable[[str, int], str],
+        settings: Callable[[], AuditSettings] = AuditSettings,
+        clock: Callable[[], float] = time.time,
+    ):
         """``redact`` masks the secrets of a statement's text, reading at most the given number
         of characters (grammar/redact.py ``redact_sql``, which this layer cannot import)."""
         self.path = path
@@ -136,13 +142,30 @@ class AuditLog:
         self._swept = 0.0
 
     # -- writing ----------------------------------------------------------------------------------
-    def record(self, *, user: str, host: str, connection_id: int, kind: str, obj: str,
-               error_code: int, started: float, statement: str) -> AuditRecord:
-        rec = AuditRecord(time=self._clock(), user=truncate_utf8(user), host=truncate_utf8(host),
-                          connection_id=connection_id, kind=kind, object=obj,
-                          outcome="ok" if error_code == 0 else "error", error_code=error_code,
-                          duration_ms=round((time.monotonic() - started) * 1000, 3),
-                          statement=self._redact(statement, STATEMENT_MAX_CHARS))
+    def record(
+        self,
+        *,
+        user: str,
+        host: str,
+        connection_id: int,
+        kind: str,
+        obj: str,
+        error_code: int,
+        started: float,
+        statement: str,
+    ) -> AuditRecord:
+        rec = AuditRecord(
+            time=self._clock(),
+            user=truncate_utf8(user),
+            host=truncate_utf8(host),
+            connection_id=connection_id,
+            kind=kind,
+            object=obj,
+            outcome="ok" if error_code == 0 else "error",
+            error_code=error_code,
+            duration_ms=round((time.monotonic() - started) * 1000, 3),
+            statement=self._redact(statement, STATEMENT_MAX_CHARS),
+        )
         with self._lock:
             settings = self._settings()  # once per record: it is built from the config each call
             self._sweep(rec.time, settings)  # failed logins whose interval is over go first
@@ -165,13 +188,16 @@ class AuditLog:
             if peer.written_at is None or now - peer.written_at >= settings.failed_login_interval:
                 self._write_failed_logins(host, peer, now, settings)
 
-    def _write_failed_logins(self, host: str, pending: _FailedLogins, now: float,
-                             settings: AuditSettings) -> None:
+    def _write_failed_logins(
+        self, host: str, pending: _FailedLogins, now: float, settings: AuditSettings
+    ) -> None:
         rec = _login_record(host, pending, now)
         line = _line(rec)
         if self._budget.take(len(line), settings.failed_login_bytes_per_minute, now):
             self._write(line, settings)
-            logger.info("access denied for user %r from %s (%d failed logins)", rec.user, host, rec.count)
+            logger.info(
+                "access denied for user %r from %s (%d failed logins)", rec.user, host, rec.count
+            )
         else:
             self._budget.overflow.add(pending.first_user, pending.connection_id, pending.count)
         pending.written_at, pending.count = now, 0
@@ -192,8 +218,9 @@ class AuditLog:
             line = _line(_login_record("*", overflow, now))  # one per window, past the budget
             self._budget.started, self._budget.used = now, len(line)
             self._write(line, settings)
-            logger.warning("%d failed logins over the audit budget were counted, not recorded",
-                           overflow.count)
+            logger.warning(
+                "%d failed logins over the audit budget were counted, not recorded", overflow.count
+            )
             self._budget.overflow = _FailedLogins()
 
     def _write(self, line: bytes, settings: AuditSettings) -> None:
@@ -249,9 +276,20 @@ class AuditLog:
 
 
 def _login_record(host: str, pending: _FailedLogins, now: float) -> AuditRecord:
-    return AuditRecord(time=now, user=pending.first_user, host=host, connection_id=pending.connection_id,
-                       kind="Login", object="", outcome="error", error_code=Errors.ACCESS_DENIED.code,
-                       duration_ms=0.0, statement="", count=pending.count, last_user=pending.last_user)
+    return AuditRecord(
+        time=now,
+        user=pending.first_user,
+        host=host,
+        connection_id=pending.connection_id,
+        kind="Login",
+        object="",
+        outcome="error",
+        error_code=Errors.ACCESS_DENIED.code,
+        duration_ms=0.0,
+        statement="",
+        count=pending.count,
+        last_user=pending.last_user,
+    )
 
 
 # What json.dumps(obj, ensure_ascii=False) builds on every call (only the all-defaults encoder is

@@ -50,17 +50,42 @@ class Privilege(StrEnum):
 
 
 PRIVILEGES = tuple(p.value for p in Privilege)
-ALL_PRIVILEGES = ("SELECT_PRIV", "LOAD_PRIV", "ALTER_PRIV", "CREATE_PRIV", "DROP_PRIV", "SHOW_VIEW_PRIV")
+ALL_PRIVILEGES = (
+    "SELECT_PRIV",
+    "LOAD_PRIV",
+    "ALTER_PRIV",
+    "CREATE_PRIV",
+    "DROP_PRIV",
+    "SHOW_VIEW_PRIV",
+)
 MYSQL_SPELLINGS = {
-    "SELECT": "SELECT_PRIV", "INSERT": "LOAD_PRIV", "UPDATE": "LOAD_PRIV", "DELETE": "LOAD_PRIV",
-    "LOAD": "LOAD_PRIV", "ALTER": "ALTER_PRIV", "CREATE": "CREATE_PRIV", "DROP": "DROP_PRIV",
-    "SHOW_VIEW": "SHOW_VIEW_PRIV", "SHOW VIEW": "SHOW_VIEW_PRIV", "ADMIN": "ADMIN_PRIV",
-    "GRANT": "GRANT_PRIV", "USAGE": "USAGE_PRIV", "GRANT OPTION": "GRANT_PRIV",
+    "SELECT": "SELECT_PRIV",
+    "INSERT": "LOAD_PRIV",
+    "UPDATE": "LOAD_PRIV",
+    "DELETE": "LOAD_PRIV",
+    "LOAD": "LOAD_PRIV",
+    "ALTER": "ALTER_PRIV",
+    "CREATE": "CREATE_PRIV",
+    "DROP": "DROP_PRIV",
+    "SHOW_VIEW": "SHOW_VIEW_PRIV",
+    "SHOW VIEW": "SHOW_VIEW_PRIV",
+    "ADMIN": "ADMIN_PRIV",
+    "GRANT": "GRANT_PRIV",
+    "USAGE": "USAGE_PRIV",
+    "GRANT OPTION": "GRANT_PRIV",
 }
 # What a denial message calls the privilege (MySQL prints the statement verb).
-VERB = {"SELECT_PRIV": "SELECT", "LOAD_PRIV": "LOAD", "ALTER_PRIV": "ALTER", "CREATE_PRIV": "CREATE",
-        "DROP_PRIV": "DROP", "SHOW_VIEW_PRIV": "SHOW VIEW", "ADMIN_PRIV": "ADMIN",
-        "GRANT_PRIV": "GRANT", "USAGE_PRIV": "USAGE"}
+VERB = {
+    "SELECT_PRIV": "SELECT",
+    "LOAD_PRIV": "LOAD",
+    "ALTER_PRIV": "ALTER",
+    "CREATE_PRIV": "CREATE",
+    "DROP_PRIV": "DROP",
+    "SHOW_VIEW_PRIV": "SHOW VIEW",
+    "ADMIN_PRIV": "ADMIN",
+    "GRANT_PRIV": "GRANT",
+    "USAGE_PRIV": "USAGE",
+}
 MAX_REMEMBERED_DECISIONS = 100_000  # then decisions are computed each time until the next reload
 _T = TypeVar("_T")
 ANY = "*"  # an open level, in memory and in the grants table; never a name (see stored_name)
@@ -138,13 +163,19 @@ class GrantScope:
             # DuckDB resolves internal names case-insensitively, so the check does too: a grant
             # on d.T must not differ from what `SELECT … FROM D.t` reads
             return part_covers_folded(self.db, db) and part_covers_folded(self.tbl, tbl)
-        return part_covers(self.catalog, catalog) and part_covers(self.db, db) and part_covers(self.tbl, tbl)
+        return (
+            part_covers(self.catalog, catalog)
+            and part_covers(self.db, db)
+            and part_covers(self.tbl, tbl)
+        )
 
     def encloses(self, other: GrantScope) -> bool:
         """Whether a grant here reaches everything a grant on ``other`` does: the same target or an
         enclosing level (``ctl.*.*`` encloses ``ctl.db.*`` and ``ctl.db.t``; only ``*.*.*`` encloses
         ``*.*.*``). Answered by :meth:`covers`, so it folds names exactly as privilege checks do."""
-        return self.covers(real_name(other.catalog) or ANY, real_name(other.db), real_name(other.tbl))
+        return self.covers(
+            real_name(other.catalog) or ANY, real_name(other.db), real_name(other.tbl)
+        )
 
     def label(self, depth: int = 3) -> str:
         """The first ``depth`` parts as SHOW GRANTS prints them (a name ``*`` in backticks)."""
@@ -179,7 +210,10 @@ class Privileges:
         root = UserIdentity(ROOT, "%").grantee
         with self._store.transaction() as db:
             for privilege in PRIVILEGES:
-                db.execute("INSERT INTO grants VALUES (?, '*', '*', '*', ?) ON CONFLICT DO NOTHING", (root, privilege))
+                db.execute(
+                    "INSERT INTO grants VALUES (?, '*', '*', '*', ?) ON CONFLICT DO NOTHING",
+                    (root, privilege),
+                )
 
     def reload(self) -> None:
         self._reload()
@@ -187,12 +221,14 @@ class Privileges:
     def _reload(self) -> None:
         grants: dict[str, set[tuple[GrantScope, str]]] = {}
         for r in self._store.query("SELECT grantee, catalog, db, tbl, privilege FROM grants"):
-            grants.setdefault(r["grantee"],
-                              set()).add((GrantScope(r["catalog"], r["db"], r["tbl"]),
-                                          r["privilege"]))
+            grants.setdefault(r["grantee"], set()).add(
+                (GrantScope(r["catalog"], r["db"], r["tbl"]), r["privilege"])
+            )
         roles: dict[str, set[str]] = {}
         for r in self._store.query("SELECT role, user_name, user_host FROM role_members"):
-            roles.setdefault(UserIdentity(r["user_name"], r["user_host"]).grantee, set()).add(r["role"])
+            roles.setdefault(UserIdentity(r["user_name"], r["user_host"]).grantee, set()).add(
+                r["role"]
+            )
         names = {r["name"] for r in self._store.query("SELECT name FROM roles")}
         with self._lock:
             self._grants, self._roles, self._role_names = grants, roles, names
@@ -231,13 +267,27 @@ class Privileges:
             return frozenset(self._grants.get(f"role:{role}", ()))
 
     # -- checks -----------------------------------------------------------------------------------
-    def has(self, ctx: SessionContext, privilege: Privilege, catalog: str = ANY, db: str | None = None,
-            tbl: str | None = None) -> bool:
-        return self._remembered(("has", ctx.user, ctx.account_host, privilege, catalog, db, tbl),
-                                lambda: self._has(ctx, privilege, catalog, db, tbl))
+    def has(
+        self,
+        ctx: SessionContext,
+        privilege: Privilege,
+        catalog: str = ANY,
+        db: str | None = None,
+        tbl: str | None = None,
+    ) -> bool:
+        return self._remembered(
+            ("has", ctx.user, ctx.account_host, privilege, catalog, db, tbl),
+            lambda: self._has(ctx, privilege, catalog, db, tbl),
+        )
 
-    def _has(self, ctx: SessionContext, privilege: Privilege, catalog: str, db: str | None,
-             tbl: str | None) -> bool:
+    def _has(
+        self,
+        ctx: SessionContext,
+        privilege: Privilege,
+        catalog: str,
+        db: str | None,
+        tbl: str | None,
+    ) -> bool:
         for target, held in self._held(ctx):
             if held == Privilege.ADMIN and target.level == "global":
                 return True
@@ -252,47 +302,75 @@ class Privileges:
         if not self.has(ctx, privilege):
             raise Errors.SPECIFIC_ACCESS_DENIED.error(priv=privilege.verb)
 
-    def require_db(self, ctx: SessionContext, privilege: Privilege, catalog: str, db: str,
-                   not_found: DrydockError | None = None) -> None:
+    def require_db(
+        self,
+        ctx: SessionContext,
+        privilege: Privilege,
+        catalog: str,
+        db: str,
+        not_found: DrydockError | None = None,
+    ) -> None:
         if not self.has(ctx, privilege, catalog, db):
             raise not_found or Errors.DB_ACCESS_DENIED.error(user=ctx.user, host=ctx.host, db=db)
 
-    def require_table(self, ctx: SessionContext, privilege: Privilege, catalog: str, db: str, tbl: str,
-                      not_found: DrydockError | None = None) -> None:
+    def require_table(
+        self,
+        ctx: SessionContext,
+        privilege: Privilege,
+        catalog: str,
+        db: str,
+        tbl: str,
+        not_found: DrydockError | None = None,
+    ) -> None:
         if not self.has(ctx, privilege, catalog, db, tbl):
             raise not_found or Errors.TABLE_ACCESS_DENIED.error(
-                priv=privilege.verb, user=ctx.user, host=ctx.host, table=f"{db}.{tbl}")
+                priv=privilege.verb, user=ctx.user, host=ctx.host, table=f"{db}.{tbl}"
+            )
 
     def may_see_table(self, ctx: SessionContext, catalog: str, db: str, tbl: str) -> bool:
         # remembered like has(): every admission and every external table a SELECT reads asks
         def decide() -> bool:
-            return any((p == Privilege.ADMIN and t.level == "global") or t.covers(catalog, db, tbl)
-                       for t, p in self._held(ctx))
+            return any(
+                (p == Privilege.ADMIN and t.level == "global") or t.covers(catalog, db, tbl)
+                for t, p in self._held(ctx)
+            )
 
         return self._remembered(("see_table", ctx.user, ctx.account_host, catalog, db, tbl), decide)
 
     def may_see_db(self, ctx: SessionContext, catalog: str, db: str) -> bool:
         """Any privilege on the database or on some table in it."""
-        return any((p == Privilege.ADMIN and t.level == "global")
-                   or (part_covers(t.catalog, catalog) and part_covers(t.db, db))
-                   for t, p in self._held(ctx))
+        return any(
+            (p == Privilege.ADMIN and t.level == "global")
+            or (part_covers(t.catalog, catalog) and part_covers(t.db, db))
+            for t, p in self._held(ctx)
+        )
 
     def sees_catalog(self, ctx: SessionContext, catalog: str) -> bool:
         """Any privilege anywhere in ``catalog`` (SHOW CATALOGS, SWITCH)."""
-        return any((p == Privilege.ADMIN and t.level == "global") or part_covers(t.catalog, catalog)
-                   for t, p in self._held(ctx))
+        return any(
+            (p == Privilege.ADMIN and t.level == "global") or part_covers(t.catalog, catalog)
+            for t, p in self._held(ctx)
+        )
 
-    def visibility(self, ctx: SessionContext, catalog: str) -> tuple[bool, set[str], set[tuple[str, str]]]:
+    def visibility(
+        self, ctx: SessionContext, catalog: str
+    ) -> tuple[bool, set[str], set[tuple[str, str]]]:
         """(sees everything, visible databases, visible (db, table) pairs) within ``catalog``.
         Callers must not change the sets (a remembered decision)."""
-        return self._remembered(("visibility", ctx.user, ctx.account_host, catalog),
-                                lambda: self._visibility(ctx, catalog))
+        return self._remembered(
+            ("visibility", ctx.user, ctx.account_host, catalog),
+            lambda: self._visibility(ctx, catalog),
+        )
 
-    def _visibility(self, ctx: SessionContext, catalog: str) -> tuple[bool, set[str], set[tuple[str, str]]]:
+    def _visibility(
+        self, ctx: SessionContext, catalog: str
+    ) -> tuple[bool, set[str], set[tuple[str, str]]]:
         dbs: set[str] = set()
         tables: set[tuple[str, str]] = set()
         for t, p in self._held(ctx):
-            if (p == Privilege.ADMIN and t.level == "global") or (part_covers(t.catalog, catalog) and t.db == ANY):
+            if (p == Privilege.ADMIN and t.level == "global") or (
+                part_covers(t.catalog, catalog) and t.db == ANY
+            ):
                 return True, set(), set()
             if t.catalog == stored_name(catalog) and t.tbl == ANY:
                 dbs.add(real_name(t.db) or ANY)
@@ -303,7 +381,8 @@ class Privileges:
     # -- changes ----------------------------------------------------------------------------------
     @staticmethod
     def follow_catalog(db: StoreConnection, old_name: str, new_name: str | None) -> None:
-        """Inside a catalog DDL's transaction: move grants on catalog ``old_name`` to ``new_name``, or
+        """Inside a catalog DDL's transaction: move grants on catalog ``old_name`` to ``new_name``,
+        or
         drop them.
 
         Names compare case-insensitively, as catalog names do. Grants already written for the new
@@ -311,19 +390,25 @@ class Privileges:
         """
         # Read, delete, re-insert under the new name (duplicates merge): the same on SQLite and
         # PostgreSQL, which has no UPDATE OR REPLACE.
-        moved = db.execute("SELECT grantee, db, tbl, privilege FROM grants WHERE lower(catalog) = lower(?)",
-                           (old_name,)).fetchall()
+        moved = db.execute(
+            "SELECT grantee, db, tbl, privilege FROM grants WHERE lower(catalog) = lower(?)",
+            (old_name,),
+        ).fetchall()
         db.execute("DELETE FROM grants WHERE lower(catalog) = lower(?)", (old_name,))
         if new_name is not None:
             for grantee, db_name, tbl, privilege in moved:
-                db.execute("INSERT INTO grants VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
-                           (grantee, new_name, db_name, tbl, privilege))
+                db.execute(
+                    "INSERT INTO grants VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+                    (grantee, new_name, db_name, tbl, privilege),
+                )
 
     def grant(self, grantee: str, target: GrantScope, privileges: tuple[str, ...]) -> None:
         with self._store.transaction() as db:
             for privilege in privileges:
-                db.execute("INSERT INTO grants VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
-                           (grantee, target.catalog, target.db, target.tbl, privilege))
+                db.execute(
+                    "INSERT INTO grants VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+                    (grantee, target.catalog, target.db, target.tbl, privilege),
+                )
         self._reload()
 
     def revoke(self, grantee: str, target: GrantScope, privileges: tuple[str, ...]) -> int:
@@ -332,7 +417,9 @@ class Privileges:
             for privilege in privileges:
                 removed += db.execute(
                     "DELETE FROM grants WHERE grantee = ? AND catalog = ? AND db = ? AND tbl = ? "
-                    "AND privilege = ?", (grantee, target.catalog, target.db, target.tbl, privilege)).rowcount
+                    "AND privilege = ?",
+                    (grantee, target.catalog, target.db, target.tbl, privilege),
+                ).rowcount
         self._reload()
         return removed
 
@@ -372,14 +459,18 @@ class Privileges:
         if role not in self._role_names:
             raise Errors.ROLE_NOT_FOUND.error(role=role)
         with self._store.transaction() as db:
-            db.execute("INSERT INTO role_members VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
-                       (role, identity.name, identity.host))
+            db.execute(
+                "INSERT INTO role_members VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
+                (role, identity.name, identity.host),
+            )
         self._reload()
 
     def revoke_role(self, role: str, identity: UserIdentity) -> bool:
         with self._store.transaction() as db:
-            gone = db.execute("DELETE FROM role_members WHERE role = ? AND user_name = ? AND user_host = ?",
-                              (role, identity.name, identity.host)).rowcount
+            gone = db.execute(
+                "DELETE FROM role_members WHERE role = ? AND user_name = ? AND user_host = ?",
+                (role, identity.name, identity.host),
+            ).rowcount
         self._reload()
         return bool(gone)
 
@@ -387,6 +478,11 @@ class Privileges:
         self._reload()
 
     def members(self, role: str) -> list[str]:
-        return [str(UserIdentity(r["user_name"], r["user_host"]))
-                for r in self._store.query("SELECT user_name, user_host FROM role_members WHERE role = ? "
-                                           "ORDER BY user_name, user_host", (role,))]
+        return [
+            str(UserIdentity(r["user_name"], r["user_host"]))
+            for r in self._store.query(
+                "SELECT user_name, user_host FROM role_members WHERE role = ? "
+                "ORDER BY user_name, user_host",
+                (role,),
+            )
+        ]

@@ -18,7 +18,9 @@ from collections.abc import Mapping
 from drydock.engine.support.url_secrets import mask_text, mask_value, secret_parts
 
 MASK = "***"
-SECRET_KEY = re.compile(r"secret|password|passwd|token|credential|access[._-]?key|private[._-]?key", re.IGNORECASE)
+SECRET_KEY = re.compile(
+    r"secret|password|passwd|token|credential|access[._-]?key|private[._-]?key", re.IGNORECASE
+)
 
 
 def redact_map(values: Mapping[str, str]) -> dict[str, str]:

@@ -44,7 +44,9 @@ class UserIdentity:
         return f"user:{self.name}@{self.host}"
 
 
-ROOT_ACCOUNT = UserIdentity(ROOT, "%")  # the account created at the first start, holding every privilege
+ROOT_ACCOUNT = UserIdentity(
+    ROOT, "%"
+)  # the account created at the first start, holding every privilege
 
 
 @dataclass(frozen=True)
@@ -83,21 +85,34 @@ class Users:
         self._store = store
         self._lock = threading.Lock()
         with store.transaction() as db:
-            exists = db.execute("SELECT 1 FROM users WHERE name = ? AND host = '%'", (ROOT,)).fetchone()
+            exists = db.execute(
+                "SELECT 1 FROM users WHERE name = ? AND host = '%'", (ROOT,)
+            ).fetchone()
             if not exists:
-                db.execute("INSERT INTO users(name, host, auth_string, created_at) VALUES (?, '%', ?, ?)",
-                           (ROOT, native_password_hash(root_password), time.time()))
+                db.execute(
+                    "INSERT INTO users(name, host, auth_string, created_at) VALUES (?, '%', ?, ?)",
+                    (ROOT, native_password_hash(root_password), time.time()),
+                )
             elif root_password:
-                db.execute("UPDATE users SET auth_string = ?, revision = revision + 1 "
-                           "WHERE name = ? AND host = '%'", (native_password_hash(root_password), ROOT))
+                db.execute(
+                    "UPDATE users SET auth_string = ?, revision = revision + 1 "
+                    "WHERE name = ? AND host = '%'",
+                    (native_password_hash(root_password), ROOT),
+                )
 
     def accounts(self) -> list[Account]:
-        return [Account(r["name"], r["host"], r["auth_string"])
-                for r in self._store.query("SELECT name, host, auth_string FROM users ORDER BY name, host")]
+        return [
+            Account(r["name"], r["host"], r["auth_string"])
+            for r in self._store.query(
+                "SELECT name, host, auth_string FROM users ORDER BY name, host"
+            )
+        ]
 
     def lookup(self, name: str, client_host: str = "127.0.0.1") -> Account | None:
         """The account a login as ``name`` from ``client_host`` uses (most specific host)."""
-        rows = self._store.query("SELECT name, host, auth_string FROM users WHERE name = ?", (name,))
+        rows = self._store.query(
+            "SELECT name, host, auth_string FROM users WHERE name = ?", (name,)
+        )
         candidates = [r for r in rows if host_matches(r["host"], client_host)]
         if not candidates:
             return None
@@ -105,8 +120,10 @@ class Users:
         return Account(best["name"], best["host"], best["auth_string"])
 
     def get(self, identity: UserIdentity) -> Account | None:
-        row = self._store.query_one("SELECT name, host, auth_string FROM users WHERE name = ? AND host = ?",
-                                    (identity.name, identity.host))
+        row = self._store.query_one(
+            "SELECT name, host, auth_string FROM users WHERE name = ? AND host = ?",
+            (identity.name, identity.host),
+        )
         return Account(row["name"], row["host"], row["auth_string"]) if row else None
 
     def exists(self, identity: UserIdentity) -> bool:
@@ -116,21 +133,25 @@ class Users:
         """Returns False when IF NOT EXISTS found the account already there."""
         identity = validate_identity(identity)
         with self._store.transaction() as db:
-            if db.execute("SELECT 1 FROM users WHERE name = ? AND host = ?",
-                          (identity.name, identity.host)).fetchone():
+            if db.execute(
+                "SELECT 1 FROM users WHERE name = ? AND host = ?", (identity.name, identity.host)
+            ).fetchone():
                 if if_not_exists:
                     return False
                 raise Errors.USER_EXISTS.error(op="CREATE USER", user=str(identity))
-            db.execute("INSERT INTO users(name, host, auth_string, created_at) VALUES (?, ?, ?, ?)",
-                       (identity.name, identity.host, native_password_hash(password), time.time()))
+            db.execute(
+                "INSERT INTO users(name, host, auth_string, created_at) VALUES (?, ?, ?, ?)",
+                (identity.name, identity.host, native_password_hash(password), time.time()),
+            )
         return True
 
     def drop(self, identity: UserIdentity, if_exists: bool) -> bool:
         if identity.name == ROOT:
             raise Errors.CANNOT_DROP_ROOT.error()
         with self._store.transaction() as db:
-            gone = db.execute("DELETE FROM users WHERE name = ? AND host = ?",
-                              (identity.name, identity.host)).rowcount
+            gone = db.execute(
+                "DELETE FROM users WHERE name = ? AND host = ?", (identity.name, identity.host)
+            ).rowcount
             if not gone:
                 if if_exists:
                     return False
@@ -140,8 +161,10 @@ class Users:
 
     def set_password(self, identity: UserIdentity, password: str) -> None:
         with self._store.transaction() as db:
-            changed = db.execute("UPDATE users SET auth_string = ?, revision = revision + 1 "
-                                 "WHERE name = ? AND host = ?",
-                                 (native_password_hash(password), identity.name, identity.host)).rowcount
+            changed = db.execute(
+                "UPDATE users SET auth_string = ?, revision = revision + 1 "
+                "WHERE name = ? AND host = ?",
+                (native_password_hash(password), identity.name, identity.host),
+            ).rowcount
             if not changed:
                 raise Errors.NO_SUCH_USER.error(user=str(identity))

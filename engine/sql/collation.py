@@ -48,7 +48,11 @@ def translate(expression: exp.Expr) -> exp.Expr:
         target = node.expression if isinstance(node, exp.Collate) else node.this
         if target is None:
             continue
-        name = target.name if isinstance(target, (exp.Var, exp.Identifier, exp.Column, exp.Literal)) else ""
+        name = (
+            target.name
+            if isinstance(target, (exp.Var, exp.Identifier, exp.Column, exp.Literal))
+            else ""
+        )
         if not name:
             raise Errors.UNKNOWN_COLLATION.error(name=target.sql(dialect="mysql")[:64])
         if isinstance(node, exp.Collate):

@@ -57,7 +57,9 @@ class Deadlines:
         with self._cond:
             self._push(time.monotonic() + max(seconds, 0.0), deadline)
             if self._thread is None:
-                self._thread = threading.Thread(target=self._run, name="drydock-deadlines", daemon=True)
+                self._thread = threading.Thread(
+                    target=self._run, name="drydock-deadlines", daemon=True
+                )
                 self._thread.start()
         return deadline
 

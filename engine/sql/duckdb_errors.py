@@ -19,9 +19,17 @@ import duckdb
 from drydock.engine.errors import DrydockError, Errors, ErrorSpec, scrub_paths
 
 # DuckDB's physical type names → the SQL names MySQL prints in its messages
-_TYPE_NAMES = {"INT8": "TINYINT", "INT16": "SMALLINT", "INT32": "INT", "INT64": "BIGINT",
-               "INT128": "DECIMAL", "UINT8": "TINYINT UNSIGNED", "UINT16": "SMALLINT UNSIGNED",
-               "UINT32": "INT UNSIGNED", "UINT64": "BIGINT UNSIGNED"}
+_TYPE_NAMES = {
+    "INT8": "TINYINT",
+    "INT16": "SMALLINT",
+    "INT32": "INT",
+    "INT64": "BIGINT",
+    "INT128": "DECIMAL",
+    "UINT8": "TINYINT UNSIGNED",
+    "UINT16": "SMALLINT UNSIGNED",
+    "UINT32": "INT UNSIGNED",
+    "UINT64": "BIGINT UNSIGNED",
+}
 
 
 def _sql_type(name: str) -> str:
@@ -76,54 +84,146 @@ def _missing_table(m: re.Match[str], ctx: Context) -> dict[str, str]:
 
 RULES: tuple[Rule, ...] = (
     # -- constraints (SQLSTATE 23000: IntegrityError in every driver) --------------------------
-    _rule(duckdb.ConstraintException, r'Duplicate key "(?P<column>[^:"]+): (?P<value>.*)" violates primary key',
-          Errors.DUP_ENTRY, lambda m, c: {"value": m["value"], "key": _key("PRIMARY", c)}),
-    _rule(duckdb.ConstraintException, r'Duplicate key "(?P<column>[^:"]+): (?P<value>.*)" violates unique',
-          Errors.DUP_ENTRY, lambda m, c: {"value": m["value"], "key": _key(m["column"], c)}),
-    _rule(duckdb.ConstraintException, r'PRIMARY KEY or UNIQUE constraint violation: duplicate key "(?P<value>.*)"',
-          Errors.DUP_ENTRY, lambda m, c: {"value": m["value"], "key": _key("PRIMARY", c)}),
-    _rule(duckdb.ConstraintException, r"NOT NULL constraint failed: (?:[^.\s]+\.)?(?P<column>\S+)",
-          Errors.BAD_NULL, lambda m, c: {"column": m["column"]}),
-    _rule(duckdb.ConstraintException, r'foreign key constraint because key "(?P<key>.*)" is still referenced',
-          Errors.ROW_IS_REFERENCED, lambda m, c: {"detail": f"key {m['key']} is still referenced"}),
-    _rule(duckdb.ConstraintException, r'foreign key constraint because key "(?P<key>.*)" does not exist',
-          Errors.NO_REFERENCED_ROW, lambda m, c: {"detail": f"key {m['key']} is not in the referenced table"}),
+    _rule(
+        duckdb.ConstraintException,
+        r'Duplicate key "(?P<column>[^:"]+): (?P<value>.*)" violates primary key',
+        Errors.DUP_ENTRY,
+        lambda m, c: {"value": m["value"], "key": _key("PRIMARY", c)},
+    ),
+    _rule(
+        duckdb.ConstraintException,
+        r'Duplicate key "(?P<column>[^:"]+): (?P<value>.*)" violates unique',
+        Errors.DUP_ENTRY,
+        lambda m, c: {"value": m["value"], "key": _key(m["column"], c)},
+    ),
+    _rule(
+        duckdb.ConstraintException,
+        r'PRIMARY KEY or UNIQUE constraint violation: duplicate key "(?P<value>.*)"',
+        Errors.DUP_ENTRY,
+        lambda m, c: {"value": m["value"], "key": _key("PRIMARY", c)},
+    ),
+    _rule(
+        duckdb.ConstraintException,
+        r"NOT NULL constraint failed: (?:[^.\s]+\.)?(?P<column>\S+)",
+        Errors.BAD_NULL,
+        lambda m, c: {"column": m["column"]},
+    ),
+    _rule(
+        duckdb.ConstraintException,
+        r'foreign key constraint because key "(?P<key>.*)" is still referenced',
+        Errors.ROW_IS_REFERENCED,
+        lambda m, c: {"detail": f"key {m['key']} is still referenced"},
+    ),
+    _rule(
+        duckdb.ConstraintException,
+        r'foreign key constraint because key "(?P<key>.*)" does not exist',
+        Errors.NO_REFERENCED_ROW,
+        lambda m, c: {"detail": f"key {m['key']} is not in the referenced table"},
+    ),
     # -- names -----------------------------------------------------------------------------------
-    _rule(duckdb.BinderException, r'Referenced column "?(?P<column>[^"]+?)"? (?:was )?not found',
-          Errors.BAD_FIELD, lambda m, c: {"column": m["column"], "where": "field list"}),
-    _rule(duckdb.CatalogException, r'Table with name "?(?P<name>[^"\s!]+)"? does not exist',
-          Errors.UNKNOWN_TABLE, _missing_table),
-    _rule(duckdb.CatalogException, r'(?:Table|View) with name "?(?P<name>[^"\s!]+)"? already exists',
-          Errors.TABLE_EXISTS, lambda m, c: {"table": m["name"]}),
-    _rule(duckdb.CatalogException, r'Schema with name "?(?P<name>[^"\s!]+)"? already exists',
-          Errors.DB_CREATE_EXISTS, lambda m, c: {"db": m["name"]}),
-    _rule(duckdb.CatalogException, r'Schema with name "?(?P<name>[^"\s!]+)"? does not exist',
-          Errors.UNKNOWN_DATABASE, lambda m, c: {"db": m["name"]}),
-    _rule(duckdb.CatalogException, r'No catalog \+ schema named "?(?P<name>[^"\s!]+)"? found',
-          Errors.UNKNOWN_DATABASE, lambda m, c: {"db": m["name"]}),
-    _rule(duckdb.CatalogException, r'(?:Scalar|Aggregate|Table) Function with name "?(?P<name>[^"\s!]+)"? does not exist',
-          Errors.UNKNOWN_FUNCTION, lambda m, c: {"name": f"{c.database}.{m['name']}" if c.database else m["name"]}),
-    _rule(duckdb.BinderException, r'No function matches the given name and argument types \'(?P<name>[^(\']+)\(',
-          Errors.WRONG_ARGUMENTS_TO_FUNCTION, lambda m, c: {"name": m["name"]}),
-    _rule(duckdb.BinderException, r'for the function call "(?P<name>[^("]+)\(',
-          Errors.WRONG_ARGUMENTS_TO_FUNCTION, lambda m, c: {"name": m["name"]}),
-    # -- bounds (README "Statement bounds"): the spill rule first, its message says "Out of Memory" too
-    _rule(duckdb.OutOfMemoryException, r"failed to offload .*\((?P<used>[^/()]+)/(?P<limit>[^/()]+) used\)", Errors.OUT_OF_TEMP_SPACE, lambda m, c: {"limit": m["limit"].strip()}),
-    _rule(duckdb.OutOfMemoryException, r"\((?P<used>[^/()]+)/(?P<limit>[^/()]+) used\)",
-          Errors.OUT_OF_MEMORY, lambda m, c: {"limit": m["limit"].strip()}),
+    _rule(
+        duckdb.BinderException,
+        r'Referenced column "?(?P<column>[^"]+?)"? (?:was )?not found',
+        Errors.BAD_FIELD,
+        lambda m, c: {"column": m["column"], "where": "field list"},
+    ),
+    _rule(
+        duckdb.CatalogException,
+        r'Table with name "?(?P<name>[^"\s!]+)"? does not exist',
+        Errors.UNKNOWN_TABLE,
+        _missing_table,
+    ),
+    _rule(
+        duckdb.CatalogException,
+        r'(?:Table|View) with name "?(?P<name>[^"\s!]+)"? already exists',
+        Errors.TABLE_EXISTS,
+        lambda m, c: {"table": m["name"]},
+    ),
+    _rule(
+        duckdb.CatalogException,
+        r'Schema with name "?(?P<name>[^"\s!]+)"? already exists',
+        Errors.DB_CREATE_EXISTS,
+        lambda m, c: {"db": m["name"]},
+    ),
+    _rule(
+        duckdb.CatalogException,
+        r'Schema with name "?(?P<name>[^"\s!]+)"? does not exist',
+        Errors.UNKNOWN_DATABASE,
+        lambda m, c: {"db": m["name"]},
+    ),
+    _rule(
+        duckdb.CatalogException,
+        r'No catalog \+ schema named "?(?P<name>[^"\s!]+)"? found',
+        Errors.UNKNOWN_DATABASE,
+        lambda m, c: {"db": m["name"]},
+    ),
+    _rule(
+        duckdb.CatalogException,
+        r'(?:Scalar|Aggregate|Table) Function with name "?(?P<name>[^"\s!]+)"? does not exist',
+        Errors.UNKNOWN_FUNCTION,
+        lambda m, c: {"name": f"{c.database}.{m['name']}" if c.database else m["name"]},
+    ),
+    _rule(
+        duckdb.BinderException,
+        r"No function matches the given name and argument types \'(?P<name>[^(\']+)\(",
+        Errors.WRONG_ARGUMENTS_TO_FUNCTION,
+        lambda m, c: {"name": m["name"]},
+    ),
+    _rule(
+        duckdb.BinderException,
+        r'for the function call "(?P<name>[^("]+)\(',
+        Errors.WRONG_ARGUMENTS_TO_FUNCTION,
+        lambda m, c: {"name": m["name"]},
+    ),
+    # -- bounds (README "Statement bounds"): the spill rule first, its message says "Out of Memory"
+    # too
+    _rule(
+        duckdb.OutOfMemoryException,
+        r"failed to offload .*\((?P<used>[^/()]+)/(?P<limit>[^/()]+) used\)",
+        Errors.OUT_OF_TEMP_SPACE,
+        lambda m, c: {"limit": m["limit"].strip()},
+    ),
+    _rule(
+        duckdb.OutOfMemoryException,
+        r"\((?P<used>[^/()]+)/(?P<limit>[^/()]+) used\)",
+        Errors.OUT_OF_MEMORY,
+        lambda m, c: {"limit": m["limit"].strip()},
+    ),
     # -- values ----------------------------------------------------------------------------------
-    _rule(duckdb.ConversionException, r"with value (?P<value>\S+) can't be cast because the value is out of "
-          r"range for the destination type (?P<type>\w+)",
-          Errors.OUT_OF_RANGE, lambda m, c: {"value": m["value"], "type": _sql_type(m["type"])}),
-    _rule(duckdb.ConversionException, r"Could not cast value (?P<value>\S+) to (?P<type>[\w(),]+)",
-          Errors.OUT_OF_RANGE, lambda m, c: {"value": m["value"], "type": m["type"]}),
-    _rule(duckdb.OutOfRangeException, r"Overflow in \w+ of (?P<type>\w+) \((?P<expr>.*)\)",
-          Errors.DATA_OUT_OF_RANGE, lambda m, c: {"type": _sql_type(m["type"]), "expr": m["expr"]}),
-    _rule(duckdb.ConversionException, r"Could not convert string ['\"](?P<value>.*)['\"] to (?P<type>[\w(),]+)",
-          Errors.TRUNCATED_WRONG_VALUE, lambda m, c: {"type": _value_kind(m["type"]), "value": m["value"]}),
-    _rule(duckdb.ConversionException, r'(?P<type>date|timestamp|time) field (?:format|value)[^"]*"(?P<value>[^"]*)"',
-          Errors.WRONG_DATETIME_VALUE,
-          lambda m, c: {"type": "datetime" if m["type"] == "timestamp" else m["type"], "value": m["value"]}),
+    _rule(
+        duckdb.ConversionException,
+        r"with value (?P<value>\S+) can't be cast because the value is out of "
+        r"range for the destination type (?P<type>\w+)",
+        Errors.OUT_OF_RANGE,
+        lambda m, c: {"value": m["value"], "type": _sql_type(m["type"])},
+    ),
+    _rule(
+        duckdb.ConversionException,
+        r"Could not cast value (?P<value>\S+) to (?P<type>[\w(),]+)",
+        Errors.OUT_OF_RANGE,
+        lambda m, c: {"value": m["value"], "type": m["type"]},
+    ),
+    _rule(
+        duckdb.OutOfRangeException,
+        r"Overflow in \w+ of (?P<type>\w+) \((?P<expr>.*)\)",
+        Errors.DATA_OUT_OF_RANGE,
+        lambda m, c: {"type": _sql_type(m["type"]), "expr": m["expr"]},
+    ),
+    _rule(
+        duckdb.ConversionException,
+        r"Could not convert string ['\"](?P<value>.*)['\"] to (?P<type>[\w(),]+)",
+        Errors.TRUNCATED_WRONG_VALUE,
+        lambda m, c: {"type": _value_kind(m["type"]), "value": m["value"]},
+    ),
+    _rule(
+        duckdb.ConversionException,
+        r'(?P<type>date|timestamp|time) field (?:format|value)[^"]*"(?P<value>[^"]*)"',
+        Errors.WRONG_DATETIME_VALUE,
+        lambda m, c: {
+            "type": "datetime" if m["type"] == "timestamp" else m["type"],
+            "value": m["value"],
+        },
+    ),
 )
 
 

@@ -59,9 +59,11 @@ def _sql(value: object) -> str:
     return "NULL" if value is None else f"'{value}'" if isinstance(value, str) else str(value)
 
 
-_TYPE_TABLE = "(VALUES " + ", ".join(
-    "(" + ", ".join(_sql(v) for v in row) + ")" for row in _TYPES
-) + ") AS m(duck_type, my_type, my_precision, my_scale, my_datetime_precision, my_column_type)"
+_TYPE_TABLE = (
+    "(VALUES "
+    + ", ".join("(" + ", ".join(_sql(v) for v in row) + ")" for row in _TYPES)
+    + ") AS m(duck_type, my_type, my_precision, my_scale, my_datetime_precision, my_column_type)"
+)
 
 # Columns whose values MySQL compares case-insensitively and drivers test with lower-case
 # literals (Connector/J: ``IF(IS_NULLABLE = 'yes', 1, 0)``); DuckDB compares case-sensitively.
@@ -71,11 +73,14 @@ _NOCASE = "COLLATE NOCASE"
 # MySQL shows them: in EXTRA, never as the default or the comment.
 _AUTO_INCREMENT = "column_default LIKE 'nextval(%__drydock_ai_%'"
 _ON_UPDATE = "coalesce(comment, '') LIKE '__drydock_on_update_current_timestamp%'"
-_ON_UPDATE_TEXT = "'on update CURRENT_TIMESTAMP' || replace(comment, '__drydock_on_update_current_timestamp', '')"
+_ON_UPDATE_TEXT = (
+    "'on update CURRENT_TIMESTAMP' || replace(comment, '__drydock_on_update_current_timestamp', '')"
+)
 
 _KEYS = f"""(
     SELECT schema_name, table_name, constraint_column_names AS columns,
-           CASE WHEN constraint_type = 'PRIMARY KEY' THEN 'PRIMARY KEY' ELSE 'UNIQUE' END AS key_type,
+           CASE WHEN constraint_type = 'PRIMARY KEY' THEN 'PRIMARY KEY' ELSE 'UNIQUE' END AS
+               key_type,
            CASE WHEN constraint_type = 'PRIMARY KEY' THEN 'PRIMARY'
                 ELSE constraint_column_names[1] END AS key_name
     FROM duckdb_constraints()
@@ -133,29 +138,38 @@ _REAL_VIEWS = {
                coalesce(key_, '') {_NOCASE} AS column_key,
                (CASE WHEN {_AUTO_INCREMENT} THEN 'auto_increment'
                      WHEN {_ON_UPDATE} THEN
-                         (CASE WHEN column_default IS NOT NULL AND upper(column_default) LIKE '%CURRENT_TIMESTAMP%'
+                         (CASE WHEN column_default IS NOT NULL AND upper(column_default) LIKE
+                             '%CURRENT_TIMESTAMP%'
                                THEN 'DEFAULT_GENERATED ' ELSE '' END) || {_ON_UPDATE_TEXT}
                      ELSE '' END) {_NOCASE} AS extra,
                'select' AS privileges,
-               CASE WHEN {_ON_UPDATE} THEN '' ELSE coalesce(comment, '') END AS column_comment, '' AS generation_expression,
+               CASE WHEN {_ON_UPDATE} THEN '' ELSE coalesce(comment, '') END AS column_comment, ''
+                   AS generation_expression,
                NULL::VARCHAR AS srs_id
         FROM (
             SELECT c.*, m.*, k.key_,
-                   coalesce(m.my_type, CASE WHEN c.data_type LIKE 'DECIMAL%' THEN 'decimal' ELSE 'text' END) AS data_type_,
-                   CASE WHEN c.data_type = 'VARCHAR' THEN coalesce(c.character_maximum_length, 65535)
+                   coalesce(m.my_type, CASE WHEN c.data_type LIKE 'DECIMAL%' THEN 'decimal' ELSE
+                       'text' END) AS data_type_,
+                   CASE WHEN c.data_type = 'VARCHAR' THEN coalesce(c.character_maximum_length,
+                       65535)
                         WHEN m.my_type IS NULL AND c.data_type NOT LIKE 'DECIMAL%' THEN 65535
                         END AS char_length,
-                   CASE WHEN c.data_type LIKE 'DECIMAL%' THEN c.numeric_precision ELSE m.my_precision END AS numeric_precision_,
-                   CASE WHEN c.data_type LIKE 'DECIMAL%' THEN c.numeric_scale ELSE m.my_scale END AS numeric_scale_,
+                   CASE WHEN c.data_type LIKE 'DECIMAL%' THEN c.numeric_precision ELSE
+                       m.my_precision END AS numeric_precision_,
+                   CASE WHEN c.data_type LIKE 'DECIMAL%' THEN c.numeric_scale ELSE m.my_scale END AS
+                       numeric_scale_,
                    CASE WHEN c.data_type = 'VARCHAR'
                             THEN 'varchar(' || coalesce(c.character_maximum_length, 65535) || ')'
                         WHEN c.data_type LIKE 'DECIMAL%' THEN lower(c.data_type)
                         ELSE coalesce(m.my_column_type, 'text') END AS column_type_
             FROM duckdb_columns() AS c LEFT JOIN {_TYPE_TABLE} ON m.duck_type = c.data_type
-            LEFT JOIN (SELECT schema_name AS k_schema, table_name AS k_table, column_name AS k_column,
-                              min(CASE WHEN key_type = 'PRIMARY KEY' THEN 'PRI' ELSE 'UNI' END) AS key_
+            LEFT JOIN (SELECT schema_name AS k_schema, table_name AS k_table, column_name AS
+                k_column,
+                              min(CASE WHEN key_type = 'PRIMARY KEY' THEN 'PRI' ELSE 'UNI' END) AS
+                                  key_
                        FROM {_KEY_COLUMNS} WHERE ordinal_position = 1 GROUP BY ALL) AS k
-                   ON k.k_schema = c.schema_name AND k.k_table = c.table_name AND k.k_column = c.column_name
+                   ON k.k_schema = c.schema_name AND k.k_table = c.table_name AND k.k_column =
+                       c.column_name
             WHERE c.database_name = '{INTERNAL}' AND c.schema_name NOT IN {HIDDEN_SCHEMAS}
         )
     """,
@@ -168,7 +182,8 @@ _REAL_VIEWS = {
         FROM {_KEYS}
     """,
     "key_column_usage": f"""
-        SELECT 'def' AS constraint_catalog, schema_name AS constraint_schema, key_name AS constraint_name,
+        SELECT 'def' AS constraint_catalog, schema_name AS constraint_schema, key_name AS
+            constraint_name,
                'def' AS table_catalog, schema_name AS table_schema, table_name, column_name,
                ordinal_position, NULL::BIGINT AS position_in_unique_constraint,
                NULL::VARCHAR AS referenced_table_schema, NULL::VARCHAR AS referenced_table_name,
@@ -190,13 +205,17 @@ _DUCK_TYPE = {"TEXT": "VARCHAR", "INT": "BIGINT"}
 
 
 def _empty_view(columns: dict[str, str]) -> str:
-    cols = ", ".join(f"NULL::{_DUCK_TYPE.get(t, 'VARCHAR')} AS {name}" for name, t in columns.items())
+    cols = ", ".join(
+        f"NULL::{_DUCK_TYPE.get(t, 'VARCHAR')} AS {name}" for name, t in columns.items()
+    )
     return f"SELECT {cols} WHERE false"
 
 
 def install(con: duckdb.DuckDBPyConnection) -> None:
     """Attach ``mysql_is`` and (re)create its views. Idempotent."""
-    attached = {r[0] for r in con.execute("SELECT database_name FROM duckdb_databases()").fetchall()}
+    attached = {
+        r[0] for r in con.execute("SELECT database_name FROM duckdb_databases()").fetchall()
+    }
     if ATTACHED_NAME not in attached:
         con.execute(f"ATTACH ':memory:' AS {ATTACHED_NAME}")
     for table, columns in INFO_SCHEMA["information_schema"].items():
@@ -204,7 +223,8 @@ def install(con: duckdb.DuckDBPyConnection) -> None:
         con.execute(f"CREATE OR REPLACE VIEW {ATTACHED_NAME}.main.{table} AS {body}")
 
 
-# -- external catalogs ------------------------------------------------------------------------------
+# -- external catalogs
+# ------------------------------------------------------------------------------
 # information_schema.SCHEMATA/TABLES/COLUMNS while the session's catalog is external (JDBC's
 # getTables/getColumns after ``USE c.db``): the rows come from the catalog's metadata, already
 # filtered by what the user may see (engine/sql/metadata.py), as an Arrow table of the "raw" shape
@@ -214,13 +234,28 @@ EXTERNAL = ("schemata", "tables", "columns")
 
 _EXTERNAL_RAW = {
     "schemata": [("schema_name", "string")],
-    "tables": [("table_schema", "string"), ("table_name", "string"), ("table_type", "string"),
-               ("engine", "string"), ("table_comment", "string")],
-    "columns": [("table_schema", "string"), ("table_name", "string"), ("column_name", "string"),
-                ("ordinal_position", "int32"), ("is_nullable", "string"), ("data_type", "string"),
-                ("column_type", "string"), ("character_maximum_length", "int32"),
-                ("numeric_precision", "int32"), ("numeric_scale", "int32"),
-                ("datetime_precision", "int32"), ("column_key", "string"), ("column_comment", "string")],
+    "tables": [
+        ("table_schema", "string"),
+        ("table_name", "string"),
+        ("table_type", "string"),
+        ("engine", "string"),
+        ("table_comment", "string"),
+    ],
+    "columns": [
+        ("table_schema", "string"),
+        ("table_name", "string"),
+        ("column_name", "string"),
+        ("ordinal_position", "int32"),
+        ("is_nullable", "string"),
+        ("data_type", "string"),
+        ("column_type", "string"),
+        ("character_maximum_length", "int32"),
+        ("numeric_precision", "int32"),
+        ("numeric_scale", "int32"),
+        ("datetime_precision", "int32"),
+        ("column_key", "string"),
+        ("column_comment", "string"),
+    ],
 }
 
 EXTERNAL_SELECT = {
@@ -232,7 +267,8 @@ EXTERNAL_SELECT = {
     "tables": f"""
         SELECT 'def' AS table_catalog, table_schema, table_name, table_type {_NOCASE} AS table_type,
                engine, 10::INTEGER AS version, 'Dynamic' AS row_format, NULL::BIGINT AS table_rows,
-               0::INTEGER AS avg_row_length, 0::INTEGER AS data_length, 0::INTEGER AS max_data_length,
+               0::INTEGER AS avg_row_length, 0::INTEGER AS data_length, 0::INTEGER AS
+                   max_data_length,
                0::INTEGER AS index_length, 0::INTEGER AS data_free, NULL::BIGINT AS auto_increment,
                NULL::TIMESTAMP AS create_time, NULL::TIMESTAMP AS update_time,
                NULL::TIMESTAMP AS check_time, 'utf8mb4_0900_ai_ci' AS table_collation,
@@ -245,8 +281,10 @@ EXTERNAL_SELECT = {
                data_type {_NOCASE} AS data_type, character_maximum_length,
                character_maximum_length * 4 AS character_octet_length, numeric_precision,
                numeric_scale, datetime_precision,
-               CASE WHEN character_maximum_length IS NOT NULL THEN 'utf8mb4' END AS character_set_name,
-               CASE WHEN character_maximum_length IS NOT NULL THEN 'utf8mb4_0900_ai_ci' END AS collation_name,
+               CASE WHEN character_maximum_length IS NOT NULL THEN 'utf8mb4' END AS
+                   character_set_name,
+               CASE WHEN character_maximum_length IS NOT NULL THEN 'utf8mb4_0900_ai_ci' END AS
+                   collation_name,
                column_type {_NOCASE} AS column_type, column_key {_NOCASE} AS column_key,
                '' {_NOCASE} AS extra, 'select' AS privileges, column_comment,
                '' AS generation_expression, NULL::VARCHAR AS srs_id
@@ -263,8 +301,17 @@ _TEXT_LENGTH = 65535  # what the internal view shows for an unbounded VARCHAR
 _PARAMS = re.compile(r"\((\d+)(?:,(\d+))?\)")
 
 
-def external_column_row(db: str, table: str, position: int, name: str, desc_type: str, mysql_type: str,
-                        nullable: bool, key: str, comment: str) -> tuple[object, ...]:
+def external_column_row(
+    db: str,
+    table: str,
+    position: int,
+    name: str,
+    desc_type: str,
+    mysql_type: str,
+    nullable: bool,
+    key: str,
+    comment: str,
+) -> tuple[object, ...]:
     """One raw information_schema.COLUMNS row of an external column (see _EXTERNAL_RAW)."""
     data_type = mysql_type.lower()
     params = _PARAMS.search(desc_type)
@@ -277,12 +324,27 @@ def external_column_row(db: str, table: str, position: int, name: str, desc_type
     elif data_type == "decimal" and params:
         precision, scale = int(params.group(1)), int(params.group(2) or 0)
     elif data_type in ("datetime", "timestamp", "time"):
-        dt_precision = int(params.group(1)) if params else _MYSQL_NUMBERS.get(data_type, (None, None, 0))[2]
+        dt_precision = (
+            int(params.group(1)) if params else _MYSQL_NUMBERS.get(data_type, (None, None, 0))[2]
+        )
     elif data_type in _MYSQL_NUMBERS:
         precision, scale, dt_precision = _MYSQL_NUMBERS[data_type]
         column_type = "tinyint(1)" if desc_type.upper() == "BOOLEAN" else column_type
-    return (db, table, name, position, "YES" if nullable else "NO", data_type, column_type, char_length,
-            precision, scale, dt_precision, key, comment)
+    return (
+        db,
+        table,
+        name,
+        position,
+        "YES" if nullable else "NO",
+        data_type,
+        column_type,
+        char_length,
+        precision,
+        scale,
+        dt_precision,
+        key,
+        comment,
+    )
 
 
 def external_table(name: str, rows: list[tuple[object, ...]]) -> pa.Table:
@@ -291,4 +353,6 @@ def external_table(name: str, rows: list[tuple[object, ...]]) -> pa.Table:
 
     fields = _EXTERNAL_RAW[name]
     schema = pa.schema([(column, getattr(pa, kind)()) for column, kind in fields])
-    return pa.Table.from_pylist([dict(zip((c for c, _ in fields), row)) for row in rows], schema=schema)
+    return pa.Table.from_pylist(
+        [dict(zip((c for c, _ in fields), row)) for row in rows], schema=schema
+    )

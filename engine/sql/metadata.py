@@ -21,9 +21,9 @@ if TYPE_CHECKING:
     from drydock.engine.sql.query import QueryEngine
 
 
-
 def split_database(catalogs: CatalogManager, name: str) -> tuple[str, str] | None:
-    """``catalog.db`` as one database name (engine/sql/dotted_names.py): (catalog, db) when ``name`` is ``catalog.db`` of an existing catalog, else None."""
+    """``catalog.db`` as one database name (engine/sql/dotted_names.py): (catalog, db) when ``name``
+    is ``catalog.db`` of an existing catalog, else None."""
     if "." not in name:
         return None
     catalog, db = name.split(".", 1)
@@ -34,8 +34,11 @@ def split_database(catalogs: CatalogManager, name: str) -> tuple[str, str] | Non
     record = catalogs.find(catalog)
     return (record.name, db) if record is not None else None
 
+
 class Metadata:
-    def __init__(self, catalogs: CatalogManager, query: QueryEngine, privileges: Privileges, data_dir: Path):
+    def __init__(
+        self, catalogs: CatalogManager, query: QueryEngine, privileges: Privileges, data_dir: Path
+    ):
         self._catalogs = catalogs
         self._query = query
         self._privileges = privileges
@@ -90,20 +93,40 @@ class Metadata:
     def columns(self, ctx: SessionContext, catalog: str, db: str, table: str) -> list[Column]:
         self.require_table(ctx, catalog, db, table)
         if catalog.lower() == INTERNAL:
-            return [Column(name, ctype, nullable == "YES") for name, ctype, nullable, _ in
-                    self._query.columns(db, table)]
+            return [
+                Column(name, ctype, nullable == "YES")
+                for name, ctype, nullable, _ in self._query.columns(db, table)
+            ]
         return self._guard(catalog, lambda c: c.columns(db, table))
 
-    def column_rows(self, ctx: SessionContext, catalog: str, db: str, table: str) -> list[tuple[Any, ...]]:
+    def column_rows(
+        self, ctx: SessionContext, catalog: str, db: str, table: str
+    ) -> list[tuple[Any, ...]]:
         """The rows of SHOW FULL COLUMNS (Field, Type, Collation, Null, Key, Default, Extra,
         Privileges, Comment) in the table's column order; DESCRIBE and SHOW COLUMNS show a part."""
         self.require_table(ctx, catalog, db, table)
         if catalog.lower() == INTERNAL:
-            return [(*r[:5], mysql_default(r[5]), *r[6:]) for r in self._query.column_details(db, table)]
-        return [(c.name, c.type, None, "YES" if c.nullable else "NO", c.key, None, "", "select", c.comment)
-                for c in self._guard(catalog, lambda connector: connector.columns(db, table))]
+            return [
+                (*r[:5], mysql_default(r[5]), *r[6:]) for r in self._query.column_details(db, table)
+            ]
+        return [
+            (
+                c.name,
+                c.type,
+                None,
+                "YES" if c.nullable else "NO",
+                c.key,
+                None,
+                "",
+                "select",
+                c.comment,
+            )
+            for c in self._guard(catalog, lambda connector: connector.columns(db, table))
+        ]
 
-    def scan(self, ctx: SessionContext, catalog: str, db: str, table: str, travel: TimeTravel | None) -> Any:
+    def scan(
+        self, ctx: SessionContext, catalog: str, db: str, table: str, travel: TimeTravel | None
+    ) -> Any:
         """The Arrow object of an external table, pinned to one version, for DuckDB to scan.
 
         ``information_schema.<t>`` of an external catalog is answered here too (the query layer
@@ -138,22 +161,33 @@ class Metadata:
             rows = [("information_schema",), *((d,) for d in databases)]
         elif name == "tables":
             engine = self._catalogs.get(catalog).type.capitalize()
-            rows = [(db, t, "BASE TABLE", engine, "") for db in databases
-                    for t, _ in self.tables(ctx, catalog, db)]
+            rows = [
+                (db, t, "BASE TABLE", engine, "")
+                for db in databases
+                for t, _ in self.tables(ctx, catalog, db)
+            ]
         elif name == "columns":
             for db in databases:
                 for t, _ in self.tables(ctx, catalog, db):
-                    rows += [info_schema.external_column_row(db, t, i, c.name, c.type, c.mysql_type, c.nullable,
-                                                             c.key, c.comment)
-                             for i, c in enumerate(self.columns(ctx, catalog, db, t), start=1)]
+                    rows += [
+                        info_schema.external_column_row(
+                            db, t, i, c.name, c.type, c.mysql_type, c.nullable, c.key, c.comment
+                        )
+                        for i, c in enumerate(self.columns(ctx, catalog, db, t), start=1)
+                    ]
         else:
-            raise Errors.INTERNAL.error(detail=f"information_schema.{name} is not built from a catalog")
+            raise Errors.INTERNAL.error(
+                detail=f"information_schema.{name} is not built from a catalog"
+            )
         return info_schema.external_table(name, rows)
 
     # -- existence (invisible = missing) ----------------------------------------------------------
     def require_database(self, ctx: SessionContext, catalog: str, db: str) -> None:
-        missing = (Errors.UNKNOWN_DATABASE.error(db=db) if catalog.lower() == INTERNAL
-                   else Errors.UNKNOWN_EXTERNAL_DATABASE.error(db=db, catalog=catalog))
+        missing = (
+            Errors.UNKNOWN_DATABASE.error(db=db)
+            if catalog.lower() == INTERNAL
+            else Errors.UNKNOWN_EXTERNAL_DATABASE.error(db=db, catalog=catalog)
+        )
         if not self._privileges.may_see_db(ctx, catalog, db):
             if catalog.lower() == INTERNAL:
                 raise Errors.DB_ACCESS_DENIED.error(user=ctx.user, host=ctx.host, db=db)
@@ -179,7 +213,9 @@ class Metadata:
     def split(self, ctx: SessionContext, parts: tuple[str, ...]) -> tuple[str, str, str]:
         """[[catalog.]db.]table → (catalog, db, table) in the session's catalog and database."""
         if len(parts) == 3:
-            catalog = INTERNAL if parts[0].lower() == INTERNAL else self._catalogs.get(parts[0]).name
+            catalog = (
+                INTERNAL if parts[0].lower() == INTERNAL else self._catalogs.get(parts[0]).name
+            )
             return catalog, parts[1], parts[2]
         if len(parts) == 2:
             catalog, db = split_database(self._catalogs, parts[0]) or (ctx.catalog, parts[0])

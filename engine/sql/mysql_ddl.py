@@ -15,7 +15,8 @@
   (``AUTO_INCREMENT = n`` starts it at n).
 
 The statements to run before (sequences) and after (the ON UPDATE marks) are returned for the
-executor (engine/sql/query.py) to run in the same transaction as the CREATE TABLE; DROP TABLE drops a
+executor (engine/sql/query.py) to run in the same transaction as the CREATE TABLE; DROP TABLE drops
+a
 table's sequence with it (:func:`sequences_of`).
 """
 
@@ -34,10 +35,18 @@ from drydock.engine.sql.identifiers import quoted
 SEQUENCE_PREFIX = "__drydock_ai_"
 ON_UPDATE_MARK = "__drydock_on_update_current_timestamp"  # + "(n)" for a precision
 
-_INTEGER_TYPES = {exp.DataType.Type.TINYINT, exp.DataType.Type.SMALLINT, exp.DataType.Type.MEDIUMINT,
-                  exp.DataType.Type.INT, exp.DataType.Type.BIGINT, exp.DataType.Type.UTINYINT,
-                  exp.DataType.Type.USMALLINT, exp.DataType.Type.UMEDIUMINT, exp.DataType.Type.UINT,
-                  exp.DataType.Type.UBIGINT}
+_INTEGER_TYPES = {
+    exp.DataType.Type.TINYINT,
+    exp.DataType.Type.SMALLINT,
+    exp.DataType.Type.MEDIUMINT,
+    exp.DataType.Type.INT,
+    exp.DataType.Type.BIGINT,
+    exp.DataType.Type.UTINYINT,
+    exp.DataType.Type.USMALLINT,
+    exp.DataType.Type.UMEDIUMINT,
+    exp.DataType.Type.UINT,
+    exp.DataType.Type.UBIGINT,
+}
 _FLOAT_TYPES = {exp.DataType.Type.FLOAT, exp.DataType.Type.DOUBLE}
 _SINGLE_PRECISION_BITS = 24
 
@@ -52,7 +61,10 @@ def adapt_create_table(create: exp.Create, schema: str) -> tuple[list[str], list
             _float_type(data_type)
     body = create.this
     if isinstance(body, exp.Schema):
-        body.set("expressions", [e for e in body.expressions if not isinstance(e, exp.IndexColumnConstraint)])
+        body.set(
+            "expressions",
+            [e for e in body.expressions if not isinstance(e, exp.IndexColumnConstraint)],
+        )
         for unique in body.find_all(exp.UniqueColumnConstraint):
             inner = unique.this
             if isinstance(inner, exp.Schema) and inner.this is not None:
@@ -77,8 +89,10 @@ def _on_update_marks(create: exp.Create, schema: str) -> list[str]:
         precision = value.this.name if isinstance(value.this, exp.Literal) else ""
         mark = ON_UPDATE_MARK + (f"({precision})" if precision else "")
         parent.pop()
-        marks.append(f'COMMENT ON COLUMN {quoted(schema)}.{quoted(table.name)}.{quoted(column.name)} '
-                     f"IS '{mark}'")
+        marks.append(
+            f"COMMENT ON COLUMN {quoted(schema)}.{quoted(table.name)}.{quoted(column.name)} "
+            f"IS '{mark}'"
+        )
     return marks
 
 
@@ -86,16 +100,23 @@ def _float_type(data_type: exp.DataType) -> None:
     params = data_type.expressions
     if data_type.this == exp.DataType.Type.FLOAT and len(params) == 1:
         literal = params[0].this if isinstance(params[0], exp.DataTypeParam) else params[0]
-        bits = int(literal.name) if isinstance(literal, exp.Literal) and literal.name.isdigit() else 0
+        bits = (
+            int(literal.name) if isinstance(literal, exp.Literal) and literal.name.isdigit() else 0
+        )
         if bits > _SINGLE_PRECISION_BITS:
             data_type.set("this", exp.DataType.Type.DOUBLE)
     data_type.set("expressions", [])
 
 
 def _auto_increment(create: exp.Create, schema: str) -> list[str]:
-    columns = [c for c in create.find_all(exp.ColumnDef)
-               if any(isinstance(k.args.get("kind"), exp.AutoIncrementColumnConstraint)
-                      for k in c.args.get("constraints") or [])]
+    columns = [
+        c
+        for c in create.find_all(exp.ColumnDef)
+        if any(
+            isinstance(k.args.get("kind"), exp.AutoIncrementColumnConstraint)
+            for k in c.args.get("constraints") or []
+        )
+    ]
     if not columns:
         return []
     if len(columns) > 1:  # MySQL 1075
@@ -113,7 +134,9 @@ def _auto_increment(create: exp.Create, schema: str) -> list[str]:
         if isinstance(constraint.args.get("kind"), exp.DefaultColumnConstraint):
             raise Errors.NOT_SUPPORTED.error(what="a DEFAULT on an AUTO_INCREMENT column")
         constraints.append(constraint)
-    default = exp.DefaultColumnConstraint(this=exp.Anonymous(this="nextval", expressions=[exp.Literal.string(qualified)]))
+    default = exp.DefaultColumnConstraint(
+        this=exp.Anonymous(this="nextval", expressions=[exp.Literal.string(qualified)])
+    )
     constraints.append(exp.ColumnConstraint(kind=default))
     column.set("constraints", constraints)
     return [f'CREATE SEQUENCE {quoted(schema)}."{sequence}" START {start}']
@@ -145,11 +168,15 @@ def sequences_of(cursor: Any, drop: exp.Drop) -> list[str]:
         if not isinstance(table, exp.Table) or table.text("catalog").lower() != INTERNAL:
             continue
         rows = cursor.execute(
-            "SELECT column_default FROM duckdb_columns() WHERE database_name = ? AND schema_name = ? "
+            "SELECT column_default FROM duckdb_columns() WHERE database_name = ? AND schema_name = "
+            "? "
             "AND table_name = ? AND column_default LIKE ?",
-            [INTERNAL, table.text("db"), table.name, f"%{SEQUENCE_PREFIX}%"]).fetchall()
+            [INTERNAL, table.text("db"), table.name, f"%{SEQUENCE_PREFIX}%"],
+        ).fetchall()
         for (default,) in rows:
             match = _NEXTVAL.search(str(default))
             if match:
-                statements.append(f'DROP SEQUENCE IF EXISTS {quoted(match.group(1))}."{match.group(2)}"')
+                statements.append(
+                    f'DROP SEQUENCE IF EXISTS {quoted(match.group(1))}."{match.group(2)}"'
+                )
     return statements

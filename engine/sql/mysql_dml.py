@@ -1,4 +1,5 @@
-"""MySQL's INSERT variants on DuckDB, rewritten on the sqlglot AST (MySQL 8.0 manual 15.2.7, 15.2.12):
+"""MySQL's INSERT variants on DuckDB, rewritten on the sqlglot AST (MySQL 8.0 manual 15.2.7,
+15.2.12):
 
 - ``INSERT IGNORE`` → ``INSERT OR IGNORE`` (rows that collide with a key are skipped);
 - ``REPLACE [INTO]`` (grammar/sql.py parses it as an INSERT) → ``INSERT OR REPLACE``;
@@ -11,7 +12,8 @@ execution, with the catalog at hand) names the primary key then, as MySQL's REPL
 DUPLICATE KEY act first on the primary key.
 
 AUTO_INCREMENT: :func:`auto_increment` finds a column whose default is a drydock sequence
-(engine/sql/mysql_ddl.py); an INSERT whose values it generates gets ``RETURNING`` it, so the OK packet
+(engine/sql/mysql_ddl.py); an INSERT whose values it generates gets ``RETURNING`` it, so the OK
+packet
 and LAST_INSERT_ID() carry the first generated value, as in MySQL; explicit values move the
 sequence past them (:func:`catch_up`).
 
@@ -48,7 +50,9 @@ def rewrite(expression: exp.Expr) -> exp.Expr:
             for call in list(assignment.find_all(exp.Anonymous)):
                 if str(call.name).upper() == "VALUES" and len(call.expressions) == 1:
                     call.replace(exp.column(_column_name(call.expressions[0]), table="excluded"))
-        expression.set("conflict", exp.OnConflict(action=exp.var("DO UPDATE"), expressions=assignments))
+        expression.set(
+            "conflict", exp.OnConflict(action=exp.var("DO UPDATE"), expressions=assignments)
+        )
     return expression
 
 
@@ -67,14 +71,16 @@ def complete(insert: exp.Insert, cursor: Any, schema: str) -> None:
     table = target_table(insert)
     conflict = insert.args.get("conflict")
     needs_target = insert.args.get("alternative") == "REPLACE" or (
-        isinstance(conflict, exp.OnConflict) and not conflict.args.get("conflict_keys"))
+        isinstance(conflict, exp.OnConflict) and not conflict.args.get("conflict_keys")
+    )
     if table is None or not needs_target:
         return
     rows = cursor.execute(
         "SELECT constraint_type, constraint_column_names FROM duckdb_constraints() "
         "WHERE database_name = ? AND schema_name = ? AND table_name = ? "
         "AND constraint_type IN ('PRIMARY KEY', 'UNIQUE')",
-        [INTERNAL, schema, table.name]).fetchall()
+        [INTERNAL, schema, table.name],
+    ).fetchall()
     if len(rows) < 2:
         return  # zero or one key: DuckDB picks it itself
     primary = [r[1] for r in rows if r[0] == "PRIMARY KEY"]
@@ -84,10 +90,18 @@ def complete(insert: exp.Insert, cursor: Any, schema: str) -> None:
     if insert.args.get("alternative") == "REPLACE":
         columns = _insert_columns(insert, cursor, schema, table.name)
         insert.set("alternative", None)
-        insert.set("conflict", exp.OnConflict(
-            action=exp.var("DO UPDATE"), conflict_keys=keys,
-            expressions=[exp.EQ(this=exp.column(c), expression=exp.column(c, table="excluded"))
-                         for c in columns if c not in primary[0]]))
+        insert.set(
+            "conflict",
+            exp.OnConflict(
+                action=exp.var("DO UPDATE"),
+                conflict_keys=keys,
+                expressions=[
+                    exp.EQ(this=exp.column(c), expression=exp.column(c, table="excluded"))
+                    for c in columns
+                    if c not in primary[0]
+                ],
+            ),
+        )
     elif isinstance(conflict, exp.OnConflict):
         conflict.set("conflict_keys", keys)
 
@@ -95,9 +109,14 @@ def complete(insert: exp.Insert, cursor: Any, schema: str) -> None:
 def _insert_columns(insert: exp.Insert, cursor: Any, schema: str, table: str) -> list[str]:
     if isinstance(insert.this, exp.Schema) and insert.this.expressions:
         return [c.name for c in insert.this.expressions]
-    return [r[0] for r in cursor.execute(
-        "SELECT column_name FROM duckdb_columns() WHERE database_name = ? AND schema_name = ? "
-        "AND table_name = ? ORDER BY column_index", [INTERNAL, schema, table]).fetchall()]
+    return [
+        r[0]
+        for r in cursor.execute(
+            "SELECT column_name FROM duckdb_columns() WHERE database_name = ? AND schema_name = ? "
+            "AND table_name = ? ORDER BY column_index",
+            [INTERNAL, schema, table],
+        ).fetchall()
+    ]
 
 
 @dataclass
@@ -148,7 +167,9 @@ def auto_increment(insert: exp.Insert, traits: Traits) -> AutoIncrement | None:
 
 
 def _asks_for_next_value(value: exp.Expr) -> bool:
-    if isinstance(value, exp.Null) or (isinstance(value, exp.Var) and value.name.upper() == "DEFAULT"):
+    if isinstance(value, exp.Null) or (
+        isinstance(value, exp.Var) and value.name.upper() == "DEFAULT"
+    ):
         return True
     return isinstance(value, exp.Literal) and not value.is_string and value.name == "0"
 
@@ -174,11 +195,16 @@ def catch_up(key: AutoIncrement, cursor: Any, table: exp.Table) -> int | None:
         return None
     highest = max(key.explicit) if key.explicit else 0
     if key.explicit_unknown:
-        rows = cursor.execute(f"SELECT max({quoted(key.column)}) FROM {table.sql(dialect='duckdb')}").fetchall()
+        rows = cursor.execute(
+            f"SELECT max({quoted(key.column)}) FROM {table.sql(dialect='duckdb')}"
+        ).fetchall()
         highest = max(highest, int(rows[0][0] or 0))
     schema, name = key.sequence.split(".", 1)
-    rows = cursor.execute("SELECT last_value, start_value FROM duckdb_sequences() WHERE database_name = ? "
-                          "AND schema_name = ? AND sequence_name = ?", [INTERNAL, schema, name]).fetchall()
+    rows = cursor.execute(
+        "SELECT last_value, start_value FROM duckdb_sequences() WHERE database_name = ? "
+        "AND schema_name = ? AND sequence_name = ?",
+        [INTERNAL, schema, name],
+    ).fetchall()
     if not rows:
         return None
     last = rows[0][0] if rows[0][0] is not None else int(rows[0][1]) - 1
@@ -196,16 +222,27 @@ def on_update_columns(update: exp.Update, traits: Traits) -> None:
     CURRENT_TIMESTAMP column ``c`` of the internal table ``update`` changes, unless the statement
     assigns ``c`` itself."""
     rows = traits.on_update
-    assignments = [a for a in update.expressions if isinstance(a, exp.EQ) and isinstance(a.this, exp.Column)]
+    assignments = [
+        a for a in update.expressions if isinstance(a, exp.EQ) and isinstance(a.this, exp.Column)
+    ]
     assigned = {a.this.name.lower() for a in assignments}
     if not rows or not assignments:
         return
-    changed = exp.or_(*[exp.NullSafeNEQ(this=a.this.copy(), expression=a.expression.copy()) for a in assignments])
+    changed = exp.or_(
+        *[exp.NullSafeNEQ(this=a.this.copy(), expression=a.expression.copy()) for a in assignments]
+    )
     for column, mark in rows:
         if str(column).lower() in assigned:
             continue
-        precision = str(mark)[len(ON_UPDATE_MARK):].strip("()") or "0"
+        precision = str(mark)[len(ON_UPDATE_MARK) :].strip("()") or "0"
         step = 10 ** (6 - min(int(precision) if precision.isdigit() else 0, 6))
-        now = sqlglot.parse_one(f"make_timestamp(epoch_us(now()) // {step} * {step})", read="duckdb")
-        value = exp.Case(ifs=[exp.If(this=changed.copy(), true=now)], default=exp.column(str(column), quoted=True))
-        update.append("expressions", exp.EQ(this=exp.column(str(column), quoted=True), expression=value))
+        now = sqlglot.parse_one(
+            f"make_timestamp(epoch_us(now()) // {step} * {step})", read="duckdb"
+        )
+        value = exp.Case(
+            ifs=[exp.If(this=changed.copy(), true=now)],
+            default=exp.column(str(column), quoted=True),
+        )
+        update.append(
+            "expressions", exp.EQ(this=exp.column(str(column), quoted=True), expression=value)
+        )

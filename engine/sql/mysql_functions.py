@@ -12,7 +12,8 @@ engine/sql/sql_relations.py like any other statement. The macros read no table a
 function, and SQL can never create or replace a macro (engine/statements/sql.py runs CREATE only
 for databases, tables and views), so a macro cannot become a way to reach anything.
 
-MySQL's manual is the specification; tests/support/mysql_functions_corpus.py pins each function with the
+MySQL's manual is the specification; tests/support/mysql_functions_corpus.py pins each function with
+the
 manual's own examples.
 """
 
@@ -48,7 +49,8 @@ _MACROS = {
         CASE WHEN (fw AND wd <> 0) OR (NOT fw AND wd >= 4) THEN (d - first) - (7 - wd)
              ELSE (d - first) + wd END))""",
     "mysql_cw2": """(d, fw, wy, wd0) AS (CASE
-        WHEN month(d) = 1 AND day(d) <= 7 - wd0 AND NOT wy AND ((fw AND wd0 <> 0) OR (NOT fw AND wd0 >= 4))
+        WHEN month(d) = 1 AND day(d) <= 7 - wd0 AND NOT wy AND ((fw AND wd0 <> 0) OR (NOT fw AND wd0
+            >= 4))
             THEN {'y': year(d), 'w': 0}
         WHEN month(d) = 1 AND day(d) <= 7 - wd0
             THEN mysql_is.main.mysql_cw3(d, fw, true, year(d) - 1, make_date(year(d) - 1, 1, 1),
@@ -58,7 +60,8 @@ _MACROS = {
         CASE WHEN monday THEN isodow(make_date(year(d), 1, 1)) - 1
              ELSE dayofweek(make_date(year(d), 1, 1)) END))""",
     "mysql_calc_week": "(d, b) AS (mysql_is.main.mysql_cw1(d, b & 1 = 1, b & 2 = 2, b & 4 = 4))",
-    "mysql_week": "(d, m) AS (mysql_is.main.mysql_calc_week(d, mysql_is.main.mysql_week_bits(m)).w)",
+    "mysql_week": "(d, m) AS (mysql_is.main.mysql_calc_week(d, "
+    "mysql_is.main.mysql_week_bits(m)).w)",
     "mysql_yw": "(r) AS (r.y * 100 + r.w)",
     "mysql_yearweek": """(d, m) AS (mysql_is.main.mysql_yw(
         mysql_is.main.mysql_calc_week(d, mysql_is.main.mysql_week_bits(m) | 2)))""",
@@ -88,26 +91,31 @@ _MACROS = {
         ELSE array_to_string(string_split(s, d)[greatest(len(string_split(s, d)) + n + 1, 1):], d)
         END)""",
     # MySQL 12.7 MAKEDATE(): day-of-year > 0, else NULL.
-    "mysql_makedate": "(y, n) AS (CASE WHEN n > 0 THEN make_date(CAST(y AS BIGINT), 1, 1) + CAST(n AS INTEGER) - 1 END)",
+    "mysql_makedate": "(y, n) AS (CASE WHEN n > 0 THEN make_date(CAST(y AS BIGINT), 1, 1) + CAST(n "
+    "AS INTEGER) - 1 END)",
     # MySQL 11.2.3 TIME values: seconds of a TIME-like value ('100:00:00', '-01:30:00', a TIME,
     # a DATETIME's clock), which may exceed 24 hours or be negative. DuckDB reads '-01:30:00' as
     # -1 h + 30 min, so a leading sign is taken off the text first.
-    "mysql_time_secs1": """(x) AS (COALESCE(epoch(TRY_CAST(x AS INTERVAL)), epoch(TRY_CAST(x AS TIME)),
+    "mysql_time_secs1": """(x) AS (COALESCE(epoch(TRY_CAST(x AS INTERVAL)),
+        epoch(TRY_CAST(x AS TIME)),
         epoch(TRY_CAST(TRY_CAST(x AS TIMESTAMP) AS TIME))))""",
     "mysql_time_secs": """(x) AS (CASE
         WHEN starts_with(TRY_CAST(x AS VARCHAR), '-') AND TRY_CAST(x AS TIMESTAMP) IS NULL
             THEN -mysql_is.main.mysql_time_secs1(ltrim(TRY_CAST(x AS VARCHAR), '-'))
         ELSE mysql_is.main.mysql_time_secs1(x) END)""",
     # the clock part (00:00:00-23:59:59) of a TIME of s seconds, as a TIMESTAMP on 1970-01-01
-    "mysql_time_clock": "(s) AS (make_timestamp(CAST(round(abs(s) * 1000000) AS BIGINT) % 86400000000))",
+    "mysql_time_clock": "(s) AS (make_timestamp(CAST(round(abs(s) * 1000000) AS BIGINT) % "
+    "86400000000))",
     # hours of a TIME of s seconds, at least two digits, as MySQL prints them (%H, TIME text)
     "mysql_time_hours": """(s) AS (CASE WHEN abs(s) < 36000 THEN '0' ELSE '' END
         || CAST(CAST(floor(abs(s) / 3600) AS BIGINT) AS VARCHAR))""",
     # a TIME of s seconds as MySQL's text: [-]hh:mm:ss[.ffffff] (hours may exceed 23)
     "mysql_time_text": """(s) AS (CASE WHEN s < 0 THEN '-' ELSE '' END
-        || mysql_is.main.mysql_time_hours(s) || strftime(mysql_is.main.mysql_time_clock(s), ':%M:%S')
+        || mysql_is.main.mysql_time_hours(s) || strftime(mysql_is.main.mysql_time_clock(s),
+            ':%M:%S')
         || CASE WHEN CAST(round(abs(s) * 1000000) AS BIGINT) % 1000000 <> 0
-                THEN '.' || lpad(CAST(CAST(round(abs(s) * 1000000) AS BIGINT) % 1000000 AS VARCHAR), 6, '0')
+                THEN '.' || lpad(CAST(CAST(round(abs(s) * 1000000) AS BIGINT) % 1000000 AS VARCHAR),
+                    6, '0')
                 ELSE '' END)""",
     # MySQL 12.7 TIMEDIFF(a, b): a - b as TIME text; two DATETIMEs or two TIMEs.
     "mysql_timediff": """(a, b) AS (mysql_is.main.mysql_time_text(COALESCE(
@@ -140,18 +148,23 @@ _DATE = "TRY_CAST({0} AS DATE)"
 _TEMPLATES: dict[str, dict[int, str]] = {
     "DAYOFWEEK": {1: f"(dayofweek({_TS}) + 1)"},  # 1 = Sunday … 7 = Saturday
     "WEEKDAY": {1: f"(isodow({_TS}) - 1)"},  # 0 = Monday … 6 = Sunday
-    "WEEK": {1: f"mysql_is.main.mysql_week({_DATE}, 0)",
-             2: f"mysql_is.main.mysql_week({_DATE}, {{1}})"},
-    "YEARWEEK": {1: f"mysql_is.main.mysql_yearweek({_DATE}, 0)",
-                 2: f"mysql_is.main.mysql_yearweek({_DATE}, {{1}})"},
+    "WEEK": {
+        1: f"mysql_is.main.mysql_week({_DATE}, 0)",
+        2: f"mysql_is.main.mysql_week({_DATE}, {{1}})",
+    },
+    "YEARWEEK": {
+        1: f"mysql_is.main.mysql_yearweek({_DATE}, 0)",
+        2: f"mysql_is.main.mysql_yearweek({_DATE}, {{1}})",
+    },
     "CONVERT_TZ": {3: "mysql_is.main.mysql_convert_tz(TRY_CAST({0} AS TIMESTAMP), {1}, {2})"},
-    "SUBSTRING_INDEX": {3: "mysql_is.main.mysql_substring_index(CAST({0} AS VARCHAR), CAST({1} AS VARCHAR), {2})"},
+    "SUBSTRING_INDEX": {
+        3: "mysql_is.main.mysql_substring_index(CAST({0} AS VARCHAR), CAST({1} AS VARCHAR), {2})"
+    },
     "MAKEDATE": {2: "mysql_is.main.mysql_makedate({0}, {1})"},
     "TIMEDIFF": {2: "mysql_is.main.mysql_timediff({0}, {1})"},
     # seconds since the epoch, in the session time zone (UTC): an integer, as MySQL for DATETIME
     # values without fractions (Grafana's $__timeGroup divides it)
-    "UNIX_TIMESTAMP": {0: "(epoch_us(now()) // 1000000)",
-                       1: f"(epoch_us({_TS}) // 1000000)"},
+    "UNIX_TIMESTAMP": {0: "(epoch_us(now()) // 1000000)", 1: f"(epoch_us({_TS}) // 1000000)"},
     "FROM_UNIXTIME": {1: "make_timestamp(CAST(round(CAST({0} AS DOUBLE) * 1000000) AS BIGINT))"},
     # MySQL counts days from year 0, which its calendar does not make a leap year (12.7 TO_DAYS)
     "FROM_DAYS": {1: "CAST(DATE '0001-01-01' + CAST({0} - 366 AS INTEGER) AS DATE)"},
@@ -163,8 +176,17 @@ _DATETIME_ARGUMENT = (exp.Dayname, exp.Quarter, exp.LastDay)
 _CLOCK_ARGUMENT = (exp.Hour, exp.Minute, exp.Second)
 _CLOCK = "COALESCE(TRY_CAST({0} AS TIME), CAST(TRY_CAST({0} AS TIMESTAMP) AS TIME))"
 # TIMESTAMPDIFF counts complete units (12.7), as DuckDB's date_sub does (date_diff counts edges).
-_UNITS = {"MICROSECOND": "microseconds", "SECOND": "second", "MINUTE": "minute", "HOUR": "hour",
-          "DAY": "day", "WEEK": "week", "MONTH": "month", "QUARTER": "quarter", "YEAR": "year"}
+_UNITS = {
+    "MICROSECOND": "microseconds",
+    "SECOND": "second",
+    "MINUTE": "minute",
+    "HOUR": "hour",
+    "DAY": "day",
+    "WEEK": "week",
+    "MONTH": "month",
+    "QUARTER": "quarter",
+    "YEAR": "year",
+}
 
 # MySQL's current-time functions take an optional fractional-seconds precision (0-6, default 0).
 _NOW_FUNCTIONS = {"NOW", "SYSDATE", "LOCALTIME", "LOCALTIMESTAMP", "CURRENT_TIMESTAMP"}
@@ -204,11 +226,18 @@ def _name_and_args(node: exp.Expr) -> tuple[str, list[exp.Expr]] | None:
     if isinstance(node, exp.Week):
         return "WEEK", [a for a in (node.this, node.args.get("mode")) if a is not None]
     if isinstance(node, exp.UnixToTime):
-        return ("FROM_UNIXTIME", [node.this] + ([node.args["format"]] if node.args.get("format") else []))
+        return (
+            "FROM_UNIXTIME",
+            [node.this] + ([node.args["format"]] if node.args.get("format") else []),
+        )
     if isinstance(node, exp.ConvertTimezone):
-        return "CONVERT_TZ", _present(node.args.get("timestamp"), node.args.get("source_tz"), node.args.get("target_tz"))
+        return "CONVERT_TZ", _present(
+            node.args.get("timestamp"), node.args.get("source_tz"), node.args.get("target_tz")
+        )
     if isinstance(node, exp.SubstringIndex):
-        return "SUBSTRING_INDEX", _present(node.this, node.args.get("delimiter"), node.args.get("count"))
+        return "SUBSTRING_INDEX", _present(
+            node.this, node.args.get("delimiter"), node.args.get("count")
+        )
     if isinstance(node, exp.CurrentTimestamp):
         return "CURRENT_TIMESTAMP", [node.this] if node.this is not None else []
     if isinstance(node, (exp.Localtime, exp.Localtimestamp)):
@@ -221,11 +250,15 @@ def _now(name: str, args: list[exp.Expr]) -> exp.Expr:
         raise Errors.WRONG_ARGUMENTS.error(where=name)
     precision = 0
     if args:
-        if not (isinstance(args[0], exp.Literal) and not args[0].is_string and args[0].name.isdigit()):
+        if not (
+            isinstance(args[0], exp.Literal) and not args[0].is_string and args[0].name.isdigit()
+        ):
             raise Errors.PARSE.error(detail=f"line 1:0 {name}() takes a constant precision 0-6")
         precision = int(args[0].name)
         if precision > 6:  # MySQL 1426 ER_TOO_BIG_PRECISION
-            raise Errors.WRONG_ARGUMENTS.error(where=f"{name}: precision {precision} is greater than 6")
+            raise Errors.WRONG_ARGUMENTS.error(
+                where=f"{name}: precision {precision} is greater than 6"
+            )
     return _template(_NOW_TEMPLATE.format(k=10 ** (6 - precision))).copy()
 
 
@@ -234,8 +267,12 @@ def _from_unixtime_format(args: list[exp.Expr]) -> exp.Expr:
     parse has already translated a constant ``fmt`` to strftime's specifiers, as for DATE_FORMAT."""
     fmt = args[1]
     if not (isinstance(fmt, exp.Literal) and fmt.is_string):
-        raise Errors.NOT_SUPPORTED.error(what="FROM_UNIXTIME with a format that is not a constant string")
-    formatted = exp.TimeToStr(this=_instantiate(_TEMPLATES["FROM_UNIXTIME"][1], args[:1]), format=fmt.copy())
+        raise Errors.NOT_SUPPORTED.error(
+            what="FROM_UNIXTIME with a format that is not a constant string"
+        )
+    formatted = exp.TimeToStr(
+        this=_instantiate(_TEMPLATES["FROM_UNIXTIME"][1], args[:1]), format=fmt.copy()
+    )
     return _ordinal_days(formatted) or formatted
 
 
@@ -249,8 +286,12 @@ def _ordinal_days(node: exp.TimeToStr) -> exp.Expr | None:
     if "%D" not in pieces:
         return None
     value = node.this
-    parts = [_instantiate("mysql_is.main.mysql_ordinal_day(day({0}))", [value]) if piece == "%D"
-             else exp.TimeToStr(this=value.copy(), format=exp.Literal.string(piece)) for piece in pieces]
+    parts = [
+        _instantiate("mysql_is.main.mysql_ordinal_day(day({0}))", [value])
+        if piece == "%D"
+        else exp.TimeToStr(this=value.copy(), format=exp.Literal.string(piece))
+        for piece in pieces
+    ]
     joined = parts[0]
     for part in parts[1:]:
         joined = exp.DPipe(this=joined, expression=part, safe=True)
@@ -266,16 +307,25 @@ def _time_format(args: list[exp.Expr]) -> exp.Expr:
         raise Errors.WRONG_ARGUMENTS.error(where="TIME_FORMAT")
     fmt = args[1]
     if not (isinstance(fmt, exp.Literal) and fmt.is_string):
-        raise Errors.NOT_SUPPORTED.error(what="TIME_FORMAT with a format that is not a constant string")
+        raise Errors.NOT_SUPPORTED.error(
+            what="TIME_FORMAT with a format that is not a constant string"
+        )
     secs = _instantiate("mysql_is.main.mysql_time_secs({0})", args[:1])
     pieces: list[exp.Expr] = [_instantiate("CASE WHEN {0} < 0 THEN '-' ELSE '' END", [secs])]
     for piece in _split_tokens(fmt.name, ("%H", "%k")):
         if piece in ("%H", "%k"):
-            pieces.append(_instantiate("mysql_is.main.mysql_time_hours({0})" if piece == "%H"
-                                       else "CAST(CAST(floor(abs({0}) / 3600) AS BIGINT) AS VARCHAR)", [secs]))
+            pieces.append(
+                _instantiate(
+                    "mysql_is.main.mysql_time_hours({0})"
+                    if piece == "%H"
+                    else "CAST(CAST(floor(abs({0}) / 3600) AS BIGINT) AS VARCHAR)",
+                    [secs],
+                )
+            )
             continue
-        formatted: Any = sqlglot.parse_one(f"DATE_FORMAT(x, {exp.Literal.string(piece).sql(dialect='mysql')})",
-                                           read="mysql")
+        formatted: Any = sqlglot.parse_one(
+            f"DATE_FORMAT(x, {exp.Literal.string(piece).sql(dialect='mysql')})", read="mysql"
+        )
         formatted.set("this", _instantiate("mysql_is.main.mysql_time_clock({0})", [secs]))
         pieces.append(formatted)
     joined = pieces[0]
@@ -290,7 +340,7 @@ def _split_tokens(fmt: str, cut: tuple[str, ...]) -> list[str]:
     pieces: list[str] = []
     run, i = "", 0
     while i < len(fmt):
-        token = fmt[i:i + 2] if fmt[i] == "%" else fmt[i]
+        token = fmt[i : i + 2] if fmt[i] == "%" else fmt[i]
         if token in cut:
             if run:
                 pieces.append(run)
@@ -318,7 +368,7 @@ def _str_to_yearweek(node: exp.Expr) -> exp.Expr | None:
     pattern, order, i = "", [], 0
     text = fmt.name
     while i < len(text):
-        token = text[i:i + 2] if text[i] == "%" else text[i]
+        token = text[i : i + 2] if text[i] == "%" else text[i]
         if token in _YEARWEEK_TOKENS and token not in order:
             pattern += _YEARWEEK_TOKENS[token]
             order.append(token)
@@ -329,11 +379,22 @@ def _str_to_yearweek(node: exp.Expr) -> exp.Expr | None:
         i += len(token)
     if sorted(order) != sorted(_YEARWEEK_TOKENS):
         raise Errors.NOT_SUPPORTED.error(what="STR_TO_DATE with %X but not all of %X, %V and %W")
-    fields = [_instantiate("regexp_extract(CAST({0} AS VARCHAR), {1}, {2})",
-                           [node.this, exp.Literal.string("^" + pattern + "$"),
-                            exp.Literal.number(order.index(t) + 1)]) for t in ("%X", "%V", "%A")]
-    day = _instantiate("mysql_is.main.mysql_yearweek_day(TRY_CAST(NULLIF({0}, '') AS INTEGER), "
-                       "TRY_CAST(NULLIF({1}, '') AS INTEGER), {2})", fields)
+    fields = [
+        _instantiate(
+            "regexp_extract(CAST({0} AS VARCHAR), {1}, {2})",
+            [
+                node.this,
+                exp.Literal.string("^" + pattern + "$"),
+                exp.Literal.number(order.index(t) + 1),
+            ],
+        )
+        for t in ("%X", "%V", "%A")
+    ]
+    day = _instantiate(
+        "mysql_is.main.mysql_yearweek_day(TRY_CAST(NULLIF({0}, '') AS INTEGER), "
+        "TRY_CAST(NULLIF({1}, '') AS INTEGER), {2})",
+        fields,
+    )
     return day if isinstance(node, exp.StrToDate) else _instantiate("CAST({0} AS TIMESTAMP)", [day])
 
 
@@ -347,19 +408,27 @@ def _retype(node: exp.Expr) -> exp.Expr | None:
         unit = _UNITS.get(node.text("unit").upper())
         if unit is None:
             raise Errors.WRONG_ARGUMENTS.error(where=f"TIMESTAMPDIFF unit {node.text('unit')[:32]}")
-        return _instantiate(f"date_sub('{unit}', {_TS.format('{0}')}, {_TS.format('{1}')})",
-                            [node.expression, node.this])
+        return _instantiate(
+            f"date_sub('{unit}', {_TS.format('{0}')}, {_TS.format('{1}')})",
+            [node.expression, node.this],
+        )
     elif isinstance(node, (exp.StrToDate, exp.StrToTime)):
         return _str_to_yearweek(node)
     elif isinstance(node, exp.TimeToStr):
         return _ordinal_days(node)
-    elif (isinstance(node, (exp.DateAdd, exp.DateSub)) and isinstance(node.this, exp.Literal)
-          and node.this.is_string and ":" in node.this.name):
+    elif (
+        isinstance(node, (exp.DateAdd, exp.DateSub))
+        and isinstance(node.this, exp.Literal)
+        and node.this.is_string
+        and ":" in node.this.name
+    ):
         # DATE_ADD('2024-01-01 10:00:00', …) keeps the time (sqlglot would cast the string to DATE)
         node.set("this", _instantiate(_TS, [node.this]))
     elif isinstance(node, exp.DateDiff) and _is_year_zero(node.expression):
         # TO_DAYS(d), which sqlglot expands to DATEDIFF(d, '0000-01-01') + 1
-        return _instantiate("(date_diff('day', DATE '0001-01-01', TRY_CAST({0} AS DATE)) + 365)", [node.this])
+        return _instantiate(
+            "(date_diff('day', DATE '0001-01-01', TRY_CAST({0} AS DATE)) + 365)", [node.this]
+        )
     return None
 
 
@@ -445,8 +514,11 @@ def translate(expression: exp.Expr) -> exp.Expr:
     node: Any
     nodes = list(expression.walk(bfs=False))
     # decided on the client's own tree, before any call in it is rewritten
-    date_arithmetic = [n for n in nodes if isinstance(n, _ARITHMETIC) and _is_date_arithmetic(n)
-                       and n is not expression]
+    date_arithmetic = [
+        n
+        for n in nodes
+        if isinstance(n, _ARITHMETIC) and _is_date_arithmetic(n) and n is not expression
+    ]
     for node in reversed(nodes):
         if not isinstance(node, exp.Func) or _in_column_definition(node):
             continue

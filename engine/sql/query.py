@@ -25,7 +25,14 @@ from drydock.engine.support.lru import Lru
 from drydock.grammar.lexer import constants_abstracted
 from drydock.engine.session import INTERNAL
 from drydock.engine.sql import (
-    collation, duckdb_errors, info_schema, mysql_ddl, mysql_dml, mysql_functions, result_origins)
+    collation,
+    duckdb_errors,
+    info_schema,
+    mysql_ddl,
+    mysql_dml,
+    mysql_functions,
+    result_origins,
+)
 from drydock.engine.sql.identifiers import quoted
 from drydock.engine.sql.table_traits import TableTraits, Traits
 from drydock.engine.sql.transactions import SessionTransaction
@@ -42,12 +49,20 @@ _ROW_COUNT_STATEMENTS = (exp.Insert, exp.Update, exp.Delete)
 class QueryEngine:
     """Owns the internal catalog's DuckDB database (one file in the data directory)."""
 
-    def __init__(self, path: Path | str, memory_limit: str = "", temp_directory: Path | str | None = None,
-                 max_temp_directory_size: str = ""):
+    def __init__(
+        self,
+        path: Path | str,
+        memory_limit: str = "",
+        temp_directory: Path | str | None = None,
+        max_temp_directory_size: str = "",
+    ):
         # Bounds of every statement together (README "Statement bounds"): DuckDB's memory, and a
         # bounded spill directory; set before the configuration is locked below.
-        settings = {"memory_limit": memory_limit, "max_temp_directory_size": max_temp_directory_size,
-                    "temp_directory": str(temp_directory) if temp_directory is not None else ""}
+        settings = {
+            "memory_limit": memory_limit,
+            "max_temp_directory_size": max_temp_directory_size,
+            "temp_directory": str(temp_directory) if temp_directory is not None else "",
+        }
         self._db = duckdb.connect(str(path), config={k: v for k, v in settings.items() if v})
         catalog = self._db.execute("SELECT current_database()").fetchone()
         if catalog is None or catalog[0] != INTERNAL:
@@ -81,29 +96,52 @@ class QueryEngine:
             cursor.close()
 
     def databases(self) -> list[str]:
-        return [r[0] for r in self.fetch(
-            "SELECT schema_name FROM duckdb_schemas() WHERE database_name = ? AND schema_name NOT IN "
-            f"{info_schema.HIDDEN_SCHEMAS} ORDER BY 1", [INTERNAL])]
+        return [
+            r[0]
+            for r in self.fetch(
+                "SELECT schema_name FROM duckdb_schemas() WHERE database_name = ? AND schema_name "
+                "NOT IN "
+                f"{info_schema.HIDDEN_SCHEMAS} ORDER BY 1",
+                [INTERNAL],
+            )
+        ]
 
     def tables(self, db: str) -> list[tuple[str, str]]:
         """(name, 'BASE TABLE' | 'VIEW') of an internal database."""
-        return [(r[0], r[1]) for r in self.fetch(
-            "SELECT table_name, table_type FROM mysql_is.main.tables WHERE table_schema = ? ORDER BY 1",
-            [db])]
+        return [
+            (r[0], r[1])
+            for r in self.fetch(
+                "SELECT table_name, table_type FROM mysql_is.main.tables WHERE table_schema = ? "
+                "ORDER BY 1",
+                [db],
+            )
+        ]
 
     def columns(self, db: str, table: str) -> list[tuple[str, str, str, Any]]:
         """(name, column_type, is_nullable, default) of an internal table, in order."""
-        return [(r[0], r[1], r[2], r[3]) for r in self.fetch(
-            "SELECT column_name, column_type, is_nullable, column_default FROM mysql_is.main.columns "
-            "WHERE table_schema = ? AND table_name = ? ORDER BY ordinal_position", [db, table])]
+        return [
+            (r[0], r[1], r[2], r[3])
+            for r in self.fetch(
+                "SELECT column_name, column_type, is_nullable, column_default FROM "
+                "mysql_is.main.columns "
+                "WHERE table_schema = ? AND table_name = ? ORDER BY ordinal_position",
+                [db, table],
+            )
+        ]
 
     def column_details(self, db: str, table: str) -> list[tuple[Any, ...]]:
         """SHOW FULL COLUMNS of an internal table, in order: (Field, Type, Collation, Null, Key,
         Default as DuckDB keeps it, Extra, Privileges, Comment)."""
-        return [tuple(r) for r in self.fetch(
-            "SELECT column_name, column_type, collation_name, is_nullable, column_key, column_default, extra, "
-            "privileges, column_comment FROM mysql_is.main.columns "
-            "WHERE table_schema = ? AND table_name = ? ORDER BY ordinal_position", [db, table])]
+        return [
+            tuple(r)
+            for r in self.fetch(
+                "SELECT column_name, column_type, collation_name, is_nullable, column_key, "
+                "column_default, extra, "
+                "privileges, column_comment FROM mysql_is.main.columns "
+                "WHERE table_schema = ? AND table_name = ? ORDER BY ordinal_position",
+                [db, table],
+            )
+        ]
 
     def close(self) -> None:
         self._db.close()
@@ -143,6 +181,7 @@ class _VerdictCache:
 
 _VERIFIED = _VerdictCache()
 
+
 def verdict_text(sql: str) -> str:
     """``sql`` with each plain number and string constant replaced by a marker (grammar/lexer.py
     ``constants_abstracted``); a string naming a reserved relation is kept as written (DuckDB
@@ -157,9 +196,12 @@ class QuerySession:
         self._traits = traits or TableTraits()
         self._schema: str | None = "main"
         self.transaction = SessionTransaction(cursor)
-        # registered Arrow objects by id, each with its name; the oldest is unregistered past the bound
+        # registered Arrow objects by id, each with its name; the oldest is unregistered past the
+        # bound
         self._bound: Lru[int, tuple[Any, str]] = Lru(
-            BOUND_EXTERNAL_PER_SESSION, on_evict=lambda _id, entry: self._cursor.unregister(entry[1]))
+            BOUND_EXTERNAL_PER_SESSION,
+            on_evict=lambda _id, entry: self._cursor.unregister(entry[1]),
+        )
         # max_execution_time (engine/sql/deadlines.py): the armed deadline of the running statement,
         # and whether it fired (an InterruptException is then 3024, not KILL QUERY's 1317)
         self._deadline_lock = threading.Lock()
@@ -185,7 +227,9 @@ class QuerySession:
                 return
             token = object()  # this statement's: a deadline popped just before it was cancelled
             self._deadline_token = token  # (the thread already holds it) must not fire on the next
-            self._deadline = DEADLINES.arm(milliseconds / 1000, lambda: self._deadline_passed(token))
+            self._deadline = DEADLINES.arm(
+                milliseconds / 1000, lambda: self._deadline_passed(token)
+            )
 
     def end_time_limit(self) -> None:
         with self._deadline_lock:
@@ -234,9 +278,15 @@ class QuerySession:
         self._bound.put(id(arrow_object), (arrow_object, name))
         return name
 
-    def run(self, expression: exp.Expr, ctx: SessionContext, references: list[Reference],
-            visibility: Visibility | None = None, resolver: Resolver | None = None,
-            stream: bool = False) -> Result:
+    def run(
+        self,
+        expression: exp.Expr,
+        ctx: SessionContext,
+        references: list[Reference],
+        visibility: Visibility | None = None,
+        resolver: Resolver | None = None,
+        stream: bool = False,
+    ) -> Result:
         """Run a statement whose relations engine/sql/sql_relations.py resolved (and the caller
         authorized): internal references are qualified completely, external ones bound to
         Arrow objects, and DuckDB's own parse of the final text is checked against them.
@@ -250,7 +300,8 @@ class QuerySession:
             result = self._run(expression, ctx, references, visibility, resolver, stream)
         except BaseException as exc:
             self.end_time_limit()  # no deadline interrupt may reach the check below
-            self.transaction.after_failure()  # engine/sql/transactions.py: DuckDB aborts the whole one
+            # engine/sql/transactions.py: DuckDB aborts the whole one
+            self.transaction.after_failure()
             if isinstance(exc, duckdb.InterruptException):  # KILL QUERY that landed on one of the
                 raise self.interrupted_error() from None  # statement's own checks (_verify, …)
             raise
@@ -258,8 +309,15 @@ class QuerySession:
             self.end_time_limit()  # the rows are fetched: the statement is over
         return result  # streamed: the deadline stays armed until the last batch (_next_batch)
 
-    def _run(self, expression: exp.Expr, ctx: SessionContext, references: list[Reference],
-             visibility: Visibility | None, resolver: Resolver | None, stream: bool = False) -> Result:
+    def _run(
+        self,
+        expression: exp.Expr,
+        ctx: SessionContext,
+        references: list[Reference],
+        visibility: Visibility | None,
+        resolver: Resolver | None,
+        stream: bool = False,
+    ) -> Result:
         planned = result_origins.plan(expression, ctx)  # before adapt() rewrites table names
         adapt(expression, ctx, visibility)
         counted = self._count_pushdown(expression, ctx, resolver)
@@ -271,8 +329,11 @@ class QuerySession:
             authorized = self._bind_references(references, resolver)
             self._bind_info_schema(expression, ctx, resolver, registered)
             key = self._complete_insert(expression)
-            if isinstance(expression, exp.Update) and isinstance(expression.this, exp.Table) \
-                    and expression.this.text("catalog").lower() == INTERNAL:
+            if (
+                isinstance(expression, exp.Update)
+                and isinstance(expression.this, exp.Table)
+                and expression.this.text("catalog").lower() == INTERNAL
+            ):
                 mysql_dml.on_update_columns(expression, self._table_traits(expression.this))
             sql = expression.sql(dialect="duckdb")
             self._verify(expression, sql, authorized)
@@ -283,8 +344,9 @@ class QuerySession:
             for name in registered:
                 self._cursor.unregister(name)
 
-    def _bind_references(self, references: list[Reference],
-                         resolver: Resolver | None) -> set[tuple[str, str]]:
+    def _bind_references(
+        self, references: list[Reference], resolver: Resolver | None
+    ) -> set[tuple[str, str]]:
         """Qualify internal references as ``internal.db.t``; point every external one at an Arrow
         object registered on this cursor. The resolver pins one version per table reference
         (FOR VERSION/TIME AS OF or latest), and a table named twice in one statement is resolved
@@ -297,7 +359,8 @@ class QuerySession:
             if ref.catalog.lower() == INTERNAL:
                 if table.args.get("version") is not None:
                     raise Errors.TIME_TRAVEL_INVALID.error(
-                        detail="FOR ... AS OF is only supported on Lance and Paimon tables")
+                        detail="FOR ... AS OF is only supported on Lance and Paimon tables"
+                    )
                 table.set("catalog", exp.to_identifier(INTERNAL))
                 table.set("db", exp.to_identifier(ref.db))
                 internal.add((ref.db.lower(), ref.table.lower()))
@@ -308,7 +371,9 @@ class QuerySession:
             key = (ref.catalog.lower(), ref.db, ref.relation, travel)
             name = pinned.get(key, "")
             if not name:
-                name = pinned[key] = self._register(resolver(ref.catalog, ref.db, ref.relation, travel))
+                name = pinned[key] = self._register(
+                    resolver(ref.catalog, ref.db, ref.relation, travel)
+                )
             if not table.alias:
                 table.set("alias", exp.TableAlias(this=exp.to_identifier(table.name)))
             table.set("this", exp.to_identifier(name))
@@ -348,9 +413,12 @@ class QuerySession:
         return key
 
     def _table_traits(self, table: exp.Table) -> Traits:
-        return self._traits.get(self._cursor, table.text("db"), table.name, cache=not self.transaction.open)
+        return self._traits.get(
+            self._cursor, table.text("db"), table.name, cache=not self.transaction.open
+        )
 
-    # -- transactions (engine/sql/transactions.py) ----------------------------------------------------
+    # -- transactions (engine/sql/transactions.py)
+    # ----------------------------------------------------
     @property
     def in_transaction(self) -> bool:
         return self.transaction.open
@@ -372,8 +440,9 @@ class QuerySession:
         rows = self._cursor.execute("SELECT json_serialize_sql(?)", [sql]).fetchall()  # drained
         return str(rows[0][0]) if rows else '{"error": true}'
 
-    def _count_pushdown(self, expression: exp.Expr, ctx: SessionContext,
-                        resolver: Resolver | None) -> Result | None:
+    def _count_pushdown(
+        self, expression: exp.Expr, ctx: SessionContext, resolver: Resolver | None
+    ) -> Result | None:
         """``SELECT count(*) FROM <one external table>`` (nothing else) answered from the pinned
         version's metadata, as Doris does for external tables (its count push-down): Lance keeps
         row counts (net of deletions) in the manifest, so no column is read. Any other shape, or
@@ -384,8 +453,11 @@ class QuerySession:
         db = table.text("db") or ctx.database
         if not db:
             raise Errors.NO_DB_SELECTED.error()
-        count_rows = getattr(resolver(catalog_of(table, ctx), db, table.name, _time_travel(table)),
-                             "count_rows", None)
+        count_rows = getattr(
+            resolver(catalog_of(table, ctx), db, table.name, _time_travel(table)),
+            "count_rows",
+            None,
+        )
         if count_rows is None:
             return None
         try:
@@ -396,8 +468,13 @@ class QuerySession:
         name = select.alias if isinstance(select, exp.Alias) else "count_star()"  # DuckDB's name
         return Result(columns=[name], rows=[(rows,)], column_types={name: "BIGINT"})
 
-    def _bind_info_schema(self, expression: exp.Expr, ctx: SessionContext,
-                          resolver: Resolver | None, registered: list[str]) -> None:
+    def _bind_info_schema(
+        self,
+        expression: exp.Expr,
+        ctx: SessionContext,
+        resolver: Resolver | None,
+        registered: list[str],
+    ) -> None:
         """information_schema.SCHEMATA/TABLES/COLUMNS of an external catalog (left in place by
         :func:`adapt`): rows from the catalog, registered as Arrow, read through a subquery with
         the internal views' exact columns. Registered for this statement only (``registered``)."""
@@ -411,18 +488,35 @@ class QuerySession:
             source = f"{_RESERVED_PREFIX}is_{len(registered)}"
             self._cursor.register(source, resolver(catalog, "information_schema", name, None))
             registered.append(source)
-            select = sqlglot.parse_one(info_schema.EXTERNAL_SELECT[name].format(source=source), read="duckdb")
-            table.replace(exp.Subquery(this=select, alias=exp.TableAlias(
-                this=exp.to_identifier(table.alias or table.name))))
+            select = sqlglot.parse_one(
+                info_schema.EXTERNAL_SELECT[name].format(source=source), read="duckdb"
+            )
+            table.replace(
+                exp.Subquery(
+                    this=select,
+                    alias=exp.TableAlias(this=exp.to_identifier(table.alias or table.name)),
+                )
+            )
 
-    def _execute(self, expression: exp.Expr, sql: str, ctx: SessionContext,
-                 key: mysql_dml.AutoIncrement | None = None, stream: bool = False) -> Result:
+    def _execute(
+        self,
+        expression: exp.Expr,
+        sql: str,
+        ctx: SessionContext,
+        key: mysql_dml.AutoIncrement | None = None,
+        stream: bool = False,
+    ) -> Result:
         self._use(ctx.database if ctx.catalog.lower() == INTERNAL else None)
         notes = self._if_exists_notes(expression, ctx)
         with self.duckdb_errors(expression, ctx):
-            after = (mysql_ddl.sequences_of(self._cursor, expression) if isinstance(expression, exp.Drop)
-                     else expression.meta.get("create_after") or [])
-            self.limit_time(ctx.time_limit_ms)  # max_execution_time: SELECTs only (engine/statements/sql.py)
+            after = (
+                mysql_ddl.sequences_of(self._cursor, expression)
+                if isinstance(expression, exp.Drop)
+                else expression.meta.get("create_after") or []
+            )
+            self.limit_time(
+                ctx.time_limit_ms
+            )  # max_execution_time: SELECTs only (engine/statements/sql.py)
             self._run_statement(sql, expression.meta.get("create_first") or [], after)
             if _is_ddl(expression):
                 self._traits.changed()  # engine/sql/table_traits.py
@@ -433,14 +527,18 @@ class QuerySession:
             if key is not None:
                 return self._auto_increment_result(expression, key)
             if isinstance(expression, _ROW_COUNT_STATEMENTS):
-                rows = self._cursor.fetchall()  # drained: DuckDB refuses new work while a result is open
+                rows = (
+                    self._cursor.fetchall()
+                )  # drained: DuckDB refuses new work while a result is open
                 return Result.ok(affected_rows=int(rows[0][0]) if rows else 0)
             if not description or _is_ddl(expression):
                 if description:
                     self._cursor.fetchall()  # drain: DuckDB refuses new work while a result is open
                 return Result.ok(warnings=notes)
-            result = Result(columns=[d[0] for d in description],
-                            column_types={d[0]: str(d[1]) for d in description})
+            result = Result(
+                columns=[d[0] for d in description],
+                column_types={d[0]: str(d[1]) for d in description},
+            )
             if not stream:
                 result.rows = self._cursor.fetchall()
                 return result
@@ -449,7 +547,9 @@ class QuerySession:
             # (server/connection.py), so neither the rows nor their packets exist all at once.
             result.rows = self._cursor.fetchmany(STREAM_BATCH_ROWS)
         if len(result.rows) == STREAM_BATCH_ROWS:
-            result.stream = RowStream(len(result.rows), lambda: self._next_batch(expression, ctx), self._close_stream)
+            result.stream = RowStream(
+                len(result.rows), lambda: self._next_batch(expression, ctx), self._close_stream
+            )
         return result
 
     def _next_batch(self, expression: exp.Expr, ctx: SessionContext) -> list[tuple[Any, ...]]:
@@ -463,7 +563,8 @@ class QuerySession:
                 batch = self._cursor.fetchmany(STREAM_BATCH_ROWS)
         except BaseException:
             self.end_time_limit()  # no deadline interrupt may reach the rollback
-            self.transaction.after_failure()  # engine/sql/transactions.py: DuckDB aborts the whole one
+            # engine/sql/transactions.py: DuckDB aborts the whole one
+            self.transaction.after_failure()
             raise
         if not batch:
             self.end_time_limit()
@@ -477,7 +578,8 @@ class QuerySession:
     @contextmanager
     def duckdb_errors(self, expression: exp.Expr, ctx: SessionContext) -> Iterator[None]:
         """DuckDB's exceptions raised while a statement runs or its rows are fetched → MySQL's
-        errors (engine/sql/duckdb_errors.py); an interrupt is 3024 or 1317 (:meth:`interrupted_error`)."""
+        errors (engine/sql/duckdb_errors.py); an interrupt is 3024 or 1317
+        (:meth:`interrupted_error`)."""
         try:
             yield
         except duckdb.ParserException as exc:
@@ -487,22 +589,32 @@ class QuerySession:
         except duckdb.CatalogException as exc:
             missing = _MISSING_TABLE.match(_first_line(exc))
             if missing:
-                raise Errors.UNKNOWN_TABLE.error(table=_qualified(missing.group(1), expression, ctx)) from None
-            raise duckdb_errors.translate(exc, _error_context(expression, ctx)) or Errors.QUERY_FAILED.error(
-                detail=_first_line(exc)) from None
-        except duckdb.Error as exc:  # MySQL's code and wording where known (engine/sql/duckdb_errors.py)
-            raise duckdb_errors.translate(exc, _error_context(expression, ctx)) or Errors.QUERY_FAILED.error(
-                detail=_first_line(exc)) from None
+                raise Errors.UNKNOWN_TABLE.error(
+                    table=_qualified(missing.group(1), expression, ctx)
+                ) from None
+            raise duckdb_errors.translate(
+                exc, _error_context(expression, ctx)
+            ) or Errors.QUERY_FAILED.error(detail=_first_line(exc)) from None
+        except (
+            duckdb.Error
+        ) as exc:  # MySQL's code and wording where known (engine/sql/duckdb_errors.py)
+            raise duckdb_errors.translate(
+                exc, _error_context(expression, ctx)
+            ) or Errors.QUERY_FAILED.error(detail=_first_line(exc)) from None
 
     def _auto_increment_result(self, insert: exp.Expr, key: mysql_dml.AutoIncrement) -> Result:
-        """The OK of an INSERT into a table with an AUTO_INCREMENT column (engine/sql/mysql_dml.py)."""
+        """The OK of an INSERT into a table with an AUTO_INCREMENT column
+        (engine/sql/mysql_dml.py)."""
         rows = self._cursor.fetchall()  # RETURNING the column's values, or the row count
         affected = len(rows) if key.generates else (int(rows[0][0]) if rows else 0)
         table = mysql_dml.target_table(insert) if isinstance(insert, exp.Insert) else None
         gap = mysql_dml.catch_up(key, self._cursor, table) if table is not None else None
         warnings = [] if gap is None else [Errors.AUTO_INCREMENT_BEHIND.warning(gap=gap)]
-        return Result.ok(affected_rows=affected, warnings=warnings,
-                         last_insert_id=mysql_dml.first_generated(key, rows) if key.generates else 0)
+        return Result.ok(
+            affected_rows=affected,
+            warnings=warnings,
+            last_insert_id=mysql_dml.first_generated(key, rows) if key.generates else 0,
+        )
 
     def _run_statement(self, sql: str, before: list[str], after: list[str]) -> None:
         """``sql`` with the statements it needs before (an AUTO_INCREMENT column's sequence) and
@@ -572,7 +684,9 @@ class QuerySession:
     def table_exists(self, schema: str, name: str) -> bool:
         rows = self._cursor.execute(
             "SELECT count(*) FROM duckdb_tables() WHERE database_name = ? AND schema_name = ? "
-            "AND table_name = ?", [INTERNAL, schema, name]).fetchall()
+            "AND table_name = ?",
+            [INTERNAL, schema, name],
+        ).fetchall()
         return bool(rows and rows[0][0])
 
     def schema_exists(self, name: str) -> bool:
@@ -598,11 +712,18 @@ def _qualified(name: str, expression: exp.Expr, ctx: SessionContext) -> str:
 
 def _error_context(expression: exp.Expr, ctx: SessionContext) -> duckdb_errors.Context:
     """The table a statement writes (MySQL names keys ``table.PRIMARY``) for error messages."""
-    target = expression.this if isinstance(expression, (exp.Insert, exp.Update, exp.Delete, exp.Create)) else None
+    target = (
+        expression.this
+        if isinstance(expression, (exp.Insert, exp.Update, exp.Delete, exp.Create))
+        else None
+    )
     if isinstance(target, exp.Schema):
         target = target.this
-    return duckdb_errors.Context(table=target.name if isinstance(target, exp.Table) else "",
-                                 database=ctx.database or "", drop=isinstance(expression, exp.Drop))
+    return duckdb_errors.Context(
+        table=target.name if isinstance(target, exp.Table) else "",
+        database=ctx.database or "",
+        drop=isinstance(expression, exp.Drop),
+    )
 
 
 def _first_line(exc: Exception) -> str:
@@ -645,12 +766,15 @@ def _time_travel(table: exp.Table) -> TimeTravel | None:
     value = version.expression
     kind = version.text("this").upper()
     if not isinstance(value, exp.Literal):
-        raise Errors.TIME_TRAVEL_INVALID.error(detail="FOR ... AS OF needs a literal version, time or tag")
+        raise Errors.TIME_TRAVEL_INVALID.error(
+            detail="FOR ... AS OF needs a literal version, time or tag"
+        )
     if kind == "TIMESTAMP":
         return TimeTravel(timestamp=value.name)
     if value.is_string:
         return TimeTravel(tag=value.name)
     return TimeTravel(version=int(value.name))
+
 
 _COUNT_SELECT_ARGS = {"expressions", "from_"}
 _COUNT_TABLE_ARGS = {"this", "db", "catalog", "alias", "version"}
@@ -659,13 +783,20 @@ _COUNT_TABLE_ARGS = {"this", "db", "catalog", "alias", "version"}
 def _count_star_table(expression: exp.Expr, ctx: SessionContext) -> exp.Table | None:
     """The table of ``SELECT count(*) [AS a] FROM [c.][d.]t [AS x] [FOR ... AS OF ...]`` when it
     is an external table and the statement has no other clause, else None."""
-    if not isinstance(expression, exp.Select) or {k for k, v in expression.args.items() if v} != _COUNT_SELECT_ARGS:
+    if (
+        not isinstance(expression, exp.Select)
+        or {k for k, v in expression.args.items() if v} != _COUNT_SELECT_ARGS
+    ):
         return None
     if len(expression.expressions) != 1:
         return None
     projection = expression.expressions[0]
     count = projection.this if isinstance(projection, exp.Alias) else projection
-    if type(count) is not exp.Count or not isinstance(count.this, exp.Star) or any(count.this.args.values()):
+    if (
+        type(count) is not exp.Count
+        or not isinstance(count.this, exp.Star)
+        or any(count.this.args.values())
+    ):
         return None
     if {k for k, v in count.args.items() if v} - {"this", "big_int"}:
         return None
@@ -674,7 +805,10 @@ def _count_star_table(expression: exp.Expr, ctx: SessionContext) -> exp.Table | 
         return None
     if {k for k, v in source.args.items() if v} - _COUNT_TABLE_ARGS or source.alias_column_names:
         return None
-    if catalog_of(source, ctx).lower() == INTERNAL or source.text("db").lower() == "information_schema":
+    if (
+        catalog_of(source, ctx).lower() == INTERNAL
+        or source.text("db").lower() == "information_schema"
+    ):
         return None
     return source
 
@@ -682,7 +816,10 @@ def _count_star_table(expression: exp.Expr, ctx: SessionContext) -> exp.Table | 
 def _external_info_schema_catalog(table: exp.Table, ctx: SessionContext) -> str | None:
     """The external catalog whose information_schema.SCHEMATA/TABLES/COLUMNS ``table`` reads
     (``[c.]information_schema.t``, c defaulting to the session's catalog), or None."""
-    if table.text("db").lower() != "information_schema" or table.name.lower() not in info_schema.EXTERNAL:
+    if (
+        table.text("db").lower() != "information_schema"
+        or table.name.lower() not in info_schema.EXTERNAL
+    ):
         return None
     catalog = table.text("catalog") or ctx.catalog
     if catalog.lower() in (INTERNAL, info_schema.ATTACHED_NAME):
@@ -691,10 +828,14 @@ def _external_info_schema_catalog(table: exp.Table, ctx: SessionContext) -> str 
 
 
 # information_schema tables whose rows name databases/tables, and the columns that do.
-_FILTERED = {"schemata": ("schema_name", None), "tables": ("table_schema", "table_name"),
-             "columns": ("table_schema", "table_name"), "statistics": ("table_schema", "table_name"),
-             "key_column_usage": ("table_schema", "table_name"),
-             "table_constraints": ("table_schema", "table_name")}
+_FILTERED = {
+    "schemata": ("schema_name", None),
+    "tables": ("table_schema", "table_name"),
+    "columns": ("table_schema", "table_name"),
+    "statistics": ("table_schema", "table_name"),
+    "key_column_usage": ("table_schema", "table_name"),
+    "table_constraints": ("table_schema", "table_name"),
+}
 
 
 def _visible_rows(name: str, visibility: Visibility) -> exp.Expr:
@@ -719,18 +860,26 @@ def _sql_string(value: str) -> str:
     return "'" + value.replace("'", "''") + "'"
 
 
-def adapt(expression: exp.Expr, ctx: SessionContext,
-          visibility: Visibility | None = None) -> exp.Expr:
+def adapt(
+    expression: exp.Expr, ctx: SessionContext, visibility: Visibility | None = None
+) -> exp.Expr:
     """MySQL AST → the AST drydock runs on DuckDB (see module docstring), in place."""
-    if isinstance(expression, (exp.Create, exp.Drop)) and expression.args.get("kind", "").upper() == "DATABASE":
+    if (
+        isinstance(expression, (exp.Create, exp.Drop))
+        and expression.args.get("kind", "").upper() == "DATABASE"
+    ):
         expression.set("kind", "SCHEMA")
         if isinstance(expression, exp.Drop):
             expression.set("cascade", True)  # MySQL's DROP DATABASE drops the tables in it
-    if isinstance(expression, exp.Create) and str(expression.args.get("kind", "")).upper() == "TABLE":
+    if (
+        isinstance(expression, exp.Create)
+        and str(expression.args.get("kind", "")).upper() == "TABLE"
+    ):
         table = expression.find(exp.Table)
         schema = (table.text("db") if table is not None else "") or ctx.database or "main"
-        expression.meta["create_first"], expression.meta["create_after"] = \
+        expression.meta["create_first"], expression.meta["create_after"] = (
             mysql_ddl.adapt_create_table(expression, schema)
+        )
     in_info_schema = (ctx.database or "").lower() == "information_schema"
     if ctx.catalog.lower() != INTERNAL:
         # DATABASE() is the session's database in its external catalog; DuckDB's CURRENT_SCHEMA()
@@ -740,16 +889,28 @@ def adapt(expression: exp.Expr, ctx: SessionContext,
     for table in list(expression.find_all(exp.Table)):
         db = table.text("db").lower()
         name = table.name
-        if isinstance(expression, exp.Select) and not db and name.upper() == "DUAL" and not table.args.get("catalog"):
+        if (
+            isinstance(expression, exp.Select)
+            and not db
+            and name.upper() == "DUAL"
+            and not table.args.get("catalog")
+        ):
             _drop_dual(table)
             continue
-        if db == "information_schema" or (in_info_schema and not db and not table.args.get("catalog")):
+        if db == "information_schema" or (
+            in_info_schema and not db and not table.args.get("catalog")
+        ):
             if _external_info_schema_catalog(table, ctx) is not None:
-                continue  # answered from the external catalog's metadata (QuerySession._bind_info_schema)
+                # answered from the external catalog's metadata (QuerySession._bind_info_schema)
+                continue
             if visibility is not None and name.lower() in _FILTERED:
                 alias = table.alias or name
-                table.replace(exp.Subquery(this=_visible_rows(name.lower(), visibility),
-                                           alias=exp.TableAlias(this=exp.to_identifier(alias))))
+                table.replace(
+                    exp.Subquery(
+                        this=_visible_rows(name.lower(), visibility),
+                        alias=exp.TableAlias(this=exp.to_identifier(alias)),
+                    )
+                )
                 continue
             table.set("catalog", exp.to_identifier(info_schema.ATTACHED_NAME))
             table.set("db", exp.to_identifier("main"))
@@ -763,4 +924,3 @@ def _drop_dual(table: exp.Table) -> None:
         select = parent.parent
         if isinstance(select, exp.Select):
             select.set("from_", None)
-

@@ -53,8 +53,17 @@ def plan(expression: exp.Expr, ctx: SessionContext) -> tuple[Plan, Origin | None
             continue
         table = by_alias.get(column.table.lower()) if column.table else single
         base = _table_origin(table, ctx) if table is not None else None
-        out.append(Origin(base.schema, base.table, base.org_table, column.name, isinstance(projection, exp.Alias))
-                   if base else None)
+        out.append(
+            Origin(
+                base.schema,
+                base.table,
+                base.org_table,
+                column.name,
+                isinstance(projection, exp.Alias),
+            )
+            if base
+            else None
+        )
     return out, star
 
 
@@ -71,8 +80,10 @@ def resolve(planned: tuple[Plan, Origin | None] | None, columns: list[str]) -> l
         if item == "*":
             assert star is not None
             start = len(out)
-            out.extend(Origin(star.schema, star.table, star.org_table, name)
-                       for name in columns[start:start + width])
+            out.extend(
+                Origin(star.schema, star.table, star.org_table, name)
+                for name in columns[start : start + width]
+            )
         else:
             out.append(item if isinstance(item, Origin) else None)
     return out if len(out) == len(columns) else []
@@ -89,7 +100,11 @@ def _table_origin(source: exp.Expr, ctx: SessionContext) -> Origin | None:
     if not isinstance(source, exp.Table) or not source.name:
         return None
     schema = source.text("db") or ctx.database or ""
-    if source.text("catalog") and ctx.catalog and source.text("catalog").lower() != ctx.catalog.lower():
+    if (
+        source.text("catalog")
+        and ctx.catalog
+        and source.text("catalog").lower() != ctx.catalog.lower()
+    ):
         schema = f"{source.text('catalog')}.{schema}"
     return Origin(schema, source.alias_or_name, source.name, "")
 

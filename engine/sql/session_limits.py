@@ -82,7 +82,9 @@ def _has_limit(expression: exp.Expr) -> bool:
 
 
 def check_safe_update(expression: exp.Expr, ctx: SessionContext) -> None:
-    if not isinstance(expression, (exp.Update, exp.Delete)) or not _variable(ctx, "sql_safe_updates"):
+    if not isinstance(expression, (exp.Update, exp.Delete)) or not _variable(
+        ctx, "sql_safe_updates"
+    ):
         return
     if expression.args.get("limit") is not None:
         return
@@ -91,8 +93,18 @@ def check_safe_update(expression: exp.Expr, ctx: SessionContext) -> None:
         raise Errors.SAFE_UPDATE.error()
 
 
-_RESTRICTING = (exp.EQ, exp.NullSafeEQ, exp.GT, exp.GTE, exp.LT, exp.LTE, exp.In, exp.Between,
-                exp.Is, exp.Like)
+_RESTRICTING = (
+    exp.EQ,
+    exp.NullSafeEQ,
+    exp.GT,
+    exp.GTE,
+    exp.LT,
+    exp.LTE,
+    exp.In,
+    exp.Between,
+    exp.Is,
+    exp.Like,
+)
 
 
 def _restricts(condition: exp.Expr) -> bool:
@@ -107,8 +119,15 @@ def _restricts(condition: exp.Expr) -> bool:
         return _restricts(condition.this) and _restricts(condition.expression)
     if not isinstance(condition, _RESTRICTING):
         return False
-    column, others = condition.this, [v for k, v in condition.args.items() if k != "this" and v is not None]
-    if not isinstance(column, exp.Column) and len(others) == 1 and isinstance(others[0], exp.Column):
+    column, others = (
+        condition.this,
+        [v for k, v in condition.args.items() if k != "this" and v is not None],
+    )
+    if (
+        not isinstance(column, exp.Column)
+        and len(others) == 1
+        and isinstance(others[0], exp.Column)
+    ):
         column, others = others[0], [condition.this]  # 5 = id
     return isinstance(column, exp.Column) and all(_row_free(o) for o in others)
 
@@ -116,9 +135,12 @@ def _restricts(condition: exp.Expr) -> bool:
 def _row_free(value: Any) -> bool:
     """No column of the row being changed in ``value`` (a subquery's own columns are its own)."""
     values = value if isinstance(value, list) else [value]
-    return all(not isinstance(node, exp.Column)
-               for v in values if isinstance(v, exp.Expr)
-               for node in v.walk(prune=lambda n: isinstance(n, (exp.Subquery, exp.Select))))
+    return all(
+        not isinstance(node, exp.Column)
+        for v in values
+        if isinstance(v, exp.Expr)
+        for node in v.walk(prune=lambda n: isinstance(n, (exp.Subquery, exp.Select)))
+    )
 
 
 def execution_time_ms(expression: exp.Expr, ctx: SessionContext, ceiling: int = 0) -> int:
@@ -155,8 +177,13 @@ def _hinted_time(select: exp.Select) -> int | None:
     hint = select.args.get("hint")
     found = None
     for item in hint.expressions if isinstance(hint, exp.Hint) else []:
-        if isinstance(item, exp.Anonymous) and str(item.this).upper() == "MAX_EXECUTION_TIME" \
-                and len(item.expressions) == 1 and isinstance(item.expressions[0], exp.Literal) \
-                and not item.expressions[0].is_string and item.expressions[0].this.isdigit():
+        if (
+            isinstance(item, exp.Anonymous)
+            and str(item.this).upper() == "MAX_EXECUTION_TIME"
+            and len(item.expressions) == 1
+            and isinstance(item.expressions[0], exp.Literal)
+            and not item.expressions[0].is_string
+            and item.expressions[0].this.isdigit()
+        ):
             found = int(item.expressions[0].this)
     return found

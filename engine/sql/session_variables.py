@@ -22,9 +22,15 @@ MYSQL_DEFAULT_SQL_MODE = (
 )
 
 
-# -- character sets ---------------------------------------------------------------------------------
-CHARSET_VARIABLES = ("character_set_client", "character_set_results", "character_set_connection",
-                     "character_set_database", "character_set_server")
+# -- character sets
+# ---------------------------------------------------------------------------------
+CHARSET_VARIABLES = (
+    "character_set_client",
+    "character_set_results",
+    "character_set_connection",
+    "character_set_database",
+    "character_set_server",
+)
 COLLATION_VARIABLES = ("collation_connection", "collation_database", "collation_server")
 # As in MySQL, the client character set must be ASCII-compatible (1231 for these).
 _NOT_CLIENT_CHARSETS = ("ucs2", "utf16", "utf16le", "utf32")
@@ -47,7 +53,8 @@ def character_set(name: str, variable: str = "character_set_client") -> Characte
 
 
 def collation(name: str, charset: CharacterSet | None = None) -> Collation:
-    """A collation by name, case-insensitively (1273 when unknown), of ``charset`` if given (1253)."""
+    """A collation by name, case-insensitively (1273 when unknown), of ``charset`` if given
+    (1253)."""
     found = next((c for c in Collation if c.name == name.lower()), None)
     if found is None:
         raise Errors.UNKNOWN_COLLATION.error(name=name)
@@ -59,20 +66,51 @@ def collation(name: str, charset: CharacterSet | None = None) -> Collation:
 # MySQL 8.0's sql_mode names in bit order (sys_vars.cc sql_mode_names, unused bits left out): a
 # stored sql_mode always reads back in this order, whatever order it was set in.
 SQL_MODES = (
-    "REAL_AS_FLOAT", "PIPES_AS_CONCAT", "ANSI_QUOTES", "IGNORE_SPACE", "ONLY_FULL_GROUP_BY",
-    "NO_UNSIGNED_SUBTRACTION", "NO_DIR_IN_CREATE", "ANSI", "NO_AUTO_VALUE_ON_ZERO",
-    "NO_BACKSLASH_ESCAPES", "STRICT_TRANS_TABLES", "STRICT_ALL_TABLES", "NO_ZERO_IN_DATE",
-    "NO_ZERO_DATE", "ALLOW_INVALID_DATES", "ERROR_FOR_DIVISION_BY_ZERO", "TRADITIONAL",
-    "HIGH_NOT_PRECEDENCE", "NO_ENGINE_SUBSTITUTION", "PAD_CHAR_TO_FULL_LENGTH",
+    "REAL_AS_FLOAT",
+    "PIPES_AS_CONCAT",
+    "ANSI_QUOTES",
+    "IGNORE_SPACE",
+    "ONLY_FULL_GROUP_BY",
+    "NO_UNSIGNED_SUBTRACTION",
+    "NO_DIR_IN_CREATE",
+    "ANSI",
+    "NO_AUTO_VALUE_ON_ZERO",
+    "NO_BACKSLASH_ESCAPES",
+    "STRICT_TRANS_TABLES",
+    "STRICT_ALL_TABLES",
+    "NO_ZERO_IN_DATE",
+    "NO_ZERO_DATE",
+    "ALLOW_INVALID_DATES",
+    "ERROR_FOR_DIVISION_BY_ZERO",
+    "TRADITIONAL",
+    "HIGH_NOT_PRECEDENCE",
+    "NO_ENGINE_SUBSTITUTION",
+    "PAD_CHAR_TO_FULL_LENGTH",
     "TIME_TRUNCATE_FRACTIONAL",
 )
-_SQL_MODE_BITS = {name: bit for name, bit in zip(SQL_MODES, (0, 1, 2, 3, 5, 6, 7, 18, 19, 20, 21, 22, 23,
-                                                             24, 25, 26, 27, 29, 30, 31, 32))}
+_SQL_MODE_BITS = {
+    name: bit
+    for name, bit in zip(
+        SQL_MODES, (0, 1, 2, 3, 5, 6, 7, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 29, 30, 31, 32)
+    )
+}
 # Combination modes turn on their members and, as in MySQL, stay in the value themselves.
 _SQL_MODE_COMBINATIONS = {
-    "ANSI": ("REAL_AS_FLOAT", "PIPES_AS_CONCAT", "ANSI_QUOTES", "IGNORE_SPACE", "ONLY_FULL_GROUP_BY"),
-    "TRADITIONAL": ("STRICT_TRANS_TABLES", "STRICT_ALL_TABLES", "NO_ZERO_IN_DATE", "NO_ZERO_DATE",
-                    "ERROR_FOR_DIVISION_BY_ZERO", "NO_ENGINE_SUBSTITUTION"),
+    "ANSI": (
+        "REAL_AS_FLOAT",
+        "PIPES_AS_CONCAT",
+        "ANSI_QUOTES",
+        "IGNORE_SPACE",
+        "ONLY_FULL_GROUP_BY",
+    ),
+    "TRADITIONAL": (
+        "STRICT_TRANS_TABLES",
+        "STRICT_ALL_TABLES",
+        "NO_ZERO_IN_DATE",
+        "NO_ZERO_DATE",
+        "ERROR_FOR_DIVISION_BY_ZERO",
+        "NO_ENGINE_SUBSTITUTION",
+    ),
 }
 
 
@@ -100,7 +138,9 @@ def normalize_sql_mode(value: Any) -> str:
     and duplicates dropped, combination modes expanded, canonical (bit) order. A number is a bit
     mask. An unknown mode, NULL or a boolean is 1231, as in MySQL."""
     if value is None or isinstance(value, (bool, float)):
-        raise Errors.WRONG_VALUE_FOR_VAR.error(name="sql_mode", value="NULL" if value is None else value)
+        raise Errors.WRONG_VALUE_FOR_VAR.error(
+            name="sql_mode", value="NULL" if value is None else value
+        )
     if isinstance(value, int):
         names = [n for n, bit in _SQL_MODE_BITS.items() if value >> bit & 1]
         if value < 0 or sum(1 << _SQL_MODE_BITS[n] for n in names) != value:
@@ -117,9 +157,8 @@ def normalize_sql_mode(value: Any) -> str:
     return ",".join(m for m in SQL_MODES if m in modes)
 
 
-
-
-# -- variables whose global value is a frontend config key --------------------------------------------
+# -- variables whose global value is a frontend config key
+# --------------------------------------------
 # @@GLOBAL.x reads the config, SET GLOBAL x (ADMIN) sets it (engine/statements/sql.py), and a
 # session starts with it, as MySQL copies global values into a new session.
 GLOBAL_CONFIG: dict[str, Key] = {"max_execution_time": Key.MAX_EXECUTION_TIME}

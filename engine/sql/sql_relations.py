@@ -36,12 +36,44 @@ RESERVED_PREFIX = "__drydock_"
 ALLOWED_TABLE_FUNCTIONS = frozenset({"range", "generate_series", "unnest", "generate_subscripts"})
 # Function names (lower-case, prefix match) that read server state, files or catalogs.
 DENIED_FUNCTION_PREFIXES = (
-    "duckdb_", "pragma_", "sqlite_", "pg_", "read_", "parquet_", "iceberg_", "delta_", "glob",
-    "sniff_csv", "query", "current_setting", "nextval", "currval", "setval", "getenv", "getvariable", "which_secret", "has_",
-    "col_description", "obj_description", "shobj_description", "format_pg_type", "load_",
-    "install_", "checkpoint", "force_checkpoint", "enable_", "disable_", "icu_calendar_names",
-    "test_all_types", "test_vector_types", "current_schemas", "current_catalog", "json_execute_serialized_sql",
-    "json_deserialize_sql", "json_serialize_plan", "sql_auto_complete",
+    "duckdb_",
+    "pragma_",
+    "sqlite_",
+    "pg_",
+    "read_",
+    "parquet_",
+    "iceberg_",
+    "delta_",
+    "glob",
+    "sniff_csv",
+    "query",
+    "current_setting",
+    "nextval",
+    "currval",
+    "setval",
+    "getenv",
+    "getvariable",
+    "which_secret",
+    "has_",
+    "col_description",
+    "obj_description",
+    "shobj_description",
+    "format_pg_type",
+    "load_",
+    "install_",
+    "checkpoint",
+    "force_checkpoint",
+    "enable_",
+    "disable_",
+    "icu_calendar_names",
+    "test_all_types",
+    "test_vector_types",
+    "current_schemas",
+    "current_catalog",
+    "json_execute_serialized_sql",
+    "json_deserialize_sql",
+    "json_serialize_plan",
+    "sql_auto_complete",
 )
 
 
@@ -74,7 +106,11 @@ def is_information_schema(table: exp.Table, ctx: SessionContext) -> bool:
     db = table.text("db").lower()
     if db == "information_schema":
         return True
-    return not db and not table.text("catalog") and (ctx.database or "").lower() == "information_schema"
+    return (
+        not db
+        and not table.text("catalog")
+        and (ctx.database or "").lower() == "information_schema"
+    )
 
 
 def _function_name(node: exp.Expr) -> str:
@@ -140,8 +176,12 @@ class _Walker:
                 raise Errors.TABLE_FUNCTION_NOT_ALLOWED.error(name=name or source.sql())
             return
         name = table.name
-        if name.lower().startswith(RESERVED_PREFIX) or table.text("db").lower().startswith(RESERVED_PREFIX):
-            raise Errors.UNKNOWN_TABLE.error(table=f"{table.text('db') or self.ctx.database or ''}.{name}".lstrip("."))
+        if name.lower().startswith(RESERVED_PREFIX) or table.text("db").lower().startswith(
+            RESERVED_PREFIX
+        ):
+            raise Errors.UNKNOWN_TABLE.error(
+                table=f"{table.text('db') or self.ctx.database or ''}.{name}".lstrip(".")
+            )
         if table.text("catalog").lower() == ATTACHED_NAME:
             raise Errors.UNKNOWN_CATALOG.error(name=table.text("catalog"))
         qualified = bool(table.text("db") or table.text("catalog"))
@@ -190,7 +230,13 @@ def duckdb_relations(serialized: str) -> tuple[set[tuple[str, str, str]], set[st
         if isinstance(node, dict):
             kind = node.get("type")
             if kind == "BASE_TABLE":
-                tables.add((node.get("catalog_name", ""), node.get("schema_name", ""), node.get("table_name", "")))
+                tables.add(
+                    (
+                        node.get("catalog_name", ""),
+                        node.get("schema_name", ""),
+                        node.get("table_name", ""),
+                    )
+                )
             elif kind == "TABLE_FUNCTION":
                 function = node.get("function") or {}
                 functions.add(str(function.get("function_name", "")).lower())
@@ -206,7 +252,9 @@ def duckdb_relations(serialized: str) -> tuple[set[tuple[str, str, str]], set[st
     return tables, functions
 
 
-def verify_with_duckdb(serialize: Callable[[str], str], sql: str, authorized: set[tuple[str, str]]) -> None:
+def verify_with_duckdb(
+    serialize: Callable[[str], str], sql: str, authorized: set[tuple[str, str]]
+) -> None:
     """Fail closed unless every relation in DuckDB's parse of ``sql`` is an authorized internal
     table, a reserved name drydock bound, or drydock's own information_schema; and every table
     function is allowed and no denied function is called."""

@@ -49,4 +49,5 @@ def found_rows_query(expression: exp.Expr) -> exp.Expr | None:
     unlimited.set("offset", None)
     unlimited.set("order", None)
     return exp.select(exp.Count(this=exp.Star())).from_(
-        exp.Subquery(this=unlimited, alias=exp.TableAlias(this=exp.to_identifier("found"))))
+        exp.Subquery(this=unlimited, alias=exp.TableAlias(this=exp.to_identifier("found")))
+    )

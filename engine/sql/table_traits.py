@@ -63,7 +63,8 @@ def _read(cursor: Any, schema: str, table: str) -> Traits:
     rows = cursor.execute(
         "SELECT column_name, column_default, comment FROM duckdb_columns() WHERE database_name = ? "
         "AND schema_name = ? AND table_name = ? ORDER BY column_index",
-        [INTERNAL, schema, table]).fetchall()
+        [INTERNAL, schema, table],
+    ).fetchall()
     auto_increment = None
     on_update = []
     for name, default, comment in rows:
@@ -72,5 +73,8 @@ def _read(cursor: Any, schema: str, table: str) -> Traits:
             auto_increment = (str(name), match.group(1))
         if str(comment or "").startswith(ON_UPDATE_MARK):
             on_update.append((str(name), str(comment)))
-    return Traits(columns=tuple(str(r[0]) for r in rows), auto_increment=auto_increment,
-                  on_update=tuple(on_update))
+    return Traits(
+        columns=tuple(str(r[0]) for r in rows),
+        auto_increment=auto_increment,
+        on_update=tuple(on_update),
+    )

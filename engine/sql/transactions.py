@@ -64,7 +64,12 @@ def after_set(ctx: SessionContext, was_autocommit: bool) -> None:
     """A SET that switched autocommit from 0 to 1 commits the open transaction (manual 15.3.1);
     any other SET (a user variable, SET NAMES, sql_select_limit mid-transaction from a JDBC
     setMaxRows, ``SET autocommit = 1`` when it already was) leaves the transaction open."""
-    if ctx.query is not None and ctx.query.in_transaction and not was_autocommit and autocommit(ctx):
+    if (
+        ctx.query is not None
+        and ctx.query.in_transaction
+        and not was_autocommit
+        and autocommit(ctx)
+    ):
         ctx.query.commit()
 
 
@@ -73,7 +78,8 @@ def in_transaction(ctx: SessionContext) -> bool:
 
 
 class SessionTransaction:
-    """The explicit transaction of one session's DuckDB cursor (engine/sql/query.py QuerySession)."""
+    """The explicit transaction of one session's DuckDB cursor (engine/sql/query.py
+    QuerySession)."""
 
     def __init__(self, cursor: Any):
         self._cursor = cursor

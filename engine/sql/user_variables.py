@@ -38,7 +38,6 @@ def literal(value: Any) -> str:
     return "'" + text + "'"
 
 
-
 # -- user variables -------------------------------------------------------------------------------
 def get_user_variable(ctx: SessionContext, name: str) -> Any:
     """The value of ``@name``; NULL (None) when it was never set, as in MySQL."""
@@ -80,7 +79,9 @@ def literal_expression(value: Any) -> exp.Expr:
 
 
 def is_user_variable(node: exp.Expr) -> bool:
-    return isinstance(node, exp.Parameter) and isinstance(node.this, (exp.Var, exp.Identifier, exp.Literal))
+    return isinstance(node, exp.Parameter) and isinstance(
+        node.this, (exp.Var, exp.Identifier, exp.Literal)
+    )
 
 
 def substitute_user_variables(expression: exp.Expr, ctx: SessionContext) -> exp.Expr:
@@ -89,20 +90,23 @@ def substitute_user_variables(expression: exp.Expr, ctx: SessionContext) -> exp.
     if not any(is_user_variable(node) for node in expression.find_all(exp.Parameter)):
         return expression
     into = expression.args.get("into")
-    if isinstance(into, exp.Into) and any(is_user_variable(p) for p in into.find_all(exp.Parameter)):
-        raise Errors.NOT_SUPPORTED.error(what="SELECT ... INTO @variable; use SET @variable = (SELECT ...)")
+    if isinstance(into, exp.Into) and any(
+        is_user_variable(p) for p in into.find_all(exp.Parameter)
+    ):
+        raise Errors.NOT_SUPPORTED.error(
+            what="SELECT ... INTO @variable; use SET @variable = (SELECT ...)"
+        )
 
     def replace(node: exp.Expr) -> exp.Expr:
         if not is_user_variable(node):
             return node
         if isinstance(node.parent, exp.PropertyEQ) and node.arg_key == "this":
             raise Errors.NOT_SUPPORTED.error(
-                what="assigning a user variable inside an expression (:=); use SET @variable = ...")
+                what="assigning a user variable inside an expression (:=); use SET @variable = ..."
+            )
         value = literal_expression(get_user_variable(ctx, node.name))
         if isinstance(node.parent, exp.Select) and node.arg_key == "expressions":
             return exp.alias_(value, exp.to_identifier(node.sql(dialect="mysql"), quoted=True))
         return value
 
     return expression.transform(replace)
-
-

@@ -14,7 +14,9 @@ SHOW_COLUMNS = ["Key", "Value", "Type", "IsMutable", "MasterOnly", "Comment"]
 
 
 @handles(ast.AdminSetFrontendConfig)
-def admin_set_frontend_config(engine: Engine, stmt: ast.AdminSetFrontendConfig, ctx: SessionContext) -> Result:
+def admin_set_frontend_config(
+    engine: Engine, stmt: ast.AdminSetFrontendConfig, ctx: SessionContext
+) -> Result:
     engine.privileges.require_global(ctx, Privilege.ADMIN)
     # Validate every pair before changing anything: a statement either applies whole or not at all.
     fields = [(engine.config.field(name), value) for name, value in stmt.pairs]
@@ -26,7 +28,9 @@ def admin_set_frontend_config(engine: Engine, stmt: ast.AdminSetFrontendConfig, 
 
 
 @handles(ast.AdminShowFrontendConfig, columns=SHOW_COLUMNS)
-def admin_show_frontend_config(engine: Engine, stmt: ast.AdminShowFrontendConfig, ctx: SessionContext) -> Result:
+def admin_show_frontend_config(
+    engine: Engine, stmt: ast.AdminShowFrontendConfig, ctx: SessionContext
+) -> Result:
     engine.privileges.require_global(ctx, Privilege.ADMIN)
     rows = engine.config.rows()
     if stmt.like is not None:

@@ -13,17 +13,40 @@ from drydock.engine.statements.registry import handles
 
 # Statement stays last. Count: failed logins one Login record stands for (user is the first
 # name tried, LastUser the last); 1 for every other record.
-COLUMNS = ["Time", "User", "Host", "ConnectionId", "Kind", "Object", "Outcome", "ErrorCode",
-           "DurationMs", "Count", "LastUser", "Statement"]
+COLUMNS = [
+    "Time",
+    "User",
+    "Host",
+    "ConnectionId",
+    "Kind",
+    "Object",
+    "Outcome",
+    "ErrorCode",
+    "DurationMs",
+    "Count",
+    "LastUser",
+    "Statement",
+]
 
 
 @handles(ast.ShowAudit, columns=COLUMNS)
 def show_audit(engine: Engine, stmt: ast.ShowAudit, ctx: SessionContext) -> Result:
     engine.privileges.require_global(ctx, Privilege.ADMIN)
     rows = [
-        (dt.datetime.fromtimestamp(r.time).strftime("%Y-%m-%d %H:%M:%S.%f")[:-3], r.user, r.host,
-         r.connection_id, r.kind, r.object, r.outcome, r.error_code, r.duration_ms, r.count,
-         r.last_user, r.statement)
+        (
+            dt.datetime.fromtimestamp(r.time).strftime("%Y-%m-%d %H:%M:%S.%f")[:-3],
+            r.user,
+            r.host,
+            r.connection_id,
+            r.kind,
+            r.object,
+            r.outcome,
+            r.error_code,
+            r.duration_ms,
+            r.count,
+            r.last_user,
+            r.statement,
+        )
         for r in reversed(engine.audit.tail(stmt.limit))
     ]
     return Result(columns=COLUMNS, rows=rows)

@@ -9,8 +9,20 @@ from drydock.engine.session import SessionContext
 from drydock.engine.statements.registry import HANDLERS
 
 # Plain-SQL statements that only read or set session state: not audited unless denied.
-_QUIET_SQL = (exp.Select, exp.Union, exp.Intersect, exp.Except, exp.Values, exp.Subquery, exp.Set,
-              exp.Show, exp.Describe, exp.Transaction, exp.Commit, exp.Rollback)
+_QUIET_SQL = (
+    exp.Select,
+    exp.Union,
+    exp.Intersect,
+    exp.Except,
+    exp.Values,
+    exp.Subquery,
+    exp.Set,
+    exp.Show,
+    exp.Describe,
+    exp.Transaction,
+    exp.Commit,
+    exp.Rollback,
+)
 
 
 def statement_kind(statement: ast.Statement) -> str:

@@ -3,7 +3,8 @@ SWITCH, USE, REFRESH.
 
 A catalog reaches whatever its warehouse names on the host, so catalog DDL needs global ADMIN, or
 the plain privilege (global CREATE; ALTER / DROP on the catalog) while every warehouse it names
-stays under the configured roots (engine/lakehouse/catalogs/placement.py). No warehouse may overlap drydock's
+stays under the configured roots (engine/lakehouse/catalogs/placement.py). No warehouse may overlap
+drydock's
 data directory, whoever asks.
 """
 
@@ -29,8 +30,11 @@ def _time(ts: float) -> str:
     return dt.datetime.fromtimestamp(ts).strftime("%Y-%m-%d %H:%M:%S")
 
 
-def _authorize(engine: Engine, ctx: SessionContext, privilege: Privilege, catalog: str | None = None) -> bool:
-    """True for global ADMIN; False for ``privilege`` alone (placement rules then apply); else 1227."""
+def _authorize(
+    engine: Engine, ctx: SessionContext, privilege: Privilege, catalog: str | None = None
+) -> bool:
+    """True for global ADMIN; False for ``privilege`` alone (placement rules then apply); else
+    1227."""
     if engine.privileges.has_global(ctx, Privilege.ADMIN):
         return True
     if catalog is None and engine.privileges.has_global(ctx, privilege):
@@ -42,9 +46,11 @@ def _authorize(engine: Engine, ctx: SessionContext, privilege: Privilege, catalo
 
 def _manage_check(engine: Engine, admin: bool) -> ChangeCheck:
     """DROP / RENAME: without ADMIN, the catalog must point where a non-admin may point one."""
+
     def check(record: CatalogRecord, _properties: dict[str, str]) -> None:
         if not admin:
             engine.placement.check(record.name, record.properties, admin, {})
+
     return check
 
 
@@ -55,6 +61,7 @@ def _retarget_check(engine: Engine, admin: bool, written: dict[str, str]) -> Cha
     def check(record: CatalogRecord, merged: dict[str, str]) -> None:
         manage(record, merged)
         engine.placement.check(record.name, merged, admin, written)
+
     return check
 
 
@@ -66,7 +73,9 @@ def create_catalog(engine: Engine, stmt: ast.CreateCatalog, ctx: SessionContext)
     def check(properties: dict[str, str]) -> None:
         engine.placement.check(stmt.name, properties, admin, written)
 
-    if not engine.catalogs.create(stmt.name, dict(stmt.properties), stmt.comment, stmt.if_not_exists, check):
+    if not engine.catalogs.create(
+        stmt.name, dict(stmt.properties), stmt.comment, stmt.if_not_exists, check
+    ):
         return Result.ok(warnings=[Errors.CATALOG_EXISTS.note(name=stmt.name)])
     return Result.ok()
 
@@ -84,7 +93,9 @@ def drop_catalog(engine: Engine, stmt: ast.DropCatalog, ctx: SessionContext) -> 
 
 
 @handles(ast.AlterCatalogRename, audit=name_target)
-def alter_catalog_rename(engine: Engine, stmt: ast.AlterCatalogRename, ctx: SessionContext) -> Result:
+def alter_catalog_rename(
+    engine: Engine, stmt: ast.AlterCatalogRename, ctx: SessionContext
+) -> Result:
     admin = _authorize(engine, ctx, Privilege.ALTER, stmt.name)
     engine.catalogs.rename(stmt.name, stmt.new_name, _manage_check(engine, admin))
     if ctx.catalog.lower() == stmt.name.lower():
@@ -93,28 +104,55 @@ def alter_catalog_rename(engine: Engine, stmt: ast.AlterCatalogRename, ctx: Sess
 
 
 @handles(ast.AlterCatalogSetProperties, audit=name_target)
-def alter_catalog_set_properties(engine: Engine, stmt: ast.AlterCatalogSetProperties,
-                                 ctx: SessionContext) -> Result:
+def alter_catalog_set_properties(
+    engine: Engine, stmt: ast.AlterCatalogSetProperties, ctx: SessionContext
+) -> Result:
     admin = _authorize(engine, ctx, Privilege.ALTER, stmt.name)
     written = {k.strip(): v for k, v in stmt.properties}
-    engine.catalogs.set_properties(stmt.name, dict(stmt.properties), _retarget_check(engine, admin, written))
+    engine.catalogs.set_properties(
+        stmt.name, dict(stmt.properties), _retarget_check(engine, admin, written)
+    )
     return Result.ok()
 
 
-SHOW_CATALOGS_COLUMNS = ["CatalogId", "CatalogName", "Type", "IsCurrent", "CreateTime", "LastUpdateTime",
-                         "Comment"]
+SHOW_CATALOGS_COLUMNS = [
+    "CatalogId",
+    "CatalogName",
+    "Type",
+    "IsCurrent",
+    "CreateTime",
+    "LastUpdateTime",
+    "Comment",
+]
 
 
 @handles(ast.ShowCatalogs, columns=SHOW_CATALOGS_COLUMNS)
 def show_catalogs(engine: Engine, stmt: ast.ShowCatalogs, ctx: SessionContext) -> Result:
-    rows: list[tuple] = [(INTERNAL_ID, INTERNAL, "internal", "yes" if ctx.catalog == INTERNAL else "",
-                          "", "", "Doris internal catalog")]
+    rows: list[tuple] = [
+        (
+            INTERNAL_ID,
+            INTERNAL,
+            "internal",
+            "yes" if ctx.catalog == INTERNAL else "",
+            "",
+            "",
+            "Doris internal catalog",
+        )
+    ]
     for record in engine.catalogs.list():
         if not engine.privileges.sees_catalog(ctx, record.name):
             continue
-        rows.append((record.id, record.name, record.type,
-                     "yes" if ctx.catalog.lower() == record.name.lower() else "",
-                     _time(record.created_at), _time(record.updated_at), mask_value(record.comment)))
+        rows.append(
+            (
+                record.id,
+                record.name,
+                record.type,
+                "yes" if ctx.catalog.lower() == record.name.lower() else "",
+                _time(record.created_at),
+                _time(record.updated_at),
+                mask_value(record.comment),
+            )
+        )
     if stmt.like is not None:
         pattern = like_to_regex(stmt.like)
         rows = [r for r in rows if pattern.fullmatch(r[1])]
@@ -182,7 +220,9 @@ def refresh(engine: Engine, stmt: ast.Refresh, ctx: SessionContext) -> Result:
         prefix = (ctx.catalog,) if stmt.kind == "DATABASE" else (ctx.catalog, ctx.database or "")
         parts = (*prefix[: wanted - len(parts)], *parts)
     if len(parts) != wanted or not all(parts):
-        raise Errors.PARSE.error(detail=f"REFRESH {stmt.kind} needs {'.'.join(['catalog', 'db', 'table'][:wanted])}")
+        raise Errors.PARSE.error(
+            detail=f"REFRESH {stmt.kind} needs {'.'.join(['catalog', 'db', 'table'][:wanted])}"
+        )
     catalog = parts[0]
     if catalog.lower() == INTERNAL:
         return Result.ok()  # the internal catalog has no cache to drop

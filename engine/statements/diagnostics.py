@@ -21,6 +21,8 @@ def show_diagnostics(engine: Engine, stmt: ast.ShowDiagnostics, ctx: SessionCont
         return Result(columns=[name], rows=[(len(conditions),)], column_types={name: "BIGINT"})
     if stmt.limit is not None:
         conditions = conditions[stmt.offset : stmt.offset + stmt.limit]
-    return Result(columns=["Level", "Code", "Message"],
-                  rows=[(d.level, d.code, d.message) for d in conditions],
-                  column_types={"Level": "VARCHAR", "Code": "INTEGER", "Message": "VARCHAR"})
+    return Result(
+        columns=["Level", "Code", "Message"],
+        rows=[(d.level, d.code, d.message) for d in conditions],
+        column_types={"Level": "VARCHAR", "Code": "INTEGER", "Message": "VARCHAR"},
+    )

@@ -22,15 +22,49 @@ from drydock.engine.statements.registry import handles, job_target, table_target
 
 INTERNAL_CATALOG_ID = 0  # the internal catalog has no row in `catalogs` (engine/store/metastore.py)
 JOB_ID_COLUMN = ["JobId"]
-LIST_COLUMNS = ["JobId", "CatalogName", "DbName", "TableName", "IndexName", "Operation", "State",
-                "RefreshState", "PossibleLive", "CreateTime", "UpdateTime", "Message", "ForceReleased",
-                "ForceActor", "ForceTime"]
-DETAIL_COLUMNS = [*LIST_COLUMNS, "Creator", "ResultCode", "CompletionReason", "ExternalMetadataAdvanced",
-                  "BackendId", "BeProcessEpoch", "InvocationId", "DeadlineMs", "TerminationProof",
-                  "AdmittedDatasetVersion", "SchemaContractVersion", "Revision", "ForceNote", "ForceWarning",
-                  "IfNotExists", "IfExists", "IndexType", "ColumnName"]
-WHERE_HINT = ('Where clause should looks like: TableName = "your_table_name" or '
-              'State = "PENDING|RUNNING|COMMITTED|NOT_COMMITTED|UNKNOWN", or compound predicate with operator AND')
+LIST_COLUMNS = [
+    "JobId",
+    "CatalogName",
+    "DbName",
+    "TableName",
+    "IndexName",
+    "Operation",
+    "State",
+    "RefreshState",
+    "PossibleLive",
+    "CreateTime",
+    "UpdateTime",
+    "Message",
+    "ForceReleased",
+    "ForceActor",
+    "ForceTime",
+]
+DETAIL_COLUMNS = [
+    *LIST_COLUMNS,
+    "Creator",
+    "ResultCode",
+    "CompletionReason",
+    "ExternalMetadataAdvanced",
+    "BackendId",
+    "BeProcessEpoch",
+    "InvocationId",
+    "DeadlineMs",
+    "TerminationProof",
+    "AdmittedDatasetVersion",
+    "SchemaContractVersion",
+    "Revision",
+    "ForceNote",
+    "ForceWarning",
+    "IfNotExists",
+    "IfExists",
+    "IndexType",
+    "ColumnName",
+]
+WHERE_HINT = (
+    'Where clause should looks like: TableName = "your_table_name" or '
+    'State = "PENDING|RUNNING|COMMITTED|NOT_COMMITTED|UNKNOWN", or compound predicate with '
+    "operator AND"
+)
 
 
 def _time(ts: float | None) -> str:
@@ -48,11 +82,16 @@ def _job_id_result(job: JobRecord | None) -> Result:
 
 @handles(ast.CreateIndex, audit=table_target)
 def create_index(engine: Engine, stmt: ast.CreateIndex, ctx: SessionContext) -> Result:
-    if internal_index.is_internal(engine, ctx, stmt.table) and stmt.using in internal_index.PLAIN_METHODS:
+    if (
+        internal_index.is_internal(engine, ctx, stmt.table)
+        and stmt.using in internal_index.PLAIN_METHODS
+    ):
         return internal_index.create(engine, stmt, ctx)  # a plain DuckDB index, MySQL-style
     if not stmt.using:
-        raise Errors.PARSE.error(detail="line 1:0 mismatched input '<EOF>' expecting USING "
-                                        "(a Lance index needs USING ANN|BTREE|BITMAP|INVERTED)")
+        raise Errors.PARSE.error(
+            detail="line 1:0 mismatched input '<EOF>' expecting USING "
+            "(a Lance index needs USING ANN|BTREE|BITMAP|INVERTED)"
+        )
     return _job_id_result(admit_create(engine.admission, stmt, ctx))
 
 
@@ -64,10 +103,23 @@ def drop_index(engine: Engine, stmt: ast.DropIndex, ctx: SessionContext) -> Resu
 
 
 def _list_row(job: JobRecord, catalog_name: str) -> tuple[str, ...]:
-    return (str(job.id), catalog_name, job.db, job.tbl, job.index_name, job.operation.value, job.state.value,
-            job.refresh_state.value, _yes(st.holds_possible_live_slot(job.facts)), _time(job.created_at),
-            _time(job.updated_at), job.message, "YES" if job.force_released else "", job.force_actor,
-            _time(job.force_time))
+    return (
+        str(job.id),
+        catalog_name,
+        job.db,
+        job.tbl,
+        job.index_name,
+        job.operation.value,
+        job.state.value,
+        job.refresh_state.value,
+        _yes(st.holds_possible_live_slot(job.facts)),
+        _time(job.created_at),
+        _time(job.updated_at),
+        job.message,
+        "YES" if job.force_released else "",
+        job.force_actor,
+        _time(job.force_time),
+    )
 
 
 def _where_filters(where: ast.WhereClause | None) -> tuple[str | None, str | None]:
@@ -75,17 +127,24 @@ def _where_filters(where: ast.WhereClause | None) -> tuple[str | None, str | Non
     if where is None:
         return None, None
     if any(c != "AND" for c in where.connectives):
-        raise Errors.SHOW_JOBS_INVALID.error(detail="Only allow compound predicate with operator AND")
+        raise Errors.SHOW_JOBS_INVALID.error(
+            detail="Only allow compound predicate with operator AND"
+        )
     table = state = None
     seen: set[str] = set()
     for predicate in where.predicates:
         column = predicate.left.lower()
-        if (not predicate.left_is_column or column not in ("tablename", "state") or predicate.op != "="
-                or not predicate.right_is_string):
+        if (
+            not predicate.left_is_column
+            or column not in ("tablename", "state")
+            or predicate.op != "="
+            or not predicate.right_is_string
+        ):
             raise Errors.SHOW_JOBS_INVALID.error(detail=WHERE_HINT)
         if column in seen:
             raise Errors.SHOW_JOBS_INVALID.error(
-                detail="column names on both sides of operator AND should be different")
+                detail="column names on both sides of operator AND should be different"
+            )
         seen.add(column)
         if column == "tablename":
             table = predicate.right
@@ -93,17 +152,22 @@ def _where_filters(where: ast.WhereClause | None) -> tuple[str | None, str | Non
             value = predicate.right.upper()
             if value not in st.MutationState.__members__:
                 raise Errors.SHOW_JOBS_INVALID.error(
-                    detail=f"Unknown Lance index job state: {predicate.right}; {WHERE_HINT}")
+                    detail=f"Unknown Lance index job state: {predicate.right}; {WHERE_HINT}"
+                )
             state = value
     return table, state
 
 
 @handles(ast.ShowLanceIndexJobs)
-def show_lance_index_jobs(engine: Engine, stmt: ast.ShowLanceIndexJobs, ctx: SessionContext) -> Result:
+def show_lance_index_jobs(
+    engine: Engine, stmt: ast.ShowLanceIndexJobs, ctx: SessionContext
+) -> Result:
     table, state = _where_filters(stmt.where)
     if len(stmt.scope) > 2:
         raise Errors.SHOW_JOBS_INVALID.error(
-            detail=f"Only support SHOW LANCE INDEX JOBS FROM [catalog.]database, but get: [{'.'.join(stmt.scope)}]")
+            detail=f"Only support SHOW LANCE INDEX JOBS FROM [catalog.]database, but get: "
+            f"[{'.'.join(stmt.scope)}]"
+        )
     clauses: list[str] = []
     params: list[object] = []
     if stmt.scope:
@@ -130,8 +194,11 @@ def show_lance_index_jobs(engine: Engine, stmt: ast.ShowLanceIndexJobs, ctx: Ses
         if not visibility.may_see(job):
             continue  # silently: no count leak
         rows.append(_listed_row(job, visibility.catalog_name(job), engine.jobs.progress(job.id)))
-    return Result(columns=[*LIST_COLUMNS, "Progress"], rows=rows,
-                  column_types={c: "VARCHAR" for c in [*LIST_COLUMNS, "Progress"]})
+    return Result(
+        columns=[*LIST_COLUMNS, "Progress"],
+        rows=rows,
+        column_types={c: "VARCHAR" for c in [*LIST_COLUMNS, "Progress"]},
+    )
 
 
 def _scope_catalog_id(engine: Engine, ctx: SessionContext, scope: tuple[str, ...]) -> int:
@@ -175,18 +242,41 @@ _PROOFS = {m.value: m for m in st.TerminationProof}
 
 
 def _listed_row(job: _Listed, catalog_name: str, progress: str) -> tuple[str, ...]:
-    """The same row as ``_list_row`` of the full record (tests/jobs/test_index_jobs_show_resolve.py)."""
-    state = _STATES.get(job.state, st.MutationState.UNKNOWN)  # damaged → UNKNOWN, as replay reads it
-    facts = st.JobFacts(state, _REFRESH_STATES.get(job.refresh_state, st.RefreshState.REQUIRED),
-                        bool(job.force_released), bool(job.possible_live_owned),
-                        _PROOFS.get(job.termination_proof, st.TerminationProof.NONE))  # unknown proof: none
-    return (str(job.id), catalog_name, job.db, job.tbl, job.index_name, job.operation, state.value,
-            job.refresh_state, _yes(st.holds_possible_live_slot(facts)), _time(job.created_at),
-            _time(job.updated_at), job.message, "YES" if job.force_released else "", job.force_actor,
-            _time(job.force_time), progress)
+    """The same row as ``_list_row`` of the full record
+    (tests/jobs/test_index_jobs_show_resolve.py)."""
+    state = _STATES.get(
+        job.state, st.MutationState.UNKNOWN
+    )  # damaged → UNKNOWN, as replay reads it
+    facts = st.JobFacts(
+        state,
+        _REFRESH_STATES.get(job.refresh_state, st.RefreshState.REQUIRED),
+        bool(job.force_released),
+        bool(job.possible_live_owned),
+        _PROOFS.get(job.termination_proof, st.TerminationProof.NONE),
+    )  # unknown proof: none
+    return (
+        str(job.id),
+        catalog_name,
+        job.db,
+        job.tbl,
+        job.index_name,
+        job.operation,
+        state.value,
+        job.refresh_state,
+        _yes(st.holds_possible_live_slot(facts)),
+        _time(job.created_at),
+        _time(job.updated_at),
+        job.message,
+        "YES" if job.force_released else "",
+        job.force_actor,
+        _time(job.force_time),
+        progress,
+    )
 
 
-def _visible_job(engine: Engine, ctx: SessionContext, job_id: int) -> tuple[JobRecord, JobVisibility]:
+def _visible_job(
+    engine: Engine, ctx: SessionContext, job_id: int
+) -> tuple[JobRecord, JobVisibility]:
     job = engine.jobs.get(job_id)
     visibility = JobVisibility(engine.catalogs, engine.privileges, ctx)
     if job is None or not visibility.may_see(job):
@@ -195,21 +285,41 @@ def _visible_job(engine: Engine, ctx: SessionContext, job_id: int) -> tuple[JobR
 
 
 @handles(ast.ShowLanceIndexJob)
-def show_lance_index_job(engine: Engine, stmt: ast.ShowLanceIndexJob, ctx: SessionContext) -> Result:
+def show_lance_index_job(
+    engine: Engine, stmt: ast.ShowLanceIndexJob, ctx: SessionContext
+) -> Result:
     job, visibility = _visible_job(engine, ctx, stmt.job_id)
     ema = "" if job.external_metadata_advanced is None else _yes(job.external_metadata_advanced)
-    row = (*_list_row(job, visibility.catalog_name(job)), job.creator,
-           job.result_code.value if job.result_code else "", job.completion_reason.value, ema, job.backend_id,
-           job.process_epoch, job.invocation_id, "" if job.deadline_ms is None else str(job.deadline_ms),
-           job.termination_proof.value, str(job.admitted_version), str(job.schema_contract_version),
-           str(job.revision), job.force_note, job.force_warning, _yes(job.if_not_exists), _yes(job.if_exists),
-           job.index_type, job.column_name, engine.jobs.progress(job.id))
+    row = (
+        *_list_row(job, visibility.catalog_name(job)),
+        job.creator,
+        job.result_code.value if job.result_code else "",
+        job.completion_reason.value,
+        ema,
+        job.backend_id,
+        job.process_epoch,
+        job.invocation_id,
+        "" if job.deadline_ms is None else str(job.deadline_ms),
+        job.termination_proof.value,
+        str(job.admitted_version),
+        str(job.schema_contract_version),
+        str(job.revision),
+        job.force_note,
+        job.force_warning,
+        _yes(job.if_not_exists),
+        _yes(job.if_exists),
+        job.index_type,
+        job.column_name,
+        engine.jobs.progress(job.id),
+    )
     columns = [*DETAIL_COLUMNS, "Progress"]
     return Result(columns=columns, rows=[row], column_types={c: "VARCHAR" for c in columns})
 
 
 @handles(ast.ResolveLanceIndexJob, audit=job_target)
-def resolve_lance_index_job(engine: Engine, stmt: ast.ResolveLanceIndexJob, ctx: SessionContext) -> Result:
+def resolve_lance_index_job(
+    engine: Engine, stmt: ast.ResolveLanceIndexJob, ctx: SessionContext
+) -> Result:
     """Doris' check order (docs/doris-compatibility.md); never gated by
     enable_lance_index_mutation."""
     warning = [Errors.LANCE_INDEX_JOB_FORCE_RELEASED.warning(detail=FORCE_RELEASE_WARNING)]
@@ -225,23 +335,33 @@ def resolve_lance_index_job(engine: Engine, stmt: ast.ResolveLanceIndexJob, ctx:
         raise Errors.LANCE_INDEX_JOB_NOT_UNKNOWN.error(job_id=job.id, state=job.state.value)
     if visibility.resolution(job).failed:
         raise Errors.LANCE_INDEX_JOB_RESOLUTION_INCOMPLETE.error(
-            job_id=job.id, detail="the persisted target could not be resolved with current catalog metadata; "
-                                  "see the server log for the cause")
+            job_id=job.id,
+            detail="the persisted target could not be resolved with current catalog metadata; "
+            "see the server log for the cause",
+        )
     note = stmt.note.strip()
     if not note:
         raise Errors.LANCE_INDEX_INVALID.error(detail="force release note must not be empty")
     if utf8_len(stmt.note) > MAX_FORCE_TEXT_BYTES:
-        raise Errors.LANCE_INDEX_INVALID.error(detail=f"force release note exceeds {MAX_FORCE_TEXT_BYTES} UTF-8 bytes")
+        raise Errors.LANCE_INDEX_INVALID.error(
+            detail=f"force release note exceeds {MAX_FORCE_TEXT_BYTES} UTF-8 bytes"
+        )
     pause_point("during_resolve")
-    released = engine.jobs.force_release(job.id, job.revision, f"'{ctx.user}'@'{ctx.account_host}'", stmt.note)
+    released = engine.jobs.force_release(
+        job.id, job.revision, f"'{ctx.user}'@'{ctx.account_host}'", stmt.note
+    )
     if released is None:
         raise Errors.LANCE_INDEX_JOB_RESOLUTION_INCOMPLETE.error(
-            job_id=job.id, detail="the job changed concurrently while still UNKNOWN; retry the statement")
+            job_id=job.id,
+            detail="the job changed concurrently while still UNKNOWN; retry the statement",
+        )
     return Result.ok(warnings=warning)
 
 
 @handles(ast.CancelLanceIndexJob, audit=job_target)
-def cancel_lance_index_job(engine: Engine, stmt: ast.CancelLanceIndexJob, ctx: SessionContext) -> Result:
+def cancel_lance_index_job(
+    engine: Engine, stmt: ast.CancelLanceIndexJob, ctx: SessionContext
+) -> Result:
     job = engine.jobs.get(stmt.job_id)
     visibility = JobVisibility(engine.catalogs, engine.privileges, ctx)
     if job is None or not visibility.may_alter(job):

@@ -25,10 +25,13 @@ TABLE_OPTIONS = "ENGINE={engine} DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_0900_ai
 
 @handles(ast.ShowCreateTable)
 def show_create_table(engine: Engine, stmt: ast.ShowCreateTable, ctx: SessionContext) -> Result:
-    catalog, db, table = engine.metadata.split(ctx, stmt.parts)  # also `catalog.db`.t (engine/sql/dotted_names.py)
+    catalog, db, table = engine.metadata.split(
+        ctx, stmt.parts
+    )  # also `catalog.db`.t (engine/sql/dotted_names.py)
     if not engine.privileges.may_see_table(ctx, catalog, db, table):
-        raise Errors.TABLE_ACCESS_DENIED.error(priv="SHOW", user=ctx.user, host=ctx.host,
-                                               table=f"{db}.{table}")
+        raise Errors.TABLE_ACCESS_DENIED.error(
+            priv="SHOW", user=ctx.user, host=ctx.host, table=f"{db}.{table}"
+        )
     if catalog.lower() == INTERNAL:
         lines = _internal_lines(engine, db, table)
         if not lines:
@@ -37,7 +40,11 @@ def show_create_table(engine: Engine, stmt: ast.ShowCreateTable, ctx: SessionCon
     else:
         lines = _external_lines(engine.metadata.columns(ctx, catalog, db, table))
         options = TABLE_OPTIONS.format(engine=engine.catalogs.get(catalog).type.capitalize())
-    ddl = f"CREATE TABLE {quote(table)} (\n" + ",\n".join(f"  {line}" for line in lines) + f"\n) {options}"
+    ddl = (
+        f"CREATE TABLE {quote(table)} (\n"
+        + ",\n".join(f"  {line}" for line in lines)
+        + f"\n) {options}"
+    )
     return Result(columns=["Table", "Create Table"], rows=[(table, ddl)])
 
 
@@ -47,20 +54,30 @@ def quote(name: str) -> str:
 
 def _internal_lines(engine: Engine, db: str, table: str) -> list[str]:
     columns = engine.query.fetch(
-        f"SELECT column_name, column_type, is_nullable, column_default, extra FROM {ATTACHED_NAME}.main.columns "
-        "WHERE table_schema = ? AND table_name = ? ORDER BY ordinal_position", [db, table])
+        f"SELECT column_name, column_type, is_nullable, column_default, extra FROM "
+        f"{ATTACHED_NAME}.main.columns "
+        "WHERE table_schema = ? AND table_name = ? ORDER BY ordinal_position",
+        [db, table],
+    )
     if not columns:
         return []
-    lines = [_column_line(name, column_type, nullable == "YES", default) + _extra_text(extra)
-             for name, column_type, nullable, default, extra in columns]
+    lines = [
+        _column_line(name, column_type, nullable == "YES", default) + _extra_text(extra)
+        for name, column_type, nullable, default, extra in columns
+    ]
     keys = engine.query.fetch(
         f"SELECT constraint_name, list(column_name ORDER BY ordinal_position) "
         f"FROM {ATTACHED_NAME}.main.key_column_usage WHERE table_schema = ? AND table_name = ? "
-        "GROUP BY constraint_name ORDER BY constraint_name <> 'PRIMARY', constraint_name", [db, table])
+        "GROUP BY constraint_name ORDER BY constraint_name <> 'PRIMARY', constraint_name",
+        [db, table],
+    )
     for name, key_columns in keys:
         columns_text = ",".join(quote(c) for c in key_columns)
-        lines.append(f"PRIMARY KEY ({columns_text})" if name == "PRIMARY"
-                     else f"UNIQUE KEY {quote(name)} ({columns_text})")
+        lines.append(
+            f"PRIMARY KEY ({columns_text})"
+            if name == "PRIMARY"
+            else f"UNIQUE KEY {quote(name)} ({columns_text})"
+        )
     return lines
 
 
@@ -84,8 +101,19 @@ def _external_lines(columns: list[Column]) -> list[str]:
 def _external_type(column: Column) -> str:
     if column.mysql_type.lower() in ("text", "json", "blob"):
         return column.mysql_type.lower()  # lists, structs, vectors: shown as text, as results are
-    return str(external_column_row("", "", 0, column.name, column.type, column.mysql_type,
-                                   column.nullable, column.key, column.comment)[6])
+    return str(
+        external_column_row(
+            "",
+            "",
+            0,
+            column.name,
+            column.type,
+            column.mysql_type,
+            column.nullable,
+            column.key,
+            column.comment,
+        )[6]
+    )
 
 
 def _column_line(name: str, column_type: str, nullable: bool, default: Any) -> str:
@@ -103,7 +131,12 @@ def _column_line(name: str, column_type: str, nullable: bool, default: Any) -> s
 def _default_text(default: str) -> str:
     """DuckDB's default expression text → MySQL's: literals quoted, CURRENT_TIMESTAMP as is."""
     text = default.strip()
-    if text.upper() in ("CURRENT_TIMESTAMP", "NOW()", "CURRENT_TIMESTAMP()", "GET_CURRENT_TIMESTAMP()"):
+    if text.upper() in (
+        "CURRENT_TIMESTAMP",
+        "NOW()",
+        "CURRENT_TIMESTAMP()",
+        "GET_CURRENT_TIMESTAMP()",
+    ):
         return "CURRENT_TIMESTAMP"
     if text.upper() == "NULL":
         return "NULL"

@@ -40,10 +40,15 @@ def create(engine: Engine, stmt: ast.CreateIndex, ctx: SessionContext) -> Result
     from drydock.engine.statements.sql import run_query  # sql.py imports the statement registry
 
     if stmt.using not in PLAIN_METHODS or stmt.properties or stmt.or_replace:
-        raise Errors.NOT_SUPPORTED.error(what=f"CREATE INDEX ... USING {stmt.using or '(none)'} "
-                                              "with PROPERTIES or OR REPLACE on an internal table")
-    index = exp.Index(this=exp.to_identifier(stmt.name, quoted=True), table=_table(engine, ctx, stmt.table),
-                      params=exp.IndexParameters(columns=[exp.column(c, quoted=True) for c in stmt.columns]))
+        raise Errors.NOT_SUPPORTED.error(
+            what=f"CREATE INDEX ... USING {stmt.using or '(none)'} "
+            "with PROPERTIES or OR REPLACE on an internal table"
+        )
+    index = exp.Index(
+        this=exp.to_identifier(stmt.name, quoted=True),
+        table=_table(engine, ctx, stmt.table),
+        params=exp.IndexParameters(columns=[exp.column(c, quoted=True) for c in stmt.columns]),
+    )
     create_index = exp.Create(this=index, kind="INDEX", exists=stmt.if_not_exists)
     return run_query(engine, create_index, ctx)
 
@@ -56,7 +61,9 @@ def drop(engine: Engine, stmt: ast.DropIndex, ctx: SessionContext) -> Result:
     authorize_alter_of(engine, table, ctx)
     owned = engine.query.fetch(
         "SELECT count(*) FROM duckdb_indexes() WHERE database_name = ? AND schema_name = ? "
-        "AND table_name = ? AND index_name = ?", [INTERNAL, db, name, stmt.name])
+        "AND table_name = ? AND index_name = ?",
+        [INTERNAL, db, name, stmt.name],
+    )
     if not owned or not owned[0][0]:
         if stmt.if_exists:
             return Result.ok()

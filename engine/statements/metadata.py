@@ -35,9 +35,15 @@ def show_databases(engine: Engine, stmt: ast.ShowDatabases, ctx: SessionContext)
     warnings: list[Diagnostic] = []
     if catalog == INTERNAL:
         names = sorted([*names, "information_schema"])
-        if stmt.catalog is None:  # the other catalogs' databases as catalog.db (engine/sql/dotted_names.py)
-            names += dotted_names.external_databases(engine.catalogs, ctx, engine.metadata, warnings)
-    return Result(columns=["Database"], rows=_filter([(n,) for n in names], stmt.like), warnings=warnings)
+        if (
+            stmt.catalog is None
+        ):  # the other catalogs' databases as catalog.db (engine/sql/dotted_names.py)
+            names += dotted_names.external_databases(
+                engine.catalogs, ctx, engine.metadata, warnings
+            )
+    return Result(
+        columns=["Database"], rows=_filter([(n,) for n in names], stmt.like), warnings=warnings
+    )
 
 
 @handles(ast.ShowTables)
@@ -51,13 +57,24 @@ def show_tables(engine: Engine, stmt: ast.ShowTables, ctx: SessionContext) -> Re
     else:
         raise Errors.NO_DB_SELECTED.error()
     tables = engine.metadata.tables(ctx, catalog, db)
-    column = f"Tables_in_{stmt.parts[0] if len(stmt.parts) == 1 else db}"  # the name as the client gave it
+    # the name as the client gave it
+    column = f"Tables_in_{stmt.parts[0] if len(stmt.parts) == 1 else db}"
     if stmt.full:
         return Result(columns=[column, "Table_type"], rows=_filter(list(tables), stmt.like))
     return Result(columns=[column], rows=_filter([(t,) for t, _ in tables], stmt.like))
 
 
-FULL_COLUMNS = ["Field", "Type", "Collation", "Null", "Key", "Default", "Extra", "Privileges", "Comment"]
+FULL_COLUMNS = [
+    "Field",
+    "Type",
+    "Collation",
+    "Null",
+    "Key",
+    "Default",
+    "Extra",
+    "Privileges",
+    "Comment",
+]
 COLUMNS = ["Field", "Type", "Null", "Key", "Default", "Extra"]
 _SHORT = [FULL_COLUMNS.index(c) for c in COLUMNS]
 
@@ -73,14 +90,29 @@ def show_columns(engine: Engine, stmt: ast.ShowColumns, ctx: SessionContext) -> 
     catalog, db, table = engine.metadata.split(ctx, stmt.parts)
     rows = _filter(engine.metadata.column_rows(ctx, catalog, db, table), stmt.like)
     if stmt.full:
-        return Result(columns=FULL_COLUMNS, rows=rows,
-                      column_types={"Collation": "VARCHAR", "Default": "VARCHAR"})
-    return Result(columns=COLUMNS, rows=[tuple(r[i] for i in _SHORT) for r in rows],
-                  column_types={"Default": "VARCHAR"})
+        return Result(
+            columns=FULL_COLUMNS,
+            rows=rows,
+            column_types={"Collation": "VARCHAR", "Default": "VARCHAR"},
+        )
+    return Result(
+        columns=COLUMNS,
+        rows=[tuple(r[i] for i in _SHORT) for r in rows],
+        column_types={"Default": "VARCHAR"},
+    )
 
 
-INDEX_COLUMNS = ["Table", "Non_unique", "Key_name", "Seq_in_index", "Column_name", "Index_type",
-                 "Index_uuid", "Indexed_rows", "Unindexed_rows"]
+INDEX_COLUMNS = [
+    "Table",
+    "Non_unique",
+    "Key_name",
+    "Seq_in_index",
+    "Column_name",
+    "Index_type",
+    "Index_uuid",
+    "Indexed_rows",
+    "Unindexed_rows",
+]
 
 
 @handles(ast.ShowIndex, columns=INDEX_COLUMNS)
@@ -90,6 +122,8 @@ def show_index(engine: Engine, stmt: ast.ShowIndex, ctx: SessionContext) -> Resu
     if catalog == INTERNAL:
         return Result(columns=INDEX_COLUMNS, rows=[])
     indexes = engine.metadata._guard(catalog, lambda c: c.indexes(db, table))  # noqa: SLF001
-    rows = [(table, 1, i.name, 1, i.column, i.type, i.uuid, i.indexed_rows, i.unindexed_rows)
-            for i in indexes]
+    rows = [
+        (table, 1, i.name, 1, i.column, i.type, i.uuid, i.indexed_rows, i.unindexed_rows)
+        for i in indexes
+    ]
     return Result(columns=INDEX_COLUMNS, rows=rows)

@@ -18,18 +18,26 @@ from drydock.engine.support.config_keys import Key
 from drydock.engine.statements.registry import handles
 
 
-def _resolve(engine: Engine, parts: tuple[str, ...], ctx: SessionContext) -> tuple[CatalogRecord, Procedure]:
+def _resolve(
+    engine: Engine, parts: tuple[str, ...], ctx: SessionContext
+) -> tuple[CatalogRecord, Procedure]:
     if len(parts) == 3:
         catalog_name, schema, name = parts
     elif len(parts) == 2:
         (schema, name), catalog_name = parts, ctx.catalog
     else:
-        raise Errors.PROCEDURE_NOT_SUPPORTED.error(detail="procedures are called as [catalog.]sys.<procedure>")
+        raise Errors.PROCEDURE_NOT_SUPPORTED.error(
+            detail="procedures are called as [catalog.]sys.<procedure>"
+        )
     if schema.lower() != "sys":
-        raise Errors.PROCEDURE_NOT_SUPPORTED.error(detail=f"procedures live in the 'sys' namespace, not '{schema}'")
+        raise Errors.PROCEDURE_NOT_SUPPORTED.error(
+            detail=f"procedures live in the 'sys' namespace, not '{schema}'"
+        )
     if catalog_name.lower() == INTERNAL:
         raise Errors.PROCEDURE_NOT_SUPPORTED.error(
-            detail="the internal catalog has no maintenance procedures; call them on a Lance or Paimon catalog")
+            detail="the internal catalog has no maintenance procedures; call them on a Lance or "
+            "Paimon catalog"
+        )
     record = engine.catalogs.get(catalog_name)
     if not engine.privileges.sees_catalog(ctx, record.name):
         raise Errors.UNKNOWN_CATALOG.error(name=catalog_name)
@@ -39,8 +47,9 @@ def _resolve(engine: Engine, parts: tuple[str, ...], ctx: SessionContext) -> tup
     return record, procedure
 
 
-def _authorize(engine: Engine, ctx: SessionContext, record: CatalogRecord, procedure: Procedure,
-               values: dict) -> tuple[str, str] | None:
+def _authorize(
+    engine: Engine, ctx: SessionContext, record: CatalogRecord, procedure: Procedure, values: dict
+) -> tuple[str, str] | None:
     if procedure.privilege == "admin":
         engine.privileges.require_global(ctx, Privilege.ADMIN)
         return None
@@ -69,22 +78,42 @@ def call_procedure(engine: Engine, stmt: ast.CallProcedure, ctx: SessionContext)
     values = bind(procedure, stmt.arguments)
     target = _authorize(engine, ctx, record, procedure, values)
     connector = engine.catalogs.connector(record.name)
-    if procedure.changes_metadata and target is not None and target[1] != "*" and record.type == "lance":
-        job_id = engine.jobs.unresolved_on_table(record.id, engine.catalogs.lance_connector(record.name).dataset_uri(*target))
+    if (
+        procedure.changes_metadata
+        and target is not None
+        and target[1] != "*"
+        and record.type == "lance"
+    ):
+        job_id = engine.jobs.unresolved_on_table(
+            record.id, engine.catalogs.lance_connector(record.name).dataset_uri(*target)
+        )
         if job_id is not None:
-            raise Errors.PROCEDURE_FENCED.error(procedure=procedure.name, table=".".join(target), job_id=job_id)
-    pctx = ProcedureContext(config=engine.config, session=ctx, catalog=record, connector=connector, cancel=ctx.cancel,
-                            deadline=time.monotonic() + float(engine.config.get(Key.PROCEDURE_TIMEOUT_SECOND)))
+            raise Errors.PROCEDURE_FENCED.error(
+                procedure=procedure.name, table=".".join(target), job_id=job_id
+            )
+    pctx = ProcedureContext(
+        config=engine.config,
+        session=ctx,
+        catalog=record,
+        connector=connector,
+        cancel=ctx.cancel,
+        deadline=time.monotonic() + float(engine.config.get(Key.PROCEDURE_TIMEOUT_SECOND)),
+    )
     calls = engine.metrics.procedure_calls
     try:
         result = procedure.run(pctx, values)
-        if procedure.result_types and not result.column_types and result.columns == list(procedure.result_columns):
+        if (
+            procedure.result_types
+            and not result.column_types
+            and result.columns == list(procedure.result_columns)
+        ):
             result.column_types = dict(zip(procedure.result_columns, procedure.result_types))
         calls.labels(procedure.name, "ok").inc()
     except DrydockError:
         calls.labels(procedure.name, "error").inc()
         raise
-    except Exception as exc:  # noqa: BLE001 - a library failure becomes one typed, secret-free error
+    # a library failure becomes one typed, secret-free error
+    except Exception as exc:  # noqa: BLE001
         calls.labels(procedure.name, "error").inc()
         detail = redact_text(exception_text(exc, engine.data_dir), connector.secrets())
         raise Errors.PROCEDURE_FAILED.error(procedure=procedure.name, detail=detail) from None
@@ -103,16 +132,42 @@ def show_procedures(engine: Engine, stmt: ast.ShowProcedures, ctx: SessionContex
         if not engine.privileges.sees_catalog(ctx, record.name):
             continue
         for p in engine.procedures.list(record.type):
-            rows.append((record.name, f"sys.{p.name}", record.type, p.signature(), ", ".join(p.result_columns),
-                         "YES" if p.changes_metadata else "NO", p.doc))
-    return Result(columns=["Catalog", "Procedure", "CatalogType", "Signature", "ResultColumns", "ChangesMetadata",
-                           "Comment"], rows=rows)
+            rows.append(
+                (
+                    record.name,
+                    f"sys.{p.name}",
+                    record.type,
+                    p.signature(),
+                    ", ".join(p.result_columns),
+                    "YES" if p.changes_metadata else "NO",
+                    p.doc,
+                )
+            )
+    return Result(
+        columns=[
+            "Catalog",
+            "Procedure",
+            "CatalogType",
+            "Signature",
+            "ResultColumns",
+            "ChangesMetadata",
+            "Comment",
+        ],
+        rows=rows,
+    )
 
 
 @handles(ast.ShowProcedure)
 def show_procedure(engine: Engine, stmt: ast.ShowProcedure, ctx: SessionContext) -> Result:
     _record, procedure = _resolve(engine, stmt.parts, ctx)
-    rows = [(a.name, a.type, "YES" if a.required else "NO", "" if a.default is None else str(a.default),
-             a.doc + (f" (also accepted as: {', '.join(a.aliases)})" if a.aliases else ""))
-            for a in procedure.args]
+    rows = [
+        (
+            a.name,
+            a.type,
+            "YES" if a.required else "NO",
+            "" if a.default is None else str(a.default),
+            a.doc + (f" (also accepted as: {', '.join(a.aliases)})" if a.aliases else ""),
+        )
+        for a in procedure.args
+    ]
     return Result(columns=["Argument", "Type", "Required", "Default", "Comment"], rows=rows)

@@ -33,8 +33,12 @@ class Registration:
 HANDLERS: dict[type[ast.Statement], Registration] = {}
 
 
-def handles(cls: type[ast.Statement], *, audit: AuditTarget | None = None,
-            columns: Sequence[str] | None = None) -> Callable[[H], H]:
+def handles(
+    cls: type[ast.Statement],
+    *,
+    audit: AuditTarget | None = None,
+    columns: Sequence[str] | None = None,
+) -> Callable[[H], H]:
     """Register the decorated function as ``cls``'s handler, ``audit`` as what it acts on and
     ``columns`` as its result's columns where they are fixed (tests/sql/test_statement_columns.py
     runs each to hold it to them)."""
@@ -43,8 +47,9 @@ def handles(cls: type[ast.Statement], *, audit: AuditTarget | None = None,
 
     def register(handler: H) -> H:
         if cls in HANDLERS:
-            raise TypeError(f"{cls.__name__} already has a handler: "
-                            f"{HANDLERS[cls].handler.__qualname__}")
+            raise TypeError(
+                f"{cls.__name__} already has a handler: {HANDLERS[cls].handler.__qualname__}"
+            )
         fixed = tuple(columns) if columns is not None else None
         HANDLERS[cls] = Registration(handler, audit, fixed)
         return handler

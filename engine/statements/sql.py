@@ -17,8 +17,15 @@ from sqlglot import exp
 
 from drydock.engine import ast
 from drydock.engine.sql import (
-    collation, dotted_names, mysql_dml, mysql_functions, session_limits, sql_relations,
-    statement_info, transactions)
+    collation,
+    dotted_names,
+    mysql_dml,
+    mysql_functions,
+    session_limits,
+    sql_relations,
+    statement_info,
+    transactions,
+)
 from drydock.engine.support.config_keys import Key
 from drydock.engine.core import Engine
 from drydock.engine.errors import DrydockError, Errors
@@ -51,8 +58,12 @@ def run_sql(engine: Engine, stmt: ast.SqlStatement, ctx: SessionContext) -> Resu
     expression = stmt.expression
     if isinstance(expression, exp.Set):
         was_autocommit = transactions.autocommit(ctx)
-        result = variables.set_statement(expression, ctx, lambda value: evaluate(engine, value, ctx),
-                                         lambda name, value: _set_global(engine, ctx, name, value))
+        result = variables.set_statement(
+            expression,
+            ctx,
+            lambda value: evaluate(engine, value, ctx),
+            lambda name, value: _set_global(engine, ctx, name, value),
+        )
         transactions.after_set(ctx, was_autocommit)
         return result
     if isinstance(expression, exp.Show):
@@ -62,10 +73,14 @@ def run_sql(engine: Engine, stmt: ast.SqlStatement, ctx: SessionContext) -> Resu
     if isinstance(expression, RenameTables):
         return _rename_tables(engine, expression if stmt.fresh else expression.copy(), ctx)
     if isinstance(expression, exp.Describe) and not isinstance(expression.this, exp.Query):
-        # EXPLAIN t is DESCRIBE t (MySQL): the grammar's SHOW COLUMNS answers it (engine/statements/metadata.py)
+        # EXPLAIN t is DESCRIBE t (MySQL): the grammar's SHOW COLUMNS answers it
+        # (engine/statements/metadata.py)
         table = expression.this
-        parts = tuple(p for p in (table.catalog, table.db, table.name) if p) if isinstance(table, exp.Table) \
+        parts = (
+            tuple(p for p in (table.catalog, table.db, table.name) if p)
+            if isinstance(table, exp.Table)
             else (table.name,)
+        )
         return metadata.show_columns(engine, ast.ShowColumns(parts=parts), ctx)
     try:
         own = expression if stmt.fresh else expression.copy()
@@ -80,21 +95,25 @@ def run_sql(engine: Engine, stmt: ast.SqlStatement, ctx: SessionContext) -> Resu
         counting = statement_info.found_rows_query(own)
         ctx.time_limit_ms = session_limits.execution_time_ms(own, ctx, _time_ceiling(engine, ctx))
         try:
-            # the client's own query streams its rows (engine/sql/query.py), unless another query must
+            # the client's own query streams its rows (engine/sql/query.py), unless another query
+            # must
             # run on the session's cursor after it (SQL_CALC_FOUND_ROWS)
             result = run_query(engine, own, ctx, stream=ctx.stream_results and counting is None)
             result.warnings.extend(skipped)
             if counting is not None:
                 result.found_rows = evaluate_rows(engine, counting, ctx)
         finally:
-            ctx.time_limit_ms = 0  # armed by then (engine/sql/query.py); a stream keeps it to its end
+            ctx.time_limit_ms = (
+                0  # armed by then (engine/sql/query.py); a stream keeps it to its end
+            )
         return result
     except RecursionError:  # a statement nested deeper than the tree walkers go
         raise Errors.PARSE.error(detail="line 1:0 the statement is nested too deeply") from None
 
 
 def _time_ceiling(engine: Engine, ctx: SessionContext) -> int:
-    """The global max_execution_time bounds what a user without ADMIN may ask for (0: no ceiling)."""
+    """The global max_execution_time bounds what a user without ADMIN may ask for (0: no
+    ceiling)."""
     ceiling = int(engine.config.get(Key.MAX_EXECUTION_TIME))
     if ceiling <= 0 or engine.privileges.has_global(ctx, Privilege.ADMIN):
         return 0
@@ -102,7 +121,8 @@ def _time_ceiling(engine: Engine, ctx: SessionContext) -> int:
 
 
 def _set_global(engine: Engine, ctx: SessionContext, name: str, value: Any) -> None:
-    """SET GLOBAL of a variable kept as a frontend config key (engine/sql/session_variables.py): needs
+    """SET GLOBAL of a variable kept as a frontend config key (engine/sql/session_variables.py):
+    needs
     ADMIN, as ADMIN SET FRONTEND CONFIG does, and is stored and published the same way."""
     engine.privileges.require_global(ctx, Privilege.ADMIN)
     field = engine.config.field(GLOBAL_CONFIG[name])
@@ -124,7 +144,9 @@ def evaluate_rows(engine: Engine, query: exp.Expr, ctx: SessionContext) -> int:
     return int(result.rows[0][0]) if result.rows else 0
 
 
-def run_query(engine: Engine, expression: exp.Expr, ctx: SessionContext, stream: bool = False) -> Result:
+def run_query(
+    engine: Engine, expression: exp.Expr, ctx: SessionContext, stream: bool = False
+) -> Result:
     """Authorize and run one statement on DuckDB; ``expression`` is this call's own copy.
     ``stream``: a large result set may come back as its first batch plus ``Result.stream``."""
     if not _runs_on_duckdb(expression):
@@ -148,7 +170,9 @@ def _runs_on_duckdb(expression: exp.Expr) -> bool:
     if isinstance(expression, exp.Describe):
         return isinstance(expression.this, exp.Query)
     if isinstance(expression, exp.Create) and _kind(expression) == "INDEX":
-        return True  # CREATE [UNIQUE] INDEX on an internal table (engine/statements/internal_index.py)
+        return (
+            True  # CREATE [UNIQUE] INDEX on an internal table (engine/statements/internal_index.py)
+        )
     if isinstance(expression, (exp.Create, exp.Drop)):
         return _kind(expression) in _DATABASE_KINDS + _OBJECT_KINDS
     if isinstance(expression, exp.Alter):
@@ -202,7 +226,11 @@ def bind_session_values(expression: exp.Expr, ctx: SessionContext) -> exp.Expr:
 _NOT_SESSION_VALUE = object()
 _USER_FUNCTIONS = ("user", "session_user", "system_user")
 # MySQL 12.16 information functions about the session's previous statements (engine/session.py)
-_STATEMENT_INFO = {"last_insert_id": "last_insert_id", "row_count": "row_count", "found_rows": "found_rows"}
+_STATEMENT_INFO = {
+    "last_insert_id": "last_insert_id",
+    "row_count": "row_count",
+    "found_rows": "found_rows",
+}
 
 
 def _session_value(node: exp.Expr, ctx: SessionContext) -> Any:
@@ -240,7 +268,11 @@ def _session_value(node: exp.Expr, ctx: SessionContext) -> Any:
 def _show(engine: Engine, show: exp.Show, ctx: SessionContext) -> Result:
     kind = show.name.upper()
     if kind in ("VARIABLES", "STATUS"):
-        shown = variables.show_variables(show, ctx) if kind == "VARIABLES" else variables.show_status(show, ctx)
+        shown = (
+            variables.show_variables(show, ctx)
+            if kind == "VARIABLES"
+            else variables.show_status(show, ctx)
+        )
         where = show.args.get("where")
         return shown if where is None else run_query(engine, variables.filtered(shown, where), ctx)
     select = show_statement_to_info_schema_query(show, ctx.database)
@@ -248,8 +280,9 @@ def _show(engine: Engine, show: exp.Show, ctx: SessionContext) -> Result:
 
 
 # -- privileges -------------------------------------------------------------------------------
-def authorize(privileges: Privileges, expression: exp.Expr, references: list[Reference],
-              ctx: SessionContext) -> None:
+def authorize(
+    privileges: Privileges, expression: exp.Expr, references: list[Reference], ctx: SessionContext
+) -> None:
     """Each reference needs SELECT_PRIV unless it is the statement's target, which needs the
     privilege of the statement kind; database DDL needs it on the database."""
     if _is_database_ddl(expression):
@@ -268,7 +301,8 @@ def authorize(privileges: Privileges, expression: exp.Expr, references: list[Ref
         privilege = target_privilege if id(reference.node) in targets else Privilege.SELECT
         if reference.system and privilege != Privilege.SELECT:
             raise Errors.SYSTEM_TABLE_READ_ONLY.error(
-                table=f"{reference.catalog}.{reference.db}.{reference.relation}")
+                table=f"{reference.catalog}.{reference.db}.{reference.relation}"
+            )
         if reference.catalog.lower() != INTERNAL and privilege != Privilege.SELECT:
             raise Errors.READ_ONLY_CATALOG.error(catalog=reference.catalog)
         privileges.require_table(ctx, privilege, reference.catalog, reference.db, reference.table)
@@ -290,8 +324,9 @@ def database_named(node: exp.Expr, ctx: SessionContext) -> tuple[str, str]:
     return (INTERNAL if catalog.lower() == INTERNAL else catalog), given[-1]
 
 
-def _authorize_rename(privileges: Privileges, expression: exp.Expr, references: list[Reference],
-                      ctx: SessionContext) -> exp.Expr | None:
+def _authorize_rename(
+    privileges: Privileges, expression: exp.Expr, references: list[Reference], ctx: SessionContext
+) -> exp.Expr | None:
     """ALTER TABLE … RENAME TO / RENAME TABLE need what MySQL asks (manual 15.1.36): ALTER and
     DROP on the old table, CREATE and INSERT (LOAD) on the new name, in the same database."""
     if not isinstance(expression, exp.Alter):
@@ -304,7 +339,11 @@ def _authorize_rename(privileges: Privileges, expression: exp.Expr, references: 
         raise Errors.RELATIONS_UNKNOWN.error(detail="the table to rename was not resolved")
     new = renames[0].this
     new_db = new.text("db") if isinstance(new, exp.Table) else ""
-    if new_db and new_db.lower() != old.db.lower() or (isinstance(new, exp.Table) and new.text("catalog")):
+    if (
+        new_db
+        and new_db.lower() != old.db.lower()
+        or (isinstance(new, exp.Table) and new.text("catalog"))
+    ):
         raise Errors.NOT_SUPPORTED.error(what="RENAME TABLE into another database")
     if old.catalog.lower() != INTERNAL:
         raise Errors.READ_ONLY_CATALOG.error(catalog=old.catalog)
@@ -331,7 +370,9 @@ def _objects(expression: exp.Expr) -> list[exp.Expr]:
 def _targets(expression: exp.Expr) -> tuple[Privilege, set[int]]:
     """The privilege a statement's target needs and the ids of its target table nodes."""
     if isinstance(expression, exp.TruncateTable):
-        return Privilege.LOAD, {id(t) for e in expression.expressions for t in e.find_all(exp.Table)}
+        return Privilege.LOAD, {
+            id(t) for e in expression.expressions for t in e.find_all(exp.Table)
+        }
     if isinstance(expression, (exp.Insert, exp.Update, exp.Delete)):
         nodes = [expression.this] + list(expression.args.get("tables") or [])
         nodes = [n.this if isinstance(n, exp.Schema) else n for n in nodes]

@@ -1,4 +1,5 @@
-"""Users, roles and privileges: CREATE/DROP/ALTER USER, SET PASSWORD, GRANT, REVOKE, roles, SHOW GRANTS/ROLES."""
+"""Users, roles and privileges: CREATE/DROP/ALTER USER, SET PASSWORD, GRANT, REVOKE, roles, SHOW
+GRANTS/ROLES."""
 
 from __future__ import annotations
 
@@ -18,7 +19,8 @@ def _identity(spec: ast.UserSpec) -> UserIdentity:
 
 
 def _require_user_admin(engine: Engine, ctx: SessionContext) -> None:
-    """Reading accounts (SHOW GRANTS FOR, SHOW ROLES); changing them goes through :func:`_authorize`."""
+    """Reading accounts (SHOW GRANTS FOR, SHOW ROLES); changing them goes through
+    :func:`_authorize`."""
     if not engine.privileges.has(ctx, Privilege.GRANT):
         raise Errors.SPECIFIC_ACCESS_DENIED.error(priv=Privilege.GRANT.verb)
 
@@ -31,13 +33,19 @@ def _role(engine: Engine, role: str) -> Subject:
     return Subject(f"role '{role}'", engine.privileges.held_by_role(role))
 
 
-def _authorize(engine: Engine, ctx: SessionContext, act: Act, subjects: list[Subject],
-               gate: GrantScope = GLOBAL,
-               gives: frozenset[tuple[GrantScope, str]] = frozenset()) -> None:
+def _authorize(
+    engine: Engine,
+    ctx: SessionContext,
+    act: Act,
+    subjects: list[Subject],
+    gate: GrantScope = GLOBAL,
+    gives: frozenset[tuple[GrantScope, str]] = frozenset(),
+) -> None:
     """The account rule (engine/security/account_rule.py), before the statement changes anything."""
     actor = UserIdentity(ctx.user, ctx.account_host)
-    error = refusal(AccountRequest(actor, engine.privileges.held_by(actor), act, tuple(subjects),
-                                   gate, gives))
+    error = refusal(
+        AccountRequest(actor, engine.privileges.held_by(actor), act, tuple(subjects), gate, gives)
+    )
     if error is not None:
         raise error
 
@@ -63,7 +71,9 @@ def grant_scope_of(target: ast.PrivilegeTarget, ctx: SessionContext) -> GrantSco
     return GrantScope.of(catalog, db, tbl)
 
 
-def _grantee(engine: Engine, stmt: ast.GrantPrivileges | ast.RevokePrivileges) -> tuple[str, Subject]:
+def _grantee(
+    engine: Engine, stmt: ast.GrantPrivileges | ast.RevokePrivileges
+) -> tuple[str, Subject]:
     """The grantee as the grants table keys it, and as the account rule sees it. Whether it exists
     is checked after the rule (:func:`_check_grantee`): who may not grant must not learn that."""
     if stmt.role is not None:
@@ -86,15 +96,26 @@ def _check_grantee(engine: Engine, stmt: ast.GrantPrivileges | ast.RevokePrivile
         raise Errors.NO_SUCH_USER.error(user=str(identity))
 
 
-def _authorize_grant(engine: Engine, ctx: SessionContext, target: GrantScope,
-                     privileges: tuple[str, ...],
-                     grantee: Subject) -> None:
-    """GRANT/REVOKE … ON: GRANT_PRIV on the target, the privileges held there, the grantee covered."""
+def _authorize_grant(
+    engine: Engine,
+    ctx: SessionContext,
+    target: GrantScope,
+    privileges: tuple[str, ...],
+    grantee: Subject,
+) -> None:
+    """GRANT/REVOKE … ON: GRANT_PRIV on the target, the privileges held there, the grantee
+    covered."""
     for privilege in privileges:
         if privilege == Privilege.ADMIN and target.level != "global":
             raise Errors.PRIVILEGE_LEVEL.error(priv=Privilege.ADMIN.value)
-    _authorize(engine, ctx, Act.CHANGE, [grantee], gate=target,
-               gives=frozenset((target, p) for p in privileges))
+    _authorize(
+        engine,
+        ctx,
+        Act.CHANGE,
+        [grantee],
+        gate=target,
+        gives=frozenset((target, p) for p in privileges),
+    )
 
 
 @handles(ast.CreateUser, audit=user_target)
@@ -102,9 +123,13 @@ def create_user(engine: Engine, stmt: ast.CreateUser, ctx: SessionContext) -> Re
     identity = _identity(stmt.user)
     # A login picks the most specific account of its name, so a new account acts on the name's
     # existing ones (it may take over their logins from some hosts); its DEFAULT ROLE is granted.
-    namesakes = [_account(engine, a.identity) for a in engine.users.accounts() if a.name == identity.name]
+    namesakes = [
+        _account(engine, a.identity) for a in engine.users.accounts() if a.name == identity.name
+    ]
     role = [_role(engine, stmt.default_role)] if stmt.default_role is not None else []
-    _authorize(engine, ctx, Act.CREATE, [Subject(str(identity), identity=identity), *namesakes, *role])
+    _authorize(
+        engine, ctx, Act.CREATE, [Subject(str(identity), identity=identity), *namesakes, *role]
+    )
     if stmt.default_role is not None and stmt.default_role not in engine.privileges.role_names():
         raise Errors.ROLE_NOT_FOUND.error(role=stmt.default_role)
     if not engine.users.create(identity, stmt.password, stmt.if_not_exists):
@@ -130,7 +155,9 @@ def alter_user(engine: Engine, stmt: ast.AlterUser, ctx: SessionContext) -> Resu
     _authorize(engine, ctx, Act.PASSWORD, [_account(engine, identity)])
     if not engine.users.exists(identity):
         if stmt.if_exists:
-            return Result.ok(warnings=[Errors.USER_EXISTS.note(op="ALTER USER", user=str(identity))])
+            return Result.ok(
+                warnings=[Errors.USER_EXISTS.note(op="ALTER USER", user=str(identity))]
+            )
         raise Errors.USER_EXISTS.error(op="ALTER USER", user=str(identity))
     engine.users.set_password(identity, stmt.password)
     return Result.ok()
@@ -138,7 +165,9 @@ def alter_user(engine: Engine, stmt: ast.AlterUser, ctx: SessionContext) -> Resu
 
 @handles(ast.SetPassword)
 def set_password(engine: Engine, stmt: ast.SetPassword, ctx: SessionContext) -> Result:
-    identity = UserIdentity(ctx.user, ctx.account_host) if stmt.user is None else _identity(stmt.user)
+    identity = (
+        UserIdentity(ctx.user, ctx.account_host) if stmt.user is None else _identity(stmt.user)
+    )
     _authorize(engine, ctx, Act.PASSWORD, [_account(engine, identity)])
     engine.users.set_password(identity, stmt.password)
     return Result.ok()
@@ -174,7 +203,12 @@ def revoke_privileges(engine: Engine, stmt: ast.RevokePrivileges, ctx: SessionCo
 @handles(ast.GrantRole)
 def grant_role(engine: Engine, stmt: ast.GrantRole, ctx: SessionContext) -> Result:
     identity = _identity(stmt.user)
-    _authorize(engine, ctx, Act.CHANGE, [_account(engine, identity), *(_role(engine, r) for r in stmt.roles)])
+    _authorize(
+        engine,
+        ctx,
+        Act.CHANGE,
+        [_account(engine, identity), *(_role(engine, r) for r in stmt.roles)],
+    )
     if not engine.users.exists(identity):
         raise Errors.NO_SUCH_USER.error(user=str(identity))
     for role in stmt.roles:  # validate all before changing anything
@@ -188,7 +222,12 @@ def grant_role(engine: Engine, stmt: ast.GrantRole, ctx: SessionContext) -> Resu
 @handles(ast.RevokeRole)
 def revoke_role(engine: Engine, stmt: ast.RevokeRole, ctx: SessionContext) -> Result:
     identity = _identity(stmt.user)
-    _authorize(engine, ctx, Act.CHANGE, [_account(engine, identity), *(_role(engine, r) for r in stmt.roles)])
+    _authorize(
+        engine,
+        ctx,
+        Act.CHANGE,
+        [_account(engine, identity), *(_role(engine, r) for r in stmt.roles)],
+    )
     held = engine.privileges.roles_of(identity)
     for role in stmt.roles:
         if role not in held:
@@ -215,14 +254,31 @@ def drop_role(engine: Engine, stmt: ast.DropRole, ctx: SessionContext) -> Result
     return Result.ok()
 
 
-GRANT_COLUMNS = ["UserIdentity", "Password", "Roles", "GlobalPrivs", "CatalogPrivs", "DatabasePrivs", "TablePrivs"]
+GRANT_COLUMNS = [
+    "UserIdentity",
+    "Password",
+    "Roles",
+    "GlobalPrivs",
+    "CatalogPrivs",
+    "DatabasePrivs",
+    "TablePrivs",
+]
 
 
 def _privilege_columns(grants: list[tuple[GrantScope, str]]) -> tuple[str, str, str, str]:
-    by_level: dict[str, dict[str, list[str]]] = {"global": {}, "catalog": {}, "database": {}, "table": {}}
+    by_level: dict[str, dict[str, list[str]]] = {
+        "global": {},
+        "catalog": {},
+        "database": {},
+        "table": {},
+    }
     for target, privilege in grants:
-        key = {"global": "", "catalog": target.label(1), "database": target.label(2),
-               "table": target.label()}[target.level]
+        key = {
+            "global": "",
+            "catalog": target.label(1),
+            "database": target.label(2),
+            "table": target.label(),
+        }[target.level]
         by_level[target.level].setdefault(key, []).append(display(privilege))
 
     def fmt(level: str) -> str:
@@ -252,8 +308,14 @@ def show_grants(engine: Engine, stmt: ast.ShowGrants, ctx: SessionContext) -> Re
         account = engine.users.get(identity)
         roles = engine.privileges.roles_of(identity)
         grants = engine.privileges.grants_of(identity.grantee)
-        rows.append((str(identity), "Yes" if account and account.auth_string else "No",
-                     ",".join(roles), *_privilege_columns(grants)))
+        rows.append(
+            (
+                str(identity),
+                "Yes" if account and account.auth_string else "No",
+                ",".join(roles),
+                *_privilege_columns(grants),
+            )
+        )
     return Result(columns=GRANT_COLUMNS, rows=rows)
 
 
@@ -264,5 +326,7 @@ def show_roles(engine: Engine, stmt: ast.ShowRoles, ctx: SessionContext) -> Resu
     for role in engine.privileges.role_names():
         grants = engine.privileges.grants_of(f"role:{role}")
         rows.append((role, ", ".join(engine.privileges.members(role)), *_privilege_columns(grants)))
-    return Result(columns=["Name", "Users", "GlobalPrivs", "CatalogPrivs", "DatabasePrivs", "TablePrivs"],
-                  rows=rows)
+    return Result(
+        columns=["Name", "Users", "GlobalPrivs", "CatalogPrivs", "DatabasePrivs", "TablePrivs"],
+        rows=rows,
+    )

@@ -22,8 +22,14 @@ from drydock.engine.errors import Errors
 from drydock.engine.results import Result
 from drydock.engine.session import SessionContext
 from drydock.engine.sql.session_variables import (
-    CHARSET_VARIABLES, COLLATION_VARIABLES, GLOBAL_CONFIG, character_set, collation,
-    execution_time_value, sql_mode_for_set)
+    CHARSET_VARIABLES,
+    COLLATION_VARIABLES,
+    GLOBAL_CONFIG,
+    character_set,
+    collation,
+    execution_time_value,
+    sql_mode_for_set,
+)
 from drydock.engine.sql.user_variables import is_user_variable, set_user_variable
 
 # Evaluates one expression with DuckDB (as ``SELECT <expression>``), returning its value.
@@ -44,8 +50,9 @@ TRANSACTION_CHARACTERISTICS = {
 SetGlobal = Callable[[str, Any], None]
 
 
-def set_statement(statement: exp.Set, ctx: SessionContext, evaluate: Evaluate,
-                  set_global: SetGlobal | None = None) -> Result:
+def set_statement(
+    statement: exp.Set, ctx: SessionContext, evaluate: Evaluate, set_global: SetGlobal | None = None
+) -> Result:
     """SET, item by item, in order (as MySQL does: an error stops at that item)."""
     for item in statement.expressions:
         if not isinstance(item, exp.SetItem):
@@ -74,8 +81,9 @@ def value_of(expression: exp.Expr, evaluate: Evaluate) -> Any:
     return value if known else evaluate(expression)
 
 
-def _set_system_variable(item: exp.SetItem, ctx: SessionContext, evaluate: Evaluate,
-                         set_global: SetGlobal | None = None) -> None:
+def _set_system_variable(
+    item: exp.SetItem, ctx: SessionContext, evaluate: Evaluate, set_global: SetGlobal | None = None
+) -> None:
     assignment = item.this
     left, right = assignment.left, assignment.right
     if isinstance(left, exp.SessionParameter):
@@ -84,11 +92,19 @@ def _set_system_variable(item: exp.SetItem, ctx: SessionContext, evaluate: Evalu
         scope = (item.text("kind") or "SESSION").upper()
     written = left.name
     name = written.lower()
-    if scope not in ("SESSION", "LOCAL") and not (scope == "GLOBAL" and set_global is not None
-                                                  and name in GLOBAL_CONFIG):
-        raise Errors.NOT_SUPPORTED.error(what=f"SET {scope} {name}; only session variables can be set")
-    if isinstance(right, exp.Var) and right.name.upper() == "DEFAULT" or \
-            isinstance(right, exp.Column) and right.name.upper() == "DEFAULT" and not right.table:
+    if scope not in ("SESSION", "LOCAL") and not (
+        scope == "GLOBAL" and set_global is not None and name in GLOBAL_CONFIG
+    ):
+        raise Errors.NOT_SUPPORTED.error(
+            what=f"SET {scope} {name}; only session variables can be set"
+        )
+    if (
+        isinstance(right, exp.Var)
+        and right.name.upper() == "DEFAULT"
+        or isinstance(right, exp.Column)
+        and right.name.upper() == "DEFAULT"
+        and not right.table
+    ):
         value: Any = DEFAULT
     elif isinstance(right, (exp.Column, exp.Var)) and not right.args.get("table"):
         value = right.name  # SET sql_mode = TRADITIONAL, SET autocommit = ON: a bare word
@@ -102,8 +118,11 @@ def _set_system_variable(item: exp.SetItem, ctx: SessionContext, evaluate: Evalu
     try:
         ctx.variables.set(name, value)
     except MysqlError as exc:
-        raise Errors.WRONG_VALUE_FOR_VAR.error(name=name, value=value) if exc.code != 1193 else \
-            Errors.UNKNOWN_SYSTEM_VARIABLE.error(name=written) from None
+        raise (
+            Errors.WRONG_VALUE_FOR_VAR.error(name=name, value=value)
+            if exc.code != 1193
+            else Errors.UNKNOWN_SYSTEM_VARIABLE.error(name=written)
+        ) from None
 
 
 def _normalized(name: str, value: Any) -> Any:
@@ -162,8 +181,11 @@ def show_variables(statement: exp.Show, ctx: SessionContext) -> Result:
     pattern = statement.text("like")
     if pattern:
         rows = [(k, v) for k, v in rows if like.like(k, pattern)]
-    return Result(columns=["Variable_name", "Value"], rows=rows,
-                  column_types={"Variable_name": "VARCHAR", "Value": "VARCHAR"})
+    return Result(
+        columns=["Variable_name", "Value"],
+        rows=rows,
+        column_types={"Variable_name": "VARCHAR", "Value": "VARCHAR"},
+    )
 
 
 def show_status(statement: exp.Show, ctx: SessionContext) -> Result:
@@ -174,17 +196,24 @@ def show_status(statement: exp.Show, ctx: SessionContext) -> Result:
     pattern = statement.text("like")
     if pattern:
         rows = [(k, v) for k, v in rows if like.like(k, pattern)]
-    return Result(columns=["Variable_name", "Value"], rows=rows,
-                  column_types={"Variable_name": "VARCHAR", "Value": "VARCHAR"})
+    return Result(
+        columns=["Variable_name", "Value"],
+        rows=rows,
+        column_types={"Variable_name": "VARCHAR", "Value": "VARCHAR"},
+    )
 
 
 def filtered(shown: Result, where: exp.Expr) -> exp.Expr:
     """SHOW VARIABLES / STATUS WHERE …: the rows as a VALUES table, filtered by the WHERE in a
     SELECT that goes through the plain-SQL pipeline (so a subquery in the WHERE is authorized like
     any other) and keeps the SHOW's column names."""
-    rows = [tuple(exp.Literal.string(str(v)) if v is not None else exp.null() for v in row)
-            for row in shown.rows] or [tuple(exp.null() for _ in shown.columns)]
-    values = exp.values([exp.Tuple(expressions=list(r)) for r in rows], alias="_show", columns=shown.columns)
+    rows = [
+        tuple(exp.Literal.string(str(v)) if v is not None else exp.null() for v in row)
+        for row in shown.rows
+    ] or [tuple(exp.null() for _ in shown.columns)]
+    values = exp.values(
+        [exp.Tuple(expressions=list(r)) for r in rows], alias="_show", columns=shown.columns
+    )
     select = exp.select(*(exp.column(c) for c in shown.columns)).from_(values)
     if not shown.rows:
         select = select.where(exp.false())

@@ -1,4 +1,5 @@
-"""Frontends sharing one metadata store, and the dispatcher lease they elect a leader with (issue 16).
+"""Frontends sharing one metadata store, and the dispatcher lease they elect a leader with (issue
+16).
 
 Every ``drydock serve`` on a store heartbeats its row in ``frontends``. Exactly one holds the
 dispatcher lease (``dispatcher_lease``: holder, expiry on the store's clock, epoch) and runs the
@@ -107,8 +108,13 @@ class Membership:
     """This frontend's heartbeat and its part in the lease. ``on_lead(epoch)`` runs when it becomes
     the leader and ``on_follow()`` when it stops being one; both on the heartbeat thread."""
 
-    def __init__(self, store: MetadataStore, identity: FrontendIdentity, process_epoch: str,
-                 lease_seconds: Callable[[], float]):
+    def __init__(
+        self,
+        store: MetadataStore,
+        identity: FrontendIdentity,
+        process_epoch: str,
+        lease_seconds: Callable[[], float],
+    ):
         self._store = store
         self.identity = identity
         self._process_epoch = process_epoch
@@ -123,7 +129,8 @@ class Membership:
         self._thread: threading.Thread | None = None
         self._started_at = time.time()
 
-    # -- reads ----------------------------------------------------------------------------------------
+    # -- reads
+    # ----------------------------------------------------------------------------------------
     @property
     def epoch(self) -> int | None:
         """The lease epoch this frontend holds and may still act on, or None."""
@@ -141,28 +148,47 @@ class Membership:
         with self._lock:
             mine = self._epoch
         row = db.execute("SELECT holder, epoch FROM dispatcher_lease WHERE id = 1").fetchone()
-        if mine is None or row is None or row["holder"] != self.identity.name or int(row["epoch"]) != mine:
-            raise NotLeader(f"frontend {self.identity.name} no longer holds dispatcher lease epoch {mine}")
+        if (
+            mine is None
+            or row is None
+            or row["holder"] != self.identity.name
+            or int(row["epoch"]) != mine
+        ):
+            raise NotLeader(
+                f"frontend {self.identity.name} no longer holds dispatcher lease epoch {mine}"
+            )
 
     def rows(self) -> list[FrontendRow]:
         now = self._store.now()
-        lease = self._store.query_one("SELECT holder, epoch, expires_at FROM dispatcher_lease WHERE id = 1")
+        lease = self._store.query_one(
+            "SELECT holder, epoch, expires_at FROM dispatcher_lease WHERE id = 1"
+        )
         holder = str(lease["holder"]) if lease and float(lease["expires_at"]) > now else ""
         window = self._lease_seconds()
-        return [FrontendRow(name=str(r["name"]), host=str(r["host"]), query_port=int(r["query_port"]),
-                            leader=r["name"] == holder, alive=now - float(r["last_heartbeat"]) <= window,
-                            last_heartbeat=float(r["last_heartbeat"]),
-                            epoch=int(lease["epoch"]) if lease and r["name"] == holder else int(r["epoch"]))
-                for r in self._store.query("SELECT * FROM frontends ORDER BY name")]
+        return [
+            FrontendRow(
+                name=str(r["name"]),
+                host=str(r["host"]),
+                query_port=int(r["query_port"]),
+                leader=r["name"] == holder,
+                alive=now - float(r["last_heartbeat"]) <= window,
+                last_heartbeat=float(r["last_heartbeat"]),
+                epoch=int(lease["epoch"]) if lease and r["name"] == holder else int(r["epoch"]),
+            )
+            for r in self._store.query("SELECT * FROM frontends ORDER BY name")
+        ]
 
-    # -- the heartbeat ----------------------------------------------------------------------------------
+    # -- the heartbeat
+    # ----------------------------------------------------------------------------------
     def join(self) -> None:
         """The first heartbeat, before serving: a lone frontend leads from its first statement."""
         self.heartbeat()
 
     def start(self) -> None:
         if self._thread is None:
-            self._thread = threading.Thread(target=self._run, name="frontend-heartbeat", daemon=True)
+            self._thread = threading.Thread(
+                target=self._run, name="frontend-heartbeat", daemon=True
+            )
             self._thread.start()
 
     def listening_on(self, host: str, port: int) -> None:
@@ -174,13 +200,15 @@ class Membership:
         while not self._stop.is_set():
             try:
                 self.heartbeat()
-            except Exception:  # noqa: BLE001 - a store outage: keep trying; the lease runs out by itself
+            # a store outage: keep trying; the lease runs out by itself
+            except Exception:  # noqa: BLE001
                 logger.warning("frontend heartbeat failed", exc_info=True)
                 self._expire_if_overdue()
             for tick in list(self.on_tick):
                 try:
                     tick()
-                except Exception:  # noqa: BLE001 - one subsystem's catch-up must not stop the heartbeat
+                # one subsystem's catch-up must not stop the heartbeat
+                except Exception:  # noqa: BLE001
                     logger.exception("frontend heartbeat task failed")
             self._stop.wait(self.interval())
 
@@ -194,32 +222,51 @@ class Membership:
         with self._lock:
             mine = self._epoch
         with self._store.transaction() as db:
-            row = db.execute("SELECT holder, epoch, expires_at FROM dispatcher_lease WHERE id = 1").fetchone()
+            row = db.execute(
+                "SELECT holder, epoch, expires_at FROM dispatcher_lease WHERE id = 1"
+            ).fetchone()
             lease = LeaseRow(str(row["holder"]), int(row["epoch"]), float(row["expires_at"]))
             move = decide(lease, self.identity.name, mine, now)
             epoch = lease.epoch
             if move is LeaseMove.TAKE:
                 epoch = lease.epoch + 1
             if move is not LeaseMove.FOLLOW:
-                db.execute("UPDATE dispatcher_lease SET holder = ?, epoch = ?, expires_at = ? WHERE id = 1",
-                           (self.identity.name, epoch, now + lease_seconds))
-            db.execute("INSERT INTO frontends (name, host, query_port, process_epoch, started_at, last_heartbeat, "
-                       "epoch) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT(name) DO UPDATE SET host = excluded.host, "
-                       "query_port = excluded.query_port, process_epoch = excluded.process_epoch, "
-                       "started_at = excluded.started_at, last_heartbeat = excluded.last_heartbeat, "
-                       "epoch = excluded.epoch",
-                       (self.identity.name, self.identity.host, self.identity.query_port, self._process_epoch,
-                        self._started_at, now, epoch))
+                db.execute(
+                    "UPDATE dispatcher_lease SET holder = ?, epoch = ?, expires_at = ? WHERE id = "
+                    "1",
+                    (self.identity.name, epoch, now + lease_seconds),
+                )
+            db.execute(
+                "INSERT INTO frontends (name, host, query_port, process_epoch, started_at, "
+                "last_heartbeat, "
+                "epoch) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT(name) DO UPDATE SET host = "
+                "excluded.host, "
+                "query_port = excluded.query_port, process_epoch = excluded.process_epoch, "
+                "started_at = excluded.started_at, last_heartbeat = excluded.last_heartbeat, "
+                "epoch = excluded.epoch",
+                (
+                    self.identity.name,
+                    self.identity.host,
+                    self.identity.query_port,
+                    self._process_epoch,
+                    self._started_at,
+                    now,
+                    epoch,
+                ),
+            )
         if move is LeaseMove.FOLLOW:
             self._become_follower()
             return
         with self._lock:
             gained = self._epoch != epoch
             self._epoch = epoch
-            # measured from before the store's clock was read: never trusts the lease longer than it runs
+            # measured from before the store's clock was read: never trusts the lease longer than it
+            # runs
             self._valid_until = started + lease_seconds
         if gained:
-            logger.warning("frontend %s leads the dispatcher (lease epoch %d)", self.identity.name, epoch)
+            logger.warning(
+                "frontend %s leads the dispatcher (lease epoch %d)", self.identity.name, epoch
+            )
             for lead in list(self.on_lead):
                 lead(epoch)
 
@@ -233,7 +280,9 @@ class Membership:
         with self._lock:
             was, self._epoch = self._epoch, None
         if was is not None:
-            logger.warning("frontend %s lost the dispatcher lease (epoch %d)", self.identity.name, was)
+            logger.warning(
+                "frontend %s lost the dispatcher lease (epoch %d)", self.identity.name, was
+            )
             for follow in list(self.on_follow):
                 follow()
 
@@ -243,13 +292,17 @@ class Membership:
             self._thread.join(timeout=10)
 
     def release(self) -> None:
-        """Shutting down (the dispatcher stopped): hand the lease back so a follower takes it at once."""
+        """Shutting down (the dispatcher stopped): hand the lease back so a follower takes it at
+        once."""
         with self._lock:
             mine, self._epoch = self._epoch, None
         if mine is not None:
             try:
                 with self._store.transaction() as db:
-                    db.execute("UPDATE dispatcher_lease SET expires_at = 0 WHERE id = 1 AND holder = ? AND epoch = ?",
-                               (self.identity.name, mine))
+                    db.execute(
+                        "UPDATE dispatcher_lease SET expires_at = 0 WHERE id = 1 AND holder = ? "
+                        "AND epoch = ?",
+                        (self.identity.name, mine),
+                    )
             except Exception:  # noqa: BLE001 - closing: the lease then simply expires
                 logger.warning("could not hand back the dispatcher lease", exc_info=True)

@@ -1,12 +1,15 @@
-"""The metadata store, the journal of every durable fact: an interface and its SQLite implementation.
+"""The metadata store, the journal of every durable fact: an interface and its SQLite
+implementation.
 
-Every durable transition goes through :meth:`MetadataStore.compare_and_set`, which updates a row only
+Every durable transition goes through :meth:`MetadataStore.compare_and_set`, which updates a row
+only
 if its ``revision`` still is the one the caller read, and bumps it in the same transaction. Schema
 changes are numbered migrations applied once, in order, at open.
 
 Two implementations share this module's migrations and SQL: :class:`MetaStore`, SQLite in WAL mode
 with synchronous=FULL inside the data directory (the embedded default), and
-:class:`engine.store.metastore_pg.PostgresStore` (PostgreSQL via psycopg 3, for several frontends). The SQL
+:class:`engine.store.metastore_pg.PostgresStore` (PostgreSQL via psycopg 3, for several frontends).
+The SQL
 the callers write is the common dialect of both: ``?`` placeholders, ``ON CONFLICT`` upserts,
 ``RETURNING`` for generated ids.
 """
@@ -155,7 +158,8 @@ MIGRATIONS: list[tuple[int, list[str]]] = [
             # Admission-time decisions travel with the job (issue 13): the ANN bounds the job was
             # validated against, and the count of failed dispatch preparations while PENDING.
             "ALTER TABLE lance_index_jobs ADD COLUMN max_num_partitions INTEGER NOT NULL DEFAULT 0",
-            "ALTER TABLE lance_index_jobs ADD COLUMN max_num_sub_vectors INTEGER NOT NULL DEFAULT 0",
+            "ALTER TABLE lance_index_jobs ADD COLUMN max_num_sub_vectors INTEGER NOT NULL DEFAULT "
+            "0",
             "ALTER TABLE lance_index_jobs ADD COLUMN dispatch_attempts INTEGER NOT NULL DEFAULT 0",
             # Earlier records: the validated values themselves are within the bounds they were
             # admitted under, so they are a safe (tight) bound; a missing value is never used by
@@ -170,7 +174,8 @@ MIGRATIONS: list[tuple[int, list[str]]] = [
     (
         7,
         [
-            # The host a worker runs on (engine/support/host.py): its pid proves something only there, so
+            # The host a worker runs on (engine/support/host.py): its pid proves something only
+            # there, so
             # a frontend on another host sharing the store never proves it gone. '' = this host
             # (every record before this migration was written by a single-host SQLite store).
             "ALTER TABLE lance_index_workers ADD COLUMN host TEXT NOT NULL DEFAULT ''",
@@ -219,8 +224,9 @@ MIGRATIONS: list[tuple[int, list[str]]] = [
 
 # Tables whose rows some frontend keeps in memory: a write to one is announced to the others
 # (PostgreSQL NOTIFY; see ``MetadataStore.listen``), which reload what they cached.
-ANNOUNCED_TABLES = frozenset({"config", "users", "roles", "grants", "role_members", "catalogs",
-                              "lance_index_jobs"})
+ANNOUNCED_TABLES = frozenset(
+    {"config", "users", "roles", "grants", "role_members", "catalogs", "lance_index_jobs"}
+)
 
 
 class StaleRevision(Exception):
@@ -232,7 +238,8 @@ class MetadataStoreUnavailable(Exception):
 
 
 class StoreRow(Protocol):
-    """A result row: by position or by column name, ``keys()`` in column order (sqlite3.Row's API)."""
+    """A result row: by position or by column name, ``keys()`` in column order (sqlite3.Row's
+    API)."""
 
     def __getitem__(self, key: int | str, /) -> Any: ...
     def __iter__(self) -> Iterator[Any]: ...
@@ -270,7 +277,8 @@ class MetadataStore:
     shared = False
 
     def now(self) -> float:
-        """The store's clock (seconds since the epoch): leases compare times written by several hosts."""
+        """The store's clock (seconds since the epoch): leases compare times written by several
+        hosts."""
         return time.time()
 
     def listen(self, on_change: Callable[[frozenset[str] | None], None]) -> None:
@@ -313,7 +321,9 @@ class MetaStore(MetadataStore):
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=FULL")
         self._db.execute("PRAGMA foreign_keys=ON")
-        self._writer: int | None = None  # thread id inside transaction(), which reads its own writes
+        self._writer: int | None = (
+            None  # thread id inside transaction(), which reads its own writes
+        )
         self._migrate()
         # Reads outside a transaction use their own connection: WAL lets them see the last commit
         # while a writer waits for its fsync, instead of queueing behind it.

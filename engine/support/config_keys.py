@@ -1,10 +1,12 @@
-"""The names of the frontend config fields (engine/store/config.py registers their types and defaults).
+"""The names of the frontend config fields (engine/store/config.py registers their types and
+defaults).
 
 A module of its own, free of imports, so that modules config.py itself imports can name keys too."""
 
 from __future__ import annotations
 
 from enum import StrEnum
+
 
 class Key(StrEnum):
     """Every field's name, for code that reads one: ``config.get(Key.X)``, so a misspelt name fails
@@ -62,4 +64,3 @@ class Key(StrEnum):
     TLS_KEY = "tls_key"
     REQUIRE_SECURE_TRANSPORT = "require_secure_transport"
     FRONTEND_LEASE_SECOND = "frontend_lease_second"
-

@@ -28,7 +28,9 @@ OBJECT_SCHEMES = ("s3", "s3a")
 @dataclass(frozen=True)
 class Location:
     scheme: str  # "file" or "s3"
-    readings: tuple[tuple[str, ...], ...]  # file: realpath components of each reading; s3: (bucket, *key)
+    readings: tuple[
+        tuple[str, ...], ...
+    ]  # file: realpath components of each reading; s3: (bucket, *key)
 
     @property
     def config_key(self) -> str:
@@ -41,7 +43,9 @@ def _components(path: str) -> tuple[str, ...]:
 
 def _real(path: str) -> tuple[str, ...]:
     if "\x00" in path:
-        raise Errors.CATALOG_BAD_PROPERTY.error(detail="Invalid warehouse: a path cannot contain a NUL byte")
+        raise Errors.CATALOG_BAD_PROPERTY.error(
+            detail="Invalid warehouse: a path cannot contain a NUL byte"
+        )
     return _components(os.path.realpath(path))
 
 
@@ -49,7 +53,9 @@ def _file_readings(text: str) -> tuple[tuple[str, ...], ...]:
     paths = {urlsplit(text).path, urlparse(text).path}
     paths |= {unquote(p) for p in paths}
     if any(not p.startswith("/") for p in paths):
-        raise Errors.CATALOG_BAD_PROPERTY.error(detail=f"Invalid warehouse '{text}': a file URI needs an absolute path")
+        raise Errors.CATALOG_BAD_PROPERTY.error(
+            detail=f"Invalid warehouse '{text}': a file URI needs an absolute path"
+        )
     return tuple(sorted({_real(p) for p in paths}))
 
 
@@ -65,7 +71,9 @@ def locate(value: str) -> Location:
     if scheme in OBJECT_SCHEMES and parts.netloc:
         return Location("s3", ((parts.netloc, *_components(parts.path)),))
     raise Errors.CATALOG_BAD_PROPERTY.error(
-        detail=f"Invalid warehouse '{value}': use an absolute local path, file:///absolute/path or s3://bucket/prefix")
+        detail=f"Invalid warehouse '{value}': use an absolute local path, file:///absolute/path or "
+        f"s3://bucket/prefix"
+    )
 
 
 def _entries(text: str) -> list[str]:
@@ -93,7 +101,9 @@ def _dotted(reading: tuple[str, ...]) -> bool:
     return any(part in (".", "..") for part in reading)
 
 
-def is_allowed(location: Location, roots: list[tuple[str, ...]], prefixes: list[tuple[str, ...]]) -> bool:
+def is_allowed(
+    location: Location, roots: list[tuple[str, ...]], prefixes: list[tuple[str, ...]]
+) -> bool:
     """Every reading of ``location`` lies under some configured root or prefix."""
     if location.scheme == "file":
         return all(any(_under(r, root) for root in roots) for r in location.readings)
@@ -108,7 +118,8 @@ def overlaps(location: Location, reserved: str) -> bool:
     return any(_under(r, guarded) or _under(guarded, r) for r in location.readings)
 
 
-# -- config validators (ConfigField.validator: the reason a value is rejected, or None) -------------
+# -- config validators (ConfigField.validator: the reason a value is rejected, or None)
+# -------------
 def check_local_roots(value: Any) -> str | None:
     bad = [e for e in _entries(str(value)) if not e.startswith("/")]
     return f"not an absolute path: {bad[0]}" if bad else None
@@ -117,7 +128,12 @@ def check_local_roots(value: Any) -> str | None:
 def check_object_prefixes(value: Any) -> str | None:
     for entry in _entries(str(value)):
         parts = urlsplit(entry)
-        if parts.scheme.lower() not in OBJECT_SCHEMES or not parts.netloc or parts.query or parts.fragment:
+        if (
+            parts.scheme.lower() not in OBJECT_SCHEMES
+            or not parts.netloc
+            or parts.query
+            or parts.fragment
+        ):
             return f"not an s3://bucket[/prefix]: {entry}"
         if _dotted(_components(parts.path)):
             return f"'.' and '..' are not allowed in a prefix: {entry}"

@@ -30,5 +30,7 @@ def name_problem(name: str) -> str | None:
 
 def shown(name: str) -> str:
     """``name`` quoted for an error message: control characters escaped, long names cut."""
-    text = "".join(c if 0x20 <= ord(c) != 0x7F else f"\\x{ord(c):02x}" for c in name[:_SHOWN_LENGTH])
+    text = "".join(
+        c if 0x20 <= ord(c) != 0x7F else f"\\x{ord(c):02x}" for c in name[:_SHOWN_LENGTH]
+    )
     return f"'{text}…'" if len(name) > _SHOWN_LENGTH else f"'{text}'"

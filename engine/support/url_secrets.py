@@ -31,12 +31,16 @@ from urllib.parse import unquote
 
 MASK = "***"
 # A parameter name that says secret (query string, DSN keyword, connection-string key).
-SECRET_PARAM = re.compile(r"secret|passw|pwd|token|credential|signature|^sig$|key|auth|private", re.IGNORECASE)
+SECRET_PARAM = re.compile(
+    r"secret|passw|pwd|token|credential|signature|^sig$|key|auth|private", re.IGNORECASE
+)
 _SCHEME = re.compile(r"(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]*://")
 _TEXT_WORD = re.compile(r"[^\s'\"`<>]+")  # in free text a URL ends at whitespace or a quote
 # name=value after a separator; a quoted value may hold spaces (libpq: password='a b').
 _PARAM_VALUE = r"([A-Za-z_][\w.\-]*)\s*=\s*('(?:[^'\\]|\\.)*'?|\"[^\"]*\"?|[^&;#\s]*)"
-_DSN_PARAM = re.compile(r"(?:^|(?<=[?&;\s]))" + _PARAM_VALUE)  # a whole value: DSN pairs and queries
+_DSN_PARAM = re.compile(
+    r"(?:^|(?<=[?&;\s]))" + _PARAM_VALUE
+)  # a whole value: DSN pairs and queries
 _QUERY_PARAM = re.compile(r"(?<=[?&;])" + _PARAM_VALUE)  # inside a URL's query string
 _SCHEMELESS = re.compile(r"\s*(?://)?([^\s/@:?#]+:\S*)@[^\s@/]")  # user:pass@host without a scheme
 Span = tuple[int, int]
@@ -119,7 +123,9 @@ def _url_spans(text: str, start: int, end: int) -> list[Span]:
 
 def _param_spans(pattern: re.Pattern[str], text: str, start: int, end: int) -> list[Span]:
     """The values of the secret-named ``name=value`` parameters ``pattern`` finds in the range."""
-    return [m.span(2) for m in pattern.finditer(text, start, end) if SECRET_PARAM.search(m.group(1))]
+    return [
+        m.span(2) for m in pattern.finditer(text, start, end) if SECRET_PARAM.search(m.group(1))
+    ]
 
 
 def _merged(spans: list[Span]) -> list[Span]:

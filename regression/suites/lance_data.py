@@ -10,17 +10,29 @@ import numpy as np
 import pyarrow as pa
 
 
-def write_vectors(path: str, rows: int = 2000, dim: int = 16, storage_options: dict[str, str] | None = None) -> None:
+def write_vectors(
+    path: str, rows: int = 2000, dim: int = 16, storage_options: dict[str, str] | None = None
+) -> None:
     import lance
 
-    schema = pa.schema([pa.field("id", pa.int64(), nullable=False),
-                        pa.field("embedding", pa.list_(pa.float32(), dim), nullable=False),
-                        pa.field("category", pa.string())])
+    schema = pa.schema(
+        [
+            pa.field("id", pa.int64(), nullable=False),
+            pa.field("embedding", pa.list_(pa.float32(), dim), nullable=False),
+            pa.field("category", pa.string()),
+        ]
+    )
     rng = np.random.default_rng(7)
-    table = pa.table({"id": pa.array(range(rows), pa.int64()),
-                      "embedding": pa.FixedSizeListArray.from_arrays(
-                          pa.array(rng.random(rows * dim, dtype=np.float32)), dim),
-                      "category": pa.array([f"cat_{i % 5}" for i in range(rows)])}, schema=schema)
+    table = pa.table(
+        {
+            "id": pa.array(range(rows), pa.int64()),
+            "embedding": pa.FixedSizeListArray.from_arrays(
+                pa.array(rng.random(rows * dim, dtype=np.float32)), dim
+            ),
+            "category": pa.array([f"cat_{i % 5}" for i in range(rows)]),
+        },
+        schema=schema,
+    )
     lance.write_dataset(table, path, mode="overwrite", storage_options=storage_options)
 
 
@@ -30,12 +42,20 @@ def lance_warehouse(s: Any, name: str) -> str:
     return str(warehouse)
 
 
-def wait_for_job(s: Any, job_id: str, states: tuple[str, ...] = ("COMMITTED", "NOT_COMMITTED", "UNKNOWN"),
-                 timeout: float = 120.0) -> dict[str, Any]:
+def wait_for_job(
+    s: Any,
+    job_id: str,
+    states: tuple[str, ...] = ("COMMITTED", "NOT_COMMITTED", "UNKNOWN"),
+    timeout: float = 120.0,
+) -> dict[str, Any]:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         row = s.sql_return_maparray(f"SHOW LANCE INDEX JOB {job_id}")[0]
-        if row["State"] in states and row["RefreshState"] in ("NOT_REQUIRED", "DONE") and row["PossibleLive"] == "NO":
+        if (
+            row["State"] in states
+            and row["RefreshState"] in ("NOT_REQUIRED", "DONE")
+            and row["PossibleLive"] == "NO"
+        ):
             return row
         time.sleep(0.2)
     raise AssertionError(f"job {job_id} did not finish in {timeout}s")

@@ -3,8 +3,12 @@ from drydock.regression.framework import suite
 
 @suite("test_frontend_config", "p0,nonConcurrent")
 def body(s):  # type: ignore[no-untyped-def]
-    rows = s.sql_return_maparray("ADMIN SHOW FRONTEND CONFIG LIKE 'lance_index_job_max_unresolved_per_table'")
-    s.assertEquals(["Key", "Value", "Type", "IsMutable", "MasterOnly", "Comment"], list(rows[0].keys()))
+    rows = s.sql_return_maparray(
+        "ADMIN SHOW FRONTEND CONFIG LIKE 'lance_index_job_max_unresolved_per_table'"
+    )
+    s.assertEquals(
+        ["Key", "Value", "Type", "IsMutable", "MasterOnly", "Comment"], list(rows[0].keys())
+    )
     original = rows[0]["Value"]
     try:
         s.sql('ADMIN SET FRONTEND CONFIG ("lance_index_job_max_unresolved_per_table" = "3")')
@@ -26,5 +30,7 @@ def body(s):  # type: ignore[no-untyped-def]
             t.sql("ADMIN SHOW FRONTEND CONFIG LIK 'x'")
             t.exception("mismatched input 'LIK'")
     finally:
-        s.sql(f'ADMIN SET FRONTEND CONFIG ("lance_index_job_max_unresolved_per_table" = "{original}")')
+        s.sql(
+            f'ADMIN SET FRONTEND CONFIG ("lance_index_job_max_unresolved_per_table" = "{original}")'
+        )
         s.sql('ADMIN SET FRONTEND CONFIG ("experimental_enable_lance_index_mutation" = "true")')

@@ -1,8 +1,10 @@
 from drydock.regression.framework import suite
 from drydock.regression.suites.lance_data import lance_warehouse, wait_for_job, write_vectors
 
-ANN = ("PROPERTIES ('index_type' = 'IVF_PQ', 'metric' = 'l2', 'num_partitions' = '4', "
-       "'num_sub_vectors' = '4', 'sample_rate' = '16', 'max_iters' = '5')")
+ANN = (
+    "PROPERTIES ('index_type' = 'IVF_PQ', 'metric' = 'l2', 'num_partitions' = '4', "
+    "'num_sub_vectors' = '4', 'sample_rate' = '16', 'max_iters' = '5')"
+)
 
 
 @suite("test_lance_index_admission", "p0,external,nonConcurrent")
@@ -22,8 +24,11 @@ def admission(s):  # type: ignore[no-untyped-def]
             t.sql(f"CREATE INDEX idx ON reg_adm.db.vs (embedding) USING ANN {ANN}")
             t.exception(f"lance index 'idx' is fenced by unresolved job {job}")
         with s.test() as t:
-            t.sql("CREATE INDEX bad ON reg_adm.db.vs (embedding) USING ANN PROPERTIES ('index_type' = 'IVF_PQ', "
-                  "'num_partitions' = '4', 'num_sub_vectors' = '4', 'bogus' = '1')")
+            t.sql(
+                "CREATE INDEX bad ON reg_adm.db.vs (embedding) USING ANN PROPERTIES ('index_type' "
+                "= 'IVF_PQ', "
+                "'num_partitions' = '4', 'num_sub_vectors' = '4', 'bogus' = '1')"
+            )
             t.exception("Unknown property 'bogus' for Lance ANN index")
         with s.test() as t:
             t.sql("CREATE INDEX bad ON reg_adm.db.vs (category) USING ANN " + ANN)
@@ -46,15 +51,22 @@ def admission(s):  # type: ignore[no-untyped-def]
         with s.test() as t:
             t.sql("SHOW LANCE INDEX JOBS WHERE TableName = 'vs' OR State = 'PENDING'")
             t.exception("Only allow compound predicate with operator AND")
-        pending = s.sql("SHOW LANCE INDEX JOBS FROM reg_adm.db WHERE TableName = 'vs' AND State = 'pending'")
+        pending = s.sql(
+            "SHOW LANCE INDEX JOBS FROM reg_adm.db WHERE TableName = 'vs' AND State = 'pending'"
+        )
         s.assertEquals([job], [r[0] for r in pending])
         s.sql(f"CANCEL LANCE INDEX JOB {job}")
-        s.assertEquals("NOT_COMMITTED", s.sql_return_maparray(f"SHOW LANCE INDEX JOB {job}")[0]["State"])
+        s.assertEquals(
+            "NOT_COMMITTED", s.sql_return_maparray(f"SHOW LANCE INDEX JOB {job}")[0]["State"]
+        )
         # the gate
         s.sql("ADMIN SET FRONTEND CONFIG ('enable_lance_index_mutation' = 'false')")
         with s.test() as t:
             t.sql("DROP INDEX IF EXISTS idx ON reg_adm.db.vs")
-            t.exception("DROP INDEX is disabled for Lance catalog tables (enable_lance_index_mutation = false)")
+            t.exception(
+                "DROP INDEX is disabled for Lance catalog tables (enable_lance_index_mutation = "
+                "false)"
+            )
     finally:
         s.sql("ADMIN SET FRONTEND CONFIG ('enable_lance_index_mutation' = 'true')")
         s.sql("ADMIN SET FRONTEND CONFIG ('lance_index_job_dispatcher_paused' = 'false')")

@@ -1,8 +1,10 @@
 from drydock.regression.framework import suite
 from drydock.regression.suites.lance_data import wait_for_job, write_vectors
 
-ANN = ("PROPERTIES ('index_type' = 'IVF_PQ', 'num_partitions' = '4', 'num_sub_vectors' = '4', "
-       "'sample_rate' = '16', 'max_iters' = '5')")
+ANN = (
+    "PROPERTIES ('index_type' = 'IVF_PQ', 'num_partitions' = '4', 'num_sub_vectors' = '4', "
+    "'sample_rate' = '16', 'max_iters' = '5')"
+)
 
 
 @suite("test_lance_index_build_s3", "p0,external,s3")
@@ -10,15 +12,26 @@ def body(s):  # type: ignore[no-untyped-def]
     cfg = s.context.config.otherConfigs
     import boto3
 
-    boto3.client("s3", endpoint_url=cfg["s3Endpoint"], aws_access_key_id=cfg["s3AccessKey"],
-                 aws_secret_access_key=cfg["s3SecretKey"], region_name="us-east-1").create_bucket(Bucket="reg-lance")
-    options = {"aws_access_key_id": cfg["s3AccessKey"], "aws_secret_access_key": cfg["s3SecretKey"],
-               "aws_endpoint": cfg["s3Endpoint"], "aws_region": "us-east-1", "allow_http": "true"}
+    boto3.client(
+        "s3",
+        endpoint_url=cfg["s3Endpoint"],
+        aws_access_key_id=cfg["s3AccessKey"],
+        aws_secret_access_key=cfg["s3SecretKey"],
+        region_name="us-east-1",
+    ).create_bucket(Bucket="reg-lance")
+    options = {
+        "aws_access_key_id": cfg["s3AccessKey"],
+        "aws_secret_access_key": cfg["s3SecretKey"],
+        "aws_endpoint": cfg["s3Endpoint"],
+        "aws_region": "us-east-1",
+        "allow_http": "true",
+    }
     write_vectors("s3://reg-lance/wh/db/vs.lance", storage_options=options)
     s.sql("DROP CATALOG IF EXISTS reg_s3")
     s.sql(f"""CREATE CATALOG reg_s3 PROPERTIES ('type' = 'lance', 'warehouse' = 's3://reg-lance/wh',
               's3.endpoint' = '{cfg["s3Endpoint"]}', 's3.access_key' = '{cfg["s3AccessKey"]}',
-              's3.secret_key' = '{cfg["s3SecretKey"]}', 's3.region' = 'us-east-1', 'use_path_style' = 'true')""")
+              's3.secret_key' = '{cfg["s3SecretKey"]}', 's3.region' = 'us-east-1',
+              'use_path_style' = 'true')""")
     created = s.sql_return_maparray("SHOW CREATE CATALOG reg_s3")[0]["CreateCatalog"]
     s.assertTrue(cfg["s3SecretKey"] not in created, "the secret key is masked")
     job = s.sql(f"CREATE INDEX vec_idx ON reg_s3.db.vs (embedding) USING ANN {ANN}")[0][0]
@@ -47,7 +60,9 @@ def visibility(s):  # type: ignore[no-untyped-def]
         s.sql("CREATE USER 'reg_viewer'@'%' IDENTIFIED BY 'viewer-pw'")
         s.sql("GRANT SELECT_PRIV ON reg_vis.db1.* TO 'reg_viewer'@'%'")
         with s.connect("reg_viewer", "viewer-pw", s.context.config.jdbc_url):
-            s.assertEquals([mine], [r[0] for r in s.sql("SHOW LANCE INDEX JOBS")])  # no trace of the other
+            s.assertEquals(
+                [mine], [r[0] for r in s.sql("SHOW LANCE INDEX JOBS")]
+            )  # no trace of the other
             with s.test() as t:
                 t.sql(f"SHOW LANCE INDEX JOB {hidden}")
                 t.exception(f"Lance index job not found: {hidden}")  # exactly like a missing job

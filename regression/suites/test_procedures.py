@@ -15,7 +15,12 @@ def body(s):  # type: ignore[no-untyped-def]
     s.sql("DROP CATALOG IF EXISTS reg_proc")
     s.sql(f"CREATE CATALOG reg_proc PROPERTIES ('type' = 'lance', 'warehouse' = '{warehouse}')")
     procedures = [r["Procedure"] for r in s.sql_return_maparray("SHOW PROCEDURES FROM reg_proc")]
-    for name in ("sys.compact", "sys.expire_snapshots", "sys.remove_orphan_files", "sys.create_tag"):
+    for name in (
+        "sys.compact",
+        "sys.expire_snapshots",
+        "sys.remove_orphan_files",
+        "sys.create_tag",
+    ):
         s.assertTrue(name in procedures, name)
     # positional and named forms validate and run identically
     s.sql("CALL reg_proc.sys.create_tag('db.t', 'v_first', 1)")
@@ -36,8 +41,12 @@ def body(s):  # type: ignore[no-untyped-def]
     compacted = s.sql_return_maparray("CALL reg_proc.sys.compact(table => 'db.t')")
     s.assertEquals(1, len(compacted))
     s.qt_rows_after_compact("SELECT count(*) FROM reg_proc.db.t")
-    expired = s.sql_return_maparray("CALL reg_proc.sys.expire_snapshots(table => 'db.t', retain_max => 1)")
+    expired = s.sql_return_maparray(
+        "CALL reg_proc.sys.expire_snapshots(table => 'db.t', retain_max => 1)"
+    )
     s.assertEquals(1, len(expired))
-    s.qt_tag_survives("SELECT count(*) FROM reg_proc.db.t@tag('v_first')")  # tagged versions are kept
+    s.qt_tag_survives(
+        "SELECT count(*) FROM reg_proc.db.t@tag('v_first')"
+    )  # tagged versions are kept
     s.sql("CALL reg_proc.sys.delete_tag(table => 'db.t', tag => 'v_first')")
     s.sql("DROP CATALOG reg_proc")

@@ -21,7 +21,6 @@ import pytest
 
 from tests.conftest import ServerProcess
 from tests.support.s3 import ACCESS_KEY, SECRET_KEY, S3Server
-from tests.support.s3 import s3  # noqa: F401 - the fixture
 
 _names = itertools.count()
 
@@ -32,9 +31,13 @@ def unique(prefix: str) -> str:
 
 def make_table(n: int, start: int = 0, dim: int = 8) -> pa.Table:
     values = np.random.default_rng(start).random(n * dim).astype("float32")
-    return pa.table({"id": pa.array(range(start, start + n), pa.int64()),
-                     "cat": [f"c{i % 5}" for i in range(start, start + n)],
-                     "emb": pa.FixedSizeListArray.from_arrays(pa.array(values), dim)})
+    return pa.table(
+        {
+            "id": pa.array(range(start, start + n), pa.int64()),
+            "cat": [f"c{i % 5}" for i in range(start, start + n)],
+            "emb": pa.FixedSizeListArray.from_arrays(pa.array(values), dim),
+        }
+    )
 
 
 def props_sql(props: dict[str, str]) -> str:
@@ -43,17 +46,24 @@ def props_sql(props: dict[str, str]) -> str:
 
 def create_catalog(server: ServerProcess, warehouse: str, **extra: str) -> str:
     name = unique("lc")
-    server.query(f"CREATE CATALOG {name} PROPERTIES ({props_sql({'type': 'lance', 'warehouse': warehouse, **extra})})")
+    server.query(
+        f"CREATE CATALOG {name} PROPERTIES "
+        f"({props_sql({'type': 'lance', 'warehouse': warehouse, **extra})})"
+    )
     return name
 
 
-def rows(server: ServerProcess, sql: str, user: str = "root", password: str = "") -> list[tuple[Any, ...]]:
+def rows(
+    server: ServerProcess, sql: str, user: str = "root", password: str = ""
+) -> list[tuple[Any, ...]]:
     with server.connect(user=user, password=password) as conn, conn.cursor() as cur:
         cur.execute(sql)
         return list(cur.fetchall())
 
 
-def error_of(server: ServerProcess, sql: str, user: str = "root", password: str = "") -> tuple[int, str]:
+def error_of(
+    server: ServerProcess, sql: str, user: str = "root", password: str = ""
+) -> tuple[int, str]:
     with server.connect(user=user, password=password) as conn, conn.cursor() as cur:
         with pytest.raises(pymysql.err.MySQLError) as info:
             cur.execute(sql)
@@ -70,19 +80,35 @@ def warehouse(tmp_path: Path) -> Path:
     return root
 
 
-def test_bad_properties_are_clear_errors_and_change_nothing(shared_server: ServerProcess, tmp_path: Path) -> None:
+def test_bad_properties_are_clear_errors_and_change_nothing(
+    shared_server: ServerProcess, tmp_path: Path
+) -> None:
     server = shared_server
     before = rows(server, "SHOW CATALOGS")
     cases = [
-        ({"type": "lance", "warehouse": str(tmp_path), "s3.secret_key": SECRET_KEY, "bogus": "1"},
-         "Unknown property 'bogus' for catalog type lance"),
+        (
+            {
+                "type": "lance",
+                "warehouse": str(tmp_path),
+                "s3.secret_key": SECRET_KEY,
+                "bogus": "1",
+            },
+            "Unknown property 'bogus' for catalog type lance",
+        ),
         ({"type": "lance"}, "Missing required property 'warehouse' for catalog type lance"),
-        ({"type": "nosuch", "warehouse": str(tmp_path)}, "Unknown catalog type 'nosuch'; supported: "),
-        ({"type": "lance", "warehouse": str(tmp_path), "lance.catalog.type": "rest"},
-         "Unsupported lance.catalog.type 'rest'; supported: filesystem"),
+        (
+            {"type": "nosuch", "warehouse": str(tmp_path)},
+            "Unknown catalog type 'nosuch'; supported: ",
+        ),
+        (
+            {"type": "lance", "warehouse": str(tmp_path), "lance.catalog.type": "rest"},
+            "Unsupported lance.catalog.type 'rest'; supported: filesystem",
+        ),
         ({"type": "lance", "warehouse": "relative/dir"}, "Invalid warehouse 'relative/dir'"),
-        ({"type": "lance", "warehouse": str(tmp_path), "use_path_style": "sometimes"},
-         "'use_path_style' must be true or false"),
+        (
+            {"type": "lance", "warehouse": str(tmp_path), "use_path_style": "sometimes"},
+            "'use_path_style' must be true or false",
+        ),
     ]
     for props, message in cases:
         code, text = error_of(server, f"CREATE CATALOG bad PROPERTIES ({props_sql(props)})")
@@ -100,32 +126,59 @@ def test_list_describe_select_and_show_index(shared_server: ServerProcess, wareh
     assert rows(server, f"SHOW DATABASES FROM {c}") == [("db1",), ("db2",)]
     assert rows(server, f"SHOW TABLES FROM {c}.db1") == [("t",), ("t2",)]
     assert rows(server, f"SHOW FULL TABLES FROM {c}.db1 LIKE 't2'") == [("t2", "BASE TABLE")]
-    assert rows(server, f"DESC {c}.db1.t") == [("id", "BIGINT", "YES", "", None, ""),
-                                                ("cat", "VARCHAR", "YES", "", None, ""),
-                                                ("emb", "ARRAY<FLOAT>(8)", "YES", "", None, "")]
-    assert rows(server, f"SELECT cat, count(*), min(id) FROM {c}.db1.t WHERE id >= 50 AND cat IN ('c1', 'c2') "
-                        "GROUP BY cat ORDER BY cat") == [("c1", 11, 51), ("c2", 11, 52)]
+    assert rows(server, f"DESC {c}.db1.t") == [
+        ("id", "BIGINT", "YES", "", None, ""),
+        ("cat", "VARCHAR", "YES", "", None, ""),
+        ("emb", "ARRAY<FLOAT>(8)", "YES", "", None, ""),
+    ]
+    assert rows(
+        server,
+        f"SELECT cat, count(*), min(id) FROM {c}.db1.t WHERE id >= 50 AND cat IN ('c1', 'c2') "
+        "GROUP BY cat ORDER BY cat",
+    ) == [("c1", 11, 51), ("c2", 11, 52)]
     assert rows(server, f"SELECT count(*) FROM {c}.db1.t") == [(104,)]
     [(vector,)] = rows(server, f"SELECT emb FROM {c}.db1.t WHERE id = 3")
     shown = [float(x) for x in str(vector).strip("()[]").split(",")]
     assert shown == pytest.approx(make_table(100)["emb"][3].as_py())
-    [uuid] = [s.uuid for s in lance.dataset(warehouse / "db1" / "t.lance").describe_indices()[0].segments]
-    assert rows(server, f"SHOW INDEX FROM {c}.db1.t") == [("t", 1, "id_idx", 1, "id", "BTree", uuid, 100, 4)]
+    [uuid] = [
+        s.uuid for s in lance.dataset(warehouse / "db1" / "t.lance").describe_indices()[0].segments
+    ]
+    assert rows(server, f"SHOW INDEX FROM {c}.db1.t") == [
+        ("t", 1, "id_idx", 1, "id", "BTree", uuid, 100, 4)
+    ]
     assert rows(server, f"SHOW INDEXES FROM {c}.db1.t2") == []
     assert error_of(server, f"SELECT * FROM {c}.db1.nope")[0] == 1146
     assert error_of(server, f"SHOW TABLES FROM {c}.nodb")[0] == 1049
     assert error_of(server, f"DESC {c}.db1.nope")[0] == 1146
 
 
-def test_catalog_ddl_masks_secrets_renames_retargets_and_drops(shared_server: ServerProcess,
-                                                               warehouse: Path, tmp_path: Path) -> None:
+def test_catalog_ddl_masks_secrets_renames_retargets_and_drops(
+    shared_server: ServerProcess, warehouse: Path, tmp_path: Path
+) -> None:
     server = shared_server
     name = unique("lc")
-    server.query(f"CREATE CATALOG {name} COMMENT 'vectors' PROPERTIES ({props_sql({'type': 'lance', 'warehouse': str(warehouse), 's3.access_key': ACCESS_KEY, 's3.secret_key': SECRET_KEY})})")
-    assert rows(server, f"CREATE CATALOG IF NOT EXISTS {name} PROPERTIES ('type' = 'lance', 'warehouse' = '/x')") == []
+    properties = {
+        "type": "lance",
+        "warehouse": str(warehouse),
+        "s3.access_key": ACCESS_KEY,
+        "s3.secret_key": SECRET_KEY,
+    }
+    server.query(f"CREATE CATALOG {name} COMMENT 'vectors' PROPERTIES ({props_sql(properties)})")
+    assert (
+        rows(
+            server,
+            f"CREATE CATALOG IF NOT EXISTS {name} PROPERTIES ('type' = 'lance', 'warehouse' = "
+            f"'/x')",
+        )
+        == []
+    )
     [(catalog, text)] = rows(server, f"SHOW CREATE CATALOG {name}")
     assert catalog == name and SECRET_KEY not in text and ACCESS_KEY not in text
-    assert '"s3.secret_key" = "***"' in text and f'"warehouse" = "{warehouse}"' in text and "COMMENT 'vectors'" in text
+    assert (
+        '"s3.secret_key" = "***"' in text
+        and f'"warehouse" = "{warehouse}"' in text
+        and "COMMENT 'vectors'" in text
+    )
     listed = [r for r in rows(server, "SHOW CATALOGS") if r[1] == name]
     assert [(r[2], r[6]) for r in listed] == [("lance", "vectors")]
     renamed = unique("lc")
@@ -136,7 +189,9 @@ def test_catalog_ddl_masks_secrets_renames_retargets_and_drops(shared_server: Se
     lance.write_dataset(make_table(2), other / "dbx" / "v.lance")
     server.query(f"ALTER CATALOG {renamed} SET PROPERTIES ('warehouse' = 'file://{other}')")
     assert rows(server, f"SHOW DATABASES FROM {renamed}") == [("dbx",)]
-    code, text = error_of(server, f"ALTER CATALOG {renamed} SET PROPERTIES ('lance.catalog.type' = 'hive')")
+    code, text = error_of(
+        server, f"ALTER CATALOG {renamed} SET PROPERTIES ('lance.catalog.type' = 'hive')"
+    )
     assert code == 1105 and "supported: filesystem" in text
     assert rows(server, f"SELECT count(*) FROM {renamed}.dbx.v") == [(2,)]  # unchanged
     with server.connect() as conn, conn.cursor() as cur:
@@ -149,16 +204,19 @@ def test_catalog_ddl_masks_secrets_renames_retargets_and_drops(shared_server: Se
     assert SECRET_KEY not in server.log_text()
 
 
-def test_switch_use_unqualified_select_and_joins_with_internal_tables(shared_server: ServerProcess,
-                                                                      warehouse: Path) -> None:
+def test_switch_use_unqualified_select_and_joins_with_internal_tables(
+    shared_server: ServerProcess, warehouse: Path
+) -> None:
     server = shared_server
     c = create_catalog(server, str(warehouse))
     idb = unique("idb")
     server.query(f"CREATE DATABASE {idb}")
     server.query(f"CREATE TABLE {idb}.labels (cat VARCHAR, label VARCHAR)")
     server.query(f"INSERT INTO {idb}.labels VALUES ('c1', 'one'), ('c2', 'two')")
-    join = ("SELECT l.label, count(*) FROM {t} AS t JOIN {labels} AS l ON t.cat = l.cat "
-            "WHERE t.id < 20 GROUP BY l.label ORDER BY l.label")
+    join = (
+        "SELECT l.label, count(*) FROM {t} AS t JOIN {labels} AS l ON t.cat = l.cat "
+        "WHERE t.id < 20 GROUP BY l.label ORDER BY l.label"
+    )
     expected = [("one", 4), ("two", 4)]
     assert rows(server, join.format(t=f"{c}.db1.t", labels=f"{idb}.labels")) == expected
     with server.connect() as conn, conn.cursor() as cur:
@@ -180,7 +238,9 @@ def test_switch_use_unqualified_select_and_joins_with_internal_tables(shared_ser
         assert cur.fetchall() == (("u",),)
 
 
-def test_information_schema_answers_for_the_external_catalog(shared_server: ServerProcess, warehouse: Path) -> None:
+def test_information_schema_answers_for_the_external_catalog(
+    shared_server: ServerProcess, warehouse: Path
+) -> None:
     server = shared_server
     c = create_catalog(server, str(warehouse))
     with server.connect() as conn, conn.cursor() as cur:
@@ -189,19 +249,27 @@ def test_information_schema_answers_for_the_external_catalog(shared_server: Serv
         cur.execute(f"USE {c}.db1")
         cur.execute("SELECT * FROM information_schema.columns LIMIT 0")
         assert [d[0] for d in cur.description] == internal_shape
-        cur.execute("SELECT TABLE_NAME, TABLE_TYPE, ENGINE FROM information_schema.TABLES "
-                    "WHERE TABLE_SCHEMA = database() ORDER BY 1")
+        cur.execute(
+            "SELECT TABLE_NAME, TABLE_TYPE, ENGINE FROM information_schema.TABLES "
+            "WHERE TABLE_SCHEMA = database() ORDER BY 1"
+        )
         assert cur.fetchall() == (("t", "BASE TABLE", "Lance"), ("t2", "BASE TABLE", "Lance"))
-        cur.execute("SELECT COLUMN_NAME, ORDINAL_POSITION, DATA_TYPE, COLUMN_TYPE, NUMERIC_PRECISION, "
-                    "IF(IS_NULLABLE = 'yes', 1, 0) FROM information_schema.COLUMNS "
-                    "WHERE TABLE_SCHEMA = 'db1' AND TABLE_NAME = 't' ORDER BY ORDINAL_POSITION")
-        assert cur.fetchall() == (("id", 1, "bigint", "bigint", 19, 1),
-                                  ("cat", 2, "varchar", "varchar(65535)", None, 1),
-                                  ("emb", 3, "text", "array<float>(8)", None, 1))
+        cur.execute(
+            "SELECT COLUMN_NAME, ORDINAL_POSITION, DATA_TYPE, COLUMN_TYPE, NUMERIC_PRECISION, "
+            "IF(IS_NULLABLE = 'yes', 1, 0) FROM information_schema.COLUMNS "
+            "WHERE TABLE_SCHEMA = 'db1' AND TABLE_NAME = 't' ORDER BY ORDINAL_POSITION"
+        )
+        assert cur.fetchall() == (
+            ("id", 1, "bigint", "bigint", 19, 1),
+            ("cat", 2, "varchar", "varchar(65535)", None, 1),
+            ("emb", 3, "text", "array<float>(8)", None, 1),
+        )
         cur.execute("SELECT SCHEMA_NAME FROM information_schema.SCHEMATA ORDER BY 1")
         assert cur.fetchall() == (("db1",), ("db2",), ("information_schema",))
         cur.execute("SWITCH internal")
-        cur.execute(f"SELECT table_schema, table_name FROM {c}.information_schema.tables ORDER BY 1, 2")
+        cur.execute(
+            f"SELECT table_schema, table_name FROM {c}.information_schema.tables ORDER BY 1, 2"
+        )
         assert cur.fetchall() == (("db1", "t"), ("db1", "t2"), ("db2", "u"))
         # the names external tables are bound under cannot be named by SQL
         cur.execute(f"SELECT count(*) FROM {c}.db1.t")
@@ -210,7 +278,9 @@ def test_information_schema_answers_for_the_external_catalog(shared_server: Serv
         assert info.value.args[0] == 1146
 
 
-def test_time_travel_pinned_versions_and_refresh(shared_server: ServerProcess, warehouse: Path) -> None:
+def test_time_travel_pinned_versions_and_refresh(
+    shared_server: ServerProcess, warehouse: Path
+) -> None:
     server = shared_server
     uri = warehouse / "db1" / "t.lance"
     c = create_catalog(server, str(warehouse))
@@ -218,7 +288,9 @@ def test_time_travel_pinned_versions_and_refresh(shared_server: ServerProcess, w
     assert rows(server, f"SELECT count(*) FROM {t}") == [(100,)]
     v1_time = lance.dataset(uri).versions()[0]["timestamp"].strftime("%Y-%m-%d %H:%M:%S.%f")
     time.sleep(0.05)
-    appended = lance.write_dataset(make_table(10, start=100), uri, mode="append")  # an external writer
+    appended = lance.write_dataset(
+        make_table(10, start=100), uri, mode="append"
+    )  # an external writer
     appended.tags.create("before_append", 1)
     # the cached version stays pinned until REFRESH: every statement reads one version
     assert rows(server, f"SELECT count(*) FROM {t}") == [(100,)]
@@ -229,11 +301,23 @@ def test_time_travel_pinned_versions_and_refresh(shared_server: ServerProcess, w
     assert rows(server, f"SELECT count(*) FROM {t}@tag('before_append')") == [(100,)]
     assert rows(server, f"SELECT count(*) FROM {t} FOR VERSION AS OF 'before_append'") == [(100,)]
     # both versions of one table in one statement
-    assert rows(server, f"SELECT (SELECT count(*) FROM {t}) - (SELECT count(*) FROM {t} FOR VERSION AS OF 1)") == [(10,)]
+    assert rows(
+        server,
+        f"SELECT (SELECT count(*) FROM {t}) - (SELECT count(*) FROM {t} FOR VERSION AS OF 1)",
+    ) == [(10,)]
     for sql, message in [
-        (f"SELECT * FROM {t} FOR VERSION AS OF 99", f"Version 99 of table 'db1.t' does not exist in catalog '{c}'"),
-        (f"SELECT * FROM {t}@tag('nope')", f"Tag 'nope' of table 'db1.t' does not exist in catalog '{c}'"),
-        (f"SELECT * FROM {t} FOR TIME AS OF '1999-01-01 00:00:00'", "has no version committed at or before"),
+        (
+            f"SELECT * FROM {t} FOR VERSION AS OF 99",
+            f"Version 99 of table 'db1.t' does not exist in catalog '{c}'",
+        ),
+        (
+            f"SELECT * FROM {t}@tag('nope')",
+            f"Tag 'nope' of table 'db1.t' does not exist in catalog '{c}'",
+        ),
+        (
+            f"SELECT * FROM {t} FOR TIME AS OF '1999-01-01 00:00:00'",
+            "has no version committed at or before",
+        ),
         (f"SELECT * FROM {t} FOR TIME AS OF 'last tuesday'", "Invalid timestamp 'last tuesday'"),
     ]:
         code, text = error_of(server, sql)
@@ -252,7 +336,9 @@ def test_time_travel_pinned_versions_and_refresh(shared_server: ServerProcess, w
     assert rows(server, f"SHOW DATABASES FROM {c}") == [("db1",)]
 
 
-def test_count_star_from_metadata_matches_a_scan(shared_server: ServerProcess, warehouse: Path) -> None:
+def test_count_star_from_metadata_matches_a_scan(
+    shared_server: ServerProcess, warehouse: Path
+) -> None:
     """SELECT count(*) FROM <lance table> is answered from the manifest (count push-down); it must
     agree with DuckDB's scan, deletions included, and keep the column name and type."""
     server = shared_server
@@ -261,7 +347,9 @@ def test_count_star_from_metadata_matches_a_scan(shared_server: ServerProcess, w
     with server.connect() as conn, conn.cursor() as cur:
         cur.execute(f"SELECT count(*) FROM {c}.db1.t")
         assert cur.fetchall() == ((90,),)
-        assert [(d[0], d[1]) for d in cur.description] == [("count(*)", pymysql.constants.FIELD_TYPE.LONGLONG)]  # as written
+        assert [(d[0], d[1]) for d in cur.description] == [
+            ("count(*)", pymysql.constants.FIELD_TYPE.LONGLONG)
+        ]  # as written
         cur.execute(f"SELECT count(*) FROM {c}.db1.t WHERE id >= 0")  # a scan
         assert cur.fetchall() == ((90,),)
         cur.execute(f"SELECT count(*) AS n FROM {c}.db1.t FOR VERSION AS OF 1")
@@ -271,7 +359,9 @@ def test_count_star_from_metadata_matches_a_scan(shared_server: ServerProcess, w
     assert error_of(server, f"SELECT count(*) FROM {c}.db1.nope")[0] == 1146
 
 
-def test_select_needs_select_priv_and_writes_are_refused(shared_server: ServerProcess, warehouse: Path) -> None:
+def test_select_needs_select_priv_and_writes_are_refused(
+    shared_server: ServerProcess, warehouse: Path
+) -> None:
     server = shared_server
     c = create_catalog(server, str(warehouse))
     user = unique("reader")
@@ -281,7 +371,10 @@ def test_select_needs_select_priv_and_writes_are_refused(shared_server: ServerPr
     server.query(f"GRANT SELECT_PRIV ON {c}.db1.t TO '{user}'@'%'")
     assert rows(server, f"SELECT count(*) FROM {c}.db1.t", user, "pw") == [(100,)]
     assert error_of(server, f"SELECT count(*) FROM {c}.db1.t2", user, "pw")[0] == 1142
-    assert error_of(server, f"SELECT * FROM {c}.db1.t JOIN {c}.db1.t2 USING (id)", user, "pw")[0] == 1142
+    assert (
+        error_of(server, f"SELECT * FROM {c}.db1.t JOIN {c}.db1.t2 USING (id)", user, "pw")[0]
+        == 1142
+    )
     assert rows(server, f"SHOW TABLES FROM {c}.db1", user, "pw") == [("t",)]
     assert rows(server, f"SHOW DATABASES FROM {c}", user, "pw") == [("db1",)]
     with server.connect(user=user, password="pw") as conn, conn.cursor() as cur:
@@ -294,15 +387,26 @@ def test_select_needs_select_priv_and_writes_are_refused(shared_server: ServerPr
         assert listing.value.args[0] == 1142
         bound_names = [("__drydock_ext_0123456789abcdef",), ("__drydock_cte_1",)]  # reserved prefix
         for (bound,) in bound_names:  # SQL can name neither the bound object nor a table by string
-            for sql in (f"SELECT * FROM {bound}", f"SELECT * FROM query_table('{bound}')",
-                        f"SELECT * FROM query('SELECT * FROM {bound}')"):
+            for sql in (
+                f"SELECT * FROM {bound}",
+                f"SELECT * FROM query_table('{bound}')",
+                f"SELECT * FROM query('SELECT * FROM {bound}')",
+            ):
                 with pytest.raises(pymysql.err.MySQLError) as info:
                     cur.execute(sql)
                 assert info.value.args[0] in (1142, 1146, 1235), sql
-    for sql in (f"INSERT INTO {c}.db1.t (id) VALUES (1)", f"DELETE FROM {c}.db1.t",
-                f"CREATE TABLE {c}.db1.n (x INT)", f"DROP TABLE {c}.db1.t"):
+    for sql in (
+        f"INSERT INTO {c}.db1.t (id) VALUES (1)",
+        f"DELETE FROM {c}.db1.t",
+        f"CREATE TABLE {c}.db1.n (x INT)",
+        f"DROP TABLE {c}.db1.t",
+    ):
         code, text = error_of(server, sql)  # as root: refused because the catalog is read-only
-        assert code == 1105 and text == f"Catalog '{c}' is read-only through SQL: only SELECT is supported on its tables"
+        assert (
+            code == 1105
+            and text
+            == f"Catalog '{c}' is read-only through SQL: only SELECT is supported on its tables"
+        )
     assert rows(server, f"SELECT count(*) FROM {c}.db1.t") == [(100,)]
 
 
@@ -311,17 +415,29 @@ def test_s3_catalog_end_to_end_without_leaking_secrets(server: ServerProcess, s3
     options = s3.lance_storage_options
     uri = f"s3://{bucket}/wh/sales/orders.lance"
     lance.write_dataset(make_table(50), uri, storage_options=options)
-    lance.write_dataset(make_table(3), f"s3://{bucket}/wh/sales/returns.lance", storage_options=options)
+    lance.write_dataset(
+        make_table(3), f"s3://{bucket}/wh/sales/returns.lance", storage_options=options
+    )
     c = create_catalog(server, f"s3://{bucket}/wh/", **s3.catalog_properties())
     assert rows(server, f"SHOW DATABASES FROM {c}") == [("sales",)]
     assert rows(server, f"SHOW TABLES FROM {c}.sales") == [("orders",), ("returns",)]
-    assert rows(server, f"DESC {c}.sales.orders")[2] == ("emb", "ARRAY<FLOAT>(8)", "YES", "", None, "")
-    assert rows(server, f"SELECT count(*), max(id) FROM {c}.sales.orders WHERE cat = 'c4'") == [(10, 49)]
+    assert rows(server, f"DESC {c}.sales.orders")[2] == (
+        "emb",
+        "ARRAY<FLOAT>(8)",
+        "YES",
+        "",
+        None,
+        "",
+    )
+    assert rows(server, f"SELECT count(*), max(id) FROM {c}.sales.orders WHERE cat = 'c4'") == [
+        (10, 49)
+    ]
     server.query("CREATE DATABASE s3join")
     server.query("CREATE TABLE s3join.ids (id BIGINT)")
     server.query("INSERT INTO s3join.ids VALUES (1), (2), (49), (1000)")
-    assert rows(server, f"SELECT o.id FROM {c}.sales.orders o JOIN s3join.ids i ON o.id = i.id ORDER BY 1") == [
-        (1,), (2,), (49,)]
+    assert rows(
+        server, f"SELECT o.id FROM {c}.sales.orders o JOIN s3join.ids i ON o.id = i.id ORDER BY 1"
+    ) == [(1,), (2,), (49,)]
     lance.write_dataset(make_table(5, start=50), uri, mode="append", storage_options=options)
     assert rows(server, f"SELECT count(*) FROM {c}.sales.orders") == [(50,)]
     server.query(f"REFRESH TABLE {c}.sales.orders")
@@ -340,7 +456,9 @@ def test_s3_catalog_end_to_end_without_leaking_secrets(server: ServerProcess, s3
     assert error_of(server, f"SELECT * FROM {c}.sales.nope")[0] == 1146
     server.query(f"ALTER CATALOG {c} SET PROPERTIES ('s3.secret_key' = '{SECRET_KEY}')")
     audit = rows(server, "SHOW AUDIT LIMIT 100")
-    assert any(r[4] == "CreateCatalog" for r in audit) and any(r[4] == "AlterCatalogSetProperties" for r in audit)
+    assert any(r[4] == "CreateCatalog" for r in audit) and any(
+        r[4] == "AlterCatalogSetProperties" for r in audit
+    )
     assert SECRET_KEY not in repr(audit)
     assert SECRET_KEY not in (server.data_dir / "audit.jsonl").read_text()
     assert SECRET_KEY not in server.log_text()

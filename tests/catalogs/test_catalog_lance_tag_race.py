@@ -14,9 +14,8 @@ import pymysql
 import pytest
 
 from drydock.engine.errors import Errors
-from tests.conftest import ServerProcess, shared_server  # noqa: F401
+from tests.conftest import ServerProcess
 from tests.support.lance_fixtures import create_catalog, local_warehouse, s3_warehouse, vector_table
-from tests.support.s3 import S3Server, s3  # noqa: F401
 
 SECONDS = 4.0
 
@@ -28,7 +27,9 @@ def warehouse(request: pytest.FixtureRequest, tmp_path: Path) -> Any:
     return s3_warehouse(request.getfixturevalue("s3"))
 
 
-def churn(warehouse: Any, stop: threading.Event, errors: list[BaseException], victim: str | None = None) -> None:
+def churn(
+    warehouse: Any, stop: threading.Event, errors: list[BaseException], victim: str | None = None
+) -> None:
     """Create and delete tags as fast as pylance allows (another writer, not drydock)."""
     ds = warehouse.dataset("db", "t")
     i = 0
@@ -45,7 +46,9 @@ def churn(warehouse: Any, stop: threading.Event, errors: list[BaseException], vi
         errors.append(exc)
 
 
-def test_time_travel_by_tag_under_concurrent_tag_churn(shared_server: ServerProcess, warehouse: Any) -> None:  # noqa: F811
+def test_time_travel_by_tag_under_concurrent_tag_churn(
+    shared_server: ServerProcess, warehouse: Any
+) -> None:
     first = vector_table(n=100)
     warehouse.write("db", "t", first)
     warehouse.write("db", "t", vector_table(n=50, seed=1), mode="append")
@@ -66,11 +69,18 @@ def test_time_travel_by_tag_under_concurrent_tag_churn(shared_server: ServerProc
                 assert list(cur.fetchall()) == expected
                 reads += 1
                 try:
-                    cur.execute(f"SELECT count(*), sum(id) FROM {catalog}.db.t FOR VERSION AS OF 'victim'")
+                    cur.execute(
+                        f"SELECT count(*), sum(id) FROM {catalog}.db.t FOR VERSION AS OF 'victim'"
+                    )
                     assert list(cur.fetchall()) == expected
                     victims += 1
-                except pymysql.err.MySQLError as exc:  # deleted at that instant: the typed answer only
-                    assert exc.args[0] == Errors.UNKNOWN_TABLE_TAG.code and "does not exist" in exc.args[1], exc
+                except (
+                    pymysql.err.MySQLError
+                ) as exc:  # deleted at that instant: the typed answer only
+                    assert (
+                        exc.args[0] == Errors.UNKNOWN_TABLE_TAG.code
+                        and "does not exist" in exc.args[1]
+                    ), exc
                     gone += 1
         finally:
             stop.set()

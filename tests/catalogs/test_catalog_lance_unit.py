@@ -27,9 +27,13 @@ SECRET = "unit-secret-93b1"
 def make_table(n: int, start: int = 0, dim: int = 8, half: bool = False) -> pa.Table:
     rng = np.random.default_rng(start)
     values = rng.random(n * dim).astype("float16" if half else "float32")
-    return pa.table({"id": pa.array(range(start, start + n), pa.int64()),
-                     "cat": [f"c{i % 5}" for i in range(start, start + n)],
-                     "emb": pa.FixedSizeListArray.from_arrays(pa.array(values), dim)})
+    return pa.table(
+        {
+            "id": pa.array(range(start, start + n), pa.int64()),
+            "cat": [f"c{i % 5}" for i in range(start, start + n)],
+            "emb": pa.FixedSizeListArray.from_arrays(pa.array(values), dim),
+        }
+    )
 
 
 def connector(warehouse: Path | str, **extra: str) -> LanceConnector:
@@ -44,20 +48,31 @@ def error(fn, *args):  # type: ignore[no-untyped-def]
     return info.value
 
 
-@pytest.mark.parametrize("props, fragment", [
-    ({"warehouse": "relative/dir"}, "Invalid warehouse 'relative/dir'"),
-    ({"warehouse": "s3://"}, "needs a bucket"),
-    ({"warehouse": "gs://bucket/x"}, "s3://bucket/prefix"),
-    ({"warehouse": "file://host/x"}, "absolute path"),
-    ({"warehouse": "/w", "lance.catalog.type": "rest"}, "Unsupported lance.catalog.type 'rest'; supported: filesystem"),
-    ({"warehouse": "/w", "use_path_style": "maybe"}, "'use_path_style' must be true or false"),
-    ({"warehouse": "/w", "s3.access_key": "AK"}, "must be given together"),
-    ({"warehouse": "/w", "meta.cache.ttl-second": "soon"}, "'meta.cache.ttl-second' must be a number"),
-    ({"warehouse": "s3://b", "s3.endpoint": "127.0.0.1:9000"}, "Invalid s3.endpoint"),
-    ({"warehouse": "/w", "s3.secret": SECRET}, "Unknown property 's3.secret'"),
-    ({}, "Missing required property 'warehouse'"),
-])
-def test_bad_properties_are_clear_errors_without_secrets(props: dict[str, str], fragment: str) -> None:
+@pytest.mark.parametrize(
+    "props, fragment",
+    [
+        ({"warehouse": "relative/dir"}, "Invalid warehouse 'relative/dir'"),
+        ({"warehouse": "s3://"}, "needs a bucket"),
+        ({"warehouse": "gs://bucket/x"}, "s3://bucket/prefix"),
+        ({"warehouse": "file://host/x"}, "absolute path"),
+        (
+            {"warehouse": "/w", "lance.catalog.type": "rest"},
+            "Unsupported lance.catalog.type 'rest'; supported: filesystem",
+        ),
+        ({"warehouse": "/w", "use_path_style": "maybe"}, "'use_path_style' must be true or false"),
+        ({"warehouse": "/w", "s3.access_key": "AK"}, "must be given together"),
+        (
+            {"warehouse": "/w", "meta.cache.ttl-second": "soon"},
+            "'meta.cache.ttl-second' must be a number",
+        ),
+        ({"warehouse": "s3://b", "s3.endpoint": "127.0.0.1:9000"}, "Invalid s3.endpoint"),
+        ({"warehouse": "/w", "s3.secret": SECRET}, "Unknown property 's3.secret'"),
+        ({}, "Missing required property 'warehouse'"),
+    ],
+)
+def test_bad_properties_are_clear_errors_without_secrets(
+    props: dict[str, str], fragment: str
+) -> None:
     exc = error(LanceConnector.validate_properties, {"type": "lance", **props})
     assert exc.spec is Errors.CATALOG_BAD_PROPERTY
     assert fragment in exc.message and SECRET not in exc.message
@@ -66,36 +81,62 @@ def test_bad_properties_are_clear_errors_without_secrets(props: dict[str, str], 
 def test_locations_and_storage_options() -> None:
     local = connector("file:///data/wh/", **{"lance.catalog.type": "FileSystem"})
     assert local.dataset_uri("db", "t") == "/data/wh/db/t.lance" and local.storage_options() == {}
-    s3 = connector("s3://bkt/pre/fix/", **{"s3.endpoint": "http://127.0.0.1:9000/", "s3.access_key": "AK",
-                                          "s3.secret_key": SECRET, "s3.region": "eu-west-1",
-                                          "use_path_style": "true"})
+    s3 = connector(
+        "s3://bkt/pre/fix/",
+        **{
+            "s3.endpoint": "http://127.0.0.1:9000/",
+            "s3.access_key": "AK",
+            "s3.secret_key": SECRET,
+            "s3.region": "eu-west-1",
+            "use_path_style": "true",
+        },
+    )
     assert s3.dataset_uri("db", "t") == "s3://bkt/pre/fix/db/t.lance"
-    assert s3.storage_options() == {"aws_access_key_id": "AK", "aws_secret_access_key": SECRET,
-                                    "aws_endpoint": "http://127.0.0.1:9000", "allow_http": "true",
-                                    "aws_region": "eu-west-1", "aws_virtual_hosted_style_request": "false"}
-    https = connector("s3://bkt", **{"s3.endpoint": "https://s3.example", "use_path_style": "false"})
-    assert https.storage_options() == {"aws_endpoint": "https://s3.example",
-                                       "aws_virtual_hosted_style_request": "true"}
+    assert s3.storage_options() == {
+        "aws_access_key_id": "AK",
+        "aws_secret_access_key": SECRET,
+        "aws_endpoint": "http://127.0.0.1:9000",
+        "allow_http": "true",
+        "aws_region": "eu-west-1",
+        "aws_virtual_hosted_style_request": "false",
+    }
+    https = connector(
+        "s3://bkt", **{"s3.endpoint": "https://s3.example", "use_path_style": "false"}
+    )
+    assert https.storage_options() == {
+        "aws_endpoint": "https://s3.example",
+        "aws_virtual_hosted_style_request": "true",
+    }
     assert connector("s3://bkt").dataset_uri("d", "t") == "s3://bkt/d/t.lance"
     # names that would leave the warehouse are missing tables, never paths
     for db, table in (("..", "t"), ("d", "../x"), ("d/e", "t"), (".hidden", "t")):
         assert error(local.dataset_uri, db, table).spec is Errors.UNKNOWN_EXTERNAL_TABLE
 
 
-@pytest.mark.parametrize("arrow, desc, mysql", [
-    (pa.int64(), "BIGINT", "bigint"), (pa.int32(), "INT", "int"), (pa.string(), "VARCHAR", "varchar"),
-    (pa.large_string(), "VARCHAR", "varchar"), (pa.float32(), "FLOAT", "float"),
-    (pa.float64(), "DOUBLE", "double"), (pa.bool_(), "BOOLEAN", "tinyint"),
-    (pa.uint64(), "BIGINT UNSIGNED", "bigint"), (pa.date32(), "DATE", "date"),
-    (pa.timestamp("us"), "DATETIME(6)", "datetime"), (pa.timestamp("ms", "UTC"), "DATETIME(3)", "datetime"),
-    (pa.decimal128(10, 2), "DECIMAL(10,2)", "decimal"), (pa.binary(), "VARBINARY", "varbinary"),
-    (pa.list_(pa.float32(), 128), "ARRAY<FLOAT>(128)", "text"),
-    (pa.list_(pa.float16(), 64), "ARRAY<FLOAT16>(64)", "text"),
-    (pa.list_(pa.string()), "ARRAY<VARCHAR>", "text"),
-    (pa.struct([("a", pa.int32()), ("b", pa.string())]), "STRUCT<a:INT,b:VARCHAR>", "text"),
-    (pa.map_(pa.string(), pa.int64()), "MAP<VARCHAR,BIGINT>", "text"),
-    (pa.dictionary(pa.int32(), pa.string()), "VARCHAR", "varchar"),
-])
+@pytest.mark.parametrize(
+    "arrow, desc, mysql",
+    [
+        (pa.int64(), "BIGINT", "bigint"),
+        (pa.int32(), "INT", "int"),
+        (pa.string(), "VARCHAR", "varchar"),
+        (pa.large_string(), "VARCHAR", "varchar"),
+        (pa.float32(), "FLOAT", "float"),
+        (pa.float64(), "DOUBLE", "double"),
+        (pa.bool_(), "BOOLEAN", "tinyint"),
+        (pa.uint64(), "BIGINT UNSIGNED", "bigint"),
+        (pa.date32(), "DATE", "date"),
+        (pa.timestamp("us"), "DATETIME(6)", "datetime"),
+        (pa.timestamp("ms", "UTC"), "DATETIME(3)", "datetime"),
+        (pa.decimal128(10, 2), "DECIMAL(10,2)", "decimal"),
+        (pa.binary(), "VARBINARY", "varbinary"),
+        (pa.list_(pa.float32(), 128), "ARRAY<FLOAT>(128)", "text"),
+        (pa.list_(pa.float16(), 64), "ARRAY<FLOAT16>(64)", "text"),
+        (pa.list_(pa.string()), "ARRAY<VARCHAR>", "text"),
+        (pa.struct([("a", pa.int32()), ("b", pa.string())]), "STRUCT<a:INT,b:VARCHAR>", "text"),
+        (pa.map_(pa.string(), pa.int64()), "MAP<VARCHAR,BIGINT>", "text"),
+        (pa.dictionary(pa.int32(), pa.string()), "VARCHAR", "varchar"),
+    ],
+)
 def test_arrow_types_map_to_desc_and_data_type(arrow: pa.DataType, desc: str, mysql: str) -> None:
     assert arrow_type(arrow) == (desc, mysql)
 
@@ -149,8 +190,14 @@ def test_time_travel_by_version_tag_and_time(tmp_path: Path) -> None:
     assert c.scan("db", "t", TimeTravel(timestamp="2999-01-01 00:00:00")).count_rows() == 15
     assert error(c.scan, "db", "t", TimeTravel(version=9)).spec is Errors.UNKNOWN_TABLE_VERSION
     assert error(c.scan, "db", "t", TimeTravel(tag="nope")).spec is Errors.UNKNOWN_TABLE_TAG
-    assert error(c.scan, "db", "t", TimeTravel(timestamp="2001-01-01")).spec is Errors.TABLE_NO_VERSION_AT_TIME
-    assert error(c.scan, "db", "t", TimeTravel(timestamp="yesterday")).spec is Errors.TIME_TRAVEL_INVALID
+    assert (
+        error(c.scan, "db", "t", TimeTravel(timestamp="2001-01-01")).spec
+        is Errors.TABLE_NO_VERSION_AT_TIME
+    )
+    assert (
+        error(c.scan, "db", "t", TimeTravel(timestamp="yesterday")).spec
+        is Errors.TIME_TRAVEL_INVALID
+    )
 
 
 def test_parse_timestamp_forms() -> None:
@@ -170,7 +217,9 @@ def test_indexes_report_rows_and_uuids(tmp_path: Path) -> None:
     rows = connector(tmp_path).indexes("db", "t")
     uuids = {i["name"]: i["uuid"] for i in lance.dataset(uri).list_indices()}
     assert [(r.name, r.type, r.column, r.indexed_rows, r.unindexed_rows) for r in rows] == [
-        ("emb_idx", "IVF_FLAT", "emb", 300, 7), ("id_idx", "BTree", "id", 300, 7)]
+        ("emb_idx", "IVF_FLAT", "emb", 300, 7),
+        ("id_idx", "BTree", "id", 300, 7),
+    ]
     assert {r.name: r.uuid for r in rows} == uuids
 
 
@@ -188,29 +237,39 @@ def test_float16_tables_scan_in_duckdb_as_float32(tmp_path: Path) -> None:
 
 
 def test_library_errors_become_typed_errors_without_secrets(tmp_path: Path) -> None:
-    dead = connector("s3://bkt/wh", **{"s3.endpoint": "http://127.0.0.1:1", "s3.access_key": "AK",
-                                       "s3.secret_key": SECRET, "use_path_style": "true"})
+    dead = connector(
+        "s3://bkt/wh",
+        **{
+            "s3.endpoint": "http://127.0.0.1:1",
+            "s3.access_key": "AK",
+            "s3.secret_key": SECRET,
+            "use_path_style": "true",
+        },
+    )
     exc = error(dead.list_databases)
     assert exc.spec is Errors.CATALOG_ACCESS_FAILED and SECRET not in exc.message
     assert exc.message.startswith("Catalog 'lc': ")
 
 
-@pytest.mark.parametrize("sql, pushed", [
-    ("SELECT count(*) FROM lc.db.t", True),
-    ("SELECT COUNT(*) AS n FROM lc.db.t FOR VERSION AS OF 3", True),
-    ("SELECT count(*) FROM lc.db.t AS x", True),
-    ("SELECT count(*) FROM t", True),  # the session's catalog is external
-    ("SELECT count(*) FROM internal.db.t", False),
-    ("SELECT count(*) FROM lc.db.t WHERE id > 1", False),
-    ("SELECT count(id) FROM lc.db.t", False),
-    ("SELECT count(DISTINCT id) FROM lc.db.t", False),
-    ("SELECT count(*), 1 FROM lc.db.t", False),
-    ("SELECT count(*) FROM lc.db.t GROUP BY id", False),
-    ("SELECT count(*) FROM lc.db.t LIMIT 0", False),
-    ("SELECT count(*) FROM lc.db.t JOIN lc.db.u ON true", False),
-    ("SELECT count(*) FROM (SELECT * FROM lc.db.t) s", False),
-    ("SELECT count(*) FROM lc.information_schema.tables", False),
-])
+@pytest.mark.parametrize(
+    "sql, pushed",
+    [
+        ("SELECT count(*) FROM lc.db.t", True),
+        ("SELECT COUNT(*) AS n FROM lc.db.t FOR VERSION AS OF 3", True),
+        ("SELECT count(*) FROM lc.db.t AS x", True),
+        ("SELECT count(*) FROM t", True),  # the session's catalog is external
+        ("SELECT count(*) FROM internal.db.t", False),
+        ("SELECT count(*) FROM lc.db.t WHERE id > 1", False),
+        ("SELECT count(id) FROM lc.db.t", False),
+        ("SELECT count(DISTINCT id) FROM lc.db.t", False),
+        ("SELECT count(*), 1 FROM lc.db.t", False),
+        ("SELECT count(*) FROM lc.db.t GROUP BY id", False),
+        ("SELECT count(*) FROM lc.db.t LIMIT 0", False),
+        ("SELECT count(*) FROM lc.db.t JOIN lc.db.u ON true", False),
+        ("SELECT count(*) FROM (SELECT * FROM lc.db.t) s", False),
+        ("SELECT count(*) FROM lc.information_schema.tables", False),
+    ],
+)
 def test_count_push_down_only_for_a_bare_count_star(sql: str, pushed: bool) -> None:
     ctx = SessionContext(user="root", host="h", connection_id=1, catalog="lc", database="db")
     assert (_count_star_table(sqlglot.parse_one(sql, read="mysql"), ctx) is not None) is pushed

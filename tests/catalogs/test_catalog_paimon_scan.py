@@ -1,4 +1,5 @@
-"""Paimon scans that stream (engine/lakehouse/catalogs/paimon_scan.py): an append table's pinned snapshot is
+"""Paimon scans that stream (engine/lakehouse/catalogs/paimon_scan.py): an append table's pinned
+snapshot is
 a pyarrow Dataset of its data files (DuckDB pushes projection and filters into it and streams it),
 a primary-key table is still merged by pypaimon; both read exactly what pypaimon reads."""
 
@@ -13,8 +14,7 @@ import pytest
 from drydock.engine.lakehouse.catalogs.base import TimeTravel
 from drydock.engine.lakehouse.catalogs.paimon import PaimonConnector
 from tests.conftest import ServerProcess
-from tests.support.paimon_procs import PARTED, Lake, hook_dir, local_lake, proc_server, row, s3_lake  # noqa: F401
-from tests.support.s3 import S3Server, s3  # noqa: F401
+from tests.support.paimon_procs import PARTED, Lake, local_lake, row, s3_lake
 
 
 @pytest.fixture(params=["local", "s3"])
@@ -46,10 +46,14 @@ def test_append_tables_stream_from_their_files_and_read_what_pypaimon_reads(lake
     old = connector(lake).scan("db", "t", TimeTravel(version=1))  # still pinned to one snapshot
     assert sorted_rows(old.to_table()) == lake.rows("db.t", snapshot=1)
     c = lake.catalog
-    assert lake.sql(f"SELECT count(*), sum(id) FROM {c}.db.t WHERE dt = '2024-01-02' AND id >= 10") == [(40, 1180)]
+    assert lake.sql(
+        f"SELECT count(*), sum(id) FROM {c}.db.t WHERE dt = '2024-01-02' AND id >= 10"
+    ) == [(40, 1180)]
     assert lake.sql(f"SELECT item FROM {c}.db.t WHERE id = 1000") == [("late",)]
     # the same table twice in one statement: the Dataset is scanned twice, both see every row
-    assert lake.sql(f"SELECT count(*) FROM {c}.db.t a JOIN {c}.db.t b ON a.id = b.id AND a.dt = b.dt") == [(101,)]
+    assert lake.sql(
+        f"SELECT count(*) FROM {c}.db.t a JOIN {c}.db.t b ON a.id = b.id AND a.dt = b.dt"
+    ) == [(101,)]
     assert lake.sql(f"SELECT count(*) FROM {c}.db.t") == [(101,)]
 
 

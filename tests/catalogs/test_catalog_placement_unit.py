@@ -10,8 +10,15 @@ import pytest
 
 from drydock.engine.statements import execute as execute_statement
 from drydock.engine.support.locations import (
-    Location, check_local_roots, check_object_prefixes, is_allowed, local_roots, locate,
-    object_prefixes, overlaps)
+    Location,
+    check_local_roots,
+    check_object_prefixes,
+    is_allowed,
+    local_roots,
+    locate,
+    object_prefixes,
+    overlaps,
+)
 from drydock.engine.core import Engine
 from drydock.engine.errors import DrydockError, Errors
 from drydock.engine.store.metastore import MetaStore
@@ -111,9 +118,12 @@ def bob(engine: Engine) -> Engine:
 
 def test_create_privilege_alone_needs_an_allowed_root(bob: Engine, tmp_path: Path) -> None:
     code, message = code_of(bob, lance("c1", f"{tmp_path}/allowed/wh"))
-    assert (code, message) == (1227, "Access denied; you need (at least one of) the ADMIN privilege(s) for this "
-                                     f"operation: warehouse '{tmp_path}/allowed/wh' is not under a location "
-                                     "listed in config 'catalog_allowed_local_roots'")
+    assert (code, message) == (
+        1227,
+        "Access denied; you need (at least one of) the ADMIN privilege(s) for this "
+        f"operation: warehouse '{tmp_path}/allowed/wh' is not under a location "
+        "listed in config 'catalog_allowed_local_roots'",
+    )
     bob.config.set("catalog_allowed_local_roots", f"{tmp_path}/allowed")
     run(bob, lance("c1", f"{tmp_path}/allowed/wh"), BOB)
     assert bob.catalogs.get("c1").properties["warehouse"] == f"{tmp_path}/allowed/wh"
@@ -122,7 +132,9 @@ def test_create_privilege_alone_needs_an_allowed_root(bob: Engine, tmp_path: Pat
 def test_no_privilege_at_all_names_admin(engine: Engine) -> None:
     run(engine, "CREATE USER 'bob'@'%' IDENTIFIED BY 'pw'")
     assert code_of(engine, lance("c1", "/x")) == (
-        1227, "Access denied; you need (at least one of) the ADMIN privilege(s) for this operation")
+        1227,
+        "Access denied; you need (at least one of) the ADMIN privilege(s) for this operation",
+    )
 
 
 def test_admin_is_refused_the_data_dir_only(engine: Engine, tmp_path: Path) -> None:
@@ -137,8 +149,11 @@ def test_denial_of_an_existing_catalog_does_not_echo_its_path(bob: Engine, tmp_p
     bob.config.set("catalog_allowed_local_roots", f"{tmp_path}/allowed")
     run(bob, lance("c1", "/srv/secret-place"))
     run(bob, "GRANT ALTER_PRIV, DROP_PRIV ON c1.*.* TO 'bob'@'%'")
-    for sql in ("ALTER CATALOG c1 RENAME c2", "DROP CATALOG c1",
-                "ALTER CATALOG c1 SET PROPERTIES ('meta.cache.ttl-second' = '5')"):
+    for sql in (
+        "ALTER CATALOG c1 RENAME c2",
+        "DROP CATALOG c1",
+        "ALTER CATALOG c1 SET PROPERTIES ('meta.cache.ttl-second' = '5')",
+    ):
         code, message = code_of(bob, sql)
         assert code == 1227 and "secret-place" not in message and "catalog 'c1'" in message, sql
     assert bob.catalogs.get("c1").properties["warehouse"] == "/srv/secret-place"

@@ -1,4 +1,5 @@
-"""The connectors' metadata cache (engine/lakehouse/catalogs/cache.py) is bounded: expired entries and then the
+"""The connectors' metadata cache (engine/lakehouse/catalogs/cache.py) is bounded: expired entries
+and then the
 least recently used make room, so a warehouse with many tables cannot grow it without limit."""
 
 from __future__ import annotations

@@ -24,36 +24,70 @@ class Driver:
     describes_scale: bool
 
 
-def _pymysql(server: ServerProcess, database: str | None, multi: bool = False, charset: str | None = None) -> Any:
+def _pymysql(
+    server: ServerProcess, database: str | None, multi: bool = False, charset: str | None = None
+) -> Any:
     import pymysql
     from pymysql.constants import CLIENT
 
-    return pymysql.connect(host=server.host, port=server.port, user="root", password="", database=database,
-                           autocommit=True, client_flag=CLIENT.MULTI_STATEMENTS if multi else 0,
-                           charset=charset or "utf8mb4", connect_timeout=10, read_timeout=60)
+    return pymysql.connect(
+        host=server.host,
+        port=server.port,
+        user="root",
+        password="",
+        database=database,
+        autocommit=True,
+        client_flag=CLIENT.MULTI_STATEMENTS if multi else 0,
+        charset=charset or "utf8mb4",
+        connect_timeout=10,
+        read_timeout=60,
+    )
 
 
 def _connector(use_pure: bool) -> Callable[..., Any]:
-    def connect(server: ServerProcess, database: str | None, multi: bool = False, charset: str | None = None) -> Any:
+    def connect(
+        server: ServerProcess, database: str | None, multi: bool = False, charset: str | None = None
+    ) -> Any:
         import mysql.connector
         from mysql.connector.constants import ClientFlag
 
-        return mysql.connector.connect(host=server.host, port=server.port, user="root", password="",
-                                       database=database, use_pure=use_pure, autocommit=True,
-                                       client_flags=[ClientFlag.MULTI_STATEMENTS] if multi else None,
-                                       charset=charset or "utf8mb4", connection_timeout=10)
+        return mysql.connector.connect(
+            host=server.host,
+            port=server.port,
+            user="root",
+            password="",
+            database=database,
+            use_pure=use_pure,
+            autocommit=True,
+            client_flags=[ClientFlag.MULTI_STATEMENTS] if multi else None,
+            charset=charset or "utf8mb4",
+            connection_timeout=10,
+        )
+
     return connect
 
 
-def _mysqlclient(server: ServerProcess, database: str | None, multi: bool = False, charset: str | None = None) -> Any:
+def _mysqlclient(
+    server: ServerProcess, database: str | None, multi: bool = False, charset: str | None = None
+) -> Any:
     import MySQLdb
     from MySQLdb.constants import CLIENT
 
     kwargs: dict[str, Any] = {"db": database} if database else {}
-    # mysqlclient sets CLIENT_MULTI_STATEMENTS unless told not to (its multi_statements=True default)
-    conn = MySQLdb.connect(host=server.host, port=server.port, user="root", passwd="", autocommit=True,
-                           client_flag=CLIENT.MULTI_STATEMENTS if multi else 0, multi_statements=multi,
-                           charset=charset or "utf8mb4", connect_timeout=10, **kwargs)
+    # mysqlclient sets CLIENT_MULTI_STATEMENTS unless told not to (its multi_statements=True
+    # default)
+    conn = MySQLdb.connect(
+        host=server.host,
+        port=server.port,
+        user="root",
+        passwd="",
+        autocommit=True,
+        client_flag=CLIENT.MULTI_STATEMENTS if multi else 0,
+        multi_statements=multi,
+        charset=charset or "utf8mb4",
+        connect_timeout=10,
+        **kwargs,
+    )
     return conn
 
 
@@ -73,8 +107,10 @@ def load(name: str) -> Driver:
         try:
             module = importlib.import_module("MySQLdb")
         except ImportError as exc:
-            pytest.skip(f"mysqlclient is not installed: pyproject's 'mysqlclient' extra builds against "
-                        f"libmariadb-dev + pkg-config (.ci/run installs all three): {exc}")
+            pytest.skip(
+                f"mysqlclient is not installed: pyproject's 'mysqlclient' extra builds against "
+                f"libmariadb-dev + pkg-config (.ci/run installs all three): {exc}"
+            )
         return Driver(name, module, _mysqlclient, True)
     raise ValueError(name)
 

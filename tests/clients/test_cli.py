@@ -25,15 +25,22 @@ def _tool(name: str) -> str:
 
 
 def _run(server: ServerProcess, tool: str, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([_tool(tool), "-h", server.host, "-P", str(server.port), "-uroot", *args],
-                          capture_output=True, text=True, check=False, timeout=TIMEOUT)
+    return subprocess.run(
+        [_tool(tool), "-h", server.host, "-P", str(server.port), "-uroot", *args],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=TIMEOUT,
+    )
 
 
 @pytest.fixture
 def db(shared_server: ServerProcess) -> Iterator[str]:
     name = f"cli_{uuid.uuid4().hex[:10]}"
     shared_server.query(f"CREATE DATABASE {name}")
-    shared_server.query(f"CREATE TABLE {name}.t (id INT PRIMARY KEY, name VARCHAR(20), price DECIMAL(10,2))")
+    shared_server.query(
+        f"CREATE TABLE {name}.t (id INT PRIMARY KEY, name VARCHAR(20), price DECIMAL(10,2))"
+    )
     shared_server.query(f"INSERT INTO {name}.t VALUES (1, 'a', 1.50), (2, 'b', 2.00)")
     yield name
     shared_server.query(f"DROP DATABASE IF EXISTS {name}")
@@ -50,24 +57,50 @@ def _field_info(output: str) -> list[dict[str, str]]:
     return fields
 
 
-def test_column_definitions_as_the_c_client_reads_them(shared_server: ServerProcess, db: str) -> None:
-    out = _run(shared_server, "mariadb", "--column-type-info", "-t", db, "-e", "SELECT name AS n, price FROM t x")
+def test_column_definitions_as_the_c_client_reads_them(
+    shared_server: ServerProcess, db: str
+) -> None:
+    out = _run(
+        shared_server,
+        "mariadb",
+        "--column-type-info",
+        "-t",
+        db,
+        "-e",
+        "SELECT name AS n, price FROM t x",
+    )
     assert out.returncode == 0, out.stderr
     name, price = _field_info(out.stdout)
-    assert (name["Type"], name["Database"], name["Table"], name["Org_table"], name["Org_field"]) == \
-        ("VAR_STRING", f"`{db}`", "`x`", "`t`", "`name`")
+    assert (
+        name["Type"],
+        name["Database"],
+        name["Table"],
+        name["Org_table"],
+        name["Org_field"],
+    ) == ("VAR_STRING", f"`{db}`", "`x`", "`t`", "`name`")
     assert price["Type"] == "NEWDECIMAL" and price["Decimals"] == "2" and "NUM" in price["Flags"]
 
 
-def test_safe_updates_connects_and_refuses_an_unbounded_delete(shared_server: ServerProcess, db: str) -> None:
-    out = _run(shared_server, "mariadb", "--safe-updates", "-N", db, "-e",
-               "SELECT @@sql_safe_updates, @@sql_select_limit; DELETE FROM t")
+def test_safe_updates_connects_and_refuses_an_unbounded_delete(
+    shared_server: ServerProcess, db: str
+) -> None:
+    out = _run(
+        shared_server,
+        "mariadb",
+        "--safe-updates",
+        "-N",
+        db,
+        "-e",
+        "SELECT @@sql_safe_updates, @@sql_select_limit; DELETE FROM t",
+    )
     assert out.stdout.split() == ["1", "1000"], out.stderr
     assert "ERROR 1175 (HY000)" in out.stderr and "safe update mode" in out.stderr
     assert shared_server.query(f"SELECT count(*) FROM {db}.t") == [(2,)]
 
 
-def test_errors_print_mysqls_code_sqlstate_and_wording(shared_server: ServerProcess, db: str) -> None:
+def test_errors_print_mysqls_code_sqlstate_and_wording(
+    shared_server: ServerProcess, db: str
+) -> None:
     out = _run(shared_server, "mariadb", db, "-e", "INSERT INTO t VALUES (1, 'dup', 0)")
     assert out.returncode == 1
     assert "ERROR 1062 (23000) at line 1: Duplicate entry '1' for key 't.PRIMARY'" in out.stderr
@@ -75,7 +108,9 @@ def test_errors_print_mysqls_code_sqlstate_and_wording(shared_server: ServerProc
 
 def test_cli_status_and_mariadb_admin_status_and_ping(shared_server: ServerProcess) -> None:
     status = _run(shared_server, "mariadb", "-e", "status")
-    assert status.returncode == 0 and "Uptime:" in status.stdout and "Threads:" in status.stdout, status.stderr
+    assert status.returncode == 0 and "Uptime:" in status.stdout and "Threads:" in status.stdout, (
+        status.stderr
+    )
     admin = _run(shared_server, "mariadb-admin", "status")
     assert admin.returncode == 0 and admin.stdout.startswith("Uptime: "), admin.stderr
     ping = _run(shared_server, "mariadb-admin", "ping")

@@ -42,9 +42,18 @@ def db(shared_server: ServerProcess) -> Iterator[str]:
 def connector(server: ServerProcess, **kwargs: Any) -> MySQLConnection:
     # Pure Python: the C extension of mysql-connector 26.10 fails to load here
     # (docs/upstream-facts.md).
-    conn = mysql.connector.connect(host=server.host, port=server.port, user="root", password="",
-                                   use_pure=True, autocommit=True, connection_timeout=10,
-                                   read_timeout=60, write_timeout=60, **kwargs)
+    conn = mysql.connector.connect(
+        host=server.host,
+        port=server.port,
+        user="root",
+        password="",
+        use_pure=True,
+        autocommit=True,
+        connection_timeout=10,
+        read_timeout=60,
+        write_timeout=60,
+        **kwargs,
+    )
     assert isinstance(conn, MySQLConnection)
     return conn
 
@@ -53,8 +62,14 @@ def connector(server: ServerProcess, **kwargs: Any) -> MySQLConnection:
 # database holding table t.
 WARNING_CASES = [
     ("DROP TABLE IF EXISTS {db}.nope", ("Note", 1051, "Unknown table '{db}.nope'")),
-    ("DROP DATABASE IF EXISTS nope_{db}", ("Note", 1008, "Can't drop database 'nope_{db}'; database doesn't exist")),
-    ("CREATE DATABASE IF NOT EXISTS {db}", ("Note", 1007, "Can't create database '{db}'; database exists")),
+    (
+        "DROP DATABASE IF EXISTS nope_{db}",
+        ("Note", 1008, "Can't drop database 'nope_{db}'; database doesn't exist"),
+    ),
+    (
+        "CREATE DATABASE IF NOT EXISTS {db}",
+        ("Note", 1007, "Can't create database '{db}'; database exists"),
+    ),
     ("CREATE TABLE IF NOT EXISTS {db}.t (id INT)", ("Note", 1050, "Table 't' already exists")),
 ]
 WARNING_IDS = ["drop_table", "drop_database", "create_database", "create_table"]
@@ -64,7 +79,8 @@ def _case(sql: str, note: tuple[str, int, str], db: str) -> tuple[str, tuple[str
     return sql.format(db=db), (note[0], note[1], note[2].format(db=db))
 
 
-# -- pymysql ----------------------------------------------------------------------------------------
+# -- pymysql
+# ----------------------------------------------------------------------------------------
 def test_pymysql_selects_typed_values(shared_server: ServerProcess, db: str) -> None:
     with shared_server.connect() as conn, conn.cursor() as cur:
         cur.execute(f"SELECT id, name FROM {db}.t ORDER BY id")
@@ -72,7 +88,10 @@ def test_pymysql_selects_typed_values(shared_server: ServerProcess, db: str) -> 
         cur.execute("SELECT CAST(12.5 AS DECIMAL(5,2)), DATE '2024-05-06', NULL, 2.5 FROM DUAL")
         assert cur.fetchall() == ((decimal.Decimal("12.50"), dt.date(2024, 5, 6), None, 2.5),)
         types = [d[1] for d in cur.description]
-        assert types[:2] == [pymysql.constants.FIELD_TYPE.NEWDECIMAL, pymysql.constants.FIELD_TYPE.DATE]
+        assert types[:2] == [
+            pymysql.constants.FIELD_TYPE.NEWDECIMAL,
+            pymysql.constants.FIELD_TYPE.DATE,
+        ]
 
 
 def test_pymysql_reads_blob_as_bytes(shared_server: ServerProcess, db: str) -> None:
@@ -88,16 +107,28 @@ def test_information_schema_columns_are_mysql_shaped(shared_server: ServerProces
     """Precision in decimal digits, MySQL type names, case-insensitive enumerated values (JDBC's
     getColumns computes NULLABLE with ``IS_NULLABLE = 'yes'``)."""
     with shared_server.connect() as conn, conn.cursor() as cur:
-        cur.execute(f"CREATE TABLE {db}.k (b BIGINT NOT NULL, f DOUBLE, flag BOOLEAN, d DECIMAL(7,3), ts DATETIME)")
-        cur.execute("SELECT column_name, data_type, column_type, numeric_precision, numeric_scale, "
-                    "IF(is_nullable = 'yes', 1, 0) FROM information_schema.columns "
-                    "WHERE table_schema = %s AND table_name = 'k' ORDER BY ordinal_position", (db,))
-        assert cur.fetchall() == (("b", "bigint", "bigint", 19, 0, 0), ("f", "double", "double", 22, None, 1),
-                                  ("flag", "tinyint", "tinyint(1)", 3, 0, 1),
-                                  ("d", "decimal", "decimal(7,3)", 7, 3, 1),
-                                  ("ts", "datetime", "datetime(6)", None, None, 1))
-        cur.execute("SELECT table_name FROM information_schema.tables "
-                    "WHERE table_schema = %s AND table_type = 'base table' ORDER BY 1", (db,))
+        cur.execute(
+            f"CREATE TABLE {db}.k (b BIGINT NOT NULL, f DOUBLE, flag BOOLEAN, d DECIMAL(7,3), ts "
+            f"DATETIME)"
+        )
+        cur.execute(
+            "SELECT column_name, data_type, column_type, numeric_precision, numeric_scale, "
+            "IF(is_nullable = 'yes', 1, 0) FROM information_schema.columns "
+            "WHERE table_schema = %s AND table_name = 'k' ORDER BY ordinal_position",
+            (db,),
+        )
+        assert cur.fetchall() == (
+            ("b", "bigint", "bigint", 19, 0, 0),
+            ("f", "double", "double", 22, None, 1),
+            ("flag", "tinyint", "tinyint(1)", 3, 0, 1),
+            ("d", "decimal", "decimal(7,3)", 7, 3, 1),
+            ("ts", "datetime", "datetime(6)", None, None, 1),
+        )
+        cur.execute(
+            "SELECT table_name FROM information_schema.tables "
+            "WHERE table_schema = %s AND table_type = 'base table' ORDER BY 1",
+            (db,),
+        )
         assert cur.fetchall() == (("k",), ("t",))
 
 
@@ -107,7 +138,9 @@ def test_drop_database_drops_its_tables(shared_server: ServerProcess) -> None:
         cur.execute(f"CREATE DATABASE {name}")
         cur.execute(f"CREATE TABLE {name}.t (a INT)")
         cur.execute(f"DROP DATABASE {name}")
-        cur.execute("SELECT count(*) FROM information_schema.schemata WHERE schema_name = %s", (name,))
+        cur.execute(
+            "SELECT count(*) FROM information_schema.schemata WHERE schema_name = %s", (name,)
+        )
         assert cur.fetchone() == (0,)
 
 
@@ -123,8 +156,9 @@ def test_pymysql_reports_affected_rows(shared_server: ServerProcess, db: str) ->
 
 
 @pytest.mark.parametrize(("sql", "note"), WARNING_CASES, ids=WARNING_IDS)
-def test_pymysql_sees_each_warning(shared_server: ServerProcess, db: str, sql: str,
-                                   note: tuple[str, int, str]) -> None:
+def test_pymysql_sees_each_warning(
+    shared_server: ServerProcess, db: str, sql: str, note: tuple[str, int, str]
+) -> None:
     sql, note = _case(sql, note, db)
     with shared_server.connect() as conn, conn.cursor() as cur:
         cur.execute(sql)
@@ -156,20 +190,26 @@ def test_pymysql_client_side_parameters_are_escaped(shared_server: ServerProcess
         assert cur.fetchall() == ((2,),)
         cur.execute(f"SELECT id FROM {db}.t WHERE name = %s", ("' OR '1'='1",))
         assert cur.fetchall() == ()
-        assert cur.executemany(f"INSERT INTO {db}.t VALUES (%s, %s)",
-                               [(7, "back\\slash"), (8, 'dq"'), (9, None)]) == 3
+        assert (
+            cur.executemany(
+                f"INSERT INTO {db}.t VALUES (%s, %s)", [(7, "back\\slash"), (8, 'dq"'), (9, None)]
+            )
+            == 3
+        )
         cur.execute(f"SELECT name FROM {db}.t WHERE id >= %(low)s ORDER BY id", {"low": 7})
         assert cur.fetchall() == (("back\\slash",), ('dq"',), (None,))
 
 
-# -- MySQL diagnostics-area semantics (through pymysql) ----------------------------------------------
+# -- MySQL diagnostics-area semantics (through pymysql)
+# ----------------------------------------------
 def _rows(cur: Any, sql: str) -> tuple[Any, ...]:
     cur.execute(sql)
     return tuple(cur.fetchall())
 
 
 def test_show_warnings_twice_returns_the_same_rows_and_reports_no_warning_itself(
-        shared_server: ServerProcess, db: str) -> None:
+    shared_server: ServerProcess, db: str
+) -> None:
     note = ("Note", 1051, f"Unknown table '{db}.nope'")
     with shared_server.connect() as conn, conn.cursor() as cur:
         cur.execute(f"DROP TABLE IF EXISTS {db}.nope")
@@ -182,12 +222,20 @@ def test_show_warnings_twice_returns_the_same_rows_and_reports_no_warning_itself
         assert _rows(cur, "SHOW WARNINGS") == ()  # the SELECT above cleared the area
 
 
-@pytest.mark.parametrize("next_sql", ["SELECT 1", "SELECT id FROM {db}.t WHERE id = 1",
-                                      "INSERT INTO {db}.t VALUES (3, 'x')", "CREATE TABLE {db}.u (a INT)",
-                                      "ADMIN SHOW FRONTEND CONFIG LIKE 'nothing'"],
-                         ids=["probe", "select", "insert", "ddl", "owned"])
+@pytest.mark.parametrize(
+    "next_sql",
+    [
+        "SELECT 1",
+        "SELECT id FROM {db}.t WHERE id = 1",
+        "INSERT INTO {db}.t VALUES (3, 'x')",
+        "CREATE TABLE {db}.u (a INT)",
+        "ADMIN SHOW FRONTEND CONFIG LIKE 'nothing'",
+    ],
+    ids=["probe", "select", "insert", "ddl", "owned"],
+)
 def test_warnings_are_cleared_by_the_next_non_diagnostic_statement(
-        shared_server: ServerProcess, db: str, next_sql: str) -> None:
+    shared_server: ServerProcess, db: str, next_sql: str
+) -> None:
     with shared_server.connect() as conn, conn.cursor() as cur:
         cur.execute(f"DROP TABLE IF EXISTS {db}.nope")
         assert _rows(cur, "SHOW COUNT(*) WARNINGS") == ((1,),)
@@ -242,7 +290,8 @@ def test_diagnostics_are_per_connection(shared_server: ServerProcess, db: str) -
         assert len(_rows(a.cursor(), "SHOW WARNINGS")) == 1
 
 
-# -- mysql-connector-python (pure Python) ------------------------------------------------------------
+# -- mysql-connector-python (pure Python)
+# ------------------------------------------------------------
 def test_connector_selects_and_counts_affected_rows(shared_server: ServerProcess, db: str) -> None:
     conn = connector(shared_server)
     try:
@@ -259,8 +308,9 @@ def test_connector_selects_and_counts_affected_rows(shared_server: ServerProcess
 
 @pytest.mark.filterwarnings("ignore::UserWarning")  # mysql-connector also warns in Python
 @pytest.mark.parametrize(("sql", "note"), WARNING_CASES, ids=WARNING_IDS)
-def test_connector_get_warnings_sees_each_warning(shared_server: ServerProcess, db: str, sql: str,
-                                                  note: tuple[str, int, str]) -> None:
+def test_connector_get_warnings_sees_each_warning(
+    shared_server: ServerProcess, db: str, sql: str, note: tuple[str, int, str]
+) -> None:
     sql, note = _case(sql, note, db)
     conn = connector(shared_server, get_warnings=True)
     try:
@@ -289,14 +339,24 @@ def test_connector_show_warnings_does_not_recurse(shared_server: ServerProcess, 
         conn.close()
 
 
-@pytest.mark.parametrize(("sql", "errno", "sqlstate", "text"), [
-    (PARSE_ERROR_SQL, 1064, "42000", PARSE_ERROR_TEXT),
-    (CONFIG_ERROR_SQL, 1105, "HY000", "Invalid value '0' for config 'lance_index_job_keep_max_second'"),
-    ("SELECT * FROM nope.t", 1146, "42S02", "Table 'nope.t' doesn't exist"),
-    ("USE nope_db_x", 1049, "42000", "Unknown database 'nope_db_x'"),
-], ids=["parse", "config", "missing_table", "unknown_database"])
-def test_connector_error_code_and_sqlstate(shared_server: ServerProcess, sql: str, errno: int,
-                                           sqlstate: str, text: str) -> None:
+@pytest.mark.parametrize(
+    ("sql", "errno", "sqlstate", "text"),
+    [
+        (PARSE_ERROR_SQL, 1064, "42000", PARSE_ERROR_TEXT),
+        (
+            CONFIG_ERROR_SQL,
+            1105,
+            "HY000",
+            "Invalid value '0' for config 'lance_index_job_keep_max_second'",
+        ),
+        ("SELECT * FROM nope.t", 1146, "42S02", "Table 'nope.t' doesn't exist"),
+        ("USE nope_db_x", 1049, "42000", "Unknown database 'nope_db_x'"),
+    ],
+    ids=["parse", "config", "missing_table", "unknown_database"],
+)
+def test_connector_error_code_and_sqlstate(
+    shared_server: ServerProcess, sql: str, errno: int, sqlstate: str, text: str
+) -> None:
     conn = connector(shared_server)
     try:
         with pytest.raises(mysql.connector.Error) as err:
@@ -325,14 +385,32 @@ def test_connector_server_side_prepared_statements(shared_server: ServerProcess,
         cur.execute(f"SELECT name FROM {db}.t WHERE id = ?", (3,))
         assert cur.fetchall() == [("back\\slash ' \" ?",)]
         # DECIMAL, DATE, DATETIME and TIME parameters (binary types mysql-mimic alone rejects)
-        cur.execute(f"CREATE TABLE {db}.typed (d DECIMAL(6,2), day DATE, ts TIMESTAMP, tm TIME, f DOUBLE)")
-        cur.execute(f"INSERT INTO {db}.typed VALUES (?, ?, ?, ?, ?)",
-                    (decimal.Decimal("1.25"), dt.date(2024, 1, 2), dt.datetime(2024, 1, 2, 3, 4, 5, 6),
-                     dt.timedelta(hours=1, seconds=3), 0.5))
-        cur.execute(f"SELECT d, day, ts, tm, f FROM {db}.typed WHERE day = ? AND d = ?",
-                    (dt.date(2024, 1, 2), decimal.Decimal("1.25")))
-        assert cur.fetchall() == [(decimal.Decimal("1.25"), dt.date(2024, 1, 2),
-                                   dt.datetime(2024, 1, 2, 3, 4, 5, 6), dt.timedelta(hours=1, seconds=3), 0.5)]
+        cur.execute(
+            f"CREATE TABLE {db}.typed (d DECIMAL(6,2), day DATE, ts TIMESTAMP, tm TIME, f DOUBLE)"
+        )
+        cur.execute(
+            f"INSERT INTO {db}.typed VALUES (?, ?, ?, ?, ?)",
+            (
+                decimal.Decimal("1.25"),
+                dt.date(2024, 1, 2),
+                dt.datetime(2024, 1, 2, 3, 4, 5, 6),
+                dt.timedelta(hours=1, seconds=3),
+                0.5,
+            ),
+        )
+        cur.execute(
+            f"SELECT d, day, ts, tm, f FROM {db}.typed WHERE day = ? AND d = ?",
+            (dt.date(2024, 1, 2), decimal.Decimal("1.25")),
+        )
+        assert cur.fetchall() == [
+            (
+                decimal.Decimal("1.25"),
+                dt.date(2024, 1, 2),
+                dt.datetime(2024, 1, 2, 3, 4, 5, 6),
+                dt.timedelta(hours=1, seconds=3),
+                0.5,
+            )
+        ]
         cur.execute("SELECT ?, ?", (None, -7))
         assert cur.fetchall() == [(None, -7)]
         cur.execute(f"DROP TABLE IF EXISTS {db}.nope")  # warnings through a prepared statement
@@ -344,16 +422,31 @@ def test_connector_server_side_prepared_statements(shared_server: ServerProcess,
         conn.close()
 
 
-# -- the mariadb CLI --------------------------------------------------------------------------------
+# -- the mariadb CLI
+# --------------------------------------------------------------------------------
 def mariadb(server: ServerProcess, sql: str, *flags: str) -> subprocess.CompletedProcess[str]:
     """Runs the CLI in batch mode with ``sql`` on stdin."""
     cli = shutil.which("mariadb") or shutil.which("mysql")
     if cli is None:
         pytest.skip("the mariadb CLI is missing: apt-get install mariadb-client")
     return subprocess.run(
-        [cli, "-h", server.host, "-P", str(server.port), "-u", "root", "--batch",
-         "--connect-timeout=10", *flags],
-        input=sql, capture_output=True, text=True, timeout=CLI_TIMEOUT_SECONDS)
+        [
+            cli,
+            "-h",
+            server.host,
+            "-P",
+            str(server.port),
+            "-u",
+            "root",
+            "--batch",
+            "--connect-timeout=10",
+            *flags,
+        ],
+        input=sql,
+        capture_output=True,
+        text=True,
+        timeout=CLI_TIMEOUT_SECONDS,
+    )
 
 
 def _untabled(text: str) -> str:
@@ -365,28 +458,37 @@ def test_cli_selects_and_reports_affected_rows(shared_server: ServerProcess, db:
     out = mariadb(shared_server, f"SELECT id, name FROM {db}.t ORDER BY id;\nSELECT 7 FROM DUAL;\n")
     assert out.returncode == 0, out.stderr
     assert out.stdout == "id\tname\n1\talice\n2\tit's\n7\n7\n"
-    out = mariadb(shared_server, f"INSERT INTO {db}.t VALUES (3, 'c'), (4, 'd');\n"
-                                 f"UPDATE {db}.t SET name = 'x' WHERE id > 2;\n", "-vvv")
+    out = mariadb(
+        shared_server,
+        f"INSERT INTO {db}.t VALUES (3, 'c'), (4, 'd');\n"
+        f"UPDATE {db}.t SET name = 'x' WHERE id > 2;\n",
+        "-vvv",
+    )
     assert out.returncode == 0, out.stderr
     assert out.stdout.count("Query OK, 2 rows affected") == 2  # the INSERT and the UPDATE
 
 
 @pytest.mark.parametrize(("sql", "note"), WARNING_CASES, ids=WARNING_IDS)
-def test_cli_show_warnings_prints_each_note(shared_server: ServerProcess, db: str, sql: str,
-                                            note: tuple[str, int, str]) -> None:
+def test_cli_show_warnings_prints_each_note(
+    shared_server: ServerProcess, db: str, sql: str, note: tuple[str, int, str]
+) -> None:
     sql, note = _case(sql, note, db)
     out = mariadb(shared_server, sql + ";\n", "--show-warnings")
     assert out.returncode == 0, out.stderr
     assert f"{note[0]} (Code {note[1]}): {note[2]}" in out.stdout
 
 
-def test_cli_warning_count_show_warnings_and_backslash_w(shared_server: ServerProcess, db: str) -> None:
+def test_cli_warning_count_show_warnings_and_backslash_w(
+    shared_server: ServerProcess, db: str
+) -> None:
     out = mariadb(shared_server, f"DROP TABLE IF EXISTS {db}.nope;\nSHOW WARNINGS;\n", "-vvv")
     assert out.returncode == 0, out.stderr
     assert "Query OK, 0 rows affected, 1 warning" in out.stdout
     assert f"|Note|1051|Unknown table '{db}.nope'|" in _untabled(out.stdout)
     # \W ("warnings") switches on warning display inside a session; \w switches it off.
-    out = mariadb(shared_server, f"\\W\nDROP TABLE IF EXISTS {db}.a;\n\\w\nDROP TABLE IF EXISTS {db}.b;\n")
+    out = mariadb(
+        shared_server, f"\\W\nDROP TABLE IF EXISTS {db}.a;\n\\w\nDROP TABLE IF EXISTS {db}.b;\n"
+    )
     assert out.returncode == 0, out.stderr
     assert f"Note (Code 1051): Unknown table '{db}.a'" in out.stdout
     assert f"'{db}.b'" not in out.stdout
@@ -403,29 +505,44 @@ def test_cli_shows_error_code_and_sqlstate(shared_server: ServerProcess) -> None
 
 
 def test_cli_show_errors_after_a_failed_statement(shared_server: ServerProcess) -> None:
-    out = mariadb(shared_server, f"{PARSE_ERROR_SQL};\nSHOW ERRORS;\nSHOW COUNT(*) ERRORS;\n", "--force")
+    out = mariadb(
+        shared_server, f"{PARSE_ERROR_SQL};\nSHOW ERRORS;\nSHOW COUNT(*) ERRORS;\n", "--force"
+    )
     assert f"Error\t1064\t{PARSE_ERROR_TEXT}" in out.stdout
     assert "@@session.error_count\n1\n" in out.stdout
 
 
 def test_cli_sql_prepared_statement(shared_server: ServerProcess, db: str) -> None:
     """The CLI's only prepared statements: SQL-level PREPARE / EXECUTE USING @var / DEALLOCATE."""
-    out = mariadb(shared_server, f"SET @n = 'it''s';\nPREPARE s FROM 'SELECT id FROM {db}.t WHERE name = ?';\n"
-                                 "EXECUTE s USING @n;\nDEALLOCATE PREPARE s;\n")
+    out = mariadb(
+        shared_server,
+        f"SET @n = 'it''s';\nPREPARE s FROM 'SELECT id FROM {db}.t WHERE name = ?';\n"
+        "EXECUTE s USING @n;\nDEALLOCATE PREPARE s;\n",
+    )
     assert out.returncode == 0, out.stderr
     assert out.stdout == "id\n2\n"
     # the text from a variable, re-executed with another value, a DML statement, DROP PREPARE
-    out = mariadb(shared_server, f"SET @q = 'SELECT name FROM {db}.t WHERE id = ?', @id = 1;\n"
-                                 "PREPARE s FROM @q;\nEXECUTE s USING @id;\nSET @id = 2;\nEXECUTE s USING @id;\n"
-                                 f"PREPARE ins FROM 'INSERT INTO {db}.t VALUES (?, ?)';\n"
-                                 "SET @i = 3, @v = 'x''y';\nEXECUTE ins USING @i, @v;\nDROP PREPARE ins;\n"
-                                 f"SELECT count(*) AS n FROM {db}.t;\n", "-vvv")
+    out = mariadb(
+        shared_server,
+        f"SET @q = 'SELECT name FROM {db}.t WHERE id = ?', @id = 1;\n"
+        "PREPARE s FROM @q;\nEXECUTE s USING @id;\nSET @id = 2;\nEXECUTE s USING @id;\n"
+        f"PREPARE ins FROM 'INSERT INTO {db}.t VALUES (?, ?)';\n"
+        "SET @i = 3, @v = 'x''y';\nEXECUTE ins USING @i, @v;\nDROP PREPARE ins;\n"
+        f"SELECT count(*) AS n FROM {db}.t;\n",
+        "-vvv",
+    )
     assert out.returncode == 0, out.stderr
     assert "|alice|" in _untabled(out.stdout) and "|it's|" in _untabled(out.stdout)
     assert "Query OK, 1 row affected" in out.stdout  # the INSERT run by EXECUTE
     assert "|3|" in _untabled(out.stdout)
     # errors: wrong number of values (1210), a deallocated statement (1243)
-    out = mariadb(shared_server, "PREPARE s FROM 'SELECT ?';\nEXECUTE s;\nDEALLOCATE PREPARE s;\nEXECUTE s;\n",
-                  "--force")
+    out = mariadb(
+        shared_server,
+        "PREPARE s FROM 'SELECT ?';\nEXECUTE s;\nDEALLOCATE PREPARE s;\nEXECUTE s;\n",
+        "--force",
+    )
     assert "ERROR 1210 (HY000) at line 2: Incorrect arguments to EXECUTE" in out.stderr
-    assert "ERROR 1243 (HY000) at line 4: Unknown prepared statement handler (s) given to EXECUTE" in out.stderr
+    assert (
+        "ERROR 1243 (HY000) at line 4: Unknown prepared statement handler (s) given to EXECUTE"
+        in out.stderr
+    )

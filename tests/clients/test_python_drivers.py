@@ -26,13 +26,18 @@ def driver(request: pytest.FixtureRequest) -> Driver:
 @pytest.fixture
 def db(shared_server: ServerProcess) -> Iterator[str]:
     name = f"drv_{uuid.uuid4().hex[:10]}"
-    for sql in [f"CREATE DATABASE {name}",
-                (f"CREATE TABLE {name}.t (id INT PRIMARY KEY, name VARCHAR(20) NOT NULL, price DECIMAL(10,2), "
-                 f"small TINYINT)"),
-                f"CREATE TABLE {name}.child (id INT PRIMARY KEY, tid INT REFERENCES {name}.t(id))",
-                f"CREATE TABLE {name}.b (id INT, data BLOB)",
-                f"INSERT INTO {name}.t VALUES (1, 'a', 1.50, 1), (2, 'b', 2.25, 2), (3, 'c', 3.00, 3)",
-                f"INSERT INTO {name}.child VALUES (1, 1)"]:
+    for sql in [
+        f"CREATE DATABASE {name}",
+        (
+            f"CREATE TABLE {name}.t (id INT PRIMARY KEY, name VARCHAR(20) NOT NULL, price "
+            f"DECIMAL(10,2), "
+            f"small TINYINT)"
+        ),
+        f"CREATE TABLE {name}.child (id INT PRIMARY KEY, tid INT REFERENCES {name}.t(id))",
+        f"CREATE TABLE {name}.b (id INT, data BLOB)",
+        f"INSERT INTO {name}.t VALUES (1, 'a', 1.50, 1), (2, 'b', 2.25, 2), (3, 'c', 3.00, 3)",
+        f"INSERT INTO {name}.child VALUES (1, 1)",
+    ]:
         shared_server.query(sql)
     yield name
     shared_server.query(f"DROP DATABASE IF EXISTS {name}")
@@ -48,7 +53,8 @@ def _rows(conn: Any, sql: str, params: Any = None) -> list[tuple[Any, ...]]:
 
 
 def test_string_columns_have_mysqls_type_codes_and_decimal_its_scale(
-        driver: Driver, shared_server: ServerProcess, db: str) -> None:
+    driver: Driver, shared_server: ServerProcess, db: str
+) -> None:
     with driver.connect(shared_server, db) as conn:
         cur = conn.cursor()
         cur.execute("SELECT name, price, CONCAT(name, 'x') AS c FROM t WHERE id = 1")
@@ -84,10 +90,18 @@ ERROR_CASES = [
 ]
 
 
-@pytest.mark.parametrize("sql, code, sqlstate, class_name", ERROR_CASES, ids=[str(c[1]) for c in ERROR_CASES])
+@pytest.mark.parametrize(
+    "sql, code, sqlstate, class_name", ERROR_CASES, ids=[str(c[1]) for c in ERROR_CASES]
+)
 def test_errors_raise_the_drivers_exception_class_for_mysqls_code(
-        driver: Driver, shared_server: ServerProcess, db: str, sql: str, code: int, sqlstate: str,
-        class_name: str) -> None:
+    driver: Driver,
+    shared_server: ServerProcess,
+    db: str,
+    sql: str,
+    code: int,
+    sqlstate: str,
+    class_name: str,
+) -> None:
     with driver.connect(shared_server, db) as conn:
         with pytest.raises(getattr(driver.module, class_name)) as info:
             _rows(conn, sql)
@@ -99,17 +113,24 @@ def test_errors_raise_the_drivers_exception_class_for_mysqls_code(
 
 
 def test_multi_statements_answer_each_statement_with_the_flag_only(
-        driver: Driver, shared_server: ServerProcess, db: str) -> None:
+    driver: Driver, shared_server: ServerProcess, db: str
+) -> None:
     if driver.name.startswith("connector"):
-        pytest.skip("mysql-connector 9+/26 splits multi-statement text client-side (map_results); "
-                    "the wire behaviour is covered by pymysql and mysqlclient")
+        pytest.skip(
+            "mysql-connector 9+/26 splits multi-statement text client-side (map_results); "
+            "the wire behaviour is covered by pymysql and mysqlclient"
+        )
     with driver.connect(shared_server, db, multi=True) as conn:
         cur = conn.cursor()
-        cur.execute("INSERT INTO t VALUES (7, 'g;h', 0, 0); SELECT name FROM t WHERE id = 7; "
-                    "SELECT ';' AS s -- a comment;\n")
+        cur.execute(
+            "INSERT INTO t VALUES (7, 'g;h', 0, 0); SELECT name FROM t WHERE id = 7; "
+            "SELECT ';' AS s -- a comment;\n"
+        )
         results = []
         while True:
-            results.append((cur.rowcount, [tuple(r) for r in cur.fetchall()] if cur.description else None))
+            results.append(
+                (cur.rowcount, [tuple(r) for r in cur.fetchall()] if cur.description else None)
+            )
             if not cur.nextset():
                 break
         assert results == [(1, None), (1, [("g;h",)]), (1, [(";",)])]
@@ -124,7 +145,9 @@ def test_multi_statements_answer_each_statement_with_the_flag_only(
         assert info.value.args[0] == 1064
 
 
-def test_sql_select_limit_limits_top_level_selects_only(driver: Driver, shared_server: ServerProcess, db: str) -> None:
+def test_sql_select_limit_limits_top_level_selects_only(
+    driver: Driver, shared_server: ServerProcess, db: str
+) -> None:
     with driver.connect(shared_server, db) as conn:
         _rows(conn, "SET sql_select_limit = 2")
         assert len(_rows(conn, "SELECT * FROM t")) == 2
@@ -136,9 +159,12 @@ def test_sql_select_limit_limits_top_level_selects_only(driver: Driver, shared_s
 
 
 def test_show_variables_where_filters_and_safe_updates_exist(
-        driver: Driver, shared_server: ServerProcess, db: str) -> None:
+    driver: Driver, shared_server: ServerProcess, db: str
+) -> None:
     with driver.connect(shared_server, db) as conn:
-        rows = _rows(conn, "SHOW VARIABLES WHERE Variable_name IN ('sql_safe_updates', 'version_comment')")
+        rows = _rows(
+            conn, "SHOW VARIABLES WHERE Variable_name IN ('sql_safe_updates', 'version_comment')"
+        )
         assert sorted(r[0] for r in rows) == ["sql_safe_updates", "version_comment"]
         assert _rows(conn, "SHOW SESSION VARIABLES WHERE Value = 'no such value'") == []
         _rows(conn, "SET sql_safe_updates = 1")
@@ -149,22 +175,27 @@ def test_show_variables_where_filters_and_safe_updates_exist(
         assert _rows(conn, "SELECT count(*) FROM t") == [(2,)]
 
 
-def test_bytes_round_trip_through_the_drivers_own_binding(driver: Driver, shared_server: ServerProcess, db: str) -> None:
+def test_bytes_round_trip_through_the_drivers_own_binding(
+    driver: Driver, shared_server: ServerProcess, db: str
+) -> None:
     data = bytes(range(256)) + b"'\\\x00"
     with driver.connect(shared_server, db) as conn:
         cur = conn.cursor()
         cur.execute("INSERT INTO b VALUES (%s, %s)", (1, data))
         cur.execute("SELECT data FROM b WHERE id = 1")
-        (value,), = cur.fetchall()
+        ((value,),) = cur.fetchall()
         assert [d[1] for d in cur.description] == [BLOB]
     assert bytes(value) == data
 
 
 def test_latin1_client_reads_and_writes_its_own_character_set(
-        driver: Driver, shared_server: ServerProcess, db: str) -> None:
+    driver: Driver, shared_server: ServerProcess, db: str
+) -> None:
     with driver.connect(shared_server, db, charset="latin1") as conn:
         cur = conn.cursor()
         cur.execute("INSERT INTO t VALUES (%s, %s, 0, 0)", (5, "ñé"))
         cur.execute("SELECT name, @@character_set_results FROM t WHERE id = 5")
         assert [tuple(r) for r in cur.fetchall()] == [("ñé", "latin1")]
-    assert shared_server.query(f"SELECT hex(name) FROM {db}.t WHERE id = 5") == [("C3B1C3A9",)]  # stored as UTF-8
+    assert shared_server.query(f"SELECT hex(name) FROM {db}.t WHERE id = 5") == [
+        ("C3B1C3A9",)
+    ]  # stored as UTF-8

@@ -10,7 +10,10 @@ from drydock.grammar.parser import leading_words, owns, parse, unquote
 
 PARSES = [
     ('ADMIN SET FRONTEND CONFIG ("a" = "b")', ast.AdminSetFrontendConfig((("a", "b"),))),
-    ("admin set frontend config ('a'='1', \"b\" = 2);", ast.AdminSetFrontendConfig((("a", "1"), ("b", "2")))),
+    (
+        "admin set frontend config ('a'='1', \"b\" = 2);",
+        ast.AdminSetFrontendConfig((("a", "1"), ("b", "2"))),
+    ),
     ("ADMIN SET FRONTEND CONFIG ('flag' = true)", ast.AdminSetFrontendConfig((("flag", "true"),))),
     ("ADMIN SHOW FRONTEND CONFIG", ast.AdminShowFrontendConfig()),
     ("Admin Show Frontend Config Like 'lance%'", ast.AdminShowFrontendConfig(like="lance%")),
@@ -33,15 +36,28 @@ def test_statement_parses_to_its_object(sql: str, expected: ast.Statement) -> No
     assert parse(sql) == expected
 
 
-@pytest.mark.parametrize("sql", ["SELECT 1", "SET NAMES utf8", "INSERT INTO t VALUES (1)",
-                                 "SHOW VARIABLES LIKE 'x'", "show create view v", "administer", "DESCRIBE SELECT 1"])
+@pytest.mark.parametrize(
+    "sql",
+    [
+        "SELECT 1",
+        "SET NAMES utf8",
+        "INSERT INTO t VALUES (1)",
+        "SHOW VARIABLES LIKE 'x'",
+        "show create view v",
+        "administer",
+        "DESCRIBE SELECT 1",
+    ],
+)
 def test_passthrough_statements_are_not_owned(sql: str) -> None:
     assert not owns(sql)
     assert parse(sql) is None
 
 
 ERRORS = [
-    ("ADMIN SHOW FRONTEND CONFIG LIK 'x'", "line 1:27 mismatched input 'LIK' expecting {';', <EOF>, LIKE}"),
+    (
+        "ADMIN SHOW FRONTEND CONFIG LIK 'x'",
+        "line 1:27 mismatched input 'LIK' expecting {';', <EOF>, LIKE}",
+    ),
     ("admin show frontend confog", "line 1:20 mismatched input 'confog' expecting CONFIG"),
     ('ADMIN SET FRONTEND CONFIG "k" = "v"', "line 1:26 mismatched input '\"k\"' expecting '('"),
     ("ADMIN SET FRONTEND CONFIG", "line 1:25 mismatched input '<EOF>' expecting '('"),

@@ -36,7 +36,9 @@ def derived(count: int, seed: int) -> list[str]:
     out = []
     for _ in range(count):
         rule = rng.choice(STATEMENT_RULES)
-        text = derive(rule, lambda n: rng.randrange(n), rng.choice).replace(WAREHOUSE_PLACEHOLDER, "/wh")
+        text = derive(rule, lambda n: rng.randrange(n), rng.choice).replace(
+            WAREHOUSE_PLACEHOLDER, "/wh"
+        )
         out.append(text)
     return out
 
@@ -52,7 +54,9 @@ def test_derived_statements_and_their_mutations_answer_the_same() -> None:
     statements = errors = 0
     for text in texts:
         words = text.split()
-        mutated = " ".join(w for w in words if rng.random() > 0.15) if len(words) > 2 else text + " )"
+        mutated = (
+            " ".join(w for w in words if rng.random() > 0.15) if len(words) > 2 else text + " )"
+        )
         for sql in (text, mutated):
             expected = by_tree(sql)
             assert by_fast_path(sql) == expected, sql

@@ -65,7 +65,8 @@ CORPUS: tuple[str, ...] = (
     "show create table `select`",
     # catalogs and metadata
     "CREATE CATALOG lc PROPERTIES ('type' = 'lance', 'warehouse' = '/w')",
-    "CREATE CATALOG IF NOT EXISTS `my cat` COMMENT 'a \"quoted\" note' PROPERTIES (\"type\" = \"paimon\")",
+    'CREATE CATALOG IF NOT EXISTS `my cat` COMMENT \'a "quoted" note\' PROPERTIES ("type" = '
+    '"paimon")',
     "CREATE CATALOG s3c PROPERTIES ('type' = 'lance', 's3.secret_key' = 'shh', 's3.region' = 'eu')",
     "DROP CATALOG lc",
     "DROP CATALOG IF EXISTS lc",
@@ -92,7 +93,8 @@ CORPUS: tuple[str, ...] = (
     "SHOW INDEX FROM db.t",
     "SHOW KEYS IN lc.db.t",
     # Lance index jobs
-    "CREATE INDEX i ON lc.db.t (emb) USING ANN PROPERTIES ('index_type' = 'IVF_PQ', 'num_partitions' = '4')",
+    "CREATE INDEX i ON lc.db.t (emb) USING ANN PROPERTIES ('index_type' = 'IVF_PQ', "
+    "'num_partitions' = '4')",
     "CREATE OR REPLACE INDEX i ON db.t (emb) USING ann",
     "CREATE INDEX IF NOT EXISTS b ON t (id) USING BTREE",
     "create index plain on t (a, b)",
@@ -155,7 +157,11 @@ def parse(text: str) -> ast.Statement:
     """The grammar's statement when drydock owns the text, else the passthrough's (server/session.py
     does the same, plus its shape cache)."""
     owned = parser.parse(text)
-    return owned if owned is not None else ast.SqlStatement(text=text, expression=sql_grammar.parse(text))
+    return (
+        owned
+        if owned is not None
+        else ast.SqlStatement(text=text, expression=sql_grammar.parse(text))
+    )
 
 
 def same(a: ast.Statement, b: ast.Statement) -> bool:
@@ -177,8 +183,11 @@ def test_text_statement_text_statement_is_the_same_statement(text: str) -> None:
 
 def statement_classes() -> set[type[ast.Statement]]:
     """Every concrete statement class engine/ast.py declares (HANDLERS' and the prepared ones)."""
-    return {c for _, c in inspect.getmembers(ast, inspect.isclass)
-            if issubclass(c, ast.Statement) and c is not ast.Statement and c.__module__ == ast.__name__}
+    return {
+        c
+        for _, c in inspect.getmembers(ast, inspect.isclass)
+        if issubclass(c, ast.Statement) and c is not ast.Statement and c.__module__ == ast.__name__
+    }
 
 
 def test_the_corpus_covers_every_statement_family() -> None:
@@ -190,7 +199,9 @@ def test_the_corpus_covers_every_statement_family() -> None:
 
 def test_every_grammar_rule_that_builds_a_statement_is_in_the_corpus() -> None:
     """The grammar's statement alternatives (the ``?statement`` rule): each reached by a text."""
-    alternatives = {rule.expansion[0].name for rule in parser._parser.rules if rule.origin.name == "statement"}
+    alternatives = {
+        rule.expansion[0].name for rule in parser._parser.rules if rule.origin.name == "statement"
+    }
     reached = set()
     for text in CORPUS:
         tree = parser._parser.parse(text) if parser.owns(text) else None
@@ -208,7 +219,9 @@ def test_secrets_are_masked_unless_asked_for() -> None:
     assert "pw" not in render(parse("SET PASSWORD FOR 'u'@'%' = 'pw'"))
 
 
-@pytest.mark.parametrize("value", ["", "plain", "it's", "back\\slash", "\\%", "new\nline", 'dq"', "``"])
+@pytest.mark.parametrize(
+    "value", ["", "plain", "it's", "back\\slash", "\\%", "new\nline", 'dq"', "``"]
+)
 def test_string_literals_survive_the_round_trip(value: str) -> None:
     statement = ast.ResolveLanceIndexJob(job_id=1, note=value)
     assert parse(render(statement)) == statement

@@ -18,7 +18,12 @@ import pytest
 from pymysql.constants import CLIENT
 
 from drydock.grammar.lexer import (
-    Token, Untokenizable, placeholder_positions, split_statements, text_mode, tokenize,
+    Token,
+    Untokenizable,
+    placeholder_positions,
+    split_statements,
+    text_mode,
+    tokenize,
 )
 from tests.support.mariadb import mariadb_server
 
@@ -66,7 +71,7 @@ CORPUS = [
 
 # Prepared texts: only the ``?`` outside literals and comments are placeholders.
 PLACEHOLDER_TEXTS = [
-    "SELECT ?, '?', \"?\", `??` FROM (SELECT 1 AS `??`, 2 AS \"?\") t",
+    'SELECT ?, \'?\', "?", `??` FROM (SELECT 1 AS `??`, 2 AS "?") t',
     "SELECT ? /* ? */, ? -- ?\n, ?",
     "SELECT ? # ?\n, '\\'?', ?",
     "SELECT 'a\\'?', ?, 'b\\\\', ?",
@@ -79,8 +84,9 @@ PLACEHOLDER_TEXTS = [
 @pytest.fixture(scope="module")
 def truth() -> Iterator[pymysql.connections.Connection]:
     with mariadb_server() as (host, port):
-        with pymysql.connect(host=host, port=port, user="root", password="",
-                             client_flag=CLIENT.MULTI_STATEMENTS) as conn:
+        with pymysql.connect(
+            host=host, port=port, user="root", password="", client_flag=CLIENT.MULTI_STATEMENTS
+        ) as conn:
             yield conn
 
 
@@ -141,12 +147,16 @@ def _row(tokens: list[Token]) -> tuple[Any, ...] | None:
 
 
 @pytest.mark.parametrize("sql_mode", MODES)
-def test_statement_ends_and_literals_are_mariadbs(truth: pymysql.connections.Connection,
-                                                  sql_mode: str) -> None:
+def test_statement_ends_and_literals_are_mariadbs(
+    truth: pymysql.connections.Connection, sql_mode: str
+) -> None:
     with truth.cursor() as cur:
         cur.execute(f"SET sql_mode = '{sql_mode}'")
-    differ = [(sql, expected, got) for sql in CORPUS
-              if (expected := mariadb_outcome(truth, sql)) != (got := lexer_outcome(sql, sql_mode))]
+    differ = [
+        (sql, expected, got)
+        for sql in CORPUS
+        if (expected := mariadb_outcome(truth, sql)) != (got := lexer_outcome(sql, sql_mode))
+    ]
     assert differ == []
 
 

@@ -7,11 +7,44 @@ from hypothesis import strategies as st
 
 from drydock.grammar import lexer
 
-_PIECES = st.sampled_from(["SELECT", " ", "  ", "\t", "\n", "\u3000", ";", "'", '"', "`", "--", "-- ", "#", "/*",
-                           "*/", "/*+", "a", "1", "(", ")", ",", "=", "x'", "\\", "é"])
+_PIECES = st.sampled_from(
+    [
+        "SELECT",
+        " ",
+        "  ",
+        "\t",
+        "\n",
+        "\u3000",
+        ";",
+        "'",
+        '"',
+        "`",
+        "--",
+        "-- ",
+        "#",
+        "/*",
+        "*/",
+        "/*+",
+        "a",
+        "1",
+        "(",
+        ")",
+        ",",
+        "=",
+        "x'",
+        "\\",
+        "é",
+    ]
+)
 
 
-@settings(max_examples=3000, deadline=None, database=None, derandomize=True, suppress_health_check=list(HealthCheck))
+@settings(
+    max_examples=3000,
+    deadline=None,
+    database=None,
+    derandomize=True,
+    suppress_health_check=list(HealthCheck),
+)
 @given(text=st.lists(_PIECES, max_size=12).map("".join))
 def test_the_quick_trailing_end_agrees_with_the_scan(text: str) -> None:
     assert lexer._trailing_end(text) == lexer._scanned_trailing_end(text)  # noqa: SLF001
@@ -48,21 +81,40 @@ def test_split_statements_ends_literals_as_the_mode_does() -> None:
 
 def test_canonical_respells_the_same_tokens_for_the_default_mode() -> None:
     assert lexer.canonical("SELECT 'x\\' UNION", lexer.DEFAULT_MODE) == "SELECT 'x\\' UNION"
-    assert lexer.canonical("SELECT 'x\\' UNION SELECT 1 -- '", _NBE) == "SELECT 'x\\\\' UNION SELECT 1 -- '"
-    assert lexer.canonical("SELECT 'it''s', \"a\\b\", `c\\d`", _NBE) == "SELECT 'it''s', \"a\\\\b\", `c\\d`"
-    assert lexer.canonical('SELECT "a""b", "c`d", \'e"f\'', _ANSI) == "SELECT `a\"b`, `c``d`, 'e\"f'"
+    assert (
+        lexer.canonical("SELECT 'x\\' UNION SELECT 1 -- '", _NBE)
+        == "SELECT 'x\\\\' UNION SELECT 1 -- '"
+    )
+    assert (
+        lexer.canonical("SELECT 'it''s', \"a\\b\", `c\\d`", _NBE)
+        == "SELECT 'it''s', \"a\\\\b\", `c\\d`"
+    )
+    assert (
+        lexer.canonical('SELECT "a""b", "c`d", \'e"f\'', _ANSI) == "SELECT `a\"b`, `c``d`, 'e\"f'"
+    )
     assert lexer.canonical('SELECT "a\\" FROM t', _BOTH) == "SELECT `a\\` FROM t"
     # comments stay as written; an executable comment's body is SQL
-    assert lexer.canonical("SELECT 1 /* 'a\\' */ -- 'b\\'\n", _NBE) == "SELECT 1 /* 'a\\' */ -- 'b\\'\n"
+    assert (
+        lexer.canonical("SELECT 1 /* 'a\\' */ -- 'b\\'\n", _NBE)
+        == "SELECT 1 /* 'a\\' */ -- 'b\\'\n"
+    )
     assert lexer.canonical("SELECT /*!50000 'a\\' */", _NBE) == "SELECT /*!50000 'a\\\\' */"
     # unterminated literals stay unterminated
     assert lexer.canonical("SELECT 'a\\", _NBE) == "SELECT 'a\\\\"
     assert lexer.canonical('SELECT "a', _ANSI) == "SELECT `a"
 
 
-@settings(max_examples=2000, deadline=None, database=None, derandomize=True, suppress_health_check=list(HealthCheck))
-@given(text=st.lists(_PIECES, max_size=14).map("".join),
-       mode=st.sampled_from([lexer.DEFAULT_MODE, _NBE, _ANSI, _BOTH]))
+@settings(
+    max_examples=2000,
+    deadline=None,
+    database=None,
+    derandomize=True,
+    suppress_health_check=list(HealthCheck),
+)
+@given(
+    text=st.lists(_PIECES, max_size=14).map("".join),
+    mode=st.sampled_from([lexer.DEFAULT_MODE, _NBE, _ANSI, _BOTH]),
+)
 def test_a_respelt_text_splits_where_its_mode_splits_it(text: str, mode: lexer.TextMode) -> None:
     """Every reader after the respelling uses the default rules: they must find the same
     statements the mode finds in the original."""

@@ -19,13 +19,19 @@ _ANSI = lexer.TextMode(ansi_quotes=True)
 @pytest.mark.parametrize("follower", [" ", "\t", "\r", "\x01", "\x0b", "\x0c", "\x1f", "\x7f"])
 def test_dashes_then_a_space_or_control_character_start_a_comment(follower: str) -> None:
     sql = f"SELECT 1 --{follower}; SELECT 'x'\nFROM t; SELECT 2"
-    assert lexer.split_statements(sql) == [f"SELECT 1 --{follower}; SELECT 'x'\nFROM t;", " SELECT 2"]
+    assert lexer.split_statements(sql) == [
+        f"SELECT 1 --{follower}; SELECT 'x'\nFROM t;",
+        " SELECT 2",
+    ]
     assert lexer.comment_end(sql, 9) is not None
     assert lexer.after_comments(f"--{follower}x\nSELECT") == len(f"--{follower}x\n")
 
 
 def test_dashes_at_the_end_of_a_line_or_the_text_start_a_comment() -> None:
-    assert lexer.split_statements("SELECT 1 --\n; SELECT 2 --") == ["SELECT 1 --\n;", " SELECT 2 --"]
+    assert lexer.split_statements("SELECT 1 --\n; SELECT 2 --") == [
+        "SELECT 1 --\n;",
+        " SELECT 2 --",
+    ]
     assert [t.text for t in lexer.tokenize("1 ---")] == ["1", "-"]  # '-', then '--' at the end
 
 
@@ -50,8 +56,11 @@ def test_every_reader_takes_the_same_dash_rule() -> None:
 def test_tokens_under_each_mode() -> None:
     sql = "SELECT 'a\\'b', \"c\", `d``e`"
     default = lexer.tokenize(sql)
-    assert [(t.kind, t.value) for t in default[1:] if t.kind != "op"] == \
-        [("string", "a'b"), ("string", "c"), ("quoted", "d`e")]
+    assert [(t.kind, t.value) for t in default[1:] if t.kind != "op"] == [
+        ("string", "a'b"),
+        ("string", "c"),
+        ("quoted", "d`e"),
+    ]
     ansi = lexer.tokenize(sql, _ANSI)
     assert [t.kind for t in ansi if t.kind != "op"] == ["word", "string", "quoted", "quoted"]
     with pytest.raises(lexer.Untokenizable):  # 'a\' ends the literal; b', … is left open
@@ -67,8 +76,12 @@ def test_literal_values() -> None:
 
 
 def test_executable_comments_are_code_and_others_are_not() -> None:
-    assert [t.text for t in lexer.tokenize("SELECT 1 /*!50000 , 2 */ /* , 3 */ # , 4")] == \
-        ["SELECT", "1", ",", "2"]
+    assert [t.text for t in lexer.tokenize("SELECT 1 /*!50000 , 2 */ /* , 3 */ # , 4")] == [
+        "SELECT",
+        "1",
+        ",",
+        "2",
+    ]
     with pytest.raises(lexer.Untokenizable):
         lexer.tokenize("SELECT 1 /*/")
 

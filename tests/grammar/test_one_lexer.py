@@ -19,16 +19,35 @@ ROOT = Path(__file__).resolve().parents[2]
 FOLDERS = ("engine", "server")
 _SYNTAX = ("'", '"', "`", "--", "/*", "#")
 _REGEX_SYNTAX = ("'", '"', "`", "--", "/\\*", "#")
-_SEARCHES = frozenset({"startswith", "endswith", "find", "rfind", "index", "rindex", "count",
-                       "split", "rsplit", "partition", "rpartition", "strip", "lstrip", "rstrip"})
-_REGEX_CALLS = frozenset({"compile", "match", "fullmatch", "search", "finditer", "findall", "sub",
-                          "subn", "split"})
+_SEARCHES = frozenset(
+    {
+        "startswith",
+        "endswith",
+        "find",
+        "rfind",
+        "index",
+        "rindex",
+        "count",
+        "split",
+        "rsplit",
+        "partition",
+        "rpartition",
+        "strip",
+        "lstrip",
+        "rstrip",
+    }
+)
+_REGEX_CALLS = frozenset(
+    {"compile", "match", "fullmatch", "search", "finditer", "findall", "sub", "subn", "split"}
+)
 # Places that read text that is not MySQL statement text, each with why.
 _DUCKDB = "text DuckDB prints (a column default, an error message), never a client's statement"
 _DSN = "a PostgreSQL connection string or a URL, never statement text"
 ALLOWED = {
-    ("engine/store/metastore_pg.py", "to_postgres"):
-        "the store's own SQLite statements respelt for PostgreSQL, never a client's text",
+    (
+        "engine/store/metastore_pg.py",
+        "to_postgres",
+    ): "the store's own SQLite statements respelt for PostgreSQL, never a client's text",
     ("engine/store/metastore_pg.py", "_scrub"): _DSN,
     ("engine/store/metastore_pg.py", "_KEY_PASSWORD"): _DSN,
     ("engine/store/metastore_pg.py", "_raw_passwords"): _DSN,
@@ -37,8 +56,10 @@ ALLOWED = {
     ("engine/statements/internal_catalog.py", "_default_text"): _DUCKDB,
     ("engine/sql/metadata.py", "_QUOTED_DEFAULT"): _DUCKDB,
     ("engine/sql/query.py", "_MISSING_TABLE"): _DUCKDB,
-    ("engine/sql/sql_relations.py", "verify_with_duckdb"):
-        "'#' marks a table function among drydock's own relation names, not a comment",
+    (
+        "engine/sql/sql_relations.py",
+        "verify_with_duckdb",
+    ): "'#' marks a table function among drydock's own relation names, not a comment",
     ("engine/errors.py", "_ABSOLUTE_PATH"): "a path in an error message ends at a quote",
     ("engine/jobs/runtime/protocol.py", "_JSON_STRING"): "JSON between drydock's own processes",
     ("engine/security/users.py", "_NAME_RE"): "an account name as stored, without its quotes",
@@ -61,8 +82,11 @@ def _walk(node: ast.AST, where: str) -> Iterator[tuple[str, ast.AST]]:
         name = where
         if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
             name = child.name
-        elif where == "<module>" and isinstance(child, ast.Assign) and \
-                isinstance(child.targets[0], ast.Name):
+        elif (
+            where == "<module>"
+            and isinstance(child, ast.Assign)
+            and isinstance(child.targets[0], ast.Name)
+        ):
             name = child.targets[0].id
         yield name, child
         yield from _walk(child, name)
@@ -79,9 +103,11 @@ def _syntax_in(node: ast.AST, syntax: tuple[str, ...] = _SYNTAX) -> bool:
 
 
 def _reads_syntax(node: ast.AST) -> str | None:
-    if isinstance(node, ast.Compare) and \
-            any(isinstance(op, (ast.Eq, ast.NotEq, ast.In, ast.NotIn)) for op in node.ops) and \
-            any(_syntax_in(operand) for operand in (node.left, *node.comparators)):
+    if (
+        isinstance(node, ast.Compare)
+        and any(isinstance(op, (ast.Eq, ast.NotEq, ast.In, ast.NotIn)) for op in node.ops)
+        and any(_syntax_in(operand) for operand in (node.left, *node.comparators))
+    ):
         return "compares with comment or quote syntax"
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
         name = node.func.attr
@@ -121,11 +147,11 @@ PLANTED = {
     "dashes": 'def f(sql, i):\n    return sql.startswith("--", i)\n',
     "block comment": 'def f(sql):\n    return sql.find("/*")\n',
     "hash": 'def f(sql, i):\n    return sql[i] == "#"\n',
-    "quote membership": "def f(ch):\n    return ch in \"'\\\"`\"\n",
+    "quote membership": 'def f(ch):\n    return ch in "\'\\"`"\n',
     "quote in a regex": "import re\nSTRING = re.compile(r\"'(?:[^']|'')*'\")\n",
     "comment in a regex": 'import re\nNOISE = re.compile(r"/\\*.*?\\*/")\n',
-    "strip quotes": "def f(text):\n    return text.strip(\"'\")\n",
-    "bytes": "def f(raw):\n    return raw.split(b\"'\")\n",
+    "strip quotes": 'def f(text):\n    return text.strip("\'")\n',
+    "bytes": 'def f(raw):\n    return raw.split(b"\'")\n',
 }
 
 
@@ -135,7 +161,9 @@ def test_the_check_catches_each_planted_scanner() -> None:
 
 
 def test_the_check_leaves_producing_quotes_alone() -> None:
-    source = ("def quote(name):\n    return '`' + name.replace('`', '``') + '`'\n"
-              "def literal(v):\n    return f\"'{v}'\"\n"
-              "def words(sql):\n    return sql.split()\n")
+    source = (
+        "def quote(name):\n    return '`' + name.replace('`', '``') + '`'\n"
+        "def literal(v):\n    return f\"'{v}'\"\n"
+        "def words(sql):\n    return sql.split()\n"
+    )
     assert list(findings(source)) == []

@@ -51,7 +51,7 @@ def _with_values(text: str, values: list[str]) -> str:
     out, last = [], 0
     for slot, value in zip(keyed[1], values, strict=False):
         quote = {"sq": "'", "dq": '"', "bt": "`"}.get(slot.kind, "")
-        out += [text[last:slot.start], quote, value, quote]
+        out += [text[last : slot.start], quote, value, quote]
         last = slot.end
     out.append(text[last:])
     return "".join(out)
@@ -70,16 +70,23 @@ def test_every_statement_family_parses_the_same_through_its_shape(text: str) -> 
     for _ in range(2):  # learnt on the second sighting
         parser.parse(text)
     for _ in range(6):
-        values = [rng.choice(["n", "x_1", "Tbl$", "_u", "a" * 40]) + str(rng.randrange(100))
-                  if s.kind == "word" else f"v{rng.randrange(1000)} w" for s in keyed[1]]
+        values = [
+            rng.choice(["n", "x_1", "Tbl$", "_u", "a" * 40]) + str(rng.randrange(100))
+            if s.kind == "word"
+            else f"v{rng.randrange(1000)} w"
+            for s in keyed[1]
+        ]
         _agree(_with_values(text, values))
     _agree(text)
 
 
 def test_an_index_admission_is_parsed_by_lark_only_for_its_first_texts() -> None:
     cache = parser._shapes()  # noqa: SLF001
-    texts = [f"CREATE INDEX idx_{i} ON lc.db.t{i} (emb) USING ANN "
-             f'PROPERTIES ("index_type" = "IVF_PQ", "num_partitions" = "{i}")' for i in range(20)]
+    texts = [
+        f"CREATE INDEX idx_{i} ON lc.db.t{i} (emb) USING ANN "
+        f'PROPERTIES ("index_type" = "IVF_PQ", "num_partitions" = "{i}")'
+        for i in range(20)
+    ]
     statements = [parser.parse(t) for t in texts]
     assert cache.learnt == 1 and cache.hits == 18
     assert [s.name for s in statements] == [f"idx_{i}" for i in range(20)]  # type: ignore[union-attr]
@@ -100,8 +107,10 @@ def test_a_value_the_grammar_changes_is_kept_as_written_in_the_shape() -> None:
 
 def test_keywords_escapes_and_probe_lookalikes_are_not_slots() -> None:
     cache = parser._shapes()  # noqa: SLF001
-    for text in (f"CREATE INDEX {PROBE_PREFIX}1x ON c.db.t (id) USING BTREE",  # the probe prefix itself
-                 "CREATE INDEX a ON c.db.t (id) USING BTREE /* \x00word */"):
+    for text in (
+        f"CREATE INDEX {PROBE_PREFIX}1x ON c.db.t (id) USING BTREE",  # the probe prefix itself
+        "CREATE INDEX a ON c.db.t (id) USING BTREE /* \x00word */",
+    ):
         assert cache.key(text) is None
     key, slots = cache.key("SHOW TABLES FROM `a``b`.db LIKE 'it''s' -- c\n")  # type: ignore[misc]
     assert [s.value for s in slots] == ["db"]  # doubled quotes and comments stay as written
@@ -112,8 +121,10 @@ def test_keywords_escapes_and_probe_lookalikes_are_not_slots() -> None:
 
 
 def test_statements_with_secrets_never_teach_a_shape() -> None:
-    texts = ["CREATE USER 'u{0}'@'%' IDENTIFIED BY 'hunter{0}'",
-             'CREATE CATALOG c{0} PROPERTIES ("type" = "lance", "s3.secret_key" = "hunter{0}")']
+    texts = [
+        "CREATE USER 'u{0}'@'%' IDENTIFIED BY 'hunter{0}'",
+        'CREATE CATALOG c{0} PROPERTIES ("type" = "lance", "s3.secret_key" = "hunter{0}")',
+    ]
     for template in texts:
         for i in range(3):
             parser.parse(template.format(i))
@@ -143,18 +154,60 @@ def test_the_shapes_are_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
 # Values meant to break the shape: keywords (of the grammar and not), digits first, quotes and
 # backslashes, non-ASCII, spaces, the probe prefix, empty.
 _NASTY_WORDS = st.one_of(
-    st.sampled_from(["index", "ON", "using", "Btree", "ann", "IF", "not", "exists", "or", "replace", "from",
-                     "db", "t", "like", "where", "and", "1a", "a1", "$x", "_", "x.y", "zqprobe0x", "ZQPROBE3X",
-                     "lance", "true", "null", "é", "a b", "`", "'", '"', "--", "#", "/*"]),
+    st.sampled_from(
+        [
+            "index",
+            "ON",
+            "using",
+            "Btree",
+            "ann",
+            "IF",
+            "not",
+            "exists",
+            "or",
+            "replace",
+            "from",
+            "db",
+            "t",
+            "like",
+            "where",
+            "and",
+            "1a",
+            "a1",
+            "$x",
+            "_",
+            "x.y",
+            "zqprobe0x",
+            "ZQPROBE3X",
+            "lance",
+            "true",
+            "null",
+            "é",
+            "a b",
+            "`",
+            "'",
+            '"',
+            "--",
+            "#",
+            "/*",
+        ]
+    ),
     st.text(alphabet=st.characters(codec="utf-8", exclude_categories=["Cs"]), max_size=6),
 )
 _TEMPLATES = [t for t in OWNED if (parser._shapes().key(t) or ("", []))[1]]  # noqa: SLF001
 
 
-@settings(max_examples=400, deadline=None, database=None, derandomize=True,
-          suppress_health_check=list(HealthCheck))
+@settings(
+    max_examples=400,
+    deadline=None,
+    database=None,
+    derandomize=True,
+    suppress_health_check=list(HealthCheck),
+)
 @given(template=st.sampled_from(_TEMPLATES), data=st.data())
-def test_any_values_in_a_learnt_shape_parse_as_lark_parses_them(template: str, data: st.DataObject) -> None:
+def test_any_values_in_a_learnt_shape_parse_as_lark_parses_them(
+    template: str, data: st.DataObject
+) -> None:
     for _ in range(2):
         parser.parse(template)
     keyed = parser._shapes().key(template)  # noqa: SLF001

@@ -20,7 +20,14 @@ import pytest
 from drydock.engine.lakehouse.catalogs.manager import CatalogManager
 from drydock.engine.errors import DrydockError, Errors
 from drydock.engine.store.metastore import MetaStore
-from tests.support.lance_fixtures import admit, create_catalog, local_warehouse, pause, show_job, vector_table
+from tests.support.lance_fixtures import (
+    admit,
+    create_catalog,
+    local_warehouse,
+    pause,
+    show_job,
+    vector_table,
+)
 from tests.catalogs.test_catalog_lance_unit import connector, make_table
 
 
@@ -50,7 +57,9 @@ def count_reads(manager: CatalogManager) -> list[str]:
     return reads
 
 
-def test_find_reads_the_store_once_per_name_until_a_catalog_ddl(catalogs: CatalogManager, tmp_path: Path) -> None:
+def test_find_reads_the_store_once_per_name_until_a_catalog_ddl(
+    catalogs: CatalogManager, tmp_path: Path
+) -> None:
     reads = count_reads(catalogs)
     first = catalogs.get("lc")
     assert catalogs.get("lc") is first and catalogs.connector("lc").name == "lc"
@@ -68,7 +77,9 @@ def test_find_reads_the_store_once_per_name_until_a_catalog_ddl(catalogs: Catalo
     assert info.value.spec is Errors.UNKNOWN_CATALOG
 
 
-def test_a_missing_catalog_is_not_remembered_as_missing(catalogs: CatalogManager, tmp_path: Path) -> None:
+def test_a_missing_catalog_is_not_remembered_as_missing(
+    catalogs: CatalogManager, tmp_path: Path
+) -> None:
     assert catalogs.find("later") is None
     catalogs.create("later", lance_props(tmp_path / "wh"), "", False)
     assert catalogs.get("later").name == "later"
@@ -180,14 +191,23 @@ def test_over_the_wire_each_admission_pins_the_real_latest_version(server, tmp_p
     c = create_catalog(server, wh)
 
     def version_of(name: str) -> int:
-        return int(show_job(server, admit(server, f"CREATE INDEX {name} ON {c}.db.t (id) USING BTREE"))
-                   ["AdmittedDatasetVersion"])
+        return int(
+            show_job(server, admit(server, f"CREATE INDEX {name} ON {c}.db.t (id) USING BTREE"))[
+                "AdmittedDatasetVersion"
+            ]
+        )
 
     assert version_of("a1") == version_of("a2") == 1
     wh.write("db", "t", vector_table(10, seed=1), mode="append")  # an external commit
     assert version_of("a3") == 2
-    wh.dataset("db", "t").create_scalar_index("id", "BTREE", name="outside")  # version 3, by another writer
-    with server.connect() as conn, conn.cursor() as cur, pytest.raises(pymysql.err.MySQLError) as info:
+    wh.dataset("db", "t").create_scalar_index(
+        "id", "BTREE", name="outside"
+    )  # version 3, by another writer
+    with (
+        server.connect() as conn,
+        conn.cursor() as cur,
+        pytest.raises(pymysql.err.MySQLError) as info,
+    ):
         cur.execute(f"CREATE INDEX outside ON {c}.db.t (id) USING BTREE")
     assert "already exists" in info.value.args[1]
     assert version_of("a4") == 3
@@ -199,8 +219,12 @@ def test_config_reads_by_any_spelling_answer_the_same_value(tmp_path: Path) -> N
     from drydock.engine.store.config import Config
 
     config = Config(MetaStore(tmp_path / "meta.sqlite"))
-    spellings = ("enable_lance_index_mutation", "experimental_enable_lance_index_mutation",
-                 " Enable_Lance_Index_Mutation ", "EXPERIMENTAL_ENABLE_LANCE_INDEX_MUTATION")
+    spellings = (
+        "enable_lance_index_mutation",
+        "experimental_enable_lance_index_mutation",
+        " Enable_Lance_Index_Mutation ",
+        "EXPERIMENTAL_ENABLE_LANCE_INDEX_MUTATION",
+    )
     assert {config.get(s) for s in spellings} == {True}
     config.set(" Enable_Lance_Index_Mutation", "false")
     assert {config.get(s) for s in spellings} == {False}

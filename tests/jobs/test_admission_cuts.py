@@ -40,14 +40,30 @@ LIMITS = (8, 64, 256)
 
 def _charset_by_walking_the_enum(name: Any) -> CharacterSet:
     """The lookup the dict replaced (server/session.py before the cut)."""
-    return next((c for c in CharacterSet if c.name == str(name).lower()), CharacterSet.utf8mb4) \
-        if name else CharacterSet.utf8mb4
+    return (
+        next((c for c in CharacterSet if c.name == str(name).lower()), CharacterSet.utf8mb4)
+        if name
+        else CharacterSet.utf8mb4
+    )
 
 
-@pytest.mark.parametrize("name", [
-    *(c.name for c in CharacterSet), *(c.name.upper() for c in CharacterSet), "Latin1", "UTF8MB4",
-    None, "", 0, "nonsense", "utf-8", " latin1", "binary", "NULL",
-])
+@pytest.mark.parametrize(
+    "name",
+    [
+        *(c.name for c in CharacterSet),
+        *(c.name.upper() for c in CharacterSet),
+        "Latin1",
+        "UTF8MB4",
+        None,
+        "",
+        0,
+        "nonsense",
+        "utf-8",
+        " latin1",
+        "binary",
+        "NULL",
+    ],
+)
 def test_results_charset_answers_as_the_enum_walk_did(name: Any) -> None:
     assert results_charset(name) is _charset_by_walking_the_enum(name)
 
@@ -58,7 +74,9 @@ def test_every_character_set_is_found_by_its_name() -> None:
         assert results_charset(charset.name.upper()) is charset
 
 
-# -- change sequence numbers on a store no other frontend writes ------------------------------------
+# -- change sequence numbers on a store no other frontend writes
+# ------------------------------------
+
 
 def _counter(store: MetaStore) -> int:
     row = store.query_one("SELECT value FROM change_counters WHERE name = 'jobs'")
@@ -67,23 +85,39 @@ def _counter(store: MetaStore) -> int:
 
 
 def _seqs(store: MetaStore) -> list[int]:
-    return [int(r["change_seq"]) for r in store.query("SELECT change_seq FROM lance_index_jobs ORDER BY id")]
+    return [
+        int(r["change_seq"])
+        for r in store.query("SELECT change_seq FROM lance_index_jobs ORDER BY id")
+    ]
 
 
 def _admit_and_run(jobs: JobManager, name: str) -> None:
     job = jobs.create(new_job(name), *LIMITS)
-    assert jobs.mark_running(job.id, invocation_id="inv", index_uuid="u", deadline_ms=1 << 50,
-                             process_epoch="e", backend_id="local") is not None
+    assert (
+        jobs.mark_running(
+            job.id,
+            invocation_id="inv",
+            index_uuid="u",
+            deadline_ms=1 << 50,
+            process_epoch="e",
+            backend_id="local",
+        )
+        is not None
+    )
 
 
-def test_a_single_frontend_store_takes_no_change_numbers_and_replays_everything(tmp_path: Path) -> None:
+def test_a_single_frontend_store_takes_no_change_numbers_and_replays_everything(
+    tmp_path: Path,
+) -> None:
     store = MetaStore(tmp_path / "meta.db")
     try:
         jobs = JobManager(store)
         for name in ("a", "b", "c"):
             _admit_and_run(jobs, name)
         assert _counter(store) == 0, "no write took a number"
-        assert _seqs(store) == [0, 0, 0], "rows carry the last number, which catch-up never reads past"
+        assert _seqs(store) == [0, 0, 0], (
+            "rows carry the last number, which catch-up never reads past"
+        )
         reopened = JobManager(store)
         assert sorted(j.index_name for j in reopened.live_jobs()) == ["a", "b", "c"]
         assert [j.state for j in reopened.live_jobs()] == [st.MutationState.RUNNING] * 3
@@ -103,7 +137,9 @@ def test_a_shared_store_still_numbers_every_write(tmp_path: Path) -> None:
         _admit_and_run(jobs, "a")  # admission, then a transition: two numbers
         _admit_and_run(jobs, "b")
         assert _counter(store) == 4
-        assert _seqs(store) == [2, 4], "each row carries the number of the write that last changed it"
+        assert _seqs(store) == [2, 4], (
+            "each row carries the number of the write that last changed it"
+        )
         other = JobManager(store)  # another frontend's view, then a write it has not seen
         _admit_and_run(jobs, "c")
         assert other.sync() == 1 and other.fence_holder(new_job("c").fence) is not None
@@ -111,7 +147,9 @@ def test_a_shared_store_still_numbers_every_write(tmp_path: Path) -> None:
         store.close()
 
 
-# -- the columns a job row is written with ----------------------------------------------------------
+# -- the columns a job row is written with
+# ----------------------------------------------------------
+
 
 def _columns_by_isinstance(job: JobRecord) -> dict[str, Any]:
     """The conversion the type lookup replaced (engine/jobs/control/records.py before the cut)."""
@@ -128,15 +166,32 @@ def _columns_by_isinstance(job: JobRecord) -> dict[str, Any]:
 
 def _varied_jobs() -> list[JobRecord]:
     base = new_job("v")
-    jobs = [base, base.replace(id=7, if_not_exists=True, if_exists=True, possible_live_owned=True,
-                               force_released=True, external_metadata_advanced=False, deadline_ms=12,
-                               force_time=1.5, refresh_failed_at=2.5, message="m", result_code=st.ResultCode.NATIVE_OK)]
-    jobs.append(base.replace(external_metadata_advanced=True, result_code=st.ResultCode.NO_TRUSTED_RESULT))
+    jobs = [
+        base,
+        base.replace(
+            id=7,
+            if_not_exists=True,
+            if_exists=True,
+            possible_live_owned=True,
+            force_released=True,
+            external_metadata_advanced=False,
+            deadline_ms=12,
+            force_time=1.5,
+            refresh_failed_at=2.5,
+            message="m",
+            result_code=st.ResultCode.NATIVE_OK,
+        ),
+    ]
+    jobs.append(
+        base.replace(external_metadata_advanced=True, result_code=st.ResultCode.NO_TRUSTED_RESULT)
+    )
     for state in st.MutationState:
         for proof in st.TerminationProof:
             jobs.append(base.replace(state=state, termination_proof=proof))
     for refresh, reason, operation in zip(st.RefreshState, st.CompletionReason, st.MutationType):
-        jobs.append(base.replace(refresh_state=refresh, completion_reason=reason, operation=operation))
+        jobs.append(
+            base.replace(refresh_state=refresh, completion_reason=reason, operation=operation)
+        )
     return jobs
 
 
@@ -145,15 +200,24 @@ def test_job_columns_are_what_the_isinstance_conversion_gave() -> None:
         expected = _columns_by_isinstance(job)
         columns = to_columns(job)
         assert columns == expected and list(columns) == list(expected)
-        assert all(type(columns[k]) is type(expected[k]) for k in expected)  # 1, not True; 'X', not a member
+        assert all(
+            type(columns[k]) is type(expected[k]) for k in expected
+        )  # 1, not True; 'X', not a member
         assert insert_values(job) == tuple(v for k, v in expected.items() if k != "id")
-        changes = {"state": job.state, "updated_at": 3.0, "possible_live_owned": True, "message": ""}
+        changes = {
+            "state": job.state,
+            "updated_at": 3.0,
+            "possible_live_owned": True,
+            "message": "",
+        }
         only = to_columns(job, only=changes)
         assert list(only) == [k for k in expected if k in changes]
         assert only == {k: v for k, v in expected.items() if k in changes}
 
 
-# -- the schema contract admission captures ---------------------------------------------------------
+# -- the schema contract admission captures
+# ---------------------------------------------------------
+
 
 class _CountingDataset:
     """A dataset that counts reads of ``schema`` (pylance builds a new schema on every read)."""
@@ -171,12 +235,18 @@ class _CountingDataset:
         return getattr(self._dataset, name)
 
 
-@pytest.mark.parametrize("column, spec", [
-    ("id", IndexSpec("BTREE", "BTREE", {})), ("ID", IndexSpec("BITMAP", "BITMAP", {})),
-    ("body", IndexSpec("INVERTED", "INVERTED", {})), ("emb", IndexSpec("ANN", "IVF_PQ", {"num_sub_vectors": 4})),
-])
-def test_the_schema_contract_reads_the_schema_once_and_is_the_workers(tmp_path: Path, column: str,
-                                                                      spec: IndexSpec) -> None:
+@pytest.mark.parametrize(
+    "column, spec",
+    [
+        ("id", IndexSpec("BTREE", "BTREE", {})),
+        ("ID", IndexSpec("BITMAP", "BITMAP", {})),
+        ("body", IndexSpec("INVERTED", "INVERTED", {})),
+        ("emb", IndexSpec("ANN", "IVF_PQ", {"num_sub_vectors": 4})),
+    ],
+)
+def test_the_schema_contract_reads_the_schema_once_and_is_the_workers(
+    tmp_path: Path, column: str, spec: IndexSpec
+) -> None:
     dataset = lance.write_dataset(vector_table(300), tmp_path / "t.lance")
     counting = _CountingDataset(dataset)
     name, contract = schema_contract(counting, column, spec)
@@ -189,34 +259,57 @@ def test_the_schema_contract_reads_the_schema_once_and_is_the_workers(tmp_path: 
         field_contract(dataset, "missing", dataset.schema)
 
 
-# -- the audit line of an admission ------------------------------------------------------------------
+# -- the audit line of an admission
+# ------------------------------------------------------------------
 
-@pytest.mark.parametrize("user, host, text", [
-    ("root", "127.0.0.1", "CREATE INDEX a1 ON c.db.t (id) USING BTREE"),
-    ("bøb", "::1", "CREATE INDEX ünï ON c.db.t (id) USING BTREE COMMENT '€ \"q\" \\\\ \\n\t\x00'"),
-    ("a\udcffb", "h" * 300, "CREATE USER 'x'@'%' IDENTIFIED BY 'secret 😀'"),
-])
+
+@pytest.mark.parametrize(
+    "user, host, text",
+    [
+        ("root", "127.0.0.1", "CREATE INDEX a1 ON c.db.t (id) USING BTREE"),
+        (
+            "bøb",
+            "::1",
+            "CREATE INDEX ünï ON c.db.t (id) USING BTREE COMMENT '€ \"q\" \\\\ \\n\t\x00'",
+        ),
+        ("a\udcffb", "h" * 300, "CREATE USER 'x'@'%' IDENTIFIED BY 'secret 😀'"),
+    ],
+)
 def test_audit_lines_are_the_bytes_json_dumps_wrote_and_settings_are_read_once(
-        tmp_path: Path, user: str, host: str, text: str) -> None:
+    tmp_path: Path, user: str, host: str, text: str
+) -> None:
     reads = []
 
     def settings() -> AuditSettings:
         reads.append(1)
         return AuditSettings()
 
-    log = AuditLog(tmp_path / "audit.jsonl", redact_sql, settings=settings,
-                   clock=lambda: 1_000_000.25)
-    rec = log.record(user=user, host=host, connection_id=3, kind="CreateIndex", obj="c.db.t",
-                     error_code=0, started=time.monotonic(), statement=text)
+    log = AuditLog(
+        tmp_path / "audit.jsonl", redact_sql, settings=settings, clock=lambda: 1_000_000.25
+    )
+    rec = log.record(
+        user=user,
+        host=host,
+        connection_id=3,
+        kind="CreateIndex",
+        obj="c.db.t",
+        error_code=0,
+        started=time.monotonic(),
+        statement=text,
+    )
     assert len(reads) == 1, "one settings object per record (each is built from the config)"
     log.close()
     expected = (json.dumps(vars(rec), ensure_ascii=False) + "\n").encode("utf-8", "replace")
     assert (tmp_path / "audit.jsonl").read_bytes() == expected
 
 
-# -- status flags of every OK/EOF ---------------------------------------------------------------------
+# -- status flags of every OK/EOF
+# ---------------------------------------------------------------------
 
-def _flags_the_intflag_way(base: ServerStatus, in_transaction: bool, autocommit: bool) -> ServerStatus:
+
+def _flags_the_intflag_way(
+    base: ServerStatus, in_transaction: bool, autocommit: bool
+) -> ServerStatus:
     """server/connection.py's status_flags before the cut, on the IntFlag."""
     flags = base & ~(ServerStatus.SERVER_STATUS_IN_TRANS | ServerStatus.SERVER_STATUS_AUTOCOMMIT)
     if in_transaction:
@@ -226,32 +319,60 @@ def _flags_the_intflag_way(base: ServerStatus, in_transaction: bool, autocommit:
     return flags
 
 
-@pytest.mark.parametrize("base", [ServerStatus(0), ServerStatus.SERVER_STATUS_AUTOCOMMIT,
-                                  ServerStatus.SERVER_STATUS_IN_TRANS | ServerStatus.SERVER_STATUS_NO_INDEX_USED,
-                                  ServerStatus.SERVER_MORE_RESULTS_EXISTS])
-@pytest.mark.parametrize("in_transaction, autocommit", [(False, True), (True, True), (True, False), (False, False)])
-@pytest.mark.parametrize("capabilities", [Capabilities.CLIENT_PROTOCOL_41,
-                                          Capabilities.CLIENT_PROTOCOL_41 | Capabilities.CLIENT_DEPRECATE_EOF])
-def test_ok_and_eof_packets_carry_the_same_status_bytes(base: ServerStatus, in_transaction: bool, autocommit: bool,
-                                                         capabilities: Capabilities) -> None:
-    conn = result_writer(capabilities, FakeSession(in_transaction=in_transaction, autocommit=autocommit,
-                                                   statement_warnings=2, affected_rows=5, last_insert_id=7))
+@pytest.mark.parametrize(
+    "base",
+    [
+        ServerStatus(0),
+        ServerStatus.SERVER_STATUS_AUTOCOMMIT,
+        ServerStatus.SERVER_STATUS_IN_TRANS | ServerStatus.SERVER_STATUS_NO_INDEX_USED,
+        ServerStatus.SERVER_MORE_RESULTS_EXISTS,
+    ],
+)
+@pytest.mark.parametrize(
+    "in_transaction, autocommit", [(False, True), (True, True), (True, False), (False, False)]
+)
+@pytest.mark.parametrize(
+    "capabilities",
+    [
+        Capabilities.CLIENT_PROTOCOL_41,
+        Capabilities.CLIENT_PROTOCOL_41 | Capabilities.CLIENT_DEPRECATE_EOF,
+    ],
+)
+def test_ok_and_eof_packets_carry_the_same_status_bytes(
+    base: ServerStatus, in_transaction: bool, autocommit: bool, capabilities: Capabilities
+) -> None:
+    conn = result_writer(
+        capabilities,
+        FakeSession(
+            in_transaction=in_transaction,
+            autocommit=autocommit,
+            statement_warnings=2,
+            affected_rows=5,
+            last_insert_id=7,
+        ),
+    )
     conn.base_status = int(base)
     expected = _flags_the_intflag_way(base, in_transaction, autocommit)
     assert conn.status_flags == expected and type(conn.status_flags) is ServerStatus
     more = int(ServerStatus.SERVER_MORE_RESULTS_EXISTS)  # type: ignore[attr-defined]
-    assert conn.ok(affected_rows=5, flags=more) == packets.make_ok(capabilities, expected, affected_rows=5, flags=more)
+    assert conn.ok(affected_rows=5, flags=more) == packets.make_ok(
+        capabilities, expected, affected_rows=5, flags=more
+    )
     assert conn.eof(warnings=2) == packets.make_eof(capabilities, expected, warnings=2)
     assert conn.end_of_rows() == (
         packets.make_ok(capabilities, expected, eof=True, warnings=2)
-        if Capabilities.CLIENT_DEPRECATE_EOF in capabilities else packets.make_eof(capabilities, expected, warnings=2))
+        if Capabilities.CLIENT_DEPRECATE_EOF in capabilities
+        else packets.make_eof(capabilities, expected, warnings=2)
+    )
 
 
 def test_a_record_built_from_every_field_is_the_constructors() -> None:
     for job in _varied_jobs():
         values = {f.name: getattr(job, f.name) for f in dataclasses.fields(JobRecord)}
         built = records.build(dict(values))
-        assert type(built) is JobRecord and built == JobRecord(**values) and built.facts == job.facts
+        assert (
+            type(built) is JobRecord and built == JobRecord(**values) and built.facts == job.facts
+        )
         assert repr(built) == repr(JobRecord(**values))
         with pytest.raises(dataclasses.FrozenInstanceError):
             built.state = st.MutationState.RUNNING  # type: ignore[misc]

@@ -1,6 +1,7 @@
 """Crash matrix: kill -9 the server at each dangerous instant, restart it, check every invariant.
 
-A test-only pause point (engine/support/faults.py, enabled by DRYDOCK_FAULT_PAUSE_AT) stops the server at
+A test-only pause point (engine/support/faults.py, enabled by DRYDOCK_FAULT_PAUSE_AT) stops the
+server at
 the exact instant; the test then SIGKILLs it and restarts it without faults. Invariants checked
 after convergence: no admitted job lost; every job in a state the contract allows; no index built
 twice for one job; fence holders and quota counts equal to what the surviving records imply; no
@@ -24,20 +25,34 @@ from tests.conftest import ServerProcess
 from tests.support.pg import StoreChoice, store_choice_for
 from tests.support.waiting import wait_until
 
-ANN = ("PROPERTIES ('index_type' = 'IVF_PQ', 'num_partitions' = '4', 'num_sub_vectors' = '4', "
-       "'sample_rate' = '16', 'max_iters' = '5')")
+ANN = (
+    "PROPERTIES ('index_type' = 'IVF_PQ', 'num_partitions' = '4', 'num_sub_vectors' = '4', "
+    "'sample_rate' = '16', 'max_iters' = '5')"
+)
 TERMINAL = {"COMMITTED", "NOT_COMMITTED", "UNKNOWN"}
 
 
 def write_dataset(path: Path, rows: int = 1000, dim: int = 8) -> None:
     import lance
 
-    schema = pa.schema([pa.field("id", pa.int64(), nullable=False),
-                        pa.field("emb", pa.list_(pa.float32(), dim), nullable=False)])
+    schema = pa.schema(
+        [
+            pa.field("id", pa.int64(), nullable=False),
+            pa.field("emb", pa.list_(pa.float32(), dim), nullable=False),
+        ]
+    )
     data = np.random.default_rng(1).random(rows * dim, dtype=np.float32)
-    lance.write_dataset(pa.table({"id": pa.array(range(rows), pa.int64()),
-                                  "emb": pa.FixedSizeListArray.from_arrays(pa.array(data), dim)}, schema=schema),
-                        str(path), mode="overwrite")
+    lance.write_dataset(
+        pa.table(
+            {
+                "id": pa.array(range(rows), pa.int64()),
+                "emb": pa.FixedSizeListArray.from_arrays(pa.array(data), dim),
+            },
+            schema=schema,
+        ),
+        str(path),
+        mode="overwrite",
+    )
 
 
 class Rig:
@@ -71,7 +86,9 @@ class Rig:
             return cur.fetchone()
 
     def setup_catalog(self) -> None:
-        self.sql(f"CREATE CATALOG lc PROPERTIES ('type' = 'lance', 'warehouse' = '{self.warehouse}')")
+        self.sql(
+            f"CREATE CATALOG lc PROPERTIES ('type' = 'lance', 'warehouse' = '{self.warehouse}')"
+        )
 
     def in_background(self, text: str) -> threading.Thread:
         def run() -> None:
@@ -79,6 +96,7 @@ class Rig:
                 self.sql(text)
             except pymysql.err.MySQLError:
                 pass  # the server is killed under this statement
+
         thread = threading.Thread(target=run, daemon=True)
         thread.start()
         return thread
@@ -96,9 +114,14 @@ class Rig:
             with self.server.connect() as conn, conn.cursor(pymysql.cursors.DictCursor) as cur:
                 cur.execute("SHOW LANCE INDEX JOBS")
                 rows = list(cur.fetchall())
-            done = all(r["State"] in TERMINAL and r["RefreshState"] in ("NOT_REQUIRED", "DONE")
-                       and r["PossibleLive"] == "NO" for r in rows)
+            done = all(
+                r["State"] in TERMINAL
+                and r["RefreshState"] in ("NOT_REQUIRED", "DONE")
+                and r["PossibleLive"] == "NO"
+                for r in rows
+            )
             return (rows,) if done else None  # a tuple: an empty job list is settled too
+
         return wait_until(settled, timeout, "jobs to converge")[0]
 
     def check_invariants(self, killed_pid: int) -> None:
@@ -159,7 +182,9 @@ def test_kill_after_admission_commit(rig: Rig) -> None:
     pid = rig.kill_at_marker()
     rig.start()
     rows = rig.converge()
-    assert [(r["IndexName"], r["State"]) for r in rows] == [("vi", "COMMITTED")]  # the durable job ran
+    assert [(r["IndexName"], r["State"]) for r in rows] == [
+        ("vi", "COMMITTED")
+    ]  # the durable job ran
     rig.check_invariants(pid)
 
 
@@ -174,8 +199,11 @@ def test_kill_between_prepare_and_mark_running(rig: Rig) -> None:
     rows = rig.converge()
     assert [(r["IndexName"], r["State"]) for r in rows] == [("vi", "COMMITTED")]
     job = rig.job(job_id)
-    assert (job["ResultCode"], job["CompletionReason"], job["TerminationProof"]) == ("NATIVE_OK", "NONE",
-                                                                                      "CHILD_REAPED")
+    assert (job["ResultCode"], job["CompletionReason"], job["TerminationProof"]) == (
+        "NATIVE_OK",
+        "NONE",
+        "CHILD_REAPED",
+    )
     rig.check_invariants(pid)
 
 
@@ -186,7 +214,9 @@ def test_kill_between_mark_running_and_submit(rig: Rig) -> None:
     job_id = rig.sql(f"CREATE INDEX vi ON lc.db.t (emb) USING ANN {ANN}")[0][0]
     pid = rig.kill_at_marker()
     rig.start()
-    job = wait_until(lambda: (j := rig.job(job_id))["CompletionReason"] == "RECONCILED" and j, 60, "reconcile")
+    job = wait_until(
+        lambda: (j := rig.job(job_id))["CompletionReason"] == "RECONCILED" and j, 60, "reconcile"
+    )
     # nothing was ever sent: the history proves no commit
     assert (job["State"], job["CompletionReason"]) == ("NOT_COMMITTED", "RECONCILED")
     assert job["TerminationProof"] == "BE_PROCESS_EPOCH_GONE"
@@ -198,13 +228,19 @@ def test_kill_while_the_worker_builds(rig: Rig) -> None:
     rig.start(DRYDOCK_FAULT_WORKER_MODE="hang")
     rig.setup_catalog()
     job_id = rig.sql(f"CREATE INDEX vi ON lc.db.t (emb) USING ANN {ANN}")[0][0]
-    wait_until(lambda: rig.job(job_id)["State"] == "RUNNING" and rig.job(job_id)["InvocationId"], 30, "RUNNING")
+    wait_until(
+        lambda: rig.job(job_id)["State"] == "RUNNING" and rig.job(job_id)["InvocationId"],
+        30,
+        "RUNNING",
+    )
     assert rig.server.proc is not None
     pid = rig.server.proc.pid
     wait_until(lambda: _workers_of(pid), 30, "the worker process")
     rig.server.kill9()
     rig.start()
-    job = wait_until(lambda: (j := rig.job(job_id))["CompletionReason"] == "RECONCILED" and j, 60, "reconcile")
+    job = wait_until(
+        lambda: (j := rig.job(job_id))["CompletionReason"] == "RECONCILED" and j, 60, "reconcile"
+    )
     assert (job["State"], job["CompletionReason"]) == ("NOT_COMMITTED", "RECONCILED")
     rig.check_invariants(pid)
 
@@ -216,12 +252,16 @@ def test_kill_after_worker_commit_before_result(rig: Rig) -> None:
     rig.setup_catalog()
     job_id = rig.sql(f"CREATE INDEX vi ON lc.db.t (emb) USING ANN {ANN}")[0][0]
     path = str(rig.warehouse / "db" / "t.lance")
-    wait_until(lambda: any(i["name"] == "vi" for i in lance.dataset(path).list_indices()), 60, "the commit")
+    wait_until(
+        lambda: any(i["name"] == "vi" for i in lance.dataset(path).list_indices()), 60, "the commit"
+    )
     assert rig.server.proc is not None
     pid = rig.server.proc.pid
     rig.server.kill9()
     rig.start()
-    job = wait_until(lambda: (j := rig.job(job_id))["CompletionReason"] == "RECONCILED" and j, 60, "reconcile")
+    job = wait_until(
+        lambda: (j := rig.job(job_id))["CompletionReason"] == "RECONCILED" and j, 60, "reconcile"
+    )
     # the pre-assigned uuid is in the history: the outcome is proven, not guessed
     assert (job["State"], job["CompletionReason"]) == ("COMMITTED", "RECONCILED")
     rig.check_invariants(pid)
@@ -236,7 +276,9 @@ def test_kill_during_refresh(rig: Rig) -> None:
     rig.converge()
     job = rig.job(job_id)
     assert (job["State"], job["RefreshState"]) == ("COMMITTED", "DONE")
-    rig.sql("CREATE INDEX bi2 ON lc.db.t (id) USING BTREE")  # the fence was released after the refresh
+    rig.sql(
+        "CREATE INDEX bi2 ON lc.db.t (id) USING BTREE"
+    )  # the fence was released after the refresh
     rig.check_invariants(pid)
 
 
@@ -252,8 +294,14 @@ def _unknown_job(rig: Rig) -> str:
         catalog = engine.catalogs.get("lc")
         locator = engine.catalogs.connector("lc").dataset_uri("db", "t")
         job = engine.jobs.create(new_job("bi", catalog_id=catalog.id, locator=locator), 8, 64, 256)
-        engine.jobs.mark_running(job.id, invocation_id="lost", index_uuid="", deadline_ms=1, process_epoch="gone",
-                                 backend_id="local")
+        engine.jobs.mark_running(
+            job.id,
+            invocation_id="lost",
+            index_uuid="",
+            deadline_ms=1,
+            process_epoch="gone",
+            backend_id="local",
+        )
         engine.jobs.mark_unknown(job.id, "lost track of the worker")
         engine.jobs.record_termination_proof(job.id, st.TerminationProof.CHILD_REAPED)
     finally:
@@ -283,8 +331,10 @@ def test_kill_during_gc(rig: Rig) -> None:
     rig.converge()
     rig.server.stop()
     rig.start_paused_at("during_gc")
-    rig.sql("ADMIN SET FRONTEND CONFIG ('lance_index_job_keep_max_second' = '1', "
-            "'lance_index_job_clean_interval_second' = '1')")
+    rig.sql(
+        "ADMIN SET FRONTEND CONFIG ('lance_index_job_keep_max_second' = '1', "
+        "'lance_index_job_clean_interval_second' = '1')"
+    )
     pid = rig.kill_at_marker()
     rig.start()
     ids = {r[0] for r in rig.sql("SHOW LANCE INDEX JOBS")}
@@ -304,7 +354,10 @@ def test_kill_during_a_procedure_that_deletes_files(rig: Rig) -> None:
         dataset.insert(dataset.to_table(limit=10))
     dataset = lance.dataset(path)
     dataset.tags.create("keep_v2", 2)
-    expected = {"keep_v2": lance.dataset(path, version=2).count_rows(), "latest": dataset.count_rows()}
+    expected = {
+        "keep_v2": lance.dataset(path, version=2).count_rows(),
+        "latest": dataset.count_rows(),
+    }
     rig.start_paused_at("during_procedure_delete")
     rig.setup_catalog()
     rig.in_background("CALL lc.sys.expire_snapshots(table => 'db.t', retain_max => 1)")
@@ -314,7 +367,11 @@ def test_kill_during_a_procedure_that_deletes_files(rig: Rig) -> None:
     def intact() -> None:
         fresh = lance.dataset(path)
         assert fresh.count_rows() == expected["latest"]
-        assert lance.dataset(path, version=fresh.tags.get_version("keep_v2")).count_rows() == expected["keep_v2"]
+        assert (
+            lance.dataset(path, version=fresh.tags.get_version("keep_v2")).count_rows()
+            == expected["keep_v2"]
+        )
+
     intact()
     rig.sql("CALL lc.sys.expire_snapshots(table => 'db.t', retain_max => 1)")
     intact()  # the tagged version survives the completed expiry too

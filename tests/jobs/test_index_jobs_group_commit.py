@@ -19,7 +19,13 @@ from drydock.engine.store.metastore import MetaStore
 from tests.conftest import make_server
 from tests.support.jobfactory import new_job
 from tests.support.lance_fixtures import (
-    create_catalog, local_warehouse, pause, set_config, show_jobs, vector_table)
+    create_catalog,
+    local_warehouse,
+    pause,
+    set_config,
+    show_jobs,
+    vector_table,
+)
 from tests.support.waiting import wait_until
 
 LIMITS = (1000, 1000, 1000)
@@ -40,8 +46,12 @@ def hold_first_batch(jobs: JobManager) -> tuple[threading.Event, threading.Event
     return entered, release
 
 
-def admit_in_threads(jobs: JobManager, names: list[str], outcome: dict[str, Any],
-                     make: Callable[[str], Any] = new_job) -> list[threading.Thread]:
+def admit_in_threads(
+    jobs: JobManager,
+    names: list[str],
+    outcome: dict[str, Any],
+    make: Callable[[str], Any] = new_job,
+) -> list[threading.Thread]:
     def one(name: str) -> None:
         try:
             outcome[name] = jobs.create(make(name), *LIMITS)
@@ -55,7 +65,12 @@ def admit_in_threads(jobs: JobManager, names: list[str], outcome: dict[str, Any]
 
 
 def queued(jobs: JobManager, count: int) -> None:
-    wait_until(lambda: len(jobs._admissions._queue) >= count, 10, f"{count} admissions queue", interval=0.005)
+    wait_until(
+        lambda: len(jobs._admissions._queue) >= count,
+        10,
+        f"{count} admissions queue",
+        interval=0.005,
+    )
 
 
 def test_admissions_waiting_together_are_written_in_one_batch(tmp_path: Path) -> None:
@@ -83,7 +98,9 @@ def test_a_refused_row_in_a_batch_fails_only_its_own_client(tmp_path: Path) -> N
     outcome: dict[str, Any] = {}
     threads = admit_in_threads(jobs, ["first"], outcome)
     assert entered.wait(10)
-    threads += admit_in_threads(jobs, ["a", "dup"], outcome, lambda n: new_job("same" if n == "dup" else n))
+    threads += admit_in_threads(
+        jobs, ["a", "dup"], outcome, lambda n: new_job("same" if n == "dup" else n)
+    )
     queued(jobs, 2)
     threads += admit_in_threads(jobs, ["same", "b"], outcome)
     queued(jobs, 4)
@@ -92,7 +109,9 @@ def test_a_refused_row_in_a_batch_fails_only_its_own_client(tmp_path: Path) -> N
         thread.join(10)
     assert jobs._admissions.largest == 4
     refused = [name for name, result in outcome.items() if isinstance(result, DrydockError)]
-    assert len(refused) == 1 and outcome[refused[0]].code == 5100  # whichever of the two came second
+    assert (
+        len(refused) == 1 and outcome[refused[0]].code == 5100
+    )  # whichever of the two came second
     assert len({r.id for r in outcome.values() if not isinstance(r, DrydockError)}) == 4
 
 
@@ -125,11 +144,13 @@ def test_admission_of_a_job_not_in_the_initial_state_is_refused(tmp_path: Path) 
     assert list(jobs.iter_rows()) == []
 
 
-# -- over the wire: kill -9 in the middle of a burst -----------------------------------------------------
+# -- over the wire: kill -9 in the middle of a burst
+# -----------------------------------------------------
 def burst(port: int, catalog: str, worker: int, returned: list[int], stop: threading.Event) -> None:
     try:
-        conn = pymysql.connect(host="127.0.0.1", port=port, user="root", password="", autocommit=True,
-                               read_timeout=30)
+        conn = pymysql.connect(
+            host="127.0.0.1", port=port, user="root", password="", autocommit=True, read_timeout=30
+        )
     except pymysql.err.MySQLError:
         return
     try:
@@ -145,19 +166,27 @@ def burst(port: int, catalog: str, worker: int, returned: list[int], stop: threa
         conn.close()
 
 
-def test_kill9_during_a_burst_of_concurrent_admissions_loses_no_returned_job(tmp_path: Path) -> None:
+def test_kill9_during_a_burst_of_concurrent_admissions_loses_no_returned_job(
+    tmp_path: Path,
+) -> None:
     server = make_server(tmp_path).start()
     try:
         wh = local_warehouse(tmp_path / "wh")
         wh.write("db", "t", vector_table(100))
         catalog = create_catalog(server, wh)
         pause(server)
-        set_config(server, lance_index_job_max_unresolved_per_table=10**9,
-                   lance_index_job_max_unresolved_per_catalog=10**9, lance_index_job_max_unresolved_global=10**9)
+        set_config(
+            server,
+            lance_index_job_max_unresolved_per_table=10**9,
+            lance_index_job_max_unresolved_per_catalog=10**9,
+            lance_index_job_max_unresolved_global=10**9,
+        )
         returned: list[int] = []
         stop = threading.Event()
-        threads = [threading.Thread(target=burst, args=(server.port, catalog, w, returned, stop))
-                   for w in range(8)]
+        threads = [
+            threading.Thread(target=burst, args=(server.port, catalog, w, returned, stop))
+            for w in range(8)
+        ]
         for thread in threads:
             thread.start()
         wait_until(lambda: len(returned) >= 200, 60, "200 admissions answered")

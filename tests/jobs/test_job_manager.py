@@ -26,8 +26,17 @@ def store(store_opener: Callable[[], MetadataStore]) -> MetadataStore:
 
 
 def run(jobs: JobManager, job_id: int, invocation: str = "inv-1") -> None:
-    assert jobs.mark_running(job_id, invocation_id=invocation, index_uuid="u-1", deadline_ms=int(time.time() * 1000) + 60_000,
-                             process_epoch="e1", backend_id="local") is not None
+    assert (
+        jobs.mark_running(
+            job_id,
+            invocation_id=invocation,
+            index_uuid="u-1",
+            deadline_ms=int(time.time() * 1000) + 60_000,
+            process_epoch="e1",
+            backend_id="local",
+        )
+        is not None
+    )
 
 
 def test_create_is_durable_pending_revision_0_with_monotonic_ids(store: MetadataStore) -> None:
@@ -44,8 +53,10 @@ def test_fence_blocks_the_same_name_until_resolved(store: MetadataStore) -> None
     first = jobs.create(new_job("idx"), *LIMITS)
     with pytest.raises(DrydockError) as info:
         jobs.create(new_job("IDX"), *LIMITS)  # names are normalized
-    assert info.value.message == (f"lance index 'IDX' is fenced by unresolved job {first.id}; "
-                                  "resolve that job (FORCE_RELEASE) before reusing the name")
+    assert info.value.message == (
+        f"lance index 'IDX' is fenced by unresolved job {first.id}; "
+        "resolve that job (FORCE_RELEASE) before reusing the name"
+    )
     jobs.create(new_job("idx", locator="/w/db/other.lance"), *LIMITS)  # another table: no fence
     run(jobs, first.id)
     done = jobs.complete_with_result(first.id, "inv-1", C.NATIVE_OK, "ok", False)
@@ -62,19 +73,27 @@ def test_each_quota_level(store: MetadataStore, level: str) -> None:
     jobs = JobManager(store)
     limits = {"table": (2, 64, 256), "catalog": (8, 2, 256), "global": (8, 64, 2)}[level]
     jobs.create(new_job("a"), *limits)
-    other = {"table": {}, "catalog": {"locator": "/w/db/u.lance"},
-             "global": {"locator": "/w/db/u.lance", "catalog_id": 2}}[level]
+    other = {
+        "table": {},
+        "catalog": {"locator": "/w/db/u.lance"},
+        "global": {"locator": "/w/db/u.lance", "catalog_id": 2},
+    }[level]
     jobs.create(new_job("b", **other), *limits)
     with pytest.raises(DrydockError) as info:
         jobs.create(new_job("c", **other), *limits)
-    assert info.value.message == ("unresolved lance index job quota exceeded for index 'c'; "
-                                  "resolve or finish existing jobs first")
+    assert info.value.message == (
+        "unresolved lance index job quota exceeded for index 'c'; "
+        "resolve or finish existing jobs first"
+    )
 
 
 def test_non_positive_quota_is_refused_with_5102(store: MetadataStore) -> None:
     with pytest.raises(DrydockError) as info:
         JobManager(store).create(new_job(), 0, 64, 256)
-    assert info.value.code == 5102 and "lance_index_job_max_unresolved_per_table = 0" in info.value.message
+    assert (
+        info.value.code == 5102
+        and "lance_index_job_max_unresolved_per_table = 0" in info.value.message
+    )
 
 
 def test_stale_or_mismatched_results_change_nothing(store: MetadataStore) -> None:
@@ -84,14 +103,30 @@ def test_stale_or_mismatched_results_change_nothing(store: MetadataStore) -> Non
     run(jobs, job.id)
     assert jobs.complete_with_result(job.id, "someone-else", C.NATIVE_OK, "", False) is None
     assert jobs.get(job.id).state is M.RUNNING
-    assert jobs.mark_running(job.id, invocation_id="x", index_uuid="u", deadline_ms=1, process_epoch="e",
-                             backend_id="b") is None  # PENDING-only
+    assert (
+        jobs.mark_running(
+            job.id,
+            invocation_id="x",
+            index_uuid="u",
+            deadline_ms=1,
+            process_epoch="e",
+            backend_id="b",
+        )
+        is None
+    )  # PENDING-only
 
 
 def test_deadline_makes_unknown_and_keeps_slot_fence_and_quota(store: MetadataStore) -> None:
     jobs = JobManager(store)
     job = jobs.create(new_job(), *LIMITS)
-    jobs.mark_running(job.id, invocation_id="i", index_uuid="u", deadline_ms=1000, process_epoch="e", backend_id="b")
+    jobs.mark_running(
+        job.id,
+        invocation_id="i",
+        index_uuid="u",
+        deadline_ms=1000,
+        process_epoch="e",
+        backend_id="b",
+    )
     expired = jobs.expire(job.id, now_ms=2000)
     assert (expired.state, expired.result_code) == (M.UNKNOWN, C.NO_TRUSTED_RESULT)
     assert expired.message == "execute deadline expired without a complete trusted result"
@@ -124,7 +159,11 @@ def test_replay_rebuilds_fences_quotas_and_slots(store: MetadataStore) -> None:
     jobs.refresh_finished(c.id, ok=True)
     before = (jobs.quota_counts(), jobs.slots_in_use(), {j.id for j in jobs.live_jobs()})
     replayed = JobManager(store)
-    assert (replayed.quota_counts(), replayed.slots_in_use(), {j.id for j in replayed.live_jobs()}) == before
+    assert (
+        replayed.quota_counts(),
+        replayed.slots_in_use(),
+        {j.id for j in replayed.live_jobs()},
+    ) == before
     assert replayed.fence_holder(a.fence) == a.id and replayed.fence_holder(c.fence) is None
 
 
@@ -164,7 +203,9 @@ def test_retention_ages_from_the_last_transition(store: MetadataStore) -> None:
     assert clean_once(jobs, config, now=time.time() + 101) == 1
 
 
-def test_retention_drains_a_backlog_larger_than_one_batch_in_one_round(store: MetadataStore) -> None:
+def test_retention_drains_a_backlog_larger_than_one_batch_in_one_round(
+    store: MetadataStore,
+) -> None:
     """Defect 2: cleaning must outpace production — repeated bounded batches in one round."""
     jobs = JobManager(store)
     config = Config(store)
@@ -189,7 +230,10 @@ def test_drop_not_found_with_if_exists_is_a_noop_outcome(store: MetadataStore) -
     job = jobs.create(new_job(operation=st.MutationType.DROP, if_exists=True), *LIMITS)
     run(jobs, job.id)
     done = jobs.complete_with_result(job.id, "inv-1", C.NATIVE_NOT_FOUND, "", False)
-    assert (done.state, done.completion_reason) == (M.NOT_COMMITTED, st.CompletionReason.IF_CONDITION_NOOP)
+    assert (done.state, done.completion_reason) == (
+        M.NOT_COMMITTED,
+        st.CompletionReason.IF_CONDITION_NOOP,
+    )
 
 
 def test_a_damaged_state_replays_as_unknown(store: MetadataStore) -> None:
@@ -201,7 +245,9 @@ def test_a_damaged_state_replays_as_unknown(store: MetadataStore) -> None:
     assert replayed.get(job.id).state is M.UNKNOWN and replayed.fence_holder(job.fence) == job.id
 
 
-def test_live_jobs_by_state_agrees_with_the_full_list_across_transitions(store: MetadataStore) -> None:
+def test_live_jobs_by_state_agrees_with_the_full_list_across_transitions(
+    store: MetadataStore,
+) -> None:
     """The dispatcher's sweeps ask for one state; the per-state index must never lose a job."""
     jobs = JobManager(store)
     ids = [jobs.create(new_job(f"j{i}"), 100, 100, 100).id for i in range(6)]
@@ -217,14 +263,18 @@ def test_live_jobs_by_state_agrees_with_the_full_list_across_transitions(store: 
         assert [j.id for j in everything] == sorted(j.id for j in everything)
         for state in M:
             assert manager.live_jobs(state) == [j for j in everything if j.state is state]
-        assert manager.live_jobs(M.RUNNING, M.PENDING) == [j for j in everything if j.state in (M.RUNNING, M.PENDING)]
+        assert manager.live_jobs(M.RUNNING, M.PENDING) == [
+            j for j in everything if j.state in (M.RUNNING, M.PENDING)
+        ]
 
     check(jobs)
     assert [j.id for j in jobs.live_jobs(M.PENDING)] == [ids[0], ids[5]]
     check(JobManager(store))  # replay builds the same index
 
 
-def test_from_row_round_trips_every_field_and_fails_safe_on_a_damaged_state(store: MetadataStore) -> None:
+def test_from_row_round_trips_every_field_and_fails_safe_on_a_damaged_state(
+    store: MetadataStore,
+) -> None:
     from drydock.engine.jobs.control.records import from_row
 
     jobs = JobManager(store)
@@ -232,12 +282,19 @@ def test_from_row_round_trips_every_field_and_fails_safe_on_a_damaged_state(stor
     run(jobs, job.id)
     done = jobs.complete_with_result(job.id, "inv-1", C.NATIVE_OK, "built", True)
     row = store.query_one("SELECT * FROM lance_index_jobs WHERE id = ?", (job.id,))
-    assert from_row(row) == done and hash(from_row(row)) == hash(done) and from_row(row).facts == done.facts
+    assert (
+        from_row(row) == done
+        and hash(from_row(row)) == hash(done)
+        and from_row(row).facts == done.facts
+    )
     with store.transaction() as db:
         db.execute("UPDATE lance_index_jobs SET state = '' WHERE id = ?", (job.id,))
     damaged = store.query_one("SELECT * FROM lance_index_jobs WHERE id = ?", (job.id,))
     assert from_row(damaged).state is M.UNKNOWN
     with store.transaction() as db:
-        db.execute("UPDATE lance_index_jobs SET state = 'COMMITTED', refresh_state = 'BOGUS' WHERE id = ?", (job.id,))
+        db.execute(
+            "UPDATE lance_index_jobs SET state = 'COMMITTED', refresh_state = 'BOGUS' WHERE id = ?",
+            (job.id,),
+        )
     with pytest.raises(ValueError):
         from_row(store.query_one("SELECT * FROM lance_index_jobs WHERE id = ?", (job.id,)))

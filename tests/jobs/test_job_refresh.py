@@ -28,14 +28,27 @@ class FlakyConnector:
 
 
 class FakeCatalogs:
-    """The catalogs as refresh reads them (engine.jobs.control.refresh.RefreshCatalogs): catalog 1 is "lc"."""
+    """The catalogs as refresh reads them (engine.jobs.control.refresh.RefreshCatalogs): catalog 1
+    is "lc"."""
 
     def __init__(self, connector: FlakyConnector) -> None:
         self.connector_obj = connector
 
     def by_id(self, catalog_id: int) -> CatalogRecord | None:
-        return CatalogRecord(id=1, name="lc", type="lance", properties={}, comment="", created_at=0.0,
-                             updated_at=0.0, revision=0) if catalog_id == 1 else None
+        return (
+            CatalogRecord(
+                id=1,
+                name="lc",
+                type="lance",
+                properties={},
+                comment="",
+                created_at=0.0,
+                updated_at=0.0,
+                revision=0,
+            )
+            if catalog_id == 1
+            else None
+        )
 
     def refresh(self, name: str, db: str | None = None, table: str | None = None) -> None:
         self.connector_obj.refreshed.append((name, db, table))
@@ -52,8 +65,14 @@ def _get(jobs: JobManager, job_id: int) -> JobRecord:
 
 def _committed_job(jobs: JobManager, catalog_id: int = 1) -> int:
     job = jobs.create(new_job(catalog_id=catalog_id), 8, 64, 256)
-    jobs.mark_running(job.id, invocation_id="i", index_uuid="u", deadline_ms=int(time.time() * 1000) + 60000,
-                      process_epoch="e", backend_id="b")
+    jobs.mark_running(
+        job.id,
+        invocation_id="i",
+        index_uuid="u",
+        deadline_ms=int(time.time() * 1000) + 60000,
+        process_epoch="e",
+        backend_id="b",
+    )
     jobs.complete_with_result(job.id, "i", st.ResultCode.NATIVE_OK, "", False)
     return job.id
 
@@ -73,7 +92,11 @@ def test_transient_lookup_failure_is_failed_not_done_and_keeps_the_fence(tmp_pat
     assert [j.id for j in due_refreshes(jobs, config, now=later)] == [job_id]
     connector.fail = False
     done = refresh_job(jobs, catalogs, _get(jobs, job_id))
-    assert done is not None and done.refresh_state is st.RefreshState.DONE and jobs.fence_holder(done.fence) is None
+    assert (
+        done is not None
+        and done.refresh_state is st.RefreshState.DONE
+        and jobs.fence_holder(done.fence) is None
+    )
     assert connector.refreshed == [("lc", "db", "t"), ("lc", "db", "t")]
 
 

@@ -19,12 +19,21 @@ from tests.support.jobfactory import new_job
 M, R, C = st.MutationState, st.RefreshState, st.ResultCode
 
 EXPECTED_MUTATION = {
-    (M.PENDING, M.RUNNING), (M.PENDING, M.NOT_COMMITTED),
-    (M.RUNNING, M.COMMITTED), (M.RUNNING, M.NOT_COMMITTED), (M.RUNNING, M.UNKNOWN),
-    (M.UNKNOWN, M.COMMITTED), (M.UNKNOWN, M.NOT_COMMITTED),
+    (M.PENDING, M.RUNNING),
+    (M.PENDING, M.NOT_COMMITTED),
+    (M.RUNNING, M.COMMITTED),
+    (M.RUNNING, M.NOT_COMMITTED),
+    (M.RUNNING, M.UNKNOWN),
+    (M.UNKNOWN, M.COMMITTED),
+    (M.UNKNOWN, M.NOT_COMMITTED),
 }
-EXPECTED_REFRESH = {(R.NOT_REQUIRED, R.REQUIRED), (R.REQUIRED, R.RUNNING), (R.RUNNING, R.DONE), (R.RUNNING, R.FAILED),
-                    (R.FAILED, R.RUNNING)}
+EXPECTED_REFRESH = {
+    (R.NOT_REQUIRED, R.REQUIRED),
+    (R.REQUIRED, R.RUNNING),
+    (R.RUNNING, R.DONE),
+    (R.RUNNING, R.FAILED),
+    (R.FAILED, R.RUNNING),
+}
 
 
 @pytest.mark.parametrize("old,new", list(itertools.product(M, M)))
@@ -43,8 +52,11 @@ def seeded(path: Path, state: st.MutationState, refresh: st.RefreshState) -> int
     columns = to_columns(new_job().replace(state=state, refresh_state=refresh))
     del columns["id"]
     with store.transaction() as db:
-        cursor = db.execute(f"INSERT INTO lance_index_jobs ({', '.join(columns)}) "
-                            f"VALUES ({', '.join('?' for _ in columns)})", tuple(columns.values()))
+        cursor = db.execute(
+            f"INSERT INTO lance_index_jobs ({', '.join(columns)}) "
+            f"VALUES ({', '.join('?' for _ in columns)})",
+            tuple(columns.values()),
+        )
     store.close()
     return int(cursor.lastrowid)  # type: ignore[arg-type]
 
@@ -60,8 +72,9 @@ def apply_through_manager(path: Path, job_id: int, changes: dict[str, Any]) -> N
 
 
 @pytest.mark.parametrize("old,new", list(itertools.product(M, M)))
-def test_every_mutation_transition_through_the_manager(tmp_path: Path, old: st.MutationState,
-                                                       new: st.MutationState) -> None:
+def test_every_mutation_transition_through_the_manager(
+    tmp_path: Path, old: st.MutationState, new: st.MutationState
+) -> None:
     """Legal moves are durable (a fresh manager over the same file sees them); illegal ones raise
     5108 and change nothing, not even the revision."""
     path = tmp_path / "meta.sqlite"
@@ -77,8 +90,9 @@ def test_every_mutation_transition_through_the_manager(tmp_path: Path, old: st.M
 
 
 @pytest.mark.parametrize("old,new", list(itertools.product(R, R)))
-def test_every_refresh_transition_through_the_manager(tmp_path: Path, old: st.RefreshState,
-                                                      new: st.RefreshState) -> None:
+def test_every_refresh_transition_through_the_manager(
+    tmp_path: Path, old: st.RefreshState, new: st.RefreshState
+) -> None:
     path = tmp_path / "meta.sqlite"
     job_id = seeded(path, M.COMMITTED, old)  # the refresh axis moves after a known outcome
     if (old, new) in EXPECTED_REFRESH:
@@ -92,7 +106,9 @@ def test_every_refresh_transition_through_the_manager(tmp_path: Path, old: st.Re
 
 
 @pytest.mark.parametrize("state", [M.PENDING, M.RUNNING, M.UNKNOWN])
-def test_refresh_never_moves_before_a_known_outcome(tmp_path: Path, state: st.MutationState) -> None:
+def test_refresh_never_moves_before_a_known_outcome(
+    tmp_path: Path, state: st.MutationState
+) -> None:
     path = tmp_path / "meta.sqlite"
     job_id = seeded(path, state, R.NOT_REQUIRED)
     with pytest.raises(st.JobStateError):
@@ -100,12 +116,20 @@ def test_refresh_never_moves_before_a_known_outcome(tmp_path: Path, state: st.Mu
     assert durable(path, job_id) == (state, R.NOT_REQUIRED, 0)
 
 
-def test_a_successful_job_takes_not_required_to_required_through_the_manager(tmp_path: Path) -> None:
+def test_a_successful_job_takes_not_required_to_required_through_the_manager(
+    tmp_path: Path,
+) -> None:
     path = tmp_path / "meta.sqlite"
     jobs = JobManager(MetaStore(path))
     job = jobs.create(new_job(), 8, 64, 256)
-    jobs.mark_running(job.id, invocation_id="i", index_uuid="u", deadline_ms=1 << 50, process_epoch="e",
-                      backend_id="local")
+    jobs.mark_running(
+        job.id,
+        invocation_id="i",
+        index_uuid="u",
+        deadline_ms=1 << 50,
+        process_epoch="e",
+        backend_id="local",
+    )
     done = jobs.complete_with_result(job.id, "i", C.NATIVE_OK, "ok", True)
     assert done is not None and (done.state, done.refresh_state) == (M.COMMITTED, R.REQUIRED)
     assert durable(path, job.id) == (M.COMMITTED, R.REQUIRED, 2)
@@ -115,46 +139,74 @@ def test_committed_and_not_committed_are_terminal() -> None:
     assert not st.MUTATION_TRANSITIONS[M.COMMITTED] and not st.MUTATION_TRANSITIONS[M.NOT_COMMITTED]
 
 
-def expected_outcome(mutation: st.MutationType, code: st.ResultCode | None, if_exists: bool,
-                     ema: bool) -> tuple[st.MutationState, st.RefreshState, st.CompletionReason]:
+def expected_outcome(
+    mutation: st.MutationType, code: st.ResultCode | None, if_exists: bool, ema: bool
+) -> tuple[st.MutationState, st.RefreshState, st.CompletionReason]:
     """The classification table (docs/job-contract.md), written out independently of classify()."""
     none = st.CompletionReason.NONE
     if code is None:
         return M.UNKNOWN, R.NOT_REQUIRED, none
     if code is C.CANCELLED_BEFORE_COMMIT:
-        return M.NOT_COMMITTED, (R.REQUIRED if ema else R.NOT_REQUIRED), st.CompletionReason.CANCELLED
+        return (
+            M.NOT_COMMITTED,
+            (R.REQUIRED if ema else R.NOT_REQUIRED),
+            st.CompletionReason.CANCELLED,
+        )
     if code.value.startswith("PRE_INVOCATION_"):
         return M.NOT_COMMITTED, (R.REQUIRED if ema else R.NOT_REQUIRED), none
-    if code is C.SEGMENT_FAILED_BEFORE_COMMIT:  # drydock's Ray build: only the coordinator commits, it did not
+    if (
+        code is C.SEGMENT_FAILED_BEFORE_COMMIT
+    ):  # drydock's Ray build: only the coordinator commits, it did not
         return M.NOT_COMMITTED, (R.REQUIRED if ema else R.NOT_REQUIRED), none
     if code is C.NATIVE_OK:
         return M.COMMITTED, R.REQUIRED, none
     if code is C.NATIVE_COMMIT_CONFLICT:
         return M.NOT_COMMITTED, R.REQUIRED, none
     if code is C.NATIVE_NOT_FOUND and mutation is st.MutationType.DROP:
-        return M.NOT_COMMITTED, R.REQUIRED, (st.CompletionReason.IF_CONDITION_NOOP if if_exists else none)
+        return (
+            M.NOT_COMMITTED,
+            R.REQUIRED,
+            (st.CompletionReason.IF_CONDITION_NOOP if if_exists else none),
+        )
     return M.UNKNOWN, R.NOT_REQUIRED, none
 
 
-@pytest.mark.parametrize("mutation,code,if_exists,ema",
-                         list(itertools.product(st.MutationType, [*C, None], [False, True], [False, True])))
-def test_classification_table(mutation: st.MutationType, code: st.ResultCode | None, if_exists: bool,
-                              ema: bool) -> None:
+@pytest.mark.parametrize(
+    "mutation,code,if_exists,ema",
+    list(itertools.product(st.MutationType, [*C, None], [False, True], [False, True])),
+)
+def test_classification_table(
+    mutation: st.MutationType, code: st.ResultCode | None, if_exists: bool, ema: bool
+) -> None:
     outcome = st.classify(mutation, code, if_exists, ema)
-    assert (outcome.state, outcome.refresh, outcome.reason) == expected_outcome(mutation, code, if_exists, ema)
+    assert (outcome.state, outcome.refresh, outcome.reason) == expected_outcome(
+        mutation, code, if_exists, ema
+    )
 
 
-ALL_FACTS = [st.JobFacts(m, r, fr, plo, tp) for m, r, fr, plo, tp in
-             itertools.product(M, R, [False, True], [False, True], st.TerminationProof)]
+ALL_FACTS = [
+    st.JobFacts(m, r, fr, plo, tp)
+    for m, r, fr, plo, tp in itertools.product(
+        M, R, [False, True], [False, True], st.TerminationProof
+    )
+]
 
 
 @pytest.mark.parametrize("facts", ALL_FACTS)
 def test_derived_predicates(facts: st.JobFacts) -> None:
-    unresolved = (facts.state in (M.PENDING, M.RUNNING)
-                  or (facts.state is M.UNKNOWN and not facts.force_released)
-                  or (facts.state in (M.COMMITTED, M.NOT_COMMITTED)
-                      and facts.refresh in (R.REQUIRED, R.RUNNING, R.FAILED)))
-    slot = facts.possible_live_owned and facts.termination_proof is st.TerminationProof.NONE and not facts.force_released
+    unresolved = (
+        facts.state in (M.PENDING, M.RUNNING)
+        or (facts.state is M.UNKNOWN and not facts.force_released)
+        or (
+            facts.state in (M.COMMITTED, M.NOT_COMMITTED)
+            and facts.refresh in (R.REQUIRED, R.RUNNING, R.FAILED)
+        )
+    )
+    slot = (
+        facts.possible_live_owned
+        and facts.termination_proof is st.TerminationProof.NONE
+        and not facts.force_released
+    )
     assert st.is_unresolved(facts) is unresolved
     assert st.holds_possible_live_slot(facts) is slot
     # defect 1: a resolved record that still holds a possible-live slot is never GC-eligible
@@ -163,12 +215,23 @@ def test_derived_predicates(facts: st.JobFacts) -> None:
 
 def test_live_rows_sql_agrees_with_the_predicates() -> None:
     db = sqlite3.connect(":memory:")
-    db.execute("CREATE TABLE lance_index_jobs (id INTEGER, state TEXT, refresh_state TEXT, force_released INT, "
-               "possible_live_owned INT, termination_proof TEXT)")
+    db.execute(
+        "CREATE TABLE lance_index_jobs (id INTEGER, state TEXT, refresh_state TEXT, force_released "
+        "INT, "
+        "possible_live_owned INT, termination_proof TEXT)"
+    )
     for i, f in enumerate(ALL_FACTS):
-        db.execute("INSERT INTO lance_index_jobs VALUES (?, ?, ?, ?, ?, ?)",
-                   (i, f.state.value, f.refresh.value, int(f.force_released), int(f.possible_live_owned),
-                    f.termination_proof.value))
+        db.execute(
+            "INSERT INTO lance_index_jobs VALUES (?, ?, ?, ?, ?, ?)",
+            (
+                i,
+                f.state.value,
+                f.refresh.value,
+                int(f.force_released),
+                int(f.possible_live_owned),
+                f.termination_proof.value,
+            ),
+        )
     db.execute("INSERT INTO lance_index_jobs VALUES (-1, 'GARBAGE', 'DONE', 1, 0, 'NONE')")
     live = {r[0] for r in db.execute(f"SELECT id FROM lance_index_jobs WHERE {LIVE_ROWS_SQL}")}
     assert live == {i for i, f in enumerate(ALL_FACTS) if not st.gc_eligible(f)} | {-1}

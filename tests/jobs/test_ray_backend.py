@@ -23,29 +23,51 @@ import pytest
 from drydock.engine.jobs.runtime.ray_tasks import fragment_groups, segment_uuid
 from tests.conftest import ServerProcess, make_server
 from tests.support.lance_fixtures import (
-    Warehouse, admit, create_catalog, local_warehouse, rows, set_config, show_job,
-    wait_dispatcher_rounds, wait_job, wait_until)
+    Warehouse,
+    admit,
+    create_catalog,
+    local_warehouse,
+    rows,
+    set_config,
+    show_job,
+    wait_dispatcher_rounds,
+    wait_job,
+    wait_until,
+)
 
 ray = pytest.importorskip("ray", reason="ray is in the test extra (pip install -e '.[test]')")
 
 DIM, N, FRAGMENT_ROWS = 16, 6000, 500
 SINGLE_BUILDS = 5
-PQ = ('PROPERTIES ("index_type" = "IVF_PQ", "num_partitions" = "16", "num_sub_vectors" = "8", '
-      '"sample_rate" = "16", "max_iters" = "10")')
-RAY_ENV = {"RAY_USAGE_STATS_ENABLED": "0", "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0", "LANCE_LOG": "error"}
+PQ = (
+    'PROPERTIES ("index_type" = "IVF_PQ", "num_partitions" = "16", "num_sub_vectors" = "8", '
+    '"sample_rate" = "16", "max_iters" = "10")'
+)
+RAY_ENV = {
+    "RAY_USAGE_STATS_ENABLED": "0",
+    "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0",
+    "LANCE_LOG": "error",
+}
 
 
 @pytest.fixture(scope="module")
 def cluster() -> Iterator[Any]:
     from ray.cluster_utils import Cluster
 
-    base = Path(tempfile.mkdtemp(prefix="dd-ray-", dir="/tmp"))  # short: Ray's unix socket paths are capped
+    base = Path(
+        tempfile.mkdtemp(prefix="dd-ray-", dir="/tmp")
+    )  # short: Ray's unix socket paths are capped
     env = {**RAY_ENV, "RAY_TMPDIR": str(base / "tmp"), "HOME": str(base / "home")}
     (base / "tmp").mkdir()
     (base / "home").mkdir()
     saved = {k: os.environ.get(k) for k in env}
     os.environ.update(env)
-    node = {"num_cpus": 1, "node_ip_address": "127.0.0.1", "include_dashboard": True, "dashboard_host": "127.0.0.1"}
+    node = {
+        "num_cpus": 1,
+        "node_ip_address": "127.0.0.1",
+        "include_dashboard": True,
+        "dashboard_host": "127.0.0.1",
+    }
     c = Cluster(initialize_head=True, head_node_args=node)
     c.add_node(num_cpus=1, node_ip_address="127.0.0.1")
     c.wait_for_nodes()
@@ -62,11 +84,15 @@ def cluster() -> Iterator[Any]:
                 os.environ[key] = value
 
 
-def ray_server(tmp_path: Path, cluster: Any, address: str | None = None, **env: str) -> ServerProcess:
+def ray_server(
+    tmp_path: Path, cluster: Any, address: str | None = None, **env: str
+) -> ServerProcess:
     config = tmp_path / "drydock.toml"
-    config.write_text('[frontend]\nlance_index_worker_backend = "ray"\n'
-                      f'lance_index_ray_address = "{address or cluster.address}"\n'
-                      'lance_index_ray_segments = 2\nlance_index_ray_task_memory_bytes = 268435456\n')
+    config.write_text(
+        '[frontend]\nlance_index_worker_backend = "ray"\n'
+        f'lance_index_ray_address = "{address or cluster.address}"\n'
+        "lance_index_ray_segments = 2\nlance_index_ray_task_memory_bytes = 268435456\n"
+    )
     return make_server(tmp_path, "--config", str(config), **cluster.env, **env).start()
 
 
@@ -77,9 +103,15 @@ def vectors(seed: int = 7) -> np.ndarray:
 
 
 def write_table(wh: Warehouse, name: str, data: np.ndarray) -> lance.LanceDataset:
-    schema = pa.schema([pa.field("id", pa.int64()), pa.field("emb", pa.list_(pa.float32(), DIM), nullable=False)])
-    table = pa.table({"id": pa.array(range(len(data)), pa.int64()),
-                      "emb": pa.FixedSizeListArray.from_arrays(pa.array(data.ravel()), DIM)}).cast(schema)
+    schema = pa.schema(
+        [pa.field("id", pa.int64()), pa.field("emb", pa.list_(pa.float32(), DIM), nullable=False)]
+    )
+    table = pa.table(
+        {
+            "id": pa.array(range(len(data)), pa.int64()),
+            "emb": pa.FixedSizeListArray.from_arrays(pa.array(data.ravel()), DIM),
+        }
+    ).cast(schema)
     return lance.write_dataset(table, wh.uri("db", name), max_rows_per_file=FRAGMENT_ROWS)
 
 
@@ -87,16 +119,22 @@ def recall_at_10(dataset: lance.LanceDataset, data: np.ndarray, queries: np.ndar
     hits = 0
     for q in queries:
         truth = set(np.argsort(((data - q) ** 2).sum(axis=1))[:10].tolist())  # brute force
-        # every partition probed: what is compared is the shared PQ model and the per-segment encoding;
-        # k-means initialisation alone moves recall by several points between two single-process builds
-        got = dataset.to_table(columns=["id"], nearest={"column": "emb", "q": q, "k": 10, "nprobes": 16})
+        # every partition probed: what is compared is the shared PQ model and the per-segment
+        # encoding;
+        # k-means initialisation alone moves recall by several points between two single-process
+        # builds
+        got = dataset.to_table(
+            columns=["id"], nearest={"column": "emb", "q": q, "k": 10, "nprobes": 16}
+        )
         hits += len(truth & set(got["id"].to_pylist()))
     return hits / (10 * len(queries))
 
 
 def single_process_recall(wh: Warehouse, data: np.ndarray, queries: np.ndarray, n: int) -> float:
     single = write_table(wh, f"single{n}", data)
-    single.create_index("emb", "IVF_PQ", num_partitions=16, num_sub_vectors=8, sample_rate=16, max_iters=10)
+    single.create_index(
+        "emb", "IVF_PQ", num_partitions=16, num_sub_vectors=8, sample_rate=16, max_iters=10
+    )
     return recall_at_10(single, data, queries)
 
 
@@ -106,7 +144,9 @@ def segment_dirs(wh: Warehouse, name: str) -> list[str]:
 
 
 def brief(job: dict[str, str]) -> str:
-    return " | ".join(f"{k}={job[k]}" for k in ("State", "ResultCode", "TerminationProof", "BackendId", "Message"))
+    return " | ".join(
+        f"{k}={job[k]}" for k in ("State", "ResultCode", "TerminationProof", "BackendId", "Message")
+    )
 
 
 def reaped(job: dict[str, str]) -> bool:
@@ -117,10 +157,14 @@ def test_fragment_groups_and_segment_uuids() -> None:
     frags = [(i, 100) for i in range(10)]
     groups = fragment_groups(frags, 4)
     assert [f for g in groups for f in g] == list(range(10)) and len(groups) == 4 and all(groups)
-    assert fragment_groups(frags, 40) == [[i] for i in range(10)]  # never more segments than fragments
+    assert fragment_groups(frags, 40) == [
+        [i] for i in range(10)
+    ]  # never more segments than fragments
     assert fragment_groups([(0, 5)], 3) == [[0]]
     base = "8599c9a6-3b60-4838-b299-4e960904b209"
-    assert segment_uuid(base, 0) == base  # segment 0 carries the job's uuid: the evidence rules find it
+    assert (
+        segment_uuid(base, 0) == base
+    )  # segment 0 carries the job's uuid: the evidence rules find it
     assert segment_uuid(base, 1) == segment_uuid(base, 1) != segment_uuid(base, 2)
 
 
@@ -131,9 +175,15 @@ def test_distributed_build_matches_single_process_recall(tmp_path: Path, cluster
     server = ray_server(tmp_path, cluster)
     try:
         c = create_catalog(server, wh)
-        job = wait_job(server, admit(server, f"CREATE INDEX v ON {c}.db.t (emb) USING ANN {PQ}"), reaped, 180)
+        job = wait_job(
+            server, admit(server, f"CREATE INDEX v ON {c}.db.t (emb) USING ANN {PQ}"), reaped, 180
+        )
         assert (job["State"], job["ResultCode"], job["BackendId"], job["TerminationProof"]) == (
-            "COMMITTED", "NATIVE_OK", "ray", "RAY_TASKS_ENDED"), brief(job)
+            "COMMITTED",
+            "NATIVE_OK",
+            "ray",
+            "RAY_TASKS_ENDED",
+        ), brief(job)
         assert "2 Ray segments" in job["Message"] and f"{N} rows indexed" in job["Message"], job
         built = lance.dataset(wh.uri("db", "t"))
         assert built.version == 2  # exactly one commit
@@ -143,18 +193,25 @@ def test_distributed_build_matches_single_process_recall(tmp_path: Path, cluster
         # two segments; segment 0 carries the job's uuid, segment 1's is derived from it
         assert len(uuids) == 2 and any(segment_uuid(u, 1) in uuids for u in uuids), uuids
         rng = np.random.default_rng(99)  # queries near the data, as real ones are
-        queries = (data[rng.integers(0, N, 100)] + rng.normal(size=(100, DIM)) * 0.5).astype("float32")
+        queries = (data[rng.integers(0, N, 100)] + rng.normal(size=(100, DIM)) * 0.5).astype(
+            "float32"
+        )
         distributed = recall_at_10(built, data, queries)
-        # k-means initialisation alone moves the recall of two single-process builds of the same data
+        # k-means initialisation alone moves the recall of two single-process builds of the same
+        # data
         # by up to ~0.03 here, so "within 0.02 of a single-process build" is checked against several
         singles = sorted(single_process_recall(wh, data, queries, i) for i in range(SINGLE_BUILDS))
         print(f"recall@10: distributed {distributed:.3f}, single-process builds {singles}")
         assert singles[0] - 0.02 <= distributed <= singles[-1] + 0.02, (distributed, singles)
         backends = rows(server, "SHOW BACKENDS")
         nodes = [b for b in backends if str(b[0]).startswith("ray:")]
-        assert len(nodes) == 2 and {(n[1], n[2], n[10]) for n in nodes} == {("127.0.0.1", "true", 1)}, backends
+        assert len(nodes) == 2 and {(n[1], n[2], n[10]) for n in nodes} == {
+            ("127.0.0.1", "true", 1)
+        }, backends
         assert all(n[11] > 0 for n in nodes) and backends[0][0] == "local"
-        assert server.stop() == 0  # Ray's driver in the server does not spoil the clean SIGTERM shutdown
+        assert (
+            server.stop() == 0
+        )  # Ray's driver in the server does not spoil the clean SIGTERM shutdown
     finally:
         server.stop()
 
@@ -165,9 +222,14 @@ def test_killed_segment_task_fails_the_job_without_commit(tmp_path: Path, cluste
     server = ray_server(tmp_path, cluster, DRYDOCK_FAULT_RAY_MODE="kill_segment")
     try:
         c = create_catalog(server, wh)
-        job = wait_job(server, admit(server, f"CREATE INDEX v ON {c}.db.t (emb) USING ANN {PQ}"), reaped, 180)
+        job = wait_job(
+            server, admit(server, f"CREATE INDEX v ON {c}.db.t (emb) USING ANN {PQ}"), reaped, 180
+        )
         assert (job["State"], job["ResultCode"], job["TerminationProof"]) == (
-            "NOT_COMMITTED", "SEGMENT_FAILED_BEFORE_COMMIT", "RAY_TASKS_ENDED"), brief(job)
+            "NOT_COMMITTED",
+            "SEGMENT_FAILED_BEFORE_COMMIT",
+            "RAY_TASKS_ENDED",
+        ), brief(job)
         assert "segment 2 of 2 failed after 2 attempts: the Ray worker died" in job["Message"], job
         dataset = lance.dataset(wh.uri("db", "t"))
         assert dataset.version == 1 and dataset.describe_indices() == []  # no partial commit
@@ -183,13 +245,30 @@ def test_cancel_force_cancels_a_distributed_build(tmp_path: Path, cluster: Any) 
     try:
         c = create_catalog(server, wh)
         job_id = admit(server, f"CREATE INDEX v ON {c}.db.t (emb) USING ANN {PQ}")
-        wait_job(server, job_id, lambda j: "encoding" in j["Progress"] or j["State"] not in ("PENDING", "RUNNING"), 240)
-        wait_until(lambda: sum(b[12] for b in rows(server, "SHOW BACKENDS") if str(b[0]).startswith("ray:")) >= 1,
-                   20, "SHOW BACKENDS counts the held segment tasks as running")
+        wait_job(
+            server,
+            job_id,
+            lambda j: "encoding" in j["Progress"] or j["State"] not in ("PENDING", "RUNNING"),
+            240,
+        )
+        wait_until(
+            lambda: (
+                sum(b[12] for b in rows(server, "SHOW BACKENDS") if str(b[0]).startswith("ray:"))
+                >= 1
+            ),
+            20,
+            "SHOW BACKENDS counts the held segment tasks as running",
+        )
         server.query(f"CANCEL LANCE INDEX JOB {job_id}")
         job = wait_job(server, job_id, reaped, 60)
-        assert (job["State"], job["ResultCode"], job["CompletionReason"], job["TerminationProof"]) == (
-            "NOT_COMMITTED", "CANCELLED_BEFORE_COMMIT", "CANCELLED", "RAY_TASKS_ENDED"), brief(job)
+        assert (
+            job["State"],
+            job["ResultCode"],
+            job["CompletionReason"],
+            job["TerminationProof"],
+        ) == ("NOT_COMMITTED", "CANCELLED_BEFORE_COMMIT", "CANCELLED", "RAY_TASKS_ENDED"), brief(
+            job
+        )
         assert lance.dataset(wh.uri("db", "t")).version == 1 and segment_dirs(wh, "t") == []
     finally:
         server.stop()
@@ -206,22 +285,38 @@ def test_unreachable_head_keeps_jobs_pending_until_it_answers(tmp_path: Path, cl
         c = create_catalog(server, wh)
         job_id = admit(server, f"CREATE INDEX v ON {c}.db.t (emb) USING ANN {PQ}")
         job = wait_job(server, job_id, lambda j: "unreachable" in j["Message"], 30)
-        assert job["State"] == "PENDING" and f"Ray head {dead} is unreachable" in job["Message"], job
+        assert job["State"] == "PENDING" and f"Ray head {dead} is unreachable" in job["Message"], (
+            job
+        )
         ray_row = [b for b in rows(server, "SHOW BACKENDS") if b[0] == "ray"]
         assert ray_row and ray_row[0][2] == "false" and "unreachable" in ray_row[0][4], ray_row
-        scalar = wait_job(server, admit(server, f"CREATE INDEX b ON {c}.db.t (id) USING BTREE"), reaped, 60)
-        assert (scalar["State"], scalar["BackendId"]) == ("COMMITTED", "local"), scalar  # not held up
+        scalar = wait_job(
+            server, admit(server, f"CREATE INDEX b ON {c}.db.t (id) USING BTREE"), reaped, 60
+        )
+        assert (scalar["State"], scalar["BackendId"]) == ("COMMITTED", "local"), (
+            scalar
+        )  # not held up
         wait_dispatcher_rounds(server)  # the dispatcher looked at it again since (positive signal)
         assert show_job(server, job_id)["State"] == "PENDING"  # still waiting, not failed
         set_config(server, lance_index_ray_address=cluster.address)
         job = wait_job(server, job_id, reaped, 180)
-        assert (job["State"], job["BackendId"], job["TerminationProof"]) == ("COMMITTED", "ray", "RAY_TASKS_ENDED"), brief(job)
-        wait_until(lambda: any(str(b[0]).startswith("ray:") for b in rows(server, "SHOW BACKENDS")), 10, "nodes")
+        assert (job["State"], job["BackendId"], job["TerminationProof"]) == (
+            "COMMITTED",
+            "ray",
+            "RAY_TASKS_ENDED",
+        ), brief(job)
+        wait_until(
+            lambda: any(str(b[0]).startswith("ray:") for b in rows(server, "SHOW BACKENDS")),
+            10,
+            "nodes",
+        )
     finally:
         server.stop()
 
 
-def test_killed_frontend_job_settles_from_ray_state_and_history(tmp_path: Path, cluster: Any) -> None:
+def test_killed_frontend_job_settles_from_ray_state_and_history(
+    tmp_path: Path, cluster: Any
+) -> None:
     """kill -9 of the coordinating frontend mid-build: after restart the job is UNKNOWN; the slot is
     released only once Ray's state API shows the old driver's tasks over (BE_PROCESS_EPOCH_GONE),
     and then the version history settles it NOT_COMMITTED (RECONCILED)."""
@@ -231,12 +326,21 @@ def test_killed_frontend_job_settles_from_ray_state_and_history(tmp_path: Path, 
     try:
         c = create_catalog(server, wh)
         job_id = admit(server, f"CREATE INDEX v ON {c}.db.t (emb) USING ANN {PQ}")
-        wait_job(server, job_id, lambda j: "encoding" in j["Progress"] or j["State"] not in ("PENDING", "RUNNING"), 240)
+        wait_job(
+            server,
+            job_id,
+            lambda j: "encoding" in j["Progress"] or j["State"] not in ("PENDING", "RUNNING"),
+            240,
+        )
         server.kill9()
         server.start()
         job = wait_job(server, job_id, lambda j: j["CompletionReason"] == "RECONCILED", 120)
-        assert (job["State"], job["CompletionReason"], job["TerminationProof"], job["BackendId"]) == (
-            "NOT_COMMITTED", "RECONCILED", "BE_PROCESS_EPOCH_GONE", "ray"), brief(job)
+        assert (
+            job["State"],
+            job["CompletionReason"],
+            job["TerminationProof"],
+            job["BackendId"],
+        ) == ("NOT_COMMITTED", "RECONCILED", "BE_PROCESS_EPOCH_GONE", "ray"), brief(job)
         assert lance.dataset(wh.uri("db", "t")).version == 1
     finally:
         server.stop()

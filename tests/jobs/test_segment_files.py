@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from drydock.engine.jobs.runtime.segment_files import remove_segments
-from tests.support.s3 import S3Server, s3  # noqa: F401 - the fixture
+from tests.support.s3 import S3Server
 
 
 def test_local_segment_folders_of_the_build_go_and_nothing_else(tmp_path: Path) -> None:
@@ -14,29 +14,48 @@ def test_local_segment_folders_of_the_build_go_and_nothing_else(tmp_path: Path) 
     for name in ("seg-a", "seg-b", "committed"):
         (indices / name).mkdir(parents=True)
         (indices / name / "index.idx").write_bytes(b"x")
-    left = remove_segments(str(tmp_path / "t.lance"), {}, ["seg-a", "seg-b", "never-written", "../escape", ""])
+    left = remove_segments(
+        str(tmp_path / "t.lance"), {}, ["seg-a", "seg-b", "never-written", "../escape", ""]
+    )
     assert left == []
     assert sorted(p.name for p in indices.iterdir()) == ["committed"]
-    assert tmp_path.exists()  # a uuid with a path separator is not a segment: nothing outside _indices
+    assert (
+        tmp_path.exists()
+    )  # a uuid with a path separator is not a segment: nothing outside _indices
 
 
-def test_segment_folders_on_object_storage_are_removed_with_the_catalog_credentials(s3: S3Server) -> None:  # noqa: F811
+def test_segment_folders_on_object_storage_are_removed_with_the_catalog_credentials(
+    s3: S3Server,
+) -> None:  # noqa: F811
     bucket = s3.make_bucket("segments")
     client = s3.client()
-    for key in ("wh/db/t.lance/_indices/seg-a/part-0.idx", "wh/db/t.lance/_indices/seg-a/part-1.idx",
-                "wh/db/t.lance/_indices/seg-b/index.idx", "wh/db/t.lance/_indices/committed/index.idx",
-                "wh/db/t.lance/data/0.lance"):
+    for key in (
+        "wh/db/t.lance/_indices/seg-a/part-0.idx",
+        "wh/db/t.lance/_indices/seg-a/part-1.idx",
+        "wh/db/t.lance/_indices/seg-b/index.idx",
+        "wh/db/t.lance/_indices/committed/index.idx",
+        "wh/db/t.lance/data/0.lance",
+    ):
         client.put_object(Bucket=bucket, Key=key, Body=b"x")
-    left = remove_segments(f"s3://{bucket}/wh/db/t.lance", s3.lance_storage_options, ["seg-a", "seg-b", "nope"])
+    left = remove_segments(
+        f"s3://{bucket}/wh/db/t.lance", s3.lance_storage_options, ["seg-a", "seg-b", "nope"]
+    )
     assert left == []
     # pyarrow keeps an emptied "directory" as a zero-byte marker object ("…/_indices/"); lance lists
     # around it (cleanup and index builds were checked with one in place)
-    keys = sorted(o["Key"] for o in client.list_objects_v2(Bucket=bucket)["Contents"] if not o["Key"].endswith("/"))
+    keys = sorted(
+        o["Key"]
+        for o in client.list_objects_v2(Bucket=bucket)["Contents"]
+        if not o["Key"].endswith("/")
+    )
     assert keys == ["wh/db/t.lance/_indices/committed/index.idx", "wh/db/t.lance/data/0.lance"]
 
 
 def test_wrong_credentials_leave_the_folders_and_say_which(s3: S3Server) -> None:  # noqa: F811
     bucket = s3.make_bucket("segments-denied")
     s3.client().put_object(Bucket=bucket, Key="t.lance/_indices/seg-a/index.idx", Body=b"x")
-    options = {**s3.lance_storage_options, "aws_endpoint": "http://127.0.0.1:1"}  # nothing listens there
+    options = {
+        **s3.lance_storage_options,
+        "aws_endpoint": "http://127.0.0.1:1",
+    }  # nothing listens there
     assert remove_segments(f"s3://{bucket}/t.lance", options, ["seg-a"]) == ["seg-a"]

@@ -23,7 +23,12 @@ from drydock.engine.jobs.runtime import isolation as iso
 from drydock.engine.jobs.runtime import supervisor as sup
 from drydock.engine.jobs.control.manager import JobManager
 from drydock.engine.jobs.control.backend import (
-    Dispatch, NotEnqueued, ProtocolError, WorkerResult, log_name)
+    Dispatch,
+    NotEnqueued,
+    ProtocolError,
+    WorkerResult,
+    log_name,
+)
 from drydock.engine.jobs.runtime.protocol import DISPATCH, RESULT, FrameBuffer, read_frame
 from drydock.engine.jobs.control.retention import clean_once
 from drydock.engine.jobs.control.states import TerminationProof
@@ -46,16 +51,32 @@ def nested(depth: int) -> bytes:
 
 
 def make_dispatch(**changes: Any) -> Dispatch:
-    return Dispatch(**{
-        "job_id": 7, "invocation_id": uuid.uuid4().hex, "operation": "CREATE", "uri": "/nowhere/t.lance",
-        "storage_options": {}, "admitted_version": 1, "index_name": "idx", "index_uuid": str(uuid.uuid4()),
-        "column": "id", "spec": {"using": "INVERTED", "index_type": "BTREE", "params": {}},
-        "schema_contract": {"version": 1, "fields": []}, "max_num_partitions": 4096, "max_num_sub_vectors": 256,
-        "wall_clock_seconds": 60.0, **changes})
+    return Dispatch(
+        **{
+            "job_id": 7,
+            "invocation_id": uuid.uuid4().hex,
+            "operation": "CREATE",
+            "uri": "/nowhere/t.lance",
+            "storage_options": {},
+            "admitted_version": 1,
+            "index_name": "idx",
+            "index_uuid": str(uuid.uuid4()),
+            "column": "id",
+            "spec": {"using": "INVERTED", "index_type": "BTREE", "params": {}},
+            "schema_contract": {"version": 1, "fields": []},
+            "max_num_partitions": 4096,
+            "max_num_sub_vectors": 256,
+            "wall_clock_seconds": 60.0,
+            **changes,
+        }
+    )
 
 
-# -- the frame parser: nesting is capped before json recurses --------------------------------------------
-def test_a_deeply_nested_frame_under_its_size_cap_is_a_protocol_error_not_a_recursion_error() -> None:
+# -- the frame parser: nesting is capped before json recurses
+# --------------------------------------------
+def test_a_deeply_nested_frame_under_its_size_cap_is_a_protocol_error_not_a_recursion_error() -> (
+    None
+):
     body = nested(4000)
     assert len(body) < 8192  # under the result cap: only the depth check stands in the way
     with pytest.raises(ProtocolError, match="nests deeper than 32 levels"):
@@ -70,12 +91,15 @@ def test_nesting_up_to_the_cap_parses_and_brackets_inside_strings_do_not_count()
     with pytest.raises(ProtocolError, match="nests deeper"):
         FrameBuffer((RESULT,)).feed(raw_frame(RESULT, nested(33)))
     text = b'{"message": "[[[[{{{{ \\" [[[[" , "n": [[1]]}'
-    [(_, body)] = FrameBuffer((RESULT,)).feed(raw_frame(RESULT, b'{"m":"' + b"[" * 5000 + b'\\"{"}'))
+    [(_, body)] = FrameBuffer((RESULT,)).feed(
+        raw_frame(RESULT, b'{"m":"' + b"[" * 5000 + b'\\"{"}')
+    )
     assert body["m"].startswith("[[[")
     assert FrameBuffer((RESULT,)).feed(raw_frame(RESULT, text))[0][1]["n"] == [[1]]
 
 
-# -- a supervisor running real workers ---------------------------------------------------------------------
+# -- a supervisor running real workers
+# ---------------------------------------------------------------------
 class Events:
     def __init__(self, fail_on_result: bool = False) -> None:
         self.calls: list[tuple[str, int, Any, str]] = []
@@ -87,8 +111,9 @@ class Events:
             self.calls.append(call)
             self._changed.notify_all()
 
-    def on_spawned(self, job_id: int, invocation_id: str, pid: int, start_ticks: int | None,
-                   cgroup: str) -> None:
+    def on_spawned(
+        self, job_id: int, invocation_id: str, pid: int, start_ticks: int | None, cgroup: str
+    ) -> None:
         self._add(("spawned", job_id, pid, cgroup))
 
     def on_progress(self, job_id: int, invocation_id: str, text: str) -> None:
@@ -99,10 +124,14 @@ class Events:
             raise RuntimeError("the metadata store is unavailable")
         self._add(("result", job_id, result.code, result.message))
 
-    def on_exit(self, job_id: int, invocation_id: str, proof: TerminationProof | None, detail: str) -> None:
+    def on_exit(
+        self, job_id: int, invocation_id: str, proof: TerminationProof | None, detail: str
+    ) -> None:
         self._add(("exit", job_id, proof, detail))
 
-    def exits(self, count: int = 1, timeout: float = 60) -> list[tuple[TerminationProof | None, str]]:
+    def exits(
+        self, count: int = 1, timeout: float = 60
+    ) -> list[tuple[TerminationProof | None, str]]:
         with self._changed:
             assert self._changed.wait_for(lambda: len(self._exits()) >= count, timeout), self.calls
             return self._exits()
@@ -112,21 +141,28 @@ class Events:
 
 
 def _config(tmp_path: Path, **values: Any) -> Config:
-    return Config(MetaStore(tmp_path / "meta.sqlite"), file_values={
-        "lance_index_worker_termination_grace_seconds": 1, **values})
+    return Config(
+        MetaStore(tmp_path / "meta.sqlite"),
+        file_values={"lance_index_worker_termination_grace_seconds": 1, **values},
+    )
 
 
 @pytest.fixture
 def rlimit_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
-    """run(mode, events=None) → (supervisor, events, dispatch) with rlimit isolation, worker started."""
+    """run(mode, events=None) → (supervisor, events, dispatch) with rlimit isolation, worker
+    started."""
     monkeypatch.setattr(iso, "CGROUP_ROOT", tmp_path / "no-cgroups")
     started: list[Supervisor] = []
 
     def run(mode: str, events: Events | None = None) -> tuple[Supervisor, Events, Dispatch]:
         monkeypatch.setenv("DRYDOCK_FAULT_WORKER_MODE", mode)
         events = events or Events()
-        supervisor = Supervisor(_config(tmp_path, lance_index_worker_isolation="rlimit"), events, "e",
-                                tmp_path / "workers")
+        supervisor = Supervisor(
+            _config(tmp_path, lance_index_worker_isolation="rlimit"),
+            events,
+            "e",
+            tmp_path / "workers",
+        )
         supervisor.start()
         started.append(supervisor)
         dispatch = make_dispatch()
@@ -136,8 +172,6 @@ def rlimit_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]
     yield run
     for supervisor in started:
         supervisor.stop()
-
-
 
 
 @pytest.fixture
@@ -169,8 +203,11 @@ def cgroup_supervisor(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterat
                 base.rmdir()
 
 
-def test_a_worker_replying_with_a_deeply_nested_frame_is_killed_and_its_exit_reported(rlimit_run: Any) -> None:
-    """On main the monitor thread died of RecursionError: no exit was ever reported, the slot held."""
+def test_a_worker_replying_with_a_deeply_nested_frame_is_killed_and_its_exit_reported(
+    rlimit_run: Any,
+) -> None:
+    """On main the monitor thread died of RecursionError: no exit was ever reported, the slot
+    held."""
     supervisor, events, _ = rlimit_run("nested")
     [(proof, detail)] = events.exits(timeout=30)
     assert proof is TerminationProof.CHILD_REAPED
@@ -189,17 +226,24 @@ def test_the_monitor_survives_a_failing_event_handler(rlimit_run: Any) -> None:
 
 
 def test_an_oom_kill_names_the_cgroup_memory_limit(cgroup_supervisor: Any) -> None:
-    supervisor, events = cgroup_supervisor("allocate", lance_index_worker_memory_limit_bytes=200 * 2**20)
+    supervisor, events = cgroup_supervisor(
+        "allocate", lance_index_worker_memory_limit_bytes=200 * 2**20
+    )
     supervisor.submit(make_dispatch(), int(time.time() * 1000) + 3_600_000)
     [(proof, detail)] = events.exits(timeout=60)
-    assert (proof, detail) == (TerminationProof.CHILD_REAPED, "killed by SIGKILL: cgroup memory limit 200 MiB reached")
+    assert (proof, detail) == (
+        TerminationProof.CHILD_REAPED,
+        "killed by SIGKILL: cgroup memory limit 200 MiB reached",
+    )
 
 
 def test_a_held_slot_is_proven_once_the_stray_processes_in_its_cgroup_are_gone(
-        cgroup_supervisor: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    cgroup_supervisor: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """The worker exits but leaves a process in its cgroup that the supervisor cannot kill yet (as
     a process in uninterruptible sleep): no proof. Once it can be killed, the reaper kills it and
-    records CHILD_REAPED; on main nothing ever looked again, so the slot stayed held until restart."""
+    records CHILD_REAPED; on main nothing ever looked again, so the slot stayed held until
+    restart."""
     supervisor, events = cgroup_supervisor("stray")
     unkillable = threading.Event()
     unkillable.set()
@@ -231,36 +275,66 @@ def test_a_held_slot_is_proven_once_the_stray_processes_in_its_cgroup_are_gone(
         return proven
 
     monkeypatch.setattr(supervisor, "recheck_held", counted_recheck)
-    wait_until(lambda: len(rechecks) >= 2, 10 * sup.HELD_RECHECK_SECONDS, "two re-checks of the held worker")
-    assert rechecks[:2] == [0, 0] and len(events.exits()) == 1  # still there: still no proof (fail closed)
+    wait_until(
+        lambda: len(rechecks) >= 2,
+        10 * sup.HELD_RECHECK_SECONDS,
+        "two re-checks of the held worker",
+    )
+    assert (
+        rechecks[:2] == [0, 0] and len(events.exits()) == 1
+    )  # still there: still no proof (fail closed)
 
     unkillable.clear()
     proven = events.exits(2, timeout=30)[1]
-    assert proven == (TerminationProof.CHILD_REAPED, "exited with code 0; processes it left in its cgroup ended later")
-    assert not Path(f"/proc/{stray}").exists() or Path(f"/proc/{stray}/stat").read_text().split()[2] == "Z"
+    assert proven == (
+        TerminationProof.CHILD_REAPED,
+        "exited with code 0; processes it left in its cgroup ended later",
+    )
+    assert (
+        not Path(f"/proc/{stray}").exists()
+        or Path(f"/proc/{stray}/stat").read_text().split()[2] == "Z"
+    )
     assert not any(d.exists() for d in group.dirs) and supervisor.status()["held"] == 0
     assert stray in spared
 
 
-# -- what the worker inherits and what it leaves behind ------------------------------------------------------
-def test_the_worker_gets_an_allow_listed_environment(rlimit_run: Any, monkeypatch: pytest.MonkeyPatch,
-                                                    tmp_path: Path) -> None:
+# -- what the worker inherits and what it leaves behind
+# ------------------------------------------------------
+def test_the_worker_gets_an_allow_listed_environment(
+    rlimit_run: Any, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
     monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "server-secret")
     monkeypatch.setenv("DRYDOCK_ROOT_PASSWORD", "hunter2")
     monkeypatch.setenv("LC_ALL", "C.UTF-8")
     monkeypatch.setenv("PYTHONPATH", "/opt/extra")
     _, events, dispatch = rlimit_run("environment")
     events.exits(timeout=30)
-    names = set((tmp_path / "workers" / log_name(dispatch.job_id, dispatch.invocation_id)).read_text().split())
-    assert {"PATH", "LC_ALL", "PYTHONPATH", "RAYON_NUM_THREADS", "LANCE_IO_THREADS", "MALLOC_ARENA_MAX",
-            "DRYDOCK_WORKER_PARENT", "DRYDOCK_WORKER_WALL_CLOCK_SECONDS", "DRYDOCK_WORKER_CPUS"} <= names
+    names = set(
+        (tmp_path / "workers" / log_name(dispatch.job_id, dispatch.invocation_id))
+        .read_text()
+        .split()
+    )
+    assert {
+        "PATH",
+        "LC_ALL",
+        "PYTHONPATH",
+        "RAYON_NUM_THREADS",
+        "LANCE_IO_THREADS",
+        "MALLOC_ARENA_MAX",
+        "DRYDOCK_WORKER_PARENT",
+        "DRYDOCK_WORKER_WALL_CLOCK_SECONDS",
+        "DRYDOCK_WORKER_CPUS",
+    } <= names
     assert not names & {"AWS_SECRET_ACCESS_KEY", "DRYDOCK_ROOT_PASSWORD"}
 
 
 def test_ambient_credentials_travel_in_the_dispatch_not_the_environment() -> None:
     env = {"AWS_ACCESS_KEY_ID": "AK", "AWS_SECRET_ACCESS_KEY": "SK", "AWS_REGION": "eu-west-1"}
     assert with_ambient_credentials("s3://b/t.lance", {"aws_region": "us-east-1"}, env) == {
-        "aws_access_key_id": "AK", "aws_secret_access_key": "SK", "aws_region": "us-east-1"}  # the catalog's win
+        "aws_access_key_id": "AK",
+        "aws_secret_access_key": "SK",
+        "aws_region": "us-east-1",
+    }  # the catalog's win
     assert with_ambient_credentials("/local/t.lance", {}, env) == {}
 
 
@@ -292,7 +366,8 @@ def test_retention_removes_a_workers_stderr_file_with_its_job(tmp_path: Path) ->
     assert (logs / "unrelated.txt").exists()
 
 
-# -- bounds ---------------------------------------------------------------------------------------------------
+# -- bounds
+# ------------------------------------------------------------------------------------------------
 def test_isolation_unavailable_says_why(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(iso, "CGROUP_ROOT", tmp_path)
     supervisor = Supervisor(_config(tmp_path), Events(), "e", tmp_path / "w")
@@ -300,11 +375,16 @@ def test_isolation_unavailable_says_why(tmp_path: Path, monkeypatch: pytest.Monk
     with pytest.raises(NotEnqueued) as raised:
         supervisor.submit(make_dispatch(), int(time.time() * 1000) + 3_600_000)
     assert str(raised.value) == (
-        f"index worker isolation unavailable: cgroup-v2: no unified hierarchy at {tmp_path}; cgroup-v1: no memory "
-        f"hierarchy at {tmp_path / 'memory'}; set lance_index_worker_isolation = rlimit to run workers with rlimits only")
+        f"index worker isolation unavailable: cgroup-v2: no unified hierarchy at {tmp_path}; "
+        f"cgroup-v1: no memory "
+        f"hierarchy at {tmp_path / 'memory'}; set lance_index_worker_isolation = rlimit to run "
+        f"workers with rlimits only"
+    )
 
 
-def test_finished_invocations_are_remembered_up_to_a_bound(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_finished_invocations_are_remembered_up_to_a_bound(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setattr(sup, "FINISHED_MEMORY", 3)
     supervisor = Supervisor(_config(tmp_path), Events(), "e", tmp_path / "w")
     for i in range(10):
@@ -314,4 +394,6 @@ def test_finished_invocations_are_remembered_up_to_a_bound(tmp_path: Path, monke
 
 
 def test_the_address_space_fuse_is_32_gib() -> None:
-    assert iso.AS_FUSE_BYTES == 32 * 2**30  # generous: tight RLIMIT_AS makes lance abort (docs/job-contract.md)
+    assert (
+        iso.AS_FUSE_BYTES == 32 * 2**30
+    )  # generous: tight RLIMIT_AS makes lance abort (docs/job-contract.md)

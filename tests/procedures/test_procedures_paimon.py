@@ -12,8 +12,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import ServerProcess
-from tests.support.paimon_procs import PARTED, Lake, hook_dir, local_lake, proc_server, row, s3_lake  # noqa: F401
-from tests.support.s3 import S3Server, s3  # noqa: F401
+from tests.support.paimon_procs import PARTED, Lake, local_lake, row, s3_lake
 
 FUTURE = "'2999-01-01 00:00:00'"
 
@@ -55,10 +54,14 @@ def test_expire_snapshots_deletes_only_what_nothing_references(lake: Lake) -> No
     assert not any(f in stored for f in files["B"]), "only snapshot 2 referenced it"
     assert all(f in stored for f in files["C"]), "still live"
     assert not any(f.startswith("snapshot/snapshot-") and f[-1] in "123" for f in stored)
-    assert lake.call("expire_snapshots", f"table => 'db.t', retain_min => 2, older_than => {FUTURE}") == [(0,)]
+    assert lake.call(
+        "expire_snapshots", f"table => 'db.t', retain_min => 2, older_than => {FUTURE}"
+    ) == [(0,)]
 
 
-def test_expire_snapshots_defaults_limits_and_consumers(proc_server: ServerProcess, tmp_path: Path) -> None:  # noqa: F811
+def test_expire_snapshots_defaults_limits_and_consumers(
+    proc_server: ServerProcess, tmp_path: Path
+) -> None:  # noqa: F811
     lake = local_lake(proc_server, tmp_path)
     lake.create("db.t")
     for i in range(1, 13):
@@ -67,7 +70,9 @@ def test_expire_snapshots_defaults_limits_and_consumers(proc_server: ServerProce
     assert lake.call("expire_snapshots", "'db.t'") == [(0,)]
     assert lake.call("expire_snapshots", "'db.t', 5, 1") == [(7,)]  # retain_max forces 1..7 out
     assert lake.snapshots("db.t") == [8, 9, 10, 11, 12]
-    assert lake.call("expire_snapshots", f"'db.t', NULL, 1, {FUTURE}, 2") == [(2,)]  # max_deletes: 2 snapshots
+    assert lake.call("expire_snapshots", f"'db.t', NULL, 1, {FUTURE}, 2") == [
+        (2,)
+    ]  # max_deletes: 2 snapshots
     assert lake.snapshots("db.t") == [10, 11, 12]
     # A streaming consumer still reading snapshot 11 protects it and everything after.
     lake.put("db.t", "consumer/consumer-reader", b'{"nextSnapshot": 11}')
@@ -76,7 +81,9 @@ def test_expire_snapshots_defaults_limits_and_consumers(proc_server: ServerProce
     assert lake.rows("db.t") == [(i, "x", 1) for i in range(1, 13)]
 
 
-def test_expire_snapshots_bounded_by_procedure_max_deletes(proc_server: ServerProcess, tmp_path: Path) -> None:  # noqa: F811
+def test_expire_snapshots_bounded_by_procedure_max_deletes(
+    proc_server: ServerProcess, tmp_path: Path
+) -> None:  # noqa: F811
     lake = local_lake(proc_server, tmp_path)
     lake.create("db.t")
     for i in range(1, 7):
@@ -89,7 +96,9 @@ def test_expire_snapshots_bounded_by_procedure_max_deletes(proc_server: ServerPr
         assert lake.snapshots("db.t") == [2, 3, 4, 5, 6]
         proc_server.query("ADMIN SET FRONTEND CONFIG ('procedure_max_deletes' = '2')")
         code, message = lake.error("expire_snapshots", f"'db.t', NULL, 1, {FUTURE}")
-        assert code == 1105 and "more than procedure_max_deletes (2); nothing was deleted" in message
+        assert (
+            code == 1105 and "more than procedure_max_deletes (2); nothing was deleted" in message
+        )
         assert lake.snapshots("db.t") == [2, 3, 4, 5, 6]
     finally:
         proc_server.query("ADMIN SET FRONTEND CONFIG ('procedure_max_deletes' = '100000')")
@@ -133,7 +142,9 @@ def test_remove_orphan_files_keeps_tag_branch_and_young_files(lake: Lake) -> Non
 
     assert lake.call("remove_orphan_files", f"'db.t', {cutoff}, true")[0][0] == 1  # dry run
     assert lake.files("db.t") == before
-    assert lake.call("remove_orphan_files", "'db.t', '2000-01-01 00:00:00'") == [(0, 0)]  # nothing that old
+    assert lake.call("remove_orphan_files", "'db.t', '2000-01-01 00:00:00'") == [
+        (0, 0)
+    ]  # nothing that old
     count, size = lake.call("remove_orphan_files", f"table => 'db.t', older_than => {cutoff}")[0]
     assert (count, size) == (1, len(b"orphan"))
     after = lake.files("db.t")
@@ -182,7 +193,9 @@ def test_rollback_to_removes_later_snapshots_and_tags(lake: Lake) -> None:
     assert lake.snapshots("db.t") == [3]
     assert lake.call("rollback_to", "table => 'db.t', tag => 't2'") == [(3, 2)]
     assert lake.snapshots("db.t") == [2] and lake.rows("db.t") == [(1, "x", 1), (2, "x", 1)]
-    assert lake.table("db.t").snapshot_manager().try_get_earliest_snapshot().id == 2  # EARLIEST follows
+    assert (
+        lake.table("db.t").snapshot_manager().try_get_earliest_snapshot().id == 2
+    )  # EARLIEST follows
 
 
 def test_rollback_to_refreshes_drydock_metadata(proc_server: ServerProcess, tmp_path: Path) -> None:  # noqa: F811
@@ -233,21 +246,27 @@ def test_compact_rewrites_files_without_changing_rows(lake: Lake) -> None:
 
     assert len(files("a")) == 2 and len(files("c")) == 3
     rows, notes = lake.call_with_warnings("compact", "'db.p', 'dt=a;dt=b'")
-    assert rows == [(1,)] and "rewrote 4 data files into 2 in 2 bucket(s), 4 rows unchanged" in notes[0][2]
+    assert (
+        rows == [(1,)]
+        and "rewrote 4 data files into 2 in 2 bucket(s), 4 rows unchanged" in notes[0][2]
+    )
     assert lake.rows("db.p") == before
     assert len(files("a")) == len(files("b")) == 1 and len(files("c")) == 3
     latest = lake.latest("db.p")
     assert latest.id == pinned + 1 and latest.commit_kind == "OVERWRITE"
     assert latest.properties["drydock.procedure"] == "compact"
     assert lake.rows("db.p", snapshot=pinned) == before  # time travel still reads the old files
-    assert lake.call("compact", "table => 'db.p', order_strategy => 'order', order_by => 'id'") == [(1,)]
+    assert lake.call("compact", "table => 'db.p', order_strategy => 'order', order_by => 'id'") == [
+        (1,)
+    ]
     assert lake.rows("db.p") == before and all(len(files(d)) == 1 for d in "abc")
     _, notes = lake.call_with_warnings("compact", "'db.p'")
     assert "nothing to compact" in notes[0][2] and lake.latest("db.p").id == pinned + 2
 
 
 def test_compact_refuses_primary_key_tables_and_skips_them_database_wide(
-        proc_server: ServerProcess, tmp_path: Path) -> None:  # noqa: F811
+    proc_server: ServerProcess, tmp_path: Path
+) -> None:  # noqa: F811
     lake = local_lake(proc_server, tmp_path)
     from tests.support.paimon_procs import ROWS
 

@@ -12,8 +12,7 @@ import pytest
 
 from drydock.engine.errors import Errors
 from tests.conftest import ServerProcess
-from tests.support.paimon_procs import PARTED, Lake, hook_dir, local_lake, proc_server, s3_lake  # noqa: F401
-from tests.support.s3 import S3Server, s3  # noqa: F401
+from tests.support.paimon_procs import PARTED, Lake, local_lake, s3_lake
 
 DAYS = ("2024-01-01", "2024-01-02", "2024-01-03")
 
@@ -46,17 +45,27 @@ def test_compact_where_rewrites_only_matching_partitions(lake: Lake) -> None:
     assert {len(v) for v in before.values()} == {3}
     assert lake.call("compact", "table => 'db.t', `where` => 'dt = ''2024-01-01'''") == [(1,)]
     after = files_by_partition(lake)
-    assert len(after["dt=2024-01-01"]) == 1 and after["dt=2024-01-01"].isdisjoint(before["dt=2024-01-01"])
-    assert after["dt=2024-01-02"] == before["dt=2024-01-02"] and after["dt=2024-01-03"] == before["dt=2024-01-03"]
+    assert len(after["dt=2024-01-01"]) == 1 and after["dt=2024-01-01"].isdisjoint(
+        before["dt=2024-01-01"]
+    )
+    assert (
+        after["dt=2024-01-02"] == before["dt=2024-01-02"]
+        and after["dt=2024-01-03"] == before["dt=2024-01-03"]
+    )
     assert lake.rows("db.t") == rows
     # ranges, IN, OR and NOT over the partition column, case-insensitively named
-    assert lake.call("compact", "table => 'db.t', `where` => 'DT > ''2024-01-01'' AND NOT dt IN (''2024-01-03'')'") == [(1,)]
+    assert lake.call(
+        "compact",
+        "table => 'db.t', `where` => 'DT > ''2024-01-01'' AND NOT dt IN (''2024-01-03'')'",
+    ) == [(1,)]
     again = files_by_partition(lake)
     assert len(again["dt=2024-01-02"]) == 1 and again["dt=2024-01-03"] == before["dt=2024-01-03"]
     assert again["dt=2024-01-01"] == after["dt=2024-01-01"]  # one file already: left alone
     assert lake.rows("db.t") == rows
     snapshots = lake.snapshots("db.t")
-    assert lake.call("compact", "table => 'db.t', `where` => 'dt = ''1999-01-01'''") == [(1,)]  # matches none
+    assert lake.call("compact", "table => 'db.t', `where` => 'dt = ''1999-01-01'''") == [
+        (1,)
+    ]  # matches none
     assert lake.snapshots("db.t") == snapshots
 
 
@@ -78,10 +87,15 @@ def test_compact_where_refuses_anything_but_a_partition_predicate(lake: Lake) ->
     for where, code, words in REFUSED:
         got, message = lake.error("compact", f"table => 'db.t', `where` => {where}")
         assert (got, words in message) == (code, True), (where, message)
-    got, message = lake.error("compact", "table => 'db.t', partitions => 'dt=2024-01-01', `where` => 'dt = ''x'''")
+    got, message = lake.error(
+        "compact", "table => 'db.t', partitions => 'dt=2024-01-01', `where` => 'dt = ''x'''"
+    )
     assert got == Errors.PROCEDURE_BAD_ARGUMENT.code and "cannot be used together" in message
     got, message = lake.error("compact", "table => 'db.t', partition_idle_time => '1 d'")
-    assert got == Errors.PROCEDURE_NOT_SUPPORTED.code and "'partition_idle_time' is not supported" in message
+    assert (
+        got == Errors.PROCEDURE_NOT_SUPPORTED.code
+        and "'partition_idle_time' is not supported" in message
+    )
     assert files_by_partition(lake) == before and lake.snapshots("db.t") == snapshots
 
 

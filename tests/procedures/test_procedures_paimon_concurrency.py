@@ -1,5 +1,7 @@
-"""Paimon procedures under concurrency and cancellation. A test-only hook (DRYDOCK_TEST_PAIMON_HOOK_DIR,
-off unless armed) stops a call after it validated and pinned the table; the test commits with pypaimon
+"""Paimon procedures under concurrency and cancellation. A test-only hook
+(DRYDOCK_TEST_PAIMON_HOOK_DIR,
+off unless armed) stops a call after it validated and pinned the table; the test commits with
+pypaimon
 meanwhile; the call must fail with PROCEDURE_CONCURRENT_COMMIT and have changed nothing. KILL QUERY
 during a call stops it cooperatively and the error says what was done."""
 
@@ -13,9 +15,8 @@ import pymysql
 import pytest
 
 from tests.conftest import ServerProcess
-from tests.support.paimon_procs import (  # noqa: F401 - hook_dir, proc_server: fixtures
-    PARTED, Lake, Paused, concurrently, hook_dir, local_lake, proc_server, row, s3_lake)
-from tests.support.s3 import S3Server, s3  # noqa: F401
+from tests.support.paimon_procs import PARTED, Lake, Paused, concurrently, local_lake, row, s3_lake
+from tests.support.s3 import S3Server
 
 FUTURE = "'2999-01-01 00:00:00'"
 
@@ -52,29 +53,58 @@ CASES: list[tuple[str, str, Callable[[Lake, str], None], str | None]] = [
     ("rename_branch", "'{t}', 'dev', 'dev2'", base, "dev"),
     ("fast_forward", "'{t}', 'dev'", base, None),
     ("fast_forward", "'{t}', 'dev'", base, "dev"),
-    ("merge_branch", "'{t}', 'dev'", lambda lake, t: base(lake, t, {"branch-merge.enabled": "true"}), None),
+    (
+        "merge_branch",
+        "'{t}', 'dev'",
+        lambda lake, t: base(lake, t, {"branch-merge.enabled": "true"}),
+        None,
+    ),
     ("expire_partitions", "'{t}', '1 d'", parted, None),
     ("mark_partition_done", "'{t}', 'dt=2001-01-01'", parted, None),
 ]
 
 
-@pytest.mark.parametrize("procedure,args,setup,branch", CASES, ids=[f"{c[0]}-{c[3] or 'main'}" for c in CASES])
+@pytest.mark.parametrize(
+    "procedure,args,setup,branch", CASES, ids=[f"{c[0]}-{c[3] or 'main'}" for c in CASES]
+)
 def test_concurrent_commit_fails_the_call_and_changes_nothing(
-        proc_server: ServerProcess, hook_dir: Path, tmp_path: Path,  # noqa: F811
-        procedure: str, args: str, setup: Callable[[Lake, str], None], branch: str | None) -> None:
+    proc_server: ServerProcess,
+    hook_dir: Path,
+    tmp_path: Path,  # noqa: F811
+    procedure: str,
+    args: str,
+    setup: Callable[[Lake, str], None],
+    branch: str | None,
+) -> None:
     lake = local_lake(proc_server, tmp_path)
     table = f"db.c{uuid.uuid4().hex[:6]}"
     setup(lake, table)
     lake.put(table, "bucket-0/data-stray.parquet")  # an orphan remove_orphan_files would delete
-    before = {"main": lake.snapshots(table), "tags": lake.tags(table), "files": set(lake.files(table))}
+    before = {
+        "main": lake.snapshots(table),
+        "tags": lake.tags(table),
+        "files": set(lake.files(table)),
+    }
     branches = lake.branches(table)
     dev = lake.snapshots(table, branch="dev") if "dev" in branches else []
-    row_of = {"id": 77, "item": "late", "qty": 1} if "dt" not in lake.schemas[table].names else {
-        "id": 77, "item": "late", "dt": "2001-01-01"}
-    code, message = concurrently(lake, hook_dir, procedure, args.format(t=table),
-                                 lambda: lake.append(table, [row_of], branch=branch))
-    assert code == 1105 and "concurrent commit" in message and "nothing was deleted" in message, message
-    assert lake.snapshots(table) == before["main"] + ([before["main"][-1] + 1] if branch is None else [])
+    row_of = (
+        {"id": 77, "item": "late", "qty": 1}
+        if "dt" not in lake.schemas[table].names
+        else {"id": 77, "item": "late", "dt": "2001-01-01"}
+    )
+    code, message = concurrently(
+        lake,
+        hook_dir,
+        procedure,
+        args.format(t=table),
+        lambda: lake.append(table, [row_of], branch=branch),
+    )
+    assert code == 1105 and "concurrent commit" in message and "nothing was deleted" in message, (
+        message
+    )
+    assert lake.snapshots(table) == before["main"] + (
+        [before["main"][-1] + 1] if branch is None else []
+    )
     assert lake.tags(table) == before["tags"] and lake.branches(table) == branches
     if branch == "dev":
         assert lake.snapshots(table, branch="dev") == dev + [dev[-1] + 1]
@@ -87,8 +117,13 @@ def test_concurrent_commit_on_s3(proc_server: ServerProcess, hook_dir: Path, s3:
     lake = s3_lake(proc_server, s3)
     base(lake, "db.t")
     before = set(lake.files("db.t"))
-    code, message = concurrently(lake, hook_dir, "expire_snapshots", f"'db.t', NULL, 1, {FUTURE}",
-                                 lambda: lake.append("db.t", [row(77)]))
+    code, message = concurrently(
+        lake,
+        hook_dir,
+        "expire_snapshots",
+        f"'db.t', NULL, 1, {FUTURE}",
+        lambda: lake.append("db.t", [row(77)]),
+    )
     assert code == 1105 and "concurrent commit" in message
     assert before <= set(lake.files("db.t")) and lake.snapshots("db.t") == [1, 2, 3, 4]
 
@@ -98,7 +133,9 @@ def kill_query(lake: Lake, paused: Paused) -> None:
     lake.sql(f"KILL QUERY {paused.connection_id}")
 
 
-def test_kill_query_before_any_change(proc_server: ServerProcess, hook_dir: Path, tmp_path: Path) -> None:  # noqa: F811
+def test_kill_query_before_any_change(
+    proc_server: ServerProcess, hook_dir: Path, tmp_path: Path
+) -> None:  # noqa: F811
     lake = local_lake(proc_server, tmp_path)
     base(lake, "db.t")
     before = set(lake.files("db.t"))
@@ -110,7 +147,9 @@ def test_kill_query_before_any_change(proc_server: ServerProcess, hook_dir: Path
     assert set(lake.files("db.t")) == before and lake.snapshots("db.t") == [1, 2, 3]
 
 
-def test_kill_query_midway_says_what_was_done(proc_server: ServerProcess, hook_dir: Path, tmp_path: Path) -> None:  # noqa: F811
+def test_kill_query_midway_says_what_was_done(
+    proc_server: ServerProcess, hook_dir: Path, tmp_path: Path
+) -> None:  # noqa: F811
     lake = local_lake(proc_server, tmp_path)
     lake.create("db.t")
     for i in range(1, 5):
@@ -120,15 +159,19 @@ def test_kill_query_midway_says_what_was_done(proc_server: ServerProcess, hook_d
     paused.resume()
     assert paused.error is not None and paused.error[0] == 1317
     assert "expired snapshots 1..3" in paused.error[1] and "deleted 3 object(s)" in paused.error[1]
-    # Snapshot files went first: what remains is consistent; the rest is left for the orphan cleaner.
+    # Snapshot files went first: what remains is consistent; the rest is left for the orphan
+    # cleaner.
     assert lake.snapshots("db.t") == [4] and lake.rows("db.t") == [(4, "x", 1)]
     count = lake.call("remove_orphan_files", f"'db.t', {FUTURE}")[0][0]
     assert count == 3 * 2 + 3  # the three snapshots' manifest lists and data files nothing reads
     assert lake.rows("db.t") == [(4, "x", 1)]
 
 
-def test_a_tag_created_midway_keeps_its_files(proc_server: ServerProcess, hook_dir: Path, tmp_path: Path) -> None:  # noqa: F811
-    """Between deleting snapshot files and deleting data files, expire_snapshots re-reads the roots."""
+def test_a_tag_created_midway_keeps_its_files(
+    proc_server: ServerProcess, hook_dir: Path, tmp_path: Path
+) -> None:  # noqa: F811
+    """Between deleting snapshot files and deleting data files, expire_snapshots re-reads the
+    roots."""
     lake = local_lake(proc_server, tmp_path)
     lake.create("db.t")
     for i in range(1, 4):
@@ -136,20 +179,28 @@ def test_a_tag_created_midway_keeps_its_files(proc_server: ServerProcess, hook_d
     second = lake.data_files("db.t", snapshot=2)
     snapshot_2 = lake.table("db.t").snapshot_manager().get_snapshot_by_id(2)
     paused = Paused(lake, hook_dir, "expire_snapshots", f"'db.t', NULL, 1, {FUTURE}", point="files")
-    lake.table("db.t").tag_manager().create_tag(snapshot_2, "late")  # another engine tags snapshot 2
+    lake.table("db.t").tag_manager().create_tag(
+        snapshot_2, "late"
+    )  # another engine tags snapshot 2
     paused.resume()
     assert paused.result == [(2,)], paused.error
     assert second <= set(lake.files("db.t")) and lake.rows("db.t", tag="late") == [(2, "x", 1)]
 
 
-def test_procedure_timeout_cancels(proc_server: ServerProcess, hook_dir: Path, tmp_path: Path) -> None:  # noqa: F811
+def test_procedure_timeout_cancels(
+    proc_server: ServerProcess, hook_dir: Path, tmp_path: Path
+) -> None:  # noqa: F811
     lake = local_lake(proc_server, tmp_path)
     base(lake, "db.t")
     try:
         proc_server.query("ADMIN SET FRONTEND CONFIG ('procedure_timeout_second' = '1')")
         paused = Paused(lake, hook_dir, "delete_tag", "'db.t', 't1'")
         paused._thread.join(30)
-        assert paused.error is not None and paused.error[0] == 1317 and "procedure timeout" in paused.error[1]
+        assert (
+            paused.error is not None
+            and paused.error[0] == 1317
+            and "procedure timeout" in paused.error[1]
+        )
     finally:
         proc_server.query("ADMIN SET FRONTEND CONFIG ('procedure_timeout_second' = '3600')")
         Path(f"{paused.base}.resume").unlink(missing_ok=True)

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import ServerProcess
-from tests.support.paimon_procs import Lake, hook_dir, local_lake, proc_server, row, s3_lake  # noqa: F401
-from tests.support.s3 import S3Server, s3  # noqa: F401
+from tests.support.paimon_procs import Lake, local_lake, row, s3_lake
+from tests.support.s3 import S3Server
 
 FUTURE = "'2999-01-01 00:00:00'"
 
@@ -52,7 +52,9 @@ def test_branches(lake: Lake) -> None:
     lake.call("create_tag", "'db.t', 't2', 2")
     assert lake.call("create_branch", "'db.t', 'dev', 't2'") == [(1,)]
     assert lake.call("create_branch", "table => 'db.t', branch => 'empty'") == [(1,)]
-    assert lake.call("create_branch", "table => 'db.t', branch => 'dev', ignoreIfExists => true") == [(1,)]
+    assert lake.call(
+        "create_branch", "table => 'db.t', branch => 'dev', ignoreIfExists => true"
+    ) == [(1,)]
     assert lake.branches("db.t") == ["dev", "empty"]
     assert lake.rows("db.t", branch="dev") == [(1, "x", 1), (2, "x", 1)]
     assert lake.rows("db.t", branch="empty") == []
@@ -61,15 +63,21 @@ def test_branches(lake: Lake) -> None:
     assert lake.branches("db.t") == ["empty", "feature"]
     assert lake.rows("db.t", branch="feature") == [(1, "x", 1), (2, "x", 1), (20, "dev", 1)]
     assert lake.snapshots("db.t", branch="feature") == [2, 3]
-    assert lake.call("rename_branch", "table => 'db.t', from_branch => 'feature', to_branch => 'dev'") == [(1,)]
+    assert lake.call(
+        "rename_branch", "table => 'db.t', from_branch => 'feature', to_branch => 'dev'"
+    ) == [(1,)]
     assert lake.rows("db.t", branch="dev") == [(1, "x", 1), (2, "x", 1), (20, "dev", 1)]
     assert lake.call("delete_branch", "'db.t', 'empty'") == [(1,)]
     assert lake.call("delete_branch", "table => 'db.t', branch => 'dev'") == [(1,)]
     assert lake.branches("db.t") == []
-    assert lake.rows("db.t") == [(1, "x", 1), (2, "x", 1), (3, "x", 1)] and lake.snapshots("db.t") == [1, 2, 3]
+    assert lake.rows("db.t") == [(1, "x", 1), (2, "x", 1), (3, "x", 1)] and lake.snapshots(
+        "db.t"
+    ) == [1, 2, 3]
 
 
-def test_create_branch_from_a_tag_whose_snapshot_expired(proc_server: ServerProcess, tmp_path: Path) -> None:  # noqa: F811
+def test_create_branch_from_a_tag_whose_snapshot_expired(
+    proc_server: ServerProcess, tmp_path: Path
+) -> None:  # noqa: F811
     lake = local_lake(proc_server, tmp_path)
     three(lake)
     lake.call("create_tag", "'db.t', 't1', 1")
@@ -94,15 +102,23 @@ def test_fast_forward(lake: Lake) -> None:
     assert len(lake.rows("db.t")) == 6
     assert lake.rows("db.t", branch="dev") == expected  # the branch is untouched
     lake.append("db.t", [row(13, "dev")], branch="dev")
-    assert lake.error("fast_forward", "'db.t', 'dev'")[0] == 1235  # main's snapshot 6 is not the branch's
+    assert (
+        lake.error("fast_forward", "'db.t', 'dev'")[0] == 1235
+    )  # main's snapshot 6 is not the branch's
     lake.call("rollback_to", "'db.t', NULL, 5")
-    assert lake.call("fast_forward", "'db.t', 'dev'") == [(1,)]  # again: main is an ancestor of the branch
-    assert lake.snapshots("db.t") == [1, 2, 3, 4, 5, 6] and lake.rows("db.t") == lake.rows("db.t", branch="dev")
+    assert lake.call("fast_forward", "'db.t', 'dev'") == [
+        (1,)
+    ]  # again: main is an ancestor of the branch
+    assert lake.snapshots("db.t") == [1, 2, 3, 4, 5, 6] and lake.rows("db.t") == lake.rows(
+        "db.t", branch="dev"
+    )
     _, notes = lake.call_with_warnings("fast_forward", "'db.t', 'dev'")
     assert "already is at branch 'dev''s head 6" in notes[0][2]
 
 
-def test_fast_forward_refuses_once_main_advanced(proc_server: ServerProcess, tmp_path: Path) -> None:  # noqa: F811
+def test_fast_forward_refuses_once_main_advanced(
+    proc_server: ServerProcess, tmp_path: Path
+) -> None:  # noqa: F811
     lake = local_lake(proc_server, tmp_path)
     three(lake)
     lake.call("create_tag", "'db.t', 'base', 2")
@@ -110,7 +126,11 @@ def test_fast_forward_refuses_once_main_advanced(proc_server: ServerProcess, tmp
     lake.append("db.t", [row(10, "dev")], branch="dev")
     before = (lake.files("db.t", "snapshot"), lake.rows("db.t"))
     code, message = lake.error("fast_forward", "'db.t', 'dev'")
-    assert code == 1235 and "main of" in message and "is at snapshot 3, a commit branch 'dev' does not have" in message
+    assert (
+        code == 1235
+        and "main of" in message
+        and "is at snapshot 3, a commit branch 'dev' does not have" in message
+    )
     assert "base snapshot 2" in message and "merge_branch" in message
     assert (lake.files("db.t", "snapshot"), lake.rows("db.t")) == before
     lake.call("create_branch", "'db.t', 'blank'")
@@ -121,9 +141,11 @@ def test_fast_forward_refuses_once_main_advanced(proc_server: ServerProcess, tmp
 
 
 def test_upstream_pypaimon_fast_forward_corrupts_main_after_main_advanced(
-        proc_server: ServerProcess, tmp_path: Path) -> None:  # noqa: F811
+    proc_server: ServerProcess, tmp_path: Path
+) -> None:  # noqa: F811
     """pypaimon 2.1.0's FileSystemBranchManager.fast_forward copies the branch's snapshot files over
-    main's without deleting main's later snapshots: main keeps reading its own latest snapshot and its
+    main's without deleting main's later snapshots: main keeps reading its own latest snapshot and
+    its
     snapshot 3 is silently replaced by the branch's. drydock's fast_forward refuses this case
     (test_fast_forward_refuses_once_main_advanced). If this starts failing upstream fixed it."""
     lake = local_lake(proc_server, tmp_path)
@@ -137,10 +159,14 @@ def test_upstream_pypaimon_fast_forward_corrupts_main_after_main_advanced(
     lake.table("db.t").branch_manager().fast_forward("dev")
     assert lake.rows("db.t") != branch_rows, "main did not move to the branch"
     assert lake.snapshots("db.t") == [1, 2, 3, 4]
-    assert lake.rows("db.t", snapshot=3) == branch_rows != main_snapshot_3, "main's snapshot 3 was overwritten"
+    assert lake.rows("db.t", snapshot=3) == branch_rows != main_snapshot_3, (
+        "main's snapshot 3 was overwritten"
+    )
 
 
-def test_upstream_pypaimon_rename_branch_does_nothing_on_s3(proc_server: ServerProcess, s3: S3Server) -> None:  # noqa: F811
+def test_upstream_pypaimon_rename_branch_does_nothing_on_s3(
+    proc_server: ServerProcess, s3: S3Server
+) -> None:  # noqa: F811
     """pypaimon 2.1.0's rename_branch renames the branch directory with FileIO.rename, which cannot
     move a directory on S3 and returns False; pypaimon ignores that and reports success. drydock's
     rename_branch copies the objects instead (test_branches[s3]). If this starts failing upstream
@@ -172,13 +198,16 @@ def test_merge_branch(lake: Lake) -> None:
     _, notes = lake.call_with_warnings("merge_branch", "table => 'db.t', branch => 'dev'")
     assert "nothing merged" in notes[0][2] and lake.snapshots("db.t") == [1, 2, 3, 4, 5]
     # Into another branch: main's new files flow to 'dev'.
-    assert lake.call("merge_branch", "table => 'db.t', branch => 'main', target_branch => 'dev'") == [(1,)]
+    assert lake.call(
+        "merge_branch", "table => 'db.t', branch => 'main', target_branch => 'dev'"
+    ) == [(1,)]
     assert [r[0] for r in lake.rows("db.t", branch="dev")] == [1, 2, 3, 4, 10, 11]
     assert lake.rows("db.t", snapshot=4) == [(i, "x" if i < 4 else "main", 1) for i in range(1, 5)]
 
 
 def test_merge_branch_refuses_what_a_file_merge_cannot_do_exactly(
-        proc_server: ServerProcess, tmp_path: Path) -> None:  # noqa: F811
+    proc_server: ServerProcess, tmp_path: Path
+) -> None:  # noqa: F811
     plain = local_lake(proc_server, tmp_path)
     three(plain)
     plain.call("create_branch", "'db.t', 'dev'")

@@ -33,9 +33,15 @@ def test_changing_and_denied_statements_are_audited_without_secrets(server: Serv
 
     rows = audit_rows(server)
     kinds = [(r["Kind"], r["Outcome"], r["ErrorCode"]) for r in rows]
-    assert kinds == [("Login", "error", 1045), ("Denied", "error", 1142), ("SetPassword", "ok", 0),
-                     ("CreateUser", "ok", 0), ("Insert", "ok", 0), ("Create", "ok", 0),
-                     ("Create", "ok", 0)]
+    assert kinds == [
+        ("Login", "error", 1045),
+        ("Denied", "error", 1142),
+        ("SetPassword", "ok", 0),
+        ("CreateUser", "ok", 0),
+        ("Insert", "ok", 0),
+        ("Create", "ok", 0),
+        ("Create", "ok", 0),
+    ]
     insert = next(r for r in rows if r["Kind"] == "Insert")
     assert insert["Object"] == "internal.db1.t" and insert["User"] == "root"
     assert insert["Host"] == "127.0.0.1" and insert["ConnectionId"] > 0
@@ -48,8 +54,18 @@ def test_changing_and_denied_statements_are_audited_without_secrets(server: Serv
         assert all(secret not in str(r) for r in rows)
     assert server.log_path is not None and "hunter2-secret" not in server.log_text()
     records = [json.loads(line) for line in text.splitlines()]
-    assert {"time", "user", "host", "connection_id", "kind", "object", "outcome", "error_code",
-            "duration_ms", "statement"} <= set(records[0])
+    assert {
+        "time",
+        "user",
+        "host",
+        "connection_id",
+        "kind",
+        "object",
+        "outcome",
+        "error_code",
+        "duration_ms",
+        "statement",
+    } <= set(records[0])
 
 
 def test_config_changes_are_audited(server: ServerProcess) -> None:
@@ -59,13 +75,25 @@ def test_config_changes_are_audited(server: ServerProcess) -> None:
 
 
 def test_redaction_of_statement_text() -> None:
-    assert redact_sql("CREATE USER 'a'@'%' IDENTIFIED BY 'p\\'w'") == "CREATE USER 'a'@'%' IDENTIFIED BY '***'"
-    assert redact_sql("set password for a = password(\"x\")") == "set password for a = password('***')"
+    assert (
+        redact_sql("CREATE USER 'a'@'%' IDENTIFIED BY 'p\\'w'")
+        == "CREATE USER 'a'@'%' IDENTIFIED BY '***'"
+    )
+    assert (
+        redact_sql('set password for a = password("x")') == "set password for a = password('***')"
+    )
     assert redact_sql("SET PASSWORD = 'abc'") == "SET PASSWORD = '***'"
-    masked = redact_sql('CREATE CATALOG c PROPERTIES ("s3.secret_key" = "SK", "warehouse" = "s3://b")')
-    assert masked == 'CREATE CATALOG c PROPERTIES ("s3.secret_key" = \'***\', "warehouse" = "s3://b")'
+    masked = redact_sql(
+        'CREATE CATALOG c PROPERTIES ("s3.secret_key" = "SK", "warehouse" = "s3://b")'
+    )
+    assert (
+        masked == 'CREATE CATALOG c PROPERTIES ("s3.secret_key" = \'***\', "warehouse" = "s3://b")'
+    )
     assert redact_map({"s3.secret_key": "x", "token": "y", "region": "z"}) == {
-        "s3.secret_key": "***", "token": "***", "region": "z"}
+        "s3.secret_key": "***",
+        "token": "***",
+        "region": "z",
+    }
 
 
 def test_owned_statements_name_their_object(server: ServerProcess) -> None:

@@ -1,4 +1,5 @@
-"""Audit bounds: field truncation, failed logins aggregated per peer and budgeted, rotation by size."""
+"""Audit bounds: field truncation, failed logins aggregated per peer and budgeted, rotation by
+size."""
 
 from __future__ import annotations
 
@@ -26,8 +27,9 @@ class FakeClock:
 
 def make_log(tmp_path: Path, clock: FakeClock | None = None, **settings: int) -> AuditLog:
     fixed = AuditSettings(**settings)  # type: ignore[arg-type]
-    return AuditLog(tmp_path / "audit.jsonl", redact_sql, settings=lambda: fixed,
-                    clock=clock or FakeClock())
+    return AuditLog(
+        tmp_path / "audit.jsonl", redact_sql, settings=lambda: fixed, clock=clock or FakeClock()
+    )
 
 
 def records(tmp_path: Path, name: str = "audit.jsonl") -> list[dict]:
@@ -35,12 +37,22 @@ def records(tmp_path: Path, name: str = "audit.jsonl") -> list[dict]:
 
 
 def statement(log: AuditLog, n: int, user: str = "root", host: str = "127.0.0.1") -> None:
-    log.record(user=user, host=host, connection_id=n, kind="Insert", obj="internal.db.t",
-               error_code=0, started=time.monotonic(), statement=f"INSERT INTO db.t VALUES ({n})")
+    log.record(
+        user=user,
+        host=host,
+        connection_id=n,
+        kind="Insert",
+        obj="internal.db.t",
+        error_code=0,
+        started=time.monotonic(),
+        statement=f"INSERT INTO db.t VALUES ({n})",
+    )
 
 
 # -- truncation ---------------------------------------------------------------------------------
-@pytest.mark.parametrize("text", ["a" * 1000, "é" * 1000, "€" * 1000, "😀" * 1000, "a" + "😀" * 100])
+@pytest.mark.parametrize(
+    "text", ["a" * 1000, "é" * 1000, "€" * 1000, "😀" * 1000, "a" + "😀" * 100]
+)
 def test_truncation_keeps_at_most_256_bytes_and_whole_characters(text: str) -> None:
     cut = truncate_utf8(text)
     assert len(cut.encode()) <= 256 and cut.endswith("...")
@@ -63,14 +75,18 @@ def test_every_record_has_user_and_host_cut_to_256_bytes(tmp_path: Path) -> None
 
 
 # -- failed logins ------------------------------------------------------------------------------
-def test_failed_logins_of_one_peer_make_one_record_per_interval_with_a_count(tmp_path: Path) -> None:
+def test_failed_logins_of_one_peer_make_one_record_per_interval_with_a_count(
+    tmp_path: Path,
+) -> None:
     clock = FakeClock()
     log = make_log(tmp_path, clock, failed_login_interval=60)
     for i in range(100):
         log.failed_login(user=f"u{i}", host="10.0.0.1", connection_id=i)
         clock.now += 0.5  # 100 attempts in 50 s: one interval
     first = records(tmp_path)
-    assert [(r["kind"], r["user"], r["count"], r["error_code"]) for r in first] == [("Login", "u0", 1, 1045)]
+    assert [(r["kind"], r["user"], r["count"], r["error_code"]) for r in first] == [
+        ("Login", "u0", 1, 1045)
+    ]
     clock.now += 15  # the interval is over: the rest is written as one record
     assert [(r.user, r.last_user, r.count) for r in log.tail(10)][-1] == ("u1", "u99", 99)
     log.failed_login(user="again", host="10.0.0.1", connection_id=200)
@@ -89,7 +105,9 @@ def test_peers_are_aggregated_separately(tmp_path: Path) -> None:
     assert counts == {("10.0.0.1", 1), ("10.0.0.2", 1), ("10.0.0.1", 9), ("10.0.0.2", 9)}
 
 
-def test_failed_logins_over_the_byte_budget_are_counted_in_one_overflow_record(tmp_path: Path) -> None:
+def test_failed_logins_over_the_byte_budget_are_counted_in_one_overflow_record(
+    tmp_path: Path,
+) -> None:
     clock = FakeClock()
     log = make_log(tmp_path, clock, failed_login_bytes_per_minute=4000)
     for i in range(1000):  # 1000 different peers in one minute
@@ -155,7 +173,9 @@ def audit_bytes(server: ServerProcess) -> int:
     return sum(p.stat().st_size for p in server.data_dir.glob("audit.jsonl*"))
 
 
-def test_a_flood_of_failed_logins_with_huge_names_adds_little_to_the_audit(server: ServerProcess) -> None:
+def test_a_flood_of_failed_logins_with_huge_names_adds_little_to_the_audit(
+    server: ServerProcess,
+) -> None:
     before = audit_bytes(server)
     names = [chr(ord("a") + i % 26) * NAME_BYTES for i in range(FLOOD)]
     with ThreadPoolExecutor(4) as pool:
@@ -172,12 +192,18 @@ def test_a_flood_of_failed_logins_with_huge_names_adds_little_to_the_audit(serve
     assert len(server.log_text()) < 1 << 20  # the server log stays bounded too
 
 
-def test_audit_config_is_listed_and_show_audit_reads_across_a_rotation(server: ServerProcess) -> None:
+def test_audit_config_is_listed_and_show_audit_reads_across_a_rotation(
+    server: ServerProcess,
+) -> None:
     with server.connect() as conn, conn.cursor() as cur:
         cur.execute("ADMIN SHOW FRONTEND CONFIG")
         names = {row[0] for row in cur.fetchall()}
-        assert {"audit_log_max_bytes", "audit_log_files_kept", "audit_failed_login_interval_second",
-                "audit_failed_login_max_bytes_per_minute"} <= names
+        assert {
+            "audit_log_max_bytes",
+            "audit_log_files_kept",
+            "audit_failed_login_interval_second",
+            "audit_failed_login_max_bytes_per_minute",
+        } <= names
         cur.execute("ADMIN SET FRONTEND CONFIG ('audit_log_max_bytes' = '1500')")
         for n in range(12):
             cur.execute(f"CREATE DATABASE rot{n}")

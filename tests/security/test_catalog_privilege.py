@@ -52,7 +52,8 @@ def user_with(server: ServerProcess, grant: str) -> str:
 
 @pytest.fixture
 def roots(shared_server: ServerProcess, tmp_path: Path) -> Iterator[Path]:
-    """``<tmp>/allowed`` is the one allowed local root for this test; a symlink in it points at /etc."""
+    """``<tmp>/allowed`` is the one allowed local root for this test; a symlink in it points at
+    /etc."""
     allowed = tmp_path / "allowed"
     allowed.mkdir()
     os.symlink("/etc", allowed / "to-etc")
@@ -62,13 +63,23 @@ def roots(shared_server: ServerProcess, tmp_path: Path) -> Iterator[Path]:
 
 
 def escapes(allowed: Path, data_dir: Path) -> dict[str, str]:
-    return {"root": "/", "etc": "/etc", "dotdot": f"{allowed}/../outside", "symlink": f"{allowed}/to-etc/x",
-            "file-uri": "file:///etc", "data-dir": str(data_dir), "in-data-dir": f"{data_dir}/wh"}
+    return {
+        "root": "/",
+        "etc": "/etc",
+        "dotdot": f"{allowed}/../outside",
+        "symlink": f"{allowed}/to-etc/x",
+        "file-uri": "file:///etc",
+        "data-dir": str(data_dir),
+        "in-data-dir": f"{data_dir}/wh",
+    }
 
 
-@pytest.mark.parametrize("case", ["root", "etc", "dotdot", "symlink", "file-uri", "data-dir", "in-data-dir"])
+@pytest.mark.parametrize(
+    "case", ["root", "etc", "dotdot", "symlink", "file-uri", "data-dir", "in-data-dir"]
+)
 def test_create_privilege_alone_cannot_reach_outside_the_allowed_roots(
-        shared_server: ServerProcess, roots: Path, case: str) -> None:
+    shared_server: ServerProcess, roots: Path, case: str
+) -> None:
     user = user_with(shared_server, "CREATE_PRIV ON *.*.*")
     name = unique("c")
     warehouse = escapes(roots, shared_server.data_dir)[case]
@@ -81,17 +92,26 @@ def test_create_privilege_alone_cannot_reach_outside_the_allowed_roots(
 
 
 def test_create_privilege_creates_under_an_allowed_root_and_only_once_configured(
-        shared_server: ServerProcess, tmp_path: Path) -> None:
+    shared_server: ServerProcess, tmp_path: Path
+) -> None:
     user = user_with(shared_server, "CREATE_PRIV ON *.*.*")
     allowed = tmp_path / "allowed"
     name = unique("c")
-    assert error_of(shared_server, lance_sql(name, f"{allowed}/wh"), user)[0] == 1227  # default: none
-    shared_server.query(f"ADMIN SET FRONTEND CONFIG ('catalog_allowed_local_roots' = '/nonexistent, {allowed}')")
+    assert (
+        error_of(shared_server, lance_sql(name, f"{allowed}/wh"), user)[0] == 1227
+    )  # default: none
+    shared_server.query(
+        f"ADMIN SET FRONTEND CONFIG ('catalog_allowed_local_roots' = '/nonexistent, {allowed}')"
+    )
     try:
         assert run_as(shared_server, lance_sql(name, f"{allowed}/wh"), user) == []
         paimon = unique("p")
-        run_as(shared_server, f"CREATE CATALOG {paimon} PROPERTIES ('type' = 'paimon', "
-                              f"'warehouse' = 'file://{allowed}/p')", user)
+        run_as(
+            shared_server,
+            f"CREATE CATALOG {paimon} PROPERTIES ('type' = 'paimon', "
+            f"'warehouse' = 'file://{allowed}/p')",
+            user,
+        )
     finally:
         shared_server.query("ADMIN SET FRONTEND CONFIG ('catalog_allowed_local_roots' = '')")
     names = [r[1] for r in shared_server.query("SHOW CATALOGS")]
@@ -103,7 +123,9 @@ def test_object_store_warehouse_needs_an_allowed_prefix(shared_server: ServerPro
     sql = f"CREATE CATALOG {unique('c')} PROPERTIES ('type' = 'lance', 'warehouse' = 's3://lake/team-a/wh')"
     code, message = error_of(shared_server, sql, user)
     assert code == 1227 and "catalog_allowed_object_prefixes" in message
-    shared_server.query("ADMIN SET FRONTEND CONFIG ('catalog_allowed_object_prefixes' = 's3://lake/team-a')")
+    shared_server.query(
+        "ADMIN SET FRONTEND CONFIG ('catalog_allowed_object_prefixes' = 's3://lake/team-a')"
+    )
     try:
         assert run_as(shared_server, sql, user) == []
         other = f"CREATE CATALOG {unique('c')} PROPERTIES ('type' = 'lance', 'warehouse' = 's3://lake/team-b')"
@@ -112,55 +134,89 @@ def test_object_store_warehouse_needs_an_allowed_prefix(shared_server: ServerPro
         shared_server.query("ADMIN SET FRONTEND CONFIG ('catalog_allowed_object_prefixes' = '')")
 
 
-def test_no_create_privilege_is_told_admin_is_needed(shared_server: ServerProcess, roots: Path) -> None:
+def test_no_create_privilege_is_told_admin_is_needed(
+    shared_server: ServerProcess, roots: Path
+) -> None:
     user = user_with(shared_server, "SELECT_PRIV ON *.*.*")
-    assert error_of(shared_server, lance_sql(unique("c"), f"{roots}/wh"), user) == (1227, ADMIN_NEEDED)
+    assert error_of(shared_server, lance_sql(unique("c"), f"{roots}/wh"), user) == (
+        1227,
+        ADMIN_NEEDED,
+    )
 
 
 @pytest.mark.parametrize("where", ["data-dir", "in-data-dir", "parent-of-data-dir"])
-def test_admin_creates_anywhere_except_the_data_dir(shared_server: ServerProcess, where: str) -> None:
+def test_admin_creates_anywhere_except_the_data_dir(
+    shared_server: ServerProcess, where: str
+) -> None:
     data_dir = shared_server.data_dir
-    shared_server.query(lance_sql(unique("c"), "/etc"))  # ADMIN may point a catalog at any other place
-    warehouse = {"data-dir": f"file://{data_dir}", "in-data-dir": f"{data_dir}/../data/x",
-                 "parent-of-data-dir": str(data_dir.parent)}[where]
+    shared_server.query(
+        lance_sql(unique("c"), "/etc")
+    )  # ADMIN may point a catalog at any other place
+    warehouse = {
+        "data-dir": f"file://{data_dir}",
+        "in-data-dir": f"{data_dir}/../data/x",
+        "parent-of-data-dir": str(data_dir.parent),
+    }[where]
     code, message = error_of(shared_server, lance_sql(unique("c"), warehouse), "root", "")
     assert code == 1227 and "data directory" in message, message
 
 
-def test_alter_cannot_move_a_warehouse_outside_the_roots(shared_server: ServerProcess, roots: Path) -> None:
+def test_alter_cannot_move_a_warehouse_outside_the_roots(
+    shared_server: ServerProcess, roots: Path
+) -> None:
     name = unique("c")
     shared_server.query(lance_sql(name, f"{roots}/wh"))
     user = user_with(shared_server, f"ALTER_PRIV ON {name}.*.*")
-    assert run_as(shared_server, f"ALTER CATALOG {name} SET PROPERTIES ('warehouse' = '{roots}/wh2')", user) == []
+    assert (
+        run_as(
+            shared_server,
+            f"ALTER CATALOG {name} SET PROPERTIES ('warehouse' = '{roots}/wh2')",
+            user,
+        )
+        == []
+    )
     for outside in ("/etc", f"{roots}/../x", f"{roots}/to-etc"):
         sql = f"ALTER CATALOG {name} SET PROPERTIES ('warehouse' = '{outside}')"
         code, message = error_of(shared_server, sql, user)
         assert code == 1227 and "catalog_allowed_local_roots" in message, outside
-    code, message = error_of(shared_server, f"ALTER CATALOG {name} SET PROPERTIES ('warehouse' = "
-                                            f"'{shared_server.data_dir}')", "root", "")
+    code, message = error_of(
+        shared_server,
+        f"ALTER CATALOG {name} SET PROPERTIES ('warehouse' = '{shared_server.data_dir}')",
+        "root",
+        "",
+    )
     assert code == 1227 and "data directory" in message
     [(_, text)] = shared_server.query(f"SHOW CREATE CATALOG {name}")
     assert f'"warehouse" = "{roots}/wh2"' in text
 
 
-def test_a_catalog_outside_the_roots_is_left_to_admin(shared_server: ServerProcess, roots: Path) -> None:
+def test_a_catalog_outside_the_roots_is_left_to_admin(
+    shared_server: ServerProcess, roots: Path
+) -> None:
     name = unique("c")
     shared_server.query(lance_sql(name, "/srv/elsewhere"))
     user = user_with(shared_server, f"ALTER_PRIV, DROP_PRIV ON {name}.*.*")
-    for sql in (f"ALTER CATALOG {name} RENAME {unique('d')}", f"DROP CATALOG {name}",
-                f"ALTER CATALOG {name} SET PROPERTIES ('warehouse' = '{roots}/wh')"):
+    for sql in (
+        f"ALTER CATALOG {name} RENAME {unique('d')}",
+        f"DROP CATALOG {name}",
+        f"ALTER CATALOG {name} SET PROPERTIES ('warehouse' = '{roots}/wh')",
+    ):
         code, message = error_of(shared_server, sql, user)
         assert code == 1227 and "/srv/elsewhere" not in message, sql
     assert name in [r[1] for r in shared_server.query("SHOW CATALOGS")]
 
 
-# -- grants follow the catalog's identity -----------------------------------------------------------
+# -- grants follow the catalog's identity
+# -----------------------------------------------------------
 def write_table(warehouse: Path) -> None:
-    lance.write_dataset(pa.table({"id": pa.array([1, 2, 3], pa.int64())}), warehouse / "db1" / "t.lance")
+    lance.write_dataset(
+        pa.table({"id": pa.array([1, 2, 3], pa.int64())}), warehouse / "db1" / "t.lance"
+    )
 
 
-def test_rename_keeps_a_select_grant_working_under_the_new_name(shared_server: ServerProcess,
-                                                                 tmp_path: Path) -> None:
+def test_rename_keeps_a_select_grant_working_under_the_new_name(
+    shared_server: ServerProcess, tmp_path: Path
+) -> None:
     write_table(tmp_path / "wh")
     old, new = unique("c"), unique("d")
     shared_server.query(lance_sql(old, str(tmp_path / "wh")))
@@ -173,7 +229,9 @@ def test_rename_keeps_a_select_grant_working_under_the_new_name(shared_server: S
     assert grants[4] == f"{new}: Select_priv"  # CatalogPrivs, by name
 
 
-def test_drop_and_recreate_does_not_inherit_grants(shared_server: ServerProcess, tmp_path: Path) -> None:
+def test_drop_and_recreate_does_not_inherit_grants(
+    shared_server: ServerProcess, tmp_path: Path
+) -> None:
     write_table(tmp_path / "wh")
     name = unique("c")
     shared_server.query(lance_sql(name, str(tmp_path / "wh")))

@@ -27,21 +27,29 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
 
 @pytest.mark.parametrize("procedure", PROCEDURES)
 @pytest.mark.parametrize("older_than", HUGE)
-def test_lance_huge_older_than_is_a_bad_argument(server: ServerProcess, tmp_path: Path, procedure: str,
-                                                 older_than: str) -> None:
+def test_lance_huge_older_than_is_a_bad_argument(
+    server: ServerProcess, tmp_path: Path, procedure: str, older_than: str
+) -> None:
     t = make_table(server, local_warehouse(tmp_path / "wh"))
-    code, message = fails(server, f"CALL {t.catalog}.sys.{procedure}(table => '{t.arg}', older_than => '{older_than}')")
+    code, message = fails(
+        server,
+        f"CALL {t.catalog}.sys.{procedure}(table => '{t.arg}', older_than => '{older_than}')",
+    )
     assert code == 1108 and "argument 'older_than'" in message, message
 
 
 @pytest.mark.parametrize("procedure", PROCEDURES)
 @pytest.mark.parametrize("older_than", HUGE)
-def test_paimon_huge_older_than_is_a_bad_argument(server: ServerProcess, tmp_path: Path, procedure: str,
-                                                  older_than: str) -> None:
+def test_paimon_huge_older_than_is_a_bad_argument(
+    server: ServerProcess, tmp_path: Path, procedure: str, older_than: str
+) -> None:
     lake = local_lake(server, tmp_path)
     lake.create("db.t")
     lake.append("db.t", [{"id": 1, "item": "x", "qty": 1}])
-    code, message = fails(server, f"CALL {lake.catalog}.sys.{procedure}(table => 'db.t', older_than => '{older_than}')")
+    code, message = fails(
+        server,
+        f"CALL {lake.catalog}.sys.{procedure}(table => 'db.t', older_than => '{older_than}')",
+    )
     assert code == 1108 and "argument 'older_than'" in message, message
 
 

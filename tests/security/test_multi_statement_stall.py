@@ -35,15 +35,25 @@ def proc(tmp_path: Path) -> Iterator[ServerProcess]:
 
 
 @pytest.mark.parametrize("name", sorted(PAYLOADS))
-def test_a_huge_multi_statement_leaves_other_sessions_prompt(proc: ServerProcess, name: str) -> None:
+def test_a_huge_multi_statement_leaves_other_sessions_prompt(
+    proc: ServerProcess, name: str
+) -> None:
     outcome: dict[str, object] = {}
 
     def flood() -> None:
         start = time.monotonic()
         try:
-            with pymysql.connect(host=proc.host, port=proc.port, user="nobody", password="pw",
-                                 client_flag=CLIENT.MULTI_STATEMENTS, read_timeout=120) as conn, \
-                    conn.cursor() as cur:
+            with (
+                pymysql.connect(
+                    host=proc.host,
+                    port=proc.port,
+                    user="nobody",
+                    password="pw",
+                    client_flag=CLIENT.MULTI_STATEMENTS,
+                    read_timeout=120,
+                ) as conn,
+                conn.cursor() as cur,
+            ):
                 cur.execute(PAYLOADS[name])
                 while cur.nextset():
                     pass
@@ -55,19 +65,33 @@ def test_a_huge_multi_statement_leaves_other_sessions_prompt(proc: ServerProcess
 
     def other_session(sql: str) -> list[tuple]:
         start = time.monotonic()
-        with pymysql.connect(host=proc.host, port=proc.port, user="root", password="",
-                             connect_timeout=10, read_timeout=10) as conn, conn.cursor() as cur:
+        with (
+            pymysql.connect(
+                host=proc.host,
+                port=proc.port,
+                user="root",
+                password="",
+                connect_timeout=10,
+                read_timeout=10,
+            ) as conn,
+            conn.cursor() as cur,
+        ):
             cur.execute(sql)
             rows = list(cur.fetchall())
         latencies.append(time.monotonic() - start)
         return rows
 
     def flooding() -> bool:  # PROCESSLIST lists nobody's query: the payload has reached the server
-        return any(row[1] == "nobody" and row[4] == "Query" for row in other_session("SHOW FULL PROCESSLIST"))
+        return any(
+            row[1] == "nobody" and row[4] == "Query"
+            for row in other_session("SHOW FULL PROCESSLIST")
+        )
 
     worker = threading.Thread(target=flood)
     worker.start()
-    wait_until(lambda: flooding() or bool(outcome), 30, "the payload reaches the server")  # probes, timed
+    wait_until(
+        lambda: flooding() or bool(outcome), 30, "the payload reaches the server"
+    )  # probes, timed
     for _ in range(3):
         assert other_session("SELECT 1") == [(1,)]
         time.sleep(0.2)
@@ -81,9 +105,15 @@ def test_a_huge_multi_statement_leaves_other_sessions_prompt(proc: ServerProcess
 def test_splitting_is_linear_and_keeps_its_answers() -> None:
     assert split_statements("SELECT 1;;;; SELECT 2") == ["SELECT 1;", " SELECT 2"]
     assert split_statements("SELECT 'a;b';SELECT `c;d`; -- x;\nSELECT 3 /* ; */") == [
-        "SELECT 'a;b';", "SELECT `c;d`;", " -- x;\nSELECT 3 /* ; */"]
+        "SELECT 'a;b';",
+        "SELECT `c;d`;",
+        " -- x;\nSELECT 3 /* ; */",
+    ]
     assert split_statements("SELECT 1 - 2; SELECT 3/4; SELECT 5 -- c;\n") == [
-        "SELECT 1 - 2;", " SELECT 3/4;", " SELECT 5 -- c;\n"]
+        "SELECT 1 - 2;",
+        " SELECT 3/4;",
+        " SELECT 5 -- c;\n",
+    ]
     for text in (";" * 2_000_000, "SELECT " + "a" * 4_000_000, "SELECT 1;" + "x" * 4_000_000):
         start = time.monotonic()
         split_statements(text)

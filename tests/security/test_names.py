@@ -29,8 +29,13 @@ def _rows_as(server: ServerProcess, sql: str, user: str, password: str = "pw") -
 
 
 def test_grant_on_a_backticked_star_covers_that_table_only(server: ServerProcess) -> None:
-    for sql in ["CREATE DATABASE gdb", "CREATE TABLE gdb.t (a INT)", 'CREATE TABLE gdb."*" (b INT)',
-                "CREATE USER 'star'@'%' IDENTIFIED BY 'pw'", "GRANT SELECT_PRIV ON gdb.`*` TO 'star'@'%'"]:
+    for sql in [
+        "CREATE DATABASE gdb",
+        "CREATE TABLE gdb.t (a INT)",
+        'CREATE TABLE gdb."*" (b INT)',
+        "CREATE USER 'star'@'%' IDENTIFIED BY 'pw'",
+        "GRANT SELECT_PRIV ON gdb.`*` TO 'star'@'%'",
+    ]:
         server.query(sql)
     assert _rows_as(server, 'SELECT * FROM gdb."*"', "star") == []
     assert fails(server, "SELECT * FROM gdb.t", "star", "pw")[0] == 1142
@@ -48,13 +53,17 @@ def test_index_names_must_be_identifiers(server: ServerProcess, tmp_path: Path, 
     assert fails(server, f"DROP INDEX `{name}` ON {t.fq}")[0] == 5100
 
 
-@pytest.mark.parametrize("procedure,args,arg", [
-    ("create_tag", "tag => '{name}', snapshot => 1", "tag"),
-    ("create_branch", "branch => '{name}'", "branch"),
-])
+@pytest.mark.parametrize(
+    "procedure,args,arg",
+    [
+        ("create_tag", "tag => '{name}', snapshot => 1", "tag"),
+        ("create_branch", "branch => '{name}'", "branch"),
+    ],
+)
 @pytest.mark.parametrize("name", BAD_NAMES)
-def test_lance_ref_names_must_be_identifiers(server: ServerProcess, tmp_path: Path, procedure: str, args: str,
-                                             arg: str, name: str) -> None:
+def test_lance_ref_names_must_be_identifiers(
+    server: ServerProcess, tmp_path: Path, procedure: str, args: str, arg: str, name: str
+) -> None:
     t = make_table(server, local_warehouse(tmp_path / "wh"))
     sql = f"CALL {t.catalog}.sys.{procedure}(table => '{t.arg}', {args.format(name=name)})"
     code, message = fails(server, sql)
@@ -68,15 +77,21 @@ def test_lance_rename_tag_checks_the_new_name(server: ServerProcess, tmp_path: P
     assert code == 1108 and "argument 'target_tag'" in message and "too long" in message
 
 
-@pytest.mark.parametrize("procedure,args,arg", [
-    ("create_tag", "tag => '{name}'", "tag"),
-    ("create_branch", "branch => '{name}'", "branch"),
-])
+@pytest.mark.parametrize(
+    "procedure,args,arg",
+    [
+        ("create_tag", "tag => '{name}'", "tag"),
+        ("create_branch", "branch => '{name}'", "branch"),
+    ],
+)
 @pytest.mark.parametrize("name", BAD_NAMES)
-def test_paimon_ref_names_must_be_identifiers(server: ServerProcess, tmp_path: Path, procedure: str, args: str,
-                                              arg: str, name: str) -> None:
+def test_paimon_ref_names_must_be_identifiers(
+    server: ServerProcess, tmp_path: Path, procedure: str, args: str, arg: str, name: str
+) -> None:
     lake = local_lake(server, tmp_path)
     lake.create("db.t")
     lake.append("db.t", [{"id": 1, "item": "x", "qty": 1}])
-    code, message = fails(server, f"CALL {lake.catalog}.sys.{procedure}(table => 'db.t', {args.format(name=name)})")
+    code, message = fails(
+        server, f"CALL {lake.catalog}.sys.{procedure}(table => 'db.t', {args.format(name=name)})"
+    )
     assert code == 1108 and f"argument '{arg}'" in message, message

@@ -14,10 +14,16 @@ ROOT = Path(__file__).resolve().parents[2]
 def test_every_privilege_is_stored_as_its_value_and_named_by_its_verb() -> None:
     assert tuple(p.value for p in Privilege) == PRIVILEGES
     for privilege in Privilege:
-        assert privilege == privilege.value and hash(privilege) == hash(privilege.value)  # grants read as text
+        assert privilege == privilege.value and hash(privilege) == hash(
+            privilege.value
+        )  # grants read as text
         assert privilege.verb == VERB[privilege.value]
     assert Privilege.SHOW_VIEW.verb == "SHOW VIEW"
-    assert normalize_privileges(["admin", "Select", "INSERT"]) == ("ADMIN_PRIV", "SELECT_PRIV", "LOAD_PRIV")
+    assert normalize_privileges(["admin", "Select", "INSERT"]) == (
+        "ADMIN_PRIV",
+        "SELECT_PRIV",
+        "LOAD_PRIV",
+    )
 
 
 def test_product_code_names_privileges_only_through_the_enum() -> None:
@@ -26,7 +32,10 @@ def test_product_code_names_privileges_only_through_the_enum() -> None:
         if path.name == "privileges.py":
             continue  # the one table of spellings
         text = path.read_text()
-        if re.search(r"[\"'](?:SELECT|LOAD|ALTER|CREATE|DROP|SHOW_VIEW|ADMIN|GRANT|USAGE)_PRIV[\"']", text) \
-                or re.search(r"(?:has|has_global|require_global|require_db|require_table)\(ctx, [\"']", text):
+        if re.search(
+            r"[\"'](?:SELECT|LOAD|ALTER|CREATE|DROP|SHOW_VIEW|ADMIN|GRANT|USAGE)_PRIV[\"']", text
+        ) or re.search(
+            r"(?:has|has_global|require_global|require_db|require_table)\(ctx, [\"']", text
+        ):
             offenders.append(str(path.relative_to(ROOT)))
     assert offenders == []

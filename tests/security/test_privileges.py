@@ -10,7 +10,9 @@ import pytest
 from tests.conftest import ServerProcess
 
 
-def error_of(server: ServerProcess, sql: str, user: str = "root", password: str = "") -> tuple[int, str]:
+def error_of(
+    server: ServerProcess, sql: str, user: str = "root", password: str = ""
+) -> tuple[int, str]:
     with server.connect(user=user, password=password) as conn, conn.cursor() as cur:
         with pytest.raises(pymysql.err.MySQLError) as info:
             cur.execute(sql)
@@ -25,10 +27,16 @@ def rows_as(server: ServerProcess, sql: str, user: str, password: str = "pw") ->
 
 @pytest.fixture
 def two_dbs(server: ServerProcess) -> Iterator[ServerProcess]:
-    for sql in ["CREATE DATABASE db1", "CREATE DATABASE db2", "CREATE TABLE db1.t (a INT)",
-                "CREATE TABLE db1.u (b INT)", "CREATE TABLE db2.s (c INT)",
-                "INSERT INTO db1.t VALUES (1), (2)", "INSERT INTO db2.s VALUES (3)",
-                "CREATE USER 'bob'@'%' IDENTIFIED BY 'pw'"]:
+    for sql in [
+        "CREATE DATABASE db1",
+        "CREATE DATABASE db2",
+        "CREATE TABLE db1.t (a INT)",
+        "CREATE TABLE db1.u (b INT)",
+        "CREATE TABLE db2.s (c INT)",
+        "INSERT INTO db1.t VALUES (1), (2)",
+        "INSERT INTO db2.s VALUES (3)",
+        "CREATE USER 'bob'@'%' IDENTIFIED BY 'pw'",
+    ]:
         server.query(sql)
     yield server
 
@@ -39,7 +47,10 @@ def test_select_on_one_database_reads_it_and_nothing_else(two_dbs: ServerProcess
     assert rows_as(server, "SELECT a FROM db1.t ORDER BY a", "bob") == [(1,), (2,)]
     assert rows_as(server, "SELECT count(*) FROM db1.t JOIN db1.u ON a = b", "bob") == [(0,)]
     code, message = error_of(server, "SELECT * FROM db2.s", "bob", "pw")
-    assert code == 1142 and message == "SELECT command denied to user 'bob'@'127.0.0.1' for table 'db2.s'"
+    assert (
+        code == 1142
+        and message == "SELECT command denied to user 'bob'@'127.0.0.1' for table 'db2.s'"
+    )
     # a join needs SELECT on both tables
     assert error_of(server, "SELECT * FROM db1.t JOIN db2.s ON a = c", "bob", "pw")[0] == 1142
     # writes are denied with the table-level code
@@ -54,8 +65,11 @@ def test_other_databases_are_invisible(two_dbs: ServerProcess) -> None:
     server = two_dbs
     server.query("GRANT SELECT_PRIV ON db1.* TO 'bob'@'%'")
     assert rows_as(server, "SHOW DATABASES", "bob") == [("db1",), ("information_schema",)]
-    tables = rows_as(server, "SELECT table_schema, table_name FROM information_schema.tables "
-                             "ORDER BY 1, 2", "bob")
+    tables = rows_as(
+        server,
+        "SELECT table_schema, table_name FROM information_schema.tables ORDER BY 1, 2",
+        "bob",
+    )
     assert tables == [("db1", "t"), ("db1", "u")]
     columns = rows_as(server, "SELECT DISTINCT table_schema FROM information_schema.columns", "bob")
     assert columns == [("db1",)]
@@ -67,15 +81,19 @@ def test_other_databases_are_invisible(two_dbs: ServerProcess) -> None:
 def test_table_level_grant_shows_only_that_table(two_dbs: ServerProcess) -> None:
     server = two_dbs
     server.query("GRANT SELECT_PRIV ON db1.u TO 'bob'@'%'")
-    assert rows_as(server, "SELECT table_name FROM information_schema.tables WHERE table_schema = 'db1'",
-                   "bob") == [("u",)]
+    assert rows_as(
+        server, "SELECT table_name FROM information_schema.tables WHERE table_schema = 'db1'", "bob"
+    ) == [("u",)]
     assert rows_as(server, "SELECT * FROM db1.u", "bob") == []
     assert error_of(server, "SELECT * FROM db1.t", "bob", "pw")[0] == 1142
 
 
-@pytest.mark.parametrize("target", ["*.*.*", "internal.*.*", "internal.db1.*", "db1.*", "db1",
-                                    "internal.db1.t", "db1.t"])
-def test_grant_at_each_level_takes_effect_and_revoke_removes_it(two_dbs: ServerProcess, target: str) -> None:
+@pytest.mark.parametrize(
+    "target", ["*.*.*", "internal.*.*", "internal.db1.*", "db1.*", "db1", "internal.db1.t", "db1.t"]
+)
+def test_grant_at_each_level_takes_effect_and_revoke_removes_it(
+    two_dbs: ServerProcess, target: str
+) -> None:
     server = two_dbs
     assert error_of(server, "INSERT INTO db1.t VALUES (5)", "bob", "pw")[0] == 1142
     server.query(f"GRANT LOAD_PRIV ON {target} TO 'bob'@'%'")
@@ -130,7 +148,9 @@ def test_users_grants_and_roles_survive_restart(two_dbs: ServerProcess) -> None:
 def test_passwords_and_hosts(server: ServerProcess) -> None:
     server.query("CREATE USER 'amy'@'127.0.0.1' IDENTIFIED BY 'first'")
     server.query("CREATE USER 'amy'@'10.%' IDENTIFIED BY 'other'")
-    assert rows_as(server, "SELECT CURRENT_USER()", "amy", "first") == [("amy@127.0.0.1",)]  # MySQL: the account
+    assert rows_as(server, "SELECT CURRENT_USER()", "amy", "first") == [
+        ("amy@127.0.0.1",)
+    ]  # MySQL: the account
     with pytest.raises(pymysql.err.OperationalError) as info:
         server.connect(user="amy", password="other")  # the 10.% account does not match loopback
     assert info.value.args[0] == 1045
@@ -143,21 +163,25 @@ def test_passwords_and_hosts(server: ServerProcess) -> None:
     assert b"third" not in stored and b"second" not in stored
 
 
-@pytest.mark.parametrize("sql,code,fragment", [
-    ("GRANT SELECT_PRIV ON db1.* TO 'nobody'@'%'", 1133, "'nobody'@'%'"),
-    ("GRANT FLY_PRIV ON db1.* TO 'bob'@'%'", 1105, "Unknown privilege 'FLY_PRIV'"),
-    ("CREATE USER 'x'@'bad host!' IDENTIFIED BY 'p'", 1105, "Invalid host 'bad host!'"),
-    ("CREATE USER x@ IDENTIFIED BY 'p'", 1064, "mismatched input 'BY'"),
-    ("CREATE USER 'x'@'bad;host' IDENTIFIED BY 'p'", 1105, "Invalid host 'bad;host'"),
-    ("DROP USER 'root'@'%'", 1105, "Can not drop user root"),
-    ("REVOKE SELECT_PRIV ON db1.* FROM 'bob'@'%'", 1141, "There is no such grant"),
-    ("GRANT ADMIN_PRIV ON db1.* TO 'bob'@'%'", 1105, "ADMIN_PRIV can only be granted on *.*.*"),
-    ("GRANT SELECT_PRIV ON *.db1.t TO 'bob'@'%'", 1105, "Invalid privilege target"),
-    ("GRANT 'no_role' TO 'bob'@'%'", 1105, "Role 'no_role' does not exist"),
-    ("CREATE USER 'bob'@'%'", 1396, "Operation CREATE USER failed for 'bob'@'%'"),
-])
-def test_bad_input_is_a_clear_error_and_changes_nothing(two_dbs: ServerProcess, sql: str, code: int,
-                                                       fragment: str) -> None:
+@pytest.mark.parametrize(
+    "sql,code,fragment",
+    [
+        ("GRANT SELECT_PRIV ON db1.* TO 'nobody'@'%'", 1133, "'nobody'@'%'"),
+        ("GRANT FLY_PRIV ON db1.* TO 'bob'@'%'", 1105, "Unknown privilege 'FLY_PRIV'"),
+        ("CREATE USER 'x'@'bad host!' IDENTIFIED BY 'p'", 1105, "Invalid host 'bad host!'"),
+        ("CREATE USER x@ IDENTIFIED BY 'p'", 1064, "mismatched input 'BY'"),
+        ("CREATE USER 'x'@'bad;host' IDENTIFIED BY 'p'", 1105, "Invalid host 'bad;host'"),
+        ("DROP USER 'root'@'%'", 1105, "Can not drop user root"),
+        ("REVOKE SELECT_PRIV ON db1.* FROM 'bob'@'%'", 1141, "There is no such grant"),
+        ("GRANT ADMIN_PRIV ON db1.* TO 'bob'@'%'", 1105, "ADMIN_PRIV can only be granted on *.*.*"),
+        ("GRANT SELECT_PRIV ON *.db1.t TO 'bob'@'%'", 1105, "Invalid privilege target"),
+        ("GRANT 'no_role' TO 'bob'@'%'", 1105, "Role 'no_role' does not exist"),
+        ("CREATE USER 'bob'@'%'", 1396, "Operation CREATE USER failed for 'bob'@'%'"),
+    ],
+)
+def test_bad_input_is_a_clear_error_and_changes_nothing(
+    two_dbs: ServerProcess, sql: str, code: int, fragment: str
+) -> None:
     before = two_dbs.query("SHOW ALL GRANTS")
     got_code, message = error_of(two_dbs, sql)
     assert got_code == code
@@ -179,9 +203,13 @@ def test_granting_above_ones_own_rights_is_refused(two_dbs: ServerProcess) -> No
 
 
 def test_non_admin_cannot_manage_users_or_config(two_dbs: ServerProcess) -> None:
-    for sql in ["CREATE USER 'eve'@'%' IDENTIFIED BY 'x'", "DROP USER 'root'@'%'",
-                "ADMIN SET FRONTEND CONFIG ('lance_index_job_dispatcher_paused' = 'true')",
-                "SHOW ALL GRANTS", "SHOW AUDIT"]:
+    for sql in [
+        "CREATE USER 'eve'@'%' IDENTIFIED BY 'x'",
+        "DROP USER 'root'@'%'",
+        "ADMIN SET FRONTEND CONFIG ('lance_index_job_dispatcher_paused' = 'true')",
+        "SHOW ALL GRANTS",
+        "SHOW AUDIT",
+    ]:
         assert error_of(two_dbs, sql, "bob", "pw")[0] == 1227, sql
     assert two_dbs.query("ADMIN SHOW FRONTEND CONFIG LIKE '%paused'")[0][1] == "false"
 
@@ -195,9 +223,14 @@ def test_unmodelled_statements_are_refused_for_everyone(two_dbs: ServerProcess) 
     assert info.value.args[0] == 1235
 
 
-@pytest.mark.parametrize("sql", ["SELECT * FROM read_text('/etc/hostname')",
-                                 "COPY (SELECT 1) TO '/tmp/drydock-escape.csv'",
-                                 "SELECT * FROM read_csv('/etc/passwd')"])
+@pytest.mark.parametrize(
+    "sql",
+    [
+        "SELECT * FROM read_text('/etc/hostname')",
+        "COPY (SELECT 1) TO '/tmp/drydock-escape.csv'",
+        "SELECT * FROM read_csv('/etc/passwd')",
+    ],
+)
 def test_sql_cannot_touch_server_files_even_as_root(server: ServerProcess, sql: str) -> None:
     """Refused before DuckDB sees it: file-reading table functions are not allowed (1142) and
     COPY is no statement drydock runs (1235); the DuckDB sandbox stays as a second wall."""

@@ -1,4 +1,5 @@
-"""Structural secret redaction: no secret survives redact_sql, the audit log, the server log or SHOW AUDIT."""
+"""Structural secret redaction: no secret survives redact_sql, the audit log, the server log or SHOW
+AUDIT."""
 
 from __future__ import annotations
 
@@ -21,29 +22,44 @@ def test_no_secret_of_the_corpus_survives_redaction(sql: str, secrets: tuple[str
     assert [s for s in secrets if s in masked] == []
 
 
-@pytest.mark.parametrize(("sql", "expected"), [
-    ("CREATE CATALOG c PROPERTIES ('s3.secret_key' /*c*/ = 'SK', 'region' = 'eu')",
-     "CREATE CATALOG c PROPERTIES ('s3.secret_key' /*c*/ = '***', 'region' = 'eu')"),
-    ('ALTER CATALOG c SET PROPERTIES ("s3.secret_key" = 12345)',
-     "ALTER CATALOG c SET PROPERTIES (\"s3.secret_key\" = '***')"),
-    ("CREATE USER u IDENTIFIED /**/ BY /**/ 'x' PASSWORD EXPIRE",
-     "CREATE USER u IDENTIFIED /**/ BY /**/ '***' PASSWORD EXPIRE"),
-    ("SET PASSWORD FOR u = /*x*/ 'p'", "SET PASSWORD FOR u = /*x*/ '***'"),
-    ("SET PASSWORD FOR u = PASSWORD('p')", "SET PASSWORD FOR u = PASSWORD('***')"),
-    ("CALL c.sys.p(table => 'db.t', token => 'tk')", "CALL c.sys.p(table => 'db.t', token => '***')"),
-])
+@pytest.mark.parametrize(
+    ("sql", "expected"),
+    [
+        (
+            "CREATE CATALOG c PROPERTIES ('s3.secret_key' /*c*/ = 'SK', 'region' = 'eu')",
+            "CREATE CATALOG c PROPERTIES ('s3.secret_key' /*c*/ = '***', 'region' = 'eu')",
+        ),
+        (
+            'ALTER CATALOG c SET PROPERTIES ("s3.secret_key" = 12345)',
+            "ALTER CATALOG c SET PROPERTIES (\"s3.secret_key\" = '***')",
+        ),
+        (
+            "CREATE USER u IDENTIFIED /**/ BY /**/ 'x' PASSWORD EXPIRE",
+            "CREATE USER u IDENTIFIED /**/ BY /**/ '***' PASSWORD EXPIRE",
+        ),
+        ("SET PASSWORD FOR u = /*x*/ 'p'", "SET PASSWORD FOR u = /*x*/ '***'"),
+        ("SET PASSWORD FOR u = PASSWORD('p')", "SET PASSWORD FOR u = PASSWORD('***')"),
+        (
+            "CALL c.sys.p(table => 'db.t', token => 'tk')",
+            "CALL c.sys.p(table => 'db.t', token => '***')",
+        ),
+    ],
+)
 def test_only_the_secret_value_is_replaced(sql: str, expected: str) -> None:
     assert redact_sql(sql) == expected
 
 
-@pytest.mark.parametrize("sql", [
-    "SELECT 'password' FROM t WHERE a = 'it''s' AND b = 'x\\'y'",
-    "CREATE USER u IDENTIFIED BY RANDOM PASSWORD",
-    "ALTER USER u PASSWORD EXPIRE INTERVAL 90 DAY",
-    "INSERT INTO db.t VALUES ('a\\'b', 2), ('c', 3)",
-    "CALL c.sys.compact(table => 'db.t', options => 'k=v')",
-    "SHOW CREATE CATALOG c",
-])
+@pytest.mark.parametrize(
+    "sql",
+    [
+        "SELECT 'password' FROM t WHERE a = 'it''s' AND b = 'x\\'y'",
+        "CREATE USER u IDENTIFIED BY RANDOM PASSWORD",
+        "ALTER USER u PASSWORD EXPIRE INTERVAL 90 DAY",
+        "INSERT INTO db.t VALUES ('a\\'b', 2), ('c', 3)",
+        "CALL c.sys.compact(table => 'db.t', options => 'k=v')",
+        "SHOW CREATE CATALOG c",
+    ],
+)
 def test_statements_without_secrets_are_unchanged(sql: str) -> None:
     assert redact_sql(sql) == sql
 
@@ -60,7 +76,9 @@ def test_a_literal_read_without_backslash_escapes_is_masked_too() -> None:
 
 
 @pytest.mark.parametrize(("sql", "secrets"), CORPUS[:3] + CORPUS[16:22] + CORPUS[25:31])
-def test_the_parse_cache_never_keeps_a_secret_bearing_text(sql: str, secrets: tuple[str, ...]) -> None:
+def test_the_parse_cache_never_keeps_a_secret_bearing_text(
+    sql: str, secrets: tuple[str, ...]
+) -> None:
     try:
         statement = parse(sql)
     except Exception:  # noqa: BLE001 - a syntax error is never cached either
@@ -84,9 +102,14 @@ def test_no_secret_reaches_the_audit_log_the_server_log_or_show_audit(tmp_path: 
         server.stop()
     audit_files = sorted(server.data_dir.glob("audit.jsonl*"))
     assert audit_files
-    places = {"SHOW AUDIT": shown, "server log": server.log_text(),
-              **{f.name: f.read_text(errors="replace") for f in audit_files}}
-    leaks = [(secret, where) for secret in SECRETS for where, text in places.items() if secret in text]
+    places = {
+        "SHOW AUDIT": shown,
+        "server log": server.log_text(),
+        **{f.name: f.read_text(errors="replace") for f in audit_files},
+    }
+    leaks = [
+        (secret, where) for secret in SECRETS for where, text in places.items() if secret in text
+    ]
     assert leaks == []
 
 
@@ -99,8 +122,10 @@ def test_library_loggers_cannot_echo_statement_text() -> None:
 
 
 def test_a_long_statement_is_redacted_only_as_far_as_it_is_kept() -> None:
-    assert redact_sql("CREATE USER u IDENTIFIED BY '" + "s" * 10_000 + "'", 4096) == \
-        "CREATE USER u IDENTIFIED BY '***'"
+    assert (
+        redact_sql("CREATE USER u IDENTIFIED BY '" + "s" * 10_000 + "'", 4096)
+        == "CREATE USER u IDENTIFIED BY '***'"
+    )
     near_the_end = redact_sql("x" * 4080 + " PASSWORD = 'secret-at-the-limit'", 4096)
     assert len(near_the_end) <= 4096 and "secret" not in near_the_end
     inserts = "INSERT INTO t VALUES " + ", ".join(f"({i}, 'it\\'s {i}')" for i in range(50_000))

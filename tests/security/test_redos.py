@@ -25,8 +25,15 @@ def proc(tmp_path: Path) -> Iterator[ServerProcess]:
 
 
 def _quick_connection(proc: ServerProcess) -> pymysql.connections.Connection:
-    return pymysql.connect(host=proc.host, port=proc.port, user="root", password="", autocommit=True,
-                           connect_timeout=PROMPT_SECONDS, read_timeout=PROMPT_SECONDS)
+    return pymysql.connect(
+        host=proc.host,
+        port=proc.port,
+        user="root",
+        password="",
+        autocommit=True,
+        connect_timeout=PROMPT_SECONDS,
+        read_timeout=PROMPT_SECONDS,
+    )
 
 
 def _run(proc: ServerProcess, sql: str) -> tuple[list[tuple], float]:
@@ -37,14 +44,18 @@ def _run(proc: ServerProcess, sql: str) -> tuple[list[tuple], float]:
     return rows, time.monotonic() - start
 
 
-@pytest.mark.parametrize("statement", [
-    f"SHOW DATABASES LIKE '{WILDCARDS}'",
-    f"SHOW TABLES FROM d LIKE '{WILDCARDS}'",
-    f"SHOW CATALOGS LIKE '{WILDCARDS}'",
-    f"ADMIN SHOW FRONTEND CONFIG LIKE '{WILDCARDS}'",
-])
+@pytest.mark.parametrize(
+    "statement",
+    [
+        f"SHOW DATABASES LIKE '{WILDCARDS}'",
+        f"SHOW TABLES FROM d LIKE '{WILDCARDS}'",
+        f"SHOW CATALOGS LIKE '{WILDCARDS}'",
+        f"ADMIN SHOW FRONTEND CONFIG LIKE '{WILDCARDS}'",
+    ],
+)
 def test_thousands_of_wildcards_answer_promptly_while_other_sessions_work(
-        proc: ServerProcess, statement: str) -> None:
+    proc: ServerProcess, statement: str
+) -> None:
     proc.query("CREATE DATABASE d")
     proc.query("CREATE TABLE d.t (x INT)")
     outcome: dict[str, object] = {}
@@ -64,11 +75,15 @@ def test_thousands_of_wildcards_answer_promptly_while_other_sessions_work(
 
     worker = threading.Thread(target=show)
     worker.start()
-    wait_until(lambda: matching() or bool(outcome), PROMPT_SECONDS * 2, "the pattern reaches the server")
+    wait_until(
+        lambda: matching() or bool(outcome), PROMPT_SECONDS * 2, "the pattern reaches the server"
+    )
     one, seconds = _run(proc, "SELECT 1")
     worker.join(PROMPT_SECONDS * 2)
-    print(f"SELECT 1 alongside took {seconds * 1000:.0f} ms (PROCESSLIST probes {alongside}); "
-          f"LIKE took {outcome.get('seconds')}")
+    print(
+        f"SELECT 1 alongside took {seconds * 1000:.0f} ms (PROCESSLIST probes {alongside}); "
+        f"LIKE took {outcome.get('seconds')}"
+    )
     assert one == [(1,)]
     assert max(seconds, *alongside) < PROMPT_SECONDS
     assert "error" not in outcome, outcome.get("error")
@@ -79,5 +94,7 @@ def test_escaped_wildcards_in_like_are_literal(proc: ServerProcess) -> None:
     proc.query("CREATE DATABASE a_b")
     proc.query("CREATE DATABASE axb")
     assert proc.query("SHOW DATABASES LIKE 'a\\\\_b'") == [("a_b",)]  # SQL text 'a\\_b'
-    assert proc.query("SHOW DATABASES LIKE 'a\\_b'") == [("a_b",)]  # MySQL keeps the \ of \_ in a literal
+    assert proc.query("SHOW DATABASES LIKE 'a\\_b'") == [
+        ("a_b",)
+    ]  # MySQL keeps the \ of \_ in a literal
     assert sorted(proc.query("SHOW DATABASES LIKE 'a_b'")) == [("a_b",), ("axb",)]

@@ -1,5 +1,6 @@
 """The PostgreSQL metadata-store URL's password never reaches a message, whatever shape the URL
-has. Broke before the fix in engine/store/metastore_pg.py: a URL libpq cannot parse (a bad %-escape in
+has. Broke before the fix in engine/store/metastore_pg.py: a URL libpq cannot parse (a bad %-escape
+in
 the password) made libpq echo the password's token, and the scrubber, which learns the password
 by parsing the URL, had nothing to take out. The other shapes held; they are pinned here too."""
 
@@ -14,7 +15,8 @@ from drydock.engine.store.metastore_pg import PostgresStore, redact  # noqa: E40
 
 PW = "Zq9-s3cr3t"
 DSNS = [
-    f"postgresql://u:{PW}%zz@127.0.0.1:1/db",  # broke: invalid percent-encoded token: "Zq9-s3cr3t%zz"
+    # broke: invalid percent-encoded token: "Zq9-s3cr3t%zz"
+    f"postgresql://u:{PW}%zz@127.0.0.1:1/db",
     f"postgresql://u:%zz{PW}@127.0.0.1:1/db",
     f"postgresql://u:{PW}%@127.0.0.1:1/db",
     f"postgres://u:{PW}%4@127.0.0.1:1/db",

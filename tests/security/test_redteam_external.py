@@ -13,8 +13,8 @@ import pymysql
 import pytest
 
 from tests.conftest import ServerProcess
-from tests.support.paimon_procs import Lake, hook_dir, local_lake, proc_server, s3_lake  # noqa: F401
-from tests.support.s3 import ACCESS_KEY, SECRET_KEY, S3Server, s3  # noqa: F401
+from tests.support.paimon_procs import Lake, local_lake, s3_lake
+from tests.support.s3 import ACCESS_KEY, SECRET_KEY, S3Server
 
 USER = "neighbour"
 
@@ -47,10 +47,19 @@ def refused(lake: Lake, sql: str, user: str = USER) -> int:
     return int(info.value.args[0])
 
 
-SYSTEM_NAME_TRICKS = ["{c}.db.`t$snapshots`", "{c}.db.t$snapshots", "{c}.db.`T$SNAPSHOTS`", "{c}.db.`t$files`",
-                      "{c}.db.`t$options`", "{c}.db.`t$branch_dev`", "{c}.db.t$branch_dev",
-                      "{c}.db.`t$branch_dev$files`", "`{c}.db`.`t$snapshots`", "`{c}.db`.`t$branch_dev`",
-                      "{c}.db.`T$branch_dev`"]
+SYSTEM_NAME_TRICKS = [
+    "{c}.db.`t$snapshots`",
+    "{c}.db.t$snapshots",
+    "{c}.db.`T$SNAPSHOTS`",
+    "{c}.db.`t$files`",
+    "{c}.db.`t$options`",
+    "{c}.db.`t$branch_dev`",
+    "{c}.db.t$branch_dev",
+    "{c}.db.`t$branch_dev$files`",
+    "`{c}.db`.`t$snapshots`",
+    "`{c}.db`.`t$branch_dev`",
+    "{c}.db.`T$branch_dev`",
+]
 
 
 @pytest.mark.parametrize("name", SYSTEM_NAME_TRICKS)
@@ -59,7 +68,9 @@ def test_a_system_table_or_branch_is_checked_like_its_base_table(lake: Lake, nam
     assert as_user(lake, f"SELECT item FROM {lake.catalog}.db.other") == [("mine",)]
 
 
-@pytest.mark.parametrize("branch", ["../t", "../../db/t", "dev/../../t", "dev", "DEV", "main/../dev", "%2e%2e"])
+@pytest.mark.parametrize(
+    "branch", ["../t", "../../db/t", "dev/../../t", "dev", "DEV", "main/../dev", "%2e%2e"]
+)
 def test_a_branch_name_cannot_reach_another_tables_branch(lake: Lake, branch: str) -> None:
     code = refused(lake, f"SELECT * FROM {lake.catalog}.db.`other$branch_{branch}`")
     assert code in (1105, 1146, 1064) or code >= 5000, code
@@ -68,8 +79,11 @@ def test_a_branch_name_cannot_reach_another_tables_branch(lake: Lake, branch: st
 def test_system_tables_and_branches_are_read_only_even_for_root(lake: Lake) -> None:
     before = lake.snapshots("db.t")
     for name in ("t$snapshots", "t$branch_dev", "t$branch_dev$tags"):
-        for sql in (f"INSERT INTO {lake.catalog}.db.`{name}` VALUES (9, 'x')",
-                    f"DELETE FROM {lake.catalog}.db.`{name}`", f"DROP TABLE {lake.catalog}.db.`{name}`"):
+        for sql in (
+            f"INSERT INTO {lake.catalog}.db.`{name}` VALUES (9, 'x')",
+            f"DELETE FROM {lake.catalog}.db.`{name}`",
+            f"DROP TABLE {lake.catalog}.db.`{name}`",
+        ):
             with pytest.raises(pymysql.err.MySQLError):
                 lake.sql(sql)
     assert lake.snapshots("db.t") == before and sorted(lake.branches("db.t")) == ["dev"]
@@ -79,19 +93,35 @@ def test_metadata_of_a_neighbour_is_never_listed(lake: Lake) -> None:
     c = lake.catalog
     assert [t for (t,) in as_user(lake, f"SHOW TABLES FROM `{c}.db`")] == ["other"]
     assert [t for (t, *_) in as_user(lake, f"SHOW TABLES FROM {c}.db")] == ["other"]
-    rows = as_user(lake, f"SELECT DISTINCT TABLE_NAME FROM information_schema.tables WHERE TABLE_SCHEMA = '{c}.db'")
+    rows = as_user(
+        lake,
+        f"SELECT DISTINCT TABLE_NAME FROM information_schema.tables WHERE TABLE_SCHEMA = '{c}.db'",
+    )
     assert rows == [("other",)]
-    rows = as_user(lake, f"SELECT DISTINCT TABLE_NAME FROM information_schema.columns WHERE TABLE_SCHEMA = '{c}.db'")
+    rows = as_user(
+        lake,
+        f"SELECT DISTINCT TABLE_NAME FROM information_schema.columns WHERE TABLE_SCHEMA = '{c}.db'",
+    )
     assert rows == [("other",)]
-    for sql in (f"DESC {c}.db.t", f"SHOW CREATE TABLE {c}.db.t", f"SHOW COLUMNS FROM `{c}.db`.t",
-                f"SHOW FULL COLUMNS FROM t IN `{c}.db`", f"SHOW FIELDS FROM {c}.db.t"):
+    for sql in (
+        f"DESC {c}.db.t",
+        f"SHOW CREATE TABLE {c}.db.t",
+        f"SHOW COLUMNS FROM `{c}.db`.t",
+        f"SHOW FULL COLUMNS FROM t IN `{c}.db`",
+        f"SHOW FIELDS FROM {c}.db.t",
+    ):
         with lake.server.connect() as conn, conn.cursor() as cur:
             cur.execute(sql)  # root: described
             assert cur.fetchall(), sql
         assert refused(lake, sql) in (1142, 1146), sql
     # system tables and branches of t: whatever they answer, the neighbour learns no column of t
-    for sql in (f"DESC {c}.db.t$branch_dev", f"SHOW COLUMNS FROM `t$files` FROM `{c}.db`", f"SHOW COLUMNS FROM `{c}.db`.t",
-                f"SHOW FULL COLUMNS FROM `t$branch_dev` IN `{c}.db`", f"SHOW CREATE TABLE {c}.db.`t$snapshots`"):
+    for sql in (
+        f"DESC {c}.db.t$branch_dev",
+        f"SHOW COLUMNS FROM `t$files` FROM `{c}.db`",
+        f"SHOW COLUMNS FROM `{c}.db`.t",
+        f"SHOW FULL COLUMNS FROM `t$branch_dev` IN `{c}.db`",
+        f"SHOW CREATE TABLE {c}.db.`t$snapshots`",
+    ):
         try:
             assert as_user(lake, sql) == [], sql
         except pymysql.err.MySQLError as exc:
@@ -104,21 +134,34 @@ def test_no_grant_lists_no_external_database(lake: Lake) -> None:
     rows = as_user(lake, "SELECT SCHEMA_NAME FROM information_schema.schemata", user="nobody")
     assert not any(str(r[0]).startswith(f"{lake.catalog}.") for r in rows)
     assert f"{lake.catalog}.db" in [d for (d,) in as_user(lake, "SHOW DATABASES")]
-    assert refused(lake, f"SELECT * FROM `{lake.catalog}.db`.other", user="nobody") in (1142, 1146, 1044)
+    assert refused(lake, f"SELECT * FROM `{lake.catalog}.db`.other", user="nobody") in (
+        1142,
+        1146,
+        1044,
+    )
 
 
 def test_branch_of_a_granted_table_still_reads(lake: Lake, tmp_path: Path) -> None:
     lake.sql(f"GRANT SELECT_PRIV ON {lake.catalog}.db.t TO 'nobody'@'%'")
     try:
-        rows = as_user(lake, f"SELECT item FROM {lake.catalog}.db.`t$branch_dev` ORDER BY id", user="nobody")
-        assert rows == [(r[1],) for r in sorted(lake.rows("db.t", branch="dev"))] == [("secret-dev",)]
+        rows = as_user(
+            lake, f"SELECT item FROM {lake.catalog}.db.`t$branch_dev` ORDER BY id", user="nobody"
+        )
+        assert (
+            rows == [(r[1],) for r in sorted(lake.rows("db.t", branch="dev"))] == [("secret-dev",)]
+        )
     finally:
         lake.sql(f"REVOKE SELECT_PRIV ON {lake.catalog}.db.t FROM 'nobody'@'%'")
-    assert refused(lake, f"SELECT * FROM {lake.catalog}.db.`t$branch_dev`", user="nobody") in (1142, 1146)
+    assert refused(lake, f"SELECT * FROM {lake.catalog}.db.`t$branch_dev`", user="nobody") in (
+        1142,
+        1146,
+    )
 
 
-def test_system_tables_of_an_s3_table_carry_no_credentials(proc_server: ServerProcess,  # noqa: F811
-                                                           s3: S3Server) -> None:  # noqa: F811
+def test_system_tables_of_an_s3_table_carry_no_credentials(
+    proc_server: ServerProcess,  # noqa: F811
+    s3: S3Server,
+) -> None:  # noqa: F811
     lake = s3_lake(proc_server, s3)
     lake.create("db.t")
     lake.append("db.t", [{"id": 1, "item": "a"}])
@@ -129,7 +172,9 @@ def test_system_tables_of_an_s3_table_carry_no_credentials(proc_server: ServerPr
             cur.execute(f"SELECT * FROM {lake.catalog}.db.`t${suffix}`")
             texts[suffix] = str(cur.fetchall())
         assert SECRET_KEY not in texts[suffix] and ACCESS_KEY not in texts[suffix], suffix
-    assert "first" in texts["tags"] and "manifest-list" in texts["snapshots"]  # rows were really read
+    assert (
+        "first" in texts["tags"] and "manifest-list" in texts["snapshots"]
+    )  # rows were really read
     with proc_server.connect() as conn, conn.cursor() as cur:
         cur.execute(f"SHOW CREATE CATALOG {lake.catalog}")
         assert SECRET_KEY not in str(cur.fetchall())

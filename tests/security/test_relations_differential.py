@@ -1,5 +1,6 @@
 """Differential check: the relations drydock authorizes for a SELECT are the ones DuckDB reads
-(plus, conservatively, those of CTEs DuckDB never plans because nothing uses them), for random statements mixing CTEs (shadowing real names), subqueries, set operations and
+(plus, conservatively, those of CTEs DuckDB never plans because nothing uses them), for random
+statements mixing CTEs (shadowing real names), subqueries, set operations and
 joins over real tables. DuckDB's answer is ``duckdb.get_table_names`` on the original text
 (scope-correct for SELECTs, see the DuckDB reference notes)."""
 
@@ -46,7 +47,7 @@ def drydock_relations(sql: str) -> set[str]:
 
 
 def duckdb_relations(sql: str) -> set[str]:
-    names = {n.replace("\"", "") for n in duckdb.get_table_names(sql, qualified=True)}
+    names = {n.replace('"', "") for n in duckdb.get_table_names(sql, qualified=True)}
     return {name if "." in name else f"d.{name}" for name in names}
 
 

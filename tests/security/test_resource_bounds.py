@@ -29,8 +29,10 @@ HOSTILE = "SELECT string_agg(repeat('x', 100000), '') FROM range(20000)"
 # minutes of DuckDB work (5e12 pairs), no result to fetch: only an interrupt ends it early
 ENDLESS = "SELECT count(*) FROM range(50000000) a, range(100000) b WHERE a.range + b.range < 0"
 # the same, streamed: DuckDB does the work while the rows are fetched, not in execute()
-ENDLESS_STREAMED = ("SELECT a.range FROM range(50000000) a, range(100000) b "
-                    "WHERE a.range + b.range < 0 OR (a.range < 3 AND b.range < 3000)")
+ENDLESS_STREAMED = (
+    "SELECT a.range FROM range(50000000) a, range(100000) b "
+    "WHERE a.range + b.range < 0 OR (a.range < 3 AND b.range < 3000)"
+)
 SLOW_BOUND_SECONDS = 10.0
 
 
@@ -46,8 +48,10 @@ def _proc_kib(pid: int, field: str) -> int:
 def srv(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
     tmp = tmp_path_factory.mktemp("resource_bounds")
     config = tmp / "drydock.toml"
-    config.write_text(f'[frontend]\nduckdb_memory_limit = "{MEMORY_LIMIT_MIB}MiB"\n'
-                      'duckdb_max_temp_directory_size = "64MiB"\n')
+    config.write_text(
+        f'[frontend]\nduckdb_memory_limit = "{MEMORY_LIMIT_MIB}MiB"\n'
+        'duckdb_max_temp_directory_size = "64MiB"\n'
+    )
     proc = make_server(tmp, "--config", str(config)).start()
     yield proc
     proc.stop()
@@ -75,13 +79,21 @@ def _select(conn: pymysql.connections.Connection, sql: str) -> list[tuple[Any, .
 # -- memory ---------------------------------------------------------------------------------------
 def test_config_keys_are_shown_with_their_comments(srv: ServerProcess) -> None:
     rows = {r[0]: r for r in srv.query("ADMIN SHOW FRONTEND CONFIG")}
-    assert rows["duckdb_memory_limit"][1] == f"{MEMORY_LIMIT_MIB}MiB" and rows["duckdb_memory_limit"][3] == "false"
+    assert (
+        rows["duckdb_memory_limit"][1] == f"{MEMORY_LIMIT_MIB}MiB"
+        and rows["duckdb_memory_limit"][3] == "false"
+    )
     assert rows["duckdb_max_temp_directory_size"][1] == "64MiB"
     assert rows["max_execution_time"][1:4] == ("0", "long", "true")
-    assert all(rows[k][5] for k in ("duckdb_memory_limit", "duckdb_max_temp_directory_size", "max_execution_time"))
+    assert all(
+        rows[k][5]
+        for k in ("duckdb_memory_limit", "duckdb_max_temp_directory_size", "max_execution_time")
+    )
 
 
-def test_a_statement_over_the_memory_limit_fails_and_the_server_stays_small(srv: ServerProcess) -> None:
+def test_a_statement_over_the_memory_limit_fails_and_the_server_stays_small(
+    srv: ServerProcess,
+) -> None:
     pid = _pid(srv)
     before = _proc_kib(pid, "VmRSS")
     outcome: dict[str, Any] = {}
@@ -104,8 +116,10 @@ def test_a_statement_over_the_memory_limit_fails_and_the_server_stays_small(srv:
         code, message, elapsed = outcome["error"]
         peak = _proc_kib(pid, "VmHWM")
         after = _proc_kib(pid, "VmRSS")
-        print(f"RSS before {before // 1024} MiB, peak {peak // 1024} MiB, after {after // 1024} MiB; "
-              f"1041 after {elapsed:.2f}s; {len(probes)} probes, worst {max(probes) * 1000:.0f} ms")
+        print(
+            f"RSS before {before // 1024} MiB, peak {peak // 1024} MiB, after {after // 1024} MiB; "
+            f"1041 after {elapsed:.2f}s; {len(probes)} probes, worst {max(probes) * 1000:.0f} ms"
+        )
         assert code == 1041, message
         assert "duckdb_memory_limit" in message
         # the value alone is ~1.9 GiB: unbounded, DuckDB builds it and the server copies it
@@ -117,18 +131,25 @@ def test_a_statement_over_the_memory_limit_fails_and_the_server_stays_small(srv:
 
 def test_spilling_past_the_temp_directory_bound_fails_with_1041(srv: ServerProcess) -> None:
     with srv.connect() as conn:
-        code, message, _ = _error(conn, "SELECT count(*) FROM (SELECT range, concat(repeat('y', 200), CAST(range AS CHAR)) s "
-                                        "FROM range(3000000) ORDER BY s DESC, range) x")
+        code, message, _ = _error(
+            conn,
+            "SELECT count(*) FROM (SELECT range, concat(repeat('y', 200), CAST(range AS CHAR)) s "
+            "FROM range(3000000) ORDER BY s DESC, range) x",
+        )
         assert code == 1041, message
         assert _select(conn, "SELECT 3") == [(3,)]
 
 
-# -- max_allowed_packet -----------------------------------------------------------------------------
+# -- max_allowed_packet
+# -----------------------------------------------------------------------------
 def test_a_value_over_max_allowed_packet_is_refused(srv: ServerProcess) -> None:
     with srv.connect() as conn:
         assert _select(conn, "SELECT @@max_allowed_packet") == [(64 * 2**20,)]
         code, message, _ = _error(conn, "SELECT repeat('x', 70 * 1024 * 1024) AS big")
-        assert (code, message) == (1301, "Result of column 'big' was larger than max_allowed_packet (67108864) - not sent")
+        assert (code, message) == (
+            1301,
+            "Result of column 'big' was larger than max_allowed_packet (67108864) - not sent",
+        )
         _select(conn, "SET max_allowed_packet = 1048576")
         code, _, _ = _error(conn, "SELECT 1 AS a, repeat('é', 600000) AS b")  # 1.2 MB of UTF-8
         assert code == 1301
@@ -138,26 +159,36 @@ def test_a_value_over_max_allowed_packet_is_refused(srv: ServerProcess) -> None:
         assert _error(conn, "SELECT repeat('x', 70 * 1024 * 1024)")[0] == 1301
 
 
-# -- time -------------------------------------------------------------------------------------------
+# -- time
+# -------------------------------------------------------------------------------------------
 def test_max_execution_time_interrupts_a_select_with_3024(srv: ServerProcess) -> None:
     with srv.connect() as conn:
         assert _select(conn, "SELECT @@max_execution_time, @@GLOBAL.max_execution_time") == [(0, 0)]
         _select(conn, "SET max_execution_time = 300")
         code, message, elapsed = _error(conn, ENDLESS)
         print(f"3024 after {elapsed:.3f}s (limit 0.3 s)")
-        assert (code, message) == (3024, "Query execution was interrupted, maximum statement execution time exceeded")
+        assert (code, message) == (
+            3024,
+            "Query execution was interrupted, maximum statement execution time exceeded",
+        )
         assert 0.25 < elapsed < SLOW_BOUND_SECONDS
         assert _select(conn, "SELECT 4") == [(4,)]  # the connection is usable
-        code, message, elapsed = _error(conn, ENDLESS_STREAMED)  # interrupted while rows are fetched
+        code, message, elapsed = _error(
+            conn, ENDLESS_STREAMED
+        )  # interrupted while rows are fetched
         assert code == 3024 and elapsed < SLOW_BOUND_SECONDS, message
-        assert _select(conn, "SELECT count(*) FROM range(1000)") == [(1000,)]  # fast ones are not cut
+        assert _select(conn, "SELECT count(*) FROM range(1000)") == [
+            (1000,)
+        ]  # fast ones are not cut
         _select(conn, "SET max_execution_time = DEFAULT")
         assert _select(conn, "SELECT @@max_execution_time") == [(0,)]
 
 
 def test_the_hint_sets_the_limit_of_one_select(srv: ServerProcess) -> None:
     with srv.connect() as conn:
-        code, _, elapsed = _error(conn, "SELECT /*+ MAX_EXECUTION_TIME(200) */ " + ENDLESS[len("SELECT "):])
+        code, _, elapsed = _error(
+            conn, "SELECT /*+ MAX_EXECUTION_TIME(200) */ " + ENDLESS[len("SELECT ") :]
+        )
         print(f"hint: 3024 after {elapsed:.3f}s")
         assert code == 3024 and elapsed < SLOW_BOUND_SECONDS
         _select(conn, "SET max_execution_time = 100")
@@ -173,7 +204,9 @@ def test_only_select_is_limited(srv: ServerProcess) -> None:
         _select(conn, "CREATE TABLE IF NOT EXISTS bounds.t (n BIGINT)")
         _select(conn, "SET max_execution_time = 1")
         with conn.cursor() as cur:  # an INSERT … SELECT taking longer than 1 ms is not interrupted
-            cur.execute("INSERT INTO bounds.t SELECT count(*) FROM range(3000000) a WHERE a.range % 7 = 3")
+            cur.execute(
+                "INSERT INTO bounds.t SELECT count(*) FROM range(3000000) a WHERE a.range % 7 = 3"
+            )
         assert _select(conn, "SELECT /*+ MAX_EXECUTION_TIME(0) */ n FROM bounds.t") == [(428571,)]
 
 
@@ -186,7 +219,9 @@ def test_set_global_max_execution_time_is_the_config_and_needs_admin(srv: Server
         srv.query("SET GLOBAL max_execution_time = 250")
         assert srv.query("ADMIN SHOW FRONTEND CONFIG LIKE 'max_execution_time'")[0][1] == "250"
         with srv.connect(user="plain", password="pw") as plain:  # a new session copies it
-            assert _select(plain, "SELECT @@max_execution_time, @@GLOBAL.max_execution_time") == [(250, 250)]
+            assert _select(plain, "SELECT @@max_execution_time, @@GLOBAL.max_execution_time") == [
+                (250, 250)
+            ]
             code, _, elapsed = _error(plain, ENDLESS)
             assert code == 3024 and elapsed < SLOW_BOUND_SECONDS
             # without ADMIN the global value is a ceiling (unlike MySQL): neither a session value
@@ -194,15 +229,22 @@ def test_set_global_max_execution_time_is_the_config_and_needs_admin(srv: Server
             _select(plain, "SET max_execution_time = 0")
             assert _select(plain, "SELECT @@max_execution_time") == [(0,)]
             assert _error(plain, ENDLESS)[0] == 3024
-            assert _error(plain, "SELECT /*+ MAX_EXECUTION_TIME(100000) */ " + ENDLESS[len("SELECT "):])[0] == 3024
+            assert (
+                _error(
+                    plain, "SELECT /*+ MAX_EXECUTION_TIME(100000) */ " + ENDLESS[len("SELECT ") :]
+                )[0]
+                == 3024
+            )
             _select(plain, "SET max_execution_time = 100")
             code, _, elapsed = _error(plain, ENDLESS)
             assert code == 3024 and elapsed < 0.25 + 2.0  # its own, lower limit
         with srv.connect() as admin:  # ADMIN may lift it for its session
             _select(admin, "SET max_execution_time = 0")
             started = time.monotonic()  # 5e8 pairs: well over the 250 ms ceiling on any machine
-            assert _select(admin, "SELECT count(*) FROM range(5000) a, range(100000) b "
-                                  "WHERE a.range + b.range < 0") == [(0,)]
+            assert _select(
+                admin,
+                "SELECT count(*) FROM range(5000) a, range(100000) b WHERE a.range + b.range < 0",
+            ) == [(0,)]
             print(f"ADMIN's statement ran {time.monotonic() - started:.2f}s past the 0.25 s global")
             assert time.monotonic() - started > 0.25
     finally:
@@ -232,7 +274,10 @@ def test_kill_query_stops_duckdb_mid_statement(srv: ServerProcess, statement: st
         worker.start()
 
         def running() -> bool:
-            return any(r[0] == victim_id and r[4] == "Query" for r in _select(killer, "SHOW FULL PROCESSLIST"))
+            return any(
+                r[0] == victim_id and r[4] == "Query"
+                for r in _select(killer, "SHOW FULL PROCESSLIST")
+            )
 
         wait_until(running, 20, "the victim's statement runs")
         time.sleep(0.5)  # well inside DuckDB's execution (not a proof: the bound below is)

@@ -15,22 +15,42 @@ from drydock.engine.errors import DrydockError
 from drydock.engine.session import SessionContext
 from tests.conftest import ServerProcess
 
-TAUTOLOGIES = ["DELETE FROM k WHERE 1=1", "DELETE FROM k WHERE true", "UPDATE k SET v = 0 WHERE id = id",
-               "UPDATE k SET v = 0 WHERE id > 0 OR true", "DELETE FROM k WHERE id + 0 = id",
-               "DELETE FROM k WHERE (1 = 1) AND (2 = 2)", "DELETE FROM k WHERE NOT false",
-               "DELETE FROM k WHERE EXISTS (SELECT 1)", "UPDATE k SET v = 1 WHERE v = v OR id = 1"]
-RESTRICTING = ["DELETE FROM k WHERE id = 1", "DELETE FROM k WHERE 2 = id", "DELETE FROM k WHERE id IN (1, 2)",
-               "UPDATE k SET v = 0 WHERE id BETWEEN 1 AND 2", "UPDATE k SET v = 0 WHERE id = 1 OR id = 2",
-               "DELETE FROM k WHERE id = (SELECT max(id) FROM k)", "DELETE FROM k WHERE v IS NULL AND 1 = 1",
-               "DELETE FROM k WHERE true LIMIT 1"]
+TAUTOLOGIES = [
+    "DELETE FROM k WHERE 1=1",
+    "DELETE FROM k WHERE true",
+    "UPDATE k SET v = 0 WHERE id = id",
+    "UPDATE k SET v = 0 WHERE id > 0 OR true",
+    "DELETE FROM k WHERE id + 0 = id",
+    "DELETE FROM k WHERE (1 = 1) AND (2 = 2)",
+    "DELETE FROM k WHERE NOT false",
+    "DELETE FROM k WHERE EXISTS (SELECT 1)",
+    "UPDATE k SET v = 1 WHERE v = v OR id = 1",
+]
+RESTRICTING = [
+    "DELETE FROM k WHERE id = 1",
+    "DELETE FROM k WHERE 2 = id",
+    "DELETE FROM k WHERE id IN (1, 2)",
+    "UPDATE k SET v = 0 WHERE id BETWEEN 1 AND 2",
+    "UPDATE k SET v = 0 WHERE id = 1 OR id = 2",
+    "DELETE FROM k WHERE id = (SELECT max(id) FROM k)",
+    "DELETE FROM k WHERE v IS NULL AND 1 = 1",
+    "DELETE FROM k WHERE true LIMIT 1",
+]
 
 
 def _ctx(**variables: object) -> SessionContext:
     class Vars:
         def get(self, name: str) -> object:
             return variables.get(name)
-    return SessionContext(user="u", host="h", connection_id=1, query=None, variables=Vars(),  # type: ignore[arg-type]
-                          database="d")
+
+    return SessionContext(
+        user="u",
+        host="h",
+        connection_id=1,
+        query=None,
+        variables=Vars(),  # type: ignore[arg-type]
+        database="d",
+    )
 
 
 @pytest.mark.parametrize("sql", TAUTOLOGIES)
@@ -45,10 +65,15 @@ def test_safe_updates_pass_a_where_that_selects_rows_by_a_column(sql: str) -> No
     session_limits.apply(sqlglot.parse_one(sql, read="mysql"), _ctx(sql_safe_updates=True))
 
 
-@pytest.mark.parametrize(("sql", "limited"), [
-    ("(SELECT * FROM t)", "(SELECT * FROM t LIMIT 2)"), ("((SELECT * FROM t))", "((SELECT * FROM t LIMIT 2))"),
-    ("(SELECT * FROM t LIMIT 9)", "(SELECT * FROM t LIMIT 9)"), ("(SELECT * FROM t) LIMIT 9", "(SELECT * FROM t) LIMIT 9"),
-])
+@pytest.mark.parametrize(
+    ("sql", "limited"),
+    [
+        ("(SELECT * FROM t)", "(SELECT * FROM t LIMIT 2)"),
+        ("((SELECT * FROM t))", "((SELECT * FROM t LIMIT 2))"),
+        ("(SELECT * FROM t LIMIT 9)", "(SELECT * FROM t LIMIT 9)"),
+        ("(SELECT * FROM t) LIMIT 9", "(SELECT * FROM t) LIMIT 9"),
+    ],
+)
 def test_select_limit_applies_inside_top_level_parentheses(sql: str, limited: str) -> None:
     expression = sqlglot.parse_one(sql, read="mysql")
     session_limits.apply(expression, _ctx(sql_select_limit=2))
@@ -58,8 +83,11 @@ def test_select_limit_applies_inside_top_level_parentheses(sql: str, limited: st
 @pytest.fixture(scope="module")
 def srv(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
     proc = ServerProcess(data_dir=tmp_path_factory.mktemp("limits") / "data").start()
-    for sql in ("CREATE DATABASE d", "CREATE TABLE d.k (id INT PRIMARY KEY, v INT)",
-                "INSERT INTO d.k VALUES (1, 1), (2, 2), (3, 3)"):
+    for sql in (
+        "CREATE DATABASE d",
+        "CREATE TABLE d.k (id INT PRIMARY KEY, v INT)",
+        "INSERT INTO d.k VALUES (1, 1), (2, 2), (3, 3)",
+    ):
         proc.query(sql)
     yield proc
     proc.stop()

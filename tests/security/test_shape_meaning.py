@@ -3,9 +3,12 @@
 A shape (grammar/statement_shapes.py) is learnt from one text and filled with another's names and
 strings. Lark decides on token types only, so a fill is right exactly when the transformer
 (grammar/parser.py ``_ToStatement``) builds a statement from the parse's structure and never from a
-value. It did not: IF EXISTS / IF NOT EXISTS became the strings "IF_EXISTS" / "IF_NOT_EXISTS", tested
-with ``in``, so a catalog, role or index *named* IF_EXISTS switched the flag on in a full parse, while
-the shape learnt from ``DROP CATALOG x`` kept it off — and the same text meant one thing or the other
+value. It did not: IF EXISTS / IF NOT EXISTS became the strings "IF_EXISTS" / "IF_NOT_EXISTS",
+tested
+with ``in``, so a catalog, role or index *named* IF_EXISTS switched the flag on in a full parse,
+while
+the shape learnt from ``DROP CATALOG x`` kept it off — and the same text meant one thing or the
+other
 depending on which spelling of it had been seen before.
 
 Every statement family of the round-trip corpus is checked here against slot values that spell every
@@ -56,7 +59,11 @@ def _grammar_words() -> set[str]:
             if symbol is not None and symbol.name in keywords:
                 run.append(keywords[symbol.name])
                 continue
-            words.update("_".join(run[a:b]) for a in range(len(run)) for b in range(a + 2, min(a + 3, len(run)) + 1))
+            words.update(
+                "_".join(run[a:b])
+                for a in range(len(run))
+                for b in range(a + 2, min(a + 3, len(run)) + 1)
+            )
             run = []
     return words
 
@@ -79,22 +86,42 @@ _KEYWORDS = {t.pattern.value.upper() for t in _GRAMMAR.terminals if t.pattern.ty
 # A word slot takes a bare word (a keyword there is no slot: the text is of another shape, which the
 # shape never answers); a quoted slot takes anything without its quote or a backslash.
 WORD_VALUES = [v for v in SPELLINGS if _WORD.fullmatch(v) and v.upper() not in _KEYWORDS]
-QUOTED_VALUES = SPELLINGS + [v.replace("_", " ") for v in SPELLINGS if "_" in v.strip("_") and (v.isupper() or v.islower())]
+QUOTED_VALUES = SPELLINGS + [
+    v.replace("_", " ") for v in SPELLINGS if "_" in v.strip("_") and (v.isupper() or v.islower())
+]
 
 # The corpus's families, and the flag families spelt the other ways round too.
 FAMILIES = [t for t in CORPUS if parser.owns(t)] + [
-    "DROP CATALOG IF EXISTS IF_EXISTS", "DROP ROLE 'r'", "DROP ROLE IF EXISTS 'r'", "DROP INDEX i ON t",
-    "CREATE ROLE IF NOT EXISTS r", "CREATE CATALOG IF NOT EXISTS c PROPERTIES ('type' = 'lance')",
-    "CREATE INDEX i ON t (a) USING ann", "CREATE INDEX IF NOT EXISTS i ON t (a)", "DROP USER u@h",
-    "CREATE USER u", "ALTER USER u IDENTIFIED BY 'p'",
+    "DROP CATALOG IF EXISTS IF_EXISTS",
+    "DROP ROLE 'r'",
+    "DROP ROLE IF EXISTS 'r'",
+    "DROP INDEX i ON t",
+    "CREATE ROLE IF NOT EXISTS r",
+    "CREATE CATALOG IF NOT EXISTS c PROPERTIES ('type' = 'lance')",
+    "CREATE INDEX i ON t (a) USING ann",
+    "CREATE INDEX IF NOT EXISTS i ON t (a)",
+    "DROP USER u@h",
+    "CREATE USER u",
+    "ALTER USER u IDENTIFIED BY 'p'",
 ]
 
 
 def test_the_values_spell_every_terminal_and_the_reported_flags() -> None:
     for terminal in _GRAMMAR.terminals:
         assert terminal.name in WORDS
-    for value in ("IF_EXISTS", "if_exists", "iF_ExIsTs", "IFEXISTS", "IF_NOT_EXISTS", "ifnotexists",
-                  "OR_REPLACE", "FORCE_RELEASE", "IDENTIFIER", "DROP", "drop"):
+    for value in (
+        "IF_EXISTS",
+        "if_exists",
+        "iF_ExIsTs",
+        "IFEXISTS",
+        "IF_NOT_EXISTS",
+        "ifnotexists",
+        "OR_REPLACE",
+        "FORCE_RELEASE",
+        "IDENTIFIER",
+        "DROP",
+        "drop",
+    ):
         assert value in SPELLINGS
     assert "IF_EXISTS" in WORD_VALUES and "if not exists" in QUOTED_VALUES
 
@@ -111,7 +138,8 @@ def _full(text: str) -> object:
 
 def _learn(text: str) -> tuple[StatementShapeCache, str, list[Slot], Any]:
     """The shape of ``text`` as the cache learns it (probe parse, checked fill), whatever the
-    statement carries: the secret policy that keeps some families out of the cache is not the point."""
+    statement carries: the secret policy that keeps some families out of the cache is not the
+    point."""
     cache = parser._shapes()  # noqa: SLF001
     keyed = cache.key(text)
     assert keyed is not None, text
@@ -124,7 +152,7 @@ def _with(text: str, slots: list[Slot], values: list[str]) -> str:
     out, last = [], 0
     for slot, value in zip(slots, values, strict=True):
         quote = _QUOTES.get(slot.kind, "")
-        out += [text[last:slot.start], quote, value, quote]
+        out += [text[last : slot.start], quote, value, quote]
         last = slot.end
     out.append(text[last:])
     return "".join(out)
@@ -151,7 +179,9 @@ def test_no_slot_value_gives_a_shape_another_meaning(template: str) -> None:
     lists = [WORD_VALUES if s.kind == "word" else QUOTED_VALUES for s in slots]
     differ = []
     for i in range(max(len(values) for values in lists)):
-        text = _with(template, slots, [values[(i + j) % len(values)] for j, values in enumerate(lists)])
+        text = _with(
+            template, slots, [values[(i + j) % len(values)] for j, values in enumerate(lists)]
+        )
         shaped = _shaped(cache, key, variant, text)
         if shaped is None:
             continue
@@ -161,12 +191,22 @@ def test_no_slot_value_gives_a_shape_another_meaning(template: str) -> None:
     assert not differ, f"{len(differ)} texts a shape answers differently, e.g. {differ[:3]}"
 
 
-@pytest.mark.parametrize("template,flag", [
-    ("DROP CATALOG {}", "if_exists"), ("DROP ROLE {}", "if_exists"), ("DROP INDEX {} ON t", "if_exists"),
-    ("DROP USER {}", "if_exists"), ("CREATE ROLE {}", "if_not_exists"),
-    ("CREATE INDEX {} ON t (a) USING ann", "if_not_exists"), ("CREATE USER {}", "if_not_exists"),
-    ("CREATE CATALOG {} PROPERTIES ('type' = 'paimon')", "if_not_exists"),  # 'lance' spells LANCE
-])
+@pytest.mark.parametrize(
+    "template,flag",
+    [
+        ("DROP CATALOG {}", "if_exists"),
+        ("DROP ROLE {}", "if_exists"),
+        ("DROP INDEX {} ON t", "if_exists"),
+        ("DROP USER {}", "if_exists"),
+        ("CREATE ROLE {}", "if_not_exists"),
+        ("CREATE INDEX {} ON t (a) USING ann", "if_not_exists"),
+        ("CREATE USER {}", "if_not_exists"),
+        (
+            "CREATE CATALOG {} PROPERTIES ('type' = 'paimon')",
+            "if_not_exists",
+        ),  # 'lance' spells LANCE
+    ],
+)
 def test_a_name_that_spells_a_clause_is_a_name_through_every_path(template: str, flag: str) -> None:
     """The report's statements, through parser.parse after the shape is learnt (so with whatever
     guards the cache has), and through Lark alone: a name, never the clause it spells."""
@@ -175,13 +215,25 @@ def test_a_name_that_spells_a_clause_is_a_name_through_every_path(template: str,
         for name in ("x1", "x2", "x3"):  # learnt on the second sighting, used on the third
             parser.parse(template.format(name))
         assert parser._shapes().hits == 1  # noqa: SLF001
-        for name in ("IF_EXISTS", "if_exists", "If_Exists", "IFEXISTS", "IF_NOT_EXISTS", "ifNotExists",
-                     "`IF_EXISTS`", "`IF EXISTS`", "`IF_NOT_EXISTS`"):
+        for name in (
+            "IF_EXISTS",
+            "if_exists",
+            "If_Exists",
+            "IFEXISTS",
+            "IF_NOT_EXISTS",
+            "ifNotExists",
+            "`IF_EXISTS`",
+            "`IF EXISTS`",
+            "`IF_NOT_EXISTS`",
+        ):
             text = template.format(name)
             for statement in (parser.parse(text), parser._parse_owned(text)):  # noqa: SLF001
                 assert getattr(statement, flag) is False, (text, statement)
-                named = statement.user.name if isinstance(statement, (ast.DropUser, ast.CreateUser)) \
-                    else statement.name  # type: ignore[attr-defined]
+                named = (
+                    statement.user.name
+                    if isinstance(statement, (ast.DropUser, ast.CreateUser))
+                    else statement.name
+                )  # type: ignore[attr-defined]
                 assert named == name.strip("`"), (text, statement)
     finally:
         parser.clear_cache()
@@ -203,7 +255,15 @@ def test_a_value_sensitive_transformer_is_never_answered_by_its_shape() -> None:
         cache.learn(text, keyed, parse(text))
     assert cache.learnt == 1
     assert cache.lookup(cache.key("DROP CATALOG x3")) == ast.DropCatalog(name="x3")  # type: ignore[arg-type]
-    for name in ("IF_EXISTS", "if_exists", "IfExists", "ifexists", "`if exists`", "if_not_exists", "STRING"):
+    for name in (
+        "IF_EXISTS",
+        "if_exists",
+        "IfExists",
+        "ifexists",
+        "`if exists`",
+        "if_not_exists",
+        "STRING",
+    ):
         assert cache.lookup(cache.key(f"DROP CATALOG {name}")) is None  # type: ignore[arg-type]
     # a one-word rule names a kind of value, a common name: no reason to lose the shape for it
     assert cache.lookup(cache.key("DROP CATALOG name")) == ast.DropCatalog(name="name")  # type: ignore[arg-type]
@@ -215,15 +275,26 @@ def test_a_value_sensitive_transformer_is_never_answered_by_its_shape() -> None:
 # is bound only where sqlglot never looks into it; the labels (grammar/sql.py label_projections)
 # once did: SELECT 'ALL' read its own string as the ALL modifier, lost its label in a full parse and
 # kept it through the shape of SELECT 'a'. Values: every keyword of the passthrough's tokenizer.
-SQL_WORDS = sorted({w for k in sql_grammar.DIALECT.tokenizer_class.KEYWORDS
-                    for w in (k.upper(), k.lower()) if "'" not in w and "\\" not in w}
-                   | {"DISTINCTROW", "HIGH_PRIORITY", "SQL_CALC_FOUND_ROWS", "", " ", "  x"})
+SQL_WORDS = sorted(
+    {
+        w
+        for k in sql_grammar.DIALECT.tokenizer_class.KEYWORDS
+        for w in (k.upper(), k.lower())
+        if "'" not in w and "\\" not in w
+    }
+    | {"DISTINCTROW", "HIGH_PRIORITY", "SQL_CALC_FOUND_ROWS", "", " ", "  x"}
+)
 
 
-@pytest.mark.parametrize("template", [
-    "SELECT '{v}'", "SELECT '{v}', 1 + 1", "SELECT '{v}' AS x, CONCAT('{v}', a) FROM t WHERE b = '{v}'",
-    "SELECT a FROM t WHERE a IN ('{v}', 'b') ORDER BY a LIMIT 3",
-])
+@pytest.mark.parametrize(
+    "template",
+    [
+        "SELECT '{v}'",
+        "SELECT '{v}', 1 + 1",
+        "SELECT '{v}' AS x, CONCAT('{v}', a) FROM t WHERE b = '{v}'",
+        "SELECT a FROM t WHERE a IN ('{v}', 'b') ORDER BY a LIMIT 3",
+    ],
+)
 def test_no_string_value_gives_a_query_shape_another_meaning(template: str) -> None:
     session.SHAPES.clear()
     try:
@@ -235,10 +306,14 @@ def test_no_string_value_gives_a_query_shape_another_meaning(template: str) -> N
             text = template.format(v=value)
             bound = session.parse(text, 50_000).expression  # type: ignore[attr-defined]
             fresh = sql_grammar.parse(text)
-            if bound != fresh or any(bound.sql(dialect=d) != fresh.sql(dialect=d)
-                                     for d in ("duckdb", sql_grammar.DIALECT)):
+            if bound != fresh or any(
+                bound.sql(dialect=d) != fresh.sql(dialect=d)
+                for d in ("duckdb", sql_grammar.DIALECT)
+            ):
                 differ.append((text, bound.sql(dialect="duckdb"), fresh.sql(dialect="duckdb")))
-        assert not differ, f"{len(differ)} texts a query shape answers differently, e.g. {differ[:3]}"
+        assert not differ, (
+            f"{len(differ)} texts a query shape answers differently, e.g. {differ[:3]}"
+        )
     finally:
         session.SHAPES.clear()
 
@@ -262,7 +337,8 @@ def _answer(server: ServerProcess, sql: str) -> tuple[Any, ...]:
 
 
 def test_drop_catalog_if_exists_means_the_catalog_named_so_once_the_shape_is_learnt(
-        server: ServerProcess, tmp_path: Path) -> None:
+    server: ServerProcess, tmp_path: Path
+) -> None:
     """The report: DROP CATALOG x taught the shape, then DROP CATALOG IF_EXISTS answered 1105 while
     the never-seen spelling drop catalog IF_EXISTS answered OK (it read IF EXISTS in the name)."""
     for name in ("x", "x", "x2", "x3"):
@@ -275,7 +351,9 @@ def test_drop_catalog_if_exists_means_the_catalog_named_so_once_the_shape_is_lea
     warehouse = tmp_path / "wh"
     warehouse.mkdir()
     for spelling in ("DROP CATALOG IF_EXISTS", "drop catalog IF_EXISTS"):
-        server.query(f"CREATE CATALOG IF_EXISTS PROPERTIES ('type' = 'lance', 'warehouse' = '{warehouse}')")
+        server.query(
+            f"CREATE CATALOG IF_EXISTS PROPERTIES ('type' = 'lance', 'warehouse' = '{warehouse}')"
+        )
         assert ("IF_EXISTS",) in [row[1:2] for row in server.query("SHOW CATALOGS")]
         assert _answer(server, spelling)[0] == "ok"
         assert ("IF_EXISTS",) not in [row[1:2] for row in server.query("SHOW CATALOGS")]
@@ -291,7 +369,9 @@ def test_create_role_if_not_exists_is_a_role_name_over_the_wire(server: ServerPr
     assert _answer(server, "create role IF_NOT_EXISTS") == again
 
 
-def test_a_string_that_spells_a_select_modifier_keeps_its_label_over_the_wire(server: ServerProcess) -> None:
+def test_a_string_that_spells_a_select_modifier_keeps_its_label_over_the_wire(
+    server: ServerProcess,
+) -> None:
     """MySQL labels SELECT 'ALL' ALL; a full parse read the string as the ALL modifier and left
     DuckDB's name, while the shape learnt from SELECT 'a' labelled it: two names for one text."""
 
@@ -305,12 +385,19 @@ def test_a_string_that_spells_a_select_modifier_keeps_its_label_over_the_wire(se
         assert label(text) == text.split("'")[1]
 
 
-@pytest.mark.parametrize("name", ["withdrawals", "selection", "select_log", "With_x", "SELECTED.t", "with$"])
+@pytest.mark.parametrize(
+    "name", ["withdrawals", "selection", "select_log", "With_x", "SELECTED.t", "with$"]
+)
 def test_a_table_name_never_decides_what_desc_means(name: str) -> None:
     """DESC followed by a query is EXPLAIN (the passthrough's); DESC of a table whose name merely
     starts with select or with is drydock's DESCRIBE, as DESC of any other name."""
     for text in (f"DESC {name}", f"describe {name}"):
         assert parser.owns(text)
         assert parser.parse(text) == ast.Describe(parts=tuple(name.split(".")))
-    for query in ("DESC SELECT 1", "desc select*from t", "DESC WITH c AS (SELECT 1) SELECT * FROM c", "DESC (SELECT 1)"):
+    for query in (
+        "DESC SELECT 1",
+        "desc select*from t",
+        "DESC WITH c AS (SELECT 1) SELECT * FROM c",
+        "DESC (SELECT 1)",
+    ):
         assert not parser.owns(query)

@@ -70,9 +70,15 @@ def refused_port() -> int:
 
 
 def s3_props(kind: str, port: int) -> str:
-    props = {"type": kind, "warehouse": "s3://bucket/wh", "s3.endpoint": f"http://127.0.0.1:{port}",
-             "s3.access_key": "ak", "s3.secret_key": "sk-slow-catalog", "s3.region": "us-east-1",
-             "use_path_style": "true"}
+    props = {
+        "type": kind,
+        "warehouse": "s3://bucket/wh",
+        "s3.endpoint": f"http://127.0.0.1:{port}",
+        "s3.access_key": "ak",
+        "s3.secret_key": "sk-slow-catalog",
+        "s3.region": "us-east-1",
+        "use_path_style": "true",
+    }
     return ", ".join(f"'{k}' = '{v}'" for k, v in props.items())
 
 
@@ -86,7 +92,9 @@ def hanging() -> Iterator[HangingEndpoint]:
     endpoint.close()
 
 
-def start(tmp_path_factory: pytest.TempPathFactory, hanging: HangingEndpoint, timeout: float) -> ServerProcess:
+def start(
+    tmp_path_factory: pytest.TempPathFactory, hanging: HangingEndpoint, timeout: float
+) -> ServerProcess:
     base = tmp_path_factory.mktemp("slow")
     config = base / "drydock.toml"
     config.write_text(f"[frontend]\ncatalog_call_timeout_second = {int(timeout)}\n")
@@ -104,14 +112,18 @@ def start(tmp_path_factory: pytest.TempPathFactory, hanging: HangingEndpoint, ti
 
 
 @pytest.fixture(scope="module")
-def proc(tmp_path_factory: pytest.TempPathFactory, hanging: HangingEndpoint) -> Iterator[ServerProcess]:
+def proc(
+    tmp_path_factory: pytest.TempPathFactory, hanging: HangingEndpoint
+) -> Iterator[ServerProcess]:
     server = start(tmp_path_factory, hanging, TIMEOUT)
     yield server
     server.kill9()
 
 
 @pytest.fixture
-def stalling(tmp_path_factory: pytest.TempPathFactory, hanging: HangingEndpoint) -> Iterator[ServerProcess]:
+def stalling(
+    tmp_path_factory: pytest.TempPathFactory, hanging: HangingEndpoint
+) -> Iterator[ServerProcess]:
     """A server whose catalog calls time out after STALL_TIMEOUT: long enough to measure other
     users' latency while every staller is still waiting on the hanging endpoint."""
     server = start(tmp_path_factory, hanging, STALL_TIMEOUT)
@@ -119,9 +131,18 @@ def stalling(tmp_path_factory: pytest.TempPathFactory, hanging: HangingEndpoint)
     server.kill9()
 
 
-def connect(proc: ServerProcess, user: str, read_timeout: int = 120) -> pymysql.connections.Connection:
-    return pymysql.connect(host=proc.host, port=proc.port, user=user, password="pw", connect_timeout=10,
-                           read_timeout=read_timeout, autocommit=True)
+def connect(
+    proc: ServerProcess, user: str, read_timeout: int = 120
+) -> pymysql.connections.Connection:
+    return pymysql.connect(
+        host=proc.host,
+        port=proc.port,
+        user=user,
+        password="pw",
+        connect_timeout=10,
+        read_timeout=read_timeout,
+        autocommit=True,
+    )
 
 
 def timed(cur: Any, sql: str) -> tuple[float, list[tuple[Any, ...]] | int]:
@@ -135,21 +156,29 @@ def timed(cur: Any, sql: str) -> tuple[float, list[tuple[Any, ...]] | int]:
     return time.monotonic() - start, out
 
 
-def test_no_grant_listings_never_contact_unreadable_catalogs(proc: ServerProcess, hanging: HangingEndpoint) -> None:
+def test_no_grant_listings_never_contact_unreadable_catalogs(
+    proc: ServerProcess, hanging: HangingEndpoint
+) -> None:
     before = hanging.accepted
     with connect(proc, "nogrant", read_timeout=30) as conn, conn.cursor() as cur:
-        for sql in ("SHOW DATABASES",
-                    "SELECT SCHEMA_NAME FROM information_schema.SCHEMATA",
-                    "SELECT TABLE_NAME FROM information_schema.TABLES WHERE TABLE_SCHEMA = 'hang_lance.db'",
-                    "SELECT COLUMN_NAME FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = 'hang_paimon.db'",
-                    "SHOW DATABASES FROM hang_lance"):
+        for sql in (
+            "SHOW DATABASES",
+            "SELECT SCHEMA_NAME FROM information_schema.SCHEMATA",
+            "SELECT TABLE_NAME FROM information_schema.TABLES WHERE TABLE_SCHEMA = 'hang_lance.db'",
+            "SELECT COLUMN_NAME FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = "
+            "'hang_paimon.db'",
+            "SHOW DATABASES FROM hang_lance",
+        ):
             seconds, out = timed(cur, sql)
             print(f"nogrant {sql!r}: {seconds:.3f} s -> {out}")
             assert isinstance(out, list), f"{sql}: error {out}"
             assert seconds < QUICK, f"{sql} took {seconds:.1f} s"
             assert not any("." in str(row[0]) for row in out), out  # no external database shown
         seconds, out = timed(cur, "SHOW TABLES FROM hang_lance.db")
-        assert out == 1049 and seconds < QUICK, (seconds, out)  # unknown database, as for any invisible one
+        assert out == 1049 and seconds < QUICK, (
+            seconds,
+            out,
+        )  # unknown database, as for any invisible one
     assert hanging.accepted == before, "a listing of a no-grant user contacted the hanging endpoint"
 
 
@@ -163,7 +192,7 @@ def test_a_reader_gets_a_clear_answer_within_the_timeout(proc: ServerProcess, ca
         assert out == 1105, out
         assert seconds < TIMEOUT + SLACK
         cur.execute("SHOW WARNINGS")
-        (level, code, message), = cur.fetchall()
+        ((level, code, message),) = cur.fetchall()
         assert (level, code) == ("Error", 1105) and f"'{catalog}'" in message, message
         if catalog.startswith("hang"):
             assert "did not answer within" in message, message
@@ -176,22 +205,32 @@ def test_a_reader_gets_a_clear_answer_within_the_timeout(proc: ServerProcess, ca
         assert isinstance(out, list) and seconds < TIMEOUT + SLACK, (seconds, out)
         cur.execute("SHOW WARNINGS")
         warnings = cur.fetchall()
-        assert any(level == "Warning" and f"'{catalog}'" in message for level, _, message in warnings), warnings
+        assert any(
+            level == "Warning" and f"'{catalog}'" in message for level, _, message in warnings
+        ), warnings
         # the same for JDBC getCatalogs (information_schema.SCHEMATA)
         seconds, out = timed(cur, "SELECT SCHEMA_NAME FROM information_schema.SCHEMATA")
         assert isinstance(out, list) and seconds < QUICK, (seconds, out)
         cur.execute("SHOW WARNINGS")
         warnings = cur.fetchall()
-        assert any(level == "Warning" and f"'{catalog}'" in message for level, _, message in warnings), warnings
+        assert any(
+            level == "Warning" and f"'{catalog}'" in message for level, _, message in warnings
+        ), warnings
 
 
-def test_a_hanging_catalog_never_delays_other_users(stalling: ServerProcess, hanging: HangingEndpoint) -> None:
+def test_a_hanging_catalog_never_delays_other_users(
+    stalling: ServerProcess, hanging: HangingEndpoint
+) -> None:
     proc = stalling
     with connect(proc, "other") as conn, conn.cursor() as cur:
+
         def latencies(tries: int) -> dict[str, list[float]]:
             out: dict[str, list[float]] = {"SELECT 1": [], "SELECT 1 + 1": []}
             for _ in range(tries):
-                for sql, seconds_of in out.items():  # the first is answered on the event loop, the second in the pool
+                for (
+                    sql,
+                    seconds_of,
+                ) in out.items():  # the first is answered on the event loop, the second in the pool
                     seconds, rows = timed(cur, sql)
                     assert isinstance(rows, list), rows
                     seconds_of.append(seconds)
@@ -206,9 +245,14 @@ def test_a_hanging_catalog_never_delays_other_users(stalling: ServerProcess, han
         reached = hanging.accepted
 
         def stall(i: int) -> None:
-            statements = ("SHOW DATABASES", "SHOW DATABASES FROM hang_lance", "SHOW TABLES FROM hang_paimon.db",
-                          "SELECT * FROM information_schema.SCHEMATA",
-                          "SELECT * FROM hang_lance.db.t", "DESC hang_paimon.db.t")
+            statements = (
+                "SHOW DATABASES",
+                "SHOW DATABASES FROM hang_lance",
+                "SHOW TABLES FROM hang_paimon.db",
+                "SELECT * FROM information_schema.SCHEMATA",
+                "SELECT * FROM hang_lance.db.t",
+                "DESC hang_paimon.db.t",
+            )
             with connect(proc, "reader") as staller, staller.cursor() as scur:
                 n = i
                 sent.append(i)
@@ -232,8 +276,12 @@ def test_a_hanging_catalog_never_delays_other_users(stalling: ServerProcess, han
         assert not any(t.is_alive() for t in threads)
     for sql in baseline:
         base, loaded = baseline[sql], under[sql]
-        print(f"{sql}: baseline median {statistics.median(base) * 1000:.1f} ms max {max(base) * 1000:.1f} ms; "
-              f"under the stall median {statistics.median(loaded) * 1000:.1f} ms max {max(loaded) * 1000:.1f} ms")
+        print(
+            f"{sql}: baseline median {statistics.median(base) * 1000:.1f} ms max "
+            f"{max(base) * 1000:.1f} ms; "
+            f"under the stall median {statistics.median(loaded) * 1000:.1f} ms max "
+            f"{max(loaded) * 1000:.1f} ms"
+        )
     slowest = max(seconds for seconds, _ in answers)
     print(f"stallers: {len(answers)} answers, slowest {slowest:.3f} s")
     for sql in baseline:

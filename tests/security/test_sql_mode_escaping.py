@@ -42,11 +42,45 @@ NO_BACKSLASH_ESCAPES = 0x0200
 INJECTION = "x\\' UNION ALL SELECT current_user() -- "
 
 VALUES = [
-    "plain", "it's", "''", "\\", "back\\slash", "trailing\\", "\\'", "\\\\'", "'\\", '"', '\\"', '""',
-    "\\N", "\\%", "\\_", "\\0", "\\n", "-- ", "--", "#", "/*", "*/", "/*!50000 SELECT 1 */", ";",
-    "; SELECT current_user()", "a\0b", "\x1a", "line\nbreak\r\t", "é中文😀", "`", "``", "?", "\\?",
-    INJECTION, "x' UNION ALL SELECT current_user() -- ", "x\\'; SELECT current_user(); -- ",
-    "\" OR 1=1 -- ", "\\\" UNION ALL SELECT current_user() -- ", "x\\\\' -- ",
+    "plain",
+    "it's",
+    "''",
+    "\\",
+    "back\\slash",
+    "trailing\\",
+    "\\'",
+    "\\\\'",
+    "'\\",
+    '"',
+    '\\"',
+    '""',
+    "\\N",
+    "\\%",
+    "\\_",
+    "\\0",
+    "\\n",
+    "-- ",
+    "--",
+    "#",
+    "/*",
+    "*/",
+    "/*!50000 SELECT 1 */",
+    ";",
+    "; SELECT current_user()",
+    "a\0b",
+    "\x1a",
+    "line\nbreak\r\t",
+    "é中文😀",
+    "`",
+    "``",
+    "?",
+    "\\?",
+    INJECTION,
+    "x' UNION ALL SELECT current_user() -- ",
+    "x\\'; SELECT current_user(); -- ",
+    '" OR 1=1 -- ',
+    '\\" UNION ALL SELECT current_user() -- ',
+    "x\\\\' -- ",
 ]
 
 
@@ -56,8 +90,14 @@ def connector_python(value: str, nbe: bool, ansi_quotes: bool) -> str:
     del ansi_quotes  # mysql-connector escapes the same under ANSI_QUOTES
     if nbe:
         return "'" + value.replace("'", "''") + "'"
-    for raw, escaped in (("\\", "\\\\"), ("\n", "\\n"), ("\r", "\\r"), ("'", "\\'"), ('"', '\\"'),
-                         ("\x1a", "\\\x1a")):
+    for raw, escaped in (
+        ("\\", "\\\\"),
+        ("\n", "\\n"),
+        ("\r", "\\r"),
+        ("'", "\\'"),
+        ('"', '\\"'),
+        ("\x1a", "\\\x1a"),
+    ):
         value = value.replace(raw, escaped)
     return "'" + value + "'"
 
@@ -71,13 +111,24 @@ def connector_j(value: str, nbe: bool, ansi_quotes: bool) -> str:
         return "x'" + value.encode().hex() + "'" if needs_escape else "'" + value + "'"
     out = []
     for c in value:
-        out.append({"\0": "\\0", "\n": "\\n", "\r": "\\r", "\\": "\\\\", "'": "''", "\x1a": "\\Z",
-                    '"': '\\"' if ansi_quotes else '"'}.get(c, c))
+        out.append(
+            {
+                "\0": "\\0",
+                "\n": "\\n",
+                "\r": "\\r",
+                "\\": "\\\\",
+                "'": "''",
+                "\x1a": "\\Z",
+                '"': '\\"' if ansi_quotes else '"',
+            }.get(c, c)
+        )
     return "'" + "".join(out) + "'"
 
 
-ESCAPERS: dict[str, Callable[[str, bool, bool], str]] = {"connector_python": connector_python,
-                                                          "connector_j": connector_j}
+ESCAPERS: dict[str, Callable[[str, bool, bool], str]] = {
+    "connector_python": connector_python,
+    "connector_j": connector_j,
+}
 
 
 def _flags(mode: str) -> tuple[bool, bool]:
@@ -122,7 +173,9 @@ def _results(conn: pymysql.connections.Connection, sql: str) -> list[list[tuple[
 
 # -- the status flag ------------------------------------------------------------------------------
 @pytest.mark.parametrize("name", MODES)
-def test_the_no_backslash_escapes_status_flag_follows_the_mode(shared_server: ServerProcess, name: str) -> None:
+def test_the_no_backslash_escapes_status_flag_follows_the_mode(
+    shared_server: ServerProcess, name: str
+) -> None:
     mode = MODES[name]
     with shared_server.connect() as conn, conn.cursor() as cur:
         assert not conn.server_status & NO_BACKSLASH_ESCAPES  # the default mode at connect
@@ -135,10 +188,13 @@ def test_the_no_backslash_escapes_status_flag_follows_the_mode(shared_server: Se
         assert not conn.server_status & NO_BACKSLASH_ESCAPES
 
 
-# -- the text protocol and multi-statements ---------------------------------------------------------
+# -- the text protocol and multi-statements
+# ---------------------------------------------------------
 @pytest.mark.parametrize("escaper", ESCAPERS)
 @pytest.mark.parametrize("name", MODES)
-def test_an_escaped_value_reads_back_as_one_value(conns: dict[str, Any], name: str, escaper: str) -> None:
+def test_an_escaped_value_reads_back_as_one_value(
+    conns: dict[str, Any], name: str, escaper: str
+) -> None:
     mode, conn = MODES[name], conns[name]
     escape = ESCAPERS[escaper]
     wrong = []
@@ -152,7 +208,9 @@ def test_an_escaped_value_reads_back_as_one_value(conns: dict[str, Any], name: s
 
 @pytest.mark.parametrize("escaper", ESCAPERS)
 @pytest.mark.parametrize("name", MODES)
-def test_multi_statements_split_where_the_mode_ends_literals(conns: dict[str, Any], name: str, escaper: str) -> None:
+def test_multi_statements_split_where_the_mode_ends_literals(
+    conns: dict[str, Any], name: str, escaper: str
+) -> None:
     mode, conn = MODES[name], conns[name]
     escape = ESCAPERS[escaper]
     wrong = []
@@ -165,15 +223,22 @@ def test_multi_statements_split_where_the_mode_ends_literals(conns: dict[str, An
     assert wrong == []
 
 
-def test_a_mode_set_in_a_multi_statement_reads_the_statements_after_it(shared_server: ServerProcess) -> None:
+def test_a_mode_set_in_a_multi_statement_reads_the_statements_after_it(
+    shared_server: ServerProcess,
+) -> None:
     """MySQL reads each statement of a multi-statement text after the one before it ran."""
     with shared_server.connect(client_flag=CLIENT.MULTI_STATEMENTS) as conn:
-        got = _results(conn, "SET sql_mode = 'NO_BACKSLASH_ESCAPES'; SELECT 'a\\'; -- '; SELECT current_user()")
+        got = _results(
+            conn, "SET sql_mode = 'NO_BACKSLASH_ESCAPES'; SELECT 'a\\'; -- '; SELECT current_user()"
+        )
         assert got == [[], [("a\\",)]]
         assert conn.server_status & NO_BACKSLASH_ESCAPES
         got = _results(conn, "SET sql_mode = ''; SELECT 'a\\'; SELECT 2'")
         assert got == [[], [("a'; SELECT 2",)]]
-        got = _results(conn, "SET sql_mode = 'ANSI_QUOTES'; SELECT \"x\" FROM (SELECT 5 AS x) t; SET sql_mode = ''")
+        got = _results(
+            conn,
+            "SET sql_mode = 'ANSI_QUOTES'; SELECT \"x\" FROM (SELECT 5 AS x) t; SET sql_mode = ''",
+        )
         assert got == [[], [(5,)], []]
 
 
@@ -188,8 +253,11 @@ def test_sql_prepare_reads_its_text_under_the_mode(conns: dict[str, Any], name: 
     for value in VALUES:
         literal = connector_python(value, nbe, ansi)
         prepared = connector_python(f"SELECT {literal}, ?", nbe, ansi)
-        got = _results(conn, f"SET @p = {literal}; PREPARE s FROM {prepared}; EXECUTE s USING @p; "
-                             "DEALLOCATE PREPARE s")
+        got = _results(
+            conn,
+            f"SET @p = {literal}; PREPARE s FROM {prepared}; EXECUTE s USING @p; "
+            "DEALLOCATE PREPARE s",
+        )
         if got != [[], [], [(value, value)], []]:
             wrong.append((value, prepared, got))
     assert wrong == []
@@ -197,8 +265,9 @@ def test_sql_prepare_reads_its_text_under_the_mode(conns: dict[str, Any], name: 
 
 @pytest.mark.parametrize("use_pure", [True, False], ids=["pure", "c_ext"])
 @pytest.mark.parametrize("name", MODES)
-def test_com_stmt_prepare_with_literals_and_driver_escaping(shared_server: ServerProcess, name: str,
-                                                           use_pure: bool) -> None:
+def test_com_stmt_prepare_with_literals_and_driver_escaping(
+    shared_server: ServerProcess, name: str, use_pure: bool
+) -> None:
     """mysql-connector: the text protocol with its own escaping (pure Python reads @@sql_mode, the
     C extension the status flag), and COM_STMT_PREPARE of a text holding the literal and a ``?``."""
     connector = pytest.importorskip("mysql.connector")
@@ -208,8 +277,14 @@ def test_com_stmt_prepare_with_literals_and_driver_escaping(shared_server: Serve
         except ImportError as exc:
             pytest.skip(f"mysql-connector's C extension does not load here: {exc}")
     mode = MODES[name]
-    conn = connector.connect(host=shared_server.host, port=shared_server.port, user="root", password="",
-                             use_pure=use_pure, autocommit=True)
+    conn = connector.connect(
+        host=shared_server.host,
+        port=shared_server.port,
+        user="root",
+        password="",
+        use_pure=use_pure,
+        autocommit=True,
+    )
     try:
         conn.cmd_query(f"SET sql_mode = '{mode}'")
         conn._sql_mode = None  # noqa: SLF001 - what a driver caches: read @@sql_mode again
@@ -287,18 +362,22 @@ def _outcome(conn: pymysql.connections.Connection, sql: str) -> list[Any]:
 
 
 @pytest.mark.parametrize("name", MODES)
-def test_statement_ends_and_literals_agree_with_mariadb(mariadb: tuple[str, int], conns: dict[str, Any],
-                                                        name: str) -> None:
+def test_statement_ends_and_literals_agree_with_mariadb(
+    mariadb: tuple[str, int], conns: dict[str, Any], name: str
+) -> None:
     mode = MODES[name]
     host, port = mariadb
-    with pymysql.connect(host=host, port=port, user="root", password="",
-                         client_flag=CLIENT.MULTI_STATEMENTS) as truth:
+    with pymysql.connect(
+        host=host, port=port, user="root", password="", client_flag=CLIENT.MULTI_STATEMENTS
+    ) as truth:
         with truth.cursor() as cur:
             cur.execute(f"SET sql_mode = '{mode}'")
         texts = list(RAW_TEXTS)
         if "ANSI_QUOTES" in mode:
-            texts += ['SELECT "x" FROM (SELECT 5 AS x) t; SELECT \'b\'',
-                      'SELECT "x""y" FROM (SELECT 6 AS `x"y`) t']
+            texts += [
+                "SELECT \"x\" FROM (SELECT 5 AS x) t; SELECT 'b'",
+                'SELECT "x""y" FROM (SELECT 6 AS `x"y`) t',
+            ]
         differ = []
         for sql in texts:
             expected, got = _outcome(truth, sql), _outcome(conns[name], sql)
@@ -307,49 +386,68 @@ def test_statement_ends_and_literals_agree_with_mariadb(mariadb: tuple[str, int]
         assert differ == []
 
 
-# -- MariaDB Connector/J: escapes by the status flag ------------------------------------------------
+# -- MariaDB Connector/J: escapes by the status flag
+# ------------------------------------------------
 JAR = Path("/usr/share/java/mariadb-java-client.jar")
 JAVA_SOURCE = Path(__file__).resolve().parent.parent / "jdbc" / "DrydockJdbcSqlMode.java"
 
 
-def test_connector_j_escapes_by_the_flag_and_reads_back_one_value(shared_server: ServerProcess,
-                                                                  tmp_path: Path) -> None:
+def test_connector_j_escapes_by_the_flag_and_reads_back_one_value(
+    shared_server: ServerProcess, tmp_path: Path
+) -> None:
     javac, java = shutil.which("javac"), shutil.which("java")
     if javac is None or java is None or not JAR.exists():
-        pytest.skip("needs javac, java and /usr/share/java/mariadb-java-client.jar "
-                    "(apt-get install default-jdk-headless libmariadb-java)")
-    subprocess.run([javac, "-cp", str(JAR), "-d", str(tmp_path), str(JAVA_SOURCE)], check=True,
-                   capture_output=True, timeout=120)
+        pytest.skip(
+            "needs javac, java and /usr/share/java/mariadb-java-client.jar "
+            "(apt-get install default-jdk-headless libmariadb-java)"
+        )
+    subprocess.run(
+        [javac, "-cp", str(JAR), "-d", str(tmp_path), str(JAVA_SOURCE)],
+        check=True,
+        capture_output=True,
+        timeout=120,
+    )
     url = f"jdbc:mysql://{shared_server.host}:{shared_server.port}/?user=root&password="
-    run = subprocess.run([java, "-cp", f"{JAR}:{tmp_path}", "DrydockJdbcSqlMode", url, *MODES.values()],
-                         input="\n".join(v.encode().hex() for v in VALUES) + "\n", capture_output=True,
-                         text=True, timeout=180)
+    run = subprocess.run(
+        [java, "-cp", f"{JAR}:{tmp_path}", "DrydockJdbcSqlMode", url, *MODES.values()],
+        input="\n".join(v.encode().hex() for v in VALUES) + "\n",
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
     assert run.returncode == 0, run.stderr
     lines = [line.split("\t") for line in run.stdout.splitlines()]
     assert len(lines) == len(MODES) * len(VALUES)
-    wrong = [(mode, VALUES[int(i)], got, rows, more) for mode, i, got, rows, more in lines
-             if (got, rows, more) != (VALUES[int(i)].encode().hex(), "1", "false")]
+    wrong = [
+        (mode, VALUES[int(i)], got, rows, more)
+        for mode, i, got, rows, more in lines
+        if (got, rows, more) != (VALUES[int(i)].encode().hex(), "1", "false")
+    ]
     assert wrong == []
 
 
 @pytest.mark.parametrize("name", MODES)
-def test_hostile_values_unescaped_end_where_mariadb_ends_them(mariadb: tuple[str, int], conns: dict[str, Any],
-                                                              name: str) -> None:
+def test_hostile_values_unescaped_end_where_mariadb_ends_them(
+    mariadb: tuple[str, int], conns: dict[str, Any], name: str
+) -> None:
     """Each hostile value pasted between quotes as it is (no escaping at all), and each one
     escaped as mysql-connector escapes it: drydock's results (or where it stops with an error)
     are MariaDB's."""
     mode = MODES[name]
     host, port = mariadb
-    with pymysql.connect(host=host, port=port, user="root", password="",
-                         client_flag=CLIENT.MULTI_STATEMENTS) as truth:
+    with pymysql.connect(
+        host=host, port=port, user="root", password="", client_flag=CLIENT.MULTI_STATEMENTS
+    ) as truth:
         with truth.cursor() as cur:
             cur.execute(f"SET sql_mode = '{mode}'")
         differ = []
         for value in VALUES:
             value = value.replace("current_user()", "(1+1)")  # the servers' users differ: same rows
-            for sql in (f"SELECT '{value}' AS v; SELECT 'next'",
-                        f"SELECT 'a', \"{value}\" AS v; SELECT 'next'",
-                        f"SELECT {connector_python(value, *_flags(mode))} AS v; SELECT 'next'"):
+            for sql in (
+                f"SELECT '{value}' AS v; SELECT 'next'",
+                f"SELECT 'a', \"{value}\" AS v; SELECT 'next'",
+                f"SELECT {connector_python(value, *_flags(mode))} AS v; SELECT 'next'",
+            ):
                 # a last line of its own: text a value's "-- " comments out ends at the newline
                 # (a text ending in a comment is one more empty answer in MariaDB, none in
                 # drydock, whatever the mode: not the question here)
@@ -365,8 +463,14 @@ def test_cached_parses_never_cross_modes(shared_server: ServerProcess) -> None:
     caches (keyed on the respelt text, which has one meaning) never answer with another mode's
     reading."""
     texts = {
-        "SELECT 'a\\\\', 'b' FROM (SELECT 1 AS c) t WHERE c = 1": {"": [("a\\", "b")], "NO_BACKSLASH_ESCAPES": [("a\\\\", "b")]},
-        'SELECT "c", \'b\' FROM (SELECT 1 AS c) t WHERE 1 = 1': {"": [("c", "b")], "ANSI_QUOTES": [(1, "b")]},
+        "SELECT 'a\\\\', 'b' FROM (SELECT 1 AS c) t WHERE c = 1": {
+            "": [("a\\", "b")],
+            "NO_BACKSLASH_ESCAPES": [("a\\\\", "b")],
+        },
+        "SELECT \"c\", 'b' FROM (SELECT 1 AS c) t WHERE 1 = 1": {
+            "": [("c", "b")],
+            "ANSI_QUOTES": [(1, "b")],
+        },
     }
     with shared_server.connect() as conn, conn.cursor() as cur:
         for text, by_mode in texts.items():

@@ -27,7 +27,9 @@ def error_code(srv: ServerProcess, sql: str) -> int:
     return int(info.value.args[0])
 
 
-def test_statement_over_max_statement_bytes_is_refused_and_the_limit_is_configurable(srv: ServerProcess) -> None:
+def test_statement_over_max_statement_bytes_is_refused_and_the_limit_is_configurable(
+    srv: ServerProcess,
+) -> None:
     srv.query("ADMIN SET FRONTEND CONFIG ('max_statement_bytes' = '1000')")
     try:
         assert error_code(srv, "SELECT '" + "x" * 2000 + "'") == 1153
@@ -35,7 +37,12 @@ def test_statement_over_max_statement_bytes_is_refused_and_the_limit_is_configur
     finally:
         srv.query("ADMIN SET FRONTEND CONFIG ('max_statement_bytes' = '4194304')")
     keys = {r[0] for r in srv.query("ADMIN SHOW FRONTEND CONFIG")}
-    assert {"max_statement_bytes", "max_statement_tokens", "statements_threads", "maintenance_threads"} <= keys
+    assert {
+        "max_statement_bytes",
+        "max_statement_tokens",
+        "statements_threads",
+        "maintenance_threads",
+    } <= keys
 
 
 def test_parse_budget_refuses_before_parsing(srv: ServerProcess) -> None:
@@ -76,23 +83,33 @@ def test_other_clients_are_answered_while_a_huge_statement_parses(srv: ServerPro
             return rows
 
         def parsing() -> bool:  # PROCESSLIST lists the big statement: it is being parsed now
-            return any(row[4] == "Query" and str(row[7]).startswith(big[:20]) for row in probe("SHOW FULL PROCESSLIST"))
+            return any(
+                row[4] == "Query" and str(row[7]).startswith(big[:20])
+                for row in probe("SHOW FULL PROCESSLIST")
+            )
 
         worker.start()
         # a positive signal instead of a pause; these probes are timed like the others
-        seen = wait_until(lambda: parsing() or done.is_set(), 30, "the big statement reaches the server")
+        seen = wait_until(
+            lambda: parsing() or done.is_set(), 30, "the big statement reaches the server"
+        )
         while not done.is_set() and len(latencies) < 200:
             probe("SELECT 1")
             time.sleep(0.01)
     worker.join(timeout=120)
     assert latencies, "the big statement finished before any probe"
     worst = max(latencies)
-    print(f"{len(latencies)} probes during the parse (seen in PROCESSLIST: {seen}), worst {worst * 1000:.1f} ms")
+    print(
+        f"{len(latencies)} probes during the parse (seen in PROCESSLIST: {seen}), worst "
+        f"{worst * 1000:.1f} ms"
+    )
     assert worst < 2.0  # goal 100 ms (bench/bench_statement_stall.py); loose: machines are noisy
 
 
 def test_show_variables_like_is_linear(srv: ServerProcess) -> None:
     started = time.monotonic()
     assert srv.query("SHOW VARIABLES LIKE '" + "%" * 4000 + "x_y'") == []
-    assert srv.query("SHOW VARIABLES LIKE 'version\\_comment'") == [("version_comment", "drydock 0.1.0")]
+    assert srv.query("SHOW VARIABLES LIKE 'version\\_comment'") == [
+        ("version_comment", "drydock 0.1.0")
+    ]
     print(f"4,000 wildcards answered in {time.monotonic() - started:.3f}s")

@@ -20,12 +20,16 @@ SECRET = "s3cr3t-row"
 @pytest.fixture(scope="module")
 def srv(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
     proc = ServerProcess(data_dir=tmp_path_factory.mktemp("pipeline") / "data").start()
-    for sql in ("CREATE DATABASE d", "CREATE TABLE d.secret (id INT, v VARCHAR(40))",
-                f"INSERT INTO d.secret VALUES (1, '{SECRET}')",
-                "CREATE TABLE d.pub (id INT, v VARCHAR(40))", "INSERT INTO d.pub VALUES (1, 'public')",
-                "CREATE USER 'nobody'@'%' IDENTIFIED BY 'pw'",
-                "CREATE USER 'reader'@'%' IDENTIFIED BY 'pw'",
-                "GRANT SELECT_PRIV ON internal.d.pub TO 'reader'@'%'"):
+    for sql in (
+        "CREATE DATABASE d",
+        "CREATE TABLE d.secret (id INT, v VARCHAR(40))",
+        f"INSERT INTO d.secret VALUES (1, '{SECRET}')",
+        "CREATE TABLE d.pub (id INT, v VARCHAR(40))",
+        "INSERT INTO d.pub VALUES (1, 'public')",
+        "CREATE USER 'nobody'@'%' IDENTIFIED BY 'pw'",
+        "CREATE USER 'reader'@'%' IDENTIFIED BY 'pw'",
+        "GRANT SELECT_PRIV ON internal.d.pub TO 'reader'@'%'",
+    ):
         proc.query(sql)
     yield proc
     proc.stop()
@@ -47,27 +51,39 @@ def error_of(srv: ServerProcess, user: str, sql: str, database: str | None = Non
 # -- reading tables without privileges: CTE scoping ------------------------------------------------
 CTE_SHADOWING = [
     "WITH secret AS (SELECT * FROM secret) SELECT * FROM secret",
-    "SELECT * FROM (WITH secret AS (SELECT * FROM d.pub) SELECT * FROM secret) q, (SELECT * FROM secret) r",
+    "SELECT * FROM (WITH secret AS (SELECT * FROM d.pub) SELECT * FROM secret) q, (SELECT * FROM "
+    "secret) r",
     "SELECT * FROM (WITH secret AS (SELECT 1 AS id) SELECT * FROM secret) q, secret",
     "WITH a AS (SELECT * FROM pub), b AS (SELECT * FROM secret) SELECT * FROM a",
     "WITH a AS (SELECT * FROM pub) SELECT * FROM a UNION ALL SELECT id, v FROM secret",
     "SELECT (WITH secret AS (SELECT 1) SELECT 2) AS x, v FROM secret",
-    "WITH RECURSIVE r AS (SELECT * FROM secret UNION ALL SELECT * FROM r WHERE false) SELECT * FROM r",
+    "WITH RECURSIVE r AS (SELECT * FROM secret UNION ALL SELECT * FROM r WHERE false) SELECT * "
+    "FROM r",
     "SELECT * FROM pub WHERE id IN (WITH secret AS (SELECT * FROM secret) SELECT id FROM secret)",
     "SELECT * FROM pub WHERE EXISTS (SELECT 1 FROM secret WHERE v LIKE 's%')",
 ]
 
 
 @pytest.mark.parametrize("sql", CTE_SHADOWING)
-def test_a_cte_never_hides_a_real_table_from_the_privilege_check(srv: ServerProcess, sql: str) -> None:
+def test_a_cte_never_hides_a_real_table_from_the_privilege_check(
+    srv: ServerProcess, sql: str
+) -> None:
     assert error_of(srv, "reader", sql, database="d") == 1142
 
 
 def test_ctes_over_granted_tables_still_work(srv: ServerProcess) -> None:
-    assert run_as(srv, "reader", "WITH pub AS (SELECT * FROM pub) SELECT v FROM pub", "d") == [("public",)]
-    assert run_as(srv, "reader", "WITH a AS (SELECT v FROM d.pub), b AS (SELECT * FROM a) "
-                                 "SELECT b.v FROM b", "d") == [("public",)]
-    assert run_as(srv, "root", "WITH secret AS (SELECT * FROM secret) SELECT v FROM secret", "d") == [(SECRET,)]
+    assert run_as(srv, "reader", "WITH pub AS (SELECT * FROM pub) SELECT v FROM pub", "d") == [
+        ("public",)
+    ]
+    assert run_as(
+        srv,
+        "reader",
+        "WITH a AS (SELECT v FROM d.pub), b AS (SELECT * FROM a) SELECT b.v FROM b",
+        "d",
+    ) == [("public",)]
+    assert run_as(
+        srv, "root", "WITH secret AS (SELECT * FROM secret) SELECT v FROM secret", "d"
+    ) == [(SECRET,)]
 
 
 # -- table functions and DuckDB system catalogs --------------------------------------------------
@@ -95,7 +111,9 @@ SYSTEM_READS = [
 
 @pytest.mark.parametrize("user", ["nobody", "reader", "root"])
 @pytest.mark.parametrize("sql", SYSTEM_READS)
-def test_table_functions_and_system_catalogs_are_denied(srv: ServerProcess, sql: str, user: str) -> None:
+def test_table_functions_and_system_catalogs_are_denied(
+    srv: ServerProcess, sql: str, user: str
+) -> None:
     code = error_of(srv, user, sql, database=None if user == "nobody" else "d")
     assert code in (1142, 1146, 1105, 1305, 1049, 1046, 1064), code
     with srv.connect() as conn:  # the server is still there
@@ -104,14 +122,31 @@ def test_table_functions_and_system_catalogs_are_denied(srv: ServerProcess, sql:
 
 def test_pure_table_functions_stay_allowed(srv: ServerProcess) -> None:
     assert run_as(srv, "nobody", "SELECT count(*) FROM range(5)") == [(5,)]
-    assert run_as(srv, "nobody", "SELECT * FROM generate_series(1, 3) ORDER BY 1") == [(1,), (2,), (3,)]
+    assert run_as(srv, "nobody", "SELECT * FROM generate_series(1, 3) ORDER BY 1") == [
+        (1,),
+        (2,),
+        (3,),
+    ]
 
 
 def test_information_schema_is_filtered_for_everyone(srv: ServerProcess) -> None:
-    tables = {r[0] for r in run_as(srv, "reader", "SELECT table_name FROM information_schema.tables "
-                                                  "WHERE table_schema = 'd'")}
+    tables = {
+        r[0]
+        for r in run_as(
+            srv,
+            "reader",
+            "SELECT table_name FROM information_schema.tables WHERE table_schema = 'd'",
+        )
+    }
     assert tables == {"pub"}
-    assert run_as(srv, "nobody", "SELECT table_name FROM information_schema.tables WHERE table_schema = 'd'") == []
+    assert (
+        run_as(
+            srv,
+            "nobody",
+            "SELECT table_name FROM information_schema.tables WHERE table_schema = 'd'",
+        )
+        == []
+    )
 
 
 # -- no Python evaluation of client input ---------------------------------------------------------
@@ -127,7 +162,9 @@ PAYLOADS = [
 
 
 @pytest.mark.parametrize("payload", PAYLOADS)
-def test_crafted_identifiers_run_no_python(srv: ServerProcess, tmp_path: Path, payload: str) -> None:
+def test_crafted_identifiers_run_no_python(
+    srv: ServerProcess, tmp_path: Path, payload: str
+) -> None:
     canary = tmp_path / "pwned"
     sql = payload.format(canary=canary)
     for user in ("nobody", "root"):
@@ -157,7 +194,9 @@ def test_no_module_imports_the_sqlglot_executor() -> None:
             assert "eval(" not in text.replace("evaluate(", "").replace("_eval(", ""), path
 
 
-def test_the_executor_is_never_reached_in_process(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_executor_is_never_reached_in_process(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Every FROM-less SELECT / SET runs through Engine.execute with sqlglot's executor trapped."""
     import sqlglot.executor
     import sqlglot.executor.python
@@ -175,11 +214,25 @@ def test_the_executor_is_never_reached_in_process(tmp_path: Path, monkeypatch: p
     monkeypatch.setattr(sqlglot.executor.python.PythonExecutor, "__init__", trap)
     engine = Engine(tmp_path / "data")
     try:
-        ctx = SessionContext(user="root", host="127.0.0.1", connection_id=1,
-                             query=engine.query_session(), variables=SessionVariables(GLOBAL_VARIABLES))
-        for sql in ("SELECT 1 + 2", "SELECT @@version_comment", "SELECT DATABASE(), USER(), VERSION()",
-                    "SET @a = concat('x', 'y')", "SET sql_mode = concat(@@sql_mode, ',NO_ZERO_DATE')",
-                    "SELECT @a", "SET NAMES utf8mb4", "SHOW VARIABLES LIKE 'sql%'", "BEGIN", "COMMIT"):
+        ctx = SessionContext(
+            user="root",
+            host="127.0.0.1",
+            connection_id=1,
+            query=engine.query_session(),
+            variables=SessionVariables(GLOBAL_VARIABLES),
+        )
+        for sql in (
+            "SELECT 1 + 2",
+            "SELECT @@version_comment",
+            "SELECT DATABASE(), USER(), VERSION()",
+            "SET @a = concat('x', 'y')",
+            "SET sql_mode = concat(@@sql_mode, ',NO_ZERO_DATE')",
+            "SELECT @a",
+            "SET NAMES utf8mb4",
+            "SHOW VARIABLES LIKE 'sql%'",
+            "BEGIN",
+            "COMMIT",
+        ):
             execute_statement(engine, parse(sql), ctx)
         assert ctx.user_variables["a"] == "xy"
     finally:
@@ -187,12 +240,23 @@ def test_the_executor_is_never_reached_in_process(tmp_path: Path, monkeypatch: p
 
 
 # -- routing by parse: KILL cannot fall through to another handler ---------------------------------
-KILL_SPELLINGS = ["; KILL {id}", ";;KILL {id}", "/* c */ KILL {id}", "/*!KILL {id}*/", "/*!50000 KILL {id} */",
-                  "# c\nKILL {id}", "-- c\nKILL {id}", "\t\n KILL CONNECTION {id};", "kill query {id}"]
+KILL_SPELLINGS = [
+    "; KILL {id}",
+    ";;KILL {id}",
+    "/* c */ KILL {id}",
+    "/*!KILL {id}*/",
+    "/*!50000 KILL {id} */",
+    "# c\nKILL {id}",
+    "-- c\nKILL {id}",
+    "\t\n KILL CONNECTION {id};",
+    "kill query {id}",
+]
 
 
 @pytest.mark.parametrize("spelling", KILL_SPELLINGS)
-def test_kill_of_someone_elses_connection_is_refused_however_written(srv: ServerProcess, spelling: str) -> None:
+def test_kill_of_someone_elses_connection_is_refused_however_written(
+    srv: ServerProcess, spelling: str
+) -> None:
     with srv.connect() as victim, victim.cursor() as vcur:
         vcur.execute("SELECT CONNECTION_ID()")
         victim_id = vcur.fetchone()[0]
@@ -202,9 +266,18 @@ def test_kill_of_someone_elses_connection_is_refused_however_written(srv: Server
 
 
 # -- no text rewriting: string literals are stored as written -------------------------------------
-LITERALS = ["paid for time as of today", "x FOR TIME AS OF y", "t@tag('v1')", "@tag(\"x\")",
-            "FOR VERSION AS OF 3", "for timestamp as of '2020-01-01'", "/*! KILL 1 */", "-- not a comment",
-            "a;b", "SELECT 1; KILL 2"]
+LITERALS = [
+    "paid for time as of today",
+    "x FOR TIME AS OF y",
+    "t@tag('v1')",
+    '@tag("x")',
+    "FOR VERSION AS OF 3",
+    "for timestamp as of '2020-01-01'",
+    "/*! KILL 1 */",
+    "-- not a comment",
+    "a;b",
+    "SELECT 1; KILL 2",
+]
 
 
 def test_string_literals_round_trip_unchanged(srv: ServerProcess) -> None:
@@ -239,8 +312,9 @@ def test_labels_are_what_mysql_answers(srv: ServerProcess, sql: str, labels: lis
 def test_change_user_checks_the_database_like_use(srv: ServerProcess) -> None:
     import mysql.connector
 
-    conn = mysql.connector.connect(host=srv.host, port=srv.port, user="root", password="",
-                                   use_pure=True)
+    conn = mysql.connector.connect(
+        host=srv.host, port=srv.port, user="root", password="", use_pure=True
+    )
     try:
         with pytest.raises(mysql.connector.Error) as info:
             conn.cmd_change_user(username="nobody", password="pw", database="d")
@@ -257,8 +331,31 @@ def test_change_user_checks_the_database_like_use(srv: ServerProcess) -> None:
         assert denied.value.args[0] == 1044
 
 
-KEYWORDS = ["for", "time", "as", "of", "version", "timestamp", "@tag(", "'", '"', "`", "/*!", "*/",
-            "--", "#", ";", "kill", "select", "\\", "@@version", "@v", "?", "%", "FOR TIME AS OF"]
+KEYWORDS = [
+    "for",
+    "time",
+    "as",
+    "of",
+    "version",
+    "timestamp",
+    "@tag(",
+    "'",
+    '"',
+    "`",
+    "/*!",
+    "*/",
+    "--",
+    "#",
+    ";",
+    "kill",
+    "select",
+    "\\",
+    "@@version",
+    "@v",
+    "?",
+    "%",
+    "FOR TIME AS OF",
+]
 
 
 def test_random_strings_with_every_keyword_round_trip(srv: ServerProcess) -> None:

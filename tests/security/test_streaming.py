@@ -43,12 +43,18 @@ def srv(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
         cur.execute("CREATE TABLE d (i INT)")
         cur.execute("INSERT INTO d VALUES " + ", ".join(f"({i})" for i in range(10)))
         cur.execute("CREATE TABLE n (i INT)")
-        cur.execute("INSERT INTO n VALUES " + ", ".join(f"({i})" for i in range(BIG_ROWS // 100_000)))
         cur.execute(
-            "CREATE TABLE big AS SELECT a.i + 10 * b.i + 100 * c.i + 1000 * e.i + 10000 * f.i + 100000 * g.i AS id, "
-            "CONCAT('name_', CAST(a.i + 10 * b.i + 100 * c.i + 1000 * e.i + 10000 * f.i + 100000 * g.i AS CHAR)) "
-            "AS name, (a.i + 10 * b.i + 100 * c.i + 1000 * e.i + 10000 * f.i + 100000 * g.i) * 0.5 AS x "
-            "FROM d a, d b, d c, d e, d f, n g")
+            "INSERT INTO n VALUES " + ", ".join(f"({i})" for i in range(BIG_ROWS // 100_000))
+        )
+        cur.execute(
+            "CREATE TABLE big AS SELECT a.i + 10 * b.i + 100 * c.i + 1000 * e.i + 10000 * f.i + "
+            "100000 * g.i AS id, "
+            "CONCAT('name_', CAST(a.i + 10 * b.i + 100 * c.i + 1000 * e.i + 10000 * f.i + 100000 * "
+            "g.i AS CHAR)) "
+            "AS name, (a.i + 10 * b.i + 100 * c.i + 1000 * e.i + 10000 * f.i + 100000 * g.i) * 0.5 "
+            "AS x "
+            "FROM d a, d b, d c, d e, d f, n g"
+        )
         cur.execute("CREATE TABLE greek (t VARCHAR(8))")
         cur.execute("INSERT INTO greek VALUES ('Ω')")  # not in latin1
     yield proc
@@ -139,7 +145,9 @@ def test_server_memory_does_not_grow_with_the_result(srv: ServerProcess) -> None
             count, _ = _read_all(srv, ROW_SQL.format(n=n))
         assert count == n
         growth[n] = rss.growth
-    print(f"server RSS growth: 300k rows {growth[300_000]:.0f} MB, 3M rows {growth[BIG_ROWS]:.0f} MB")
+    print(
+        f"server RSS growth: 300k rows {growth[300_000]:.0f} MB, 3M rows {growth[BIG_ROWS]:.0f} MB"
+    )
     # materialised, 10x the rows cost ~10x the memory (~190 MB vs ~1.9 GB); streamed, the same
     assert growth[BIG_ROWS] < 2 * growth[300_000] + 60
 
@@ -158,7 +166,10 @@ def test_a_client_that_stops_reading_holds_a_bounded_buffer(srv: ServerProcess) 
                 start = time.monotonic()
                 assert srv.query("SELECT 1") == [(1,)]
                 latencies.append(time.monotonic() - start)
-        print(f"stalled reader: server RSS +{rss.growth:.0f} MB; SELECT 1 elsewhere {[round(s, 3) for s in latencies]} s")
+        print(
+            f"stalled reader: server RSS +{rss.growth:.0f} MB; SELECT 1 elsewhere "
+            f"{[round(s, 3) for s in latencies]} s"
+        )
         assert rss.growth < 150  # the whole result materialised is ~2 GB
         assert max(latencies) < 1.0
     finally:
@@ -169,8 +180,11 @@ def test_a_client_that_stops_reading_holds_a_bounded_buffer(srv: ServerProcess) 
 def test_an_error_mid_stream_ends_the_rows_with_an_error_packet(srv: ServerProcess) -> None:
     """A DuckDB error on row 1,000,000 (a failed conversion): rows before it reach the client,
     then an ERR packet, as MySQL sends; the connection stays usable."""
-    sql = ("SELECT id, CAST(CASE WHEN id = 1000000 THEN 'oops' ELSE CAST(id AS CHAR) END AS SIGNED) AS v "
-           "FROM big")
+    sql = (
+        "SELECT id, CAST(CASE WHEN id = 1000000 THEN 'oops' ELSE CAST(id AS CHAR) END AS SIGNED) "
+        "AS v "
+        "FROM big"
+    )
     with _connect(srv) as conn:
         cur = conn.cursor()
         received = 0
@@ -190,21 +204,32 @@ def test_streamed_rows_are_exactly_the_engines_rows(srv: ServerProcess, tmp_path
     """Every value of a multi-batch result, with several types and NULLs, equals what DuckDB
     computes in-process for the same rows."""
     n = 50_000
-    sql = ("SELECT id, name, x, CASE WHEN id % 7 = 0 THEN NULL ELSE id * 3 END AS maybe, "
-           "CAST(id AS DECIMAL(12, 2)) / 4 AS dec, DATE '2024-01-01' + CAST(id % 365 AS INTEGER) AS day "
-           f"FROM big WHERE id < {n} ORDER BY id")
+    sql = (
+        "SELECT id, name, x, CASE WHEN id % 7 = 0 THEN NULL ELSE id * 3 END AS maybe, "
+        "CAST(id AS DECIMAL(12, 2)) / 4 AS dec, DATE '2024-01-01' + CAST(id % 365 AS INTEGER) AS "
+        "day "
+        f"FROM big WHERE id < {n} ORDER BY id"
+    )
     with _connect(srv) as conn, conn.cursor() as cur:
         cur.execute(sql)
         got = list(cur)
     local = duckdb.connect()
     want = local.execute(
-        "SELECT i AS id, 'name_' || i AS name, i * 0.5 AS x, CASE WHEN i % 7 = 0 THEN NULL ELSE i * 3 END, "
+        "SELECT i AS id, 'name_' || i AS name, i * 0.5 AS x, CASE WHEN i % 7 = 0 THEN NULL ELSE i "
+        "* 3 END, "
         "CAST(i AS DECIMAL(12, 2)) / 4, DATE '2024-01-01' + CAST(i % 365 AS INTEGER) "
-        f"FROM range({n}) r(i) ORDER BY i").fetchall()
+        f"FROM range({n}) r(i) ORDER BY i"
+    ).fetchall()
     assert len(got) == n
     for g, w in zip(got, want):
-        assert (g[0], g[1], float(g[2]), g[3], Decimal(str(g[4])), g[5]) == \
-            (w[0], w[1], float(w[2]), w[3], Decimal(str(w[4])), w[5]), (g, w)
+        assert (g[0], g[1], float(g[2]), g[3], Decimal(str(g[4])), g[5]) == (
+            w[0],
+            w[1],
+            float(w[2]),
+            w[3],
+            Decimal(str(w[4])),
+            w[5],
+        ), (g, w)
 
 
 def test_found_rows_counts_every_streamed_row(srv: ServerProcess) -> None:
@@ -216,8 +241,10 @@ def test_found_rows_counts_every_streamed_row(srv: ServerProcess) -> None:
 
 
 def test_latin1_client_gets_every_batch_converted(srv: ServerProcess) -> None:
-    sql = ("SELECT id, CONCAT('café ', greek.t, ' ', CAST(id AS CHAR)) AS t FROM big, greek "
-           "WHERE id < 20000 ORDER BY id")
+    sql = (
+        "SELECT id, CONCAT('café ', greek.t, ' ', CAST(id AS CHAR)) AS t FROM big, greek "
+        "WHERE id < 20000 ORDER BY id"
+    )
     with _connect(srv, charset="latin1") as conn, conn.cursor() as cur:
         cur.execute(sql)
         rows = list(cur)
@@ -236,8 +263,15 @@ def test_multi_statement_with_a_streamed_result_first(srv: ServerProcess) -> Non
 
 def test_binary_protocol_streams_too(srv: ServerProcess) -> None:
     """COM_STMT_EXECUTE results (mysql-connector's prepared cursor) take the same path."""
-    conn = mysql.connector.connect(host=srv.host, port=srv.port, user="root", password="", database="s",
-                                   use_pure=True, connection_timeout=30)
+    conn = mysql.connector.connect(
+        host=srv.host,
+        port=srv.port,
+        user="root",
+        password="",
+        database="s",
+        use_pure=True,
+        connection_timeout=30,
+    )
     try:
         cur = conn.cursor(prepared=True)
         cur.execute("SELECT id, name FROM big WHERE id < ? ORDER BY id", (30_000,))
@@ -319,7 +353,9 @@ def test_cursor_fetch_reads_as_asked_and_survives_other_statements(srv: ServerPr
         for _ in range(3):
             got += _fetch(client, stmt_id, 30_000)
         assert got == list(range(100_000))
-    print(f"cursor over 3M rows: server RSS +{grown:.0f} MB; executed again in {reopen_seconds:.3f} s")
+    print(
+        f"cursor over 3M rows: server RSS +{grown:.0f} MB; executed again in {reopen_seconds:.3f} s"
+    )
     assert grown < 150  # the whole result read at EXECUTE was ~1 GB of row packets
     assert reopen_seconds < 2.0  # reading the 3M rows of the first cursor takes several seconds
 
@@ -369,15 +405,21 @@ def test_max_execution_time_covers_a_streamed_result_to_its_last_batch(srv: Serv
         assert sum(1 for _ in cur) == 10_000
         cur = conn.cursor()
         cur.execute("SET max_execution_time = 0")
-        cur.execute("SELECT count(*) FROM big a, d b WHERE a.id < 200000")  # runs past the old limit's span
+        cur.execute(
+            "SELECT count(*) FROM big a, d b WHERE a.id < 200000"
+        )  # runs past the old limit's span
         assert list(cur) == [(2_000_000,)]
 
 
-def test_a_value_over_max_allowed_packet_in_a_later_batch_ends_the_rows_with_1301(srv: ServerProcess) -> None:
+def test_a_value_over_max_allowed_packet_in_a_later_batch_ends_the_rows_with_1301(
+    srv: ServerProcess,
+) -> None:
     """Every batch of a streamed result is measured against max_allowed_packet, not only the first:
     rows before the long value arrive, then 1301; the connection stays usable."""
-    sql = ("SELECT id, CASE WHEN id = 5000 THEN repeat('x', 2000000) ELSE 'short' END AS v "
-           "FROM big WHERE id < 10000")
+    sql = (
+        "SELECT id, CASE WHEN id = 5000 THEN repeat('x', 2000000) ELSE 'short' END AS v "
+        "FROM big WHERE id < 10000"
+    )
     with _connect(srv) as conn:
         cur = conn.cursor()
         cur.execute("SET max_allowed_packet = 1048576")

@@ -12,8 +12,15 @@ import pytest
 
 from tests.conftest import ServerProcess
 
-SETS = ["SET @v = 'x'", "SET @@session.sql_select_limit = 5", "SET NAMES utf8mb4", "SET sql_mode = ''",
-        "SET @a = (SELECT count(*) FROM t)", "SET autocommit = 1", "SET SESSION sql_safe_updates = 0"]
+SETS = [
+    "SET @v = 'x'",
+    "SET @@session.sql_select_limit = 5",
+    "SET NAMES utf8mb4",
+    "SET sql_mode = ''",
+    "SET @a = (SELECT count(*) FROM t)",
+    "SET autocommit = 1",
+    "SET SESSION sql_safe_updates = 0",
+]
 
 
 @pytest.fixture(scope="module")
@@ -32,7 +39,9 @@ def test_rollback_undoes_writes_made_before_a_set(srv: ServerProcess, setter: st
         cur.execute("BEGIN")
         cur.execute(f"INSERT INTO t VALUES ({row}, 'tx')")
         cur.execute(setter)
-        assert srv.query(f"SELECT count(*) FROM d.t WHERE id = {row}") == [(0,)]  # still uncommitted
+        assert srv.query(f"SELECT count(*) FROM d.t WHERE id = {row}") == [
+            (0,)
+        ]  # still uncommitted
         cur.execute("ROLLBACK")
     assert srv.query(f"SELECT count(*) FROM d.t WHERE id = {row}") == [(0,)]
 
@@ -49,11 +58,14 @@ def test_set_autocommit_from_0_to_1_still_commits(srv: ServerProcess) -> None:
 
 
 def test_change_user_cannot_commit_the_previous_users_writes(srv: ServerProcess) -> None:
-    connector = pytest.importorskip("mysql.connector", reason="mysql-connector-python is not installed")
+    connector = pytest.importorskip(
+        "mysql.connector", reason="mysql-connector-python is not installed"
+    )
     srv.query("CREATE USER IF NOT EXISTS 'reader'@'%' IDENTIFIED BY 'pw'")
     srv.query("GRANT SELECT_PRIV ON internal.d.t TO 'reader'@'%'")
-    conn = connector.connect(host=srv.host, port=srv.port, user="root", password="", use_pure=True,
-                             autocommit=True)
+    conn = connector.connect(
+        host=srv.host, port=srv.port, user="root", password="", use_pure=True, autocommit=True
+    )
     try:
         cur = conn.cursor()
         cur.execute("BEGIN")

@@ -15,11 +15,19 @@ from drydock.engine.statements.users import grant_scope_of
 from drydock.engine.security.users import UserIdentity, Users, host_matches, native_password_hash
 
 
-@pytest.mark.parametrize("pattern,host,ok", [
-    ("%", "10.1.2.3", True), ("10.%", "10.1.2.3", True), ("10.%", "192.168.0.1", False),
-    ("127.0.0._", "127.0.0.1", True), ("localhost", "127.0.0.1", True), ("localhost", "::1", True),
-    ("localhost", "10.0.0.1", False), ("db.example", "DB.EXAMPLE", True),
-])
+@pytest.mark.parametrize(
+    "pattern,host,ok",
+    [
+        ("%", "10.1.2.3", True),
+        ("10.%", "10.1.2.3", True),
+        ("10.%", "192.168.0.1", False),
+        ("127.0.0._", "127.0.0.1", True),
+        ("localhost", "127.0.0.1", True),
+        ("localhost", "::1", True),
+        ("localhost", "10.0.0.1", False),
+        ("db.example", "DB.EXAMPLE", True),
+    ],
+)
 def test_host_patterns(pattern: str, host: str, ok: bool) -> None:
     assert host_matches(pattern, host) is ok
 
@@ -43,21 +51,34 @@ def test_native_password_hash_matches_mysql() -> None:
 
 def test_privilege_names() -> None:
     assert normalize_privileges(["select", "SELECT_PRIV", "insert"]) == ("SELECT_PRIV", "LOAD_PRIV")
-    assert normalize_privileges(["ALL PRIVILEGES"]) == ("SELECT_PRIV", "LOAD_PRIV", "ALTER_PRIV",
-                                                       "CREATE_PRIV", "DROP_PRIV", "SHOW_VIEW_PRIV")
+    assert normalize_privileges(["ALL PRIVILEGES"]) == (
+        "SELECT_PRIV",
+        "LOAD_PRIV",
+        "ALTER_PRIV",
+        "CREATE_PRIV",
+        "DROP_PRIV",
+        "SHOW_VIEW_PRIV",
+    )
     with pytest.raises(DrydockError):
         normalize_privileges(["FLY"])
 
 
-@pytest.mark.parametrize("parts,target", [
-    ((None, None, None), GrantScope()), ((None, None), GrantScope()),
-    (("c", None, None), GrantScope("c")),
-    (("c", "d", None), GrantScope("c", "d")), (("d", None), GrantScope("internal", "d")),
-    (("d",), GrantScope("internal", "d")), (("d", "t"), GrantScope("internal", "d", "t")),
-    (("c", "d", "t"), GrantScope("c", "d", "t")),
-])
-def test_privilege_targets_resolve_in_the_current_catalog(parts: tuple[str | None, ...],
-                                                          target: GrantScope) -> None:
+@pytest.mark.parametrize(
+    "parts,target",
+    [
+        ((None, None, None), GrantScope()),
+        ((None, None), GrantScope()),
+        (("c", None, None), GrantScope("c")),
+        (("c", "d", None), GrantScope("c", "d")),
+        (("d", None), GrantScope("internal", "d")),
+        (("d",), GrantScope("internal", "d")),
+        (("d", "t"), GrantScope("internal", "d", "t")),
+        (("c", "d", "t"), GrantScope("c", "d", "t")),
+    ],
+)
+def test_privilege_targets_resolve_in_the_current_catalog(
+    parts: tuple[str | None, ...], target: GrantScope
+) -> None:
     """None is a bare ``*`` as the parser gives it."""
     ctx = SessionContext("root", "h", 1)
     assert grant_scope_of(ast.PrivilegeTarget(parts), ctx) == target
@@ -73,6 +94,8 @@ def test_grants_cover_lower_levels_and_admin_covers_all(tmp_path: Path) -> None:
     assert privileges.has(ctx, "SELECT_PRIV", "internal", "db1", "t")
     assert not privileges.has(ctx, "SELECT_PRIV", "internal", "db2", "t")
     assert not privileges.has(ctx, "LOAD_PRIV", "internal", "db1", "t")
-    assert privileges.may_see_db(ctx, "internal", "db1") and not privileges.may_see_db(ctx, "internal", "db2")
+    assert privileges.may_see_db(ctx, "internal", "db1") and not privileges.may_see_db(
+        ctx, "internal", "db2"
+    )
     privileges.grant("user:u@%", GrantScope(), ("ADMIN_PRIV",))
     assert privileges.has(ctx, "DROP_PRIV", "other", "x", "y")

@@ -16,15 +16,18 @@ from tests.conftest import ServerProcess
 UTF8 = CharacterSet.utf8mb4
 
 
-@pytest.mark.parametrize("raw, text", [
-    (b"SELECT 1", "SELECT 1"),
-    (b"INSERT INTO t VALUES (_binary'\x00\xff\\'x')", "INSERT INTO t VALUES (X'00ff2778')"),
-    (b"SELECT _binary 'abc', 'caf\xc3\xa9'", "SELECT X'616263', 'caf\u00e9'"),
-    (b"SELECT _latin1'caf\xe9'", "SELECT 'caf\u00e9'"),
-    (b"SELECT 'a_b''c' -- it's\n, _binary'\xfe'", "SELECT 'a_b''c' -- it's\n, X'fe'"),
-    (b"SELECT `_x'`, _binary''", "SELECT `_x'`, X''"),
-    (b"SELECT 'caf\xe9', 'ok'", "SELECT X'636166e9', 'ok'"),
-])
+@pytest.mark.parametrize(
+    "raw, text",
+    [
+        (b"SELECT 1", "SELECT 1"),
+        (b"INSERT INTO t VALUES (_binary'\x00\xff\\'x')", "INSERT INTO t VALUES (X'00ff2778')"),
+        (b"SELECT _binary 'abc', 'caf\xc3\xa9'", "SELECT X'616263', 'caf\u00e9'"),
+        (b"SELECT _latin1'caf\xe9'", "SELECT 'caf\u00e9'"),
+        (b"SELECT 'a_b''c' -- it's\n, _binary'\xfe'", "SELECT 'a_b''c' -- it's\n, X'fe'"),
+        (b"SELECT `_x'`, _binary''", "SELECT `_x'`, X''"),
+        (b"SELECT 'caf\xe9', 'ok'", "SELECT X'636166e9', 'ok'"),
+    ],
+)
 def test_introduced_literals_are_read_in_their_own_charset(raw: bytes, text: str) -> None:
     assert decode_statement(UTF8, raw) == text
 
@@ -57,7 +60,9 @@ def test_pymysql_bytes_parameters_round_trip(srv: ServerProcess) -> None:
 
 
 def test_mysql_connector_bytes_parameters_round_trip(srv: ServerProcess) -> None:
-    conn = mysql.connector.connect(host=srv.host, port=srv.port, user="root", password="", use_pure=True)
+    conn = mysql.connector.connect(
+        host=srv.host, port=srv.port, user="root", password="", use_pure=True
+    )
     try:
         cur = conn.cursor()
         cur.execute("DELETE FROM bin.blobs")
@@ -68,16 +73,24 @@ def test_mysql_connector_bytes_parameters_round_trip(srv: ServerProcess) -> None
         conn.close()
 
 
-
-@pytest.mark.parametrize("raw, mode, text", [
-    # NO_BACKSLASH_ESCAPES: a backslash is a byte of the literal, which ends at the next quote
-    (b"SELECT _binary'a\\', 'x\xfe'", TextMode(backslash_escapes=False), "SELECT X'615c', X'78fe'"),
-    (b"SELECT _latin1'\xe9\\', 1", TextMode(backslash_escapes=False), "SELECT '\u00e9\\', 1"),
-    (b"SELECT _latin1'it''s'", TextMode(backslash_escapes=False), "SELECT 'it''s'"),
-    # ANSI_QUOTES: "..." is a name, never a literal (not respelt as one, whatever its bytes)
-    (b'SELECT "a\\", _binary\'\xff\'', TextMode(ansi_quotes=True), 'SELECT "a\\", X\'ff\''),
-])
-def test_literals_are_read_as_the_sql_mode_reads_them(raw: bytes, mode: TextMode, text: str) -> None:
+@pytest.mark.parametrize(
+    "raw, mode, text",
+    [
+        # NO_BACKSLASH_ESCAPES: a backslash is a byte of the literal, which ends at the next quote
+        (
+            b"SELECT _binary'a\\', 'x\xfe'",
+            TextMode(backslash_escapes=False),
+            "SELECT X'615c', X'78fe'",
+        ),
+        (b"SELECT _latin1'\xe9\\', 1", TextMode(backslash_escapes=False), "SELECT '\u00e9\\', 1"),
+        (b"SELECT _latin1'it''s'", TextMode(backslash_escapes=False), "SELECT 'it''s'"),
+        # ANSI_QUOTES: "..." is a name, never a literal (not respelt as one, whatever its bytes)
+        (b"SELECT \"a\\\", _binary'\xff'", TextMode(ansi_quotes=True), "SELECT \"a\\\", X'ff'"),
+    ],
+)
+def test_literals_are_read_as_the_sql_mode_reads_them(
+    raw: bytes, mode: TextMode, text: str
+) -> None:
     assert decode_statement(UTF8, raw, mode) == text
 
 

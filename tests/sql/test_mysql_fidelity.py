@@ -1,5 +1,6 @@
 """MySQL fidelity over the wire with pymysql: collation (engine/sql/collation.py), transactions
-(engine/sql/transactions.py) and the DDL/DML ORMs emit (engine/sql/mysql_ddl.py, engine/sql/mysql_dml.py,
+(engine/sql/transactions.py) and the DDL/DML ORMs emit (engine/sql/mysql_ddl.py,
+engine/sql/mysql_dml.py,
 engine/statements/internal_index.py, RENAME TABLE in engine/statements/sql.py)."""
 
 from __future__ import annotations
@@ -38,10 +39,14 @@ def db(shared_server: ServerProcess, request: pytest.FixtureRequest) -> str:
 
 
 # -- collation ------------------------------------------------------------------------------------
-def test_strings_compare_and_group_case_insensitively(shared_server: ServerProcess, db: str) -> None:
+def test_strings_compare_and_group_case_insensitively(
+    shared_server: ServerProcess, db: str
+) -> None:
     with shared_server.connect(database=db) as conn, conn.cursor() as cur:
         cur.execute("CREATE TABLE t (name VARCHAR(20), code VARCHAR(20) COLLATE utf8mb4_bin)")
-        cur.execute("INSERT INTO t VALUES ('abc', 'abc'), ('ABC', 'ABC'), ('Abc', 'Abc'), ('xyz', 'xyz')")
+        cur.execute(
+            "INSERT INTO t VALUES ('abc', 'abc'), ('ABC', 'ABC'), ('Abc', 'Abc'), ('xyz', 'xyz')"
+        )
         cur.execute("SELECT count(*) FROM t WHERE name = 'ABC'")
         assert cur.fetchone() == (3,)
         cur.execute("SELECT lower(name), count(*) FROM t GROUP BY name ORDER BY 1")
@@ -63,10 +68,18 @@ def test_strings_compare_and_group_case_insensitively(shared_server: ServerProce
 
 
 # -- transactions ---------------------------------------------------------------------------------
-def test_rollback_undoes_work_and_status_says_in_transaction(shared_server: ServerProcess, db: str) -> None:
+def test_rollback_undoes_work_and_status_says_in_transaction(
+    shared_server: ServerProcess, db: str
+) -> None:
     shared_server.query(f"CREATE TABLE {db}.t (id INT PRIMARY KEY, v VARCHAR(10))")
-    conn = pymysql.connect(host=shared_server.host, port=shared_server.port, user="root", password="",
-                           database=db, autocommit=False)
+    conn = pymysql.connect(
+        host=shared_server.host,
+        port=shared_server.port,
+        user="root",
+        password="",
+        database=db,
+        autocommit=False,
+    )
     with conn, shared_server.connect(database=db) as other:
         cur, seen = conn.cursor(), other.cursor()
         assert not conn.server_status & AUTOCOMMIT
@@ -110,7 +123,9 @@ def test_begin_commit_rollback_with_autocommit_on(shared_server: ServerProcess, 
         assert _error(cur, "ROLLBACK TO SAVEPOINT s") in (1235, 1064)
 
 
-def test_failed_statement_in_a_transaction_loses_it_loudly(shared_server: ServerProcess, db: str) -> None:
+def test_failed_statement_in_a_transaction_loses_it_loudly(
+    shared_server: ServerProcess, db: str
+) -> None:
     """DuckDB aborts a whole transaction at a failed statement (MySQL undoes only the statement):
     the statement gets its own error, every later statement and the COMMIT get 3101/40000, and
     nothing of the transaction is committed; ROLLBACK ends it. An error drydock raises before
@@ -126,7 +141,11 @@ def test_failed_statement_in_a_transaction_loses_it_loudly(shared_server: Server
         cur.execute("COMMIT")
         cur.execute("BEGIN")
         cur.execute("INSERT INTO t VALUES (3)")
-        assert _error(cur, "SELECT CAST('x' AS INT) FROM t") in (1105, 1292, 1366)  # a conversion error
+        assert _error(cur, "SELECT CAST('x' AS INT) FROM t") in (
+            1105,
+            1292,
+            1366,
+        )  # a conversion error
         assert _error(cur, "SELECT * FROM t") == 3101
         assert _error(cur, "COMMIT") == 3101
         cur.execute("SELECT id FROM t ORDER BY id")
@@ -144,8 +163,14 @@ def test_failed_statement_in_a_transaction_loses_it_loudly(shared_server: Server
 
 def test_open_transaction_ends_with_the_connection(shared_server: ServerProcess, db: str) -> None:
     shared_server.query(f"CREATE TABLE {db}.t (id INT)")
-    conn = pymysql.connect(host=shared_server.host, port=shared_server.port, user="root", password="",
-                           database=db, autocommit=False)
+    conn = pymysql.connect(
+        host=shared_server.host,
+        port=shared_server.port,
+        user="root",
+        password="",
+        database=db,
+        autocommit=False,
+    )
     with conn.cursor() as cur:
         cur.execute("INSERT INTO t VALUES (1)")
     conn.close()  # never committed
@@ -155,8 +180,10 @@ def test_open_transaction_ends_with_the_connection(shared_server: ServerProcess,
 # -- DDL and DML that ORMs emit -------------------------------------------------------------------
 def test_auto_increment_and_last_insert_id(shared_server: ServerProcess, db: str) -> None:
     with shared_server.connect(database=db) as conn, conn.cursor() as cur:
-        cur.execute("CREATE TABLE users (id INTEGER NOT NULL AUTO_INCREMENT, name VARCHAR(50), "
-                    "PRIMARY KEY (id)) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4")  # SQLAlchemy's DDL
+        cur.execute(
+            "CREATE TABLE users (id INTEGER NOT NULL AUTO_INCREMENT, name VARCHAR(50), "
+            "PRIMARY KEY (id)) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4"
+        )  # SQLAlchemy's DDL
         cur.execute("INSERT INTO users (name) VALUES (%s)", ("ada",))
         assert cur.lastrowid == 1
         cur.executemany("INSERT INTO users (name) VALUES (%s)", [("bob",), ("cy",)])
@@ -164,7 +191,9 @@ def test_auto_increment_and_last_insert_id(shared_server: ServerProcess, db: str
         assert cur.lastrowid == 4 and cur.rowcount == 2  # the first generated value, as MySQL
         cur.execute("INSERT INTO users (id, name) VALUES (100, 'explicit')")
         assert cur.lastrowid == 0
-        cur.execute("INSERT INTO users (name) VALUES ('after explicit')")  # the counter moved past 100
+        cur.execute(
+            "INSERT INTO users (name) VALUES ('after explicit')"
+        )  # the counter moved past 100
         assert cur.lastrowid == 101
         cur.execute("INSERT INTO users VALUES (NULL, 'null'), (0, 'zero'), (DEFAULT, 'default')")
         assert cur.lastrowid == 102 and cur.rowcount == 3  # NULL, 0 and DEFAULT generate (13.6)
@@ -174,8 +203,25 @@ def test_auto_increment_and_last_insert_id(shared_server: ServerProcess, db: str
         cur.execute("INSERT INTO users (name) VALUES ('after select')")
         assert cur.lastrowid == 501
         cur.execute("SELECT id FROM users ORDER BY id")
-        assert [r[0] for r in cur.fetchall()] == [1, 2, 3, 4, 5, 100, 101, 102, 103, 104, 105, 500, 501]
-        cur.execute("CREATE TABLE started (id BIGINT AUTO_INCREMENT PRIMARY KEY, v INT) AUTO_INCREMENT = 1000")
+        assert [r[0] for r in cur.fetchall()] == [
+            1,
+            2,
+            3,
+            4,
+            5,
+            100,
+            101,
+            102,
+            103,
+            104,
+            105,
+            500,
+            501,
+        ]
+        cur.execute(
+            "CREATE TABLE started (id BIGINT AUTO_INCREMENT PRIMARY KEY, v INT) AUTO_INCREMENT = "
+            "1000"
+        )
         cur.execute("INSERT INTO started (v) VALUES (1)")
         assert cur.lastrowid == 1000
         assert _error(cur, "CREATE TABLE two (a INT AUTO_INCREMENT, b INT AUTO_INCREMENT)") == 1235
@@ -183,14 +229,20 @@ def test_auto_increment_and_last_insert_id(shared_server: ServerProcess, db: str
 
 def test_orm_column_types_and_inline_keys(shared_server: ServerProcess, db: str) -> None:
     with shared_server.connect(database=db) as conn, conn.cursor() as cur:
-        cur.execute("CREATE TABLE m (id INT(11) NOT NULL, price FLOAT(53), ratio FLOAT(10), "
-                    "score DOUBLE, amount DOUBLE(10,2), flag TINYINT(1), code VARCHAR(10), "
-                    "updated TIMESTAMP DEFAULT CURRENT_TIMESTAMP ON UPDATE CURRENT_TIMESTAMP, "
-                    "PRIMARY KEY (id), KEY ix_price (price), UNIQUE KEY uq_code (code), INDEX (score))")
-        cur.execute("SELECT column_name, data_type FROM information_schema.columns "
-                    f"WHERE table_schema = '{db}' AND table_name = 'm' ORDER BY ordinal_position")
+        cur.execute(
+            "CREATE TABLE m (id INT(11) NOT NULL, price FLOAT(53), ratio FLOAT(10), "
+            "score DOUBLE, amount DOUBLE(10,2), flag TINYINT(1), code VARCHAR(10), "
+            "updated TIMESTAMP DEFAULT CURRENT_TIMESTAMP ON UPDATE CURRENT_TIMESTAMP, "
+            "PRIMARY KEY (id), KEY ix_price (price), UNIQUE KEY uq_code (code), INDEX (score))"
+        )
+        cur.execute(
+            "SELECT column_name, data_type FROM information_schema.columns "
+            f"WHERE table_schema = '{db}' AND table_name = 'm' ORDER BY ordinal_position"
+        )
         types = dict(cur.fetchall())
-        assert types["price"] == "double" and types["ratio"] == "float" and types["amount"] == "double"
+        assert (
+            types["price"] == "double" and types["ratio"] == "float" and types["amount"] == "double"
+        )
         cur.execute("INSERT INTO m (id, price, code) VALUES (1, 0.1, 'a')")
         cur.execute("SELECT price FROM m")
         assert cur.fetchone()[0] == 0.1  # DOUBLE precision for FLOAT(53)
@@ -203,7 +255,9 @@ def test_insert_ignore_on_duplicate_key_and_replace(shared_server: ServerProcess
         cur.execute("CREATE TABLE k (id INT PRIMARY KEY, v VARCHAR(10), n INT)")
         cur.execute("INSERT IGNORE INTO k VALUES (1, 'a', 1), (1, 'dup', 1), (2, 'b', 1)")
         assert cur.rowcount == 2
-        cur.execute("INSERT INTO k VALUES (1, 'c', 1) ON DUPLICATE KEY UPDATE v = VALUES(v), n = n + 1")
+        cur.execute(
+            "INSERT INTO k VALUES (1, 'c', 1) ON DUPLICATE KEY UPDATE v = VALUES(v), n = n + 1"
+        )
         cur.execute("REPLACE INTO k VALUES (2, 'r', 9)")
         cur.execute("REPLACE INTO k (id, v) VALUES (3, 'new')")
         cur.execute("SELECT * FROM k ORDER BY id")
@@ -243,13 +297,23 @@ def test_rename_needs_mysqls_privileges(shared_server: ServerProcess, db: str) -
     INSERT (LOAD) on the new name (MySQL 15.1.36)."""
     shared_server.query(f"CREATE TABLE {db}.old (id INT)")
     alter_only = create_user(shared_server, [f"ALTER_PRIV ON {db}.old"])
-    no_create = create_user(shared_server, [f"ALTER_PRIV, DROP_PRIV ON {db}.old", f"LOAD_PRIV ON {db}.*"])
-    everything = create_user(shared_server, [f"ALTER_PRIV, DROP_PRIV ON {db}.old", f"CREATE_PRIV, LOAD_PRIV ON {db}.*"])
+    no_create = create_user(
+        shared_server, [f"ALTER_PRIV, DROP_PRIV ON {db}.old", f"LOAD_PRIV ON {db}.*"]
+    )
+    everything = create_user(
+        shared_server, [f"ALTER_PRIV, DROP_PRIV ON {db}.old", f"CREATE_PRIV, LOAD_PRIV ON {db}.*"]
+    )
     for user in (alter_only, no_create):
-        with shared_server.connect(user=user, password="pw", database=db) as conn, conn.cursor() as cur:
+        with (
+            shared_server.connect(user=user, password="pw", database=db) as conn,
+            conn.cursor() as cur,
+        ):
             assert _error(cur, "RENAME TABLE old TO new") == 1142
             assert _error(cur, "ALTER TABLE old RENAME TO new") == 1142
-    with shared_server.connect(user=everything, password="pw", database=db) as conn, conn.cursor() as cur:
+    with (
+        shared_server.connect(user=everything, password="pw", database=db) as conn,
+        conn.cursor() as cur,
+    ):
         cur.execute("RENAME TABLE old TO new")
     assert shared_server.query(f"SELECT count(*) FROM {db}.new") == [(0,)]
 
@@ -271,7 +335,10 @@ def test_plain_indexes_on_internal_tables(shared_server: ServerProcess, db: str)
         assert _error(cur, "CREATE INDEX i ON t (n) USING BTREE") == 5101  # a Lance index job form
         assert _error(cur, "CREATE INDEX i ON nope (n)") == 1146
     reader = create_user(shared_server, [f"SELECT_PRIV ON {db}.*"])
-    with shared_server.connect(user=reader, password="pw", database=db) as conn, conn.cursor() as cur:
+    with (
+        shared_server.connect(user=reader, password="pw", database=db) as conn,
+        conn.cursor() as cur,
+    ):
         assert _error(cur, "CREATE INDEX i2 ON t (n)") == 1142
         assert _error(cur, "CREATE UNIQUE INDEX i3 ON t (n)") == 1142
         assert _error(cur, "DROP INDEX ux_email ON t") == 1142
@@ -286,13 +353,19 @@ def engine(tmp_path: Path) -> Iterator[Engine]:
 
 
 def test_auto_increment_sequence_lives_and_dies_with_its_table(engine: Engine) -> None:
-    ctx = SessionContext(user="root", host="127.0.0.1", connection_id=1, query=engine.query_session())
+    ctx = SessionContext(
+        user="root", host="127.0.0.1", connection_id=1, query=engine.query_session()
+    )
 
     def run(sql: str) -> Any:
         return execute_statement(engine, parse(sql), ctx, sql)
 
     def sequences() -> int:
-        return int(engine.query.fetch("SELECT count(*) FROM duckdb_sequences() WHERE sequence_name LIKE '__drydock_ai_%'")[0][0])
+        return int(
+            engine.query.fetch(
+                "SELECT count(*) FROM duckdb_sequences() WHERE sequence_name LIKE '__drydock_ai_%'"
+            )[0][0]
+        )
 
     run("CREATE DATABASE s")
     run("CREATE TABLE s.t (id INT AUTO_INCREMENT PRIMARY KEY, v INT)")
@@ -309,8 +382,10 @@ def test_on_update_current_timestamp(shared_server: ServerProcess, db: str) -> N
     """ON UPDATE CURRENT_TIMESTAMP (MySQL 13.2.5): set when an UPDATE changes another column of
     the row, left alone when the values stay the same or the UPDATE assigns it itself."""
     with shared_server.connect(database=db) as conn, conn.cursor() as cur:
-        cur.execute("CREATE TABLE t (id INT PRIMARY KEY, v VARCHAR(10), "
-                    "ts DATETIME DEFAULT '2000-01-01 00:00:00' ON UPDATE CURRENT_TIMESTAMP)")
+        cur.execute(
+            "CREATE TABLE t (id INT PRIMARY KEY, v VARCHAR(10), "
+            "ts DATETIME DEFAULT '2000-01-01 00:00:00' ON UPDATE CURRENT_TIMESTAMP)"
+        )
         cur.execute("INSERT INTO t (id, v) VALUES (1, 'a'), (2, 'b'), (3, 'c')")
         cur.execute("UPDATE t SET v = 'a' WHERE id = 1")  # no change
         cur.execute("UPDATE t SET v = 'x' WHERE id = 2")
@@ -320,24 +395,32 @@ def test_on_update_current_timestamp(shared_server: ServerProcess, db: str) -> N
         cur.execute("SELECT year(NOW())")
         this_year = cur.fetchone()[0]
         assert rows == {1: 2000, 2: this_year, 3: 1999}
-        cur.execute(f"SELECT extra, column_comment FROM information_schema.columns "
-                    f"WHERE table_schema = '{db}' AND table_name = 't' AND column_name = 'ts'")
+        cur.execute(
+            f"SELECT extra, column_comment FROM information_schema.columns "
+            f"WHERE table_schema = '{db}' AND table_name = 't' AND column_name = 'ts'"
+        )
         assert cur.fetchone() == ("on update CURRENT_TIMESTAMP", "")
         cur.execute("SHOW CREATE TABLE t")
         assert "DEFAULT '2000-01-01 00:00:00' ON UPDATE CURRENT_TIMESTAMP," in cur.fetchone()[1]
 
 
-def test_auto_increment_is_reflected_as_mysql_shows_it(shared_server: ServerProcess, db: str) -> None:
+def test_auto_increment_is_reflected_as_mysql_shows_it(
+    shared_server: ServerProcess, db: str
+) -> None:
     with shared_server.connect(database=db) as conn, conn.cursor() as cur:
         cur.execute("CREATE TABLE t (id BIGINT AUTO_INCREMENT PRIMARY KEY, v INT)")
         cur.execute("SHOW CREATE TABLE t")
         assert "`id` bigint NOT NULL AUTO_INCREMENT" in cur.fetchone()[1]
-        cur.execute(f"SELECT column_default, extra FROM information_schema.columns "
-                    f"WHERE table_schema = '{db}' AND table_name = 't' AND column_name = 'id'")
+        cur.execute(
+            f"SELECT column_default, extra FROM information_schema.columns "
+            f"WHERE table_schema = '{db}' AND table_name = 't' AND column_name = 'id'"
+        )
         assert cur.fetchone() == (None, "auto_increment")
 
 
-def test_sqlalchemy_orm_integer_key_rollback_and_pandas(shared_server: ServerProcess, db: str) -> None:
+def test_sqlalchemy_orm_integer_key_rollback_and_pandas(
+    shared_server: ServerProcess, db: str
+) -> None:
     """SQLAlchemy 2 ORM: create_all with an integer primary key, add/commit, rollback, reflection
     (autoincrement seen); pandas to_sql/read_sql (FLOAT/DOUBLE columns)."""
     sqlalchemy = pytest.importorskip("sqlalchemy", reason="SQLAlchemy is not installed")
@@ -376,8 +459,11 @@ def test_sqlalchemy_orm_integer_key_rollback_and_pandas(shared_server: ServerPro
     assert sqlalchemy.__version__
 
 
-def test_table_definitions_kept_for_inserts_follow_ddl(shared_server: ServerProcess, db: str) -> None:
-    """What INSERT/UPDATE remember of a table (engine/sql/table_traits.py) follows DDL, also DDL in a
+def test_table_definitions_kept_for_inserts_follow_ddl(
+    shared_server: ServerProcess, db: str
+) -> None:
+    """What INSERT/UPDATE remember of a table (engine/sql/table_traits.py) follows DDL, also DDL in
+    a
     transaction that is rolled back, and DDL of another session."""
     with shared_server.connect(database=db) as conn, shared_server.connect(database=db) as other:
         cur, cur2 = conn.cursor(), other.cursor()
@@ -399,7 +485,10 @@ def test_table_definitions_kept_for_inserts_follow_ddl(shared_server: ServerProc
         cur.execute("SELECT id FROM t ORDER BY id")
         assert cur.fetchall() == ((7,), (8,))
         cur2.execute("ALTER TABLE t RENAME TO t_old")
-        cur2.execute("CREATE TABLE t (id INT AUTO_INCREMENT PRIMARY KEY, ts DATETIME ON UPDATE CURRENT_TIMESTAMP, v INT)")
+        cur2.execute(
+            "CREATE TABLE t (id INT AUTO_INCREMENT PRIMARY KEY, ts DATETIME ON UPDATE "
+            "CURRENT_TIMESTAMP, v INT)"
+        )
         cur.execute("INSERT INTO t (v) VALUES (5)")
         assert cur.lastrowid == 1
         cur.execute("UPDATE t SET v = 6")
@@ -414,13 +503,21 @@ def test_collation_on_lance_tables(shared_server: ServerProcess, tmp_path: Path)
     import pyarrow as pa
 
     warehouse = tmp_path / "lance_wh"
-    lance.write_dataset(pa.table({"id": pa.array([1, 2, 3, 4], pa.int64()),
-                                  "fruit": ["Apple", "apple", "APPLE", "pear"]}), warehouse / "shop" / "fruit.lance")
-    shared_server.query(f"CREATE CATALOG fid_lance PROPERTIES ('type' = 'lance', 'warehouse' = '{warehouse}')")
+    lance.write_dataset(
+        pa.table(
+            {"id": pa.array([1, 2, 3, 4], pa.int64()), "fruit": ["Apple", "apple", "APPLE", "pear"]}
+        ),
+        warehouse / "shop" / "fruit.lance",
+    )
+    shared_server.query(
+        f"CREATE CATALOG fid_lance PROPERTIES ('type' = 'lance', 'warehouse' = '{warehouse}')"
+    )
     with shared_server.connect() as conn, conn.cursor() as cur:
         cur.execute("SELECT count(*) FROM fid_lance.shop.fruit WHERE fruit = 'apple'")
         assert cur.fetchone() == (3,)
-        cur.execute("SELECT count(*) FROM fid_lance.shop.fruit WHERE fruit = 'apple' COLLATE utf8mb4_bin")
+        cur.execute(
+            "SELECT count(*) FROM fid_lance.shop.fruit WHERE fruit = 'apple' COLLATE utf8mb4_bin"
+        )
         assert cur.fetchone() == (1,)
         cur.execute("SELECT count(DISTINCT fruit) FROM fid_lance.shop.fruit")
         assert cur.fetchone() == (2,)

@@ -1,4 +1,5 @@
-"""MySQL function semantics over the wire (engine/sql/mysql_functions.py, engine/sql/statement_info.py):
+"""MySQL function semantics over the wire (engine/sql/mysql_functions.py,
+engine/sql/statement_info.py):
 the conformance corpus (tests/support/mysql_functions_corpus.py), current-time precision, the user
 functions and the information functions about the previous statement."""
 
@@ -39,13 +40,18 @@ def test_corpus_matches_mysql_manual(shared_server: ServerProcess) -> None:
 
 
 @pytest.mark.parametrize("mode", range(8))
-def test_week_modes_over_a_decade_match_mysql_calc_week(shared_server: ServerProcess, mode: int) -> None:
+def test_week_modes_over_a_decade_match_mysql_calc_week(
+    shared_server: ServerProcess, mode: int
+) -> None:
     """WEEK(d, mode) and YEARWEEK(d, mode) for every 5th day 1999-2009 against a port of MySQL's
     calc_week() (sql/sql_time.cc), the function the manual's WEEK() table describes."""
     days = [dt.date(1999, 12, 1) + dt.timedelta(days=i) for i in range(0, 3700, 5)]
     with shared_server.connect() as conn, conn.cursor() as cur:
         values = ", ".join(f"('{d}')" for d in days)
-        cur.execute(f"SELECT d, WEEK(d, {mode}), YEARWEEK(d, {mode}) FROM (VALUES {values}) AS v(d) ORDER BY d")
+        cur.execute(
+            f"SELECT d, WEEK(d, {mode}), YEARWEEK(d, {mode}) FROM (VALUES {values}) AS v(d) ORDER "
+            f"BY d"
+        )
         rows = cur.fetchall()
     assert len(rows) == len(days)
     for (day, week, yearweek), expected_day in zip(rows, days):
@@ -66,7 +72,9 @@ def _calc_week(day: dt.date, behaviour: int) -> tuple[int, int]:
     weekday = jan1.weekday() if monday_first else jan1.isoweekday() % 7
     year, first = day.year, jan1.toordinal()
     if day.month == 1 and day.day <= 7 - weekday:
-        if not week_year and ((first_weekday and weekday != 0) or (not first_weekday and weekday >= 4)):
+        if not week_year and (
+            (first_weekday and weekday != 0) or (not first_weekday and weekday >= 4)
+        ):
             return year, 0
         week_year, year = 1, year - 1
         length = (dt.date(year + 1, 1, 1) - dt.date(year, 1, 1)).days

@@ -17,16 +17,25 @@ from tests.conftest import ServerProcess
 @pytest.fixture(scope="module")
 def srv(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
     proc = ServerProcess(data_dir=tmp_path_factory.mktemp("info") / "data").start()
-    for sql in ("CREATE DATABASE shop", "CREATE TABLE shop.orders (id INT)", "CREATE TABLE shop.secret (id INT)",
-                "CREATE USER 'clerk'@'%' IDENTIFIED BY 'pw'",
-                "GRANT SELECT_PRIV ON internal.shop.orders TO 'clerk'@'%'"):
+    for sql in (
+        "CREATE DATABASE shop",
+        "CREATE TABLE shop.orders (id INT)",
+        "CREATE TABLE shop.secret (id INT)",
+        "CREATE USER 'clerk'@'%' IDENTIFIED BY 'pw'",
+        "GRANT SELECT_PRIV ON internal.shop.orders TO 'clerk'@'%'",
+    ):
         proc.query(sql)
     yield proc
     proc.stop()
 
 
-def columns_and_rows(srv: ServerProcess, sql: str, user: str = "root") -> tuple[list[str], list[tuple]]:
-    with srv.connect(user=user, password="" if user == "root" else "pw") as conn, conn.cursor() as cur:
+def columns_and_rows(
+    srv: ServerProcess, sql: str, user: str = "root"
+) -> tuple[list[str], list[tuple]]:
+    with (
+        srv.connect(user=user, password="" if user == "root" else "pw") as conn,
+        conn.cursor() as cur,
+    ):
         cur.execute(sql)
         return [d[0] for d in cur.description], list(cur.fetchall())
 
@@ -39,15 +48,30 @@ def test_engines_plugins_charsets_collations(srv: ServerProcess) -> None:
     assert columns == ["Charset", "Description", "Default collation", "Maxlen"]
     assert [r[0] for r in rows] == ["utf8mb4"] and rows[0][3] == 4
     columns, rows = columns_and_rows(srv, "SHOW COLLATION LIKE 'utf8mb4\\_bin'")
-    assert columns[:3] == ["Collation", "Charset", "Id"] and rows == [("utf8mb4_bin", "utf8mb4", 46, "", "Yes", 0, "PAD SPACE")]
-    assert columns_and_rows(srv, "SHOW PLUGINS")[0] == ["Name", "Status", "Type", "Library", "License"]
+    assert columns[:3] == ["Collation", "Charset", "Id"] and rows == [
+        ("utf8mb4_bin", "utf8mb4", 46, "", "Yes", 0, "PAD SPACE")
+    ]
+    assert columns_and_rows(srv, "SHOW PLUGINS")[0] == [
+        "Name",
+        "Status",
+        "Type",
+        "Library",
+        "License",
+    ]
 
 
 def test_table_status_lists_what_the_user_may_see(srv: ServerProcess) -> None:
     columns, rows = columns_and_rows(srv, "SHOW TABLE STATUS FROM shop")
-    assert columns[:3] == ["Name", "Engine", "Version"] and [r[0] for r in rows] == ["orders", "secret"]
-    assert [r[0] for r in columns_and_rows(srv, "SHOW TABLE STATUS FROM shop", "clerk")[1]] == ["orders"]
-    assert [r[0] for r in columns_and_rows(srv, "SHOW TABLE STATUS FROM shop LIKE 'sec%'")[1]] == ["secret"]
+    assert columns[:3] == ["Name", "Engine", "Version"] and [r[0] for r in rows] == [
+        "orders",
+        "secret",
+    ]
+    assert [r[0] for r in columns_and_rows(srv, "SHOW TABLE STATUS FROM shop", "clerk")[1]] == [
+        "orders"
+    ]
+    assert [r[0] for r in columns_and_rows(srv, "SHOW TABLE STATUS FROM shop LIKE 'sec%'")[1]] == [
+        "secret"
+    ]
 
 
 def test_routine_status_has_mysql_columns_and_no_rows(srv: ServerProcess) -> None:
@@ -81,6 +105,10 @@ def test_com_statistics_answers_a_status_line(srv: ServerProcess) -> None:
     if admin is None:
         print("mariadb-admin is missing (apt-get install mariadb-client): CLI check skipped")
         return
-    out = subprocess.run([admin, "-h", srv.host, "-P", str(srv.port), "-uroot", "status"],
-                         capture_output=True, text=True, timeout=30)
+    out = subprocess.run(
+        [admin, "-h", srv.host, "-P", str(srv.port), "-uroot", "status"],
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
     assert out.returncode == 0 and out.stdout.startswith("Uptime:"), out.stderr

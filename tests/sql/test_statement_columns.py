@@ -36,8 +36,9 @@ DECLARED = {cls: r.columns for cls, r in HANDLERS.items() if r.columns is not No
 @pytest.fixture(scope="module")
 def run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Callable[[str], list[str]]]:
     engine = Engine(Path(tmp_path_factory.mktemp("columns")) / "data")
-    ctx = SessionContext(user="root", host="127.0.0.1", connection_id=1,
-                         query=engine.query_session())
+    ctx = SessionContext(
+        user="root", host="127.0.0.1", connection_id=1, query=engine.query_session()
+    )
     for sql in ("CREATE DATABASE d", "CREATE TABLE d.t (a INT)"):
         execute(engine, parse(sql), ctx, sql)
 
@@ -53,8 +54,9 @@ def test_every_declaration_has_a_text() -> None:
 
 
 @pytest.mark.parametrize("cls", sorted(TEXTS, key=lambda c: c.__name__), ids=lambda c: c.__name__)
-def test_the_declared_columns_are_the_result_columns(run: Callable[[str], list[str]],
-                                                     cls: type[ast.Statement]) -> None:
+def test_the_declared_columns_are_the_result_columns(
+    run: Callable[[str], list[str]], cls: type[ast.Statement]
+) -> None:
     text = TEXTS[cls]
     assert type(parse(text)) is cls
     assert tuple(run(text)) == DECLARED[cls]

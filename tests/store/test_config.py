@@ -53,15 +53,20 @@ def test_experimental_field_shows_prefixed_and_accepts_both_names(config: Config
     assert config.get("experimental_enable_lance_index_mutation") is True
 
 
-@pytest.mark.parametrize("name,value,reason", [
-    ("lance_index_job_max_unresolved_per_table", "0", "must be a positive long"),
-    ("lance_index_job_keep_max_second", "-5", "must be a positive long"),
-    ("lance_index_max_num_partitions", "0", "must be a positive int"),
-    ("lance_index_max_num_partitions", "9999999999", "out of range for int"),
-    ("lance_index_job_max_dispatch_per_round", "abc", "not a valid int"),
-    ("lance_index_job_dispatcher_paused", "maybe", "must be true or false"),
-])
-def test_invalid_values_are_rejected_naming_field_and_value(config: Config, name: str, value: str, reason: str) -> None:
+@pytest.mark.parametrize(
+    "name,value,reason",
+    [
+        ("lance_index_job_max_unresolved_per_table", "0", "must be a positive long"),
+        ("lance_index_job_keep_max_second", "-5", "must be a positive long"),
+        ("lance_index_max_num_partitions", "0", "must be a positive int"),
+        ("lance_index_max_num_partitions", "9999999999", "out of range for int"),
+        ("lance_index_job_max_dispatch_per_round", "abc", "not a valid int"),
+        ("lance_index_job_dispatcher_paused", "maybe", "must be true or false"),
+    ],
+)
+def test_invalid_values_are_rejected_naming_field_and_value(
+    config: Config, name: str, value: str, reason: str
+) -> None:
     before = config.get(name)
     with pytest.raises(DrydockError) as info:
         config.set(name, value)
@@ -79,12 +84,18 @@ def test_values_persist_in_the_store(tmp_path: Path) -> None:
     store = MetaStore(tmp_path / "meta.sqlite")
     Config(store).set("lance_index_job_max_unresolved_global", "77")
     store.close()
-    assert Config(MetaStore(tmp_path / "meta.sqlite")).get("lance_index_job_max_unresolved_global") == 77
+    assert (
+        Config(MetaStore(tmp_path / "meta.sqlite")).get("lance_index_job_max_unresolved_global")
+        == 77
+    )
 
 
 def test_runtime_value_beats_file_value_which_beats_default(tmp_path: Path) -> None:
     store = MetaStore(tmp_path / "meta.sqlite")
-    file_values = {"lance_index_job_max_unresolved_global": 5, "lance_index_job_max_dispatch_per_round": 3}
+    file_values = {
+        "lance_index_job_max_unresolved_global": 5,
+        "lance_index_job_max_dispatch_per_round": 3,
+    }
     config = Config(store, file_values=file_values)
     assert config.get("lance_index_job_max_dispatch_per_round") == 3
     config.set("lance_index_job_max_unresolved_global", "9")
@@ -97,9 +108,13 @@ def test_a_set_is_visible_to_other_threads_and_listeners_before_it_returns(confi
     seen: list[object] = []
     config.on_change(lambda name, value: seen.append((name, value)))
     config.set("lance_index_job_dispatcher_paused", "true")
-    assert seen == [("lance_index_job_dispatcher_paused", True)]  # synchronous, before set() returns
+    assert seen == [
+        ("lance_index_job_dispatcher_paused", True)
+    ]  # synchronous, before set() returns
     observed: list[object] = []
-    reader = threading.Thread(target=lambda: observed.append(config.get("lance_index_job_dispatcher_paused")))
+    reader = threading.Thread(
+        target=lambda: observed.append(config.get("lance_index_job_dispatcher_paused"))
+    )
     reader.start()
     reader.join(5)
     assert observed == [True]
@@ -115,17 +130,28 @@ def test_every_field_has_a_comment_and_a_doris_type() -> None:
 def test_admin_show_frontend_config_columns_and_like(server: ServerProcess) -> None:
     with server.connect() as conn, conn.cursor() as cur:
         cur.execute("ADMIN SHOW FRONTEND CONFIG LIKE 'lance_index_job_max_unresolved_%'")
-        assert [d[0] for d in cur.description] == ["Key", "Value", "Type", "IsMutable", "MasterOnly", "Comment"]
+        assert [d[0] for d in cur.description] == [
+            "Key",
+            "Value",
+            "Type",
+            "IsMutable",
+            "MasterOnly",
+            "Comment",
+        ]
         rows = cur.fetchall()
-        assert [r[0] for r in rows] == ["lance_index_job_max_unresolved_global",
-                                       "lance_index_job_max_unresolved_per_catalog",
-                                       "lance_index_job_max_unresolved_per_table"]
+        assert [r[0] for r in rows] == [
+            "lance_index_job_max_unresolved_global",
+            "lance_index_job_max_unresolved_per_catalog",
+            "lance_index_job_max_unresolved_per_table",
+        ]
         assert rows[2][1:5] == ("8", "long", "true", "true")
 
 
 def test_config_set_at_runtime_survives_restart(server: ServerProcess) -> None:
-    server.query('ADMIN SET FRONTEND CONFIG ("lance_index_job_max_unresolved_per_table" = "3", '
-                 '"experimental_enable_lance_index_mutation" = "false")')
+    server.query(
+        'ADMIN SET FRONTEND CONFIG ("lance_index_job_max_unresolved_per_table" = "3", '
+        '"experimental_enable_lance_index_mutation" = "false")'
+    )
     server.restart()
     rows = {r[0]: r[1] for r in server.query("ADMIN SHOW FRONTEND CONFIG")}
     assert rows["lance_index_job_max_unresolved_per_table"] == "3"
@@ -136,8 +162,10 @@ def test_one_bad_pair_changes_nothing(server: ServerProcess) -> None:
     import pymysql
 
     with pytest.raises(pymysql.err.OperationalError) as info:
-        server.query('ADMIN SET FRONTEND CONFIG ("lance_index_job_max_dispatch_per_round" = "4", '
-                     '"lance_index_job_max_inflight_per_backend" = "0")')
+        server.query(
+            'ADMIN SET FRONTEND CONFIG ("lance_index_job_max_dispatch_per_round" = "4", '
+            '"lance_index_job_max_inflight_per_backend" = "0")'
+        )
     assert info.value.args[0] == 1105
     assert "must be a positive int" in info.value.args[1]
     rows = {r[0]: r[1] for r in server.query("ADMIN SHOW FRONTEND CONFIG")}
@@ -173,6 +201,9 @@ def test_product_code_reads_config_through_keys_only() -> None:
 
     names = "|".join(re.escape(f.name) for f in default_fields())
     root = Path(__file__).resolve().parents[2]
-    offenders = [str(p.relative_to(root)) for p in [*(root / "engine").rglob("*.py"), *(root / "server").rglob("*.py")]
-                 if re.search(rf"\.get\([\"'](?:{names})[\"']\)|\[[\"'](?:{names})[\"']\]", p.read_text())]
+    offenders = [
+        str(p.relative_to(root))
+        for p in [*(root / "engine").rglob("*.py"), *(root / "server").rglob("*.py")]
+        if re.search(rf"\.get\([\"'](?:{names})[\"']\)|\[[\"'](?:{names})[\"']\]", p.read_text())
+    ]
     assert offenders == []

@@ -18,28 +18,51 @@ from pathlib import Path
 import pytest
 
 from drydock.engine.store.frontends import (
-    FrontendIdentity, LeaseMove, LeaseRow, Membership, NotLeader, decide, persistent_name)
+    FrontendIdentity,
+    LeaseMove,
+    LeaseRow,
+    Membership,
+    NotLeader,
+    decide,
+    persistent_name,
+)
 from drydock.engine.jobs.control import states as st
 from drydock.engine.jobs.control.manager import JobManager
 from drydock.engine.store.metastore import MetadataStore
 from tests.conftest import ServerProcess
 from tests.support.jobfactory import new_job
 from tests.support.lance_fixtures import (
-    admit, create_catalog, local_warehouse, rows, set_config, settled, show_job, show_jobs,
-    vector_table, wait_job, wait_until)
+    admit,
+    create_catalog,
+    local_warehouse,
+    rows,
+    set_config,
+    settled,
+    show_job,
+    show_jobs,
+    vector_table,
+    wait_job,
+    wait_until,
+)
 from tests.support.pg import PgCluster
 
 # -- the decision, exhaustively --------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("holder", "lease_epoch", "expired", "my_epoch"),
-                         list(itertools.product(["", "me", "other"], [0, 4], [False, True], [None, 4, 3])))
-def test_lease_decision_over_every_case(holder: str, lease_epoch: int, expired: bool, my_epoch: int | None) -> None:
+@pytest.mark.parametrize(
+    ("holder", "lease_epoch", "expired", "my_epoch"),
+    list(itertools.product(["", "me", "other"], [0, 4], [False, True], [None, 4, 3])),
+)
+def test_lease_decision_over_every_case(
+    holder: str, lease_epoch: int, expired: bool, my_epoch: int | None
+) -> None:
     now = 1000.0
     lease = LeaseRow(holder, lease_epoch, now - 1 if expired else now + 5)
     move = decide(lease, "me", my_epoch, now)
     if holder == "me" and my_epoch == lease_epoch:
-        assert move is LeaseMove.RENEW  # even past the expiry: nobody took it, the epoch is still ours
+        assert (
+            move is LeaseMove.RENEW
+        )  # even past the expiry: nobody took it, the epoch is still ours
     elif holder == "other" and not expired:
         assert move is LeaseMove.FOLLOW
     else:
@@ -54,7 +77,9 @@ def test_the_frontend_name_is_kept_in_the_data_directory(tmp_path: Path) -> None
     assert persistent_name(tmp_path) not in ("../../bad name", first)
 
 
-# -- membership and fencing on a store -------------------------------------------------------------------
+# -- membership and fencing on a store
+# -------------------------------------------------------------------
+
 
 @pytest.fixture
 def pg_store(pg_dsn: str) -> Iterator[Callable[[], MetadataStore]]:
@@ -73,10 +98,14 @@ def pg_store(pg_dsn: str) -> Iterator[Callable[[], MetadataStore]]:
 
 
 def _member(store: MetadataStore, name: str, lease: list[float]) -> Membership:
-    return Membership(store, FrontendIdentity(name, "127.0.0.1", 9030), f"proc-{name}", lambda: lease[0])
+    return Membership(
+        store, FrontendIdentity(name, "127.0.0.1", 9030), f"proc-{name}", lambda: lease[0]
+    )
 
 
-def test_one_leader_and_the_lease_moves_only_when_it_expires(store_opener: Callable[[], MetadataStore]) -> None:
+def test_one_leader_and_the_lease_moves_only_when_it_expires(
+    store_opener: Callable[[], MetadataStore],
+) -> None:
     first_store = store_opener()
     lease = [30.0]
     a = _member(first_store, "fe_a", lease)
@@ -84,7 +113,8 @@ def test_one_leader_and_the_lease_moves_only_when_it_expires(store_opener: Calla
     assert a.epoch == 1
     if not first_store.shared:
         return  # SQLite: the data directory is one process's own; the lone frontend leads (above)
-    # b's own lease is long: once taken, its belief must outlast this test's asserts on a slow machine
+    # b's own lease is long: once taken, its belief must outlast this test's asserts on a slow
+    # machine
     b = _member(store_opener(), "fe_b", [30.0])
     b.join()
     assert b.epoch is None, "a live lease is not taken"
@@ -96,12 +126,20 @@ def test_one_leader_and_the_lease_moves_only_when_it_expires(store_opener: Calla
     b.heartbeat()
     assert b.epoch == 2, "an expired lease is taken with the next epoch"
     [row_a, row_b] = a.rows()
-    assert (row_a.name, row_a.leader, row_b.name, row_b.leader, row_b.epoch) == ("fe_a", False, "fe_b", True, 2)
+    assert (row_a.name, row_a.leader, row_b.name, row_b.leader, row_b.epoch) == (
+        "fe_a",
+        False,
+        "fe_b",
+        True,
+        2,
+    )
     a.heartbeat()
     assert a.epoch is None, "the deposed leader learns it on its next heartbeat"
 
 
-def test_a_deposed_leaders_late_transition_is_refused_by_the_fencing_token(pg_store: Callable[[], MetadataStore]) -> None:
+def test_a_deposed_leaders_late_transition_is_refused_by_the_fencing_token(
+    pg_store: Callable[[], MetadataStore],
+) -> None:
     """The old leader still believes it leads (it has not heartbeated since): every dispatcher move
     it makes is checked against the lease epoch in its own transaction and writes nothing."""
     store_a = pg_store()
@@ -118,12 +156,24 @@ def test_a_deposed_leaders_late_transition_is_refused_by_the_fencing_token(pg_st
     assert a._epoch == 1  # noqa: SLF001 - the stale belief is the point of this test
     with pytest.raises(NotLeader), store_a.transaction() as db:
         a.check_fence(db)
-    late = jobs_a.mark_running(job.id, invocation_id="late", index_uuid="u", deadline_ms=1,
-                               process_epoch="proc-fe_a", backend_id="local")
+    late = jobs_a.mark_running(
+        job.id,
+        invocation_id="late",
+        index_uuid="u",
+        deadline_ms=1,
+        process_epoch="proc-fe_a",
+        backend_id="local",
+    )
     assert late is None
     assert jobs_b.get(job.id).state is st.MutationState.PENDING  # type: ignore[union-attr]
-    taken = jobs_b.mark_running(job.id, invocation_id="new", index_uuid="u", deadline_ms=1,
-                                process_epoch="proc-fe_b", backend_id="local")
+    taken = jobs_b.mark_running(
+        job.id,
+        invocation_id="new",
+        index_uuid="u",
+        deadline_ms=1,
+        process_epoch="proc-fe_b",
+        backend_id="local",
+    )
     assert taken is not None and taken.state is st.MutationState.RUNNING
     # a worker the deposed leader spawned late is never recorded (so it is killed unreleased)
     with pytest.raises(NotLeader):
@@ -136,7 +186,9 @@ def test_a_deposed_leaders_late_transition_is_refused_by_the_fencing_token(pg_st
     assert jobs_a.cancel_pending(other.id) is not None
 
 
-def test_admission_on_one_frontend_sees_the_fences_and_quotas_another_took(pg_store: Callable[[], MetadataStore]) -> None:
+def test_admission_on_one_frontend_sees_the_fences_and_quotas_another_took(
+    pg_store: Callable[[], MetadataStore],
+) -> None:
     store_a = pg_store()
     jobs_a, jobs_b = JobManager(store_a), JobManager(pg_store())
     first = jobs_a.create(new_job(), 8, 8, 8)
@@ -150,7 +202,9 @@ def test_admission_on_one_frontend_sees_the_fences_and_quotas_another_took(pg_st
     jobs_a.create(new_job("third"), 8, 8, 8)  # the fence b released is free in a
 
 
-def test_concurrent_admissions_on_two_frontends_respect_one_global_quota(pg_store: Callable[[], MetadataStore]) -> None:
+def test_concurrent_admissions_on_two_frontends_respect_one_global_quota(
+    pg_store: Callable[[], MetadataStore],
+) -> None:
     store_a = pg_store()
     managers = [JobManager(store_a), JobManager(pg_store())]
     admitted: list[int] = []
@@ -159,12 +213,18 @@ def test_concurrent_admissions_on_two_frontends_respect_one_global_quota(pg_stor
     def admit_many(jobs: JobManager, prefix: str) -> None:
         for i in range(15):
             try:
-                admitted.append(jobs.create(new_job(f"{prefix}{i}", locator=f"/w/db/t{prefix}{i}.lance"),
-                                            100, 100, 20).id)
+                admitted.append(
+                    jobs.create(
+                        new_job(f"{prefix}{i}", locator=f"/w/db/t{prefix}{i}.lance"), 100, 100, 20
+                    ).id
+                )
             except Exception as exc:  # noqa: BLE001 - the quota refusal is the expected outcome
                 refused.append(str(exc))
 
-    threads = [threading.Thread(target=admit_many, args=(m, p)) for m, p in zip(managers, "ab", strict=True)]
+    threads = [
+        threading.Thread(target=admit_many, args=(m, p))
+        for m, p in zip(managers, "ab", strict=True)
+    ]
     for thread in threads:
         thread.start()
     for thread in threads:
@@ -173,14 +233,18 @@ def test_concurrent_admissions_on_two_frontends_respect_one_global_quota(pg_stor
     assert all("quota" in r for r in refused)
 
 
-# -- servers ----------------------------------------------------------------------------------------------
+# -- servers
+# ----------------------------------------------------------------------------------------------
+
 
 def _frontend(tmp_path: Path, name: str, dsn: str, lease: int, **env: str) -> ServerProcess:
     config = tmp_path / f"{name}.toml"
     config.write_text(f"[frontend]\nfrontend_lease_second = {lease}\n")
-    return ServerProcess(data_dir=tmp_path / name, env=dict(env),
-                         extra_args=["--metadata-store", dsn, "--config", str(config),
-                                     "--frontend-name", name]).start()
+    return ServerProcess(
+        data_dir=tmp_path / name,
+        env=dict(env),
+        extra_args=["--metadata-store", dsn, "--config", str(config), "--frontend-name", name],
+    ).start()
 
 
 def _leader(frontends: list[ServerProcess]) -> tuple[ServerProcess, list[ServerProcess]]:
@@ -190,8 +254,11 @@ def _leader(frontends: list[ServerProcess]) -> tuple[ServerProcess, list[ServerP
     return leader, [f for f in frontends if f is not leader]
 
 
-def test_three_frontends_admit_concurrently_and_agree(tmp_path: Path, pg_dsn: str, pg_cluster: PgCluster) -> None:
-    """Each frontend admits; the one leader dispatches all of it at once (NOTIFY); SHOW FRONTENDS and
+def test_three_frontends_admit_concurrently_and_agree(
+    tmp_path: Path, pg_dsn: str, pg_cluster: PgCluster
+) -> None:
+    """Each frontend admits; the one leader dispatches all of it at once (NOTIFY); SHOW FRONTENDS
+    and
     SHOW LANCE INDEX JOBS read the same on all three; config and grants set on one apply on all."""
     wh = local_warehouse(tmp_path / "wh")
     for i in range(6):
@@ -224,19 +291,39 @@ def test_three_frontends_admit_concurrently_and_agree(tmp_path: Path, pg_dsn: st
             thread.join(timeout=60)
         assert len(job_ids) == 6
         for job_id in job_ids:  # settled, and the worker's slot released: nothing moves any more
-            done = wait_job(followers[0], job_id, timeout=60,
-                            until=lambda j: j["State"] != "RUNNING" and j["PossibleLive"] == "NO"
-                            and j["RefreshState"] == "DONE")
+            done = wait_job(
+                followers[0],
+                job_id,
+                timeout=60,
+                until=lambda j: (
+                    j["State"] != "RUNNING"
+                    and j["PossibleLive"] == "NO"
+                    and j["RefreshState"] == "DONE"
+                ),
+            )
             assert done["State"] == "COMMITTED"
-        listings = [[{k: v for k, v in j.items() if k != "Progress"} for j in show_jobs(f)] for f in frontends]
+        listings = [
+            [{k: v for k, v in j.items() if k != "Progress"} for j in show_jobs(f)]
+            for f in frontends
+        ]
         assert listings[0] == listings[1] == listings[2] and len(listings[0]) == 6
         for i in range(6):
-            assert {k: v.upper() for k, v in wh.indexes("db", f"t{i}").items()} == {"by_id": "BTREE"}
+            assert {k: v.upper() for k, v in wh.indexes("db", f"t{i}").items()} == {
+                "by_id": "BTREE"
+            }
 
         # a runtime config set on a follower reaches the leader's dispatcher: paused, nothing moves
         set_config(followers[0], lance_index_job_dispatcher_paused=True)
-        wait_until(lambda: rows(leader, "ADMIN SHOW FRONTEND CONFIG LIKE 'lance_index_job_dispatcher_paused'")
-                   [0][1] == "true", 10, "the leader sees the pause")
+        wait_until(
+            lambda: (
+                rows(leader, "ADMIN SHOW FRONTEND CONFIG LIKE 'lance_index_job_dispatcher_paused'")[
+                    0
+                ][1]
+                == "true"
+            ),
+            10,
+            "the leader sees the pause",
+        )
         held = admit(followers[1], f"CREATE INDEX by_id2 ON {catalog}.db.t0 (id) USING BTREE")
         time.sleep(1.5)  # the leader was woken by the admission (NOTIFY) and must not dispatch it
         assert show_job(leader, held)["State"] == "PENDING"
@@ -246,11 +333,17 @@ def test_three_frontends_admit_concurrently_and_agree(tmp_path: Path, pg_dsn: st
         # a user made and granted on one frontend logs in and reads on another
         followers[0].query("CREATE USER 'ana'@'%' IDENTIFIED BY 'pw'")
         followers[0].query(f"GRANT SELECT ON {catalog}.db.t1 TO 'ana'@'%'")
-        wait_until(lambda: _count(leader, f"SELECT count(*) FROM {catalog}.db.t1", "ana") == 200, 10,
-                   "the grant made on a follower applies on the leader")
+        wait_until(
+            lambda: _count(leader, f"SELECT count(*) FROM {catalog}.db.t1", "ana") == 200,
+            10,
+            "the grant made on a follower applies on the leader",
+        )
         followers[0].query(f"REVOKE SELECT ON {catalog}.db.t1 FROM 'ana'@'%'")
-        wait_until(lambda: _count(followers[1], f"SELECT count(*) FROM {catalog}.db.t1", "ana") is None, 10,
-                   "the revoke applies on the other frontends too")
+        wait_until(
+            lambda: _count(followers[1], f"SELECT count(*) FROM {catalog}.db.t1", "ana") is None,
+            10,
+            "the revoke applies on the other frontends too",
+        )
     finally:
         for frontend in frontends:
             frontend.stop()
@@ -264,7 +357,8 @@ def _count(server: ServerProcess, sql: str, user: str) -> int | None:
 
 
 def test_kill9_of_the_leader_mid_build_a_follower_takes_over_and_the_job_commits_once(
-        tmp_path: Path, pg_dsn: str) -> None:
+    tmp_path: Path, pg_dsn: str
+) -> None:
     """The leader's worker commits the index and hangs before answering; the leader is killed -9.
     A follower takes the lease within frontend_lease_second, adopts the job (RUNNING of another
     epoch → UNKNOWN), proves the worker gone (same host), settles it COMMITTED by the evidence, and
@@ -272,7 +366,9 @@ def test_kill9_of_the_leader_mid_build_a_follower_takes_over_and_the_job_commits
     wh = local_warehouse(tmp_path / "wh")
     wh.write("db", "t", vector_table(300))
     lease = 3
-    leader = _frontend(tmp_path, "fe_a", pg_dsn, lease, DRYDOCK_FAULT_WORKER_MODE="hang_after_commit")
+    leader = _frontend(
+        tmp_path, "fe_a", pg_dsn, lease, DRYDOCK_FAULT_WORKER_MODE="hang_after_commit"
+    )
     follower = _frontend(tmp_path, "fe_b", pg_dsn, lease)
     try:
         assert _leader([leader, follower])[0] is leader  # the first one up took the lease
@@ -284,8 +380,13 @@ def test_kill9_of_the_leader_mid_build_a_follower_takes_over_and_the_job_commits
         epoch_before = next(r[7] for r in rows(follower, "SHOW FRONTENDS") if r[3] == "LEADER")
         leader.kill9()
         killed = time.monotonic()
-        wait_until(lambda: any(r[0] == "fe_b" and r[3] == "LEADER" for r in rows(follower, "SHOW FRONTENDS")),
-                   lease * 3 + 5, "the follower took the lease")
+        wait_until(
+            lambda: any(
+                r[0] == "fe_b" and r[3] == "LEADER" for r in rows(follower, "SHOW FRONTENDS")
+            ),
+            lease * 3 + 5,
+            "the follower took the lease",
+        )
         took_over = time.monotonic() - killed
         # the lease plus one heartbeat interval (lease / 3), with slack for a loaded 2-core machine
         assert took_over <= lease * 2 + 3, f"failover took {took_over:.1f}s with a {lease}s lease"
@@ -296,14 +397,18 @@ def test_kill9_of_the_leader_mid_build_a_follower_takes_over_and_the_job_commits
         versions = wh.dataset("db", "t").versions()
         index_commits = [v for v in versions if v["version"] > version_before]
         assert len(index_commits) == 1, f"the index was committed {len(index_commits)} times"
-        print(f"failover: the follower led {took_over:.2f}s after the leader's kill -9 (lease {lease}s)")
+        print(
+            f"failover: the follower led {took_over:.2f}s after the leader's kill -9 (lease "
+            f"{lease}s)"
+        )
     finally:
         leader.kill9()
         follower.stop()
 
 
 def test_a_restarted_frontend_proves_its_own_earlier_workers_gone_even_as_a_follower(
-        tmp_path: Path, pg_dsn: str) -> None:
+    tmp_path: Path, pg_dsn: str
+) -> None:
     """Only the host a worker ran on can prove it gone by its pid: the frontend that spawned it,
     restarted, does so as a follower too; a worker another frontend spawned is not its to prove."""
     from drydock.engine.core import Engine
@@ -319,37 +424,58 @@ def test_a_restarted_frontend_proves_its_own_earlier_workers_gone_even_as_a_foll
         try:
             jobs = {}
             for name, spawner, pid, ticks in (
-                    ("mine", follower, exited.pid, 12345),
-                    ("mine_alive", follower, alive.pid, start_ticks(alive.pid)),
-                    ("theirs", leader, exited.pid, 12345)):
+                ("mine", follower, exited.pid, 12345),
+                ("mine_alive", follower, alive.pid, start_ticks(alive.pid)),
+                ("theirs", leader, exited.pid, 12345),
+            ):
                 job = leader.jobs.create(new_job(name), 8, 8, 8)
-                leader.jobs.mark_running(job.id, invocation_id=f"inv-{name}", index_uuid="u", deadline_ms=2**40,
-                                         process_epoch="an-earlier-epoch", backend_id="local")
+                leader.jobs.mark_running(
+                    job.id,
+                    invocation_id=f"inv-{name}",
+                    index_uuid="u",
+                    deadline_ms=2**40,
+                    process_epoch="an-earlier-epoch",
+                    backend_id="local",
+                )
                 leader.jobs.record_worker(job.id, f"inv-{name}", pid, ticks, "", "an-earlier-epoch")
-                with leader.store.transaction() as db:  # spawned by that frontend's earlier run, as leader
-                    db.execute("UPDATE lance_index_workers SET frontend = ? WHERE job_id = ?",
-                               (spawner.frontend.identity.name, job.id))
+                with (
+                    leader.store.transaction() as db
+                ):  # spawned by that frontend's earlier run, as leader
+                    db.execute(
+                        "UPDATE lance_index_workers SET frontend = ? WHERE job_id = ?",
+                        (spawner.frontend.identity.name, job.id),
+                    )
                 leader.jobs.mark_unknown(job.id, "the frontend that ran it restarted")
                 jobs[name] = job.id
             follower.dispatcher.prove_own_earlier_workers("fe_b")
-            proofs = {name: follower.jobs.get(job_id).termination_proof for name, job_id in jobs.items()}  # type: ignore[union-attr]
-            assert proofs == {"mine": st.TerminationProof.BE_PROCESS_EPOCH_GONE,
-                              "mine_alive": st.TerminationProof.NONE,  # killed now, proven on a later tick
-                              "theirs": st.TerminationProof.NONE}
+            proofs = {
+                name: follower.jobs.get(job_id).termination_proof for name, job_id in jobs.items()
+            }  # type: ignore[union-attr]
+            assert proofs == {
+                "mine": st.TerminationProof.BE_PROCESS_EPOCH_GONE,
+                "mine_alive": st.TerminationProof.NONE,  # killed now, proven on a later tick
+                "theirs": st.TerminationProof.NONE,
+            }
             assert alive.wait(timeout=10) == -9
         finally:
             alive.kill()
             alive.wait()
         follower.dispatcher.prove_own_earlier_workers("fe_b")
-        assert leader.jobs.get(jobs["mine_alive"]).termination_proof is st.TerminationProof.BE_PROCESS_EPOCH_GONE  # type: ignore[union-attr]
+        assert (
+            leader.jobs.get(jobs["mine_alive"]).termination_proof
+            is st.TerminationProof.BE_PROCESS_EPOCH_GONE
+        )  # type: ignore[union-attr]
     finally:
         follower.close()
         leader.close()
 
 
-def test_losing_and_regaining_the_lease_restarts_the_dispatcher_with_a_new_epoch(tmp_path: Path) -> None:
+def test_losing_and_regaining_the_lease_restarts_the_dispatcher_with_a_new_epoch(
+    tmp_path: Path,
+) -> None:
     """The lease lost: dispatching stops (its workers are killed with the supervisor); regained: a
-    new process epoch and supervisor, and what the last run left RUNNING is adopted as after a restart."""
+    new process epoch and supervisor, and what the last run left RUNNING is adopted as after a
+    restart."""
     from drydock.engine.core import Engine
 
     engine = Engine(tmp_path / "fe")
@@ -357,8 +483,14 @@ def test_losing_and_regaining_the_lease_restarts_the_dispatcher_with_a_new_epoch
         engine.dispatcher.start()
         first_epoch, first_backend = engine.dispatcher.epoch, engine.dispatcher.backend
         job = engine.jobs.create(new_job("left_running"), 8, 8, 8)
-        engine.jobs.mark_running(job.id, invocation_id="inv", index_uuid="u", deadline_ms=2**40,
-                                 process_epoch=first_epoch, backend_id="local")
+        engine.jobs.mark_running(
+            job.id,
+            invocation_id="inv",
+            index_uuid="u",
+            deadline_ms=2**40,
+            process_epoch=first_epoch,
+            backend_id="local",
+        )
         engine.dispatcher.stop()  # what on_follow does
         assert not engine.dispatcher.running
         engine.dispatcher.start()  # what on_lead does
@@ -372,7 +504,9 @@ def test_losing_and_regaining_the_lease_restarts_the_dispatcher_with_a_new_epoch
         engine.close()
 
 
-def test_a_paused_leader_is_deposed_and_its_late_result_changes_nothing(tmp_path: Path, pg_dsn: str) -> None:
+def test_a_paused_leader_is_deposed_and_its_late_result_changes_nothing(
+    tmp_path: Path, pg_dsn: str
+) -> None:
     """SIGSTOP the leader while its worker builds (a long GC pause, a partition). The follower takes
     the lease, adopts the job (UNKNOWN) and waits for a proof. SIGCONT: the old leader reads its
     worker's result late; it no longer holds the epoch, so it records nothing but the reaped child
@@ -393,23 +527,39 @@ def test_a_paused_leader_is_deposed_and_its_late_result_changes_nothing(tmp_path
         assert old.proc is not None
         old.proc.send_signal(signal.SIGSTOP)
         try:
-            wait_until(lambda: any(r[0] == "fe_b" and r[3] == "LEADER" for r in rows(new, "SHOW FRONTENDS")),
-                       lease * 4 + 5, "the follower took the lease from the paused leader")
-            # adopted: UNKNOWN, then settled by evidence once the worker is proven gone — at once if it
+            wait_until(
+                lambda: any(
+                    r[0] == "fe_b" and r[3] == "LEADER" for r in rows(new, "SHOW FRONTENDS")
+                ),
+                lease * 4 + 5,
+                "the follower took the lease from the paused leader",
+            )
+            # adopted: UNKNOWN, then settled by evidence once the worker is proven gone — at once if
+            # it
             # was never released (no record), else only after the paused parent reaps it
-            wait_until(lambda: show_job(new, job_id)["State"] in ("UNKNOWN", "NOT_COMMITTED"), 15,
-                       "the new leader adopted the job")
+            wait_until(
+                lambda: show_job(new, job_id)["State"] in ("UNKNOWN", "NOT_COMMITTED"),
+                15,
+                "the new leader adopted the job",
+            )
         finally:
             old.proc.send_signal(signal.SIGCONT)
-        job = wait_job(new, job_id, until=lambda j: settled(j) and j["PossibleLive"] == "NO", timeout=60)
-        wait_until(lambda: "lost the dispatcher lease" in old.log_text(), 15, "the old leader stepped down")
+        job = wait_job(
+            new, job_id, until=lambda j: settled(j) and j["PossibleLive"] == "NO", timeout=60
+        )
+        wait_until(
+            lambda: "lost the dispatcher lease" in old.log_text(), 15, "the old leader stepped down"
+        )
         assert [r[3] for r in rows(old, "SHOW FRONTENDS") if r[0] == "fe_a"] == ["FOLLOWER"]
-        # settled by evidence, and the evidence agrees with the dataset: one commit or none, never two
+        # settled by evidence, and the evidence agrees with the dataset: one commit or none, never
+        # two
         versions = [v for v in wh.dataset("db", "t").versions() if v["version"] > version_before]
         if job["State"] == "COMMITTED":
             assert len(versions) == 1 and "by_id" in wh.indexes("db", "t"), (job, versions)
         else:
-            assert job["State"] == "NOT_COMMITTED" and versions == [] and wh.indexes("db", "t") == {}, job
+            assert (
+                job["State"] == "NOT_COMMITTED" and versions == [] and wh.indexes("db", "t") == {}
+            ), job
     finally:
         if old.proc is not None and old.proc.poll() is None:
             old.proc.send_signal(signal.SIGCONT)

@@ -78,8 +78,10 @@ def test_reads_do_not_wait_for_an_open_write_and_see_only_commits(store_opener: 
     thread = threading.Thread(target=reader)
     thread.start()
     with store.transaction() as db:
-        db.execute("INSERT INTO catalogs(name, type, properties, created_at, updated_at) "
-                   "VALUES ('c', 'lance', '{}', 0, 0)")
+        db.execute(
+            "INSERT INTO catalogs(name, type, properties, created_at, updated_at) "
+            "VALUES ('c', 'lance', '{}', 0, 0)"
+        )
         assert store.query_one("SELECT count(*) AS n FROM catalogs")["n"] == 1  # its own write
         inside.set()
         assert done.wait(10), "a read waited for the write transaction"

@@ -1,14 +1,17 @@
-"""Shared helpers for Lance index job tests over the wire: datasets, warehouses, catalogs, job polling.
+"""Shared helpers for Lance index job tests over the wire: datasets, warehouses, catalogs, job
+polling.
 
 - ``vector_table`` / ``odd_table`` build the Arrow tables tests write with pylance (the "external
   writer"); the vector column is ``fixed_size_list<float32>[16] NOT NULL``, small enough that a
   real worker builds an ANN index in well under a second (``ANN_FAST`` parameters).
-- ``Warehouse`` is a local directory or an ``s3://`` prefix on the local S3 server (tests/support/s3.py),
+- ``Warehouse`` is a local directory or an ``s3://`` prefix on the local S3 server
+(tests/support/s3.py),
   with the storage options pylance needs and the catalog properties drydock needs.
 - ``offline_engine`` opens a *stopped* server's data directory in-process (no background
   threads) so a test can drive transitions through the manager API — never through product code
   that fakes a result.
-- Every wait is bounded (``wait_job``, ``wait_until`` from tests/support/waiting.py, re-exported here).
+- Every wait is bounded (``wait_job``, ``wait_until`` from tests/support/waiting.py, re-exported
+here).
 """
 
 from __future__ import annotations
@@ -41,17 +44,28 @@ def unique(prefix: str) -> str:
     return f"{prefix}{next(_names)}"
 
 
-# -- data -------------------------------------------------------------------------------------------
+# -- data
+# -------------------------------------------------------------------------------------------
 def vector_table(n: int = ROWS, dim: int = DIM, seed: int = 0) -> pa.Table:
-    """id BIGINT, name (7 distinct values), body (text), emb fixed_size_list<float32>[dim] NOT NULL."""
+    """id BIGINT, name (7 distinct values), body (text), emb fixed_size_list<float32>[dim] NOT
+    NULL."""
     values = np.random.default_rng(seed).random(n * dim).astype("float32")
-    schema = pa.schema([pa.field("id", pa.int64()), pa.field("name", pa.string()),
-                        pa.field("body", pa.string()),
-                        pa.field("emb", pa.list_(pa.float32(), dim), nullable=False)])
-    return pa.table({"id": pa.array(range(n), pa.int64()),
-                     "name": [f"n{i % 7}" for i in range(n)],
-                     "body": [f"word{i % 13} text{i % 5} doc {i}" for i in range(n)],
-                     "emb": pa.FixedSizeListArray.from_arrays(pa.array(values), dim)}).cast(schema)
+    schema = pa.schema(
+        [
+            pa.field("id", pa.int64()),
+            pa.field("name", pa.string()),
+            pa.field("body", pa.string()),
+            pa.field("emb", pa.list_(pa.float32(), dim), nullable=False),
+        ]
+    )
+    return pa.table(
+        {
+            "id": pa.array(range(n), pa.int64()),
+            "name": [f"n{i % 7}" for i in range(n)],
+            "body": [f"word{i % 13} text{i % 5} doc {i}" for i in range(n)],
+            "emb": pa.FixedSizeListArray.from_arrays(pa.array(values), dim),
+        }
+    ).cast(schema)
 
 
 def odd_table(n: int = 300, dim: int = DIM) -> pa.Table:
@@ -59,25 +73,36 @@ def odd_table(n: int = 300, dim: int = DIM) -> pa.Table:
     a float64 vector, a struct; plus a good ``emb``."""
     values = np.random.default_rng(1).random(n * dim).astype("float32")
     good = pa.FixedSizeListArray.from_arrays(pa.array(values), dim)
-    schema = pa.schema([
-        pa.field("id", pa.int64()), pa.field("name", pa.string()),
-        pa.field("emb", pa.list_(pa.float32(), dim), nullable=False),
-        pa.field("emb_nullable", pa.list_(pa.float32(), dim), nullable=True),
-        pa.field("emb_int", pa.list_(pa.int32(), dim), nullable=False),
-        pa.field("emb_var", pa.list_(pa.float32()), nullable=False),
-        pa.field("emb_f64", pa.list_(pa.float64(), dim), nullable=False),
-        pa.field("point", pa.struct([pa.field("x", pa.int32())])),
-    ])
+    schema = pa.schema(
+        [
+            pa.field("id", pa.int64()),
+            pa.field("name", pa.string()),
+            pa.field("emb", pa.list_(pa.float32(), dim), nullable=False),
+            pa.field("emb_nullable", pa.list_(pa.float32(), dim), nullable=True),
+            pa.field("emb_int", pa.list_(pa.int32(), dim), nullable=False),
+            pa.field("emb_var", pa.list_(pa.float32()), nullable=False),
+            pa.field("emb_f64", pa.list_(pa.float64(), dim), nullable=False),
+            pa.field("point", pa.struct([pa.field("x", pa.int32())])),
+        ]
+    )
     ints = pa.FixedSizeListArray.from_arrays(pa.array(np.arange(n * dim, dtype="int32")), dim)
     doubles = pa.FixedSizeListArray.from_arrays(pa.array(values.astype("float64")), dim)
-    return pa.table({
-        "id": pa.array(range(n), pa.int64()), "name": [f"n{i % 3}" for i in range(n)], "emb": good,
-        "emb_nullable": good, "emb_int": ints, "emb_var": pa.array([[1.0, 2.0]] * n, pa.list_(pa.float32())),
-        "emb_f64": doubles, "point": [{"x": i} for i in range(n)],
-    }).cast(schema)
+    return pa.table(
+        {
+            "id": pa.array(range(n), pa.int64()),
+            "name": [f"n{i % 3}" for i in range(n)],
+            "emb": good,
+            "emb_nullable": good,
+            "emb_int": ints,
+            "emb_var": pa.array([[1.0, 2.0]] * n, pa.list_(pa.float32())),
+            "emb_f64": doubles,
+            "point": [{"x": i} for i in range(n)],
+        }
+    ).cast(schema)
 
 
-# -- warehouses and catalogs -------------------------------------------------------------------------
+# -- warehouses and catalogs
+# -------------------------------------------------------------------------
 @dataclass
 class Warehouse:
     root: str  # an absolute local path, or s3://bucket/prefix
@@ -91,9 +116,15 @@ class Warehouse:
     def uri(self, db: str, table: str) -> str:
         return f"{self.root.rstrip('/')}/{db}/{table}.lance"
 
-    def write(self, db: str, table: str, data: pa.Table | None = None, mode: str = "create") -> lance.LanceDataset:
-        return lance.write_dataset(vector_table() if data is None else data, self.uri(db, table), mode=mode,
-                                   storage_options=self.storage_options or None)
+    def write(
+        self, db: str, table: str, data: pa.Table | None = None, mode: str = "create"
+    ) -> lance.LanceDataset:
+        return lance.write_dataset(
+            vector_table() if data is None else data,
+            self.uri(db, table),
+            mode=mode,
+            storage_options=self.storage_options or None,
+        )
 
     def dataset(self, db: str, table: str) -> lance.LanceDataset:
         return lance.dataset(self.uri(db, table), storage_options=self.storage_options or None)
@@ -117,23 +148,33 @@ def props_sql(props: dict[str, str]) -> str:
     return ", ".join(f'"{k}" = "{v}"' for k, v in props.items())
 
 
-def create_catalog(server: ServerProcess, wh: Warehouse, name: str | None = None, **extra: str) -> str:
+def create_catalog(
+    server: ServerProcess, wh: Warehouse, name: str | None = None, **extra: str
+) -> str:
     name = name or unique("lc")
     props = {"type": "lance", "warehouse": wh.root, **wh.catalog_properties, **extra}
     server.query(f"CREATE CATALOG {name} PROPERTIES ({props_sql(props)})")
     return name
 
 
-# -- statements ---------------------------------------------------------------------------------------
-def rows(server: ServerProcess, sql: str, user: str = "root", password: str = "") -> list[tuple[Any, ...]]:
+# -- statements
+# ---------------------------------------------------------------------------------------
+def rows(
+    server: ServerProcess, sql: str, user: str = "root", password: str = ""
+) -> list[tuple[Any, ...]]:
     with server.connect(user=user, password=password) as conn, conn.cursor() as cur:
         cur.execute(sql)
         return list(cur.fetchall())
 
 
-def error_of(server: ServerProcess, sql: str, user: str = "root", password: str = "") -> tuple[int, str]:
-    with server.connect(user=user, password=password) as conn, conn.cursor() as cur, \
-            pytest.raises(pymysql.err.MySQLError) as info:
+def error_of(
+    server: ServerProcess, sql: str, user: str = "root", password: str = ""
+) -> tuple[int, str]:
+    with (
+        server.connect(user=user, password=password) as conn,
+        conn.cursor() as cur,
+        pytest.raises(pymysql.err.MySQLError) as info,
+    ):
         cur.execute(sql)
     return info.value.args[0], info.value.args[1]
 
@@ -172,14 +213,18 @@ def create_user(server: ServerProcess, grants: list[str], password: str = "pw") 
     return user
 
 
-def show_jobs(server: ServerProcess, suffix: str = "", user: str = "root", password: str = "") -> list[dict[str, str]]:
+def show_jobs(
+    server: ServerProcess, suffix: str = "", user: str = "root", password: str = ""
+) -> list[dict[str, str]]:
     with server.connect(user=user, password=password) as conn, conn.cursor() as cur:
         cur.execute(f"SHOW LANCE INDEX JOBS {suffix}")
         names = [d[0] for d in cur.description]
         return [dict(zip(names, r)) for r in cur.fetchall()]
 
 
-def show_job(server: ServerProcess, job_id: int, user: str = "root", password: str = "") -> dict[str, str]:
+def show_job(
+    server: ServerProcess, job_id: int, user: str = "root", password: str = ""
+) -> dict[str, str]:
     with server.connect(user=user, password=password) as conn, conn.cursor() as cur:
         cur.execute(f"SHOW LANCE INDEX JOB {job_id}")
         names = [d[0] for d in cur.description]
@@ -192,14 +237,20 @@ def settled(job: dict[str, str]) -> bool:
     return job["State"] not in ("PENDING", "RUNNING") and job["RefreshState"] in SETTLED_REFRESH
 
 
-def wait_job(server: ServerProcess, job_id: int, until: Callable[[dict[str, str]], bool] = settled,
-             timeout: float = 60.0) -> dict[str, str]:
+def wait_job(
+    server: ServerProcess,
+    job_id: int,
+    until: Callable[[dict[str, str]], bool] = settled,
+    timeout: float = 60.0,
+) -> dict[str, str]:
     deadline = time.monotonic() + timeout
     job = show_job(server, job_id)
     while not until(job):
         if time.monotonic() > deadline:
-            raise AssertionError(f"job {job_id} did not get there within {timeout}s: {job}\n"
-                                 f"{server.log_text()[-3000:]}")
+            raise AssertionError(
+                f"job {job_id} did not get there within {timeout}s: {job}\n"
+                f"{server.log_text()[-3000:]}"
+            )
         time.sleep(0.1)
         job = show_job(server, job_id)
     return job
@@ -217,7 +268,9 @@ def dispatcher_rounds(server: ServerProcess) -> int:
 def wake_dispatcher(server: ServerProcess) -> None:
     """Any config change wakes the dispatcher for a round; this one re-sets the sweep period to the
     value it has, so nothing else changes."""
-    [(_, period, *_)] = rows(server, "ADMIN SHOW FRONTEND CONFIG LIKE 'lance_index_job_dispatch_interval_second'")
+    [(_, period, *_)] = rows(
+        server, "ADMIN SHOW FRONTEND CONFIG LIKE 'lance_index_job_dispatch_interval_second'"
+    )
     set_config(server, lance_index_job_dispatch_interval_second=period)
 
 
@@ -226,18 +279,24 @@ def wait_dispatcher_rounds(server: ServerProcess, timeout: float = 30.0) -> None
     signal before asserting that the dispatcher did NOT act on something admitted earlier.
 
     The first round to finish may have begun before the call, so this waits for two, waking the
-    dispatcher before each (rounds otherwise run only every lance_index_job_dispatch_interval_second)."""
+    dispatcher before each (rounds otherwise run only every
+    lance_index_job_dispatch_interval_second)."""
     start = dispatcher_rounds(server)
     for target in (start + 1, start + 2):
         wake_dispatcher(server)
-        wait_until(lambda target=target: dispatcher_rounds(server) >= target, timeout,
-                   f"dispatcher round {target}")
+        wait_until(
+            lambda target=target: dispatcher_rounds(server) >= target,
+            timeout,
+            f"dispatcher round {target}",
+        )
 
 
-# -- the manager API on a stopped server's data directory -------------------------------------------
+# -- the manager API on a stopped server's data directory
+# -------------------------------------------
 @contextmanager
 def offline_engine(server: ServerProcess) -> Iterator[Any]:
-    """Stop ``server`` (if it runs) and open its data directory in-process without background threads.
+    """Stop ``server`` (if it runs) and open its data directory in-process without background
+    threads.
 
     The caller restarts the server afterwards (``server.start()``)."""
     from drydock.engine.core import Engine
@@ -252,18 +311,26 @@ def offline_engine(server: ServerProcess) -> Iterator[Any]:
         engine.close()
 
 
-def drive_unknown(engine: Any, job_id: int, index_uuid: str = "", message: str = "worker lost") -> Any:
+def drive_unknown(
+    engine: Any, job_id: int, index_uuid: str = "", message: str = "worker lost"
+) -> Any:
     """PENDING → RUNNING → UNKNOWN through the manager API, as a dispatch that went wrong would.
 
     Without an index uuid the job cannot be settled from the dataset's history (reconcile.py), so
     it stays UNKNOWN after restart; the possible-live slot is proven gone by the new epoch."""
     from drydock.engine.jobs.control import states as st
 
-    running = engine.jobs.mark_running(job_id, invocation_id=f"inv-{job_id}", index_uuid=index_uuid,
-                                       deadline_ms=int(time.time() * 1000) + 3_600_000,
-                                       process_epoch="an-earlier-epoch", backend_id="local")
+    running = engine.jobs.mark_running(
+        job_id,
+        invocation_id=f"inv-{job_id}",
+        index_uuid=index_uuid,
+        deadline_ms=int(time.time() * 1000) + 3_600_000,
+        process_epoch="an-earlier-epoch",
+        backend_id="local",
+    )
     assert running is not None and running.state is st.MutationState.RUNNING
-    unknown = engine.jobs.complete_with_result(job_id, running.invocation_id, st.ResultCode.NATIVE_IO,
-                                               message, False)
+    unknown = engine.jobs.complete_with_result(
+        job_id, running.invocation_id, st.ResultCode.NATIVE_IO, message, False
+    )
     assert unknown is not None and unknown.state is st.MutationState.UNKNOWN
     return unknown

@@ -27,8 +27,11 @@ def _free_port() -> int:
 def mariadb_server() -> Iterator[tuple[str, int]]:
     """A MariaDB server of its own in a temporary directory, on 127.0.0.1: (host, port). Skips
     the test (printing why) when mariadbd or mariadb-install-db is not installed."""
-    mariadbd = shutil.which("mariadbd") or shutil.which("mysqld") or (
-        "/usr/sbin/mariadbd" if os.path.exists("/usr/sbin/mariadbd") else None)
+    mariadbd = (
+        shutil.which("mariadbd")
+        or shutil.which("mysqld")
+        or ("/usr/sbin/mariadbd" if os.path.exists("/usr/sbin/mariadbd") else None)
+    )
     install_db = shutil.which("mariadb-install-db") or shutil.which("mysql_install_db")
     if mariadbd is None or install_db is None:
         print("SKIP reason: mariadbd / mariadb-install-db not installed")
@@ -36,12 +39,33 @@ def mariadb_server() -> Iterator[tuple[str, int]]:
     root = Path(tempfile.mkdtemp(prefix="drydock-mariadb-"))
     data, sock, port = root / "data", root / "mysqld.sock", _free_port()
     user = ["--user=root"] if os.geteuid() == 0 else []
-    subprocess.run([install_db, f"--datadir={data}", "--auth-root-authentication-method=normal",
-                    "--skip-test-db", *user], check=True, capture_output=True, timeout=120)
-    proc = subprocess.Popen([mariadbd, "--no-defaults", f"--datadir={data}", f"--socket={sock}",
-                             f"--port={port}", "--bind-address=127.0.0.1", "--skip-grant-tables",
-                             f"--pid-file={root / 'pid'}", *user],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    subprocess.run(
+        [
+            install_db,
+            f"--datadir={data}",
+            "--auth-root-authentication-method=normal",
+            "--skip-test-db",
+            *user,
+        ],
+        check=True,
+        capture_output=True,
+        timeout=120,
+    )
+    proc = subprocess.Popen(
+        [
+            mariadbd,
+            "--no-defaults",
+            f"--datadir={data}",
+            f"--socket={sock}",
+            f"--port={port}",
+            "--bind-address=127.0.0.1",
+            "--skip-grant-tables",
+            f"--pid-file={root / 'pid'}",
+            *user,
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     try:
         deadline = time.monotonic() + 60
         while True:
@@ -57,5 +81,3 @@ def mariadb_server() -> Iterator[tuple[str, int]]:
         proc.terminate()
         proc.wait(timeout=30)
         shutil.rmtree(root, ignore_errors=True)
-
-

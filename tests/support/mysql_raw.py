@@ -15,7 +15,8 @@ import time
 from dataclasses import dataclass, field
 from typing import Self
 
-# Capability flags (https://dev.mysql.com/doc/dev/mysql-server/latest/group__group__cs__capabilities__flags.html)
+# Capability flags
+# (https://dev.mysql.com/doc/dev/mysql-server/latest/group__group__cs__capabilities__flags.html)
 CLIENT_LONG_PASSWORD = 0x1
 CLIENT_CONNECT_WITH_DB = 0x8
 CLIENT_PROTOCOL_41 = 0x200
@@ -37,8 +38,14 @@ COM_PING = 0x0E
 COM_CHANGE_USER = 0x11
 COM_STMT_PREPARE = 0x16
 
-BASE_CAPS = (CLIENT_LONG_PASSWORD | CLIENT_PROTOCOL_41 | CLIENT_TRANSACTIONS | CLIENT_SECURE_CONNECTION
-             | CLIENT_PLUGIN_AUTH | CLIENT_PLUGIN_AUTH_LENENC_CLIENT_DATA)
+BASE_CAPS = (
+    CLIENT_LONG_PASSWORD
+    | CLIENT_PROTOCOL_41
+    | CLIENT_TRANSACTIONS
+    | CLIENT_SECURE_CONNECTION
+    | CLIENT_PLUGIN_AUTH
+    | CLIENT_PLUGIN_AUTH_LENENC_CLIENT_DATA
+)
 TIMEOUT = 5.0
 
 
@@ -110,20 +117,38 @@ def parse_handshake(data: bytes) -> Handshake:
     nonce2 = data[pos : pos + part2_len].rstrip(b"\x00")
     pos += part2_len
     plugin = data[pos:].split(b"\x00", 1)[0].decode()
-    return Handshake(data[0], version, conn_id, caps_low | (caps_high << 16), charset, status,
-                     nonce1 + nonce2, plugin)
+    return Handshake(
+        data[0],
+        version,
+        conn_id,
+        caps_low | (caps_high << 16),
+        charset,
+        status,
+        nonce1 + nonce2,
+        plugin,
+    )
 
 
-def handshake_response(user: str, auth: bytes, caps: int = BASE_CAPS, database: str | None = None,
-                       plugin: str = "mysql_native_password", charset: int = 45,
-                       attrs: bytes | None = None) -> bytes:
+def handshake_response(
+    user: str,
+    auth: bytes,
+    caps: int = BASE_CAPS,
+    database: str | None = None,
+    plugin: str = "mysql_native_password",
+    charset: int = 45,
+    attrs: bytes | None = None,
+) -> bytes:
     if database is not None:
         caps |= CLIENT_CONNECT_WITH_DB
     if attrs is not None:
         caps |= CLIENT_CONNECT_ATTRS
     out = struct.pack("<IIB", caps, 1 << 24, charset) + b"\x00" * 23
     out += user.encode() + b"\x00"
-    out += lenenc_str(auth) if caps & CLIENT_PLUGIN_AUTH_LENENC_CLIENT_DATA else bytes([len(auth)]) + auth
+    out += (
+        lenenc_str(auth)
+        if caps & CLIENT_PLUGIN_AUTH_LENENC_CLIENT_DATA
+        else bytes([len(auth)]) + auth
+    )
     if database is not None:
         out += database.encode() + b"\x00"
     if caps & CLIENT_PLUGIN_AUTH:
@@ -138,11 +163,25 @@ def frame(payload: bytes, seq: int = 0) -> bytes:
     return len(payload).to_bytes(3, "little") + bytes([seq]) + payload
 
 
-def change_user_payload(user: str, auth: bytes, database: str = "", charset: int = 45,
-                        plugin: str = "mysql_native_password") -> bytes:
+def change_user_payload(
+    user: str,
+    auth: bytes,
+    database: str = "",
+    charset: int = 45,
+    plugin: str = "mysql_native_password",
+) -> bytes:
     """COM_CHANGE_USER's body (without the command byte), CLIENT_SECURE_CONNECTION form."""
-    return (user.encode() + b"\x00" + bytes([len(auth)]) + auth + database.encode() + b"\x00"
-            + charset.to_bytes(2, "little") + plugin.encode() + b"\x00")
+    return (
+        user.encode()
+        + b"\x00"
+        + bytes([len(auth)])
+        + auth
+        + database.encode()
+        + b"\x00"
+        + charset.to_bytes(2, "little")
+        + plugin.encode()
+        + b"\x00"
+    )
 
 
 @dataclass
@@ -282,8 +321,13 @@ class RawClient:
         self.close()
 
     # -- phases ---------------------------------------------------------------------------------
-    def login(self, user: str = "root", password: str = "", caps: int = BASE_CAPS,
-              database: str | None = None) -> Ok | Err:
+    def login(
+        self,
+        user: str = "root",
+        password: str = "",
+        caps: int = BASE_CAPS,
+        database: str | None = None,
+    ) -> Ok | Err:
         self.caps = caps
         auth = native_password(password, self.handshake.nonce)
         self.write_packet(handshake_response(user, auth, caps, database))
@@ -314,7 +358,9 @@ class RawClient:
             if data[:1] == b"\xff":
                 raise AssertionError(f"error inside result set: {parse_err(data)}")
             if data[:1] == b"\xfe" and len(data) < 0xFFFFFF:  # a row starting 0xFE is >= 16 MiB
-                end: Ok | Eof = parse_ok(data) if self.caps & CLIENT_DEPRECATE_EOF else parse_eof(data)
+                end: Ok | Eof = (
+                    parse_ok(data) if self.caps & CLIENT_DEPRECATE_EOF else parse_eof(data)
+                )
                 return ResultSet(columns, rows, end)
             row: list[bytes | None] = []
             pos = 0
@@ -325,8 +371,14 @@ class RawClient:
             rows.append(row)
 
 
-def connect(host: str, port: int, user: str = "root", password: str = "", caps: int = BASE_CAPS,
-            database: str | None = None) -> RawClient:
+def connect(
+    host: str,
+    port: int,
+    user: str = "root",
+    password: str = "",
+    caps: int = BASE_CAPS,
+    database: str | None = None,
+) -> RawClient:
     client = RawClient(host, port)
     reply = client.login(user, password, caps, database)
     if not isinstance(reply, Ok):

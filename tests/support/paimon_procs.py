@@ -21,8 +21,12 @@ from drydock.engine.lakehouse.procedures.paimon_common import HOOK_DIR_ENV
 from tests.conftest import ServerProcess
 from tests.support.s3 import S3Server
 
-ROWS = pa.schema([pa.field("id", pa.int64(), nullable=False), ("item", pa.string()), ("qty", pa.int32())])
-PARTED = pa.schema([pa.field("id", pa.int64(), nullable=False), ("item", pa.string()), ("dt", pa.string())])
+ROWS = pa.schema(
+    [pa.field("id", pa.int64(), nullable=False), ("item", pa.string()), ("qty", pa.int32())]
+)
+PARTED = pa.schema(
+    [pa.field("id", pa.int64(), nullable=False), ("item", pa.string()), ("dt", pa.string())]
+)
 
 
 def row(i: int, item: str = "x", qty: int = 1) -> dict[str, Any]:
@@ -85,8 +89,13 @@ class Lake:
         if "tag" in scan:
             table = table.copy({"scan.tag-name": scan["tag"]})
         root = table.table_path.rstrip("/")
-        return {f.file_path[len(root) + 1:] if f.file_path and f.file_path.startswith(root) else f.file_name
-                for s in table.new_read_builder().new_scan().plan().splits() for f in s.files}
+        return {
+            f.file_path[len(root) + 1 :]
+            if f.file_path and f.file_path.startswith(root)
+            else f.file_name
+            for s in table.new_read_builder().new_scan().plan().splits()
+            for f in s.files
+        }
 
     def rows(self, name: str, branch: str | None = None, **scan: Any) -> list[tuple[Any, ...]]:
         """Every row as a fresh pypaimon reader sees it (scan: snapshot=, tag=)."""
@@ -123,10 +132,16 @@ class Lake:
         table = self.table(name)
         filesystem = getattr(table.file_io, "filesystem", None) or pafs.LocalFileSystem()
         base = table.file_io.to_filesystem_path(table.table_path).rstrip("/")
-        infos = filesystem.get_file_info(pafs.FileSelector(base + (f"/{under}" if under else ""),
-                                                           recursive=True, allow_not_found=True))
-        return {i.path[len(base) + 1:]: int(i.mtime.timestamp() * 1000) for i in infos
-                if i.type == pafs.FileType.File}
+        infos = filesystem.get_file_info(
+            pafs.FileSelector(
+                base + (f"/{under}" if under else ""), recursive=True, allow_not_found=True
+            )
+        )
+        return {
+            i.path[len(base) + 1 :]: int(i.mtime.timestamp() * 1000)
+            for i in infos
+            if i.type == pafs.FileType.File
+        }
 
     def put(self, name: str, relative: str, data: bytes = b"orphan") -> None:
         table = self.table(name)
@@ -143,27 +158,46 @@ class Lake:
             cur.execute(text)
             return list(cur.fetchall()) if cur.description else []
 
-    def call(self, procedure: str, args: str, user: str = "root", password: str = "") -> list[tuple[Any, ...]]:
+    def call(
+        self, procedure: str, args: str, user: str = "root", password: str = ""
+    ) -> list[tuple[Any, ...]]:
         return self.sql(f"CALL {self.catalog}.sys.{procedure}({args})", user, password)
 
-    def call_with_warnings(self, procedure: str, args: str) -> tuple[list[tuple[Any, ...]], list[tuple[Any, ...]]]:
+    def call_with_warnings(
+        self, procedure: str, args: str
+    ) -> tuple[list[tuple[Any, ...]], list[tuple[Any, ...]]]:
         with self.server.connect() as conn, conn.cursor() as cur:
             cur.execute(f"CALL {self.catalog}.sys.{procedure}({args})")
             rows = list(cur.fetchall())
             cur.execute("SHOW WARNINGS")
             return rows, list(cur.fetchall())
 
-    def error(self, procedure: str, args: str, user: str = "root", password: str = "") -> tuple[int, str]:
+    def error(
+        self, procedure: str, args: str, user: str = "root", password: str = ""
+    ) -> tuple[int, str]:
         with pytest.raises(pymysql.err.MySQLError) as info:
             self.call(procedure, args, user, password)
         return int(info.value.args[0]), str(info.value.args[1])
 
 
-def make_lake(server: ServerProcess, root: str, options: dict[str, str], properties: dict[str, str],
-              s3: S3Server | None = None, ttl: str = "0") -> Lake:
+def make_lake(
+    server: ServerProcess,
+    root: str,
+    options: dict[str, str],
+    properties: dict[str, str],
+    s3: S3Server | None = None,
+    ttl: str = "0",
+) -> Lake:
     catalog = f"p{uuid.uuid4().hex[:8]}"
-    body = ", ".join(f"'{k}' = '{v}'" for k, v in {"type": "paimon", "warehouse": root, **properties,
-                                                     "meta.cache.ttl-second": ttl}.items())
+    body = ", ".join(
+        f"'{k}' = '{v}'"
+        for k, v in {
+            "type": "paimon",
+            "warehouse": root,
+            **properties,
+            "meta.cache.ttl-second": ttl,
+        }.items()
+    )
     server.query(f"CREATE CATALOG {catalog} PROPERTIES ({body})")
     return Lake(server, catalog, root, options, s3)
 
@@ -176,7 +210,9 @@ def local_lake(server: ServerProcess, tmp_path: Path, ttl: str = "0") -> Lake:
 def s3_lake(server: ServerProcess, s3: S3Server, ttl: str = "0") -> Lake:
     bucket = s3.make_bucket(f"paimon-{uuid.uuid4().hex[:10]}")
     root = f"s3://{bucket}/lake"
-    connector = PaimonConnector("x", {"type": "paimon", "warehouse": root, **s3.catalog_properties()})
+    connector = PaimonConnector(
+        "x", {"type": "paimon", "warehouse": root, **s3.catalog_properties()}
+    )
     return make_lake(server, root, connector.filesystem_options(), s3.catalog_properties(), s3, ttl)
 
 
@@ -186,10 +222,13 @@ def hook_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="module")
-def proc_server(tmp_path_factory: pytest.TempPathFactory, hook_dir: Path) -> Iterator[ServerProcess]:
+def proc_server(
+    tmp_path_factory: pytest.TempPathFactory, hook_dir: Path
+) -> Iterator[ServerProcess]:
     """One server per module, with the (inert until armed) test hook enabled."""
-    server = ServerProcess(data_dir=tmp_path_factory.mktemp("procs") / "data",
-                           env={HOOK_DIR_ENV: str(hook_dir)}).start()
+    server = ServerProcess(
+        data_dir=tmp_path_factory.mktemp("procs") / "data", env={HOOK_DIR_ENV: str(hook_dir)}
+    ).start()
     yield server
     server.stop()
 
@@ -197,7 +236,9 @@ def proc_server(tmp_path_factory: pytest.TempPathFactory, hook_dir: Path) -> Ite
 class Paused:
     """Run a CALL in the background, stopped at a hook point until resume()."""
 
-    def __init__(self, lake: Lake, hook_dir: Path, procedure: str, args: str, point: str = "before"):
+    def __init__(
+        self, lake: Lake, hook_dir: Path, procedure: str, args: str, point: str = "before"
+    ):
         self.base = hook_dir / f"{procedure}.{point}"
         Path(f"{self.base}.arm").write_text("1")
         self.result: list[tuple[Any, ...]] | None = None
@@ -231,9 +272,16 @@ class Paused:
         return self
 
 
-def concurrently(lake: Lake, hook_dir: Path, procedure: str, args: str, commit: Callable[[], Any],
-                 point: str = "before") -> tuple[int, str]:
-    """The call pauses after validation; ``commit`` runs; the call must fail with a concurrent commit."""
+def concurrently(
+    lake: Lake,
+    hook_dir: Path,
+    procedure: str,
+    args: str,
+    commit: Callable[[], Any],
+    point: str = "before",
+) -> tuple[int, str]:
+    """The call pauses after validation; ``commit`` runs; the call must fail with a concurrent
+    commit."""
     paused = Paused(lake, hook_dir, procedure, args, point)
     commit()
     paused.resume()

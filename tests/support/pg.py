@@ -1,4 +1,5 @@
-"""A real PostgreSQL cluster for the tests: initdb + pg_ctl in a temp dir, on 127.0.0.1, stopped at the end.
+"""A real PostgreSQL cluster for the tests: initdb + pg_ctl in a temp dir, on 127.0.0.1, stopped at
+the end.
 
 Session-scoped: one cluster for the whole run; each test gets its own schema (``pg_dsn``), so tests
 never see each other's rows. Tests run as root here, and PostgreSQL refuses to run as root, so the
@@ -58,16 +59,48 @@ class PgCluster:
         return self.root / "data"
 
     def run(self, tool: str, *args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run([*self.as_user, str(self.bin_dir / tool), *args], capture_output=True, text=True,
-                              timeout=START_TIMEOUT_SECONDS + 30, check=True, cwd=self.root)
+        return subprocess.run(
+            [*self.as_user, str(self.bin_dir / tool), *args],
+            capture_output=True,
+            text=True,
+            timeout=START_TIMEOUT_SECONDS + 30,
+            check=True,
+            cwd=self.root,
+        )
 
     def start(self) -> None:
-        self.run("pg_ctl", "-D", str(self.data), "-l", str(self.root / "server.log"), "-w",
-                 "-t", str(START_TIMEOUT_SECONDS), "-o", f"-h 127.0.0.1 -p {self.port} -k {self.root}", "start")
+        self.run(
+            "pg_ctl",
+            "-D",
+            str(self.data),
+            "-l",
+            str(self.root / "server.log"),
+            "-w",
+            "-t",
+            str(START_TIMEOUT_SECONDS),
+            "-o",
+            f"-h 127.0.0.1 -p {self.port} -k {self.root}",
+            "start",
+        )
 
     def stop(self, mode: str = "fast") -> None:
-        subprocess.run([*self.as_user, str(self.bin_dir / "pg_ctl"), "-D", str(self.data), "-m", mode,
-                        "-w", "-t", str(START_TIMEOUT_SECONDS), "stop"], capture_output=True, timeout=60, check=False)
+        subprocess.run(
+            [
+                *self.as_user,
+                str(self.bin_dir / "pg_ctl"),
+                "-D",
+                str(self.data),
+                "-m",
+                mode,
+                "-w",
+                "-t",
+                str(START_TIMEOUT_SECONDS),
+                "stop",
+            ],
+            capture_output=True,
+            timeout=60,
+            check=False,
+        )
 
     def dsn(self, schema: str | None = None, password: bool = True) -> str:
         secret = f":{quote(PG_PASSWORD)}" if password else ""
@@ -110,12 +143,16 @@ def start_cluster() -> PgCluster:
     """A new cluster, started; the caller stops it (``stop()``) and removes ``root``."""
     bin_dir = _bin_dir()
     if bin_dir is None:
-        raise Unavailable("PostgreSQL is not installed (no initdb on PATH or under /usr/lib/postgresql/*/bin)")
+        raise Unavailable(
+            "PostgreSQL is not installed (no initdb on PATH or under /usr/lib/postgresql/*/bin)"
+        )
     as_user: list[str] = []
     if os.geteuid() == 0:  # initdb refuses root
         runuser = shutil.which("runuser")
         if runuser is None:
-            raise Unavailable("running as root without runuser: cannot start PostgreSQL as the postgres user")
+            raise Unavailable(
+                "running as root without runuser: cannot start PostgreSQL as the postgres user"
+            )
         as_user = [runuser, "-u", "postgres", "--"]
     # Not under pytest's tmp dir: its 0700 parents would keep the postgres user out.
     root = Path(tempfile.mkdtemp(prefix="drydock-pg-"))
@@ -127,9 +164,21 @@ def start_cluster() -> PgCluster:
     if as_user:
         shutil.chown(pwfile, "postgres", "postgres")
     try:
-        # Local socket connections (the fixture's own setup) trust the OS user; TCP needs the password.
-        cluster.run("initdb", "-D", str(cluster.data), "-U", PG_USER, f"--pwfile={pwfile}", "-E", "UTF8",
-                    "--auth-local=trust", "--auth-host=scram-sha-256", "--no-sync")
+        # Local socket connections (the fixture's own setup) trust the OS user; TCP needs the
+        # password.
+        cluster.run(
+            "initdb",
+            "-D",
+            str(cluster.data),
+            "-U",
+            PG_USER,
+            f"--pwfile={pwfile}",
+            "-E",
+            "UTF8",
+            "--auth-local=trust",
+            "--auth-host=scram-sha-256",
+            "--no-sync",
+        )
         cluster.start()
         cluster.run("createdb", "-h", str(root), "-p", str(cluster.port), "-U", PG_USER, PG_DB)
     except subprocess.CalledProcessError as exc:
@@ -142,7 +191,9 @@ def start_cluster() -> PgCluster:
 
 @pytest.fixture(scope="session")
 def pg_cluster() -> Iterator[PgCluster]:
-    pytest.importorskip("psycopg", reason="psycopg is not installed (pip install 'psycopg[binary]')")
+    pytest.importorskip(
+        "psycopg", reason="psycopg is not installed (pip install 'psycopg[binary]')"
+    )
     try:
         cluster = start_cluster()
     except Unavailable as why:
@@ -161,10 +212,13 @@ def pg_dsn(pg_cluster: PgCluster) -> str:
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
-def store_opener(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Callable[[], MetadataStore]]:
+def store_opener(
+    request: pytest.FixtureRequest, tmp_path: Path
+) -> Iterator[Callable[[], MetadataStore]]:
     """Opens (and re-opens) one metadata store, SQLite in ``tmp_path`` or a fresh PostgreSQL schema:
     the tests that take it run against both implementations."""
     if request.param == "sqlite":
+
         def opener() -> MetadataStore:
             return MetaStore(tmp_path / "meta.sqlite")
     else:
@@ -174,6 +228,7 @@ def store_opener(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Cal
             from drydock.engine.store.metastore_pg import PostgresStore
 
             return PostgresStore(dsn)
+
     opened: list[MetadataStore] = []
 
     def tracked() -> MetadataStore:

@@ -30,8 +30,12 @@ OLD = time.time() - 3 * 86400  # an mtime well before the default older_than (no
 
 
 def ids_table(start: int, n: int) -> pa.Table:
-    return pa.table({"id": pa.array(range(start, start + n), pa.int64()),
-                     "cat": [f"c{i % 3}" for i in range(start, start + n)]})
+    return pa.table(
+        {
+            "id": pa.array(range(start, start + n), pa.int64()),
+            "cat": [f"c{i % 3}" for i in range(start, start + n)],
+        }
+    )
 
 
 @dataclass
@@ -44,7 +48,9 @@ class Table:
     name: str
     db: str = "db"
     next_id: int = 0
-    ids: list[int] = field(default_factory=list)  # what the latest version holds (kept by the tests)
+    ids: list[int] = field(
+        default_factory=list
+    )  # what the latest version holds (kept by the tests)
 
     @property
     def arg(self) -> str:
@@ -64,14 +70,17 @@ class Table:
         return Path(self.uri)
 
     def ds(self, version: Any = None) -> lance.LanceDataset:
-        return lance.dataset(self.uri, version=version, storage_options=self.wh.storage_options or None)
+        return lance.dataset(
+            self.uri, version=version, storage_options=self.wh.storage_options or None
+        )
 
     def append(self, n: int = 10, **kwargs: Any) -> lance.LanceDataset:
         """An external commit of ``n`` new rows."""
         data = ids_table(self.next_id, n)
         mode = "append" if self.next_id else "create"
-        ds = lance.write_dataset(data, self.uri, mode=mode, storage_options=self.wh.storage_options or None,
-                                 **kwargs)
+        ds = lance.write_dataset(
+            data, self.uri, mode=mode, storage_options=self.wh.storage_options or None, **kwargs
+        )
         self.ids += list(range(self.next_id, self.next_id + n))
         self.next_id += n
         return ds
@@ -96,23 +105,35 @@ class Table:
         return sorted(str(p.relative_to(root)) for p in root.rglob("*") if p.is_file())
 
 
-def make_table(server: ServerProcess, wh: Warehouse, versions: int = 3, rows: int = 10,
-               catalog: str | None = None) -> Table:
+def make_table(
+    server: ServerProcess,
+    wh: Warehouse,
+    versions: int = 3,
+    rows: int = 10,
+    catalog: str | None = None,
+) -> Table:
     t = Table(server, wh, catalog or create_catalog(server, wh), unique("t"))
     for _ in range(versions):
         t.append(rows)
     return t
 
 
-def check(t: Table, ids: list[int] | None = None, versions: list[int] | None = None,
-          tags: dict[str, int] | None = None, branches: list[str] | None = None) -> None:
+def check(
+    t: Table,
+    ids: list[int] | None = None,
+    versions: list[int] | None = None,
+    tags: dict[str, int] | None = None,
+    branches: list[str] | None = None,
+) -> None:
     """The cross-engine check: fresh pylance, DuckDB over a fresh dataset, and drydock."""
     expected = sorted(t.ids if ids is None else ids)
     ds = t.ds()
     assert sorted(ds.to_table(columns=["id"])["id"].to_pylist()) == expected
     con = duckdb.connect()
     con.register("lance_table", t.ds())
-    assert [r[0] for r in con.execute("SELECT id FROM lance_table ORDER BY id").fetchall()] == expected
+    assert [
+        r[0] for r in con.execute("SELECT id FROM lance_table ORDER BY id").fetchall()
+    ] == expected
     con.close()
     if versions is not None:
         assert t.versions() == versions
@@ -124,8 +145,11 @@ def check(t: Table, ids: list[int] | None = None, versions: list[int] | None = N
     assert count == [(len(expected), sum(expected))]
 
 
-# -- over the wire ------------------------------------------------------------------------------------
-def call(server: ServerProcess, sql: str, user: str = "root", password: str = "") -> tuple[list[str], list[tuple]]:
+# -- over the wire
+# ------------------------------------------------------------------------------------
+def call(
+    server: ServerProcess, sql: str, user: str = "root", password: str = ""
+) -> tuple[list[str], list[tuple]]:
     with server.connect(user=user, password=password) as conn, conn.cursor() as cur:
         cur.execute(sql)
         return [d[0] for d in cur.description or []], list(cur.fetchall())
@@ -139,7 +163,9 @@ def warnings_of(server: ServerProcess, sql: str) -> tuple[list[tuple], list[tupl
         return result, list(cur.fetchall())
 
 
-def fails(server: ServerProcess, sql: str, user: str = "root", password: str = "") -> tuple[int, str]:
+def fails(
+    server: ServerProcess, sql: str, user: str = "root", password: str = ""
+) -> tuple[int, str]:
     with server.connect(user=user, password=password) as conn, conn.cursor() as cur:
         try:
             cur.execute(sql)
@@ -148,7 +174,8 @@ def fails(server: ServerProcess, sql: str, user: str = "root", password: str = "
     raise AssertionError(f"no error from {sql}")
 
 
-# -- files -------------------------------------------------------------------------------------------------
+# -- files
+# -------------------------------------------------------------------------------------------------
 def backdate(root: Path, mtime: float = OLD) -> None:
     """Every file under ``root`` looks old (so only references protect it)."""
     for p in root.rglob("*"):
@@ -165,7 +192,8 @@ def stray(root: Path, rel: str, size: int = 64, mtime: float | None = OLD) -> st
     return rel
 
 
-# -- the pause point -------------------------------------------------------------------------------------
+# -- the pause point
+# -------------------------------------------------------------------------------------
 @dataclass
 class PausedCall:
     outcome: dict[str, Any] = field(default_factory=dict)
@@ -182,8 +210,9 @@ class PausedCall:
 
 
 @contextmanager
-def paused(server: ServerProcess, fault_dir: Path, point: str, sql: str,
-           connection: Any = None) -> Iterator[PausedCall]:
+def paused(
+    server: ServerProcess, fault_dir: Path, point: str, sql: str, connection: Any = None
+) -> Iterator[PausedCall]:
     """Run ``sql`` in a thread, stopped at pause point ``point`` while the body runs (the body
     commits from outside, or kills the query); then let it go on and wait for its outcome."""
     (fault_dir / f"{point}.paused").unlink(missing_ok=True)

@@ -23,8 +23,13 @@ class S3Server:
     def client(self):  # type: ignore[no-untyped-def]
         import boto3
 
-        return boto3.client("s3", endpoint_url=self.endpoint, aws_access_key_id=ACCESS_KEY,
-                            aws_secret_access_key=SECRET_KEY, region_name="us-east-1")
+        return boto3.client(
+            "s3",
+            endpoint_url=self.endpoint,
+            aws_access_key_id=ACCESS_KEY,
+            aws_secret_access_key=SECRET_KEY,
+            region_name="us-east-1",
+        )
 
     def make_bucket(self, name: str) -> str:
         self.client().create_bucket(Bucket=name)
@@ -32,13 +37,23 @@ class S3Server:
 
     @property
     def lance_storage_options(self) -> dict[str, str]:
-        return {"aws_access_key_id": ACCESS_KEY, "aws_secret_access_key": SECRET_KEY,
-                "aws_endpoint": self.endpoint, "aws_region": "us-east-1", "allow_http": "true"}
+        return {
+            "aws_access_key_id": ACCESS_KEY,
+            "aws_secret_access_key": SECRET_KEY,
+            "aws_endpoint": self.endpoint,
+            "aws_region": "us-east-1",
+            "allow_http": "true",
+        }
 
     def catalog_properties(self) -> dict[str, str]:
         """drydock's S3 catalog properties for this server."""
-        return {"s3.endpoint": self.endpoint, "s3.access_key": ACCESS_KEY,
-                "s3.secret_key": SECRET_KEY, "s3.region": "us-east-1", "use_path_style": "true"}
+        return {
+            "s3.endpoint": self.endpoint,
+            "s3.access_key": ACCESS_KEY,
+            "s3.secret_key": SECRET_KEY,
+            "s3.region": "us-east-1",
+            "use_path_style": "true",
+        }
 
 
 def _free_port() -> int:
@@ -49,8 +64,11 @@ def _free_port() -> int:
 
 def start_s3(timeout: float = 30.0) -> S3Server:
     port = _free_port()
-    proc = subprocess.Popen([sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if proc.poll() is not None:

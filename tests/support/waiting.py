@@ -19,8 +19,11 @@ T = TypeVar("T")
 POLL_SECONDS = 0.02
 
 
-def wait_until(predicate: Callable[[], T], timeout: float, what: str, interval: float = POLL_SECONDS) -> T:
-    """The first truthy value of ``predicate()``; AssertionError naming ``what`` after ``timeout`` s.
+def wait_until(
+    predicate: Callable[[], T], timeout: float, what: str, interval: float = POLL_SECONDS
+) -> T:
+    """The first truthy value of ``predicate()``; AssertionError naming ``what`` after ``timeout``
+    s.
     The predicate is always called at least once, and once more at the deadline."""
     deadline = time.monotonic() + timeout
     while True:
@@ -30,4 +33,3 @@ def wait_until(predicate: Callable[[], T], timeout: float, what: str, interval: 
         if time.monotonic() >= deadline:
             raise AssertionError(f"not within {timeout:g}s: {what}")
         time.sleep(min(interval, max(deadline - time.monotonic(), 0.0)))
-

@@ -65,8 +65,9 @@ class FakeSession:
     def failed_login(self, username: str, host: str, connection_id: int) -> None:
         pass
 
-    async def opened(self, host: str, connection_id: int,
-                     tls_cipher: tuple[str, str] | None) -> None:
+    async def opened(
+        self, host: str, connection_id: int, tls_cipher: tuple[str, str] | None
+    ) -> None:
         pass
 
     async def close(self) -> None:
@@ -82,8 +83,9 @@ class FakeSession:
         self.queries.append(sql)
         return self.answers[sql]
 
-    async def describe(self, sql: str,
-                       num_params: int) -> list[tuple[ResultColumn, ColumnMeta | None]]:
+    async def describe(
+        self, sql: str, num_params: int
+    ) -> list[tuple[ResultColumn, ColumnMeta | None]]:
         return []
 
     async def off_loop(self, fn: Callable[..., Any], *args: Any) -> Any:
@@ -121,8 +123,11 @@ class RecordingStream:
         pass
 
 
-def result_writer(capabilities: Capabilities, session: FakeSession | None = None,
-                  stream: RecordingStream | None = None) -> ResultWriter:
+def result_writer(
+    capabilities: Capabilities,
+    session: FakeSession | None = None,
+    stream: RecordingStream | None = None,
+) -> ResultWriter:
     """A ResultWriter for a client with ``capabilities``, over a recording stream."""
     stream = stream or RecordingStream()
     writer = ResultWriter(stream, session or FakeSession())  # type: ignore[arg-type]
@@ -130,12 +135,18 @@ def result_writer(capabilities: Capabilities, session: FakeSession | None = None
     return writer
 
 
-def connection(session: FakeSession | None = None, capabilities: Capabilities = CAPABILITIES_41,
-               stream: RecordingStream | None = None) -> DrydockConnection:
+def connection(
+    session: FakeSession | None = None,
+    capabilities: Capabilities = CAPABILITIES_41,
+    stream: RecordingStream | None = None,
+) -> DrydockConnection:
     """A DrydockConnection (its real constructor) whose client logged in with ``capabilities``."""
-    conn = DrydockConnection(stream=stream or RecordingStream(),  # type: ignore[arg-type]
-                             session=session or FakeSession(), connections=[],
-                             identity_provider=SimpleIdentityProvider(),
-                             server_capabilities=Capabilities(0))
+    conn = DrydockConnection(
+        stream=stream or RecordingStream(),  # type: ignore[arg-type]
+        session=session or FakeSession(),
+        connections=[],
+        identity_provider=SimpleIdentityProvider(),
+        server_capabilities=Capabilities(0),
+    )
     conn.writer.capabilities = capabilities
     return conn

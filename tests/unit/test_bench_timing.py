@@ -56,10 +56,16 @@ def test_ratios_are_of_medians_and_survive_a_zero_baseline() -> None:
 
 
 def test_goal_verdict_respects_the_direction_of_the_goal() -> None:
-    assert goal_verdict("drydock <= 1.3x DuckDB", 1.12, 1.3, higher_is_better=False) == \
-        "goal drydock <= 1.3x DuckDB: met (highest ratio 1.12x)"
-    assert goal_verdict("x", 1.4, 1.3, higher_is_better=False).endswith("NOT met (highest ratio 1.40x)")
-    assert goal_verdict("x", 0.9, 1.0, higher_is_better=True).endswith("NOT met (lowest ratio 0.90x)")
+    assert (
+        goal_verdict("drydock <= 1.3x DuckDB", 1.12, 1.3, higher_is_better=False)
+        == "goal drydock <= 1.3x DuckDB: met (highest ratio 1.12x)"
+    )
+    assert goal_verdict("x", 1.4, 1.3, higher_is_better=False).endswith(
+        "NOT met (highest ratio 1.40x)"
+    )
+    assert goal_verdict("x", 0.9, 1.0, higher_is_better=True).endswith(
+        "NOT met (lowest ratio 0.90x)"
+    )
     assert "x: met" in goal_verdict("x", 1.0, 1.0, higher_is_better=True)
 
 

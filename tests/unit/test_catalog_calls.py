@@ -1,5 +1,7 @@
-"""Remote catalog calls (engine/lakehouse/catalogs/calls.py) through the metadata cache (engine/lakehouse/catalogs/cache.py):
-one call per key at a time, a deadline per call, failures remembered, stuck calls bounded per catalog,
+"""Remote catalog calls (engine/lakehouse/catalogs/calls.py) through the metadata cache
+(engine/lakehouse/catalogs/cache.py):
+one call per key at a time, a deadline per call, failures remembered, stuck calls bounded per
+catalog,
 and a statement waiting on a call gives its statements-pool slot to others.
 
 Loads block on events the test releases, so "still running" is a state, not a guess."""
@@ -21,7 +23,9 @@ from tests.support.waiting import wait_until
 TIMEOUT = 0.3
 
 
-def settings(timeout: float = TIMEOUT, failure_ttl: float = 60.0, max_stuck: int = 4) -> Callable[[], CallSettings]:
+def settings(
+    timeout: float = TIMEOUT, failure_ttl: float = 60.0, max_stuck: int = 4
+) -> Callable[[], CallSettings]:
     return lambda: CallSettings(timeout=timeout, failure_ttl=failure_ttl, max_stuck=max_stuck)
 
 
@@ -48,7 +52,9 @@ def test_statements_asking_for_one_key_share_one_call(release: threading.Event) 
         return ["db"]
 
     results: list[Any] = []
-    threads = [threading.Thread(target=lambda: results.append(cache.get(("dbs",), load))) for _ in range(8)]
+    threads = [
+        threading.Thread(target=lambda: results.append(cache.get(("dbs",), load))) for _ in range(8)
+    ]
     for t in threads:
         t.start()
     release.set()
@@ -57,7 +63,9 @@ def test_statements_asking_for_one_key_share_one_call(release: threading.Event) 
     assert results == [["db"]] * 8 and loads == [1]
 
 
-def test_a_hanging_call_times_out_once_is_remembered_and_its_late_answer_is_kept(release: threading.Event) -> None:
+def test_a_hanging_call_times_out_once_is_remembered_and_its_late_answer_is_kept(
+    release: threading.Event,
+) -> None:
     cache = attached(CatalogCalls(settings()))
     loads: list[int] = []
 
@@ -70,7 +78,10 @@ def test_a_hanging_call_times_out_once_is_remembered_and_its_late_answer_is_kept
     with pytest.raises(DrydockError) as caught:
         cache.get(("dbs",), load)
     waited = time.monotonic() - start
-    assert caught.value.spec is Errors.CATALOG_TIMEOUT and "'c' did not answer within 0.3 s" in caught.value.message
+    assert (
+        caught.value.spec is Errors.CATALOG_TIMEOUT
+        and "'c' did not answer within 0.3 s" in caught.value.message
+    )
     assert TIMEOUT <= waited < TIMEOUT + 2
     with pytest.raises(DrydockError) as again:  # remembered: no new call, no wait
         cache.get(("dbs",), load)
@@ -128,6 +139,7 @@ def test_calls_stuck_past_their_deadline_are_bounded_per_catalog(release: thread
             loads.append(name)
             release.wait(30)
             return [name]
+
         return run
 
     for name in ("a", "b"):
@@ -138,14 +150,22 @@ def test_calls_stuck_past_their_deadline_are_bounded_per_catalog(release: thread
     start = time.monotonic()
     with pytest.raises(DrydockError) as refused:
         cache.get(("tables", "x"), load("x"))
-    assert refused.value.spec is Errors.CATALOG_OVERLOADED and "2 earlier calls" in refused.value.message
-    assert time.monotonic() - start < TIMEOUT and loads == ["a", "b"]  # refused at once, never started
+    assert (
+        refused.value.spec is Errors.CATALOG_OVERLOADED
+        and "2 earlier calls" in refused.value.message
+    )
+    assert time.monotonic() - start < TIMEOUT and loads == [
+        "a",
+        "b",
+    ]  # refused at once, never started
     other = attached(calls)
     other.attach("d", calls)  # the bound is per catalog: another catalog is not refused
     assert other.get(("dbs",), lambda: ["fine"]) == ["fine"]
 
 
-def test_a_statement_waiting_on_a_catalog_gives_its_slot_to_others(release: threading.Event) -> None:
+def test_a_statement_waiting_on_a_catalog_gives_its_slot_to_others(
+    release: threading.Event,
+) -> None:
     slots = StatementSlots(running=1, waiting=1)
     cache = attached(CatalogCalls(settings(timeout=30), slots))
     loading = threading.Event()
@@ -167,7 +187,11 @@ def test_a_statement_waiting_on_a_catalog_gives_its_slot_to_others(release: thre
     assert other == [42], "a statement waited for a slot held by a statement waiting on a catalog"
     # the one waiting place is taken: a second statement needing a remote call is refused at once
     with pytest.raises(DrydockError) as refused:
-        slots.run(attached(CatalogCalls(settings(), slots)).get, ("dbs",), lambda: release.wait(30) and ["x"])
+        slots.run(
+            attached(CatalogCalls(settings(), slots)).get,
+            ("dbs",),
+            lambda: release.wait(30) and ["x"],
+        )
     assert refused.value.spec is Errors.CATALOG_OVERLOADED
     release.set()
     waiter.join(10)

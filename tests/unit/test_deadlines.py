@@ -96,9 +96,22 @@ def test_a_limit_of_centuries_does_not_stop_the_thread() -> None:
     assert soon.wait(10)
 
 
-@pytest.mark.parametrize("text, ok", [("256MiB", True), ("4GiB", True), ("2GB", True), ("1.5 GB", True),
-                                      ("25%", True), ("100%", True), ("0%", False), ("150%", False),
-                                      ("4", False), ("lots", False), ("-1GB", False)])
+@pytest.mark.parametrize(
+    "text, ok",
+    [
+        ("256MiB", True),
+        ("4GiB", True),
+        ("2GB", True),
+        ("1.5 GB", True),
+        ("25%", True),
+        ("100%", True),
+        ("0%", False),
+        ("150%", False),
+        ("4", False),
+        ("lots", False),
+        ("-1GB", False),
+    ],
+)
 def test_memory_limit_values(text: str, ok: bool) -> None:
     assert (memory_size(text) is None) == ok
 
@@ -106,5 +119,7 @@ def test_memory_limit_values(text: str, ok: bool) -> None:
 def test_temp_directory_size_takes_no_percentage() -> None:
     assert disk_size("10GiB") is None and disk_size("10%") is not None
     with pytest.raises(DrydockError) as info:
-        ConfigField("duckdb_max_temp_directory_size", "String", "10GiB", "", validator=disk_size).parse("50%")
+        ConfigField(
+            "duckdb_max_temp_directory_size", "String", "10GiB", "", validator=disk_size
+        ).parse("50%")
     assert info.value.code == 1105

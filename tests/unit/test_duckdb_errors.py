@@ -1,4 +1,5 @@
-"""engine/sql/duckdb_errors.py: every row of the DuckDB → MySQL error table, produced by real DuckDB.
+"""engine/sql/duckdb_errors.py: every row of the DuckDB → MySQL error table, produced by real
+DuckDB.
 
 Each case runs a statement that makes DuckDB raise, translates the exception and checks MySQL's
 code, SQLSTATE and message; a meta-test checks that every rule of the table has a case.
@@ -24,7 +25,8 @@ SETUP = [
     "SET memory_limit = '64MiB'",
     f"SET temp_directory = '{SPILL_DIR}'",
     "SET max_temp_directory_size = '32MiB'",
-    "CREATE TABLE p (id INT PRIMARY KEY, v VARCHAR NOT NULL UNIQUE, d DECIMAL(4,2), t TINYINT, ts TIMESTAMP)",
+    "CREATE TABLE p (id INT PRIMARY KEY, v VARCHAR NOT NULL UNIQUE, d DECIMAL(4,2), t TINYINT, ts "
+    "TIMESTAMP)",
     "CREATE TABLE ch (id INT PRIMARY KEY, pid INT REFERENCES p(id))",
     "INSERT INTO p VALUES (1, 'a', 1, 1, NULL)",
     "INSERT INTO ch VALUES (1, 1)",
@@ -33,39 +35,141 @@ CTX = Context(table="p", database="d1")
 
 # (sql, context, code, sqlstate, message)
 CASES = [
-    ("INSERT INTO p VALUES (1, 'b', 1, 1, NULL)", CTX, 1062, "23000", "Duplicate entry '1' for key 'p.PRIMARY'"),
-    ("INSERT INTO p VALUES (2, 'a', 1, 1, NULL)", CTX, 1062, "23000", "Duplicate entry 'a' for key 'p.v'"),
-    ("INSERT INTO p (id, v) VALUES (5, 'x'), (5, 'y')", CTX, 1062, "23000", "Duplicate entry '5' for key 'p.PRIMARY'"),
+    (
+        "INSERT INTO p VALUES (1, 'b', 1, 1, NULL)",
+        CTX,
+        1062,
+        "23000",
+        "Duplicate entry '1' for key 'p.PRIMARY'",
+    ),
+    (
+        "INSERT INTO p VALUES (2, 'a', 1, 1, NULL)",
+        CTX,
+        1062,
+        "23000",
+        "Duplicate entry 'a' for key 'p.v'",
+    ),
+    (
+        "INSERT INTO p (id, v) VALUES (5, 'x'), (5, 'y')",
+        CTX,
+        1062,
+        "23000",
+        "Duplicate entry '5' for key 'p.PRIMARY'",
+    ),
     ("INSERT INTO p VALUES (2, NULL, 1, 1, NULL)", CTX, 1048, "23000", "Column 'v' cannot be null"),
-    ("DELETE FROM p WHERE id = 1", CTX, 1451, "23000",
-     "Cannot delete or update a parent row: a foreign key constraint fails (key pid: 1 is still referenced)"),
-    ("INSERT INTO ch VALUES (2, 99)", Context(table="ch"), 1452, "23000",
-     "Cannot add or update a child row: a foreign key constraint fails (key id: 99 is not in the referenced table)"),
+    (
+        "DELETE FROM p WHERE id = 1",
+        CTX,
+        1451,
+        "23000",
+        "Cannot delete or update a parent row: a foreign key constraint fails (key pid: 1 is still "
+        "referenced)",
+    ),
+    (
+        "INSERT INTO ch VALUES (2, 99)",
+        Context(table="ch"),
+        1452,
+        "23000",
+        "Cannot add or update a child row: a foreign key constraint fails (key id: 99 is not in "
+        "the referenced table)",
+    ),
     ("SELECT nosuch FROM p", CTX, 1054, "42S22", "Unknown column 'nosuch' in 'field list'"),
-    ("SELECT nosuch", CTX, 1054, "42S22", "Unknown column 'nosuch' in 'field list'"),  # no FROM clause at all
+    (
+        "SELECT nosuch",
+        CTX,
+        1054,
+        "42S22",
+        "Unknown column 'nosuch' in 'field list'",
+    ),  # no FROM clause at all
     ("SELECT * FROM nosuch", CTX, 1146, "42S02", "Table 'd1.nosuch' doesn't exist"),
     ("CREATE TABLE p (x INT)", CTX, 1050, "42S01", "Table 'p' already exists"),
     ("CREATE SCHEMA main", CTX, 1007, "HY000", "Can't create database 'main'; database exists"),
-    ("DROP SCHEMA nosuch", Context(drop=True), 1008, "HY000", "Can't drop database 'nosuch'; database doesn't exist"),
+    (
+        "DROP SCHEMA nosuch",
+        Context(drop=True),
+        1008,
+        "HY000",
+        "Can't drop database 'nosuch'; database doesn't exist",
+    ),
     ("CREATE TABLE nosuch.t (x INT)", Context(), 1049, "42000", "Unknown database 'nosuch'"),
     ("USE nosuch", Context(), 1049, "42000", "Unknown database 'nosuch'"),
     ("SELECT nosuchfn(1)", CTX, 1305, "42000", "FUNCTION d1.nosuchfn does not exist"),
-    ("SELECT abs('x')", CTX, 1582, "42000", "Incorrect parameter count or types in the call to native function 'abs'"),
-    ("SELECT list_extract(1, 2, 3)", CTX, 1582, "42000",
-     "Incorrect parameter count or types in the call to native function 'list_extract'"),
-    ("INSERT INTO p VALUES (3, 'b', 1, 1000, NULL)", CTX, 1264, "22003", "Out of range value 1000 for type TINYINT"),
-    ("INSERT INTO p VALUES (3, 'b', 1000, 1, NULL)", CTX, 1264, "22003", "Out of range value 1000 for type DECIMAL(4,2)"),
-    ("SELECT 9223372036854775807 + 1", CTX, 1690, "22003", "BIGINT value is out of range in '9223372036854775807 + 1'"),
-    ("INSERT INTO p VALUES ('abc', 'b', 1, 1, NULL)", CTX, 1366, "HY000", "Incorrect integer value: 'abc'"),
-    ("INSERT INTO p VALUES (3, 'b', 'x1', 1, NULL)", CTX, 1366, "HY000", "Incorrect decimal value: 'x1'"),
-    ("INSERT INTO p VALUES (3, 'b', 1, 1, 'zz')", CTX, 1292, "22007", "Incorrect datetime value: 'zz'"),
+    (
+        "SELECT abs('x')",
+        CTX,
+        1582,
+        "42000",
+        "Incorrect parameter count or types in the call to native function 'abs'",
+    ),
+    (
+        "SELECT list_extract(1, 2, 3)",
+        CTX,
+        1582,
+        "42000",
+        "Incorrect parameter count or types in the call to native function 'list_extract'",
+    ),
+    (
+        "INSERT INTO p VALUES (3, 'b', 1, 1000, NULL)",
+        CTX,
+        1264,
+        "22003",
+        "Out of range value 1000 for type TINYINT",
+    ),
+    (
+        "INSERT INTO p VALUES (3, 'b', 1000, 1, NULL)",
+        CTX,
+        1264,
+        "22003",
+        "Out of range value 1000 for type DECIMAL(4,2)",
+    ),
+    (
+        "SELECT 9223372036854775807 + 1",
+        CTX,
+        1690,
+        "22003",
+        "BIGINT value is out of range in '9223372036854775807 + 1'",
+    ),
+    (
+        "INSERT INTO p VALUES ('abc', 'b', 1, 1, NULL)",
+        CTX,
+        1366,
+        "HY000",
+        "Incorrect integer value: 'abc'",
+    ),
+    (
+        "INSERT INTO p VALUES (3, 'b', 'x1', 1, NULL)",
+        CTX,
+        1366,
+        "HY000",
+        "Incorrect decimal value: 'x1'",
+    ),
+    (
+        "INSERT INTO p VALUES (3, 'b', 1, 1, 'zz')",
+        CTX,
+        1292,
+        "22007",
+        "Incorrect datetime value: 'zz'",
+    ),
     ("SELECT DATE '2024-13-01'", CTX, 1292, "22007", "Incorrect date value: '2024-13-01'"),
-    ("SELECT length(string_agg(repeat('x', 100000), '')) FROM range(2000)", CTX, 1041, "HY000",
-     "Out of memory; the statement needs more than the 64.0 MiB all statements share (config 'duckdb_memory_limit')"),
-    ("SELECT count(*) FROM (SELECT range, concat(md5(range::VARCHAR), repeat('y', 100)) s FROM range(2000000) "
-     "ORDER BY s DESC, range)", CTX, 1041, "HY000",
-     "Out of memory; the statement needs to spill more than the 32.0 MiB of temporary disk space all statements "
-     "share (config 'duckdb_max_temp_directory_size')"),
+    (
+        "SELECT length(string_agg(repeat('x', 100000), '')) FROM range(2000)",
+        CTX,
+        1041,
+        "HY000",
+        "Out of memory; the statement needs more than the 64.0 MiB all statements share (config "
+        "'duckdb_memory_limit')",
+    ),
+    (
+        "SELECT count(*) FROM (SELECT range, concat(md5(range::VARCHAR), repeat('y', 100)) s FROM "
+        "range(2000000) "
+        "ORDER BY s DESC, range)",
+        CTX,
+        1041,
+        "HY000",
+        "Out of memory; the statement needs to spill more than the 32.0 MiB of temporary disk "
+        "space all statements "
+        "share (config 'duckdb_max_temp_directory_size')",
+    ),
 ]
 
 
@@ -87,7 +191,8 @@ def _raised(conn: duckdb.DuckDBPyConnection, sql: str) -> duckdb.Error:
 
 @pytest.mark.parametrize("sql, ctx, code, sqlstate, message", CASES, ids=[c[0][:40] for c in CASES])
 def test_duckdb_error_is_answered_with_mysqls_code_sqlstate_and_wording(
-        db: duckdb.DuckDBPyConnection, sql: str, ctx: Context, code: int, sqlstate: str, message: str) -> None:
+    db: duckdb.DuckDBPyConnection, sql: str, ctx: Context, code: int, sqlstate: str, message: str
+) -> None:
     error = duckdb_errors.translate(_raised(db, sql), ctx)
     assert error is not None, sql
     assert (error.code, error.sqlstate, error.message) == (code, sqlstate, message)
@@ -109,4 +214,9 @@ def test_an_error_outside_the_table_is_left_to_the_caller(db: duckdb.DuckDBPyCon
 
 
 def test_a_rule_only_matches_its_own_exception_class() -> None:
-    assert duckdb_errors.translate(duckdb.ConversionException('Duplicate key "id: 1" violates primary key')) is None
+    assert (
+        duckdb_errors.translate(
+            duckdb.ConversionException('Duplicate key "id: 1" violates primary key')
+        )
+        is None
+    )

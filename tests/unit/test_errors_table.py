@@ -24,7 +24,9 @@ def test_lance_index_job_codes_match_the_reference() -> None:
     assert Errors.LANCE_INDEX_JOB_NOT_FOUND.code == 5103
     assert Errors.LANCE_INDEX_JOB_NOT_UNKNOWN.code == 5104
     assert Errors.LANCE_INDEX_JOB_RESOLUTION_INCOMPLETE.code == 5105
-    assert Errors.LANCE_INDEX_JOB_NOT_FOUND.error(job_id=7).message == "Lance index job not found: 7"
+    assert (
+        Errors.LANCE_INDEX_JOB_NOT_FOUND.error(job_id=7).message == "Lance index job not found: 7"
+    )
 
 
 def test_no_product_code_raises_mysqlerror_with_an_ad_hoc_code() -> None:
@@ -47,10 +49,13 @@ def test_a_code_has_one_sqlstate_and_the_wire_takes_it_from_the_table() -> None:
 
 
 def test_server_code_writes_no_sqlstate_or_error_code_of_its_own() -> None:
-    """server/ answers errors through engine/errors.py: no SQLSTATE literals, no ad-hoc MysqlError codes."""
+    """server/ answers errors through engine/errors.py: no SQLSTATE literals, no ad-hoc MysqlError
+    codes."""
     offenders = []
     for path in (ROOT / "server").rglob("*.py"):
         text = path.read_text()
-        if re.search(r"[\"'](?:[0-9]{2}[0-9A-Z]{3}|HY000)[\"']", text) or re.search(r"MysqlError\(", text):
+        if re.search(r"[\"'](?:[0-9]{2}[0-9A-Z]{3}|HY000)[\"']", text) or re.search(
+            r"MysqlError\(", text
+        ):
             offenders.append(str(path.relative_to(ROOT)))
     assert offenders == []

@@ -55,7 +55,11 @@ def imports(module: Module, known: dict[str, Module]) -> Iterator[str]:
         if isinstance(node, ast.Import):
             targets = [alias.name for alias in node.names]
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            subs = [f"{node.module}.{alias.name}" for alias in node.names if f"{node.module}.{alias.name}" in known]
+            subs = [
+                f"{node.module}.{alias.name}"
+                for alias in node.names
+                if f"{node.module}.{alias.name}" in known
+            ]
             targets = subs + ([node.module] if len(subs) < len(node.names) else [])
         for target in targets:
             while target and target not in known:
@@ -91,14 +95,23 @@ class Layers:
             mine = self.owner(name)
             for target in set(imports(module, self.known)):
                 theirs = self.owner(target)
-                if theirs != mine and theirs not in self.rules[mine] and (name, target) not in PENDING:
-                    found.append(f"{name} imports {target}: {mine} may import {', '.join(self.rules[mine]) or 'nothing'}")
+                if (
+                    theirs != mine
+                    and theirs not in self.rules[mine]
+                    and (name, target) not in PENDING
+                ):
+                    found.append(
+                        f"{name} imports {target}: {mine} may import "
+                        f"{', '.join(self.rules[mine]) or 'nothing'}"
+                    )
         return sorted(found)
 
     def circles(self) -> list[list[str]]:
         """Strongly connected components of more than one module (Tarjan, iterative)."""
-        graph = {name: sorted({t for t in imports(m, self.known) if (name, t) not in PENDING})
-                 for name, m in self.known.items()}
+        graph = {
+            name: sorted({t for t in imports(m, self.known) if (name, t) not in PENDING})
+            for name, m in self.known.items()
+        }
         index: dict[str, int] = {}
         low: dict[str, int] = {}
         stack: list[str] = []
@@ -182,31 +195,42 @@ def _layers_of(tmp_path: Path, files: dict[str, str]) -> Layers:
     return Layers(modules(tmp_path, ("engine",)))
 
 
-@pytest.mark.parametrize("spelling", [
-    "from drydock.engine.high import thing\n",
-    "import drydock.engine.high\n",
-    "from drydock.engine import high\n",
-    "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from drydock.engine.high import thing\n",
-    "def f():\n    from drydock.engine.high.deep import thing\n",
-])
+@pytest.mark.parametrize(
+    "spelling",
+    [
+        "from drydock.engine.high import thing\n",
+        "import drydock.engine.high\n",
+        "from drydock.engine import high\n",
+        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from drydock.engine.high import "
+        "thing\n",
+        "def f():\n    from drydock.engine.high.deep import thing\n",
+    ],
+)
 def test_the_checker_sees_every_spelling_of_an_import(tmp_path: Path, spelling: str) -> None:
-    layers = _layers_of(tmp_path, {
-        "engine/__init__.py": '"""Root.\n\nMay import: nothing.\n"""\n',
-        "engine/low/__init__.py": '"""Low.\n\nMay import: `drydock.engine`.\n"""\n',
-        "engine/low/mod.py": spelling,
-        "engine/high/__init__.py": '"""High.\n\nMay import: `drydock.engine.low`.\n"""\n',
-        "engine/high/deep.py": "",
-    })
+    layers = _layers_of(
+        tmp_path,
+        {
+            "engine/__init__.py": '"""Root.\n\nMay import: nothing.\n"""\n',
+            "engine/low/__init__.py": '"""Low.\n\nMay import: `drydock.engine`.\n"""\n',
+            "engine/low/mod.py": spelling,
+            "engine/high/__init__.py": '"""High.\n\nMay import: `drydock.engine.low`.\n"""\n',
+            "engine/high/deep.py": "",
+        },
+    )
     assert [v.split(":")[0] for v in layers.violations()] == [
-        f"drydock.engine.low.mod imports drydock.engine.high{'.deep' if 'deep' in spelling else ''}"]
+        f"drydock.engine.low.mod imports drydock.engine.high{'.deep' if 'deep' in spelling else ''}"
+    ]
 
 
 def test_the_checker_finds_a_circle(tmp_path: Path) -> None:
-    layers = _layers_of(tmp_path, {
-        "engine/__init__.py": '"""Root.\n\nMay import: nothing.\n"""\n',
-        "engine/a.py": "from drydock.engine.b import x\n",
-        "engine/b.py": "def f():\n    from drydock.engine import a\n",
-        "engine/c.py": "from drydock.engine import a\n",
-    })
+    layers = _layers_of(
+        tmp_path,
+        {
+            "engine/__init__.py": '"""Root.\n\nMay import: nothing.\n"""\n',
+            "engine/a.py": "from drydock.engine.b import x\n",
+            "engine/b.py": "def f():\n    from drydock.engine import a\n",
+            "engine/c.py": "from drydock.engine import a\n",
+        },
+    )
     assert layers.circles() == [["drydock.engine.a", "drydock.engine.b"]]
     assert layers.violations() == []

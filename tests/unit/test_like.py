@@ -85,17 +85,20 @@ def test_like_to_regex_keeps_working_for_old_callers() -> None:
     assert like_to_regex("a%").fullmatch("abc") and not like_to_regex("a%").fullmatch("xbc")
 
 
-@pytest.mark.parametrize("pattern,host,expected", [
-    ("10.%", "10.1.2.3", True),
-    ("10.%", "100.1.2.3", False),
-    ("10._.2.3", "10.1.2.3", True),
-    ("10.0.0.1", "10.0.0.1", True),
-    ("10.0.0.1", "10.0.0.10", False),
-    ("10.0.0._", "10.0.0.9", True),
-    ("%", "anything", True),
-    ("localhost", "127.0.0.1", True),
-    ("HOST.example", "host.EXAMPLE", True),
-])
+@pytest.mark.parametrize(
+    "pattern,host,expected",
+    [
+        ("10.%", "10.1.2.3", True),
+        ("10.%", "100.1.2.3", False),
+        ("10._.2.3", "10.1.2.3", True),
+        ("10.0.0.1", "10.0.0.1", True),
+        ("10.0.0.1", "10.0.0.10", False),
+        ("10.0.0._", "10.0.0.9", True),
+        ("%", "anything", True),
+        ("localhost", "127.0.0.1", True),
+        ("HOST.example", "host.EXAMPLE", True),
+    ],
+)
 def test_host_patterns(pattern: str, host: str, expected: bool) -> None:
     assert host_matches(pattern, host) is expected
 
@@ -106,17 +109,23 @@ def _timed(fn, *args) -> tuple[bool, float]:  # type: ignore[no-untyped-def]
     return result, time.perf_counter() - start
 
 
-@pytest.mark.parametrize("pattern", [
-    "%_" * 5000,
-    "%" * 9999 + "x",
-    "_%" * 4999 + "%x",
-    "%a" * 5000,
-    "%" + "a_" * 4999 + "b",
-])
+@pytest.mark.parametrize(
+    "pattern",
+    [
+        "%_" * 5000,
+        "%" * 9999 + "x",
+        "_%" * 4999 + "%x",
+        "%a" * 5000,
+        "%" + "a_" * 4999 + "b",
+    ],
+)
 def test_ten_thousand_wildcards_against_a_long_string_answer_in_milliseconds(pattern: str) -> None:
     text = "a" * 10_000 + "y"
     matched, seconds = _timed(like, text, pattern)
-    print(f"pattern {pattern[:12]!r}… ({len(pattern)} chars) vs {len(text)} chars: {matched} in {seconds * 1000:.1f} ms")
+    print(
+        f"pattern {pattern[:12]!r}… ({len(pattern)} chars) vs {len(text)} chars: {matched} in "
+        f"{seconds * 1000:.1f} ms"
+    )
     assert seconds < 1.0
 
 

@@ -17,9 +17,15 @@ def _scrape(port: int) -> str:
 def test_metrics_endpoint_reports_engine_state_and_statements(tmp_path: Path) -> None:
     proc = make_server(tmp_path, "--metrics-port", "0").start()
     try:
-        announced = wait_until(lambda: [line for line in proc.log_text().splitlines()
-                                        if line.startswith("drydock metrics on 127.0.0.1:")], 10,
-                               "the metrics port announced in the log")
+        announced = wait_until(
+            lambda: [
+                line
+                for line in proc.log_text().splitlines()
+                if line.startswith("drydock metrics on 127.0.0.1:")
+            ],
+            10,
+            "the metrics port announced in the log",
+        )
         port = int(announced[0].rsplit(":", 1)[1])
         proc.query("SELECT 1")
         proc.query("ADMIN SHOW FRONTEND CONFIG LIKE 'x'")

@@ -20,17 +20,25 @@ from drydock.grammar import lexer
 from drydock.server import column_meta
 
 
-@pytest.mark.parametrize("sql, parts", [
-    ("SELECT 1; SELECT 2", ["SELECT 1;", " SELECT 2"]),
-    ("SELECT ';' ; SELECT \"a;b\"; SELECT `c;d`", ["SELECT ';' ;", " SELECT \"a;b\";", " SELECT `c;d`"]),
-    ("SELECT 1 -- x;y\n; SELECT 2 # z;\n", ["SELECT 1 -- x;y\n;", " SELECT 2 # z;\n"]),
-    ("SELECT /* a;b */ 1; ;; SELECT 'it''s;' ;", ["SELECT /* a;b */ 1;", " SELECT 'it''s;' ;"]),
-    ("SELECT 'a\\';b'; SELECT 2", ["SELECT 'a\\';b';", " SELECT 2"]),
-    ("SELECT 1;", ["SELECT 1;"]),
-    ("", [""]),
-    (" ; -- only noise", [" ; -- only noise"]),
-])
-def test_split_statements_splits_only_at_semicolons_outside_literals_and_comments(sql: str, parts: list[str]) -> None:
+@pytest.mark.parametrize(
+    "sql, parts",
+    [
+        ("SELECT 1; SELECT 2", ["SELECT 1;", " SELECT 2"]),
+        (
+            "SELECT ';' ; SELECT \"a;b\"; SELECT `c;d`",
+            ["SELECT ';' ;", ' SELECT "a;b";', " SELECT `c;d`"],
+        ),
+        ("SELECT 1 -- x;y\n; SELECT 2 # z;\n", ["SELECT 1 -- x;y\n;", " SELECT 2 # z;\n"]),
+        ("SELECT /* a;b */ 1; ;; SELECT 'it''s;' ;", ["SELECT /* a;b */ 1;", " SELECT 'it''s;' ;"]),
+        ("SELECT 'a\\';b'; SELECT 2", ["SELECT 'a\\';b';", " SELECT 2"]),
+        ("SELECT 1;", ["SELECT 1;"]),
+        ("", [""]),
+        (" ; -- only noise", [" ; -- only noise"]),
+    ],
+)
+def test_split_statements_splits_only_at_semicolons_outside_literals_and_comments(
+    sql: str, parts: list[str]
+) -> None:
     assert lexer.split_statements(sql) == parts
 
 
@@ -40,13 +48,21 @@ def _definition_fields(column: ResultColumn, meta: column_meta.ColumnMeta | None
     i, strings = 0, []
     for _ in range(6):
         n = packet[i]
-        strings.append(packet[i + 1:i + 1 + n].decode())
+        strings.append(packet[i + 1 : i + 1 + n].decode())
         i += 1 + n
-    fixed = packet[i + 1:]
-    return {"schema": strings[1], "table": strings[2], "org_table": strings[3], "name": strings[4],
-            "org_name": strings[5], "charset": int.from_bytes(fixed[0:2], "little"),
-            "length": int.from_bytes(fixed[2:6], "little"), "type": fixed[6],
-            "flags": int.from_bytes(fixed[7:9], "little"), "decimals": fixed[9]}
+    fixed = packet[i + 1 :]
+    return {
+        "schema": strings[1],
+        "table": strings[2],
+        "org_table": strings[3],
+        "name": strings[4],
+        "org_name": strings[5],
+        "charset": int.from_bytes(fixed[0:2], "little"),
+        "length": int.from_bytes(fixed[2:6], "little"),
+        "type": fixed[6],
+        "flags": int.from_bytes(fixed[7:9], "little"),
+        "decimals": fixed[9],
+    }
 
 
 def test_varchar_is_sent_as_var_string_never_15() -> None:
@@ -64,35 +80,63 @@ def test_decimal_carries_its_scale_and_precision_and_the_num_flag() -> None:
 def test_origin_names_schema_table_and_original_column() -> None:
     meta = column_meta.ColumnMeta(schema="d", table="x", org_table="t", org_name="name")
     fields = _definition_fields(ResultColumn("n", ColumnType.VARCHAR), meta)
-    assert (fields["schema"], fields["table"], fields["org_table"], fields["name"], fields["org_name"]) == \
-        ("d", "x", "t", "n", "name")
+    assert (
+        fields["schema"],
+        fields["table"],
+        fields["org_table"],
+        fields["name"],
+        fields["org_name"],
+    ) == ("d", "x", "t", "n", "name")
 
 
 def test_unsigned_and_binary_flags() -> None:
-    unsigned = _definition_fields(ResultColumn("u", ColumnType.LONGLONG), column_meta.from_duck_type("UBIGINT"))
+    unsigned = _definition_fields(
+        ResultColumn("u", ColumnType.LONGLONG), column_meta.from_duck_type("UBIGINT")
+    )
     assert unsigned["flags"] & column_meta.UNSIGNED_FLAG
     blob = _definition_fields(ResultColumn("b", ColumnType.BLOB, CharacterSet.binary), None)
-    assert blob["type"] == 252 and blob["flags"] & column_meta.BLOB_FLAG and blob["flags"] & column_meta.BINARY_FLAG
+    assert (
+        blob["type"] == 252
+        and blob["flags"] & column_meta.BLOB_FLAG
+        and blob["flags"] & column_meta.BINARY_FLAG
+    )
 
 
 def _ctx(**variables: Any) -> SessionContext:
     class Vars:
         def get(self, name: str) -> Any:
             return variables.get(name)
-    return SessionContext(user="u", host="h", connection_id=1, query=None, variables=Vars(),  # type: ignore[arg-type]
-                          database="d")
+
+    return SessionContext(
+        user="u",
+        host="h",
+        connection_id=1,
+        query=None,
+        variables=Vars(),  # type: ignore[arg-type]
+        database="d",
+    )
 
 
 def _origins(sql: str, columns: list[str]) -> list[Origin | None]:
-    return result_origins.resolve(result_origins.plan(sqlglot.parse_one(sql, read="mysql"), _ctx()), columns)
+    return result_origins.resolve(
+        result_origins.plan(sqlglot.parse_one(sql, read="mysql"), _ctx()), columns
+    )
 
 
 def test_origins_of_plain_columns_aliases_and_stars() -> None:
     assert _origins("SELECT id, name AS n, id + 1 FROM t x", ["id", "n", "id + 1"]) == [
-        Origin("d", "x", "t", "id"), Origin("d", "x", "t", "name", aliased=True), None]
+        Origin("d", "x", "t", "id"),
+        Origin("d", "x", "t", "name", aliased=True),
+        None,
+    ]
     assert _origins("SELECT *, 1 FROM s.t", ["a", "b", "1"]) == [
-        Origin("s", "t", "t", "a"), Origin("s", "t", "t", "b"), None]
-    assert _origins("SELECT * FROM a JOIN b ON a.i = b.i", ["i", "i"]) == []  # a star over a join: unknown
+        Origin("s", "t", "t", "a"),
+        Origin("s", "t", "t", "b"),
+        None,
+    ]
+    assert (
+        _origins("SELECT * FROM a JOIN b ON a.i = b.i", ["i", "i"]) == []
+    )  # a star over a join: unknown
     assert _origins("SELECT b.v FROM a JOIN b ON a.i = b.i", ["v"]) == [Origin("d", "b", "b", "v")]
     assert _origins("INSERT INTO t VALUES (1)", []) == []
 
@@ -106,10 +150,17 @@ def _limited(sql: str, **variables: Any) -> str:
 def test_select_limit_applies_to_top_level_queries_without_their_own_limit() -> None:
     assert _limited("SELECT * FROM t", sql_select_limit=5) == "SELECT * FROM t LIMIT 5"
     assert _limited("SELECT * FROM t LIMIT 9", sql_select_limit=5) == "SELECT * FROM t LIMIT 9"
-    assert _limited("SELECT * FROM (SELECT * FROM t) AS s", sql_select_limit=5).endswith(") AS s LIMIT 5")
+    assert _limited("SELECT * FROM (SELECT * FROM t) AS s", sql_select_limit=5).endswith(
+        ") AS s LIMIT 5"
+    )
     assert _limited("SELECT 1 UNION SELECT 2", sql_select_limit=1).endswith("LIMIT 1")
-    assert _limited("INSERT INTO t SELECT * FROM u", sql_select_limit=1) == "INSERT INTO t SELECT * FROM u"
-    assert _limited("SELECT * FROM t", sql_select_limit=session_limits.UNLIMITED) == "SELECT * FROM t"
+    assert (
+        _limited("INSERT INTO t SELECT * FROM u", sql_select_limit=1)
+        == "INSERT INTO t SELECT * FROM u"
+    )
+    assert (
+        _limited("SELECT * FROM t", sql_select_limit=session_limits.UNLIMITED) == "SELECT * FROM t"
+    )
     assert _limited("SELECT * FROM t", sql_select_limit=None) == "SELECT * FROM t"
 
 

@@ -13,24 +13,47 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_the_wheel_holds_one_top_level_name_with_the_folders_under_it(tmp_path: Path) -> None:
-    # built from a copy of the tracked files: setuptools writes build/ and *.egg-info where it builds
+    # built from a copy of the tracked files: setuptools writes build/ and *.egg-info where it
+    # builds
     source = tmp_path / "src"
-    tracked = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, check=True).stdout
+    tracked = subprocess.run(
+        ["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, check=True
+    ).stdout
     for name in filter(None, tracked.decode().split("\0")):
         if (ROOT / name).is_file():
             (source / name).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(ROOT / name, source / name)
     out = tmp_path / "wheel"
-    built = subprocess.run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--no-build-isolation",
-                            "--disable-pip-version-check", "-w", str(out), str(source)],
-                           capture_output=True, text=True, timeout=300)
+    built = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--quiet",
+            "--no-deps",
+            "--no-build-isolation",
+            "--disable-pip-version-check",
+            "-w",
+            str(out),
+            str(source),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert built.returncode == 0, built.stderr[-2000:]
     (wheel,) = out.glob("drydock-*.whl")
     names = zipfile.ZipFile(wheel).namelist()
     top = {n.split("/")[0] for n in names if not n.split("/")[0].endswith((".dist-info", ".data"))}
     assert top == {"drydock"}
-    for expected in ("drydock/engine/core.py", "drydock/server/cli.py", "drydock/grammar/drydock.lark",
-                     "drydock/engine/jobs/worker.py", "drydock/regression/runner.py"):
+    for expected in (
+        "drydock/engine/core.py",
+        "drydock/server/cli.py",
+        "drydock/grammar/drydock.lark",
+        "drydock/engine/jobs/worker.py",
+        "drydock/regression/runner.py",
+    ):
         assert expected in names, expected
     assert not any(n.startswith(("drydock/tests/", "drydock/bench/")) for n in names)
     entry_points = next(n for n in names if n.endswith(".dist-info/entry_points.txt"))

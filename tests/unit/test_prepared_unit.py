@@ -10,25 +10,50 @@ import sqlglot
 from sqlglot import exp
 
 from drydock.engine.errors import DrydockError
-from drydock.server.prepared import bind_parameters, count_placeholders, literal, placeholder_positions
+from drydock.server.prepared import (
+    bind_parameters,
+    count_placeholders,
+    literal,
+    placeholder_positions,
+)
 
-TRICKY = ["x' OR '1'='1", "a\\1b", "\\", "\\'", "'", "''", '"', "it's", "a\x00b", "x\nq", "?",
-          "-- c", "/* c */", "`", "日本語", "%_", "\\\\'; DROP TABLE t; --"]
+TRICKY = [
+    "x' OR '1'='1",
+    "a\\1b",
+    "\\",
+    "\\'",
+    "'",
+    "''",
+    '"',
+    "it's",
+    "a\x00b",
+    "x\nq",
+    "?",
+    "-- c",
+    "/* c */",
+    "`",
+    "日本語",
+    "%_",
+    "\\\\'; DROP TABLE t; --",
+]
 
 
-@pytest.mark.parametrize("sql, expected", [
-    ("SELECT ?", 1),
-    ("SELECT ?, ?", 2),
-    ("SELECT '?', \"?\", `?`", 0),
-    ("SELECT 'it\\'s ?', ?", 1),
-    ("SELECT 'it''s ?', ?", 1),
-    ("SELECT ? -- ?\n, ?", 2),
-    ("SELECT ? # ?\n, ?", 2),
-    ("SELECT ? /* ? */, ?", 2),
-    ("SELECT ? /* unterminated ?", 1),
-    ("SELECT 'unterminated ?", 0),
-    ("SELECT `a``?`, ?", 1),
-])
+@pytest.mark.parametrize(
+    "sql, expected",
+    [
+        ("SELECT ?", 1),
+        ("SELECT ?, ?", 2),
+        ("SELECT '?', \"?\", `?`", 0),
+        ("SELECT 'it\\'s ?', ?", 1),
+        ("SELECT 'it''s ?', ?", 1),
+        ("SELECT ? -- ?\n, ?", 2),
+        ("SELECT ? # ?\n, ?", 2),
+        ("SELECT ? /* ? */, ?", 2),
+        ("SELECT ? /* unterminated ?", 1),
+        ("SELECT 'unterminated ?", 0),
+        ("SELECT `a``?`, ?", 1),
+    ],
+)
 def test_placeholders_outside_literals_and_comments(sql: str, expected: int) -> None:
     assert count_placeholders(sql) == expected
     assert all(sql[p] == "?" for p in placeholder_positions(sql))
@@ -43,11 +68,22 @@ def test_string_literal_round_trips_through_the_mysql_parser(value: str) -> None
     assert only.this == value
 
 
-@pytest.mark.parametrize("value, expected", [
-    (None, "NULL"), (True, "TRUE"), (False, "FALSE"), (0, "0"), (-42, "-42"),
-    (decimal.Decimal("1.50"), "1.50"), (1.5, "1.5"), (b"\x00\xff", "X'00ff'"), (b"", "''"),
-    (dt.date(2024, 1, 2), "'2024-01-02'"), (dt.datetime(2024, 1, 2, 3, 4, 5), "'2024-01-02 03:04:05'"),
-])
+@pytest.mark.parametrize(
+    "value, expected",
+    [
+        (None, "NULL"),
+        (True, "TRUE"),
+        (False, "FALSE"),
+        (0, "0"),
+        (-42, "-42"),
+        (decimal.Decimal("1.50"), "1.50"),
+        (1.5, "1.5"),
+        (b"\x00\xff", "X'00ff'"),
+        (b"", "''"),
+        (dt.date(2024, 1, 2), "'2024-01-02'"),
+        (dt.datetime(2024, 1, 2, 3, 4, 5), "'2024-01-02 03:04:05'"),
+    ],
+)
 def test_literals_of_other_types(value: object, expected: str) -> None:
     assert literal(value) == expected
 

@@ -25,8 +25,19 @@ ROOT = Path(__file__).resolve().parents[2]
 PENDING_MERGE_EXCLUSIONS: frozenset[str] = frozenset()
 
 # Directories that hold tools' output or installed packages, never the project's own text.
-NOT_PROJECT_TEXT = frozenset({".git", ".venv", "__pycache__", ".mypy_cache", ".ruff_cache",
-                              ".pytest_cache", "drydock.egg-info", "build", "dist"})
+NOT_PROJECT_TEXT = frozenset(
+    {
+        ".git",
+        ".venv",
+        "__pycache__",
+        ".mypy_cache",
+        ".ruff_cache",
+        ".pytest_cache",
+        "drydock.egg-info",
+        "build",
+        "dist",
+    }
+)
 
 SECTION = "\u00a7"  # spelled as an escape so this file does not match its own patterns
 # A citation of something that is not in this repository: a section sign (documents here are
@@ -44,12 +55,15 @@ OUTSIDE_CITATIONS = re.compile(
 # is a glob that must match at least one file.
 REPO_PATH = re.compile(
     r"(?<![\w/.-])((?:engine|server|grammar|tests|regression|bench|docs|scripts)/[\w/.*-]*?"
-    r"\.(?:py|md|lark))(?!\w)")
+    r"\.(?:py|md|lark))(?!\w)"
+)
 
 
 def _excluded(relative: str) -> bool:
-    return any(relative == p or (p.endswith("/") and relative.startswith(p))
-               for p in PENDING_MERGE_EXCLUSIONS)
+    return any(
+        relative == p or (p.endswith("/") and relative.startswith(p))
+        for p in PENDING_MERGE_EXCLUSIONS
+    )
 
 
 def _text_files(root: Path) -> Iterator[tuple[str, str]]:
@@ -75,11 +89,17 @@ def _prose(relative: str, text: str) -> str:
     data, e.g. paths of a planted test tree), the whole text of anything else."""
     if not relative.endswith(".py"):
         return text
-    parts = [t.string for t in tokenize.generate_tokens(io.StringIO(text).readline)
-             if t.type == tokenize.COMMENT]
+    parts = [
+        t.string
+        for t in tokenize.generate_tokens(io.StringIO(text).readline)
+        if t.type == tokenize.COMMENT
+    ]
     for node in ast.walk(ast.parse(text)):
-        if (isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)
-                and isinstance(node.value.value, str)):
+        if (
+            isinstance(node, ast.Expr)
+            and isinstance(node.value, ast.Constant)
+            and isinstance(node.value.value, str)
+        ):
             parts.append(node.value.value)
     return "\n".join(parts)
 
@@ -99,8 +119,9 @@ def missing_paths(root: Path) -> list[str]:
     there."""
     found = []
     for relative, text in _text_files(root):
-        if not relative.endswith((".py", ".md", ".lark", ".toml", ".sh", ".cfg", ".txt")) \
-                and not relative.startswith(("scripts/", ".ci/")):
+        if not relative.endswith(
+            (".py", ".md", ".lark", ".toml", ".sh", ".cfg", ".txt")
+        ) and not relative.startswith(("scripts/", ".ci/")):
             continue
         for match in REPO_PATH.finditer(_prose(relative, text)):
             mentioned = match.group(1)
@@ -112,8 +133,15 @@ def missing_paths(root: Path) -> list[str]:
 
 def test_the_scan_reads_the_whole_repository() -> None:
     read = {relative for relative, _text in _text_files(ROOT)}
-    for expected in ("README.md", "pyproject.toml", "engine/errors.py", "server/wire.py",
-                     "docs/upstream-facts.md", "tests/unit/test_repo_text.py", "scripts/test"):
+    for expected in (
+        "README.md",
+        "pyproject.toml",
+        "engine/errors.py",
+        "server/wire.py",
+        "docs/upstream-facts.md",
+        "tests/unit/test_repo_text.py",
+        "scripts/test",
+    ):
         assert expected in read
     assert len(read) > 300
     assert not any(_excluded(r) for r in read)
@@ -127,14 +155,17 @@ def test_every_mentioned_repository_path_exists() -> None:
     assert missing_paths(ROOT) == []
 
 
-@pytest.mark.parametrize("citation", [
-    "see the design notes (" + ".." + "/shared/" + "DES" + "IGN.md)",
-    "the handshake hangs (reference: mysql-mimic facts " + SECTION + "4)",
-    "(reference " + SECTION + "3)",
-    "README: `" + ".." + "/shared/" + "reference/doris.md`",
-    "documented in " + "STYLE" + ".md",
-    "measured in ../notes/" + "facts.md",
-])
+@pytest.mark.parametrize(
+    "citation",
+    [
+        "see the design notes (" + ".." + "/shared/" + "DES" + "IGN.md)",
+        "the handshake hangs (reference: mysql-mimic facts " + SECTION + "4)",
+        "(reference " + SECTION + "3)",
+        "README: `" + ".." + "/shared/" + "reference/doris.md`",
+        "documented in " + "STYLE" + ".md",
+        "measured in ../notes/" + "facts.md",
+    ],
+)
 def test_a_planted_outside_citation_is_found(tmp_path: Path, citation: str) -> None:
     (tmp_path / "engine").mkdir()
     (tmp_path / "engine" / "clean.py").write_text('"""Facts: docs/upstream-facts.md."""\n')
@@ -147,7 +178,8 @@ def test_a_planted_missing_path_is_found_in_comments_docstrings_and_docs(tmp_pat
     (tmp_path / "engine" / "sql" / "query.py").write_text(
         '"""Moved from engine/query.py; see engine/sql/query.py."""\n'
         "# the tests: tests/sql/test_q*.py\n"
-        'PLANTED = "engine/not_prose.py"  # a string in code is data, not a mention\n')
+        'PLANTED = "engine/not_prose.py"  # a string in code is data, not a mention\n'
+    )
     (tmp_path / "README.md").write_text("Start at `server/app.py` and engine/sql/query.py.\n")
     assert missing_paths(tmp_path) == [
         "README.md: server/app.py",

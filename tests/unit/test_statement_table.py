@@ -25,9 +25,11 @@ RULES = statement_rules(parser._parser)  # noqa: SLF001
 
 
 def statement_classes() -> set[type[ast.Statement]]:
-    return {c for _, c in inspect.getmembers(ast, inspect.isclass)
-            if issubclass(c, ast.Statement) and c is not ast.Statement
-            and c.__module__ == ast.__name__}
+    return {
+        c
+        for _, c in inspect.getmembers(ast, inspect.isclass)
+        if issubclass(c, ast.Statement) and c is not ast.Statement and c.__module__ == ast.__name__
+    }
 
 
 def built_by(rule: str) -> type[ast.Statement]:
@@ -76,8 +78,16 @@ def test_every_statement_declares_how_it_runs() -> None:
 
 
 def test_changing_statements_are_audited_and_reads_are_not() -> None:
-    for cls in (ast.CreateUser, ast.GrantPrivileges, ast.CreateCatalog, ast.CreateIndex,
-                ast.CallProcedure, ast.Kill, ast.SetPassword, ast.AdminSetFrontendConfig):
+    for cls in (
+        ast.CreateUser,
+        ast.GrantPrivileges,
+        ast.CreateCatalog,
+        ast.CreateIndex,
+        ast.CallProcedure,
+        ast.Kill,
+        ast.SetPassword,
+        ast.AdminSetFrontendConfig,
+    ):
         assert cls.audited, cls
     for cls in (ast.ShowDiagnostics, ast.ShowTables, ast.ShowLanceIndexJobs, ast.Describe):
         assert not cls.audited, cls

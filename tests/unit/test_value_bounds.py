@@ -16,22 +16,35 @@ LIMIT = 1024
 
 def _wire(duck_type: str, *values: Any, limit: int | None = LIMIT) -> Any:
     rows = [(i, v) for i, v in enumerate(values)]
-    return to_wire(Result(columns=["n", "v"], rows=rows, column_types={"n": "BIGINT", "v": duck_type}),
-                   max_value_bytes=limit)
+    return to_wire(
+        Result(columns=["n", "v"], rows=rows, column_types={"n": "BIGINT", "v": duck_type}),
+        max_value_bytes=limit,
+    )
 
 
-@pytest.mark.parametrize("duck_type, value", [
-    ("VARCHAR", "x" * (LIMIT + 1)),
-    ("VARCHAR", "é" * (LIMIT // 2 + 1)),  # fewer characters than the limit, more bytes
-    ("BLOB", b"\x00" * (LIMIT + 1)),
-    ("INTEGER[]", list(range(400))),  # shown as JSON text
-    ("JSON", "[" + "1," * LIMIT + "1]"),
-])
+@pytest.mark.parametrize(
+    "duck_type, value",
+    [
+        ("VARCHAR", "x" * (LIMIT + 1)),
+        ("VARCHAR", "é" * (LIMIT // 2 + 1)),  # fewer characters than the limit, more bytes
+        ("BLOB", b"\x00" * (LIMIT + 1)),
+        ("INTEGER[]", list(range(400))),  # shown as JSON text
+        ("JSON", "[" + "1," * LIMIT + "1]"),
+    ],
+)
 def test_a_value_over_the_limit_is_refused(duck_type: str, value: Any) -> None:
     with pytest.raises(DrydockError) as info:
-        _wire(duck_type, None, "short" if duck_type != "BLOB" and duck_type != "INTEGER[]" else None, value)
+        _wire(
+            duck_type,
+            None,
+            "short" if duck_type != "BLOB" and duck_type != "INTEGER[]" else None,
+            value,
+        )
     assert info.value.code == 1301
-    assert info.value.message == f"Result of column 'v' was larger than max_allowed_packet ({LIMIT}) - not sent"
+    assert (
+        info.value.message
+        == f"Result of column 'v' was larger than max_allowed_packet ({LIMIT}) - not sent"
+    )
 
 
 def test_values_up_to_the_limit_pass_unchanged() -> None:

@@ -1,4 +1,5 @@
-"""server/wire.py: the bounded parsers and packet reader that replace mysql-mimic's; the connection's
+"""server/wire.py: the bounded parsers and packet reader that replace mysql-mimic's; the
+connection's
 parts (KILL, prepared-statement cursors, multi-statement results, status flags) built with
 tests/support/wire_fakes.py. No sockets."""
 
@@ -46,7 +47,11 @@ def test_parse_a_full_handshake_response() -> None:
     attrs = raw.lenenc_str(raw.lenenc_str(b"_client_name") + raw.lenenc_str(b"pytest"))
     response = wire.parse_handshake_response(CAPABILITIES, _response(database="db1", attrs=attrs))
     assert not isinstance(response, SSLRequest)
-    assert (response.username, response.database, response.client_plugin) == ("alice", "db1", "mysql_native_password")
+    assert (response.username, response.database, response.client_plugin) == (
+        "alice",
+        "db1",
+        "mysql_native_password",
+    )
     assert response.auth_response == b"\x01" * 20
     assert response.connect_attrs == {"_client_name": "pytest"}
     assert Capabilities.CLIENT_SSL not in response.capabilities
@@ -57,24 +62,36 @@ def test_ssl_request_is_recognised() -> None:
     assert isinstance(wire.parse_handshake_response(CAPABILITIES, packet), SSLRequest)
 
 
-@pytest.mark.parametrize("packet", [
-    struct.pack("<IIB", raw.BASE_CAPS, 1 << 24, 45) + b"\x00" * 23 + b"root" * 8,  # no NUL
-    _response(attrs=raw.lenenc_int(200) + b"\x01k"),  # attribute block longer than the packet
-    _response(attrs=raw.lenenc_str(b"\x01k\xfc\xff\xff")),  # value longer than the block
-    _response()[:-1],  # plugin name without NUL
-    struct.pack("<IIB", raw.BASE_CAPS & ~raw.CLIENT_PROTOCOL_41, 1 << 24, 45) + b"\x00" * 23 + b"a\x00\x00",
-    struct.pack("<IIB", raw.BASE_CAPS, 1 << 24, 250) + b"\x00" * 23 + b"a\x00\x00",  # unknown collation
-    struct.pack("<IIB", raw.BASE_CAPS, 1 << 24, 35) + b"\x00" * 23 + b"a\x00\x00",  # ucs2: no codec
-    struct.pack("<IIB", raw.BASE_CAPS, 1 << 24, 45) + b"\x00" * 23 + b"\xff\xfe\x00\x00",  # not UTF-8
-    b"\x00\x02",
-])
+@pytest.mark.parametrize(
+    "packet",
+    [
+        struct.pack("<IIB", raw.BASE_CAPS, 1 << 24, 45) + b"\x00" * 23 + b"root" * 8,  # no NUL
+        _response(attrs=raw.lenenc_int(200) + b"\x01k"),  # attribute block longer than the packet
+        _response(attrs=raw.lenenc_str(b"\x01k\xfc\xff\xff")),  # value longer than the block
+        _response()[:-1],  # plugin name without NUL
+        struct.pack("<IIB", raw.BASE_CAPS & ~raw.CLIENT_PROTOCOL_41, 1 << 24, 45)
+        + b"\x00" * 23
+        + b"a\x00\x00",
+        struct.pack("<IIB", raw.BASE_CAPS, 1 << 24, 250)
+        + b"\x00" * 23
+        + b"a\x00\x00",  # unknown collation
+        struct.pack("<IIB", raw.BASE_CAPS, 1 << 24, 35)
+        + b"\x00" * 23
+        + b"a\x00\x00",  # ucs2: no codec
+        struct.pack("<IIB", raw.BASE_CAPS, 1 << 24, 45)
+        + b"\x00" * 23
+        + b"\xff\xfe\x00\x00",  # not UTF-8
+        b"\x00\x02",
+    ],
+)
 def test_malformed_handshake_responses_raise(packet: bytes) -> None:
     with pytest.raises(wire.MalformedPacket):
         wire.parse_handshake_response(CAPABILITIES, packet)
 
 
 def test_every_truncation_and_random_corruption_ends_quickly() -> None:
-    """No prefix or byte-flip of valid packets can loop: each parse returns or raises MalformedPacket."""
+    """No prefix or byte-flip of valid packets can loop: each parse returns or raises
+    MalformedPacket."""
     attrs = raw.lenenc_str(raw.lenenc_str(b"k") + raw.lenenc_str(b"v" * 300))
     valid = _response(database="db", attrs=attrs)
     change = raw.change_user_payload("bob", b"\x02" * 20, "db")
@@ -87,9 +104,11 @@ def test_every_truncation_and_random_corruption_ends_quickly() -> None:
         candidates.append(bytes(base))
     caps = Capabilities(raw.BASE_CAPS | raw.CLIENT_CONNECT_ATTRS | raw.CLIENT_CONNECT_WITH_DB)
     for packet in candidates:
-        for parse in (lambda p: wire.parse_handshake_response(CAPABILITIES, p),
-                      lambda p: wire.parse_com_change_user(caps, UTF8, p),
-                      lambda p: wire.parse_com_field_list(UTF8, p)):
+        for parse in (
+            lambda p: wire.parse_handshake_response(CAPABILITIES, p),
+            lambda p: wire.parse_com_change_user(caps, UTF8, p),
+            lambda p: wire.parse_com_field_list(UTF8, p),
+        ):
             try:
                 parse(packet)
             except wire.MalformedPacket:
@@ -98,7 +117,9 @@ def test_every_truncation_and_random_corruption_ends_quickly() -> None:
 
 def test_parse_com_change_user() -> None:
     caps = Capabilities(raw.BASE_CAPS)
-    change = wire.parse_com_change_user(caps, UTF8, raw.change_user_payload("bob", b"\x02" * 20, "db"))
+    change = wire.parse_com_change_user(
+        caps, UTF8, raw.change_user_payload("bob", b"\x02" * 20, "db")
+    )
     assert (change.username, change.auth_response, change.database) == ("bob", b"\x02" * 20, "db")
     assert change.client_plugin == "mysql_native_password"
     with pytest.raises(wire.MalformedPacket):
@@ -107,7 +128,8 @@ def test_parse_com_change_user() -> None:
         wire.parse_com_change_user(caps, UTF8, b"bob\x00\x14ab")  # auth shorter than announced
 
 
-# -- PacketStream: the bounded replacement of MysqlStream.read() ----------------------------------------
+# -- PacketStream: the bounded replacement of MysqlStream.read()
+# ----------------------------------------
 def _read(chunks: list[bytes], max_payload: int = wire.MAX_PAYLOAD, eof: bool = True) -> bytes:
     async def scenario() -> bytes:
         reader = asyncio.StreamReader()
@@ -194,7 +216,9 @@ def test_kill_connection_waits_for_a_statement_in_a_worker_thread() -> None:
 
 
 def _execute(stmt_id: int, cursor: bool) -> bytes:
-    return stmt_id.to_bytes(4, "little") + bytes([0x01 if cursor else 0]) + (1).to_bytes(4, "little")
+    return (
+        stmt_id.to_bytes(4, "little") + bytes([0x01 if cursor else 0]) + (1).to_bytes(4, "little")
+    )
 
 
 def _fetch(stmt_id: int, rows: int) -> bytes:
@@ -204,15 +228,20 @@ def _fetch(stmt_id: int, rows: int) -> bytes:
 def test_stmt_fetch_sends_exactly_the_rows_asked_for() -> None:
     """Upstream pulled one row past the count and dropped it: a row lost at every boundary."""
     columns = [ResultColumn("a", ColumnType.LONGLONG)]
-    session = FakeSession(answers={"SELECT a FROM t": ResultSet(rows=[(1,), (2,), (3,)], columns=columns)})
+    session = FakeSession(
+        answers={"SELECT a FROM t": ResultSet(rows=[(1,), (2,), (3,)], columns=columns)}
+    )
     stream = RecordingStream()
     stmts = connection(session, stream=stream).stmts
 
     async def scenario() -> list[list[bytes]]:
         await stmts.prepare(b"SELECT a FROM t")
         answers = []
-        for command, data in ((stmts.execute, _execute(0, cursor=True)),
-                              (stmts.fetch, _fetch(0, 2)), (stmts.fetch, _fetch(0, 2))):
+        for command, data in (
+            (stmts.execute, _execute(0, cursor=True)),
+            (stmts.fetch, _fetch(0, 2)),
+            (stmts.fetch, _fetch(0, 2)),
+        ):
             stream.packets.clear()
             await command(data)
             answers.append(list(stream.packets))
@@ -252,8 +281,11 @@ def test_multi_statement_results_carry_more_results_but_the_last() -> None:
     ok: ResultSet = ResultSet(rows=[], columns=[])
     session = FakeSession(answers={"SET @a = 1;": ok, " SET @b = 2": ok})  # each span as cut
     stream = RecordingStream()
-    conn = connection(session, capabilities=Capabilities.CLIENT_PROTOCOL_41
-                      | Capabilities.CLIENT_MULTI_STATEMENTS, stream=stream)
+    conn = connection(
+        session,
+        capabilities=Capabilities.CLIENT_PROTOCOL_41 | Capabilities.CLIENT_MULTI_STATEMENTS,
+        stream=stream,
+    )
     asyncio.run(conn.handle_query(b"SET @a = 1; SET @b = 2"))
     more = int(ServerStatus.SERVER_MORE_RESULTS_EXISTS)
     assert session.queries == ["SET @a = 1;", " SET @b = 2"]
@@ -264,6 +296,12 @@ def test_multi_statement_results_carry_more_results_but_the_last() -> None:
 def test_ok_packets_carry_the_sessions_text_mode() -> None:
     """NO_BACKSLASH_ESCAPES in the sql_mode is announced in every OK (drivers escape by it)."""
     flag = int(ServerStatus.SERVER_STATUS_NO_BACKSLASH_ESCAPES)
-    assert _ok_status(result_writer(Capabilities.CLIENT_PROTOCOL_41,
-                                    FakeSession(sql_mode="NO_BACKSLASH_ESCAPES")).ok()) & flag
+    assert (
+        _ok_status(
+            result_writer(
+                Capabilities.CLIENT_PROTOCOL_41, FakeSession(sql_mode="NO_BACKSLASH_ESCAPES")
+            ).ok()
+        )
+        & flag
+    )
     assert not _ok_status(result_writer(Capabilities.CLIENT_PROTOCOL_41, FakeSession()).ok()) & flag

@@ -73,7 +73,23 @@ HANDSHAKE_TIMEOUT = 2.0  # the server's DRYDOCK_HANDSHAKE_TIMEOUT_SECONDS in the
 NO_KILL = 10**9  # KILL statements only ever name connection ids from here up (none exists)
 
 # Every code of engine/errors.py's table, plus those mysql-mimic raises itself (its ErrorCode).
-MIMIC_CODES = {1040, 1043, 1045, 1046, 1047, 1064, 1065, 1105, 1106, 1193, 1231, 1235, 1835, 3162, 3169}
+MIMIC_CODES = {
+    1040,
+    1043,
+    1045,
+    1046,
+    1047,
+    1064,
+    1065,
+    1105,
+    1106,
+    1193,
+    1231,
+    1235,
+    1835,
+    3162,
+    3169,
+}
 KNOWN_CODES = {spec.code for spec in all_specs().values()} | MIMIC_CODES
 INTERNAL = "internal error:"
 
@@ -81,12 +97,21 @@ INTERNAL = "internal error:"
 def fuzz_settings(examples: int) -> Callable[[Any], Any]:
     """Hypothesis settings for these tests: no deadline (a server answers), no example database,
     reproducible unless DRYDOCK_FUZZ_SEED asks for another exploration."""
+
     def apply(fn: Any) -> Any:
-        fn = settings(max_examples=examples, deadline=None, database=None, derandomize=SEED is None,
-                      suppress_health_check=list(HealthCheck), print_blob=True,
-                      phases=[Phase.explicit, Phase.generate, Phase.shrink] if fn.__name__.startswith("parse")
-                      else [Phase.explicit, Phase.generate])(fn)
+        fn = settings(
+            max_examples=examples,
+            deadline=None,
+            database=None,
+            derandomize=SEED is None,
+            suppress_health_check=list(HealthCheck),
+            print_blob=True,
+            phases=[Phase.explicit, Phase.generate, Phase.shrink]
+            if fn.__name__.startswith("parse")
+            else [Phase.explicit, Phase.generate],
+        )(fn)
         return seed(int(SEED))(fn) if SEED is not None else fn
+
     return apply
 
 
@@ -98,8 +123,16 @@ RULES: dict[str, list[list[tuple[str, bool]]]] = {}
 for _rule in _LARK.rules:
     RULES.setdefault(_rule.origin.name, []).append([(s.name, s.is_term) for s in _rule.expansion])
 TERMINALS = {t.name: t.pattern for t in _LARK.terminals}
-KEYWORDS = sorted({p.value for p in TERMINALS.values() if p.type == "str" and re.fullmatch(r"[A-Z_]+", p.value)})
-PUNCTUATION = sorted({p.value for p in TERMINALS.values() if p.type == "str" and not re.fullmatch(r"[A-Z_]+", p.value)})
+KEYWORDS = sorted(
+    {p.value for p in TERMINALS.values() if p.type == "str" and re.fullmatch(r"[A-Z_]+", p.value)}
+)
+PUNCTUATION = sorted(
+    {
+        p.value
+        for p in TERMINALS.values()
+        if p.type == "str" and not re.fullmatch(r"[A-Z_]+", p.value)
+    }
+)
 
 
 def _min_depth() -> dict[str, int]:
@@ -120,21 +153,111 @@ MIN_DEPTH = _min_depth()
 STATEMENT_RULES = sorted(sym for expansion in RULES["statement"] for sym, _ in expansion)
 
 WAREHOUSE_PLACEHOLDER = "<warehouse>"
-IDENTIFIERS = ["lc", "db", "t", "s", "demo", "emb", "id", "name", "body", "sys", "fz", "x", "information_schema",
-               "internal", "create_tag", "delete_tag", "compact", "expire_snapshots", "remove_orphan_files",
-               "rollback_to", "create_branch", "nope", "IF", "select", "ROOT", "_", "$a", "a1" * 40,
-               "ix_" + "i" * 300]
-BACKTICKED = ["`lc`", "`db`", "`t`", "`we``ird`", "`ünï cødé`", "`日本`", "`a.b`", "` `", "`" + "b" * 2000 + "`"]
-STRINGS = ["'lance'", "'paimon'", f"'{WAREHOUSE_PLACEHOLDER}'", "'/nonexistent/wh'", "'relative/path'",
-           "'file:///nonexistent'", "'db.t'", "'db.s'", "'db.*'", "'t'", "'type'", "'warehouse'",
-           "'index_type'", "'IVF_PQ'", "'IVF_FLAT'", "'metric'", "'l2'", "'num_partitions'", "'4'", "'0'",
-           "'-1'", "'99999999999999999999'", "'num_sub_vectors'", "'sample_rate'", "'max_iters'",
-           "'lance_index_job_max_unresolved_per_table'", "'procedure_max_deletes'", "'enable_lance_index_mutation'",
-           "'no_such_config'", "'true'", "'false'", "'%'", "'u_fz'", "'localhost'", "'r_fz'", "'pw'", "''",
-           "'it''s'", "'back\\\\slash'", "'new\\nline'", "'ünïcødé ✓'", "'\U0001f600'", "'NULL'", "'lance_%'",
-           "'2020-01-01 00:00:00'", "'1700000000000'", "'PENDING'", "'UNKNOWN'", "'tag1'", "'b1'",
-           "'SELECT 1'", "'SELECT ?'", "'SHOW WARNINGS'", "'x' 'y'", "'" + "s" * 3000 + "'",
-           '"lance"', '"dq ""quoted"""', '"TableName"', '"t"', '"PENDING"', '""']
+IDENTIFIERS = [
+    "lc",
+    "db",
+    "t",
+    "s",
+    "demo",
+    "emb",
+    "id",
+    "name",
+    "body",
+    "sys",
+    "fz",
+    "x",
+    "information_schema",
+    "internal",
+    "create_tag",
+    "delete_tag",
+    "compact",
+    "expire_snapshots",
+    "remove_orphan_files",
+    "rollback_to",
+    "create_branch",
+    "nope",
+    "IF",
+    "select",
+    "ROOT",
+    "_",
+    "$a",
+    "a1" * 40,
+    "ix_" + "i" * 300,
+]
+BACKTICKED = [
+    "`lc`",
+    "`db`",
+    "`t`",
+    "`we``ird`",
+    "`ünï cødé`",
+    "`日本`",
+    "`a.b`",
+    "` `",
+    "`" + "b" * 2000 + "`",
+]
+STRINGS = [
+    "'lance'",
+    "'paimon'",
+    f"'{WAREHOUSE_PLACEHOLDER}'",
+    "'/nonexistent/wh'",
+    "'relative/path'",
+    "'file:///nonexistent'",
+    "'db.t'",
+    "'db.s'",
+    "'db.*'",
+    "'t'",
+    "'type'",
+    "'warehouse'",
+    "'index_type'",
+    "'IVF_PQ'",
+    "'IVF_FLAT'",
+    "'metric'",
+    "'l2'",
+    "'num_partitions'",
+    "'4'",
+    "'0'",
+    "'-1'",
+    "'99999999999999999999'",
+    "'num_sub_vectors'",
+    "'sample_rate'",
+    "'max_iters'",
+    "'lance_index_job_max_unresolved_per_table'",
+    "'procedure_max_deletes'",
+    "'enable_lance_index_mutation'",
+    "'no_such_config'",
+    "'true'",
+    "'false'",
+    "'%'",
+    "'u_fz'",
+    "'localhost'",
+    "'r_fz'",
+    "'pw'",
+    "''",
+    "'it''s'",
+    "'back\\\\slash'",
+    "'new\\nline'",
+    "'ünïcødé ✓'",
+    "'\U0001f600'",
+    "'NULL'",
+    "'lance_%'",
+    "'2020-01-01 00:00:00'",
+    "'1700000000000'",
+    "'PENDING'",
+    "'UNKNOWN'",
+    "'tag1'",
+    "'b1'",
+    "'SELECT 1'",
+    "'SELECT ?'",
+    "'SHOW WARNINGS'",
+    "'x' 'y'",
+    "'" + "s" * 3000 + "'",
+    '"lance"',
+    '"dq ""quoted"""',
+    '"TableName"',
+    '"t"',
+    '"PENDING"',
+    '""',
+]
 INTS = ["0", "1", "2", "3", "7", "42", "255", "65535", "2147483648", "99999999999999999999999"]
 SIGNED = ["-1", "+1", "-0", "-99999999999999999999"]
 DECIMALS = ["1.5", "-0.0", ".5", "1e3", "-2.5E-3", "1.", "3.14159265358979323846264338327950288"]
@@ -164,7 +287,9 @@ def terminal_text(name: str, pick: Callable[[list[str]], str], context: tuple[st
     return pick([value, value.lower(), value.capitalize()]) if value.isalpha() else value
 
 
-def derive(rule: str, choose: Callable[[int], int], pick: Callable[[list[str]], str], budget: int = 14) -> str:
+def derive(
+    rule: str, choose: Callable[[int], int], pick: Callable[[list[str]], str], budget: int = 14
+) -> str:
     """A random sentence of ``rule``: expansions chosen by ``choose`` while the depth budget lasts,
     then the shallowest ones."""
     out: list[str] = []
@@ -173,9 +298,14 @@ def derive(rule: str, choose: Callable[[int], int], pick: Callable[[list[str]], 
         expansions = RULES[name]
         if depth >= budget:
             best = min(MIN_DEPTH.get(s, 0) if not t else 0 for e in expansions for s, t in e[:1])
-            candidates = [e for e in expansions
-                          if max((MIN_DEPTH[s] for s, t in e if not t), default=0) <= max(best, 1) + 1] or expansions
-            expansion = min(candidates, key=lambda e: max((MIN_DEPTH[s] for s, t in e if not t), default=0))
+            candidates = [
+                e
+                for e in expansions
+                if max((MIN_DEPTH[s] for s, t in e if not t), default=0) <= max(best, 1) + 1
+            ] or expansions
+            expansion = min(
+                candidates, key=lambda e: max((MIN_DEPTH[s] for s, t in e if not t), default=0)
+            )
         else:
             expansion = expansions[choose(len(expansions))]
         for symbol, is_term in expansion:
@@ -191,10 +321,17 @@ def derive(rule: str, choose: Callable[[int], int], pick: Callable[[list[str]], 
 # One or more valid examples of every statement family the grammar owns (checked against the
 # grammar below, so a new family without examples fails test_examples_cover_every_statement_family).
 EXAMPLES: dict[str, list[str]] = {
-    "admin_set_frontend_config": ["ADMIN SET FRONTEND CONFIG ('procedure_max_deletes' = '1000')",
-                                  ("ADMIN SET FRONTEND CONFIG ('lance_index_job_max_unresolved_per_table' = '9', "
-                                   "'lance_index_max_num_partitions' = 64)")],
-    "admin_show_frontend_config": ["ADMIN SHOW FRONTEND CONFIG", "ADMIN SHOW FRONTEND CONFIG LIKE 'lance_%'"],
+    "admin_set_frontend_config": [
+        "ADMIN SET FRONTEND CONFIG ('procedure_max_deletes' = '1000')",
+        (
+            "ADMIN SET FRONTEND CONFIG ('lance_index_job_max_unresolved_per_table' = '9', "
+            "'lance_index_max_num_partitions' = 64)"
+        ),
+    ],
+    "admin_show_frontend_config": [
+        "ADMIN SHOW FRONTEND CONFIG",
+        "ADMIN SHOW FRONTEND CONFIG LIKE 'lance_%'",
+    ],
     "show_warnings": ["SHOW WARNINGS", "SHOW WARNINGS LIMIT 1, 2"],
     "show_errors": ["SHOW ERRORS LIMIT 5"],
     "show_count_warnings": ["SHOW COUNT(*) WARNINGS"],
@@ -204,15 +341,21 @@ EXAMPLES: dict[str, list[str]] = {
     "drop_user": ["DROP USER IF EXISTS 'u_fz2'@'localhost'"],
     "alter_user": ["ALTER USER IF EXISTS 'u_fz'@'%' IDENTIFIED BY 'pw2'"],
     "set_password": ["SET PASSWORD FOR 'u_fz'@'%' = PASSWORD('pw3')"],
-    "grant_privileges": ["GRANT SELECT_PRIV, ALTER_PRIV ON lc.db.t TO 'u_fz'@'%'",
-                         "GRANT ALL ON *.*.* TO ROLE 'r_fz'"],
+    "grant_privileges": [
+        "GRANT SELECT_PRIV, ALTER_PRIV ON lc.db.t TO 'u_fz'@'%'",
+        "GRANT ALL ON *.*.* TO ROLE 'r_fz'",
+    ],
     "revoke_privileges": ["REVOKE SELECT_PRIV ON lc.db.* FROM 'u_fz'@'%'"],
     "grant_role": ["GRANT 'r_fz' TO 'u_fz'@'%'"],
     "revoke_role": ["REVOKE 'r_fz' FROM 'u_fz'@'%'"],
     "create_role": ["CREATE ROLE IF NOT EXISTS r_fz"],
     "drop_role": ["DROP ROLE IF EXISTS r_fz2"],
-    "show_grants": ["SHOW GRANTS", "SHOW ALL GRANTS", "SHOW GRANTS FOR 'u_fz'@'%'",
-                    "SHOW GRANTS FOR CURRENT_USER()"],
+    "show_grants": [
+        "SHOW GRANTS",
+        "SHOW ALL GRANTS",
+        "SHOW GRANTS FOR 'u_fz'@'%'",
+        "SHOW GRANTS FOR CURRENT_USER()",
+    ],
     "show_roles": ["SHOW ROLES"],
     "show_engines": ["SHOW ENGINES", "SHOW STORAGE ENGINES"],
     "show_charset": ["SHOW CHARSET", "SHOW CHARACTER SET LIKE 'utf8%'"],
@@ -223,12 +366,19 @@ EXAMPLES: dict[str, list[str]] = {
     "show_routine_status": ["SHOW PROCEDURE STATUS", "SHOW FUNCTION STATUS WHERE Db = 'demo'"],
     "show_audit": ["SHOW AUDIT LIMIT 3"],
     "show_create_table": ["SHOW CREATE TABLE demo.t", "SHOW CREATE TABLE lc.db.s"],
-    "create_catalog": [f"CREATE CATALOG IF NOT EXISTS lc PROPERTIES ('type' = 'lance', 'warehouse' = '{WAREHOUSE_PLACEHOLDER}')",
-                       (f"CREATE CATALOG fz COMMENT 'c' PROPERTIES ('type' = 'lance', 'warehouse' = "
-                        f"'{WAREHOUSE_PLACEHOLDER}', 'meta.cache.ttl-second' = '0')")],
+    "create_catalog": [
+        f"CREATE CATALOG IF NOT EXISTS lc PROPERTIES ('type' = 'lance', 'warehouse' = "
+        f"'{WAREHOUSE_PLACEHOLDER}')",
+        (
+            f"CREATE CATALOG fz COMMENT 'c' PROPERTIES ('type' = 'lance', 'warehouse' = "
+            f"'{WAREHOUSE_PLACEHOLDER}', 'meta.cache.ttl-second' = '0')"
+        ),
+    ],
     "drop_catalog": ["DROP CATALOG IF EXISTS fz"],
     "alter_catalog_rename": ["ALTER CATALOG fz RENAME fz2"],
-    "alter_catalog_set_properties": ["ALTER CATALOG fz SET PROPERTIES ('meta.cache.ttl-second' = '5')"],
+    "alter_catalog_set_properties": [
+        "ALTER CATALOG fz SET PROPERTIES ('meta.cache.ttl-second' = '5')"
+    ],
     "show_catalogs": ["SHOW CATALOGS", "SHOW CATALOGS LIKE 'l%'"],
     "show_create_catalog": ["SHOW CREATE CATALOG lc"],
     "switch": ["SWITCH internal", "SWITCH lc"],
@@ -242,41 +392,120 @@ EXAMPLES: dict[str, list[str]] = {
     "prepare": ["PREPARE s1 FROM 'SELECT id FROM demo.t WHERE id = ?'", "PREPARE s2 FROM @v"],
     "execute_prepared": ["EXECUTE s1 USING @v", "EXECUTE s2"],
     "deallocate_prepare": ["DEALLOCATE PREPARE s1", "DROP PREPARE s2"],
-    "create_index": [("CREATE INDEX fz_i ON lc.db.t (emb) USING ANN PROPERTIES ('index_type' = 'IVF_FLAT', "
-                      "'num_partitions' = '2', 'sample_rate' = '16', 'max_iters' = '5')"),
-                     "CREATE OR REPLACE INDEX fz_b ON lc.db.t (id) USING BTREE",
-                     "CREATE INDEX IF NOT EXISTS fz_n ON lc.db.t (name) USING BITMAP"],
+    "create_index": [
+        (
+            "CREATE INDEX fz_i ON lc.db.t (emb) USING ANN PROPERTIES ('index_type' = 'IVF_FLAT', "
+            "'num_partitions' = '2', 'sample_rate' = '16', 'max_iters' = '5')"
+        ),
+        "CREATE OR REPLACE INDEX fz_b ON lc.db.t (id) USING BTREE",
+        "CREATE INDEX IF NOT EXISTS fz_n ON lc.db.t (name) USING BITMAP",
+    ],
     "drop_index": ["DROP INDEX IF EXISTS fz_b ON lc.db.t"],
-    "show_lance_index_jobs": ["SHOW LANCE INDEX JOBS",
-                              "SHOW LANCE INDEX JOBS FROM lc.db WHERE TableName = 't' AND State = 'PENDING'"],
+    "show_lance_index_jobs": [
+        "SHOW LANCE INDEX JOBS",
+        "SHOW LANCE INDEX JOBS FROM lc.db WHERE TableName = 't' AND State = 'PENDING'",
+    ],
     "show_lance_index_job": ["SHOW LANCE INDEX JOB 1"],
     "resolve_lance_index_job": ["RESOLVE LANCE INDEX JOB 1 AS FORCE_RELEASE COMMENT 'fuzz'"],
     "cancel_lance_index_job": ["CANCEL LANCE INDEX JOB 2"],
     "show_backends": ["SHOW BACKENDS"],
     "show_frontends": ["SHOW FRONTENDS"],
-    "call_procedure": ["CALL lc.sys.create_tag('db.s', 'tag1')", "CALL lc.sys.delete_tag(table => 'db.s', tag => 'tag1')",
-                       "CALL lc.sys.expire_snapshots('db.s', 1, 1, NULL, 10)",
-                       "CALL lc.sys.remove_orphan_files(table => 'db.s', dry_run => true)",
-                       "CALL sys.compact('db.s')"],
+    "call_procedure": [
+        "CALL lc.sys.create_tag('db.s', 'tag1')",
+        "CALL lc.sys.delete_tag(table => 'db.s', tag => 'tag1')",
+        "CALL lc.sys.expire_snapshots('db.s', 1, 1, NULL, 10)",
+        "CALL lc.sys.remove_orphan_files(table => 'db.s', dry_run => true)",
+        "CALL sys.compact('db.s')",
+    ],
     "show_procedures": ["SHOW PROCEDURES", "SHOW PROCEDURES FROM lc"],
     "show_procedure": ["SHOW PROCEDURE lc.sys.create_tag"],
 }
 # The SQL passthrough (DuckDB via sqlglot): only small tables, so no mutation can make a huge join.
-PASSTHROUGH = ["SELECT 1 + 1", "SELECT * FROM lc.db.s LIMIT 3", "SELECT count(*), max(id) FROM lc.db.s WHERE id > 5",
-               "SELECT id FROM demo.t ORDER BY id DESC", "INSERT INTO demo.t VALUES (3, 'c')",
-               "CREATE TABLE IF NOT EXISTS demo.t2 (id INT, v VARCHAR(10))", "DROP TABLE IF EXISTS demo.nope",
-               "SET @v = 'SELECT 1'", "SELECT @v, @@version_comment", "SHOW VARIABLES LIKE 'version%'",
-               "SET sql_mode = 'ANSI'", "SET NAMES utf8mb4", "EXPLAIN SELECT 1", "CREATE DATABASE IF NOT EXISTS d2",
-               "SELECT table_name FROM information_schema.tables LIMIT 2",
-               "SELECT * FROM lc.db.s FOR VERSION AS OF 1 LIMIT 1", "SELECT id FROM lc.db.s@tag('tag1') LIMIT 1", "UPDATE demo.t SET name = 'z' WHERE id = 1",
-               "DELETE FROM demo.t WHERE id = 3", "SELECT DATABASE()", "SELECT sqrt(4), CAST(1 AS DECIMAL(5,2))",
-               "SHOW STATUS LIKE 'x'", "BEGIN", "COMMIT", "ROLLBACK"]
+PASSTHROUGH = [
+    "SELECT 1 + 1",
+    "SELECT * FROM lc.db.s LIMIT 3",
+    "SELECT count(*), max(id) FROM lc.db.s WHERE id > 5",
+    "SELECT id FROM demo.t ORDER BY id DESC",
+    "INSERT INTO demo.t VALUES (3, 'c')",
+    "CREATE TABLE IF NOT EXISTS demo.t2 (id INT, v VARCHAR(10))",
+    "DROP TABLE IF EXISTS demo.nope",
+    "SET @v = 'SELECT 1'",
+    "SELECT @v, @@version_comment",
+    "SHOW VARIABLES LIKE 'version%'",
+    "SET sql_mode = 'ANSI'",
+    "SET NAMES utf8mb4",
+    "EXPLAIN SELECT 1",
+    "CREATE DATABASE IF NOT EXISTS d2",
+    "SELECT table_name FROM information_schema.tables LIMIT 2",
+    "SELECT * FROM lc.db.s FOR VERSION AS OF 1 LIMIT 1",
+    "SELECT id FROM lc.db.s@tag('tag1') LIMIT 1",
+    "UPDATE demo.t SET name = 'z' WHERE id = 1",
+    "DELETE FROM demo.t WHERE id = 3",
+    "SELECT DATABASE()",
+    "SELECT sqrt(4), CAST(1 AS DECIMAL(5,2))",
+    "SHOW STATUS LIKE 'x'",
+    "BEGIN",
+    "COMMIT",
+    "ROLLBACK",
+]
 ALL_EXAMPLES = [s for family in EXAMPLES.values() for s in family] + PASSTHROUGH
-SALAD = KEYWORDS + PUNCTUATION + IDENTIFIERS[:20] + ["'x'", '"y"', "1", "-2", "3.5", "@v", "?", "`b`", "--", "/*",
-                                                      "*/", "#", ";", "SELECT", "FROM", "WHERE", "VALUES", "INSERT"]
-GARBAGE = ["\x00", "\ufeff", "\u202e", "\u0301", "\U0001f600", "日本語", "\\", "'", '"', "`", "/*", "*/", "-- ",
-           "#", ";", "\n", "\t", "\r\n", "%", "?", "@", "@@", "${x}", "\x1a", "ÿ", "\u2028"]
-_TOKEN = re.compile(r"'(?:[^'\\]|\\.|'')*'|\"(?:[^\"\\]|\\.|\"\")*\"|`(?:[^`]|``)+`|\w+|=>|!=|<>|<=|>=|\S", re.DOTALL)
+SALAD = (
+    KEYWORDS
+    + PUNCTUATION
+    + IDENTIFIERS[:20]
+    + [
+        "'x'",
+        '"y"',
+        "1",
+        "-2",
+        "3.5",
+        "@v",
+        "?",
+        "`b`",
+        "--",
+        "/*",
+        "*/",
+        "#",
+        ";",
+        "SELECT",
+        "FROM",
+        "WHERE",
+        "VALUES",
+        "INSERT",
+    ]
+)
+GARBAGE = [
+    "\x00",
+    "\ufeff",
+    "\u202e",
+    "\u0301",
+    "\U0001f600",
+    "日本語",
+    "\\",
+    "'",
+    '"',
+    "`",
+    "/*",
+    "*/",
+    "-- ",
+    "#",
+    ";",
+    "\n",
+    "\t",
+    "\r\n",
+    "%",
+    "?",
+    "@",
+    "@@",
+    "${x}",
+    "\x1a",
+    "ÿ",
+    "\u2028",
+]
+_TOKEN = re.compile(
+    r"'(?:[^'\\]|\\.|'')*'|\"(?:[^\"\\]|\\.|\"\")*\"|`(?:[^`]|``)+`|\w+|=>|!=|<>|<=|>=|\S",
+    re.DOTALL,
+)
 
 
 def tokens(sql: str) -> list[str]:
@@ -301,9 +530,25 @@ class Fuzzed:
 
 def mutate(sql: str, draw: Callable[[Any], Any]) -> Fuzzed:
     toks = tokens(sql) or [sql]
-    kind = draw(st.sampled_from(["truncate", "truncate_chars", "swap", "duplicate", "drop", "insert_token",
-                                 "insert_garbage", "raw_bytes", "long_identifier", "case", "huge_number",
-                                 "unicode_identifier", "stack"]))
+    kind = draw(
+        st.sampled_from(
+            [
+                "truncate",
+                "truncate_chars",
+                "swap",
+                "duplicate",
+                "drop",
+                "insert_token",
+                "insert_garbage",
+                "raw_bytes",
+                "long_identifier",
+                "case",
+                "huge_number",
+                "unicode_identifier",
+                "stack",
+            ]
+        )
+    )
     i = draw(st.integers(0, len(toks) - 1))
     j = draw(st.integers(0, len(toks) - 1))
     if kind == "truncate":
@@ -320,18 +565,36 @@ def mutate(sql: str, draw: Callable[[Any], Any]) -> Fuzzed:
     elif kind == "insert_token":
         toks.insert(i, draw(st.sampled_from(SALAD)))
     elif kind == "insert_garbage":
-        toks.insert(i, draw(st.sampled_from(GARBAGE)) if draw(st.booleans()) else draw(st.text(max_size=8)))
+        toks.insert(
+            i, draw(st.sampled_from(GARBAGE)) if draw(st.booleans()) else draw(st.text(max_size=8))
+        )
     elif kind == "raw_bytes":  # bytes that are not UTF-8 at all
-        return Fuzzed(" ".join(toks[:i]), extra=draw(st.binary(min_size=1, max_size=16)) + " ".join(toks[i:]).encode(),
-                      how=kind)
+        return Fuzzed(
+            " ".join(toks[:i]),
+            extra=draw(st.binary(min_size=1, max_size=16)) + " ".join(toks[i:]).encode(),
+            how=kind,
+        )
     elif kind == "long_identifier":
-        toks.insert(i, draw(st.sampled_from(["x", "`y", "'z", "ü"])) * draw(st.sampled_from([256, 4096, 70000])))
+        toks.insert(
+            i,
+            draw(st.sampled_from(["x", "`y", "'z", "ü"]))
+            * draw(st.sampled_from([256, 4096, 70000])),
+        )
     elif kind == "case":
         toks = [t.swapcase() if draw(st.booleans()) else t for t in toks]
     elif kind == "huge_number":
-        toks.insert(i, draw(st.sampled_from(["1" * 40, "-" + "9" * 30, "1e999", "0x" + "f" * 40, "1.7976931348623157e309"])))
+        toks.insert(
+            i,
+            draw(
+                st.sampled_from(
+                    ["1" * 40, "-" + "9" * 30, "1e999", "0x" + "f" * 40, "1.7976931348623157e309"]
+                )
+            ),
+        )
     elif kind == "unicode_identifier":
-        toks.insert(i, draw(st.text(alphabet=st.characters(codec="utf-8"), min_size=1, max_size=12)))
+        toks.insert(
+            i, draw(st.text(alphabet=st.characters(codec="utf-8"), min_size=1, max_size=12))
+        )
     else:  # several mutations at once
         for _ in range(draw(st.integers(2, 4))):
             toks = tokens(mutate(" ".join(toks), draw).text) or toks
@@ -340,7 +603,9 @@ def mutate(sql: str, draw: Callable[[Any], Any]) -> Fuzzed:
 
 @st.composite
 def fuzzed_statements(draw: Callable[[Any], Any], warehouse: str = "/nonexistent/wh") -> Fuzzed:
-    source = draw(st.sampled_from(["derived", "derived", "mutated", "mutated", "mutated", "example", "salad"]))
+    source = draw(
+        st.sampled_from(["derived", "derived", "mutated", "mutated", "mutated", "example", "salad"])
+    )
     choose = lambda n: draw(st.integers(0, n - 1))
     pick = lambda options: options[choose(len(options))]
     if source == "derived":
@@ -355,18 +620,24 @@ def fuzzed_statements(draw: Callable[[Any], Any], warehouse: str = "/nonexistent
         fuzzed.how = f"{source} {fuzzed.how}"
     else:
         fuzzed = Fuzzed(" ".join(draw(st.lists(st.sampled_from(SALAD), max_size=12))), how="salad")
-        if draw(st.booleans()):  # behind the leading keywords of an owned family: the grammar parses it
-            fuzzed.text = " ".join(draw(st.sampled_from(grammar.OWNED_PREFIXES))) + " " + fuzzed.text
+        if draw(
+            st.booleans()
+        ):  # behind the leading keywords of an owned family: the grammar parses it
+            fuzzed.text = (
+                " ".join(draw(st.sampled_from(grammar.OWNED_PREFIXES))) + " " + fuzzed.text
+            )
     fuzzed.text = fuzzed.text.replace(WAREHOUSE_PLACEHOLDER, warehouse)
     return fuzzed
 
 
 def hazardous(sql: str) -> bool:
     """Statements the fuzz must not send as root: they end this very test's ability to go on
-    (KILL of a live connection, a password or a new account for root). Decided by the real parser."""
+    (KILL of a live connection, a password or a new account for root). Decided by the real
+    parser."""
     try:
         statement = grammar.parse(sql)
-    except Exception:  # noqa: BLE001 - a syntax error is harmless; the in-process test catches crashes
+    # a syntax error is harmless; the in-process test catches crashes
+    except Exception:  # noqa: BLE001
         return False
     if isinstance(statement, ast.Kill):
         return statement.connection_id < NO_KILL
@@ -454,10 +725,14 @@ class WireFuzzer:
         try:
             reply = send_query(client, fuzzed.payload)
         except (raw.Closed, OSError, AssertionError) as exc:
-            self.failures.append(f"{fuzzed!r} -> connection lost or hung: {type(exc).__name__}: {exc}")
+            self.failures.append(
+                f"{fuzzed!r} -> connection lost or hung: {type(exc).__name__}: {exc}"
+            )
             client.close()
             self.client = None
-            assert self.server.alive(), f"the server died on {fuzzed!r}:\n{self.server.log_text()[-3000:]}"
+            assert self.server.alive(), (
+                f"the server died on {fuzzed!r}:\n{self.server.log_text()[-3000:]}"
+            )
             return
         self.replies[reply.kind if reply.kind != "err" else f"err {reply.code}"] += 1
         if reply.code == 1105:
@@ -475,9 +750,16 @@ def check_well_formed(server: ServerProcess) -> float:
     """A well-formed client is served within the bound; returns how long SELECT 1 took."""
     assert server.alive(), server.log_text()[-3000:]
     started = time.monotonic()
-    conn = pymysql.connect(host=server.host, port=server.port, user="root", password="", autocommit=True,
-                           connect_timeout=WELL_FORMED_BOUND_SECONDS, read_timeout=WELL_FORMED_BOUND_SECONDS,
-                           write_timeout=WELL_FORMED_BOUND_SECONDS)
+    conn = pymysql.connect(
+        host=server.host,
+        port=server.port,
+        user="root",
+        password="",
+        autocommit=True,
+        connect_timeout=WELL_FORMED_BOUND_SECONDS,
+        read_timeout=WELL_FORMED_BOUND_SECONDS,
+        write_timeout=WELL_FORMED_BOUND_SECONDS,
+    )
     try:
         with conn.cursor() as cur:
             cur.execute("SELECT 1")
@@ -518,13 +800,25 @@ class Rig:
 def rig(tmp_path: Path) -> Iterator[Rig]:
     wh = local_warehouse(tmp_path / "wh")
     wh.write("db", "t", vector_table(n=300))
-    wh.write("db", "s", pa.table({"id": pa.array(range(20), pa.int64()), "v": [f"v{i}" for i in range(20)]}))
-    server = ServerProcess(data_dir=tmp_path / "data", env={"DRYDOCK_HANDSHAKE_TIMEOUT_SECONDS": str(HANDSHAKE_TIMEOUT)})
+    wh.write(
+        "db",
+        "s",
+        pa.table({"id": pa.array(range(20), pa.int64()), "v": [f"v{i}" for i in range(20)]}),
+    )
+    server = ServerProcess(
+        data_dir=tmp_path / "data",
+        env={"DRYDOCK_HANDSHAKE_TIMEOUT_SECONDS": str(HANDSHAKE_TIMEOUT)},
+    )
     server.start()
     try:
         # admissions must not start builds; quotas high enough that admission paths stay reachable
-        set_config(server, lance_index_job_dispatcher_paused=True, lance_index_job_max_unresolved_per_table=1000,
-                   lance_index_job_max_unresolved_per_catalog=10000, lance_index_job_max_unresolved_global=100000)
+        set_config(
+            server,
+            lance_index_job_dispatcher_paused=True,
+            lance_index_job_max_unresolved_per_table=1000,
+            lance_index_job_max_unresolved_per_catalog=10000,
+            lance_index_job_max_unresolved_global=100000,
+        )
         server.query(f"CREATE CATALOG lc PROPERTIES ('type' = 'lance', 'warehouse' = '{wh.root}')")
         server.query("CREATE DATABASE demo")
         server.query("CREATE TABLE demo.t (id INT, name VARCHAR(20))")
@@ -596,12 +890,17 @@ def test_grammar_fuzz_over_the_wire(rig: Rig, capsys: pytest.CaptureFixture[str]
     check_well_formed(rig.server)
     hows = Counter(f.how.split(" ")[0] for f in sent)
     with capsys.disabled():
-        print(f"\ngrammar fuzz: {len(sent)} statements ({fuzzer.skipped} hazardous skipped) in {elapsed:.1f} s, "
-              f"{dict(hows)}; replies {dict(fuzzer.replies.most_common())}; most frequent 1105 texts "
-              f"{fuzzer.shapes.most_common(12)}")
+        print(
+            f"\ngrammar fuzz: {len(sent)} statements ({fuzzer.skipped} hazardous skipped) in "
+            f"{elapsed:.1f} s, "
+            f"{dict(hows)}; replies {dict(fuzzer.replies.most_common())}; most frequent 1105 texts "
+            f"{fuzzer.shapes.most_common(12)}"
+        )
     assert len(sent) >= STATEMENTS * 0.9, f"hypothesis generated only {len(sent)} statements"
-    assert not fuzzer.failures, (f"{len(fuzzer.failures)} failures; one example of each kind:\n"
-                                 + "\n".join(distinct(fuzzer.failures)))
+    assert not fuzzer.failures, (
+        f"{len(fuzzer.failures)} failures; one example of each kind:\n"
+        + "\n".join(distinct(fuzzer.failures))
+    )
     assert rig.server.alive()
     assert not log_problems(rig.server), log_problems(rig.server)[:20]
 
@@ -609,7 +908,9 @@ def test_grammar_fuzz_over_the_wire(rig: Rig, capsys: pytest.CaptureFixture[str]
 # =================================================================================================
 # Protocol fuzz
 # =================================================================================================
-def handshake_payload(client: raw.RawClient, user: str = "root", caps: int = raw.BASE_CAPS) -> bytes:
+def handshake_payload(
+    client: raw.RawClient, user: str = "root", caps: int = raw.BASE_CAPS
+) -> bytes:
     return raw.handshake_response(user, raw.native_password("", client.handshake.nonce), caps)
 
 
@@ -635,8 +936,8 @@ def settle(sock: socket.socket, seconds: float) -> tuple[bytes, bool]:
 def err_packets(data: bytes) -> list[raw.Err]:
     errors, pos = [], 0
     while pos + 4 <= len(data):
-        length = int.from_bytes(data[pos:pos + 3], "little")
-        payload = data[pos + 4:pos + 4 + length]
+        length = int.from_bytes(data[pos : pos + 3], "little")
+        payload = data[pos + 4 : pos + 4 + length]
         if payload[:1] == b"\xff" and len(payload) >= 3:
             errors.append(raw.parse_err(payload))
         pos += 4 + length
@@ -657,9 +958,21 @@ class ProtocolTally:
                 self.failures.append(f"{case} {err.code} {err.message[:300]}")
 
 
-PRE_LOGIN_CASES = ["random_bytes", "random_payload", "bad_sequence", "oversized_length", "truncated_response",
-                   "short_frame", "mutated_response", "partial_header", "ssl_request", "zero_length",
-                   "bad_attrs", "two_responses", "stall_half_packet"]
+PRE_LOGIN_CASES = [
+    "random_bytes",
+    "random_payload",
+    "bad_sequence",
+    "oversized_length",
+    "truncated_response",
+    "short_frame",
+    "mutated_response",
+    "partial_header",
+    "ssl_request",
+    "zero_length",
+    "bad_attrs",
+    "two_responses",
+    "stall_half_packet",
+]
 
 
 def pre_login_case(server: ServerProcess, rng: random.Random, tally: ProtocolTally) -> None:
@@ -689,16 +1002,23 @@ def pre_login_case(server: ServerProcess, rng: random.Random, tally: ProtocolTal
     elif case == "partial_header":
         data = raw.frame(good, 1)[: rng.randint(1, 3)]
     elif case == "ssl_request":
-        data = raw.frame(struct.pack("<IIB", raw.BASE_CAPS | raw.CLIENT_SSL, 1 << 24, 45) + b"\x00" * 23, 1)
+        data = raw.frame(
+            struct.pack("<IIB", raw.BASE_CAPS | raw.CLIENT_SSL, 1 << 24, 45) + b"\x00" * 23, 1
+        )
     elif case == "zero_length":
         data = raw.frame(b"", 1)
     elif case == "bad_attrs":
         caps = raw.BASE_CAPS | raw.CLIENT_CONNECT_ATTRS
-        attrs = raw.lenenc_int(rng.choice([5, 1000, 0xFFFF])) + b"\x03key" + rng.randbytes(rng.randint(0, 20))
+        attrs = (
+            raw.lenenc_int(rng.choice([5, 1000, 0xFFFF]))
+            + b"\x03key"
+            + rng.randbytes(rng.randint(0, 20))
+        )
         data = raw.frame(raw.handshake_response("root", b"", caps) + attrs, 1)
     elif case == "two_responses":
         data = raw.frame(good, 1) + raw.frame(good, 2)
-    else:  # a valid header, half a payload, and the socket kept open: the handshake timeout drops it
+    # a valid header, half a payload, and the socket kept open: the handshake timeout drops it
+    else:
         data = raw.frame(good, 1)[: 4 + len(good) // 2]
     client.send_quietly(data)
     received, closed = settle(client.sock, 0.05)
@@ -711,9 +1031,20 @@ def pre_login_case(server: ServerProcess, rng: random.Random, tally: ProtocolTal
     client.close()
 
 
-POST_LOGIN_CASES = ["random_command", "random_command", "stmt_execute", "stmt_execute", "long_data",
-                    "known_command_garbage", "bad_sequence", "short_frame", "fragmented_query", "zero_length",
-                    "change_user_garbage", "fetch_garbage"]
+POST_LOGIN_CASES = [
+    "random_command",
+    "random_command",
+    "stmt_execute",
+    "stmt_execute",
+    "long_data",
+    "known_command_garbage",
+    "bad_sequence",
+    "short_frame",
+    "fragmented_query",
+    "zero_length",
+    "change_user_garbage",
+    "fetch_garbage",
+]
 NO_REPLY_COMMANDS = {0x01, 0x18, 0x19}  # COM_QUIT, COM_STMT_SEND_LONG_DATA, COM_STMT_CLOSE
 
 
@@ -734,11 +1065,15 @@ def sync(client: raw.RawClient, marker: str, tally: ProtocolTally, case: str) ->
         if packet == target:
             assert raw.is_eof(client.read_packet())
             return True
-    tally.failures.append(f"{case}: no answer to a well-formed query within {WELL_FORMED_BOUND_SECONDS} s")
+    tally.failures.append(
+        f"{case}: no answer to a well-formed query within {WELL_FORMED_BOUND_SECONDS} s"
+    )
     return False
 
 
-def post_login_case(server: ServerProcess, rng: random.Random, tally: ProtocolTally, n: int) -> None:
+def post_login_case(
+    server: ServerProcess, rng: random.Random, tally: ProtocolTally, n: int
+) -> None:
     case = rng.choice(POST_LOGIN_CASES)
     tally.cases[case] += 1
     client = raw.connect(server.host, server.port)
@@ -760,22 +1095,34 @@ def post_login_case(server: ServerProcess, rng: random.Random, tally: ProtocolTa
             keeps_open = code not in (0x01, 0x11)
             command(code, rng.randbytes(rng.randint(0, 64)))
         elif case == "stmt_execute":  # statement 0 is the connection's prepared SELECT ?, ?
-            body = struct.pack("<IBI", rng.choice([0, 0, 1, 0xFFFFFFFF]), rng.choice([0, 1, 2, 8, 255]), 1)
+            body = struct.pack(
+                "<IBI", rng.choice([0, 0, 1, 0xFFFFFFFF]), rng.choice([0, 1, 2, 8, 255]), 1
+            )
             command(0x17, body + rng.randbytes(rng.randint(0, 48)))
         elif case == "long_data":
-            command(0x18, struct.pack("<IH", rng.choice([0, 7]), rng.choice([0, 1, 2, 500]))
-                    + rng.randbytes(rng.randint(0, 32)))
+            command(
+                0x18,
+                struct.pack("<IH", rng.choice([0, 7]), rng.choice([0, 1, 2, 500]))
+                + rng.randbytes(rng.randint(0, 32)),
+            )
         elif case == "known_command_garbage":
-            command(rng.choice([0x02, 0x04, 0x0D, 0x0E, 0x16, 0x19, 0x1A, 0x1C, 0x1F]), rng.randbytes(rng.randint(0, 64)))
+            command(
+                rng.choice([0x02, 0x04, 0x0D, 0x0E, 0x16, 0x19, 0x1A, 0x1C, 0x1F]),
+                rng.randbytes(rng.randint(0, 64)),
+            )
         elif case == "fetch_garbage":
-            command(0x1C, rng.choice([b"", b"\x00", struct.pack("<II", 0, 5)]) + rng.randbytes(rng.randint(0, 12)))
+            command(
+                0x1C,
+                rng.choice([b"", b"\x00", struct.pack("<II", 0, 5)])
+                + rng.randbytes(rng.randint(0, 12)),
+            )
         elif case == "change_user_garbage":
             keeps_open = False
             command(raw.COM_CHANGE_USER, rng.randbytes(rng.randint(0, 80)))
         elif case == "fragmented_query":  # well-formed, written a few bytes at a time
             packet = raw.frame(b"\x03SELECT 'fragmented'", 0)
             for i in range(0, len(packet), 3):
-                client.sock.sendall(packet[i:i + 3])
+                client.sock.sendall(packet[i : i + 3])
                 time.sleep(0.001)
             client.seq = 1
         elif case == "zero_length":  # no command byte at all: the server may close
@@ -804,12 +1151,16 @@ def test_protocol_fuzz_before_and_after_login(rig: Rig, capsys: pytest.CaptureFi
     rng = random.Random(int(SEED) if SEED is not None else 20240611)
     tally = ProtocolTally()
     started = time.monotonic()
-    for phase, run_case in (("pre-login", lambda n: pre_login_case(server, rng, tally)),
-                            ("post-login", lambda n: post_login_case(server, rng, tally, n))):
+    for phase, run_case in (
+        ("pre-login", lambda n: pre_login_case(server, rng, tally)),
+        ("post-login", lambda n: post_login_case(server, rng, tally, n)),
+    ):
         for n in range(PACKETS):
             run_case(n)
             if (n + 1) % PACKET_BATCH == 0 or n + 1 == PACKETS:
-                tally.well_formed.append(check_well_formed(server))  # stalled sockets are still open
+                tally.well_formed.append(
+                    check_well_formed(server)
+                )  # stalled sockets are still open
         # a client that never finishes logging in is dropped by the handshake timeout
         deadline = time.monotonic() + HANDSHAKE_TIMEOUT + 10
         for sock in tally.stalled:
@@ -834,11 +1185,17 @@ def test_protocol_fuzz_before_and_after_login(rig: Rig, capsys: pytest.CaptureFi
     tally.well_formed.append(check_well_formed(server))
     elapsed = time.monotonic() - started
     with capsys.disabled():
-        print(f"\nprotocol fuzz: {PACKETS} malformed packets before and {PACKETS} after login in {elapsed:.1f} s; "
-              f"cases {dict(tally.cases)}; closed by the server {dict(tally.closed)}; well-formed SELECT 1 "
-              f"{len(tally.well_formed)} times, slowest {max(tally.well_formed) * 1000:.0f} ms")
-    assert not tally.failures, (f"{len(tally.failures)} failures; one example of each kind:\n"
-                                + "\n".join(distinct(tally.failures)))
+        print(
+            f"\nprotocol fuzz: {PACKETS} malformed packets before and {PACKETS} after login in "
+            f"{elapsed:.1f} s; "
+            f"cases {dict(tally.cases)}; closed by the server {dict(tally.closed)}; well-formed "
+            f"SELECT 1 "
+            f"{len(tally.well_formed)} times, slowest {max(tally.well_formed) * 1000:.0f} ms"
+        )
+    assert not tally.failures, (
+        f"{len(tally.failures)} failures; one example of each kind:\n"
+        + "\n".join(distinct(tally.failures))
+    )
     assert server.alive()
     assert not log_problems(server), log_problems(server)[:20]
 
@@ -848,9 +1205,30 @@ def test_protocol_fuzz_before_and_after_login(rig: Rig, capsys: pytest.CaptureFi
 # =================================================================================================
 # (key, plausible values): the vocabulary of valid maps, perturbed by the fuzz
 INDEX_VOCABULARY = {
-    "index_type": ["IVF_FLAT", "ivf_flat", "IVF_PQ", "IVF_SQ", "IVF_HNSW_SQ", "IVF_HNSW_PQ", "HNSW", "FLAT", ""],
+    "index_type": [
+        "IVF_FLAT",
+        "ivf_flat",
+        "IVF_PQ",
+        "IVF_SQ",
+        "IVF_HNSW_SQ",
+        "IVF_HNSW_PQ",
+        "HNSW",
+        "FLAT",
+        "",
+    ],
     "metric": ["l2", "COSINE", "dot", "hamming", "euclidean", ""],
-    "num_partitions": ["1", "2", "4", "0", "-1", "300", "301", "4097", "1.5", "99999999999999999999"],
+    "num_partitions": [
+        "1",
+        "2",
+        "4",
+        "0",
+        "-1",
+        "300",
+        "301",
+        "4097",
+        "1.5",
+        "99999999999999999999",
+    ],
     "num_sub_vectors": ["2", "4", "8", "3", "0", "16", "256", "257"],
     "num_bits": ["4", "8", "7", "0"],
     "sample_rate": ["16", "1", "0", "-5", "256"],
@@ -859,17 +1237,51 @@ INDEX_VOCABULARY = {
     "ef_construction": ["50", "0", "-1"],
     "replace": ["true", "false", "maybe"],
 }
-INDEX_BASE = [("index_type", "IVF_FLAT"), ("num_partitions", "2"), ("sample_rate", "16"), ("max_iters", "5")]
+INDEX_BASE = [
+    ("index_type", "IVF_FLAT"),
+    ("num_partitions", "2"),
+    ("sample_rate", "16"),
+    ("max_iters", "5"),
+]
 CATALOG_VOCABULARY = {
     "lance.catalog.type": ["filesystem", "FILESYSTEM", "rest", "dir", ""],
     "meta.cache.ttl-second": ["0", "60", "-1", "1.5", "x", "99999999999999999999"],
     "s3.endpoint": ["http://127.0.0.1:1", "127.0.0.1:9000", "ftp://x", "not a url", ""],
-    "s3.access_key": ["AKIA", ""], "s3.secret_key": ["secret", ""], "s3.session_token": ["tok"],
-    "s3.region": ["us-east-1", ""], "use_path_style": ["true", "false", "yes", ""],
-    "paimon.catalog.type": ["filesystem", "rest", "hive"], "uri": ["http://127.0.0.1:1"],
+    "s3.access_key": ["AKIA", ""],
+    "s3.secret_key": ["secret", ""],
+    "s3.session_token": ["tok"],
+    "s3.region": ["us-east-1", ""],
+    "use_path_style": ["true", "false", "yes", ""],
+    "paimon.catalog.type": ["filesystem", "rest", "hive"],
+    "uri": ["http://127.0.0.1:1"],
 }
-ODD_KEYS = ["", " ", "k" * 5000, "\x00", "ключ", "t\u0301ype", "TYPE", "Type", " type ", "WAREHOUSE", "index_type "]
-ODD_VALUES = ["", " ", "\x00", "ünï", "\U0001f600", "'", "\\", '"', "x" * 10000, "1e999", "NaN", "-0"]
+ODD_KEYS = [
+    "",
+    " ",
+    "k" * 5000,
+    "\x00",
+    "ключ",
+    "t\u0301ype",
+    "TYPE",
+    "Type",
+    " type ",
+    "WAREHOUSE",
+    "index_type ",
+]
+ODD_VALUES = [
+    "",
+    " ",
+    "\x00",
+    "ünï",
+    "\U0001f600",
+    "'",
+    "\\",
+    '"',
+    "x" * 10000,
+    "1e999",
+    "NaN",
+    "-0",
+]
 
 
 def quote(value: str) -> str:
@@ -882,13 +1294,17 @@ def case_variant(draw: Callable[[Any], Any], key: str) -> str:
 
 
 @st.composite
-def property_maps(draw: Callable[[Any], Any], vocabulary: dict[str, list[str]],
-                  base: list[tuple[str, str]]) -> list[tuple[str, str]]:
+def property_maps(
+    draw: Callable[[Any], Any], vocabulary: dict[str, list[str]], base: list[tuple[str, str]]
+) -> list[tuple[str, str]]:
     """A valid base map perturbed (most often), or a map of random pairs: known keys (in letter
     case variants) with plausible or odd values, odd keys, random unicode, and duplicated keys."""
     text = st.text(alphabet=st.characters(codec="utf-8"), max_size=24)
     known = st.sampled_from(sorted(vocabulary)).flatmap(
-        lambda k: st.tuples(st.just(k), st.sampled_from(vocabulary[k]) | st.sampled_from(ODD_VALUES) | text))
+        lambda k: st.tuples(
+            st.just(k), st.sampled_from(vocabulary[k]) | st.sampled_from(ODD_VALUES) | text
+        )
+    )
     odd = st.tuples(st.sampled_from(ODD_KEYS) | text, st.sampled_from(ODD_VALUES) | text)
     shape = draw(st.sampled_from(["base", "perturbed", "perturbed", "perturbed", "random"]))
     if shape == "random":
@@ -902,7 +1318,10 @@ def property_maps(draw: Callable[[Any], Any], vocabulary: dict[str, list[str]],
                     pairs.append(draw(known))
                 elif action == "replace" and pairs:
                     i = draw(st.integers(0, len(pairs) - 1))
-                    pairs[i] = (pairs[i][0], draw(st.sampled_from(vocabulary.get(pairs[i][0], ODD_VALUES)) | text))
+                    pairs[i] = (
+                        pairs[i][0],
+                        draw(st.sampled_from(vocabulary.get(pairs[i][0], ODD_VALUES)) | text),
+                    )
                 elif action == "drop" and pairs:
                     del pairs[draw(st.integers(0, len(pairs) - 1))]
                 else:
@@ -912,11 +1331,16 @@ def property_maps(draw: Callable[[Any], Any], vocabulary: dict[str, list[str]],
         pairs[i] = (case_variant(draw, pairs[i][0]), pairs[i][1])
     if pairs and draw(st.integers(0, 3)) == 0:  # a duplicated key, same or another value
         k, v = draw(st.sampled_from(pairs))
-        pairs.insert(draw(st.integers(0, len(pairs))), (k, draw(st.sampled_from([v, *vocabulary.get(k, ["x"])]))))
+        pairs.insert(
+            draw(st.integers(0, len(pairs))),
+            (k, draw(st.sampled_from([v, *vocabulary.get(k, ["x"])]))),
+        )
     return pairs or [("index_type", "IVF_FLAT")]
 
 
-def run_sql(conn: pymysql.connections.Connection, sql: str) -> tuple[list[tuple[Any, ...]] | None, tuple[int, str] | None]:
+def run_sql(
+    conn: pymysql.connections.Connection, sql: str
+) -> tuple[list[tuple[Any, ...]] | None, tuple[int, str] | None]:
     try:
         with conn.cursor() as cur:
             cur.execute(sql)
@@ -937,16 +1361,28 @@ def typed(error: tuple[int, str] | None, sql: str, allowed: set[int]) -> None:
 
 
 @pytest.mark.timeout(900)
-def test_property_fuzz_create_index_and_create_catalog(rig: Rig, capsys: pytest.CaptureFixture[str]) -> None:
+def test_property_fuzz_create_index_and_create_catalog(
+    rig: Rig, capsys: pytest.CaptureFixture[str]
+) -> None:
     server = rig.server
     conn = server.connect()
     names = iter(range(10**9))
     tally: Counter[str] = Counter()
-    local_paths = [rig.warehouse, str(rig.tmp / "missing"), f"file://{rig.warehouse}", "s3://fuzz-bucket/wh",
-                   "relative/wh", "", "/"]
+    local_paths = [
+        rig.warehouse,
+        str(rig.tmp / "missing"),
+        f"file://{rig.warehouse}",
+        "s3://fuzz-bucket/wh",
+        "relative/wh",
+        "",
+        "/",
+    ]
 
     @fuzz_settings(PROPERTIES)
-    @given(pairs=property_maps(INDEX_VOCABULARY, INDEX_BASE), using=st.sampled_from(["ANN", "ANN", "ann", "BTREE"]))
+    @given(
+        pairs=property_maps(INDEX_VOCABULARY, INDEX_BASE),
+        using=st.sampled_from(["ANN", "ANN", "ann", "BTREE"]),
+    )
     def create_index(pairs: list[tuple[str, str]], using: str) -> None:
         name = f"fzp{next(names)}"
         column = "emb" if using.upper() == "ANN" else "id"
@@ -962,14 +1398,19 @@ def test_property_fuzz_create_index_and_create_catalog(rig: Rig, capsys: pytest.
             _, error = run_sql(conn, f"CANCEL LANCE INDEX JOB {job_id}")
             assert error is None, (sql, error)
 
-    catalog_vocabulary = {**CATALOG_VOCABULARY, "type": ["lance", "LANCE", "paimon", "hive", ""],
-                          "warehouse": local_paths}
+    catalog_vocabulary = {
+        **CATALOG_VOCABULARY,
+        "type": ["lance", "LANCE", "paimon", "hive", ""],
+        "warehouse": local_paths,
+    }
 
     @fuzz_settings(PROPERTIES)
     @given(warehouse=st.sampled_from(local_paths), data=st.data())
     def create_catalog(warehouse: str, data: st.DataObject) -> None:
         name = f"fzc{next(names)}"
-        pairs = data.draw(property_maps(catalog_vocabulary, [("type", "lance"), ("warehouse", warehouse)]))
+        pairs = data.draw(
+            property_maps(catalog_vocabulary, [("type", "lance"), ("warehouse", warehouse)])
+        )
         props = ", ".join(f"{quote(k)} = {quote(v)}" for k, v in pairs)
         sql = f"CREATE CATALOG {name} PROPERTIES ({props})"
         _, error = run_sql(conn, sql)
@@ -998,8 +1439,10 @@ def test_property_fuzz_create_index_and_create_catalog(rig: Rig, capsys: pytest.
     finally:
         conn.close()
     with capsys.disabled():
-        print(f"\nproperty fuzz: {PROPERTIES} maps each for CREATE INDEX and CREATE CATALOG in "
-              f"{time.monotonic() - started:.1f} s: {dict(sorted(tally.items()))}")
+        print(
+            f"\nproperty fuzz: {PROPERTIES} maps each for CREATE INDEX and CREATE CATALOG in "
+            f"{time.monotonic() - started:.1f} s: {dict(sorted(tally.items()))}"
+        )
     assert server.alive()
     assert not log_problems(server), log_problems(server)[:20]
 
@@ -1007,17 +1450,25 @@ def test_property_fuzz_create_index_and_create_catalog(rig: Rig, capsys: pytest.
 # =================================================================================================
 # Regressions: the minimal inputs the fuzz found
 # =================================================================================================
-def test_invalid_utf8_in_a_command_is_a_typed_error_not_an_internal_one(shared_server: ServerProcess) -> None:
+def test_invalid_utf8_in_a_command_is_a_typed_error_not_an_internal_one(
+    shared_server: ServerProcess,
+) -> None:
     """COM_QUERY / COM_STMT_PREPARE / COM_INIT_DB text that is not valid in the client character
     set reached the last line of defence as 'internal error: UnicodeDecodeError'."""
     server = shared_server
     with raw.connect(server.host, server.port) as client:
-        for command, payload in ((raw.COM_QUERY, b"SELECT \xff"), (raw.COM_STMT_PREPARE, b"SELECT \xfe 1"),
-                                 (0x02, b"\xff\xfe")):
+        for command, payload in (
+            (raw.COM_QUERY, b"SELECT \xff"),
+            (raw.COM_STMT_PREPARE, b"SELECT \xfe 1"),
+            (0x02, b"\xff\xfe"),
+        ):
             client.command(command, payload)
             err = raw.parse_err(client.read_packet())
             assert (err.code, err.sqlstate) == (1835, "HY000"), err
-            assert err.message == "Malformed communication packet: string is not valid in the client character set"
+            assert (
+                err.message
+                == "Malformed communication packet: string is not valid in the client character set"
+            )
         assert isinstance(client.query("SELECT 1"), raw.ResultSet)  # the connection goes on
     assert not log_problems(server)
 
@@ -1033,41 +1484,68 @@ STATEMENT_REGRESSIONS = [
     ("SET NAMES foo", (1115, "Unknown character set: 'foo'")),
     ("SET NAMES UTF8MB4", "Ok"),  # character set names are case-insensitive
     ("SET NAMES utf8mb4 COLLATE nope", (1273, "Unknown collation: 'nope'")),
-    ("SET NAMES utf8mb4 COLLATE latin1_swedish_ci",
-     (1253, "COLLATION 'latin1_swedish_ci' is not valid for CHARACTER SET 'utf8mb4'")),
-    ("SET NAMES binary", (1231, "Variable 'character_set_client' can't be set to the value of 'binary'")),
-    ("SET CHARACTER SET foo", (1115, "Unknown character set: 'foo'")),  # was stored: every later statement failed
+    (
+        "SET NAMES utf8mb4 COLLATE latin1_swedish_ci",
+        (1253, "COLLATION 'latin1_swedish_ci' is not valid for CHARACTER SET 'utf8mb4'"),
+    ),
+    (
+        "SET NAMES binary",
+        (1231, "Variable 'character_set_client' can't be set to the value of 'binary'"),
+    ),
+    (
+        "SET CHARACTER SET foo",
+        (1115, "Unknown character set: 'foo'"),
+    ),  # was stored: every later statement failed
     ("SET character_set_client = 'foo'", (1115, "Unknown character set: 'foo'")),  # likewise
-    ("SET character_set_results = 'ucs2'", (1231, "Variable 'character_set_results' can't be set to the value of 'ucs2'")),
+    (
+        "SET character_set_results = 'ucs2'",
+        (1231, "Variable 'character_set_results' can't be set to the value of 'ucs2'"),
+    ),
     ("SET collation_connection = 'nope'", (1273, "Unknown collation: 'nope'")),
     ("SET 'ANSI' = sql_mode", (1193, "Unknown system variable 'ANSI'")),
     ("SHOW CREATE", (1064, "line 1:0 syntax error: the statement is incomplete or not valid SQL")),
     ("SHOW FULL", (1064, "line 1:0 syntax error: the statement is incomplete or not valid SQL")),
     ("SELECT 1 /* x", (1064, "line 1:0 Error tokenizing 'SELECT 1 /* '")),
-    ("SHOW LANCE INDEX JOB 99999999999999999999999", (5103, "Lance index job not found: 99999999999999999999999")),
-    ("CANCEL LANCE INDEX JOB 99999999999999999999999", (5103, "Lance index job not found: 99999999999999999999999")),
-    ("RESOLVE LANCE INDEX JOB 99999999999999999999999 AS FORCE_RELEASE COMMENT 'x'",
-     (5103, "Lance index job not found: 99999999999999999999999")),
+    (
+        "SHOW LANCE INDEX JOB 99999999999999999999999",
+        (5103, "Lance index job not found: 99999999999999999999999"),
+    ),
+    (
+        "CANCEL LANCE INDEX JOB 99999999999999999999999",
+        (5103, "Lance index job not found: 99999999999999999999999"),
+    ),
+    (
+        "RESOLVE LANCE INDEX JOB 99999999999999999999999 AS FORCE_RELEASE COMMENT 'x'",
+        (5103, "Lance index job not found: 99999999999999999999999"),
+    ),
     ("SHOW AUDIT LIMIT 99999999999999999999999", "ResultSet"),
 ]
 
 
-@pytest.mark.parametrize(("sql", "expected"), STATEMENT_REGRESSIONS, ids=[s for s, _ in STATEMENT_REGRESSIONS])
+@pytest.mark.parametrize(
+    ("sql", "expected"), STATEMENT_REGRESSIONS, ids=[s for s, _ in STATEMENT_REGRESSIONS]
+)
 def test_statements_the_fuzz_broke(shared_server: ServerProcess, sql: str, expected: Any) -> None:
     with raw.connect(shared_server.host, shared_server.port) as client:
         assert answers(client, sql) == expected
         # the session is still usable, in its character set
-        assert answers(client, "SELECT @@character_set_client, @@character_set_results") == "ResultSet"
+        assert (
+            answers(client, "SELECT @@character_set_client, @@character_set_results") == "ResultSet"
+        )
         assert client.query("SELECT 'é'").rows == [["é".encode()]]  # type: ignore[union-attr]
     assert not log_problems(shared_server)
 
 
-def test_prepared_statement_commands_with_short_or_odd_packets(shared_server: ServerProcess) -> None:
+def test_prepared_statement_commands_with_short_or_odd_packets(
+    shared_server: ServerProcess,
+) -> None:
     """COM_STMT_FETCH / COM_STMT_CLOSE / COM_STMT_SEND_LONG_DATA with a short payload failed with
     'internal error: error: unpack requires a buffer of 4 bytes'; FETCH without a cursor with an
     AssertionError; and FETCH dropped one row at every batch boundary."""
     with raw.connect(shared_server.host, shared_server.port) as client:
-        client.command(raw.COM_STMT_PREPARE, b"SELECT x FROM (VALUES (1), (2), (3), (4), (5)) t(x) ORDER BY x")
+        client.command(
+            raw.COM_STMT_PREPARE, b"SELECT x FROM (VALUES (1), (2), (3), (4), (5)) t(x) ORDER BY x"
+        )
         ok = client.read_packet()
         stmt_id, columns, params = struct.unpack_from("<IHH", ok, 1)
         for _ in range(columns + params + (columns > 0) + (params > 0)):
@@ -1088,8 +1566,14 @@ def test_prepared_statement_commands_with_short_or_odd_packets(shared_server: Se
         for command, payload in ((0x1C, b"\x01"), (0x1C, b"")):
             client.command(command, payload)
             err = raw.parse_err(client.read_packet())
-            assert err.code == 1835 and err.message.startswith("Malformed communication packet"), err
-        for command, payload in ((0x19, b"\x01"), (0x18, b"\x01\x00"), (0x18, struct.pack("<IH", 999, 0))):
+            assert err.code == 1835 and err.message.startswith("Malformed communication packet"), (
+                err
+            )
+        for command, payload in (
+            (0x19, b"\x01"),
+            (0x18, b"\x01\x00"),
+            (0x18, struct.pack("<IH", 999, 0)),
+        ):
             client.command(command, payload)  # no response, not even an error (as in MySQL)
         assert client.query("SELECT 'in sync'").rows == [[b"in sync"]]  # type: ignore[union-attr]
     assert not log_problems(shared_server)
@@ -1097,7 +1581,8 @@ def test_prepared_statement_commands_with_short_or_odd_packets(shared_server: Se
 
 def test_listing_tags_retries_a_ref_deleted_under_it() -> None:
     """pylance's tags.list() reads each ref file after listing the directory: a tag deleted by a
-    concurrent CALL delete_tag in between failed create_tag / delete_tag with 'Not found' (load test)."""
+    concurrent CALL delete_tag in between failed create_tag / delete_tag with 'Not found' (load
+    test)."""
     from drydock.engine.lakehouse.procedures.lance_common import list_refs
 
     class Refs:
@@ -1107,7 +1592,10 @@ def test_listing_tags_retries_a_ref_deleted_under_it() -> None:
         def list(self) -> dict[str, dict[str, Any]]:
             if self.failures:
                 self.failures -= 1
-                raise ValueError("Not found: wh/db/p.lance/_refs/tags/gone.json, rust/lance-io/src/local.rs:273:40")
+                raise ValueError(
+                    "Not found: wh/db/p.lance/_refs/tags/gone.json, "
+                    "rust/lance-io/src/local.rs:273:40"
+                )
             return {"kept": {"version": 1}}
 
     assert list_refs(Refs(3)) == {"kept": {"version": 1}}
@@ -1138,9 +1626,14 @@ def test_concurrent_create_and_delete_tag_never_fail_on_a_vanished_tag(tmp_path:
                 i = 0
                 while time.monotonic() < deadline:
                     i += 1
-                    for sql in (f"CALL lc.sys.create_tag('db.p', 'c{k}_{i}')", f"CALL lc.sys.delete_tag('db.p', 'c{k}_{i}')"):
+                    for sql in (
+                        f"CALL lc.sys.create_tag('db.p', 'c{k}_{i}')",
+                        f"CALL lc.sys.delete_tag('db.p', 'c{k}_{i}')",
+                    ):
                         _, error = run_sql(conn, sql)
-                        if error and not re.search(r"stopped: concurrent commit|does not exist", error[1]):
+                        if error and not re.search(
+                            r"stopped: concurrent commit|does not exist", error[1]
+                        ):
                             problems.append(f"{sql}: {error}")
 
         threads = [threading.Thread(target=churn, args=(k,), daemon=True) for k in range(4)]

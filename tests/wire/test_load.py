@@ -3,8 +3,10 @@
 Each client holds one connection for the whole run and loops over a weighted mix: ``SELECT 1``
 (latency recorded), SELECTs on a Lance table, ``SHOW LANCE INDEX JOBS`` / ``SHOW LANCE INDEX JOB``,
 CREATE / CREATE OR REPLACE / DROP INDEX on a small pool of index names (so admissions collide on
-the fence, in every letter case), CANCEL, ``RESOLVE ... AS FORCE_RELEASE`` of jobs other clients were
-given, and ``CALL <catalog>.sys.create_tag / delete_tag`` (on a table of their own and on the indexed
+the fence, in every letter case), CANCEL, ``RESOLVE ... AS FORCE_RELEASE`` of jobs other clients
+were
+given, and ``CALL <catalog>.sys.create_tag / delete_tag`` (on a table of their own and on the
+indexed
 table, where they meet the job fence and concurrent commits). The dispatcher runs: jobs really go
 PENDING → RUNNING → COMMITTED / NOT_COMMITTED while the clients hammer the server.
 
@@ -131,10 +133,20 @@ class Client(threading.Thread):
         self.rng = random.Random(number)
         self.tags: list[str] = []
         self.tag_seq = 0
-        self.ops = [(self.select1, 30), (self.select_table, 8), (self.show_jobs, 12), (self.show_job, 5),
-                    (self.create_index, 12), (self.drop_index, 4), (self.cancel, 3), (self.resolve, 5),
-                    (self.create_tag, 8), (self.delete_tag, 6), (self.call_on_indexed, 3),
-                    (self.show_procedures, 2)]
+        self.ops = [
+            (self.select1, 30),
+            (self.select_table, 8),
+            (self.show_jobs, 12),
+            (self.show_job, 5),
+            (self.create_index, 12),
+            (self.drop_index, 4),
+            (self.cancel, 3),
+            (self.resolve, 5),
+            (self.create_tag, 8),
+            (self.delete_tag, 6),
+            (self.call_on_indexed, 3),
+            (self.show_procedures, 2),
+        ]
 
     # -- plumbing ----------------------------------------------------------------------------------
     def run(self) -> None:
@@ -179,7 +191,8 @@ class Client(threading.Thread):
     def index_name(self, name: str) -> str:
         return "".join(c.upper() if self.rng.random() < 0.3 else c for c in name)
 
-    # -- the mix -------------------------------------------------------------------------------------
+    # -- the mix
+    # -------------------------------------------------------------------------------------
     def select1(self) -> None:
         started = time.perf_counter()
         rows = self.sql("SELECT 1", "SELECT 1")
@@ -193,12 +206,20 @@ class Client(threading.Thread):
             rows = self.sql(f"SELECT count(*) FROM {self.table()}", "SELECT count")
             assert rows is None or rows == [(2000,)], rows
         else:
-            rows = self.sql(f"SELECT id, name FROM {self.table()} WHERE id < 5 ORDER BY id", "SELECT rows")
+            rows = self.sql(
+                f"SELECT id, name FROM {self.table()} WHERE id < 5 ORDER BY id", "SELECT rows"
+            )
             assert rows is None or [r[0] for r in rows] == [0, 1, 2, 3, 4], rows
 
     def show_jobs(self) -> None:
-        suffix = self.rng.choice(["", f"FROM {self.catalog}.db", 'WHERE TableName = "t"',
-                                  f"FROM {self.catalog}.db WHERE State = \"PENDING\""])
+        suffix = self.rng.choice(
+            [
+                "",
+                f"FROM {self.catalog}.db",
+                'WHERE TableName = "t"',
+                f'FROM {self.catalog}.db WHERE State = "PENDING"',
+            ]
+        )
         self.sql(f"SHOW LANCE INDEX JOBS {suffix}", "SHOW JOBS")
 
     def show_job(self) -> None:
@@ -211,8 +232,10 @@ class Client(threading.Thread):
         name, column, using, props = self.rng.choice(INDEXES)
         head = self.rng.choice(["CREATE INDEX", "CREATE INDEX", "CREATE OR REPLACE INDEX"])
         tail = f" PROPERTIES ({props})" if props else ""
-        rows = self.sql(f"{head} {self.index_name(name)} ON {self.table()} ({column}) USING {using}{tail}",
-                        "CREATE INDEX")
+        rows = self.sql(
+            f"{head} {self.index_name(name)} ON {self.table()} ({column}) USING {using}{tail}",
+            "CREATE INDEX",
+        )
         self._job_ids(rows)
 
     def drop_index(self) -> None:
@@ -235,8 +258,10 @@ class Client(threading.Thread):
     def resolve(self) -> None:
         job = self.shared.some_job(self.rng)
         if job is not None:
-            self.sql(f"RESOLVE LANCE INDEX JOB {job} AS FORCE_RELEASE COMMENT 'load test {self.number}'",
-                     "RESOLVE")
+            self.sql(
+                f"RESOLVE LANCE INDEX JOB {job} AS FORCE_RELEASE COMMENT 'load test {self.number}'",
+                "RESOLVE",
+            )
 
     def create_tag(self) -> None:
         self.tag_seq += 1
@@ -250,14 +275,20 @@ class Client(threading.Thread):
         if not self.tags:
             return
         tag = self.tags.pop(self.rng.randrange(len(self.tags)))
-        if self.sql(f"CALL {self.catalog}.sys.delete_tag('db.p', '{tag}')", "CALL delete_tag") is None:
+        if (
+            self.sql(f"CALL {self.catalog}.sys.delete_tag('db.p', '{tag}')", "CALL delete_tag")
+            is None
+        ):
             self.tags.append(tag)  # a concurrent commit stopped it: the tag is still there
 
     def call_on_indexed(self) -> None:
         """On the table the index jobs work on: refused while a job is unresolved (the fence)."""
         self.tag_seq += 1
         tag = f"x{self.number}_{self.tag_seq}"
-        if self.sql(f"CALL {self.catalog}.sys.create_tag('db.t', '{tag}')", "CALL on indexed") is not None:
+        if (
+            self.sql(f"CALL {self.catalog}.sys.create_tag('db.t', '{tag}')", "CALL on indexed")
+            is not None
+        ):
             self.sql(f"CALL {self.catalog}.sys.delete_tag('db.t', '{tag}')", "CALL on indexed")
 
     def show_procedures(self) -> None:
@@ -265,7 +296,9 @@ class Client(threading.Thread):
         assert rows is None or any("create_tag" in str(r) for r in rows), rows
 
 
-def jobs_by_id(conn: pymysql.connections.Connection) -> tuple[Counter[int], dict[int, dict[str, str]]]:
+def jobs_by_id(
+    conn: pymysql.connections.Connection,
+) -> tuple[Counter[int], dict[int, dict[str, str]]]:
     with conn.cursor() as cur:
         cur.execute("SHOW LANCE INDEX JOBS")
         names = [d[0] for d in cur.description]
@@ -274,13 +307,19 @@ def jobs_by_id(conn: pymysql.connections.Connection) -> tuple[Counter[int], dict
 
 
 def unresolved_per_name(jobs: dict[int, dict[str, str]]) -> dict[tuple[str, ...], list[int]]:
-    """(catalog, db, table, lower(index)) → the unresolved jobs; UNKNOWN counts until force-released."""
+    """(catalog, db, table, lower(index)) → the unresolved jobs; UNKNOWN counts until
+    force-released."""
     out: dict[tuple[str, ...], list[int]] = defaultdict(list)
     for job_id, j in jobs.items():
-        unresolved = (j["State"] in UNRESOLVED or (j["State"] == "UNKNOWN" and j["ForceReleased"] != "YES")
-                      or j["RefreshState"] in ("REQUIRED", "RUNNING", "FAILED"))
+        unresolved = (
+            j["State"] in UNRESOLVED
+            or (j["State"] == "UNKNOWN" and j["ForceReleased"] != "YES")
+            or j["RefreshState"] in ("REQUIRED", "RUNNING", "FAILED")
+        )
         if unresolved:
-            out[(j["CatalogName"], j["DbName"], j["TableName"], j["IndexName"].lower())].append(job_id)
+            out[(j["CatalogName"], j["DbName"], j["TableName"], j["IndexName"].lower())].append(
+                job_id
+            )
     return out
 
 
@@ -344,8 +383,12 @@ def rig(tmp_path: Path) -> Any:
     wh.write("db", "p", small_table())
     server = ServerProcess(data_dir=tmp_path / "data").start()
     try:
-        set_config(server, enable_lance_index_mutation=True, enable_lance_index_local_file_mutation=True,
-                   lance_index_job_dispatcher_paused=False)
+        set_config(
+            server,
+            enable_lance_index_mutation=True,
+            enable_lance_index_local_file_mutation=True,
+            lance_index_job_dispatcher_paused=False,
+        )
         server.query(f"CREATE CATALOG lc PROPERTIES ('type' = 'lance', 'warehouse' = '{wh.root}')")
         yield server, "lc"
     finally:
@@ -378,15 +421,26 @@ def test_concurrent_clients_mixing_everything(rig: Any, capsys: pytest.CaptureFi
     rss_after = server_rss_bytes(monitor.pid)
     samples = shared.select1
     total_ops = sum(shared.ops.values())
-    latency = (f"p50 {percentile(samples, 0.5) * 1000:.1f} ms, p99 {percentile(samples, 0.99) * 1000:.1f} ms, "
-               f"mean {statistics.fmean(samples) * 1000:.1f} ms, max {max(samples) * 1000:.1f} ms"
-               if samples else "no sample")
+    latency = (
+        f"p50 {percentile(samples, 0.5) * 1000:.1f} ms, p99 {percentile(samples, 0.99) * 1000:.1f} "
+        f"ms, "
+        f"mean {statistics.fmean(samples) * 1000:.1f} ms, max {max(samples) * 1000:.1f} ms"
+        if samples
+        else "no sample"
+    )
     summary = [
-        (f"load: {CLIENTS} clients x {SECONDS:g} s ({elapsed:.1f} s wall): {total_ops} statements "
-         f"({total_ops / elapsed:.0f}/s), {len(handed_out)} jobs admitted, {len(jobs)} listed"),
+        (
+            f"load: {CLIENTS} clients x {SECONDS:g} s ({elapsed:.1f} s wall): {total_ops} "
+            f"statements "
+            f"({total_ops / elapsed:.0f}/s), {len(handed_out)} jobs admitted, {len(jobs)} listed"
+        ),
         f"load: SELECT 1 latency over {len(samples)} samples: {latency}",
-        (f"load: server RSS before {rss_before / 2**20:.0f} MiB, max during {max(monitor.rss) / 2**20:.0f} MiB "
-         f"({len(monitor.rss)} samples), after {rss_after / 2**20:.0f} MiB; limit {RSS_LIMIT_BYTES / 2**20:.0f} MiB"),
+        (
+            f"load: server RSS before {rss_before / 2**20:.0f} MiB, max during "
+            f"{max(monitor.rss) / 2**20:.0f} MiB "
+            f"({len(monitor.rss)} samples), after {rss_after / 2**20:.0f} MiB; limit "
+            f"{RSS_LIMIT_BYTES / 2**20:.0f} MiB"
+        ),
         f"load: invariant snapshots during the run: {monitor.snapshots}",
         f"load: statements {dict(sorted(shared.ops.items()))}",
         f"load: expected errors {dict(sorted(shared.expected.items()))}",
@@ -395,7 +449,9 @@ def test_concurrent_clients_mixing_everything(rig: Any, capsys: pytest.CaptureFi
     with capsys.disabled():
         print("\n" + "\n".join(summary))
 
-    assert not shared.unexpected, f"{len(shared.unexpected)} unexpected errors, e.g. {shared.unexpected[:10]}"
+    assert not shared.unexpected, (
+        f"{len(shared.unexpected)} unexpected errors, e.g. {shared.unexpected[:10]}"
+    )
     assert not shared.duplicates, f"one JobId handed to two clients: {shared.duplicates[:10]}"
     assert not monitor.violations, monitor.violations[:10]
     assert handed_out <= set(counts), f"lost jobs: {sorted(handed_out - set(counts))}"
@@ -403,5 +459,9 @@ def test_concurrent_clients_mixing_everything(rig: Any, capsys: pytest.CaptureFi
     overlapping = {k: v for k, v in unresolved_per_name(jobs).items() if len(v) > 1}
     assert not overlapping, overlapping
     assert max(monitor.rss) < RSS_LIMIT_BYTES and rss_after < RSS_LIMIT_BYTES
-    assert shared.ops["SELECT 1"] > 0 and shared.ops["CREATE INDEX"] > 0 and shared.ops["CALL create_tag"] > 0
+    assert (
+        shared.ops["SELECT 1"] > 0
+        and shared.ops["CREATE INDEX"] > 0
+        and shared.ops["CALL create_tag"] > 0
+    )
     assert handed_out, "no admission succeeded: the mix did not exercise admissions"

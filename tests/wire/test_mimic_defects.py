@@ -33,8 +33,15 @@ def pw_server(tmp_path_factory: pytest.TempPathFactory) -> ServerProcess:
 def assert_select_one_works(server: ServerProcess, password: str = "") -> float:
     """A fresh client connects and runs SELECT 1; returns how long that took."""
     start = time.monotonic()
-    conn = pymysql.connect(host=HOST, port=server.port, user="root", password=password,
-                           connect_timeout=DEADLINE, read_timeout=DEADLINE, write_timeout=DEADLINE)
+    conn = pymysql.connect(
+        host=HOST,
+        port=server.port,
+        user="root",
+        password=password,
+        connect_timeout=DEADLINE,
+        read_timeout=DEADLINE,
+        write_timeout=DEADLINE,
+    )
     try:
         with conn.cursor() as cur:
             cur.execute("SELECT 1")
@@ -53,7 +60,9 @@ def test_failed_login_closes_the_connection(pw_server: ServerProcess, user: str)
         assert isinstance(reply, raw.Err) and reply.code == 1045
         client.send_quietly(raw.frame(bytes([raw.COM_QUERY]) + b"SELECT 42, CURRENT_USER()"))
         assert client.closed_within(DEADLINE), "the connection stayed open after a failed login"
-        assert client.received == b"", f"the server answered after a failed login: {client.received!r}"
+        assert client.received == b"", (
+            f"the server answered after a failed login: {client.received!r}"
+        )
 
 
 def test_failed_change_user_closes_the_connection(pw_server: ServerProcess) -> None:
@@ -76,11 +85,19 @@ def test_successful_change_user_keeps_the_connection(pw_server: ServerProcess) -
         assert isinstance(result, raw.ResultSet) and result.rows == [[b"1"]]
 
 
-def test_failed_change_user_with_mysql_connector_loses_the_connection(pw_server: ServerProcess) -> None:
+def test_failed_change_user_with_mysql_connector_loses_the_connection(
+    pw_server: ServerProcess,
+) -> None:
     import mysql.connector
 
-    conn = mysql.connector.connect(host=HOST, port=pw_server.port, user="root", password="pw",
-                                   use_pure=True, connection_timeout=DEADLINE)
+    conn = mysql.connector.connect(
+        host=HOST,
+        port=pw_server.port,
+        user="root",
+        password="pw",
+        use_pure=True,
+        connection_timeout=DEADLINE,
+    )
     try:
         with pytest.raises(mysql.connector.Error) as denied:
             conn.cmd_change_user(username="root", password="wrong")
@@ -107,8 +124,14 @@ def test_unknown_user_and_wrong_password_give_the_same_answer(pw_server: ServerP
         assert err.message == f"Access denied for user '{user}'@'127.0.0.1' (using password: YES)"
     for user in ("root", "nobody"):  # and the same through a real client
         with pytest.raises(pymysql.err.OperationalError) as denied:
-            pymysql.connect(host=HOST, port=pw_server.port, user=user, password="wrong",
-                            connect_timeout=DEADLINE, read_timeout=DEADLINE)
+            pymysql.connect(
+                host=HOST,
+                port=pw_server.port,
+                user=user,
+                password="wrong",
+                connect_timeout=DEADLINE,
+                read_timeout=DEADLINE,
+            )
         assert denied.value.args == (1045, answers[user].message)
     with raw.RawClient(HOST, pw_server.port) as client:
         err = client.login("nobody", "")
@@ -116,7 +139,8 @@ def test_unknown_user_and_wrong_password_give_the_same_answer(pw_server: ServerP
         assert err.message == "Access denied for user 'nobody'@'127.0.0.1' (using password: NO)"
 
 
-# -- 3. malformed handshake responses never freeze the server -----------------------------------------
+# -- 3. malformed handshake responses never freeze the server
+# -----------------------------------------
 def _malformed_responses() -> dict[str, bytes]:
     header = struct.pack("<IIB", raw.BASE_CAPS, 1 << 24, 45) + b"\x00" * 23
     attrs = raw.lenenc_int(200) + raw.lenenc_str(b"_client_name") + raw.lenenc_str(b"x")
@@ -124,14 +148,17 @@ def _malformed_responses() -> dict[str, bytes]:
         "username without NUL": header + b"root" * 8,
         "truncated connect attributes": raw.handshake_response("root", b"", attrs=attrs),
         "attribute value longer than the block": raw.handshake_response(
-            "root", b"", attrs=raw.lenenc_str(raw.lenenc_str(b"k") + b"\xfc\xff\xff")),
+            "root", b"", attrs=raw.lenenc_str(raw.lenenc_str(b"k") + b"\xfc\xff\xff")
+        ),
         "auth response longer than the packet": header + b"root\x00" + b"\xfc\xff\x00abc",
         "plugin name without NUL": raw.handshake_response("root", b"")[:-1],
     }
 
 
 @pytest.mark.parametrize("name", list(_malformed_responses()))
-def test_malformed_handshake_response_never_freezes_the_server(server: ServerProcess, name: str) -> None:
+def test_malformed_handshake_response_never_freezes_the_server(
+    server: ServerProcess, name: str
+) -> None:
     """Upstream's compiled read_str_null spins forever on a string without a NUL terminator: one
     37-byte packet freezes the event loop at 100% CPU and no other client can connect."""
     with raw.RawClient(HOST, server.port) as bad:
@@ -176,13 +203,21 @@ def test_packets_out_of_order_get_an_error_then_close(shared_server: ServerProce
 
 # -- 6 (handshake part). the handshake advertises autocommit ---------------------------------------
 def test_handshake_advertises_autocommit(shared_server: ServerProcess) -> None:
-    """Upstream's handshake carries ServerStatus(0): clients believe autocommit is off (issue #79)."""
+    """Upstream's handshake carries ServerStatus(0): clients believe autocommit is off (issue
+    #79)."""
     with raw.RawClient(HOST, shared_server.port) as client:
         assert client.handshake.protocol == 10
         assert client.handshake.status & raw.SERVER_STATUS_AUTOCOMMIT
         assert client.handshake.plugin == "mysql_native_password"
-    conn = pymysql.connect(host=HOST, port=shared_server.port, user="root", password="",
-                           autocommit=None, connect_timeout=DEADLINE, read_timeout=DEADLINE)
+    conn = pymysql.connect(
+        host=HOST,
+        port=shared_server.port,
+        user="root",
+        password="",
+        autocommit=None,
+        connect_timeout=DEADLINE,
+        read_timeout=DEADLINE,
+    )
     try:
         assert conn.get_autocommit() is True  # read from the handshake's status flags
     finally:
@@ -209,7 +244,8 @@ def test_ssl_request_is_refused_clearly(shared_server: ServerProcess) -> None:
         assert err.code == 1043 and "TLS" in err.message
 
 
-# -- 11. a silent pre-auth connection is dropped after the handshake timeout ----------------------------
+# -- 11. a silent pre-auth connection is dropped after the handshake timeout
+# ----------------------------
 def test_silent_client_is_dropped_after_the_handshake_timeout(tmp_path: Path) -> None:
     """Upstream has no handshake timeout: a socket that never answers the greeting holds a
     connection slot forever."""

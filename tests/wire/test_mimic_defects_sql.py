@@ -38,18 +38,39 @@ def fresh_table(server: ServerProcess, rows: int = 0) -> str:
         cur.execute(f"CREATE DATABASE {db}")
         cur.execute(f"CREATE TABLE {db}.t (a INT, b VARCHAR(50))")
         if rows:
-            cur.execute(f"INSERT INTO {db}.t VALUES " + ", ".join(f"({i}, 'v{i}')" for i in range(1, rows + 1)))
+            cur.execute(
+                f"INSERT INTO {db}.t VALUES "
+                + ", ".join(f"({i}, 'v{i}')" for i in range(1, rows + 1))
+            )
     return f"{db}.t"
 
 
 def connector(server: ServerProcess) -> Any:
-    return mysql.connector.connect(host=HOST, port=server.port, user="root", password="",
-                                   use_pure=True, autocommit=True, connection_timeout=DEADLINE)
+    return mysql.connector.connect(
+        host=HOST,
+        port=server.port,
+        user="root",
+        password="",
+        use_pure=True,
+        autocommit=True,
+        connection_timeout=DEADLINE,
+    )
 
 
 # -- 4. prepared-statement parameters are bound safely -------------------------------------------
-TRICKY = ["plain", "x' OR '1'='1", "a\\1b", "back\\'slash", 'q"uo\'te', "it's", "?", "-- not a comment",
-          "\\", "'", "日本語"]
+TRICKY = [
+    "plain",
+    "x' OR '1'='1",
+    "a\\1b",
+    "back\\'slash",
+    "q\"uo'te",
+    "it's",
+    "?",
+    "-- not a comment",
+    "\\",
+    "'",
+    "日本語",
+]
 
 
 def test_prepared_parameters_are_bound_as_values(shared_server: ServerProcess) -> None:
@@ -89,7 +110,10 @@ def _prepare_then_ping(caps: int, server: ServerProcess) -> tuple[list[bytes], b
         client.command(raw.COM_STMT_PREPARE, b"SELECT ? AS x, ? AS y")
         ok = client.read_packet()
         assert ok[:1] == b"\x00"
-        num_columns, num_params = int.from_bytes(ok[5:7], "little"), int.from_bytes(ok[7:9], "little")
+        num_columns, num_params = (
+            int.from_bytes(ok[5:7], "little"),
+            int.from_bytes(ok[7:9], "little"),
+        )
         assert num_params == 2
         packets = [client.read_packet() for _ in range(num_params)]
         assert all(p.startswith(b"\x03def") for p in packets), "expected parameter definitions"
@@ -108,13 +132,16 @@ def test_prepare_response_honours_deprecate_eof(shared_server: ServerProcess) ->
     client reads it as the next command's answer (libmysqlclient: 2013; Connector/J: desync)."""
     packets, after_ping = _prepare_then_ping(DEPRECATE_EOF, shared_server)
     assert not any(raw.is_eof(p) for p in packets)
-    assert after_ping[:1] == b"\x00", f"PING answered by {after_ping!r}: a stray EOF was in the stream"
+    assert after_ping[:1] == b"\x00", (
+        f"PING answered by {after_ping!r}: a stray EOF was in the stream"
+    )
     packets, after_ping = _prepare_then_ping(raw.BASE_CAPS, shared_server)
     assert raw.is_eof(packets[2])  # without DEPRECATE_EOF the EOF is required
     assert after_ping[:1] == b"\x00"
 
 
-# -- 5. affected rows: 0 at the end of a result set, the real count in an OK ----------------------------
+# -- 5. affected rows: 0 at the end of a result set, the real count in an OK
+# ----------------------------
 def test_end_of_result_set_carries_zero_affected_rows(shared_server: ServerProcess) -> None:
     """Upstream puts the row count into the OK that ends a result set; MariaDB Connector/J 2.x
     reads it as a string length and crashes (ArrayIndexOutOfBoundsException, upstream issue #35)."""
@@ -147,7 +174,8 @@ def test_set_with_expressions(shared_server: ServerProcess) -> None:
 
 # -- 7. FROM DUAL ----------------------------------------------------------------------------------
 def test_from_dual(shared_server: ServerProcess) -> None:
-    """Upstream sent these to the backend: 'Table with name DUAL does not exist!' (JDBC getSchemas)."""
+    """Upstream sent these to the backend: 'Table with name DUAL does not exist!' (JDBC
+    getSchemas)."""
     with shared_server.connect() as conn, conn.cursor() as cur:
         cur.execute("SELECT 1 FROM DUAL")
         assert cur.fetchall() == ((1,),)
@@ -156,8 +184,11 @@ def test_from_dual(shared_server: ServerProcess) -> None:
         assert [d[0] for d in cur.description] == ["TABLE_SCHEM"]
 
 
-# -- 8. KILL ----------------------------------------------------------------------------------------
-def _run_in_thread(conn: pymysql.connections.Connection, sql: str) -> tuple[threading.Thread, dict[str, Any]]:
+# -- 8. KILL
+# ----------------------------------------------------------------------------------------
+def _run_in_thread(
+    conn: pymysql.connections.Connection, sql: str
+) -> tuple[threading.Thread, dict[str, Any]]:
     outcome: dict[str, Any] = {}
 
     def run() -> None:
@@ -181,13 +212,17 @@ def _running_query(killer: pymysql.connections.Connection, victim_id: int) -> bo
         return any(row[0] == victim_id and row[4] == "Query" for row in cur.fetchall())
 
 
-def _kill_until_done(killer: pymysql.connections.Connection, victim_id: int, statement: str,
-                     thread: threading.Thread) -> None:
+def _kill_until_done(
+    killer: pymysql.connections.Connection, victim_id: int, statement: str, thread: threading.Thread
+) -> None:
     """Once the server runs the victim's statement (SHOW PROCESSLIST says so), send `statement`
     until the victim's thread ends (a KILL racing the statement's start would be a no-op), for at
     most 20 s."""
-    wait_until(lambda: _running_query(killer, victim_id) or not thread.is_alive(), 20,
-               "the victim's statement is running")
+    wait_until(
+        lambda: _running_query(killer, victim_id) or not thread.is_alive(),
+        20,
+        "the victim's statement is running",
+    )
     deadline = time.monotonic() + 20
     with killer.cursor() as cur:
         while thread.is_alive() and time.monotonic() < deadline:
@@ -247,7 +282,9 @@ def test_kill_own_connection_and_unknown_id(shared_server: ServerProcess) -> Non
     assert shared_server.query("SELECT 1") == [(1,)]
 
 
-def test_kill_of_another_users_connection_is_refused_over_the_wire(shared_server: ServerProcess) -> None:
+def test_kill_of_another_users_connection_is_refused_over_the_wire(
+    shared_server: ServerProcess,
+) -> None:
     with shared_server.connect() as root, root.cursor() as cur:
         cur.execute("CREATE USER IF NOT EXISTS 'killer_bob'@'%' IDENTIFIED BY 'pw'")
         with shared_server.connect(user="killer_bob", password="pw") as bob, bob.cursor() as bcur:
@@ -275,8 +312,10 @@ class FakeRegistry:
 def test_kill_checks_ownership_unit(query_only: bool) -> None:
     """Upstream KILL has no privilege check at all: anyone could kill anyone."""
     registry = FakeRegistry({1: "root", 2: "bob"})
-    engine = SimpleNamespace(connections=registry,
-                             privileges=SimpleNamespace(has_global=lambda ctx, priv: ctx.user == "root"))
+    engine = SimpleNamespace(
+        connections=registry,
+        privileges=SimpleNamespace(has_global=lambda ctx, priv: ctx.user == "root"),
+    )
     bob = SessionContext(user="bob", host="127.0.0.1", connection_id=2)
     with pytest.raises(DrydockError) as refused:
         kill(engine, ast.Kill(connection_id=1, query_only=query_only), bob)  # type: ignore[arg-type]
@@ -291,13 +330,17 @@ def test_kill_checks_ownership_unit(query_only: bool) -> None:
     assert registry.killed == [(2, query_only), (2, query_only)]
 
 
-# -- 10. several statements in one COM_QUERY --------------------------------------------------------
+# -- 10. several statements in one COM_QUERY
+# --------------------------------------------------------
 def test_multiple_statements_are_rejected_and_change_nothing(shared_server: ServerProcess) -> None:
     """Upstream runs every statement and returns only the last result."""
     table = fresh_table(shared_server)
     with shared_server.connect() as conn, conn.cursor() as cur:
-        for sql in (f"INSERT INTO {table} VALUES (1, 'a'); INSERT INTO {table} VALUES (2, 'b')",
-                    "SELECT 1; SELECT 2", f"SELECT 1; DROP TABLE {table}"):
+        for sql in (
+            f"INSERT INTO {table} VALUES (1, 'a'); INSERT INTO {table} VALUES (2, 'b')",
+            "SELECT 1; SELECT 2",
+            f"SELECT 1; DROP TABLE {table}",
+        ):
             with pytest.raises(pymysql.err.ProgrammingError) as rejected:
                 cur.execute(sql)
             code, message = rejected.value.args

@@ -28,7 +28,8 @@ from drydock.grammar import parser
 from drydock.server.results import to_wire
 
 
-# -- typed columns ------------------------------------------------------------------------------------
+# -- typed columns
+# ------------------------------------------------------------------------------------
 def test_untyped_result_gets_mimic_inferred_columns_from_the_first_non_null_value() -> None:
     rows = [(None, None, "a", None), (1, None, "b", 2.5), (None, None, None, dt.date(2024, 1, 1))]
     result = Result(columns=["i", "n", "s", "f"], rows=rows)
@@ -36,17 +37,34 @@ def test_untyped_result_gets_mimic_inferred_columns_from_the_first_non_null_valu
     assert wire_rows is rows  # untouched: no conversion for inferred columns, as upstream
     assert all(isinstance(c, ResultColumn) for c in columns)
     assert [(c.name, c.type) for c in columns] == [
-        ("i", infer_type(1)), ("n", ColumnType.NULL), ("s", infer_type("a")), ("f", infer_type(2.5))]
+        ("i", infer_type(1)),
+        ("n", ColumnType.NULL),
+        ("s", infer_type("a")),
+        ("f", infer_type(2.5)),
+    ]
 
 
-@pytest.mark.parametrize("value", [1, True, "x", b"x", 1.5, decimal.Decimal("1.5"), dt.date(2024, 1, 1),
-                                   dt.datetime(2024, 1, 1, 2, 3), dt.timedelta(seconds=3)])
+@pytest.mark.parametrize(
+    "value",
+    [
+        1,
+        True,
+        "x",
+        b"x",
+        1.5,
+        decimal.Decimal("1.5"),
+        dt.date(2024, 1, 1),
+        dt.datetime(2024, 1, 1, 2, 3),
+        dt.timedelta(seconds=3),
+    ],
+)
 def test_inference_is_mysql_mimics(value: Any) -> None:
     (column,) = to_wire(Result(columns=["c"], rows=[(value,)]))[1]  # type: ignore[index]
     assert column.type == infer_type(value)
 
 
-# -- the parse cache ----------------------------------------------------------------------------------
+# -- the parse cache
+# ----------------------------------------------------------------------------------
 @pytest.fixture
 def empty_cache() -> Iterator[None]:
     parser.clear_cache()
@@ -71,15 +89,18 @@ def test_errors_are_never_cached(empty_cache: None) -> None:
     assert sql not in parser._cache  # noqa: SLF001
 
 
-@pytest.mark.parametrize("sql", [
-    "CREATE USER 'u'@'%' IDENTIFIED BY 'hunter2'",
-    "ALTER USER 'u'@'%' IDENTIFIED BY 'hunter2'",
-    "SET PASSWORD FOR 'u'@'%' = PASSWORD('hunter2')",
-    "SET PASSWORD = 'hunter2'",
-    'CREATE CATALOG c PROPERTIES ("type" = "lance", "s3.secret_key" = "hunter2")',
-    'ALTER CATALOG c SET PROPERTIES ("token" = "hunter2")',
-    "PREPARE s FROM 'CREATE USER u IDENTIFIED BY \\'hunter2\\''",
-])
+@pytest.mark.parametrize(
+    "sql",
+    [
+        "CREATE USER 'u'@'%' IDENTIFIED BY 'hunter2'",
+        "ALTER USER 'u'@'%' IDENTIFIED BY 'hunter2'",
+        "SET PASSWORD FOR 'u'@'%' = PASSWORD('hunter2')",
+        "SET PASSWORD = 'hunter2'",
+        'CREATE CATALOG c PROPERTIES ("type" = "lance", "s3.secret_key" = "hunter2")',
+        'ALTER CATALOG c SET PROPERTIES ("token" = "hunter2")',
+        "PREPARE s FROM 'CREATE USER u IDENTIFIED BY \\'hunter2\\''",
+    ],
+)
 def test_statements_carrying_secrets_are_never_cached(empty_cache: None, sql: str) -> None:
     assert parser.parse(sql) is not None
     assert sql not in parser._cache  # noqa: SLF001
@@ -104,7 +125,8 @@ def test_the_cache_is_a_bounded_lru(empty_cache: None, monkeypatch: pytest.Monke
     assert parser.parse(long_sql) == ast.Kill(1) and long_sql not in parser._cache  # noqa: SLF001
 
 
-# -- inline statements never wait on I/O ---------------------------------------------------------------
+# -- inline statements never wait on I/O
+# ---------------------------------------------------------------
 def test_admin_show_frontend_config_is_inline() -> None:
     assert ast.AdminShowFrontendConfig.inline
 

@@ -21,18 +21,27 @@ def run(server: ServerProcess, tmp_path: Path, lance: str, *suites: str) -> int:
     return runner.main(args)
 
 
-def test_switched_off_lance_suite_is_a_skip_with_its_reason(shared_server: ServerProcess,  # noqa: F811
-                                                            tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_switched_off_lance_suite_is_a_skip_with_its_reason(
+    shared_server: ServerProcess,  # noqa: F811
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     code = run(shared_server, tmp_path, "false", "test_lance_catalog", "test_warnings")
     lines = capsys.readouterr().out.splitlines()
     assert code == 0
-    assert lines[0].startswith("SKIP test_lance_catalog (") and "enableLanceTest is 'false'" in lines[0]
+    assert (
+        lines[0].startswith("SKIP test_lance_catalog (")
+        and "enableLanceTest is 'false'" in lines[0]
+    )
     assert lines[1].startswith("PASS test_warnings (")
     assert lines[-1] == "regression: 1 passed, 0 failed, 1 skipped"
 
 
-def test_a_suite_that_runs_no_statement_is_a_skip_not_a_pass(shared_server: ServerProcess,  # noqa: F811
-                                                              tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_suite_that_runs_no_statement_is_a_skip_not_a_pass(
+    shared_server: ServerProcess,  # noqa: F811
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     runner.load_suites()  # the real suites first, so main() does not register ours twice
 
     @suite("test_returns_early_probe", "p0")

@@ -1,5 +1,7 @@
-"""User variables and SQL-level prepared statements (PREPARE / EXECUTE / DEALLOCATE PREPARE), through
-pymysql against a real server: MySQL's semantics, its error codes, and values that never become SQL."""
+"""User variables and SQL-level prepared statements (PREPARE / EXECUTE / DEALLOCATE PREPARE),
+through
+pymysql against a real server: MySQL's semantics, its error codes, and values that never become
+SQL."""
 
 from __future__ import annotations
 
@@ -45,23 +47,34 @@ def error_of(cur: Any, sql: str) -> tuple[int, str]:
     return err.value.args[0], err.value.args[1]
 
 
-# -- the grammar ------------------------------------------------------------------------------------------
-@pytest.mark.parametrize(("sql", "statement"), [
-    ("PREPARE s FROM 'SELECT ?'", ast.Prepare(name="s", text="SELECT ?")),
-    ("prepare S from 'it''s ?';", ast.Prepare(name="S", text="it's ?")),
-    ("PREPARE s FROM @q", ast.Prepare(name="s", from_variable="q")),
-    ("PREPARE `my stmt` FROM @`odd name`", ast.Prepare(name="my stmt", from_variable="odd name")),
-    ("EXECUTE s", ast.ExecutePrepared(name="s")),
-    ("EXECUTE s USING @a, @'b', @\"c\", @d$1", ast.ExecutePrepared(name="s", using=("a", "b", "c", "d$1"))),
-    ("DEALLOCATE PREPARE s", ast.DeallocatePrepare(name="s")),
-    ("drop prepare s", ast.DeallocatePrepare(name="s")),
-    ("EXECUTE prepare USING @execute", ast.ExecutePrepared(name="prepare", using=("execute",))),
-])
+# -- the grammar
+# ------------------------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("sql", "statement"),
+    [
+        ("PREPARE s FROM 'SELECT ?'", ast.Prepare(name="s", text="SELECT ?")),
+        ("prepare S from 'it''s ?';", ast.Prepare(name="S", text="it's ?")),
+        ("PREPARE s FROM @q", ast.Prepare(name="s", from_variable="q")),
+        (
+            "PREPARE `my stmt` FROM @`odd name`",
+            ast.Prepare(name="my stmt", from_variable="odd name"),
+        ),
+        ("EXECUTE s", ast.ExecutePrepared(name="s")),
+        (
+            "EXECUTE s USING @a, @'b', @\"c\", @d$1",
+            ast.ExecutePrepared(name="s", using=("a", "b", "c", "d$1")),
+        ),
+        ("DEALLOCATE PREPARE s", ast.DeallocatePrepare(name="s")),
+        ("drop prepare s", ast.DeallocatePrepare(name="s")),
+        ("EXECUTE prepare USING @execute", ast.ExecutePrepared(name="prepare", using=("execute",))),
+    ],
+)
 def test_statements_parse(sql: str, statement: ast.Statement) -> None:
     assert owns(sql) and parse(sql) == statement
 
 
-# -- user variables -----------------------------------------------------------------------------------
+# -- user variables
+# -----------------------------------------------------------------------------------
 def test_unset_variable_is_null_and_set_variables_keep_their_type(cur: Any) -> None:
     assert rows(cur, "SELECT @never_set") == ((None,),)
     assert [d[0] for d in cur.description] == ["@never_set"]
@@ -84,7 +97,9 @@ def test_variable_names_are_case_insensitive_and_quoted_names_work(cur: Any) -> 
 
 def test_computed_values_subqueries_and_other_variables(cur: Any, db: str) -> None:
     cur.execute("SET @a = 20")
-    cur.execute(f"SET @b = @a + 1, @c = upper('x'), @m = (SELECT max(id) FROM {db}.t), @e = sqrt(16)")
+    cur.execute(
+        f"SET @b = @a + 1, @c = upper('x'), @m = (SELECT max(id) FROM {db}.t), @e = sqrt(16)"
+    )
     assert rows(cur, "SELECT @b, @c, @m, @e") == ((21, "X", 2, 4.0),)
     cur.execute("SET @j = 1, @k = @j + 1")  # assignments run left to right
     assert rows(cur, "SELECT @k") == ((2,),)
@@ -96,7 +111,9 @@ def test_variables_inside_queries_are_values_never_sql(cur: Any, db: str) -> Non
     assert rows(cur, f"SELECT id FROM {db}.t WHERE name = @evil") == ()
     cur.execute(f"INSERT INTO {db}.t VALUES (@unset_id, @back), (7, @evil)")
     assert rows(cur, f"SELECT id, name FROM {db}.t WHERE name IN (@back, @evil) ORDER BY name") == (
-        (7, "' OR '1'='1"), (None, "a\\b"))
+        (7, "' OR '1'='1"),
+        (None, "a\\b"),
+    )
 
 
 def test_user_and_system_variables_in_one_set(cur: Any) -> None:
@@ -114,9 +131,18 @@ def test_variables_belong_to_their_session(shared_server: ServerProcess) -> None
         assert rows(a.cursor(), "SELECT @mine") == (("a",),)
 
 
-def test_reset_connection_clears_variables_and_prepared_statements(shared_server: ServerProcess) -> None:
-    conn = mysql.connector.connect(host=shared_server.host, port=shared_server.port, user="root",
-                                   password="", use_pure=True, autocommit=True, connection_timeout=10)
+def test_reset_connection_clears_variables_and_prepared_statements(
+    shared_server: ServerProcess,
+) -> None:
+    conn = mysql.connector.connect(
+        host=shared_server.host,
+        port=shared_server.port,
+        user="root",
+        password="",
+        use_pure=True,
+        autocommit=True,
+        connection_timeout=10,
+    )
     try:
         c = conn.cursor()
         c.execute("SET @v = 5")
@@ -137,7 +163,8 @@ def test_unsupported_assignments_are_1235(cur: Any) -> None:
     assert error_of(cur, "SELECT 1 INTO @x")[0] == 1235
 
 
-# -- PREPARE / EXECUTE / DEALLOCATE PREPARE ---------------------------------------------------------------
+# -- PREPARE / EXECUTE / DEALLOCATE PREPARE
+# ---------------------------------------------------------------
 def test_prepare_execute_deallocate(cur: Any, db: str) -> None:
     cur.execute(f"PREPARE s FROM 'SELECT id, name FROM {db}.t WHERE id = ? OR name = ?'")
     cur.execute("SET @id = 1, @name = 'it''s'")
@@ -157,7 +184,9 @@ def test_prepare_from_a_variable_and_drop_prepare(cur: Any, db: str) -> None:
     assert rows(cur, "EXECUTE counter USING @low") == ((2,),)
     cur.execute("DROP PREPARE counter")
     assert error_of(cur, "DROP PREPARE counter") == (
-        1243, "Unknown prepared statement handler (counter) given to DEALLOCATE PREPARE")
+        1243,
+        "Unknown prepared statement handler (counter) given to DEALLOCATE PREPARE",
+    )
 
 
 def test_values_are_bound_as_literals(cur: Any, db: str) -> None:
@@ -169,17 +198,22 @@ def test_values_are_bound_as_literals(cur: Any, db: str) -> None:
     cur.execute(f"PREPARE sel FROM 'SELECT name FROM {db}.t WHERE id >= ? ORDER BY id'")
     cur.execute("SET @low = 10")
     assert [r[0] for r in rows(cur, "EXECUTE sel USING @low")] == tricky
-    cur.execute(f"PREPARE q FROM 'SELECT ''?'', ? FROM {db}.t WHERE id = 1'")  # '?' is no placeholder
+    cur.execute(
+        f"PREPARE q FROM 'SELECT ''?'', ? FROM {db}.t WHERE id = 1'"
+    )  # '?' is no placeholder
     cur.execute("SET @v = 'value'")
     assert rows(cur, "EXECUTE q USING @v") == (("?", "value"),)
 
 
-def test_prepared_text_may_be_an_owned_statement_and_warnings_surface(shared_server: ServerProcess,
-                                                                      db: str) -> None:
+def test_prepared_text_may_be_an_owned_statement_and_warnings_surface(
+    shared_server: ServerProcess, db: str
+) -> None:
     with shared_server.connect() as conn, conn.cursor() as cur:
         cur.execute("PREPARE cfg FROM 'ADMIN SHOW FRONTEND CONFIG LIKE ?'")
         cur.execute("SET @like = 'lance_index_job_keep%'")
-        assert [r[0] for r in rows(cur, "EXECUTE cfg USING @like")] == ["lance_index_job_keep_max_second"]
+        assert [r[0] for r in rows(cur, "EXECUTE cfg USING @like")] == [
+            "lance_index_job_keep_max_second"
+        ]
         cur.execute(f"PREPARE drop_t FROM 'DROP TABLE IF EXISTS {db}.nope'")
         cur.execute("EXECUTE drop_t")
         assert cur._result.warning_count == 1  # noqa: SLF001 - the OK packet of EXECUTE
@@ -204,8 +238,9 @@ def test_prepared_statements_belong_to_their_session(shared_server: ServerProces
         assert rows(a.cursor(), "EXECUTE mine") == ((1,),)
 
 
-def test_execute_runs_with_the_session_privileges_and_is_audited_masked(shared_server: ServerProcess,
-                                                                        db: str) -> None:
+def test_execute_runs_with_the_session_privileges_and_is_audited_masked(
+    shared_server: ServerProcess, db: str
+) -> None:
     user = f"u{uuid.uuid4().hex[:8]}"
     with shared_server.connect() as conn, conn.cursor() as cur:
         cur.execute("PREPARE mk FROM 'CREATE USER ?@''%'' IDENTIFIED BY ?'")
@@ -214,28 +249,59 @@ def test_execute_runs_with_the_session_privileges_and_is_audited_masked(shared_s
         cur.execute("SHOW AUDIT LIMIT 5")
         audit = [r for r in cur.fetchall() if user in str(r)]
     assert audit and "hunter2-prepared" not in str(audit) and "IDENTIFIED BY '***'" in str(audit)
-    with shared_server.connect(user=user, password="hunter2-prepared") as conn, conn.cursor() as cur:
+    with (
+        shared_server.connect(user=user, password="hunter2-prepared") as conn,
+        conn.cursor() as cur,
+    ):
         cur.execute(f"PREPARE s FROM 'SELECT * FROM {db}.t'")  # preparing needs no privilege
         code, message = error_of(cur, "EXECUTE s")
         assert code == 1142 and f"'{db}.t'" in message
     shared_server.query(f"DROP USER '{user}'@'%'")
 
 
-@pytest.mark.parametrize(("sql", "code", "text"), [
-    ("EXECUTE nope", 1243, "Unknown prepared statement handler (nope) given to EXECUTE"),
-    ("DEALLOCATE PREPARE nope", 1243, "Unknown prepared statement handler (nope) given to DEALLOCATE PREPARE"),
-    ("PREPARE p FROM 'EXECUTE x'", 1295, "This command is not supported in the prepared statement protocol yet"),
-    ("PREPARE p FROM 'DEALLOCATE PREPARE x'", 1295, "This command is not supported"),
-    ("PREPARE p FROM 'PREPARE x FROM ''SELECT 1'''", 1295, "This command is not supported"),
-    ("PREPARE p FROM 'SELEC 1'", 1064, "line 1:"),
-    ("PREPARE p FROM 'ADMIN SHOW FRONTEND CONFIG LIK 1'", 1064, "line 1:27 mismatched input 'LIK'"),
-    ("PREPARE p FROM ''", 1065, "Query was empty"),
-    ("PREPARE p FROM 'SELECT 1; SELECT 2'", 1064, "multiple statements"),
-    ("PREPARE p FROM @never_set_text", 1064, "near 'NULL'"),
-    ("EXECUTE p USING 1", 1064, "expecting USER_VARIABLE"),
-    ("EXECUTE p USING @a @b", 1064, "mismatched input '@b'"),
-], ids=["execute_unknown", "deallocate_unknown", "nested_execute", "nested_deallocate", "nested_prepare",
-        "syntax", "owned_syntax", "empty", "two_statements", "null_text", "using_literal", "using_no_comma"])
+@pytest.mark.parametrize(
+    ("sql", "code", "text"),
+    [
+        ("EXECUTE nope", 1243, "Unknown prepared statement handler (nope) given to EXECUTE"),
+        (
+            "DEALLOCATE PREPARE nope",
+            1243,
+            "Unknown prepared statement handler (nope) given to DEALLOCATE PREPARE",
+        ),
+        (
+            "PREPARE p FROM 'EXECUTE x'",
+            1295,
+            "This command is not supported in the prepared statement protocol yet",
+        ),
+        ("PREPARE p FROM 'DEALLOCATE PREPARE x'", 1295, "This command is not supported"),
+        ("PREPARE p FROM 'PREPARE x FROM ''SELECT 1'''", 1295, "This command is not supported"),
+        ("PREPARE p FROM 'SELEC 1'", 1064, "line 1:"),
+        (
+            "PREPARE p FROM 'ADMIN SHOW FRONTEND CONFIG LIK 1'",
+            1064,
+            "line 1:27 mismatched input 'LIK'",
+        ),
+        ("PREPARE p FROM ''", 1065, "Query was empty"),
+        ("PREPARE p FROM 'SELECT 1; SELECT 2'", 1064, "multiple statements"),
+        ("PREPARE p FROM @never_set_text", 1064, "near 'NULL'"),
+        ("EXECUTE p USING 1", 1064, "expecting USER_VARIABLE"),
+        ("EXECUTE p USING @a @b", 1064, "mismatched input '@b'"),
+    ],
+    ids=[
+        "execute_unknown",
+        "deallocate_unknown",
+        "nested_execute",
+        "nested_deallocate",
+        "nested_prepare",
+        "syntax",
+        "owned_syntax",
+        "empty",
+        "two_statements",
+        "null_text",
+        "using_literal",
+        "using_no_comma",
+    ],
+)
 def test_errors(cur: Any, sql: str, code: int, text: str) -> None:
     got_code, message = error_of(cur, sql)
     assert got_code == code and text in message, message

@@ -97,7 +97,8 @@ def test_upstream_handshake_says_autocommit_is_off() -> None:
 
 
 def test_upstream_kill_query_cancels_an_idle_connection() -> None:
-    """If this starts failing, upstream fixed it: DrydockConnection.kill keeps an idle connection."""
+    """If this starts failing, upstream fixed it: DrydockConnection.kill keeps an idle
+    connection."""
 
     async def scenario() -> bool:
         conn = _upstream(PROTO)
@@ -129,10 +130,10 @@ def test_upstream_stream_read_fails_on_a_split_header() -> None:
 
 def test_upstream_set_rejects_computed_values() -> None:
     """If this starts failing, upstream fixed it; DrydockSession._set_variable can go."""
-    expression = sqlglot.parse_one("SET sql_mode = concat(@@sql_mode, ',STRICT_TRANS_TABLES')",
-                                   read="mysql")
+    expression = sqlglot.parse_one(
+        "SET sql_mode = concat(@@sql_mode, ',STRICT_TRANS_TABLES')", read="mysql"
+    )
     value = expression.expressions[0].this.right
     with pytest.raises(MysqlError) as rejected:
         expression_to_value(value)
     assert rejected.value.code == 1235
-

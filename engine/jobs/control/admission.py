@@ -20,12 +20,22 @@ from drydock.engine.session import INTERNAL
 from drydock.engine.errors import Errors
 from drydock.engine.jobs.control import states as st
 from drydock.engine.jobs.control.contract import (
-    CONTRACT_VERSION, ContractError, contract_json, field_contract, index_contract)
+    CONTRACT_VERSION,
+    ContractError,
+    contract_json,
+    field_contract,
+    index_contract,
+)
 from drydock.engine.jobs.control.quotas import QUOTA_KEYS, require_positive_quotas
 from drydock.engine.jobs.control.records import JobRecord
 from drydock.engine.jobs.control.records import build as build_record
 from drydock.engine.jobs.control.validation import (
-    IndexSpec, invalid, same_definition, validate_name, validate_spec)
+    IndexSpec,
+    invalid,
+    same_definition,
+    validate_name,
+    validate_spec,
+)
 from drydock.engine.session import SessionContext
 from drydock.engine.security.privileges import Privilege
 from drydock.engine.support.config_keys import Key
@@ -72,21 +82,27 @@ def operation_name(stmt: ast.CreateIndex | ast.DropIndex) -> str:
 def _gate(config: Config, op: str) -> tuple[int, int, int]:
     if not config.get(Key.ENABLE_LANCE_INDEX_MUTATION):
         raise Errors.LANCE_INDEX_MUTATION_DISABLED.error(
-            detail=f"{op} is disabled for Lance catalog tables (enable_lance_index_mutation = false)")
+            detail=f"{op} is disabled for Lance catalog tables (enable_lance_index_mutation = "
+            f"false)"
+        )
     table, catalog, global_ = (int(config.get(key)) for key in QUOTA_KEYS)
     return require_positive_quotas((table, catalog, global_))
 
 
-def resolve_index_table(admission: Admitter, ctx: SessionContext, parts: tuple[str, ...],
-                        op: str) -> IndexTable:
+def resolve_index_table(
+    admission: Admitter, ctx: SessionContext, parts: tuple[str, ...], op: str
+) -> IndexTable:
     catalogs = admission.catalogs
     catalog, db, table = admission.metadata.split(ctx, parts)
     if catalog == INTERNAL:
-        raise Errors.LANCE_INDEX_OPERATION_NOT_SUPPORTED.error(op=op, target="index jobs on internal tables")
+        raise Errors.LANCE_INDEX_OPERATION_NOT_SUPPORTED.error(
+            op=op, target="index jobs on internal tables"
+        )
     record = catalogs.get(catalog)
     if record.type != "lance":
         raise Errors.LANCE_INDEX_OPERATION_NOT_SUPPORTED.error(
-            op=op, target=f"index jobs on {record.type} catalogs ('{record.name}')")
+            op=op, target=f"index jobs on {record.type} catalogs ('{record.name}')"
+        )
     # A table the caller may not see answers like a missing one; one it sees needs ALTER.
     admission.metadata.require_table(ctx, record.name, db, table)
     admission.privileges.require_table(ctx, Privilege.ALTER, record.name, db, table)
@@ -95,8 +111,10 @@ def resolve_index_table(admission: Admitter, ctx: SessionContext, parts: tuple[s
 
 def admission_bounds(config: Config) -> tuple[int, int]:
     """(lance_index_max_num_partitions, lance_index_max_num_sub_vectors) as of this admission."""
-    return (int(config.get(Key.LANCE_INDEX_MAX_NUM_PARTITIONS)),
-            int(config.get(Key.LANCE_INDEX_MAX_NUM_SUB_VECTORS)))
+    return (
+        int(config.get(Key.LANCE_INDEX_MAX_NUM_PARTITIONS)),
+        int(config.get(Key.LANCE_INDEX_MAX_NUM_SUB_VECTORS)),
+    )
 
 
 def is_local(locator: str) -> bool:
@@ -114,8 +132,11 @@ def _read_latest(config: Config, target: IndexTable, op: str) -> tuple[Any, str]
     locator = target.connector.dataset_uri(target.db, target.table)
     if not local_mutation_allowed(config, locator):
         raise Errors.LANCE_INDEX_OPERATION_NOT_SUPPORTED.error(
-            op=op, target="local file datasets (enable_lance_index_local_file_mutation = false)")
-    dataset = target.connector.latest_snapshot(target.db, target.table)  # the connector types its own errors
+            op=op, target="local file datasets (enable_lance_index_local_file_mutation = false)"
+        )
+    dataset = target.connector.latest_snapshot(
+        target.db, target.table
+    )  # the connector types its own errors
     return dataset, locator
 
 
@@ -139,9 +160,14 @@ def schema_contract(dataset: Any, column: str, spec: IndexSpec) -> tuple[str, di
     elif spec.using == "INVERTED":
         if not (pa.types.is_string(field.type) or pa.types.is_large_string(field.type)):
             raise invalid(f"INVERTED index column must be a string column, got {field.type}")
-    elif not (pa.types.is_integer(field.type) or pa.types.is_floating(field.type)
-              or pa.types.is_string(field.type) or pa.types.is_large_string(field.type)
-              or pa.types.is_temporal(field.type) or pa.types.is_boolean(field.type)):
+    elif not (
+        pa.types.is_integer(field.type)
+        or pa.types.is_floating(field.type)
+        or pa.types.is_string(field.type)
+        or pa.types.is_large_string(field.type)
+        or pa.types.is_temporal(field.type)
+        or pa.types.is_boolean(field.type)
+    ):
         raise invalid(f"{spec.using} index column must be a scalar column, got {field.type}")
     return field.name, field_contract(dataset, field.name, schema)  # what the worker recomputes
 
@@ -163,10 +189,15 @@ def _check_build_parameters(dataset: Any, spec: IndexSpec, contract: dict[str, A
     rows = dataset.count_rows()
     sub_vectors = spec.params.get("num_sub_vectors")
     if isinstance(sub_vectors, int) and contract["dimension"] % sub_vectors:
-        raise invalid(f"dimension ({contract['dimension']}) must be divisible by num_sub_vectors ({sub_vectors})")
+        raise invalid(
+            f"dimension ({contract['dimension']}) must be divisible by num_sub_vectors "
+            f"({sub_vectors})"
+        )
     if spec.index_type == "IVF_PQ" and rows < PQ_TRAINING_ROWS:
-        raise invalid(f"IVF_PQ needs at least {PQ_TRAINING_ROWS} rows to train its codebook; "
-                      f"the table has {rows} (fewer would build an empty index)")
+        raise invalid(
+            f"IVF_PQ needs at least {PQ_TRAINING_ROWS} rows to train its codebook; "
+            f"the table has {rows} (fewer would build an empty index)"
+        )
     partitions = spec.params.get("num_partitions")
     if isinstance(partitions, int) and partitions > rows:
         raise invalid(f"num_partitions ({partitions}) must not exceed the number of rows ({rows})")
@@ -188,34 +219,80 @@ def existing_indexes(dataset: Any) -> dict[str, dict[str, Any]]:
     return out
 
 
-def _new_job(target: IndexTable, locator: str, name: str, operation: st.MutationType,
-             spec: IndexSpec | None, column: str, contract: dict[str, Any], version: int,
-             ctx: SessionContext, if_not_exists: bool, if_exists: bool,
-             bounds: tuple[int, int]) -> JobRecord:
+def _new_job(
+    target: IndexTable,
+    locator: str,
+    name: str,
+    operation: st.MutationType,
+    spec: IndexSpec | None,
+    column: str,
+    contract: dict[str, Any],
+    version: int,
+    ctx: SessionContext,
+    if_not_exists: bool,
+    if_exists: bool,
+    bounds: tuple[int, int],
+) -> JobRecord:
     now = time.time()
     # keyword form, as the constructor reads; built without the frozen dataclass's __init__
-    return build_record(dict(  # noqa: C408
-        id=0, catalog_id=target.catalog_id, catalog_name=target.catalog, db=target.db, tbl=target.table,
-        index_name=name, index_key=name.lower(), locator=locator, operation=operation,
-        index_type=spec.index_type if spec else "", column_name=column,
-        properties=spec.to_json() if spec else "{}", if_not_exists=if_not_exists, if_exists=if_exists,
-        creator=f"'{ctx.user}'@'{ctx.account_host}'", state=st.MutationState.PENDING,
-        refresh_state=st.RefreshState.NOT_REQUIRED, completion_reason=st.CompletionReason.NONE,
-        result_code=None, message="", external_metadata_advanced=None, possible_live_owned=False,
-        termination_proof=st.TerminationProof.NONE, backend_id="", process_epoch="", invocation_id="",
-        index_uuid="", deadline_ms=None, admitted_version=version,
-        schema_contract=json.dumps(contract_json([contract]), sort_keys=True),
-        schema_contract_version=SCHEMA_CONTRACT_VERSION, force_released=False, force_actor="",
-        force_time=None, force_note="", force_warning="", progress="", refresh_failed_at=None,
-        created_at=now, updated_at=now, revision=0, max_num_partitions=bounds[0], max_num_sub_vectors=bounds[1],
-        dispatch_attempts=0))
+    return build_record(
+        dict(  # noqa: C408
+            id=0,
+            catalog_id=target.catalog_id,
+            catalog_name=target.catalog,
+            db=target.db,
+            tbl=target.table,
+            index_name=name,
+            index_key=name.lower(),
+            locator=locator,
+            operation=operation,
+            index_type=spec.index_type if spec else "",
+            column_name=column,
+            properties=spec.to_json() if spec else "{}",
+            if_not_exists=if_not_exists,
+            if_exists=if_exists,
+            creator=f"'{ctx.user}'@'{ctx.account_host}'",
+            state=st.MutationState.PENDING,
+            refresh_state=st.RefreshState.NOT_REQUIRED,
+            completion_reason=st.CompletionReason.NONE,
+            result_code=None,
+            message="",
+            external_metadata_advanced=None,
+            possible_live_owned=False,
+            termination_proof=st.TerminationProof.NONE,
+            backend_id="",
+            process_epoch="",
+            invocation_id="",
+            index_uuid="",
+            deadline_ms=None,
+            admitted_version=version,
+            schema_contract=json.dumps(contract_json([contract]), sort_keys=True),
+            schema_contract_version=SCHEMA_CONTRACT_VERSION,
+            force_released=False,
+            force_actor="",
+            force_time=None,
+            force_note="",
+            force_warning="",
+            progress="",
+            refresh_failed_at=None,
+            created_at=now,
+            updated_at=now,
+            revision=0,
+            max_num_partitions=bounds[0],
+            max_num_sub_vectors=bounds[1],
+            dispatch_attempts=0,
+        )
+    )
 
 
-def admit_create(admission: Admitter, stmt: ast.CreateIndex,
-                 ctx: SessionContext) -> JobRecord | None:
+def admit_create(
+    admission: Admitter, stmt: ast.CreateIndex, ctx: SessionContext
+) -> JobRecord | None:
     op = operation_name(stmt)
     name = validate_name(stmt.name)
-    bounds = admission_bounds(admission.config)  # read once: validated against and stored with the job
+    bounds = admission_bounds(
+        admission.config
+    )  # read once: validated against and stored with the job
     spec = validate_spec(stmt.using, stmt.columns, stmt.properties, *bounds)
     limits = _gate(admission.config, op)
     target = resolve_index_table(admission, ctx, stmt.table, op)
@@ -232,8 +309,20 @@ def admit_create(admission: Admitter, stmt: ast.CreateIndex,
             raise invalid(f"index '{name}' already exists")
         operation = st.MutationType.REPLACE
     _check_build_parameters(dataset, spec, contract)
-    job = _new_job(target, locator, name, operation, spec, column, contract, dataset.version, ctx,
-                   stmt.if_not_exists, False, bounds)
+    job = _new_job(
+        target,
+        locator,
+        name,
+        operation,
+        spec,
+        column,
+        contract,
+        dataset.version,
+        ctx,
+        stmt.if_not_exists,
+        False,
+        bounds,
+    )
     return admission.jobs.create(job, *limits)
 
 
@@ -249,6 +338,18 @@ def admit_drop(admission: Admitter, stmt: ast.DropIndex, ctx: SessionContext) ->
             return None
         raise invalid(f"index '{name}' not found on table {target.db}.{target.table}")
     column, contract = drop_contract(dataset, name)
-    job = _new_job(target, locator, name, st.MutationType.DROP, None, column, contract, dataset.version, ctx,
-                   False, stmt.if_exists, admission_bounds(admission.config))
+    job = _new_job(
+        target,
+        locator,
+        name,
+        st.MutationType.DROP,
+        None,
+        column,
+        contract,
+        dataset.version,
+        ctx,
+        False,
+        stmt.if_exists,
+        admission_bounds(admission.config),
+    )
     return admission.jobs.create(job, *limits)

@@ -41,8 +41,10 @@ def check_storage_options(options: dict[str, str]) -> None:
     if len(options) > MAX_STORAGE_OPTIONS:
         raise ProtocolError(f"{len(options)} storage options exceed the cap {MAX_STORAGE_OPTIONS}")
     for key, value in options.items():
-        if len(str(key).encode()) > MAX_OPTION_KEY_BYTES or \
-                len(str(value).encode()) > MAX_OPTION_VALUE_BYTES:
+        if (
+            len(str(key).encode()) > MAX_OPTION_KEY_BYTES
+            or len(str(value).encode()) > MAX_OPTION_VALUE_BYTES
+        ):
             raise ProtocolError("a storage option key or value exceeds its cap")
 
 
@@ -97,9 +99,12 @@ class WorkerResult:
     committed_version: int | None = None
 
     def body(self) -> dict[str, Any]:
-        return {"code": self.code.value, "message": self.message[:MAX_RESULT_MESSAGE],
-                "external_metadata_advanced": self.external_metadata_advanced,
-                "committed_version": self.committed_version}
+        return {
+            "code": self.code.value,
+            "message": self.message[:MAX_RESULT_MESSAGE],
+            "external_metadata_advanced": self.external_metadata_advanced,
+            "committed_version": self.committed_version,
+        }
 
     @staticmethod
     def parse(body: dict[str, Any]) -> WorkerResult | None:
@@ -109,9 +114,12 @@ class WorkerResult:
         except ValueError:
             return None
         version = body.get("committed_version")
-        return WorkerResult(code, str(body.get("message", ""))[:MAX_RESULT_MESSAGE],
-                            bool(body.get("external_metadata_advanced")),
-                            version if isinstance(version, int) else None)
+        return WorkerResult(
+            code,
+            str(body.get("message", ""))[:MAX_RESULT_MESSAGE],
+            bool(body.get("external_metadata_advanced")),
+            version if isinstance(version, int) else None,
+        )
 
 
 def log_name(job_id: int, invocation_id: str) -> str:
@@ -128,8 +136,9 @@ def job_of(name: str) -> int | None:
 class BackendEvents(Protocol):
     """What a backend reports about an invocation (the dispatcher records it)."""
 
-    def on_spawned(self, job_id: int, invocation_id: str, pid: int, start_ticks: int | None,
-                   cgroup: str) -> None:
+    def on_spawned(
+        self, job_id: int, invocation_id: str, pid: int, start_ticks: int | None, cgroup: str
+    ) -> None:
         """A local worker is about to be released: its pid and process start time (clock ticks
         since boot, which tell it from a later process reusing the pid) and its cgroup."""
 
@@ -137,8 +146,9 @@ class BackendEvents(Protocol):
 
     def on_result(self, job_id: int, invocation_id: str, result: WorkerResult) -> None: ...
 
-    def on_exit(self, job_id: int, invocation_id: str, proof: TerminationProof | None,
-                detail: str) -> None:
+    def on_exit(
+        self, job_id: int, invocation_id: str, proof: TerminationProof | None, detail: str
+    ) -> None:
         """The invocation is over; ``proof`` None when nothing yet proves its worker gone."""
 
 

@@ -29,11 +29,15 @@ class CatalogGuard:
     def refuse_retarget(self, record: CatalogRecord, merged: dict[str, str]) -> None:
         """ALTER CATALOG … SET PROPERTIES that changes where the catalog points (anything but its
         comment) while a job on it is unresolved: the job's locator would name another dataset."""
-        target_keys = {k for k in set(record.properties) | set(merged)
-                       if record.properties.get(k) != merged.get(k) and k not in ("comment",)}
+        target_keys = {
+            k
+            for k in set(record.properties) | set(merged)
+            if record.properties.get(k) != merged.get(k) and k not in ("comment",)
+        }
         if not target_keys:
             return
         job_id = self._jobs.unresolved_in_catalog(record.id)
         if job_id is not None:
-            raise Errors.CATALOG_BUSY.error(name=record.name, job_id=job_id,
-                                            op="changing its target with ALTER CATALOG")
+            raise Errors.CATALOG_BUSY.error(
+                name=record.name, job_id=job_id, op="changing its target with ALTER CATALOG"
+            )

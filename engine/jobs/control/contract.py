@@ -30,11 +30,18 @@ def field_contract(dataset: Any, column: str, schema: Any = None) -> dict[str, A
     if column not in schema.names:
         raise ContractError(f"column '{column}' is not a top-level column")
     field = schema.field(column)
-    contract: dict[str, Any] = {"fieldId": dataset.lance_schema.field(column).id(), "name": field.name,
-                                "type": str(field.type), "nullable": field.nullable}
+    contract: dict[str, Any] = {
+        "fieldId": dataset.lance_schema.field(column).id(),
+        "name": field.name,
+        "type": str(field.type),
+        "nullable": field.nullable,
+    }
     if pa.types.is_fixed_size_list(field.type):
-        contract.update(dimension=field.type.list_size, elementType=str(field.type.value_type),
-                        elementNullable=field.type.value_field.nullable)
+        contract.update(
+            dimension=field.type.list_size,
+            elementType=str(field.type.value_type),
+            elementNullable=field.type.value_field.nullable,
+        )
     return contract
 
 
@@ -47,8 +54,10 @@ def index_column(dataset: Any, index_name: str) -> str:
     top_level = {f.id(): f.name() for f in dataset.lance_schema.fields()}
     if len(field_ids) != 1 or next(iter(field_ids)) not in top_level:
         names = sorted({n for d in found for n in d.field_names})
-        raise ContractError(f"index '{index_name}' does not map to exactly one top-level column "
-                            f"(it covers {', '.join(names) or 'no column'})")
+        raise ContractError(
+            f"index '{index_name}' does not map to exactly one top-level column "
+            f"(it covers {', '.join(names) or 'no column'})"
+        )
     return top_level[next(iter(field_ids))]
 
 

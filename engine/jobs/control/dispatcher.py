@@ -30,7 +30,14 @@ from drydock.engine.support.host import host_id
 from drydock.engine.jobs.control import states as st
 from drydock.engine.jobs.control.admission import local_mutation_allowed
 from drydock.engine.jobs.control.backend import (
-    RAY_BACKEND, Backend, BackendFactory, Dispatch, NotEnqueued, ProtocolError, WorkerResult)
+    RAY_BACKEND,
+    Backend,
+    BackendFactory,
+    Dispatch,
+    NotEnqueued,
+    ProtocolError,
+    WorkerResult,
+)
 from drydock.engine.jobs.control.records import JobRecord
 from drydock.engine.jobs.control.reconcile import reconcile_job
 from drydock.engine.jobs.control.refresh import due_refreshes, refresh_job
@@ -46,10 +53,14 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 MAX_PREPARE_ATTEMPTS = 5  # failed dispatch preparations before a PENDING job ends NOT_COMMITTED
-RETRY_BASE_SECONDS = 1.0  # backoff after the n-th failure: base * 2**(n-1), at most RETRY_MAX_SECONDS
+RETRY_BASE_SECONDS = (
+    1.0  # backoff after the n-th failure: base * 2**(n-1), at most RETRY_MAX_SECONDS
+)
 RETRY_MAX_SECONDS = 60.0
-LOCAL_HOLD_MESSAGE = ("waiting: enable_lance_index_local_file_mutation = false; this local dataset is not "
-                      "changed while it is off")
+LOCAL_HOLD_MESSAGE = (
+    "waiting: enable_lance_index_local_file_mutation = false; this local dataset is not "
+    "changed while it is off"
+)
 
 
 class PrepareError(Exception):
@@ -70,8 +81,17 @@ class Prepared:
 
 
 class Dispatcher:
-    def __init__(self, *, jobs: JobManager, config: Config, catalogs: CatalogManager, metrics: Metrics,
-                 audit: AuditLog, backends: BackendFactory, epoch: str):
+    def __init__(
+        self,
+        *,
+        jobs: JobManager,
+        config: Config,
+        catalogs: CatalogManager,
+        metrics: Metrics,
+        audit: AuditLog,
+        backends: BackendFactory,
+        epoch: str,
+    ):
         self._jobs = jobs
         self._config = config
         self._catalogs = catalogs
@@ -82,7 +102,9 @@ class Dispatcher:
         self.backend: Backend = backends(self, epoch)
         self._wake = threading.Event()
         self._stop = threading.Event()
-        self._gate = threading.Lock()  # held while deciding and marking one dispatch (pause barrier)
+        self._gate = (
+            threading.Lock()
+        )  # held while deciding and marking one dispatch (pause barrier)
         self._thread: threading.Thread | None = None
         self._stopped = False  # stopped once: a later start (the lease regained) is a new epoch
         jobs.listeners.append(self._on_job)
@@ -92,7 +114,8 @@ class Dispatcher:
         # dispatcher looked at everything admitted before a round began, e.g. while it is paused.
         self.rounds = 0
 
-    # -- lifecycle ------------------------------------------------------------------------------------
+    # -- lifecycle
+    # ------------------------------------------------------------------------------------
     def start(self) -> None:
         """Start dispatching (this frontend holds the dispatcher lease). After a stop, a new process
         epoch and backend: the jobs the last run left RUNNING are adopted like a restart's."""
@@ -112,7 +135,11 @@ class Dispatcher:
         could not be written any more; the new leader settles their jobs by evidence)."""
         self._stop.set()
         self._wake.set()
-        if self._thread is not None and self._thread.is_alive() and self._thread is not threading.current_thread():
+        if (
+            self._thread is not None
+            and self._thread.is_alive()
+            and self._thread is not threading.current_thread()
+        ):
             self._thread.join(timeout=10)
         self.backend.stop()
         self._stopped = True
@@ -132,8 +159,9 @@ class Dispatcher:
         self.wake()
 
     def _on_config(self, name: str, value: object) -> None:
-        if (name == "lance_index_job_dispatcher_paused" and value) or \
-                (name == "enable_lance_index_local_file_mutation" and not value):
+        if (name == "lance_index_job_dispatcher_paused" and value) or (
+            name == "enable_lance_index_local_file_mutation" and not value
+        ):
             with self._gate:  # wait out a dispatch step in progress; later steps see the new value
                 pass
         self.wake()
@@ -148,21 +176,35 @@ class Dispatcher:
             except Exception:  # noqa: BLE001 - the dispatcher must survive a bad round
                 logger.exception("dispatcher round failed")
             self.rounds += 1  # only this thread writes it
-            interval = min(float(self._config.get(Key.LANCE_INDEX_JOB_DISPATCH_INTERVAL_SECOND)), 10.0)
+            interval = min(
+                float(self._config.get(Key.LANCE_INDEX_JOB_DISPATCH_INTERVAL_SECOND)), 10.0
+            )
             self._wake.wait(timeout=min(interval, self._next_retry_in()))
             self._wake.clear()
 
-    # -- one round --------------------------------------------------------------------------------------
+    # -- one round
+    # --------------------------------------------------------------------------------------
     def round(self) -> None:
         jobs = self._jobs
         now_ms = int(time.time() * 1000)
-        for job in jobs.live_jobs(st.MutationState.RUNNING):  # 1. deadline sweep (slot, fence and quota stay held)
-            if job.state is st.MutationState.RUNNING and job.deadline_ms is not None and job.deadline_ms <= now_ms:
+        for job in jobs.live_jobs(
+            st.MutationState.RUNNING
+        ):  # 1. deadline sweep (slot, fence and quota stay held)
+            if (
+                job.state is st.MutationState.RUNNING
+                and job.deadline_ms is not None
+                and job.deadline_ms <= now_ms
+            ):
                 jobs.expire(job.id, now_ms)
         self._prove_earlier_epochs()  # 2. termination-proof sweep
-        for job in jobs.live_jobs(st.MutationState.UNKNOWN):  # 3. evidence for UNKNOWN jobs whose worker is proven gone
-            if job.state is st.MutationState.UNKNOWN and not job.force_released and \
-                    not st.holds_possible_live_slot(job.facts):
+        for job in jobs.live_jobs(
+            st.MutationState.UNKNOWN
+        ):  # 3. evidence for UNKNOWN jobs whose worker is proven gone
+            if (
+                job.state is st.MutationState.UNKNOWN
+                and not job.force_released
+                and not st.holds_possible_live_slot(job.facts)
+            ):
                 reconcile_job(jobs, self._catalogs, self._audit, job)
         for job in due_refreshes(jobs, self._config):  # 4. refresh driver (FIFO)
             refresh_job(jobs, self._catalogs, job)
@@ -178,7 +220,11 @@ class Dispatcher:
         for job in pending:
             if budget <= 0 or self._stop.is_set():
                 return
-            if job.state is not st.MutationState.PENDING or self._held(job) or not self._retry_due(job):
+            if (
+                job.state is not st.MutationState.PENDING
+                or self._held(job)
+                or not self._retry_due(job)
+            ):
                 continue
             # capacity is re-read for every job, so a slot freed by a NOT_ENQUEUED rejection is
             # reclaimed in the same round
@@ -201,7 +247,8 @@ class Dispatcher:
                 budget -= 1  # a dispatch proven never enqueued costs no budget either
 
     def _held(self, job: JobRecord) -> bool:
-        """While enable_lance_index_local_file_mutation is off, a local job waits PENDING and says why."""
+        """While enable_lance_index_local_file_mutation is off, a local job waits PENDING and says
+        why."""
         if not local_mutation_allowed(self._config, job.locator):
             self._jobs.note_pending(job.id, LOCAL_HOLD_MESSAGE)
             return True
@@ -221,8 +268,10 @@ class Dispatcher:
 
     def _prepare(self, job: JobRecord) -> Prepared | None:
         """Everything the send needs, built while the job is still PENDING (nothing durable yet)."""
-        deadline_ms = int((time.time() + float(self._config.get(Key.LANCE_INDEX_JOB_EXECUTE_DEADLINE_SECOND)))
-                          * 1000)
+        deadline_ms = int(
+            (time.time() + float(self._config.get(Key.LANCE_INDEX_JOB_EXECUTE_DEADLINE_SECOND)))
+            * 1000
+        )
         try:
             dispatch = self.build_dispatch(job, uuid.uuid4().hex, str(uuid.uuid4()))
             self.backend.check_dispatch(dispatch)  # the caps, checked now rather than after RUNNING
@@ -234,28 +283,45 @@ class Dispatcher:
         return Prepared(job, dispatch, deadline_ms)
 
     def _preparation_failed(self, job: JobRecord, exc: Exception) -> None:
-        """Bounded retry with backoff; a permanent failure or the last attempt ends NOT_COMMITTED."""
-        why = str(exc) if isinstance(exc, (PrepareError, ProtocolError)) else type(exc).__name__  # no library text
+        """Bounded retry with backoff; a permanent failure or the last attempt ends
+        NOT_COMMITTED."""
+        why = (
+            str(exc) if isinstance(exc, (PrepareError, ProtocolError)) else type(exc).__name__
+        )  # no library text
         attempt = job.dispatch_attempts + 1
         logger.warning("job %s: dispatch preparation failed (attempt %s): %s", job.id, attempt, why)
-        permanent = isinstance(exc, ProtocolError) or (isinstance(exc, PrepareError) and exc.permanent)
+        permanent = isinstance(exc, ProtocolError) or (
+            isinstance(exc, PrepareError) and exc.permanent
+        )
         if permanent or attempt >= MAX_PREPARE_ATTEMPTS:
             self._retry_at.pop(job.id, None)
             self._jobs.reject_pending(
-                job.id, f"dispatch could not be prepared ({attempt} attempt{'s' if attempt > 1 else ''}): {why}")
+                job.id,
+                f"dispatch could not be prepared ({attempt} attempt{'s' if attempt > 1 else ''}): "
+                f"{why}",
+            )
             return
-        self._retry_at[job.id] = time.monotonic() + min(RETRY_BASE_SECONDS * 2 ** (attempt - 1), RETRY_MAX_SECONDS)
+        self._retry_at[job.id] = time.monotonic() + min(
+            RETRY_BASE_SECONDS * 2 ** (attempt - 1), RETRY_MAX_SECONDS
+        )
         self._jobs.note_pending(
-            job.id, f"dispatch preparation failed (attempt {attempt} of {MAX_PREPARE_ATTEMPTS}): {why}; "
-                    "the job stays PENDING and is retried", failed_attempt=True)
+            job.id,
+            f"dispatch preparation failed (attempt {attempt} of {MAX_PREPARE_ATTEMPTS}): {why}; "
+            "the job stays PENDING and is retried",
+            failed_attempt=True,
+        )
 
     def _mark_running(self, prepared: Prepared) -> JobRecord | None:
         job, dispatch = prepared.job, prepared.dispatch
         running = self._jobs.mark_running(
-            job.id, invocation_id=dispatch.invocation_id, index_uuid=dispatch.index_uuid,
-            deadline_ms=prepared.deadline_ms, process_epoch=self.epoch,
+            job.id,
+            invocation_id=dispatch.invocation_id,
+            index_uuid=dispatch.index_uuid,
+            deadline_ms=prepared.deadline_ms,
+            process_epoch=self.epoch,
             backend_id=self.backend.backend_of(dispatch),
-            expected_revision=job.revision)
+            expected_revision=job.revision,
+        )
         if running is not None:
             self._retry_at.pop(job.id, None)
         return running
@@ -281,47 +347,72 @@ class Dispatcher:
             raise PrepareError("the job's catalog no longer exists", permanent=True)
         if job.max_num_partitions <= 0 or job.max_num_sub_vectors <= 0:
             raise PrepareError("the job carries no admission-time bounds", permanent=True)
-        spec = IndexSpec.from_json(job.properties) if job.operation is not st.MutationType.DROP else None
+        spec = (
+            IndexSpec.from_json(job.properties)
+            if job.operation is not st.MutationType.DROP
+            else None
+        )
         contract = json.loads(job.schema_contract)
         connector = self._catalogs.lance_connector(record.name)
-        return Dispatch(job_id=job.id, invocation_id=invocation_id, operation=job.operation.value,
-                        uri=job.locator, storage_options=connector.storage_options(),
-                        admitted_version=job.admitted_version, index_name=job.index_name,
-                        index_uuid=index_uuid, column=job.column_name,
-                        spec={"using": spec.using, "index_type": spec.index_type, "params": spec.params} if spec else {},
-                        schema_contract=contract, max_num_partitions=job.max_num_partitions,
-                        max_num_sub_vectors=job.max_num_sub_vectors, wall_clock_seconds=0.0)
+        return Dispatch(
+            job_id=job.id,
+            invocation_id=invocation_id,
+            operation=job.operation.value,
+            uri=job.locator,
+            storage_options=connector.storage_options(),
+            admitted_version=job.admitted_version,
+            index_name=job.index_name,
+            index_uuid=index_uuid,
+            column=job.column_name,
+            spec={"using": spec.using, "index_type": spec.index_type, "params": spec.params}
+            if spec
+            else {},
+            schema_contract=contract,
+            max_num_partitions=job.max_num_partitions,
+            max_num_sub_vectors=job.max_num_sub_vectors,
+            wall_clock_seconds=0.0,
+        )
 
     def cancel(self, job: JobRecord) -> bool:
         return self.backend.cancel(job.invocation_id)
 
     # -- backend events (BackendEvents) ----------------------------------------------------------
-    def on_spawned(self, job_id: int, invocation_id: str, pid: int, start_ticks: int | None,
-                   cgroup: str) -> None:
+    def on_spawned(
+        self, job_id: int, invocation_id: str, pid: int, start_ticks: int | None, cgroup: str
+    ) -> None:
         self._jobs.record_worker(job_id, invocation_id, pid, start_ticks, cgroup, self.epoch)
 
     def on_progress(self, job_id: int, invocation_id: str, text: str) -> None:
         self._jobs.set_progress(job_id, text)
 
     def on_result(self, job_id: int, invocation_id: str, result: WorkerResult) -> None:
-        done = self._jobs.complete_with_result(job_id, invocation_id, result.code, result.message,
-                                                      result.external_metadata_advanced)
+        done = self._jobs.complete_with_result(
+            job_id, invocation_id, result.code, result.message, result.external_metadata_advanced
+        )
         if done is not None:
             self._metrics.job_seconds.labels(done.operation.value, done.state.value).observe(
-                max(time.time() - done.created_at, 0.0))
+                max(time.time() - done.created_at, 0.0)
+            )
         self.wake()
 
-    def on_exit(self, job_id: int, invocation_id: str, proof: st.TerminationProof | None, detail: str) -> None:
+    def on_exit(
+        self, job_id: int, invocation_id: str, proof: st.TerminationProof | None, detail: str
+    ) -> None:
         jobs = self._jobs
         job = jobs.get(job_id)
         self._metrics.worker_exits.labels(proof.value if proof else "UNPROVEN").inc()
-        if job is not None and job.state is st.MutationState.RUNNING and job.invocation_id == invocation_id:
+        if (
+            job is not None
+            and job.state is st.MutationState.RUNNING
+            and job.invocation_id == invocation_id
+        ):
             jobs.mark_unknown(job_id, f"worker ended without a trusted result ({detail})")
         if proof is not None:
             jobs.record_termination_proof(job_id, proof, invocation_id)
         self.wake()
 
-    # -- earlier process epochs ------------------------------------------------------------------------
+    # -- earlier process epochs
+    # ------------------------------------------------------------------------
     def _adopt_earlier_epochs(self) -> None:
         """A durable RUNNING without a matching result from an earlier process becomes UNKNOWN."""
         for job in self._jobs.live_jobs():
@@ -332,19 +423,27 @@ class Dispatcher:
 
     def _prove_earlier_epochs(self, spawned_by: str | None = None) -> None:
         """Release a slot of an earlier epoch only once its worker is proven gone (fail closed).
-        ``spawned_by``: only workers that frontend's earlier runs spawned (a follower proves its own)."""
+        ``spawned_by``: only workers that frontend's earlier runs spawned (a follower proves its
+        own)."""
         # every live state but PENDING: the slot is taken at PENDING → RUNNING
-        for job in self._jobs.live_jobs(st.MutationState.RUNNING, st.MutationState.COMMITTED,
-                                               st.MutationState.NOT_COMMITTED, st.MutationState.UNKNOWN):
+        for job in self._jobs.live_jobs(
+            st.MutationState.RUNNING,
+            st.MutationState.COMMITTED,
+            st.MutationState.NOT_COMMITTED,
+            st.MutationState.UNKNOWN,
+        ):
             if not st.holds_possible_live_slot(job.facts) or job.process_epoch == self.epoch:
                 continue
-            if spawned_by is not None and (job.backend_id == RAY_BACKEND
-                                           or job.state is st.MutationState.RUNNING
-                                           or self._jobs.worker_frontend(job.id, job.invocation_id)
-                                           != spawned_by):
+            if spawned_by is not None and (
+                job.backend_id == RAY_BACKEND
+                or job.state is st.MutationState.RUNNING
+                or self._jobs.worker_frontend(job.id, job.invocation_id) != spawned_by
+            ):
                 continue  # RUNNING: the leader has not adopted it yet; Ray: the leader's to prove
             if self._earlier_worker_gone(job):
-                self._jobs.record_termination_proof(job.id, st.TerminationProof.BE_PROCESS_EPOCH_GONE)
+                self._jobs.record_termination_proof(
+                    job.id, st.TerminationProof.BE_PROCESS_EPOCH_GONE
+                )
 
     def prove_own_earlier_workers(self, frontend_name: str) -> None:
         """On a follower: the workers this frontend spawned before it restarted (or lost the lease)

@@ -3,7 +3,8 @@
 Each transition is one SQLite transaction that compare-and-sets the record's revision; the
 in-memory view (fences, quota counts, possible-live slots of *live* jobs) is updated only after
 that commit, and is rebuilt from the store at start-up (``replay``). Whether a transition is
-allowed is decided by engine/jobs/control/states.py: ``_transition`` checks both of its tables (and the
+allowed is decided by engine/jobs/control/states.py: ``_transition`` checks both of its tables (and
+the
 cross-axis rule) before writing, and raises ``JobStateError`` for a forbidden move.
 
 Resolved records stay in the store (SHOW reads them there) until retention removes them.
@@ -26,7 +27,15 @@ from drydock.engine.jobs.control import states as st
 from drydock.engine.jobs.control.group_commit import GroupCommit, Request
 from drydock.engine.jobs.control.quotas import require_positive_quotas
 from drydock.engine.jobs.control.records import (
-    INSERT_SQL, FenceKey, JobRecord, clip, from_row, insert_values, to_columns, with_id)
+    INSERT_SQL,
+    FenceKey,
+    JobRecord,
+    clip,
+    from_row,
+    insert_values,
+    to_columns,
+    with_id,
+)
 from drydock.engine.store.metastore import MetadataStore, StaleRevision, StoreConnection
 
 logger = logging.getLogger(__name__)
@@ -36,13 +45,16 @@ logger = logging.getLogger(__name__)
 LIVE_ROWS_SQL = """(
     state IN ('PENDING', 'RUNNING')
     OR (state = 'UNKNOWN' AND force_released = 0)
-    OR (state IN ('COMMITTED', 'NOT_COMMITTED') AND refresh_state IN ('REQUIRED', 'RUNNING', 'FAILED'))
+    OR (state IN ('COMMITTED', 'NOT_COMMITTED')
+        AND refresh_state IN ('REQUIRED', 'RUNNING', 'FAILED'))
     OR (possible_live_owned = 1 AND termination_proof = 'NONE' AND force_released = 0)
     OR state NOT IN ('PENDING', 'RUNNING', 'COMMITTED', 'NOT_COMMITTED', 'UNKNOWN')
 )"""
 
-FORCE_RELEASE_WARNING = ("the old worker may still overwrite, remove, or reintroduce the index name; "
-                         "the mutation outcome remains UNKNOWN")
+FORCE_RELEASE_WARNING = (
+    "the old worker may still overwrite, remove, or reintroduce the index name; "
+    "the mutation outcome remains UNKNOWN"
+)
 DEADLINE_MESSAGE = "execute deadline expired without a complete trusted result"
 
 
@@ -83,7 +95,9 @@ class JobManager:
     # -- replay and the in-memory view ------------------------------------------------------------
     def replay(self) -> int:
         seq = self._store.query_one("SELECT value FROM change_counters WHERE name = 'jobs'")
-        rows = self._store.query(f"SELECT * FROM lance_index_jobs WHERE {LIVE_ROWS_SQL} ORDER BY id")
+        rows = self._store.query(
+            f"SELECT * FROM lance_index_jobs WHERE {LIVE_ROWS_SQL} ORDER BY id"
+        )
         with self._lock:
             # rows committed between the two reads are applied again by the next catch-up: harmless
             self._seen_seq = int(seq["value"]) if seq else 0
@@ -144,7 +158,10 @@ class JobManager:
             return self._apply_since(self._store.query, int(row["value"]))
 
     def _apply_since(self, read: Callable[..., list[Any]], upto: int) -> int:
-        rows = read("SELECT * FROM lance_index_jobs WHERE change_seq > ? ORDER BY change_seq", (self._seen_seq,))
+        rows = read(
+            "SELECT * FROM lance_index_jobs WHERE change_seq > ? ORDER BY change_seq",
+            (self._seen_seq,),
+        )
         for row in rows:
             job = from_row(row)
             old = self._live.get(job.id)
@@ -164,8 +181,11 @@ class JobManager:
         replay loads every live row whatever its number, so nothing is ever missed or re-read."""
         if not self._store.shared:
             return self._seen_seq
-        seq = int(db.execute("UPDATE change_counters SET value = value + 1 WHERE name = 'jobs' "
-                             "RETURNING value").fetchone()[0])
+        seq = int(
+            db.execute(
+                "UPDATE change_counters SET value = value + 1 WHERE name = 'jobs' RETURNING value"
+            ).fetchone()[0]
+        )
         if seq - 1 > self._seen_seq:
             self._apply_since(lambda sql, params: db.execute(sql, params).fetchall(), seq - 1)
         return seq
@@ -180,7 +200,9 @@ class JobManager:
             live = self._live.get(job_id)
         if live is not None:
             return live
-        if not 0 <= job_id < 1 << 63:  # ids are SQLite INTEGERs: a larger number is no job (not an OverflowError)
+        if (
+            not 0 <= job_id < 1 << 63
+        ):  # ids are SQLite INTEGERs: a larger number is no job (not an OverflowError)
             return None
         row = self._store.query_one("SELECT * FROM lance_index_jobs WHERE id = ?", (job_id,))
         return from_row(row) if row else None
@@ -194,14 +216,18 @@ class JobManager:
         self.sync()
         with self._lock:
             if states:
-                ids = sorted(i for state in set(states) for i in self._live_ids_by_state.get(state, ()))
+                ids = sorted(
+                    i for state in set(states) for i in self._live_ids_by_state.get(state, ())
+                )
                 return [self._live[i] for i in ids]
             if self._live_sorted is None:
                 self._live_sorted = [self._live[k] for k in sorted(self._live)]
             return list(self._live_sorted)
 
     def iter_rows(self, where: str = "", params: tuple[Any, ...] = ()) -> Iterator[JobRecord]:
-        sql = "SELECT * FROM lance_index_jobs" + (f" WHERE {where}" if where else "") + " ORDER BY id"
+        sql = (
+            "SELECT * FROM lance_index_jobs" + (f" WHERE {where}" if where else "") + " ORDER BY id"
+        )
         for row in self._store.query(sql, params):
             yield from_row(row)
 
@@ -213,15 +239,21 @@ class JobManager:
     def unresolved_in_catalog(self, catalog_id: int) -> int | None:
         self.sync()
         with self._lock:
-            ids = [j.id for j in self._live.values()
-                   if j.catalog_id == catalog_id and st.is_unresolved(j.facts)]
+            ids = [
+                j.id
+                for j in self._live.values()
+                if j.catalog_id == catalog_id and st.is_unresolved(j.facts)
+            ]
         return min(ids) if ids else None
 
     def unresolved_on_table(self, catalog_id: int, locator: str) -> int | None:
         self.sync()
         with self._lock:
-            ids = [j.id for j in self._live.values() if j.catalog_id == catalog_id
-                   and j.locator == locator and st.is_unresolved(j.facts)]
+            ids = [
+                j.id
+                for j in self._live.values()
+                if j.catalog_id == catalog_id and j.locator == locator and st.is_unresolved(j.facts)
+            ]
         return min(ids) if ids else None
 
     def slots_in_use(self) -> int:
@@ -239,33 +271,49 @@ class JobManager:
             text = self._progress.get(job_id)
         if text is not None or not self._store.shared:
             return text or ""
-        row = self._store.query_one("SELECT text FROM lance_index_job_progress WHERE job_id = ?", (job_id,))
+        row = self._store.query_one(
+            "SELECT text FROM lance_index_job_progress WHERE job_id = ?", (job_id,)
+        )
         return str(row["text"]) if row else ""  # the leader's, stored for the other frontends
 
     def set_progress(self, job_id: int, text: str) -> None:
         with self._lock:
             self._progress[job_id] = text
-            if not self._store.shared or time.monotonic() - self._progress_written.get(job_id, 0.0) < 1.0:
+            if (
+                not self._store.shared
+                or time.monotonic() - self._progress_written.get(job_id, 0.0) < 1.0
+            ):
                 return  # other frontends see progress at most a second old; SQLite has no others
             self._progress_written[job_id] = time.monotonic()
             if len(self._progress_written) > 4096:  # bounded: the oldest entries go
-                for stale in sorted(self._progress_written, key=self._progress_written.__getitem__)[:1024]:
+                for stale in sorted(self._progress_written, key=self._progress_written.__getitem__)[
+                    :1024
+                ]:
                     del self._progress_written[stale]
         with self._store.transaction() as db:
-            db.execute("INSERT INTO lance_index_job_progress (job_id, text, updated_at) VALUES (?, ?, ?) "
-                       "ON CONFLICT(job_id) DO UPDATE SET text = excluded.text, updated_at = excluded.updated_at",
-                       (job_id, text, time.time()))
+            db.execute(
+                "INSERT INTO lance_index_job_progress (job_id, text, updated_at) VALUES (?, ?, ?) "
+                "ON CONFLICT(job_id) DO UPDATE SET text = excluded.text, updated_at = "
+                "excluded.updated_at",
+                (job_id, text, time.time()),
+            )
 
-    # -- admission ----------------------------------------------------------------------------------
-    def create(self, job: JobRecord, table_limit: int, catalog_limit: int, global_limit: int) -> JobRecord:
+    # -- admission
+    # ----------------------------------------------------------------------------------
+    def create(
+        self, job: JobRecord, table_limit: int, catalog_limit: int, global_limit: int
+    ) -> JobRecord:
         """Fence and three-level quota check, then one durable insert in state PENDING.
 
         Admissions waiting at the same moment are group-committed (one transaction, one fsync);
         this returns only once this job's row is durable."""
         limits = require_positive_quotas((table_limit, catalog_limit, global_limit))
         if (job.state, job.refresh_state) != st.INITIAL:
-            raise st.JobStateError(job.id, f"admission in state {job.state.value}/{job.refresh_state.value}")
-        # Refuse early when the view is free; while a batch is being written (the lock is held over its
+            raise st.JobStateError(
+                job.id, f"admission in state {job.state.value}/{job.refresh_state.value}"
+            )
+        # Refuse early when the view is free; while a batch is being written (the lock is held over
+        # its
         # fsync) skip to the queue instead: the writer checks every row again, in order, and waiting
         # here would let each batch leave only one admission behind it (a convoy of batches of one).
         if self._lock.acquire(blocking=False):
@@ -284,9 +332,11 @@ class JobManager:
         if holder is not None:
             raise Errors.LANCE_INDEX_FENCED.error(index=job.index_name, job_id=holder)
         table_limit, catalog_limit, global_limit = limits
-        if (self._quota_table[(job.catalog_id, job.locator)] >= table_limit
-                or self._quota_catalog[job.catalog_id] >= catalog_limit
-                or self._quota_global >= global_limit):
+        if (
+            self._quota_table[(job.catalog_id, job.locator)] >= table_limit
+            or self._quota_catalog[job.catalog_id] >= catalog_limit
+            or self._quota_global >= global_limit
+        ):
             raise Errors.LANCE_INDEX_QUOTA.error(index=job.index_name)
 
     def _write_admissions(self, batch: list[Request[JobInsert, JobRecord]]) -> None:
@@ -297,14 +347,20 @@ class JobManager:
                 self._insert_batch(batch)
                 return
             except Exception:  # retried row by row below; each row gets its own error
-                logger.warning("group commit of %d admissions failed; writing them one by one", len(batch),
-                               exc_info=True)
+                logger.warning(
+                    "group commit of %d admissions failed; writing them one by one",
+                    len(batch),
+                    exc_info=True,
+                )
             for request in batch:
                 request.result = request.error = None
                 try:
                     self._insert_batch([request])
-                except Exception as exc:  # noqa: BLE001 - this row's error, answered to its client only
-                    request.error = Errors.INTERNAL.error(detail=f"admission not written: {exception_text(exc)}")
+                # this row's error, answered to its client only
+                except Exception as exc:  # noqa: BLE001
+                    request.error = Errors.INTERNAL.error(
+                        detail=f"admission not written: {exception_text(exc)}"
+                    )
 
     def _insert_batch(self, batch: list[Request[JobInsert, JobRecord]]) -> None:
         """Under the lock: check and insert each row in order (a refused row gets its own error),
@@ -314,7 +370,9 @@ class JobManager:
         inserted: list[JobRecord] = []
         try:
             with self._store.transaction() as db:
-                seq = self._next_seq(db)  # the fences and quotas other frontends took are in the view now
+                seq = self._next_seq(
+                    db
+                )  # the fences and quotas other frontends took are in the view now
                 for request in batch:
                     request.result = self._insert_one(db, request, seq)
                     if request.result is not None:
@@ -325,8 +383,9 @@ class JobManager:
             raise
         self._seen_seq = seq
 
-    def _insert_one(self, db: StoreConnection, request: Request[JobInsert, JobRecord],
-                    seq: int) -> JobRecord | None:
+    def _insert_one(
+        self, db: StoreConnection, request: Request[JobInsert, JobRecord], seq: int
+    ) -> JobRecord | None:
         job, limits = request.item
         try:
             self._check_admission(job, limits)
@@ -339,9 +398,16 @@ class JobManager:
         self._index(job)
         return job
 
-    # -- transitions --------------------------------------------------------------------------------
-    def _transition(self, job_id: int, expected_revision: int | None,
-                    change: Callable[[JobRecord], dict[str, Any] | None], *, fenced: bool = True) -> JobRecord | None:
+    # -- transitions
+    # --------------------------------------------------------------------------------
+    def _transition(
+        self,
+        job_id: int,
+        expected_revision: int | None,
+        change: Callable[[JobRecord], dict[str, Any] | None],
+        *,
+        fenced: bool = True,
+    ) -> JobRecord | None:
         """Load, let ``change`` decide (None = not applicable), check the move against states.py,
         CAS, reindex. Returns the new record; an illegal move raises and writes nothing.
 
@@ -367,8 +433,9 @@ class JobManager:
                     updated = current.replace(**changes, revision=current.revision + 1)
                     durable = to_columns(updated, only=changes)
                     durable["change_seq"] = seq
-                    self._store.compare_and_set(db, "lance_index_jobs", {"id": job_id}, current.revision,
-                                                durable)
+                    self._store.compare_and_set(
+                        db, "lance_index_jobs", {"id": job_id}, current.revision, durable
+                    )
             except _NothingToWrite:
                 return None
             except NotLeader as exc:
@@ -383,10 +450,16 @@ class JobManager:
         self._notify(updated)
         return updated
 
-    def _decide(self, job_id: int, expected_revision: int | None,
-                change: Callable[[JobRecord], dict[str, Any] | None]) -> tuple[JobRecord, dict[str, Any]] | None:
+    def _decide(
+        self,
+        job_id: int,
+        expected_revision: int | None,
+        change: Callable[[JobRecord], dict[str, Any] | None],
+    ) -> tuple[JobRecord, dict[str, Any]] | None:
         current = self._get(job_id)
-        if current is None or (expected_revision is not None and current.revision != expected_revision):
+        if current is None or (
+            expected_revision is not None and current.revision != expected_revision
+        ):
             return None
         changes = change(current)
         return None if changes is None else (current, changes)
@@ -398,101 +471,170 @@ class JobManager:
             except Exception:  # noqa: BLE001 - a listener must never undo a durable transition
                 logger.exception("job listener failed")
 
-    def mark_running(self, job_id: int, *, invocation_id: str, index_uuid: str, deadline_ms: int,
-                     process_epoch: str, backend_id: str, expected_revision: int | None = None) -> JobRecord | None:
+    def mark_running(
+        self,
+        job_id: int,
+        *,
+        invocation_id: str,
+        index_uuid: str,
+        deadline_ms: int,
+        process_epoch: str,
+        backend_id: str,
+        expected_revision: int | None = None,
+    ) -> JobRecord | None:
         """PENDING → RUNNING; takes the possible-live slot. Durable before anything is sent."""
+
         def change(job: JobRecord) -> dict[str, Any] | None:
             if job.state is not st.MutationState.PENDING:
                 return None
-            return {"state": st.MutationState.RUNNING, "invocation_id": invocation_id[:256],
-                    "index_uuid": index_uuid, "deadline_ms": deadline_ms, "process_epoch": process_epoch,
-                    "backend_id": backend_id, "possible_live_owned": True}
+            return {
+                "state": st.MutationState.RUNNING,
+                "invocation_id": invocation_id[:256],
+                "index_uuid": index_uuid,
+                "deadline_ms": deadline_ms,
+                "process_epoch": process_epoch,
+                "backend_id": backend_id,
+                "possible_live_owned": True,
+            }
+
         return self._transition(job_id, expected_revision, change)
 
-    def complete_with_result(self, job_id: int, invocation_id: str, code: st.ResultCode | None,
-                             message: str, external_metadata_advanced: bool) -> JobRecord | None:
+    def complete_with_result(
+        self,
+        job_id: int,
+        invocation_id: str,
+        code: st.ResultCode | None,
+        message: str,
+        external_metadata_advanced: bool,
+    ) -> JobRecord | None:
         """RUNNING-only, matching invocation; a stale or mismatched result is logged and ignored."""
+
         def change(job: JobRecord) -> dict[str, Any] | None:
             if job.state is not st.MutationState.RUNNING or job.invocation_id != invocation_id:
-                logger.info("stale result for job %s (state %s, invocation %s) ignored",
-                            job_id, job.state.value, invocation_id)
+                logger.info(
+                    "stale result for job %s (state %s, invocation %s) ignored",
+                    job_id,
+                    job.state.value,
+                    invocation_id,
+                )
                 return None
             outcome = st.classify(job.operation, code, job.if_exists, external_metadata_advanced)
-            return {**_moves(job, outcome.state, outcome.refresh),
-                    "completion_reason": outcome.reason, "result_code": code,
-                    "message": clip(message), "external_metadata_advanced": external_metadata_advanced}
+            return {
+                **_moves(job, outcome.state, outcome.refresh),
+                "completion_reason": outcome.reason,
+                "result_code": code,
+                "message": clip(message),
+                "external_metadata_advanced": external_metadata_advanced,
+            }
+
         return self._transition(job_id, None, change)
 
     def expire(self, job_id: int, now_ms: int) -> JobRecord | None:
         """Deadline sweep: RUNNING past its deadline → UNKNOWN; slot, fence and quota stay held."""
+
         def change(job: JobRecord) -> dict[str, Any] | None:
-            if job.state is not st.MutationState.RUNNING or job.deadline_ms is None or job.deadline_ms > now_ms:
+            if (
+                job.state is not st.MutationState.RUNNING
+                or job.deadline_ms is None
+                or job.deadline_ms > now_ms
+            ):
                 return None
-            return {**_moves(job, st.MutationState.UNKNOWN, st.RefreshState.NOT_REQUIRED),
-                    "result_code": st.ResultCode.NO_TRUSTED_RESULT, "message": DEADLINE_MESSAGE}
+            return {
+                **_moves(job, st.MutationState.UNKNOWN, st.RefreshState.NOT_REQUIRED),
+                "result_code": st.ResultCode.NO_TRUSTED_RESULT,
+                "message": DEADLINE_MESSAGE,
+            }
+
         return self._transition(job_id, None, change)
 
     def mark_unknown(self, job_id: int, message: str) -> JobRecord | None:
         """An ambiguous dispatch or a lost worker: RUNNING → UNKNOWN (slot kept)."""
+
         def change(job: JobRecord) -> dict[str, Any] | None:
             if job.state is not st.MutationState.RUNNING:
                 return None
-            return {**_moves(job, st.MutationState.UNKNOWN, st.RefreshState.NOT_REQUIRED),
-                    "result_code": st.ResultCode.NO_TRUSTED_RESULT, "message": clip(message)}
+            return {
+                **_moves(job, st.MutationState.UNKNOWN, st.RefreshState.NOT_REQUIRED),
+                "result_code": st.ResultCode.NO_TRUSTED_RESULT,
+                "message": clip(message),
+            }
+
         return self._transition(job_id, None, change)
 
     def not_enqueued(self, job_id: int, invocation_id: str, message: str) -> JobRecord | None:
         """A rejection proving the request never reached a worker: NOT_COMMITTED + NOT_ENQUEUED."""
+
         def change(job: JobRecord) -> dict[str, Any] | None:
             if job.state is not st.MutationState.RUNNING or job.invocation_id != invocation_id:
                 return None
-            return {**_moves(job, st.MutationState.NOT_COMMITTED, st.RefreshState.NOT_REQUIRED),
-                    "result_code": st.ResultCode.PRE_INVOCATION_RESOURCE_REJECTED, "message": clip(message),
-                    "termination_proof": st.TerminationProof.NOT_ENQUEUED,
-                    "external_metadata_advanced": False}
+            return {
+                **_moves(job, st.MutationState.NOT_COMMITTED, st.RefreshState.NOT_REQUIRED),
+                "result_code": st.ResultCode.PRE_INVOCATION_RESOURCE_REJECTED,
+                "message": clip(message),
+                "termination_proof": st.TerminationProof.NOT_ENQUEUED,
+                "external_metadata_advanced": False,
+            }
+
         return self._transition(job_id, None, change)
 
     def cancel_pending(self, job_id: int) -> JobRecord | None:
         def change(job: JobRecord) -> dict[str, Any] | None:
             if job.state is not st.MutationState.PENDING:
                 return None
-            return {**_moves(job, st.MutationState.NOT_COMMITTED, st.RefreshState.NOT_REQUIRED),
-                    "completion_reason": st.CompletionReason.CANCELLED, "message": "cancelled before dispatch"}
+            return {
+                **_moves(job, st.MutationState.NOT_COMMITTED, st.RefreshState.NOT_REQUIRED),
+                "completion_reason": st.CompletionReason.CANCELLED,
+                "message": "cancelled before dispatch",
+            }
+
         return self._transition(job_id, None, change, fenced=False)
 
-    def note_pending(self, job_id: int, message: str, failed_attempt: bool = False) -> JobRecord | None:
+    def note_pending(
+        self, job_id: int, message: str, failed_attempt: bool = False
+    ) -> JobRecord | None:
         """Why a PENDING job waits (shown as its Message); counts a failed dispatch preparation.
         Nothing is written when neither the message nor the count would change."""
+
         def change(job: JobRecord) -> dict[str, Any] | None:
             text = clip(message)
-            if job.state is not st.MutationState.PENDING or (job.message == text and not failed_attempt):
+            if job.state is not st.MutationState.PENDING or (
+                job.message == text and not failed_attempt
+            ):
                 return None
             changes: dict[str, Any] = {"message": text}
             if failed_attempt:
                 changes["dispatch_attempts"] = job.dispatch_attempts + 1
             return changes
+
         return self._transition(job_id, None, change)
 
     def reject_pending(self, job_id: int, message: str) -> JobRecord | None:
         """PENDING → NOT_COMMITTED: the dispatch could not be prepared; nothing was ever sent."""
+
         def change(job: JobRecord) -> dict[str, Any] | None:
             if job.state is not st.MutationState.PENDING:
                 return None
             # the refresh state stays NOT_REQUIRED (nothing was sent, nothing to refresh): naming
             # it again would be an illegal self-move for the state machine
-            return {"state": st.MutationState.NOT_COMMITTED,
-                    "result_code": st.ResultCode.PRE_INVOCATION_RESOURCE_REJECTED,
-                    "message": clip(message), "external_metadata_advanced": False}
+            return {
+                "state": st.MutationState.NOT_COMMITTED,
+                "result_code": st.ResultCode.PRE_INVOCATION_RESOURCE_REJECTED,
+                "message": clip(message),
+                "external_metadata_advanced": False,
+            }
+
         return self._transition(job_id, None, change)
 
-    def record_termination_proof(self, job_id: int, proof: st.TerminationProof,
-                                 invocation_id: str | None = None) -> JobRecord | None:
+    def record_termination_proof(
+        self, job_id: int, proof: st.TerminationProof, invocation_id: str | None = None
+    ) -> JobRecord | None:
         def change(job: JobRecord) -> dict[str, Any] | None:
             if not job.possible_live_owned or job.termination_proof is not st.TerminationProof.NONE:
                 return None
             if invocation_id is not None and job.invocation_id != invocation_id:
                 return None
             return {"termination_proof": proof}
+
         return self._transition(job_id, None, change, fenced=False)
 
     def refresh_started(self, job_id: int) -> JobRecord | None:
@@ -500,16 +642,22 @@ class JobManager:
             if not st.refresh_transition_allowed(job.refresh_state, st.RefreshState.RUNNING):
                 return None
             return {"refresh_state": st.RefreshState.RUNNING}
+
         return self._transition(job_id, None, change)
 
     def refresh_interrupted(self, job_id: int) -> JobRecord | None:
         """A refresh left RUNNING by an earlier process: FAILED, due for retry at once (refresh is
         idempotent; without this the fence would be held forever)."""
+
         def change(job: JobRecord) -> dict[str, Any] | None:
             if job.refresh_state is not st.RefreshState.RUNNING:
                 return None
-            return {"refresh_state": st.RefreshState.FAILED, "refresh_failed_at": 0.0,
-                    "message": clip(job.message or "metadata refresh interrupted by a restart")}
+            return {
+                "refresh_state": st.RefreshState.FAILED,
+                "refresh_failed_at": 0.0,
+                "message": clip(job.message or "metadata refresh interrupted by a restart"),
+            }
+
         return self._transition(job_id, None, change)
 
     def refresh_finished(self, job_id: int, ok: bool, message: str = "") -> JobRecord | None:
@@ -518,75 +666,130 @@ class JobManager:
                 return None
             if ok:
                 return {"refresh_state": st.RefreshState.DONE}
-            return {"refresh_state": st.RefreshState.FAILED, "refresh_failed_at": time.time(),
-                    "message": clip(message or job.message)}
+            return {
+                "refresh_state": st.RefreshState.FAILED,
+                "refresh_failed_at": time.time(),
+                "message": clip(message or job.message),
+            }
+
         return self._transition(job_id, None, change)
 
-    def force_release(self, job_id: int, expected_revision: int, actor: str, note: str) -> JobRecord | None:
+    def force_release(
+        self, job_id: int, expected_revision: int, actor: str, note: str
+    ) -> JobRecord | None:
         def change(job: JobRecord) -> dict[str, Any] | None:
             if job.state is not st.MutationState.UNKNOWN or job.force_released:
                 return None
-            return {"force_released": True, "force_actor": actor, "force_time": time.time(),
-                    "force_note": note, "force_warning": FORCE_RELEASE_WARNING}
+            return {
+                "force_released": True,
+                "force_actor": actor,
+                "force_time": time.time(),
+                "force_note": note,
+                "force_warning": FORCE_RELEASE_WARNING,
+            }
+
         return self._transition(job_id, expected_revision, change, fenced=False)
 
     def reconcile(self, job_id: int, committed: bool, message: str) -> JobRecord | None:
         """Evidence settled an UNKNOWN job whose worker is proven gone (drydock, issue 6)."""
+
         def change(job: JobRecord) -> dict[str, Any] | None:
             if job.state is not st.MutationState.UNKNOWN or job.force_released:
                 return None
             if st.holds_possible_live_slot(job.facts):
                 return None
             state = st.MutationState.COMMITTED if committed else st.MutationState.NOT_COMMITTED
-            return {**_moves(job, state, st.RefreshState.REQUIRED),
-                    "completion_reason": st.CompletionReason.RECONCILED, "message": clip(message)}
+            return {
+                **_moves(job, state, st.RefreshState.REQUIRED),
+                "completion_reason": st.CompletionReason.RECONCILED,
+                "message": clip(message),
+            }
+
         return self._transition(job_id, None, change)
 
-    # -- worker processes ------------------------------------------------------------------------------
-    def record_worker(self, job_id: int, invocation_id: str, pid: int, start_ticks: int | None, cgroup: str,
-                      epoch: str) -> None:
-        """The worker's record, written at its fork barrier, before it is released. Fenced: a frontend
+    # -- worker processes
+    # ------------------------------------------------------------------------------
+    def record_worker(
+        self,
+        job_id: int,
+        invocation_id: str,
+        pid: int,
+        start_ticks: int | None,
+        cgroup: str,
+        epoch: str,
+    ) -> None:
+        """The worker's record, written at its fork barrier, before it is released. Fenced: a
+        frontend
         that lost the lease meanwhile raises NotLeader here and the worker is killed unreleased, so
         "no record" keeps proving "never released" to the new leader."""
         with self._store.transaction() as db:
             if self.fence is not None:
                 self.fence(db)
-            db.execute("INSERT INTO lance_index_workers (job_id, invocation_id, pid, start_ticks, cgroup, epoch, "
-                       "host, frontend) VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(job_id, invocation_id) DO UPDATE "
-                       "SET pid = excluded.pid, start_ticks = excluded.start_ticks, cgroup = excluded.cgroup, "
-                       "epoch = excluded.epoch, host = excluded.host, frontend = excluded.frontend",
-                       (job_id, invocation_id, pid, start_ticks, cgroup, epoch, host_id(), self.frontend_name))
+            db.execute(
+                "INSERT INTO lance_index_workers (job_id, invocation_id, pid, start_ticks, cgroup, "
+                "epoch, "
+                "host, frontend) VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(job_id, "
+                "invocation_id) DO UPDATE "
+                "SET pid = excluded.pid, start_ticks = excluded.start_ticks, cgroup = "
+                "excluded.cgroup, "
+                "epoch = excluded.epoch, host = excluded.host, frontend = excluded.frontend",
+                (
+                    job_id,
+                    invocation_id,
+                    pid,
+                    start_ticks,
+                    cgroup,
+                    epoch,
+                    host_id(),
+                    self.frontend_name,
+                ),
+            )
 
     def worker_of(self, job_id: int, invocation_id: str) -> tuple[int, int | None] | None:
-        row = self._store.query_one("SELECT pid, start_ticks FROM lance_index_workers WHERE job_id = ? "
-                                    "AND invocation_id = ?", (job_id, invocation_id))
+        row = self._store.query_one(
+            "SELECT pid, start_ticks FROM lance_index_workers WHERE job_id = ? "
+            "AND invocation_id = ?",
+            (job_id, invocation_id),
+        )
         return (int(row["pid"]), row["start_ticks"]) if row else None
 
     def worker_frontend(self, job_id: int, invocation_id: str) -> str | None:
-        """The frontend whose dispatcher spawned the worker ('' before migration 8); None: no worker."""
-        row = self._store.query_one("SELECT frontend FROM lance_index_workers WHERE job_id = ? "
-                                    "AND invocation_id = ?", (job_id, invocation_id))
+        """The frontend whose dispatcher spawned the worker ('' before migration 8); None: no
+        worker."""
+        row = self._store.query_one(
+            "SELECT frontend FROM lance_index_workers WHERE job_id = ? AND invocation_id = ?",
+            (job_id, invocation_id),
+        )
         return None if row is None else str(row["frontend"])
 
     def worker_host(self, job_id: int, invocation_id: str) -> str | None:
-        """The host the worker was recorded on ('' = this host, before migration 7); None: no worker."""
-        row = self._store.query_one("SELECT host FROM lance_index_workers WHERE job_id = ? AND invocation_id = ?",
-                                    (job_id, invocation_id))
+        """The host the worker was recorded on ('' = this host, before migration 7); None: no
+        worker."""
+        row = self._store.query_one(
+            "SELECT host FROM lance_index_workers WHERE job_id = ? AND invocation_id = ?",
+            (job_id, invocation_id),
+        )
         return None if row is None else str(row["host"])
 
-    # -- retention ------------------------------------------------------------------------------------
+    # -- retention
+    # ------------------------------------------------------------------------------------
     def remove_resolved_older_than(self, cutoff: float, batch: int = 1024) -> int:
         """Delete up to ``batch`` GC-eligible records whose last transition is before ``cutoff``."""
         rows = self._store.query(
-            f"SELECT * FROM lance_index_jobs WHERE NOT {LIVE_ROWS_SQL} AND updated_at < ? ORDER BY id LIMIT ?",
-            (cutoff, batch))
+            f"SELECT * FROM lance_index_jobs WHERE NOT {LIVE_ROWS_SQL} AND updated_at < ? ORDER BY "
+            f"id LIMIT ?",
+            (cutoff, batch),
+        )
         doomed = [from_row(r) for r in rows]
         doomed = [j for j in doomed if st.gc_eligible(j.facts)]  # states.py has the last word
         if not doomed:
             return 0
         with self._lock, self._store.transaction() as db:
             for job in doomed:
-                db.execute("DELETE FROM lance_index_jobs WHERE id = ? AND revision = ?", (job.id, job.revision))
+                db.execute(
+                    "DELETE FROM lance_index_jobs WHERE id = ? AND revision = ?",
+                    (job.id, job.revision),
+                )
                 db.execute("DELETE FROM lance_index_workers WHERE job_id = ?", (job.id,))
             pause_point("during_gc")
             for job in doomed:
@@ -606,7 +809,8 @@ def _moves(job: JobRecord, state: st.MutationState, refresh: st.RefreshState) ->
 
 
 def _check_move(job: JobRecord, changes: dict[str, Any]) -> None:
-    why = st.illegal_move(job.state, job.refresh_state, changes.get("state"), changes.get("refresh_state"))
+    why = st.illegal_move(
+        job.state, job.refresh_state, changes.get("state"), changes.get("refresh_state")
+    )
     if why is not None:
         raise st.JobStateError(job.id, why)
-

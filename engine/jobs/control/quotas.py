@@ -12,17 +12,22 @@ from drydock.engine.support.config_keys import Key
 from drydock.engine.errors import Errors
 
 # In the order JobManager.create takes them: table, catalog, global.
-QUOTA_KEYS = (Key.LANCE_INDEX_JOB_MAX_UNRESOLVED_PER_TABLE,
-              Key.LANCE_INDEX_JOB_MAX_UNRESOLVED_PER_CATALOG,
-              Key.LANCE_INDEX_JOB_MAX_UNRESOLVED_GLOBAL)
+QUOTA_KEYS = (
+    Key.LANCE_INDEX_JOB_MAX_UNRESOLVED_PER_TABLE,
+    Key.LANCE_INDEX_JOB_MAX_UNRESOLVED_PER_CATALOG,
+    Key.LANCE_INDEX_JOB_MAX_UNRESOLVED_GLOBAL,
+)
 
 
 def quota_problem(limits: tuple[int, int, int]) -> str | None:
     """The message for the first non-positive quota, or None when all three are positive."""
     for key, value in zip(QUOTA_KEYS, limits, strict=True):
         if value <= 0:
-            return (f"Lance index admission requires positive unresolved-job quotas, but {key.value} = {value}; "
-                    "fix the FE configuration before enabling enable_lance_index_mutation")
+            return (
+                f"Lance index admission requires positive unresolved-job quotas, but {key.value} = "
+                f"{value}; "
+                "fix the FE configuration before enabling enable_lance_index_mutation"
+            )
     return None
 
 

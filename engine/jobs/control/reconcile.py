@@ -44,8 +44,9 @@ def _created_uuids(dataset: Any, version: int) -> set[str] | None:
 
 def evidence(job: JobRecord, dataset: Any, storage_options: dict[str, str]) -> bool | None:
     """True = committed, False = provably not committed, None = cannot tell."""
-    if job.operation is not st.MutationType.DROP and \
-            job.index_uuid in {str(i.get("uuid")) for i in dataset.list_indices()}:
+    if job.operation is not st.MutationType.DROP and job.index_uuid in {
+        str(i.get("uuid")) for i in dataset.list_indices()
+    }:
         return True  # the pre-assigned uuid in the latest manifest proves the commit, gaps or not
     latest = int(dataset.latest_version)
     versions = {int(v["version"]) for v in dataset.versions()}
@@ -66,7 +67,9 @@ def evidence(job: JobRecord, dataset: Any, storage_options: dict[str, str]) -> b
 def _drop_evidence(job: JobRecord, dataset: Any, storage_options: dict[str, str]) -> bool | None:
     import lance
 
-    admitted = lance.dataset(job.locator, version=job.admitted_version, storage_options=storage_options)
+    admitted = lance.dataset(
+        job.locator, version=job.admitted_version, storage_options=storage_options
+    )
     before = {i["uuid"] for i in admitted.list_indices() if i["name"] == job.index_name}
     now = {i["uuid"] for i in dataset.list_indices() if i["name"] == job.index_name}
     if before and before <= now:
@@ -77,14 +80,20 @@ def _drop_evidence(job: JobRecord, dataset: Any, storage_options: dict[str, str]
 def settled_message(cause: str, committed: bool) -> str:
     """What the evidence proved, after what was known before (how the worker ended: an OOM kill,
     a crash, a deadline), so settling never erases the cause."""
-    verdict = ("version history shows the pre-assigned index uuid committed" if committed
-               else "complete version history shows no commit of this job")
+    verdict = (
+        "version history shows the pre-assigned index uuid committed"
+        if committed
+        else "complete version history shows no commit of this job"
+    )
     if not cause:
         return verdict
-    return f"{clip(cause, MAX_DURABLE_TEXT_BYTES - len(verdict) - 2)}; {verdict}"  # the verdict is never cut
+    # the verdict is never cut
+    return f"{clip(cause, MAX_DURABLE_TEXT_BYTES - len(verdict) - 2)}; {verdict}"
 
 
-def reconcile_job(jobs: JobManager, catalogs: CatalogManager, audit: AuditLog, job: JobRecord) -> JobRecord | None:
+def reconcile_job(
+    jobs: JobManager, catalogs: CatalogManager, audit: AuditLog, job: JobRecord
+) -> JobRecord | None:
     if not job.index_uuid and job.operation is not st.MutationType.DROP:
         return None  # never dispatched with a uuid: nothing to look for
     record = catalogs.by_id(job.catalog_id)
@@ -103,7 +112,14 @@ def reconcile_job(jobs: JobManager, catalogs: CatalogManager, audit: AuditLog, j
         return None
     reconciled = jobs.reconcile(job.id, verdict, settled_message(job.message, verdict))
     if reconciled is not None:
-        audit.record(user="drydock", host="localhost", connection_id=0, kind="ReconcileLanceIndexJob",
-                            obj=f"{job.catalog_name}.{job.db}.{job.tbl}", error_code=0, started=time.monotonic(),
-                            statement=f"job {job.id}: {reconciled.state.value} (RECONCILED)")
+        audit.record(
+            user="drydock",
+            host="localhost",
+            connection_id=0,
+            kind="ReconcileLanceIndexJob",
+            obj=f"{job.catalog_name}.{job.db}.{job.tbl}",
+            error_code=0,
+            started=time.monotonic(),
+            statement=f"job {job.id}: {reconciled.state.value} (RECONCILED)",
+        )
     return reconciled

@@ -11,8 +11,14 @@ from operator import attrgetter
 from typing import Any
 
 from drydock.engine.jobs.control.states import (
-    CompletionReason, JobFacts, MutationState, MutationType, RefreshState, ResultCode,
-    TerminationProof)
+    CompletionReason,
+    JobFacts,
+    MutationState,
+    MutationType,
+    RefreshState,
+    ResultCode,
+    TerminationProof,
+)
 from drydock.engine.store.metastore import StoreRow
 
 MAX_FORCE_TEXT_BYTES = 1024
@@ -79,10 +85,16 @@ class JobRecord:
     max_num_sub_vectors: int
     dispatch_attempts: int  # failed dispatch preparations while PENDING (bounded retry)
 
-    @functools.cached_property  # records are immutable; the dispatcher asks for every live job each round
+    # records are immutable; the dispatcher asks for every live job each round
+    @functools.cached_property
     def facts(self) -> JobFacts:
-        return JobFacts(self.state, self.refresh_state, self.force_released, self.possible_live_owned,
-                        self.termination_proof)
+        return JobFacts(
+            self.state,
+            self.refresh_state,
+            self.force_released,
+            self.possible_live_owned,
+            self.termination_proof,
+        )
 
     @property
     def fence(self) -> FenceKey:
@@ -92,8 +104,13 @@ class JobRecord:
         return dataclasses.replace(self, **changes)
 
 
-_ENUMS: dict[str, type[enum.Enum]] = {"operation": MutationType, "state": MutationState, "refresh_state": RefreshState,
-          "completion_reason": CompletionReason, "termination_proof": TerminationProof}
+_ENUMS: dict[str, type[enum.Enum]] = {
+    "operation": MutationType,
+    "state": MutationState,
+    "refresh_state": RefreshState,
+    "completion_reason": CompletionReason,
+    "termination_proof": TerminationProof,
+}
 _BOOLS = ("if_not_exists", "if_exists", "possible_live_owned", "force_released")
 # value → member tables: replay and SHOW convert every row, and Enum(value) is slow in bulk
 _MEMBERS = {key: {m.value: m for m in members} for key, members in _ENUMS.items()}
@@ -141,11 +158,21 @@ def build(values: dict[str, Any]) -> JobRecord:
     return job
 
 
-_ENUM_TYPES = (MutationType, MutationState, RefreshState, CompletionReason, TerminationProof, ResultCode)
+_ENUM_TYPES = (
+    MutationType,
+    MutationState,
+    RefreshState,
+    CompletionReason,
+    TerminationProof,
+    ResultCode,
+)
 # A value's type → how it is stored: members by their value, bools as 0/1, anything else as it is.
 # Looked up by exact type: an enum with members and bool cannot be subclassed, so this answers what
 # isinstance did, without walking a tuple of classes per field (admission converts 44 per job).
-_STORED_AS: dict[type, Callable[[Any], Any]] = {**{t: attrgetter("value") for t in _ENUM_TYPES}, bool: int}
+_STORED_AS: dict[type, Callable[[Any], Any]] = {
+    **{t: attrgetter("value") for t in _ENUM_TYPES},
+    bool: int,
+}
 
 
 def _column_values(job: JobRecord, names: Iterable[str]) -> list[Any]:
@@ -167,8 +194,10 @@ def to_columns(job: JobRecord, only: Container[str] | None = None) -> dict[str, 
 # The admission insert (every column but the id, which the store assigns), built once; its last
 # parameter is the write's change sequence number (not a record field: see JobManager._catch_up).
 _INSERT_FIELDS = tuple(name for name in _FIELD_ORDER if name != "id")
-INSERT_SQL = (f"INSERT INTO lance_index_jobs ({', '.join(_INSERT_FIELDS)}, change_seq) "
-              f"VALUES ({', '.join('?' for _ in _INSERT_FIELDS)}, ?)")
+INSERT_SQL = (
+    f"INSERT INTO lance_index_jobs ({', '.join(_INSERT_FIELDS)}, change_seq) "
+    f"VALUES ({', '.join('?' for _ in _INSERT_FIELDS)}, ?)"
+)
 
 
 def insert_values(job: JobRecord) -> tuple[Any, ...]:

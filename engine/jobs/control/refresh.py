@@ -52,7 +52,9 @@ def refresh_job(jobs: JobManager, catalogs: RefreshCatalogs, job: JobRecord) -> 
         connector.table_exists(job.db, job.tbl)
     except Exception as exc:  # noqa: BLE001 - any failure is transient until proven otherwise
         logger.warning("refresh of job %s failed: %s", job.id, type(exc).__name__)
-        return jobs.refresh_finished(job.id, ok=False, message=f"metadata refresh failed: {type(exc).__name__}")
+        return jobs.refresh_finished(
+            job.id, ok=False, message=f"metadata refresh failed: {type(exc).__name__}"
+        )
     return jobs.refresh_finished(job.id, ok=True)
 
 
@@ -62,10 +64,14 @@ def due_refreshes(jobs: JobManager, config: Config, now: float | None = None) ->
     retry = config.get(Key.LANCE_INDEX_JOB_REFRESH_RETRY_SECOND)
     due = []
     # every live state but PENDING and RUNNING, which owe no refresh (admission sets NOT_REQUIRED)
-    for job in jobs.live_jobs(st.MutationState.COMMITTED, st.MutationState.NOT_COMMITTED,
-                                     st.MutationState.UNKNOWN):
+    for job in jobs.live_jobs(
+        st.MutationState.COMMITTED, st.MutationState.NOT_COMMITTED, st.MutationState.UNKNOWN
+    ):
         if job.refresh_state is st.RefreshState.REQUIRED:
             due.append(job)
-        elif job.refresh_state is st.RefreshState.FAILED and (job.refresh_failed_at or 0) + retry <= now:
+        elif (
+            job.refresh_state is st.RefreshState.FAILED
+            and (job.refresh_failed_at or 0) + retry <= now
+        ):
             due.append(job)
     return due

@@ -25,8 +25,13 @@ logger = logging.getLogger(__name__)
 BATCH = 1024
 
 
-def clean_once(jobs: JobManager, config: Config, now: float | None = None, batch: int = BATCH,
-               log_dir: Path | None = None) -> int:
+def clean_once(
+    jobs: JobManager,
+    config: Config,
+    now: float | None = None,
+    batch: int = BATCH,
+    log_dir: Path | None = None,
+) -> int:
     cutoff = (time.time() if now is None else now) - config.get(Key.LANCE_INDEX_JOB_KEEP_MAX_SECOND)
     removed = 0
     while True:
@@ -59,7 +64,8 @@ def remove_worker_logs(jobs: JobManager, log_dir: Path, cutoff: float) -> int:
 
 
 class RetentionCleaner:
-    """Daemon thread; the period is re-read from config every round, and a config change wakes it."""
+    """Daemon thread; the period is re-read from config every round, and a config change wakes
+    it."""
 
     def __init__(self, jobs: JobManager, config: Config, log_dir: Path | None = None):
         self._jobs = jobs

@@ -72,7 +72,9 @@ class TerminationProof(str, Enum):
     BE_PROCESS_EPOCH_GONE = "BE_PROCESS_EPOCH_GONE"
     NOT_ENQUEUED = "NOT_ENQUEUED"
     NEVER_LAUNCHED = "NEVER_LAUNCHED"
-    RAY_TASKS_ENDED = "RAY_TASKS_ENDED"  # drydock: Ray's state API shows every attempt final, its worker dead
+    RAY_TASKS_ENDED = (
+        "RAY_TASKS_ENDED"  # drydock: Ray's state API shows every attempt final, its worker dead
+    )
 
 
 class CompletionReason(str, Enum):
@@ -88,8 +90,9 @@ TERMINAL = frozenset({MutationState.COMMITTED, MutationState.NOT_COMMITTED, Muta
 # only way out of UNKNOWN, and only into a known outcome.
 MUTATION_TRANSITIONS: dict[MutationState, frozenset[MutationState]] = {
     MutationState.PENDING: frozenset({MutationState.RUNNING, MutationState.NOT_COMMITTED}),
-    MutationState.RUNNING: frozenset({MutationState.COMMITTED, MutationState.NOT_COMMITTED,
-                                      MutationState.UNKNOWN}),
+    MutationState.RUNNING: frozenset(
+        {MutationState.COMMITTED, MutationState.NOT_COMMITTED, MutationState.UNKNOWN}
+    ),
     MutationState.COMMITTED: frozenset(),
     MutationState.NOT_COMMITTED: frozenset(),
     MutationState.UNKNOWN: frozenset({MutationState.COMMITTED, MutationState.NOT_COMMITTED}),
@@ -114,7 +117,8 @@ def refresh_transition_allowed(old: RefreshState, new: RefreshState) -> bool:
     return new in REFRESH_TRANSITIONS[old]
 
 
-# The refresh axis moves only once the mutation has a known outcome (the refresh is of that outcome).
+# The refresh axis moves only once the mutation has a known outcome (the refresh is of that
+# outcome).
 REFRESH_MOVES_IN = frozenset({MutationState.COMMITTED, MutationState.NOT_COMMITTED})
 
 INITIAL = (MutationState.PENDING, RefreshState.NOT_REQUIRED)  # every admitted job starts here
@@ -129,8 +133,12 @@ class JobStateError(DrydockError):
         self.move = move
 
 
-def illegal_move(state: MutationState, refresh: RefreshState, new_state: MutationState | None,
-                 new_refresh: RefreshState | None) -> str | None:
+def illegal_move(
+    state: MutationState,
+    refresh: RefreshState,
+    new_state: MutationState | None,
+    new_refresh: RefreshState | None,
+) -> str | None:
     """Why moving a job (``None`` = that axis stays) is illegal, or None when it is allowed.
 
     Naming an axis's current value is a self-transition, which neither table has."""
@@ -142,7 +150,10 @@ def illegal_move(state: MutationState, refresh: RefreshState, new_state: Mutatio
         return f"refresh state {refresh.value} -> {new_refresh.value}"
     after = new_state or state
     if after not in REFRESH_MOVES_IN:
-        return f"refresh state {refresh.value} -> {new_refresh.value} while the mutation is {after.value}"
+        return (
+            f"refresh state {refresh.value} -> {new_refresh.value} "
+            f"while the mutation is {after.value}"
+        )
     return None
 
 
@@ -156,8 +167,12 @@ class Outcome:
 _UNKNOWN = Outcome(MutationState.UNKNOWN, RefreshState.NOT_REQUIRED, CompletionReason.NONE)
 
 
-def classify(mutation: MutationType, code: ResultCode | None, if_exists: bool,
-             external_metadata_advanced: bool) -> Outcome:
+def classify(
+    mutation: MutationType,
+    code: ResultCode | None,
+    if_exists: bool,
+    external_metadata_advanced: bool,
+) -> Outcome:
     """The outcome a typed result code proves (docs/job-contract.md, "Classification").
     ``None`` (no trusted result) is UNKNOWN."""
     if code is None:
@@ -204,7 +219,11 @@ def is_unresolved(job: JobFacts) -> bool:
 
 def holds_possible_live_slot(job: JobFacts) -> bool:
     """A worker may still be running: released only by a termination proof or FORCE_RELEASE."""
-    return job.possible_live_owned and job.termination_proof is TerminationProof.NONE and not job.force_released
+    return (
+        job.possible_live_owned
+        and job.termination_proof is TerminationProof.NONE
+        and not job.force_released
+    )
 
 
 def gc_eligible(job: JobFacts) -> bool:

@@ -22,12 +22,16 @@ METRICS = ("l2", "cosine", "dot")
 
 # index_type → allowed keys and which of them are required (besides index_type itself)
 ANN_KEYS: dict[str, tuple[set[str], set[str]]] = {
-    "IVF_PQ": ({"metric", "num_partitions", "num_sub_vectors", "num_bits", "sample_rate", "max_iters"},
-               {"num_partitions", "num_sub_vectors"}),
+    "IVF_PQ": (
+        {"metric", "num_partitions", "num_sub_vectors", "num_bits", "sample_rate", "max_iters"},
+        {"num_partitions", "num_sub_vectors"},
+    ),
     "IVF_FLAT": ({"metric", "num_partitions", "sample_rate", "max_iters"}, {"num_partitions"}),
     "IVF_SQ": ({"metric", "num_partitions", "sample_rate", "max_iters"}, {"num_partitions"}),
-    "IVF_HNSW_SQ": ({"metric", "num_partitions", "sample_rate", "max_iters", "m", "ef_construction"},
-                    {"num_partitions"}),
+    "IVF_HNSW_SQ": (
+        {"metric", "num_partitions", "sample_rate", "max_iters", "m", "ef_construction"},
+        {"num_partitions"},
+    ),
 }
 ALL_ANN_KEYS = {"index_type"} | set().union(*(allowed for allowed, _ in ANN_KEYS.values()))
 
@@ -45,8 +49,10 @@ class IndexSpec:
     params: dict[str, object]  # normalized: metric lower-case, numbers as int
 
     def to_json(self) -> str:
-        return json.dumps({"using": self.using, "index_type": self.index_type, "params": self.params},
-                          sort_keys=True)
+        return json.dumps(
+            {"using": self.using, "index_type": self.index_type, "params": self.params},
+            sort_keys=True,
+        )
 
     @staticmethod
     def from_json(text: str) -> IndexSpec:
@@ -58,7 +64,10 @@ def validate_name(name: str) -> str:
     if len(name) > MAX_NAME_LENGTH:
         raise invalid(f"index name too long, the index name length at most is {MAX_NAME_LENGTH}.")
     if name.lower().startswith(RESERVED_PREFIX):
-        raise invalid(f"index name '{name}' uses the reserved '{RESERVED_PREFIX}' prefix of Lance system indexes")
+        raise invalid(
+            f"index name '{name}' uses the reserved '{RESERVED_PREFIX}' prefix of Lance system "
+            f"indexes"
+        )
     if not name:
         raise invalid("index name must not be empty")
     problem = name_problem(name)
@@ -79,8 +88,13 @@ def _positive_int(key: str, raw: str, cap: int | None = None, cap_name: str = ""
     return value
 
 
-def validate_spec(using: str, columns: tuple[str, ...], properties: tuple[tuple[str, str], ...],
-                  max_partitions: int, max_sub_vectors: int) -> IndexSpec:
+def validate_spec(
+    using: str,
+    columns: tuple[str, ...],
+    properties: tuple[tuple[str, str], ...],
+    max_partitions: int,
+    max_sub_vectors: int,
+) -> IndexSpec:
     if len(columns) != 1:
         raise invalid("Lance index must be built on exactly one column")
     kind = using.upper()
@@ -98,9 +112,11 @@ def validate_spec(using: str, columns: tuple[str, ...], properties: tuple[tuple[
             raise invalid(f"Unknown property '{key}' for Lance ANN index")
     index_type = props.get("index_type", "").strip().upper()
     if index_type not in ANN_KEYS:
-        raise invalid('Lance ANN index requires property "index_type" = "IVF_PQ"'
-                      if not index_type else
-                      f"index_type must be one of {', '.join(ANN_INDEX_TYPES)}")
+        raise invalid(
+            'Lance ANN index requires property "index_type" = "IVF_PQ"'
+            if not index_type
+            else f"index_type must be one of {', '.join(ANN_INDEX_TYPES)}"
+        )
     allowed, required = ANN_KEYS[index_type]
     for key in props:
         if key != "index_type" and key not in allowed:
@@ -112,11 +128,19 @@ def validate_spec(using: str, columns: tuple[str, ...], properties: tuple[tuple[
         if key not in props:
             raise invalid(f"{key} must be a positive integer")
     if "num_partitions" in props:
-        params["num_partitions"] = _positive_int("num_partitions", props["num_partitions"], max_partitions,
-                                                 "lance_index_max_num_partitions")
+        params["num_partitions"] = _positive_int(
+            "num_partitions",
+            props["num_partitions"],
+            max_partitions,
+            "lance_index_max_num_partitions",
+        )
     if "num_sub_vectors" in props:
-        params["num_sub_vectors"] = _positive_int("num_sub_vectors", props["num_sub_vectors"],
-                                                  max_sub_vectors, "lance_index_max_num_sub_vectors")
+        params["num_sub_vectors"] = _positive_int(
+            "num_sub_vectors",
+            props["num_sub_vectors"],
+            max_sub_vectors,
+            "lance_index_max_num_sub_vectors",
+        )
     if "num_bits" in props:
         if props["num_bits"].strip() != "8":
             raise invalid("num_bits must be 8")

@@ -39,8 +39,10 @@ class Resolution:
 
 
 def resolve(catalogs: CatalogManager, job: JobLocation, authoritative: bool = False) -> Resolution:
-    """``authoritative`` (RESOLVE): drop the table's cached listing first, so that a table deleted or
-    re-created outside drydock is judged on what is there now, not on a listing cached for the TTL."""
+    """``authoritative`` (RESOLVE): drop the table's cached listing first, so that a table deleted
+    or
+    re-created outside drydock is judged on what is there now, not on a listing cached for the
+    TTL."""
     record = catalogs.by_id(job.catalog_id)
     if record is None:
         return Resolution("", orphan=True, failed=False)
@@ -64,8 +66,13 @@ class JobVisibility:
 
     MAX_SCOPE_PARAMS = 900  # below SQLite's smallest host-parameter limit
 
-    def __init__(self, catalogs: CatalogManager, privileges: Privileges, ctx: SessionContext,
-                 authoritative: bool = False):
+    def __init__(
+        self,
+        catalogs: CatalogManager,
+        privileges: Privileges,
+        ctx: SessionContext,
+        authoritative: bool = False,
+    ):
         self._catalogs = catalogs
         self._privileges = privileges
         self._ctx = ctx

@@ -47,8 +47,10 @@ class WorkerCgroup:
         return sorted(pids)
 
     def empty(self) -> bool:
-        return all(not (d / "cgroup.procs").exists() or not (d / "cgroup.procs").read_text().split()
-                   for d in self.dirs)
+        return all(
+            not (d / "cgroup.procs").exists() or not (d / "cgroup.procs").read_text().split()
+            for d in self.dirs
+        )
 
 
 def _own_path(controller: str) -> str:
@@ -69,7 +71,8 @@ class Isolation:
         self.detail = ""
         self._bases: list[Path] = []
 
-    # -- preflight ------------------------------------------------------------------------------------
+    # -- preflight
+    # ------------------------------------------------------------------------------------
     def preflight(self) -> str:
         reasons: list[str] = []
         for kind, bases in (("cgroup-v2", self._v2_bases), ("cgroup-v1", self._v1_bases)):
@@ -91,8 +94,12 @@ class Isolation:
                 self._bases, self.kind = [], "none"
         self.kind = "rlimit" if self.setting == "rlimit" else "none"
         why = "; ".join(reasons)
-        self.detail = (f"rlimits only, as configured ({why})" if self.kind == "rlimit" else
-                       f"{why}; set lance_index_worker_isolation = rlimit to run workers with rlimits only")
+        self.detail = (
+            f"rlimits only, as configured ({why})"
+            if self.kind == "rlimit"
+            else f"{why}; set lance_index_worker_isolation = rlimit to run workers with rlimits "
+            f"only"
+        )
         return self.kind
 
     def _v1_bases(self) -> list[Path] | str:
@@ -124,7 +131,8 @@ class Isolation:
             child.wait()
             self.remove(group)
 
-    # -- per invocation -------------------------------------------------------------------------------
+    # -- per invocation
+    # -------------------------------------------------------------------------------
     def create(self, name: str, limits: Limits) -> WorkerCgroup:
         group = WorkerCgroup(name)
         for base in self._bases:
@@ -142,7 +150,9 @@ class Isolation:
                 memory, pids = group.dirs
                 _write_check(memory / "memory.limit_in_bytes", limits.memory_bytes, round_to=4096)
                 if (memory / "memory.memsw.limit_in_bytes").exists():  # no swap: memsw == memory
-                    _write_check(memory / "memory.memsw.limit_in_bytes", limits.memory_bytes, round_to=4096)
+                    _write_check(
+                        memory / "memory.memsw.limit_in_bytes", limits.memory_bytes, round_to=4096
+                    )
                 _write_check(pids / "pids.max", limits.pids_max)
         except (OSError, RuntimeError):
             self.remove(group)
@@ -172,7 +182,8 @@ class Isolation:
                 pass
 
     def limits_hit(self, group: WorkerCgroup, limits: Limits) -> list[str]:
-        """Which cgroup limits the kernel enforced on ``group`` (read before the cgroup is removed)."""
+        """Which cgroup limits the kernel enforced on ``group`` (read before the cgroup is
+        removed)."""
         oom_file = "memory.events" if self.kind == "cgroup-v2" else "memory.oom_control"
         hits = []
         if _counter(group, oom_file, "oom_kill") > 0:

@@ -1,4 +1,5 @@
-"""The supervisor ↔ worker pipe protocol: length-prefixed frames with caps checked before allocation.
+"""The supervisor ↔ worker pipe protocol: length-prefixed frames with caps checked before
+allocation.
 
 Frame = 4-byte big-endian length (of what follows) + 1-byte kind + UTF-8 JSON body.
 The parent sends one DISPATCH on the worker's stdin (the release of the fork barrier); the worker
@@ -17,7 +18,9 @@ from drydock.engine.jobs.control.backend import Dispatch, ProtocolError, WorkerR
 
 DISPATCH, HANDSHAKE, PROGRESS, RESULT = b"D", b"H", b"P", b"R"
 CAPS = {DISPATCH: 512 * 1024, HANDSHAKE: 4 * 1024, PROGRESS: 1024, RESULT: 8 * 1024}
-MAX_JSON_DEPTH = 32  # our frames nest 3 deep; json.loads recurses once per level (RecursionError ~1000)
+MAX_JSON_DEPTH = (
+    32  # our frames nest 3 deep; json.loads recurses once per level (RecursionError ~1000)
+)
 _JSON_STRING = re.compile(rb'"(?:[^"\\]|\\.)*"', re.DOTALL)
 _NOT_BRACKETS = bytes(b for b in range(256) if b not in b"[]{}")
 
@@ -37,7 +40,9 @@ def _read_exact(stream: BinaryIO, n: int) -> bytes:
     while remaining:
         chunk = stream.read(remaining)
         if not chunk:
-            raise EOFError("stream closed mid-frame" if chunks or remaining != n else "stream closed")
+            raise EOFError(
+                "stream closed mid-frame" if chunks or remaining != n else "stream closed"
+            )
         chunks.append(chunk)
         remaining -= len(chunk)
     return b"".join(chunks)

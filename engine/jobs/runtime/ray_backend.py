@@ -3,7 +3,8 @@
 It implements the dispatcher's Backend (engine/jobs/control/backend.py) and wraps a local
 ``Supervisor`` for everything that is not a distributed build (scalar indexes, the other ANN
 types, DROP), so those keep their cgroup isolation and CHILD_REAPED proofs.
-``ray`` is imported only here and only once a Ray build needs it: the embedded default never loads it.
+``ray`` is imported only here and only once a Ray build needs it: the embedded default never loads
+it.
 
 - Connecting: to ``lance_index_ray_address``; while the head is unreachable a Ray job waits PENDING
   with the reason as its message (nothing admitted is lost) and is dispatched once it answers.
@@ -31,7 +32,13 @@ from drydock.engine.store.config import Config
 from drydock.engine.support.config_keys import Key
 from drydock.engine.support.lru import Lru
 from drydock.engine.jobs.control.backend import (
-    LOCAL_BACKEND, RAY_BACKEND, Backend, BackendEvents, Dispatch, NotEnqueued)
+    LOCAL_BACKEND,
+    RAY_BACKEND,
+    Backend,
+    BackendEvents,
+    Dispatch,
+    NotEnqueued,
+)
 from drydock.engine.jobs.control.records import JobRecord
 from drydock.engine.jobs.runtime import ray_tasks
 from drydock.engine.jobs.runtime.ray_build import PROOF_WAIT_SECONDS, RayBuild
@@ -51,7 +58,9 @@ GCS_RECONNECT_SECONDS = 10 * 365 * 86400
 def _unreachable(address: str) -> str | None:
     host, _, port = address.rpartition(":")
     try:
-        socket.create_connection((host or "127.0.0.1", int(port)), timeout=CONNECT_TIMEOUT_SECONDS).close()
+        socket.create_connection(
+            (host or "127.0.0.1", int(port)), timeout=CONNECT_TIMEOUT_SECONDS
+        ).close()
     except (OSError, ValueError) as exc:
         reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else type(exc).__name__
         return f"Ray head {address} is unreachable ({reason})"
@@ -110,8 +119,13 @@ class RayBackend(Backend):
 
     def backend_of(self, dispatch: Dispatch) -> str:
         spec = dispatch.spec or {}
-        return RAY_BACKEND if is_distributed(dispatch.operation, str(spec.get("using", "")),
-                                             str(spec.get("index_type", ""))) else LOCAL_BACKEND
+        return (
+            RAY_BACKEND
+            if is_distributed(
+                dispatch.operation, str(spec.get("using", "")), str(spec.get("index_type", ""))
+            )
+            else LOCAL_BACKEND
+        )
 
     def hold_reason(self, job: JobRecord) -> str | None:
         """Why a Ray job must wait PENDING (the head is not reachable), or None."""
@@ -122,7 +136,11 @@ class RayBackend(Backend):
         if not is_distributed(job.operation.value, spec.using, spec.index_type):
             return None
         error = self.connect() or self._head_gone()
-        return None if error is None else f"waiting: {error}; the job is dispatched once the Ray head answers"
+        return (
+            None
+            if error is None
+            else f"waiting: {error}; the job is dispatched once the Ray head answers"
+        )
 
     def _head_gone(self) -> str | None:
         """Connected earlier, but is the head still there? Checked before each Ray dispatch so a job
@@ -141,11 +159,17 @@ class RayBackend(Backend):
         error = self.connect()
         if error is not None:
             raise NotEnqueued(error)
-        budget = min(float(self._config.get(Key.LANCE_INDEX_WORKER_WALLCLOCK_LIMIT_SECONDS)),
-                     deadline_ms / 1000 - time.time() - float(self._config.get(Key.LANCE_INDEX_WORKER_REPORT_MARGIN_SECONDS)))
+        budget = min(
+            float(self._config.get(Key.LANCE_INDEX_WORKER_WALLCLOCK_LIMIT_SECONDS)),
+            deadline_ms / 1000
+            - time.time()
+            - float(self._config.get(Key.LANCE_INDEX_WORKER_REPORT_MARGIN_SECONDS)),
+        )
         if budget <= MIN_BUDGET_SECONDS:
             raise NotEnqueued(f"deadline leaves {budget:.1f}s, too little to build")
-        dispatch.storage_options = with_ambient_credentials(dispatch.uri, dispatch.storage_options, os.environ)
+        dispatch.storage_options = with_ambient_credentials(
+            dispatch.uri, dispatch.storage_options, os.environ
+        )
         build = RayBuild(self, dispatch, budget, os.environ.get("DRYDOCK_FAULT_RAY_MODE", ""))
         with self._lock:
             self._builds[dispatch.invocation_id] = build
@@ -159,7 +183,8 @@ class RayBackend(Backend):
         build.cancel()
         return True
 
-    # -- Ray --------------------------------------------------------------------------------------------
+    # -- Ray
+    # --------------------------------------------------------------------------------------------
     def connect(self) -> str | None:
         """Connect once (lazily); None when connected, else why not (retried every few seconds)."""
         with self._lock:
@@ -168,7 +193,9 @@ class RayBackend(Backend):
             if time.monotonic() < self._next_try:
                 return self._error
             self._next_try = time.monotonic() + RECONNECT_SECONDS
-            self._error = self._try_connect(str(self._config.get(Key.LANCE_INDEX_RAY_ADDRESS)).strip()) or ""
+            self._error = (
+                self._try_connect(str(self._config.get(Key.LANCE_INDEX_RAY_ADDRESS)).strip()) or ""
+            )
             return self._error or None
 
     def _try_connect(self, address: str) -> str | None:
@@ -183,10 +210,18 @@ class RayBackend(Backend):
 
             cloudpickle.register_pickle_by_value(ray_tasks)  # Ray nodes need pylance, not drydock
             # Ray's core worker ends its whole process once the head (GCS) has been unreachable for
-            # gcs_rpc_server_reconnect_timeout_s (60 s by default; measured) — here that process is the
+            # gcs_rpc_server_reconnect_timeout_s (60 s by default; measured) — here that process is
+            # the
             # frontend. A head outage must only hold Ray jobs PENDING, never take the server down.
-            os.environ.setdefault("RAY_gcs_rpc_server_reconnect_timeout_s", str(GCS_RECONNECT_SECONDS))
-            ray.init(address=address, namespace="drydock", log_to_driver=False, logging_level=logging.WARNING)
+            os.environ.setdefault(
+                "RAY_gcs_rpc_server_reconnect_timeout_s", str(GCS_RECONNECT_SECONDS)
+            )
+            ray.init(
+                address=address,
+                namespace="drydock",
+                log_to_driver=False,
+                logging_level=logging.WARNING,
+            )
         except Exception as exc:  # noqa: BLE001 - reported as the hold reason, retried later
             return f"cannot connect to the Ray head {address} ({type(exc).__name__})"
         self.ray, self._address = ray, address
@@ -195,18 +230,28 @@ class RayBackend(Backend):
 
     def segment_count(self) -> int:
         configured = int(self._config.get(Key.LANCE_INDEX_RAY_SEGMENTS))
-        return configured if configured > 0 else max(1, int(self.ray.cluster_resources().get("CPU", 1)))
+        return (
+            configured
+            if configured > 0
+            else max(1, int(self.ray.cluster_resources().get("CPU", 1)))
+        )
 
     def submit_task(self, build: RayBuild, function: Any, *args: Any) -> Any:
-        # max_calls=1: the worker process exits after its task, so "its worker is not alive" can prove it over
+        # max_calls=1: the worker process exits after its task, so "its worker is not alive" can
+        # prove it over
         remote = self.ray.remote(max_calls=1)(function).options(
-            name=build.task_name, max_retries=0, retry_exceptions=False, num_cpus=1,
-            memory=int(self._config.get(Key.LANCE_INDEX_RAY_TASK_MEMORY_BYTES)))
+            name=build.task_name,
+            max_retries=0,
+            retry_exceptions=False,
+            num_cpus=1,
+            memory=int(self._config.get(Key.LANCE_INDEX_RAY_TASK_MEMORY_BYTES)),
+        )
         ref = remote.remote(*args)
         build.task_ids.add(ref.task_id().hex())
         return ref
 
-    # -- proofs -----------------------------------------------------------------------------------------
+    # -- proofs
+    # -----------------------------------------------------------------------------------------
     def settle(self, build: RayBuild, keep_segments: bool) -> None:
         """After the result: prove the tasks gone (waiting a little for Ray's task events), then
         release the slot; the prover thread takes over if Ray cannot say yet."""
@@ -226,7 +271,12 @@ class RayBackend(Backend):
         with self._lock:
             self._builds.pop(build.d.invocation_id, None)
             self._finished.put(build.d.invocation_id, None)
-        self.events.on_exit(build.d.job_id, build.d.invocation_id, proof, f"{proof.value} ({len(build.task_ids)} tasks)")
+        self.events.on_exit(
+            build.d.job_id,
+            build.d.invocation_id,
+            proof,
+            f"{proof.value} ({len(build.task_ids)} tasks)",
+        )
         return True
 
     def _prove_loop(self) -> None:
@@ -248,14 +298,21 @@ class RayBackend(Backend):
         try:
             from ray.util import state
 
-            tasks = state.list_tasks(filters=[("name", "=", name)], detail=True, limit=10000,
-                                     raise_on_missing_output=False, timeout=10)
+            tasks = state.list_tasks(
+                filters=[("name", "=", name)],
+                detail=True,
+                limit=10000,
+                raise_on_missing_output=False,
+                timeout=10,
+            )
             if not tasks or (expected is not None and not expected <= {t.task_id for t in tasks}):
                 return False
             if any(t.state not in FINAL_TASK_STATES for t in tasks):
                 return False
             for task in tasks:
-                if task.worker_pid and not self._worker_dead(state, int(task.worker_pid), str(task.node_id)):
+                if task.worker_pid and not self._worker_dead(
+                    state, int(task.worker_pid), str(task.node_id)
+                ):
                     return False
             return expected is not None or self._drivers_dead(state, {str(t.job_id) for t in tasks})
         except Exception as exc:  # noqa: BLE001 - no answer is no proof
@@ -264,15 +321,23 @@ class RayBackend(Backend):
 
     @staticmethod
     def _worker_dead(state: Any, pid: int, node_id: str) -> bool:
-        workers = state.list_workers(filters=[("pid", "=", pid), ("node_id", "=", node_id)], detail=True,
-                                     raise_on_missing_output=False, timeout=10)
+        workers = state.list_workers(
+            filters=[("pid", "=", pid), ("node_id", "=", node_id)],
+            detail=True,
+            raise_on_missing_output=False,
+            timeout=10,
+        )
         return bool(workers) and not any(w.is_alive for w in workers)
 
     @staticmethod
     def _drivers_dead(state: Any, job_ids: set[str]) -> bool:
         for job_id in job_ids:
-            jobs = state.list_jobs(filters=[("job_id", "=", job_id)], raise_on_missing_output=False, timeout=10)
-            if not jobs or any(str(getattr(j.status, "value", j.status)) in ("PENDING", "RUNNING") for j in jobs):
+            jobs = state.list_jobs(
+                filters=[("job_id", "=", job_id)], raise_on_missing_output=False, timeout=10
+            )
+            if not jobs or any(
+                str(getattr(j.status, "value", j.status)) in ("PENDING", "RUNNING") for j in jobs
+            ):
                 return False
         return True
 
@@ -283,9 +348,11 @@ class RayBackend(Backend):
             return self.local.earlier_run_gone(job, worker)
         return self.tasks_ended(f"drydock-{job.invocation_id}", None)
 
-    # -- SHOW BACKENDS ----------------------------------------------------------------------------------
+    # -- SHOW BACKENDS
+    # ----------------------------------------------------------------------------------
     def nodes(self) -> tuple[list[dict[str, Any]], str]:
-        """The Ray nodes (host, alive, CPUs, memory, running tasks), or why they cannot be listed."""
+        """The Ray nodes (host, alive, CPUs, memory, running tasks), or why they cannot be
+        listed."""
         error = self.connect() or self._head_gone()
         if error is not None:
             return [], error
@@ -293,15 +360,27 @@ class RayBackend(Backend):
             from ray.util import state
 
             running: dict[str, int] = {}
-            for task in state.list_tasks(filters=[("state", "=", "RUNNING")], limit=10000,
-                                         raise_on_missing_output=False, timeout=10):
+            for task in state.list_tasks(
+                filters=[("state", "=", "RUNNING")],
+                limit=10000,
+                raise_on_missing_output=False,
+                timeout=10,
+            ):
                 running[str(task.node_id)] = running.get(str(task.node_id), 0) + 1
             rows = []
             for node in state.list_nodes(detail=True, raise_on_missing_output=False, timeout=10):
                 total = node.resources_total or {}
-                rows.append({"node_id": node.node_id, "host": node.node_ip, "alive": node.state == "ALIVE",
-                             "head": bool(node.is_head_node), "cpus": int(total.get("CPU", 0)),
-                             "memory": int(total.get("memory", 0)), "running": running.get(node.node_id, 0)})
+                rows.append(
+                    {
+                        "node_id": node.node_id,
+                        "host": node.node_ip,
+                        "alive": node.state == "ALIVE",
+                        "head": bool(node.is_head_node),
+                        "cpus": int(total.get("CPU", 0)),
+                        "memory": int(total.get("memory", 0)),
+                        "running": running.get(node.node_id, 0),
+                    }
+                )
             return rows, ""
         except Exception as exc:  # noqa: BLE001 - SHOW must answer even when Ray cannot
             return [], f"Ray state API unavailable ({type(exc).__name__})"

@@ -1,4 +1,5 @@
-"""One distributed IVF_PQ build, coordinated from this frontend (a thread per build, ray_backend.py).
+"""One distributed IVF_PQ build, coordinated from this frontend (a thread per build,
+ray_backend.py).
 
 Train once (one task on a sample) → one segment task per fragment group, in parallel, each with its
 own deterministic uuid (ray_tasks.segment_uuid) → **one** commit here, from the pinned version,
@@ -80,7 +81,9 @@ class RayBuild:
         self.backend = backend
         self.d = dispatch
         self.task_name = f"drydock-{dispatch.invocation_id}"
-        self.task_ids: set[str] = set()  # every task this build submitted (each retry is a new task)
+        self.task_ids: set[str] = (
+            set()
+        )  # every task this build submitted (each retry is a new task)
         self.segments: list[Segment] = []
         self.timings = Timings()
         self._cancelled = threading.Event()
@@ -89,14 +92,17 @@ class RayBuild:
         self._fault = fault
         self._pending: list[Any] = []
         self.keep_segments = True  # False once the build ended without a commit: remove its folders
-        self.thread = threading.Thread(target=self.run, name=f"ray-build-{dispatch.job_id}", daemon=True)
+        self.thread = threading.Thread(
+            target=self.run, name=f"ray-build-{dispatch.job_id}", daemon=True
+        )
 
     def cancel(self, stopping: bool = False) -> None:
         """CANCEL, or (``stopping``) the frontend shutting down — which is not the user's cancel."""
         self._stopping = self._stopping or stopping
         self._cancelled.set()
 
-    # -- the build ------------------------------------------------------------------------------------
+    # -- the build
+    # ------------------------------------------------------------------------------------
     def run(self) -> None:
         result: WorkerResult | None
         try:
@@ -105,16 +111,30 @@ class RayBuild:
             self._force_cancel()
             result = WorkerResult(exc.code, str(exc), self._advanced())
         except Exception as exc:  # e.g. Ray lost; before the commit nothing was committed
-            logger.warning("job %s: distributed build failed: %s", self.d.job_id, type(exc).__name__, exc_info=True)
+            logger.warning(
+                "job %s: distributed build failed: %s",
+                self.d.job_id,
+                type(exc).__name__,
+                exc_info=True,
+            )
             self._force_cancel()
-            result = WorkerResult(ResultCode.SEGMENT_FAILED_BEFORE_COMMIT,
-                                  f"distributed build failed before commit: {type(exc).__name__}", self._advanced())
+            result = WorkerResult(
+                ResultCode.SEGMENT_FAILED_BEFORE_COMMIT,
+                f"distributed build failed before commit: {type(exc).__name__}",
+                self._advanced(),
+            )
         if result is not None:
             self.backend.events.on_result(self.d.job_id, self.d.invocation_id, result)
         else:  # the commit may or may not have happened: UNKNOWN now, the evidence rules settle it
-            self.backend.events.on_exit(self.d.job_id, self.d.invocation_id, None,
-                                        "distributed build ended without a trusted result")
-        self.backend.settle(self, keep_segments=result is None or result.code is ResultCode.NATIVE_OK)
+            self.backend.events.on_exit(
+                self.d.job_id,
+                self.d.invocation_id,
+                None,
+                "distributed build ended without a trusted result",
+            )
+        self.backend.settle(
+            self, keep_segments=result is None or result.code is ResultCode.NATIVE_OK
+        )
 
     def _execute(self) -> WorkerResult | None:
         import lance
@@ -123,22 +143,37 @@ class RayBuild:
 
         d = self.d
         try:
-            dataset = lance.dataset(d.uri, version=d.admitted_version, storage_options=d.storage_options or None)
+            dataset = lance.dataset(
+                d.uri, version=d.admitted_version, storage_options=d.storage_options or None
+            )
         except Exception:  # noqa: BLE001 - which pre-invocation code is decided by the version seen
-            code = (ResultCode.PRE_INVOCATION_STALE_ADMISSION if self._advanced()
-                    else ResultCode.PRE_INVOCATION_RESOURCE_REJECTED)
+            code = (
+                ResultCode.PRE_INVOCATION_STALE_ADMISSION
+                if self._advanced()
+                else ResultCode.PRE_INVOCATION_RESOURCE_REJECTED
+            )
             return WorkerResult(code, "admitted version could not be opened", self._advanced())
         if int(dataset.version) != d.admitted_version or not contract_holds(d, dataset):
-            return WorkerResult(ResultCode.PRE_INVOCATION_STALE_ADMISSION, "schema contract changed",
-                                self._advanced())
+            return WorkerResult(
+                ResultCode.PRE_INVOCATION_STALE_ADMISSION,
+                "schema contract changed",
+                self._advanced(),
+            )
         params = dict(d.spec.get("params", {}))
-        if int(params.get("num_partitions") or 0) > d.max_num_partitions or \
-                int(params.get("num_sub_vectors") or 0) > d.max_num_sub_vectors:
-            return WorkerResult(ResultCode.PRE_INVOCATION_RESOURCE_REJECTED,
-                                "dispatch exceeds its admission-time bounds", False)
+        if (
+            int(params.get("num_partitions") or 0) > d.max_num_partitions
+            or int(params.get("num_sub_vectors") or 0) > d.max_num_sub_vectors
+        ):
+            return WorkerResult(
+                ResultCode.PRE_INVOCATION_RESOURCE_REJECTED,
+                "dispatch exceeds its admission-time bounds",
+                False,
+            )
         fragments = [(f.fragment_id, f.count_rows()) for f in dataset.get_fragments()]
         groups = ray_tasks.fragment_groups(fragments, self.backend.segment_count())
-        self.segments = [Segment(i, ray_tasks.segment_uuid(d.index_uuid, i), g) for i, g in enumerate(groups)]
+        self.segments = [
+            Segment(i, ray_tasks.segment_uuid(d.index_uuid, i), g) for i, g in enumerate(groups)
+        ]
         model = self._train(params)
         self._encode(params, model)
         if self._cancelled.is_set():
@@ -148,21 +183,33 @@ class RayBuild:
     def _train(self, params: dict[str, Any]) -> dict[str, Any]:
         self._progress("training IVF/PQ (1 task)")
         started = time.monotonic()
-        ref = self.backend.submit_task(self, ray_tasks.train, self.d.uri, self.d.admitted_version,
-                                       self.d.storage_options, self.d.column, params, 1)
+        ref = self.backend.submit_task(
+            self,
+            ray_tasks.train,
+            self.d.uri,
+            self.d.admitted_version,
+            self.d.storage_options,
+            self.d.column,
+            params,
+            1,
+        )
         self._pending = [ref]
         while not self.backend.ray.wait([ref], timeout=POLL_SECONDS)[0]:
             self._check_interrupts("training")
         try:
             model: dict[str, Any] = self.backend.ray.get(ref)
         except Exception as exc:  # noqa: BLE001 - the cause is named by class below
-            raise BuildFailed(ResultCode.SEGMENT_FAILED_BEFORE_COMMIT, f"training task failed: {_cause(exc)}") from None
+            raise BuildFailed(
+                ResultCode.SEGMENT_FAILED_BEFORE_COMMIT, f"training task failed: {_cause(exc)}"
+            ) from None
         self.timings.train = time.monotonic() - started
         return model
 
     def _encode(self, params: dict[str, Any], model: dict[str, Any]) -> None:
         started = time.monotonic()
-        model_ref = self.backend.ray.put({"ivf_centroids": model["ivf_centroids"], "pq_codebook": model["pq_codebook"]})
+        model_ref = self.backend.ray.put(
+            {"ivf_centroids": model["ivf_centroids"], "pq_codebook": model["pq_codebook"]}
+        )
         for segment in self.segments:
             self._launch(segment, params, model_ref)
         self._progress(f"encoding: 0/{len(self.segments)} segments done")
@@ -176,15 +223,30 @@ class RayBuild:
                 self._check_interrupts("encoding")
         self.timings.encode = time.monotonic() - started
         self.timings.rows = sum(int(s.result["rows"]) for s in self.segments if s.result)
-        self.timings.segment_seconds = [float(s.result["seconds"]) for s in self.segments if s.result]
+        self.timings.segment_seconds = [
+            float(s.result["seconds"]) for s in self.segments if s.result
+        ]
 
     def _launch(self, segment: Segment, params: dict[str, Any], model_ref: Any) -> None:
         segment.attempts += 1
         d = self.d
         segment.ref = self.backend.submit_task(
-            self, ray_tasks.build_segment, d.uri, d.admitted_version, d.storage_options, d.column, d.index_name,
-            params, model_ref, segment.fragments, segment.uuid, d.operation == "REPLACE", 1, self._fault,
-            segment.number == len(self.segments) - 1)
+            self,
+            ray_tasks.build_segment,
+            d.uri,
+            d.admitted_version,
+            d.storage_options,
+            d.column,
+            d.index_name,
+            params,
+            model_ref,
+            segment.fragments,
+            segment.uuid,
+            d.operation == "REPLACE",
+            1,
+            self._fault,
+            segment.number == len(self.segments) - 1,
+        )
 
     def _collect(self, segment: Segment, params: dict[str, Any], model_ref: Any) -> None:
         try:
@@ -192,25 +254,37 @@ class RayBuild:
         except Exception as exc:  # noqa: BLE001 - retried under the same uuid, then the job fails
             cause = _cause(exc)
             if segment.attempts < SEGMENT_ATTEMPTS and not self._cancelled.is_set():
-                logger.warning("job %s: segment %s failed (%s); retrying under the same uuid",
-                               self.d.job_id, segment.number, cause)
+                logger.warning(
+                    "job %s: segment %s failed (%s); retrying under the same uuid",
+                    self.d.job_id,
+                    segment.number,
+                    cause,
+                )
                 self._launch(segment, params, model_ref)
                 return
-            raise BuildFailed(ResultCode.SEGMENT_FAILED_BEFORE_COMMIT,
-                              f"segment {segment.number + 1} of {len(self.segments)} failed after "
-                              f"{segment.attempts} attempts: {cause}; nothing was committed") from None
+            raise BuildFailed(
+                ResultCode.SEGMENT_FAILED_BEFORE_COMMIT,
+                f"segment {segment.number + 1} of {len(self.segments)} failed after "
+                f"{segment.attempts} attempts: {cause}; nothing was committed",
+            ) from None
         done = sum(s.result is not None for s in self.segments)
         self._progress(f"encoding: {done}/{len(self.segments)} segments done")
 
     def _check_interrupts(self, stage: str) -> None:
         if self._cancelled.is_set() and self._stopping:
-            raise BuildFailed(ResultCode.SEGMENT_FAILED_BEFORE_COMMIT, f"the frontend stopped during {stage}, "
-                              "before commit")
+            raise BuildFailed(
+                ResultCode.SEGMENT_FAILED_BEFORE_COMMIT,
+                f"the frontend stopped during {stage}, before commit",
+            )
         if self._cancelled.is_set():
-            raise BuildFailed(ResultCode.CANCELLED_BEFORE_COMMIT, f"cancelled during {stage}, before commit")
+            raise BuildFailed(
+                ResultCode.CANCELLED_BEFORE_COMMIT, f"cancelled during {stage}, before commit"
+            )
         if time.monotonic() >= self._kill_at:
-            raise BuildFailed(ResultCode.SEGMENT_FAILED_BEFORE_COMMIT,
-                              f"wall-clock limit reached during {stage}, before commit")
+            raise BuildFailed(
+                ResultCode.SEGMENT_FAILED_BEFORE_COMMIT,
+                f"wall-clock limit reached during {stage}, before commit",
+            )
 
     def _commit(self, dataset: Any) -> WorkerResult | None:
         """The one commit, from the pinned version. Committing the same segment list again would
@@ -223,16 +297,24 @@ class RayBuild:
         indices = [s.result["index"] for s in self.segments if s.result]
         try:
             dataset.commit_existing_index_segments(self.d.index_name, self.d.column, indices)
-        except Exception as exc:  # noqa: BLE001 - classified by class and by a positive presence check
+        # classified by class and by a positive presence check
+        except Exception as exc:  # noqa: BLE001
             present, _, _ = self._present()
             if present:
-                return WorkerResult(ResultCode.NATIVE_OK, "index committed (the commit call raised after it)", True)
+                return WorkerResult(
+                    ResultCode.NATIVE_OK, "index committed (the commit call raised after it)", True
+                )
             conflict = getattr(getattr(lance, "commit", None), "CommitConflictError", None)
             if conflict is not None and isinstance(exc, conflict):
                 return WorkerResult(ResultCode.NATIVE_COMMIT_CONFLICT, "commit conflict", True)
-            if isinstance(exc, ValueError):  # refused before writing a manifest (e.g. overlapping coverage)
-                return WorkerResult(ResultCode.SEGMENT_FAILED_BEFORE_COMMIT, "commit refused: ValueError",
-                                    self._advanced())
+            if isinstance(
+                exc, ValueError
+            ):  # refused before writing a manifest (e.g. overlapping coverage)
+                return WorkerResult(
+                    ResultCode.SEGMENT_FAILED_BEFORE_COMMIT,
+                    "commit refused: ValueError",
+                    self._advanced(),
+                )
             return None  # cannot tell: no trusted result; the version history settles it later
         self.timings.commit = time.monotonic() - started
         present, rows, version = self._present()
@@ -241,10 +323,18 @@ class RayBuild:
         t = self.timings
         split = f"train {t.train:.1f}s, encode {t.encode:.1f}s, commit {t.commit:.2f}s"
         if not rows:
-            return WorkerResult(ResultCode.NATIVE_OK, f"index committed but EMPTY (0 rows indexed; {split})", True,
-                                committed_version=version)
-        return WorkerResult(ResultCode.NATIVE_OK, f"index built as {len(self.segments)} Ray segments, {rows} rows "
-                            f"indexed ({split})", True, committed_version=version)
+            return WorkerResult(
+                ResultCode.NATIVE_OK,
+                f"index committed but EMPTY (0 rows indexed; {split})",
+                True,
+                committed_version=version,
+            )
+        return WorkerResult(
+            ResultCode.NATIVE_OK,
+            f"index built as {len(self.segments)} Ray segments, {rows} rows indexed ({split})",
+            True,
+            committed_version=version,
+        )
 
     def _present(self) -> tuple[bool, int | None, int]:
         from drydock.engine.jobs.worker import _index_present
@@ -264,22 +354,33 @@ class RayBuild:
         for ref in self._pending:
             try:
                 self.backend.ray.cancel(ref, force=True)
-            except Exception as exc:  # noqa: BLE001 - already finished, or Ray is gone: the proof decides
+            # already finished, or Ray is gone: the proof decides
+            except Exception as exc:  # noqa: BLE001
                 logger.debug("job %s: force-cancel: %s", self.d.job_id, type(exc).__name__)
 
-    # -- after the result -----------------------------------------------------------------------------
+    # -- after the result
+    # -----------------------------------------------------------------------------
     def remove_segments(self) -> None:
-        """A failed build's uncommitted segment folders (pylance's cleanup keeps them for 7 days), on
+        """A failed build's uncommitted segment folders (pylance's cleanup keeps them for 7 days),
+        on
         local disk or object storage, with the dataset's own storage options."""
         left = remove_segments(self.d.uri, self.d.storage_options, [s.uuid for s in self.segments])
         if left:
-            logger.warning("job %s: uncommitted segment folders left under %s/_indices: %s", self.d.job_id,
-                           self.d.uri, ", ".join(left))
+            logger.warning(
+                "job %s: uncommitted segment folders left under %s/_indices: %s",
+                self.d.job_id,
+                self.d.uri,
+                ", ".join(left),
+            )
 
     def proof(self) -> TerminationProof | None:
         if not self.task_ids:
             return TerminationProof.NEVER_LAUNCHED
-        return TerminationProof.RAY_TASKS_ENDED if self.backend.tasks_ended(self.task_name, self.task_ids) else None
+        return (
+            TerminationProof.RAY_TASKS_ENDED
+            if self.backend.tasks_ended(self.task_name, self.task_ids)
+            else None
+        )
 
 
 def _cause(exc: BaseException) -> str:

@@ -1,4 +1,5 @@
-"""The two kinds of Ray task a distributed IVF_PQ build runs (engine/jobs/runtime/ray_build.py drives them).
+"""The two kinds of Ray task a distributed IVF_PQ build runs (engine/jobs/runtime/ray_build.py
+drives them).
 
 This module imports nothing from drydock: it is shipped to the Ray workers by value (cloudpickle),
 so a Ray node needs pylance and numpy, not drydock. Both tasks open the *pinned* dataset version.
@@ -18,12 +19,15 @@ import time
 import uuid
 from typing import Any
 
-FAULT_KILL_SEGMENT = "kill_segment"  # test-only (DRYDOCK_FAULT_RAY_MODE): the last segment's worker dies
+FAULT_KILL_SEGMENT = (
+    "kill_segment"  # test-only (DRYDOCK_FAULT_RAY_MODE): the last segment's worker dies
+)
 FAULT_HOLD_SEGMENT = "hold_segment"  # test-only: segment tasks block until they are force-cancelled
 
 
 def _lance(threads: int) -> Any:
-    # Lance sizes its CPU pool from this at first use; a fresh worker per task (max_calls=1) reads it
+    # Lance sizes its CPU pool from this at first use; a fresh worker per task (max_calls=1) reads
+    # it
     os.environ.setdefault("LANCE_CPU_THREADS", str(threads))
     os.environ.setdefault("LANCE_LOG", "error")
     import lance
@@ -35,7 +39,9 @@ def segment_uuid(index_uuid: str, segment: int) -> str:
     """Segment 0 carries the job's pre-assigned index uuid itself, so the evidence rules that look
     for that uuid in the version history settle a distributed job exactly like a local one; the
     others are derived from it (uuid5), deterministic for the invocation."""
-    return index_uuid if segment == 0 else str(uuid.uuid5(uuid.UUID(index_uuid), f"segment-{segment}"))
+    return (
+        index_uuid if segment == 0 else str(uuid.uuid5(uuid.UUID(index_uuid), f"segment-{segment}"))
+    )
 
 
 def fragment_groups(fragments: list[tuple[int, int]], segments: int) -> list[list[int]]:
@@ -46,16 +52,25 @@ def fragment_groups(fragments: list[tuple[int, int]], segments: int) -> list[lis
     seen = 0
     for position, (fragment_id, rows) in enumerate(fragments):
         left = len(fragments) - position  # fragments still to place, this one included
-        if groups[-1] and len(groups) < segments and \
-                (seen >= total * len(groups) / segments or left <= segments - len(groups)):
+        if (
+            groups[-1]
+            and len(groups) < segments
+            and (seen >= total * len(groups) / segments or left <= segments - len(groups))
+        ):
             groups.append([])
         groups[-1].append(fragment_id)
         seen += rows or 1
     return groups
 
 
-def train(uri: str, version: int, storage_options: dict[str, str], column: str, params: dict[str, Any],
-          threads: int) -> dict[str, Any]:
+def train(
+    uri: str,
+    version: int,
+    storage_options: dict[str, str],
+    column: str,
+    params: dict[str, Any],
+    threads: int,
+) -> dict[str, Any]:
     """IVF centroids + PQ codebook of the pinned version (pylance ``prepare_global_ivf_pq``)."""
     lance = _lance(threads)
     from lance.indices import IndicesBuilder
@@ -65,17 +80,37 @@ def train(uri: str, version: int, storage_options: dict[str, str], column: str, 
     if int(dataset.version) != version:
         raise ValueError("pinned open returned another version")
     model = IndicesBuilder(dataset, column).prepare_global_ivf_pq(
-        params["num_partitions"], params["num_sub_vectors"], distance_type=params.get("metric", "l2"),
-        sample_rate=int(params.get("sample_rate", 256)), max_iters=int(params.get("max_iters", 50)),
-        num_bits=int(params.get("num_bits", 8)))
-    return {"ivf_centroids": model["ivf_centroids"], "pq_codebook": model["pq_codebook"],
-            "seconds": time.monotonic() - started}
+        params["num_partitions"],
+        params["num_sub_vectors"],
+        distance_type=params.get("metric", "l2"),
+        sample_rate=int(params.get("sample_rate", 256)),
+        max_iters=int(params.get("max_iters", 50)),
+        num_bits=int(params.get("num_bits", 8)),
+    )
+    return {
+        "ivf_centroids": model["ivf_centroids"],
+        "pq_codebook": model["pq_codebook"],
+        "seconds": time.monotonic() - started,
+    }
 
 
-def build_segment(uri: str, version: int, storage_options: dict[str, str], column: str, name: str,
-                  params: dict[str, Any], model: dict[str, Any], fragment_ids: list[int], index_uuid: str,
-                  replace: bool, threads: int, fault: str, last: bool) -> dict[str, Any]:
-    """One uncommitted segment; returns pylance's ``Index`` (its metadata, for the single commit)."""
+def build_segment(
+    uri: str,
+    version: int,
+    storage_options: dict[str, str],
+    column: str,
+    name: str,
+    params: dict[str, Any],
+    model: dict[str, Any],
+    fragment_ids: list[int],
+    index_uuid: str,
+    replace: bool,
+    threads: int,
+    fault: str,
+    last: bool,
+) -> dict[str, Any]:
+    """One uncommitted segment; returns pylance's ``Index`` (its metadata, for the single
+    commit)."""
     if fault == FAULT_KILL_SEGMENT and last:
         os.kill(os.getpid(), signal.SIGKILL)
     if fault == FAULT_HOLD_SEGMENT:
@@ -88,8 +123,16 @@ def build_segment(uri: str, version: int, storage_options: dict[str, str], colum
         raise ValueError("pinned open returned another version")
     rows = sum(dataset.get_fragment(f).count_rows() for f in fragment_ids)
     index = dataset.create_index_uncommitted(
-        column, "IVF_PQ", name=name, metric=params.get("metric", "l2"), replace=replace,
-        num_partitions=params["num_partitions"], num_sub_vectors=params["num_sub_vectors"],
-        ivf_centroids=model["ivf_centroids"], pq_codebook=model["pq_codebook"],
-        fragment_ids=list(fragment_ids), index_uuid=index_uuid)
+        column,
+        "IVF_PQ",
+        name=name,
+        metric=params.get("metric", "l2"),
+        replace=replace,
+        num_partitions=params["num_partitions"],
+        num_sub_vectors=params["num_sub_vectors"],
+        ivf_centroids=model["ivf_centroids"],
+        pq_codebook=model["pq_codebook"],
+        fragment_ids=list(fragment_ids),
+        index_uuid=index_uuid,
+    )
     return {"index": index, "rows": rows, "seconds": time.monotonic() - started}

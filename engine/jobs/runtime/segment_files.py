@@ -18,7 +18,9 @@ import pyarrow.fs as pafs
 logger = logging.getLogger(__name__)
 
 
-def remove_segments(uri: str, storage_options: Mapping[str, str], segment_uuids: Iterable[str]) -> list[str]:
+def remove_segments(
+    uri: str, storage_options: Mapping[str, str], segment_uuids: Iterable[str]
+) -> list[str]:
     """Delete ``<uri>/_indices/<uuid>`` for each uuid; the uuids whose folders could not be removed
     (logged with the reason; they are left for pylance's cleanup)."""
     uuids = [u for u in segment_uuids if u and "/" not in u and u not in (".", "..")]
@@ -31,7 +33,12 @@ def remove_segments(uri: str, storage_options: Mapping[str, str], segment_uuids:
     try:
         fs, base = _filesystem(uri, storage_options)
     except (ValueError, OSError) as exc:
-        logger.warning("uncommitted segment folders left under %s/_indices (%s): %s", uri, exc, ", ".join(uuids))
+        logger.warning(
+            "uncommitted segment folders left under %s/_indices (%s): %s",
+            uri,
+            exc,
+            ", ".join(uuids),
+        )
         return uuids
     left = []
     for segment in uuids:
@@ -53,7 +60,12 @@ def _filesystem(uri: str, options: Mapping[str, str]) -> tuple[pafs.FileSystem, 
     get = {k.lower(): v for k, v in options.items()}.get
     endpoint = get("aws_endpoint") or get("endpoint") or ""
     scheme = "http" if endpoint.startswith("http://") or get("allow_http") == "true" else "https"
-    fs = pafs.S3FileSystem(access_key=get("aws_access_key_id"), secret_key=get("aws_secret_access_key"),
-                           session_token=get("aws_session_token"), region=get("aws_region") or get("region"),
-                           endpoint_override=endpoint.split("://", 1)[-1] or None, scheme=scheme)
+    fs = pafs.S3FileSystem(
+        access_key=get("aws_access_key_id"),
+        secret_key=get("aws_secret_access_key"),
+        session_token=get("aws_session_token"),
+        region=get("aws_region") or get("region"),
+        endpoint_override=endpoint.split("://", 1)[-1] or None,
+        scheme=scheme,
+    )
     return fs, f"{parsed.netloc}{parsed.path}".rstrip("/")

@@ -31,7 +31,7 @@ class BoundedLog:
             written = data[: self._head_left]
             self._file.write(written)
             self._head_left -= len(written)
-            data = data[len(written):]
+            data = data[len(written) :]
         self._tail += data
         excess = len(self._tail) - self._tail_cap
         if excess > 0:
@@ -42,6 +42,8 @@ class BoundedLog:
         if self._file.closed:
             return
         if self.omitted:
-            self._file.write(f"\n[drydock: {self.omitted} bytes of worker stderr omitted]\n".encode())
+            self._file.write(
+                f"\n[drydock: {self.omitted} bytes of worker stderr omitted]\n".encode()
+            )
         self._file.write(bytes(self._tail))
         self._file.close()

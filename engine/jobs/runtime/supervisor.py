@@ -4,7 +4,8 @@
   isolation preflight that failed, a dispatch over its caps or a deadline that leaves too little
   time is a clean rejection that proves "never enqueued" (the budget is checked again at dequeue).
 - One long-lived spawner thread starts workers (PDEATHSIG follows the spawning thread) with an
-  allow-listed environment (engine/jobs/runtime/worker_env.py), moves each into its own cgroup, reads the
+  allow-listed environment (engine/jobs/runtime/worker_env.py), moves each into its own cgroup,
+  reads the
   membership back and only then sends the dispatch (the release of the worker's fork barrier).
   Any failure before release kills the child: proof NEVER_LAUNCHED.
 - One monitor thread per worker reads its frames (caps and nesting depth checked before anything
@@ -41,12 +42,25 @@ from drydock.engine.store.config import Config
 from drydock.engine.support.config_keys import Key
 from drydock.engine.errors import exception_text
 from drydock.engine.jobs.control.backend import (
-    LOCAL_BACKEND, RAY_BACKEND, Backend, BackendEvents, Dispatch, NotEnqueued, ProtocolError,
-    WorkerResult, log_name)
+    LOCAL_BACKEND,
+    RAY_BACKEND,
+    Backend,
+    BackendEvents,
+    Dispatch,
+    NotEnqueued,
+    ProtocolError,
+    WorkerResult,
+    log_name,
+)
 from drydock.engine.jobs.control.records import JobRecord
 from drydock.engine.jobs.runtime.isolation import Isolation, Limits, WorkerCgroup, cpu_limit_seconds
 from drydock.engine.jobs.runtime.protocol import (
-    HANDSHAKE, PROGRESS, RESULT, FrameBuffer, dispatch_frame)
+    HANDSHAKE,
+    PROGRESS,
+    RESULT,
+    FrameBuffer,
+    dispatch_frame,
+)
 from drydock.engine.jobs.control.states import ResultCode, TerminationProof
 from drydock.engine.jobs.runtime.stderr_log import BoundedLog
 from drydock.engine.jobs.runtime.worker_env import with_ambient_credentials, worker_environment
@@ -102,8 +116,14 @@ def start_ticks(pid: int) -> int | None:
 
 
 class Supervisor(Backend):
-    def __init__(self, config: Config, events: BackendEvents, epoch: str, log_dir: Path,
-                 clock: Callable[[], float] = time.time):
+    def __init__(
+        self,
+        config: Config,
+        events: BackendEvents,
+        epoch: str,
+        log_dir: Path,
+        clock: Callable[[], float] = time.time,
+    ):
         self._config = config
         self._events = events
         self.epoch = epoch
@@ -115,13 +135,20 @@ class Supervisor(Backend):
         self._cancelled: set[str] = set()  # ⊆ _active
         self._finished: Lru[str, None] = Lru(FINISHED_MEMORY)  # the last invocations that ended
         self._running: dict[str, _Running] = {}
-        self._held: dict[str, _Running] = {}  # reaped, but stray processes keep the cgroup non-empty
+        self._held: dict[
+            str, _Running
+        ] = {}  # reaped, but stray processes keep the cgroup non-empty
         self._lock = threading.Lock()
         self._stopping = threading.Event()
-        self._spawner = threading.Thread(target=self._spawn_loop, name="lance-worker-spawner", daemon=True)
-        self._reaper = threading.Thread(target=self._reap_loop, name="lance-worker-reaper", daemon=True)
+        self._spawner = threading.Thread(
+            target=self._spawn_loop, name="lance-worker-spawner", daemon=True
+        )
+        self._reaper = threading.Thread(
+            target=self._reap_loop, name="lance-worker-reaper", daemon=True
+        )
 
-    # -- lifecycle --------------------------------------------------------------------------------------
+    # -- lifecycle
+    # --------------------------------------------------------------------------------------
     def start(self) -> None:
         self.isolation.preflight()
         log = logger.info if self.accepting else logger.warning
@@ -140,7 +167,9 @@ class Supervisor(Backend):
         if self._spawner.is_alive():
             self._spawner.join(timeout=10)
         deadline = time.monotonic() + 10
-        for worker in running:  # let each monitor reap its child, empty its cgroup and record the proof
+        for (
+            worker
+        ) in running:  # let each monitor reap its child, empty its cgroup and record the proof
             if worker.monitor is not None:
                 worker.monitor.join(timeout=max(deadline - time.monotonic(), 0))
         if self._reaper.is_alive():
@@ -154,8 +183,14 @@ class Supervisor(Backend):
     def status(self) -> dict[str, Any]:
         with self._lock:
             inflight, held = len(self._running), len(self._held)
-        return {"isolation": self.isolation.kind, "detail": self.isolation.detail, "queue_depth": self._queue.qsize(),
-                "inflight": inflight, "held": held, "epoch": self.epoch}
+        return {
+            "isolation": self.isolation.kind,
+            "detail": self.isolation.detail,
+            "queue_depth": self._queue.qsize(),
+            "inflight": inflight,
+            "held": held,
+            "epoch": self.epoch,
+        }
 
     def check_dispatch(self, dispatch: Dispatch) -> None:
         dispatch_frame(dispatch)
@@ -190,7 +225,8 @@ class Supervisor(Backend):
             return True
         return False
 
-    # -- submit / cancel -------------------------------------------------------------------------------
+    # -- submit / cancel
+    # -------------------------------------------------------------------------------
     def submit(self, dispatch: Dispatch, deadline_ms: int) -> None:
         with self._lock:
             if dispatch.invocation_id in self._active or dispatch.invocation_id in self._finished:
@@ -211,7 +247,9 @@ class Supervisor(Backend):
         budget = self._budget(deadline_ms)
         if budget <= MIN_BUDGET_SECONDS:
             raise NotEnqueued(_short_budget(budget))
-        dispatch.storage_options = with_ambient_credentials(dispatch.uri, dispatch.storage_options, os.environ)
+        dispatch.storage_options = with_ambient_credentials(
+            dispatch.uri, dispatch.storage_options, os.environ
+        )
         try:
             dispatch_frame(dispatch)  # the payload caps
         except ProtocolError as exc:
@@ -250,13 +288,17 @@ class Supervisor(Backend):
         except ProcessLookupError:
             pass
 
-    # -- spawning ---------------------------------------------------------------------------------------
+    # -- spawning
+    # ---------------------------------------------------------------------------------------
     def _budget(self, deadline_ms: int) -> float:
         cfg = self._config
         remaining = deadline_ms / 1000 - self._clock()
-        return min(float(cfg.get(Key.LANCE_INDEX_WORKER_WALLCLOCK_LIMIT_SECONDS)),
-                   remaining - float(cfg.get(Key.LANCE_INDEX_WORKER_REPORT_MARGIN_SECONDS))
-                   - float(cfg.get(Key.LANCE_INDEX_WORKER_TERMINATION_GRACE_SECONDS)))
+        return min(
+            float(cfg.get(Key.LANCE_INDEX_WORKER_WALLCLOCK_LIMIT_SECONDS)),
+            remaining
+            - float(cfg.get(Key.LANCE_INDEX_WORKER_REPORT_MARGIN_SECONDS))
+            - float(cfg.get(Key.LANCE_INDEX_WORKER_TERMINATION_GRACE_SECONDS)),
+        )
 
     def _spawn_loop(self) -> None:
         while not self._stopping.is_set():
@@ -268,8 +310,9 @@ class Supervisor(Backend):
             except Exception:  # noqa: BLE001 - one bad spawn must not stop the spawner
                 logger.exception("spawning worker for job %s failed", submission.dispatch.job_id)
 
-    def _never_launched(self, d: Dispatch, why: str,
-                        code: ResultCode = ResultCode.PRE_INVOCATION_RESOURCE_REJECTED) -> None:
+    def _never_launched(
+        self, d: Dispatch, why: str, code: ResultCode = ResultCode.PRE_INVOCATION_RESOURCE_REJECTED
+    ) -> None:
         self._retire(d.invocation_id)
         logger.warning("job %s: worker never launched: %s", d.job_id, why)
         self._events.on_result(d.job_id, d.invocation_id, WorkerResult(code, why, False))
@@ -278,15 +321,20 @@ class Supervisor(Backend):
     def _spawn(self, submission: _Submission) -> None:
         d = submission.dispatch
         if self._cancel_requested(d.invocation_id):
-            self._never_launched(d, "cancelled before the worker was launched", ResultCode.CANCELLED_BEFORE_COMMIT)
+            self._never_launched(
+                d, "cancelled before the worker was launched", ResultCode.CANCELLED_BEFORE_COMMIT
+            )
             return
         budget = self._budget(submission.deadline_ms)
         if budget <= MIN_BUDGET_SECONDS:  # time passed in the queue
             self._never_launched(d, _short_budget(budget))
             return
         d.wall_clock_seconds = budget
-        limits = Limits(int(self._config.get(Key.LANCE_INDEX_WORKER_MEMORY_LIMIT_BYTES)),
-                        int(self._config.get(Key.LANCE_INDEX_WORKER_PIDS_MAX)), budget)
+        limits = Limits(
+            int(self._config.get(Key.LANCE_INDEX_WORKER_MEMORY_LIMIT_BYTES)),
+            int(self._config.get(Key.LANCE_INDEX_WORKER_PIDS_MAX)),
+            budget,
+        )
         group = None
         if self.isolation.kind.startswith("cgroup"):
             try:
@@ -307,34 +355,54 @@ class Supervisor(Backend):
             cancelled = d.invocation_id in self._cancelled
         if cancelled:  # CANCEL arrived between the release and this registration
             self._signal_cancel(worker)
-        worker.monitor = threading.Thread(target=self._monitor, args=(worker,), daemon=True,
-                                          name=f"lance-worker-{d.job_id}")
+        worker.monitor = threading.Thread(
+            target=self._monitor, args=(worker,), daemon=True, name=f"lance-worker-{d.job_id}"
+        )
         worker.monitor.start()
 
-    def _start_process(self, d: Dispatch, group: WorkerCgroup | None, limits: Limits) -> _Running | None:
+    def _start_process(
+        self, d: Dispatch, group: WorkerCgroup | None, limits: Limits
+    ) -> _Running | None:
         log: BoundedLog | None = None
         try:
             log = BoundedLog(self.log_dir / log_name(d.job_id, d.invocation_id))
-            process = subprocess.Popen([sys.executable, "-m", "drydock.engine.jobs.worker"], stdin=subprocess.PIPE,
-                                       stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                       env=self._environment(limits.wall_clock_seconds), close_fds=True)
-        except (OSError, ValueError, subprocess.SubprocessError) as exc:  # no child exists (Popen reaps it)
+            process = subprocess.Popen(
+                [sys.executable, "-m", "drydock.engine.jobs.worker"],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                env=self._environment(limits.wall_clock_seconds),
+                close_fds=True,
+            )
+        except (
+            OSError,
+            ValueError,
+            subprocess.SubprocessError,
+        ) as exc:  # no child exists (Popen reaps it)
             if log is not None:
                 log.close()
             if group is not None:
                 self.isolation.remove(group)
             self._never_launched(d, f"worker could not be started: {type(exc).__name__}")
             return None
-        return _Running(d, process, group, limits, log, kill_at=time.monotonic() + limits.wall_clock_seconds)
+        return _Running(
+            d, process, group, limits, log, kill_at=time.monotonic() + limits.wall_clock_seconds
+        )
 
     def _environment(self, budget: float) -> dict[str, str]:
-        return worker_environment(os.environ, {
-            "DRYDOCK_WORKER_PARENT": str(os.getpid()), "DRYDOCK_WORKER_WALL_CLOCK_SECONDS": str(budget),
-            "RAYON_NUM_THREADS": str(self._config.get(Key.LANCE_INDEX_WORKER_RAYON_THREADS)),
-            "LANCE_IO_THREADS": str(self._config.get(Key.LANCE_INDEX_WORKER_IO_THREADS)),
-            "MALLOC_ARENA_MAX": "2", "PYTHONUNBUFFERED": "1",
-            # this thread may be on the Python threads' one CPU (server/thread_placement.py)
-            cpu_sets.ENV_WORKER_CPUS: cpu_sets.encode(cpu_sets.PROCESS_CPUS)})
+        return worker_environment(
+            os.environ,
+            {
+                "DRYDOCK_WORKER_PARENT": str(os.getpid()),
+                "DRYDOCK_WORKER_WALL_CLOCK_SECONDS": str(budget),
+                "RAYON_NUM_THREADS": str(self._config.get(Key.LANCE_INDEX_WORKER_RAYON_THREADS)),
+                "LANCE_IO_THREADS": str(self._config.get(Key.LANCE_INDEX_WORKER_IO_THREADS)),
+                "MALLOC_ARENA_MAX": "2",
+                "PYTHONUNBUFFERED": "1",
+                # this thread may be on the Python threads' one CPU (server/thread_placement.py)
+                cpu_sets.ENV_WORKER_CPUS: cpu_sets.encode(cpu_sets.PROCESS_CPUS),
+            },
+        )
 
     def _abort_before_release(self, worker: _Running, exc: Exception) -> None:
         d = worker.dispatch
@@ -345,7 +413,9 @@ class Supervisor(Backend):
             self.isolation.kill_all(worker.cgroup)
             self.isolation.remove(worker.cgroup)
         if isinstance(exc, _CancelledBeforeRelease):
-            self._never_launched(d, "cancelled before the worker was released", ResultCode.CANCELLED_BEFORE_COMMIT)
+            self._never_launched(
+                d, "cancelled before the worker was released", ResultCode.CANCELLED_BEFORE_COMMIT
+            )
         else:
             self._never_launched(d, f"worker failed before release: {exception_text(exc)}")
 
@@ -368,30 +438,46 @@ class Supervisor(Backend):
             raise ProtocolError("handshake does not name the child we started")
         if worker.cgroup is not None:
             self.isolation.move(worker.cgroup, process.pid)
-        self._events.on_spawned(d.job_id, d.invocation_id, process.pid, start_ticks(process.pid),
-                                worker.cgroup.name if worker.cgroup else "")
+        self._events.on_spawned(
+            d.job_id,
+            d.invocation_id,
+            process.pid,
+            start_ticks(process.pid),
+            worker.cgroup.name if worker.cgroup else "",
+        )
         frame = dispatch_frame(d)
         if self._cancel_requested(d.invocation_id):
             raise _CancelledBeforeRelease()
         process.stdin.write(frame)  # the release
         process.stdin.close()
 
-    # -- monitoring -------------------------------------------------------------------------------------
+    # -- monitoring
+    # -------------------------------------------------------------------------------------
     def _monitor(self, worker: _Running) -> None:
-        """Survives anything: an unexpected error ends the worker, and its exit is still reported."""
+        """Survives anything: an unexpected error ends the worker, and its exit is still
+        reported."""
         try:
             self._watch(worker)
-        except Exception as exc:  # noqa: BLE001 - e.g. a failing event handler; never leave a worker unwatched
-            logger.exception("job %s: monitoring worker pid %s failed", worker.dispatch.job_id, worker.process.pid)
+        # e.g. a failing event handler; never leave a worker unwatched
+        except Exception as exc:  # noqa: BLE001
+            logger.exception(
+                "job %s: monitoring worker pid %s failed",
+                worker.dispatch.job_id,
+                worker.process.pid,
+            )
             self._stop_worker(worker, f"supervisor monitor failed: {exception_text(exc)}")
         try:
             self._finish(worker)
-        except Exception as exc:  # noqa: BLE001 - report without a proof; the reaper re-checks later
-            logger.exception("job %s: finishing worker pid %s failed", worker.dispatch.job_id, worker.process.pid)
+        # report without a proof; the reaper re-checks later
+        except Exception as exc:  # noqa: BLE001
+            logger.exception(
+                "job %s: finishing worker pid %s failed", worker.dispatch.job_id, worker.process.pid
+            )
             self._finish_failed(worker, exc)
 
     def _watch(self, worker: _Running) -> None:
-        """Frames and stderr until the worker closes its stdout, the wall clock enforced meanwhile."""
+        """Frames and stderr until the worker closes its stdout, the wall clock enforced
+        meanwhile."""
         buffer = FrameBuffer((PROGRESS, RESULT))
         got_result = False
         grace = float(self._config.get(Key.LANCE_INDEX_WORKER_TERMINATION_GRACE_SECONDS))
@@ -410,10 +496,14 @@ class Supervisor(Backend):
                         return
                     got_result = self._handle(worker, frames, got_result)
 
-    def _enforce_wall_clock(self, worker: _Running, terminated_at: float | None, grace: float) -> float | None:
+    def _enforce_wall_clock(
+        self, worker: _Running, terminated_at: float | None, grace: float
+    ) -> float | None:
         now = time.monotonic()
         if terminated_at is None and now >= worker.kill_at:
-            _set_reason(worker, f"wall-clock limit of {worker.limits.wall_clock_seconds:.0f} s reached")
+            _set_reason(
+                worker, f"wall-clock limit of {worker.limits.wall_clock_seconds:.0f} s reached"
+            )
             self._kill(worker, signal.SIGTERM)
             return now
         if terminated_at is not None and now >= terminated_at + grace:
@@ -422,7 +512,9 @@ class Supervisor(Backend):
             return float("inf")
         return terminated_at
 
-    def _handle(self, worker: _Running, frames: list[tuple[bytes, dict[str, Any]]], got_result: bool) -> bool:
+    def _handle(
+        self, worker: _Running, frames: list[tuple[bytes, dict[str, Any]]], got_result: bool
+    ) -> bool:
         d = worker.dispatch
         for kind, body in frames:
             if kind == PROGRESS:
@@ -442,11 +534,14 @@ class Supervisor(Backend):
         _set_reason(worker, reason)
         self._kill(worker, signal.SIGKILL)
 
-    # -- the end of a worker ------------------------------------------------------------------------------
+    # -- the end of a worker
+    # ------------------------------------------------------------------------------
     def _finish(self, worker: _Running) -> None:
         code = self._reap(worker)
         self._drain_stderr(worker)
-        worker.ending = self._describe(worker, code)  # reads the cgroup's counters: before it is removed
+        worker.ending = self._describe(
+            worker, code
+        )  # reads the cgroup's counters: before it is removed
         proof = None
         if worker.cgroup is None or self._cgroup_emptied(worker.cgroup, wait=5.0):
             proof = TerminationProof.CHILD_REAPED
@@ -461,7 +556,8 @@ class Supervisor(Backend):
             return worker.process.wait()
 
     def _describe(self, worker: _Running, code: int) -> str:
-        """How the worker ended and why, e.g. ``killed by SIGKILL: cgroup memory limit 40 MiB reached``."""
+        """How the worker ended and why, e.g. ``killed by SIGKILL: cgroup memory limit 40 MiB
+        reached``."""
         head = f"exited with code {code}" if code >= 0 else f"killed by {_signal_name(-code)}"
         causes = [worker.kill_reason] if worker.kill_reason else self._limits_hit(worker, code)
         return "; ".join([head + (f": {', '.join(causes)}" if causes else ""), *worker.notes])
@@ -476,7 +572,9 @@ class Supervisor(Backend):
             except OSError as exc:
                 hits = [f"cgroup counters unreadable ({type(exc).__name__})"]
         if code == -signal.SIGXCPU:
-            hits.append(f"CPU time limit of {cpu_limit_seconds(worker.limits.wall_clock_seconds)} s reached")
+            hits.append(
+                f"CPU time limit of {cpu_limit_seconds(worker.limits.wall_clock_seconds)} s reached"
+            )
         if code == -signal.SIGABRT and not hits:
             hits.append("native abort (a failed allocation under the address-space fuse aborts)")
         return hits
@@ -500,8 +598,12 @@ class Supervisor(Backend):
         self._retire(d.invocation_id)
         clean = worker.ending == "exited with code 0"
         (logger.info if clean and proof else logger.warning)(
-            "job %s: worker pid %s %s; proof %s", d.job_id, worker.process.pid, worker.ending,
-            proof.value if proof else "withheld: its cgroup is not empty (re-checked until it is)")
+            "job %s: worker pid %s %s; proof %s",
+            d.job_id,
+            worker.process.pid,
+            worker.ending,
+            proof.value if proof else "withheld: its cgroup is not empty (re-checked until it is)",
+        )
         self._emit_exit(d, proof, worker.ending)
 
     def _finish_failed(self, worker: _Running, exc: Exception) -> None:
@@ -519,7 +621,8 @@ class Supervisor(Backend):
             logger.exception("job %s: recording the worker's exit failed", d.job_id)
 
     def _drain_stderr(self, worker: _Running) -> None:
-        """The rest of the worker's stderr (bounded in time: strays may hold the pipe), then close."""
+        """The rest of the worker's stderr (bounded in time: strays may hold the pipe), then
+        close."""
         stream = worker.process.stderr
         try:
             if stream is not None and not stream.closed:
@@ -539,7 +642,8 @@ class Supervisor(Backend):
                 if pipe is not None:
                     pipe.close()
 
-    # -- held workers ----------------------------------------------------------------------------------
+    # -- held workers
+    # ----------------------------------------------------------------------------------
     def _reap_loop(self) -> None:
         while not self._stopping.wait(HELD_RECHECK_SECONDS):
             try:
@@ -559,10 +663,16 @@ class Supervisor(Backend):
                 continue
             with self._lock:
                 self._held.pop(invocation_id, None)
-            logger.warning("job %s: what remained of worker pid %s is gone now; proof CHILD_REAPED",
-                           worker.dispatch.job_id, worker.process.pid)
-            self._emit_exit(worker.dispatch, TerminationProof.CHILD_REAPED,
-                            f"{worker.ending}; processes it left in its cgroup ended later")
+            logger.warning(
+                "job %s: what remained of worker pid %s is gone now; proof CHILD_REAPED",
+                worker.dispatch.job_id,
+                worker.process.pid,
+            )
+            self._emit_exit(
+                worker.dispatch,
+                TerminationProof.CHILD_REAPED,
+                f"{worker.ending}; processes it left in its cgroup ended later",
+            )
             proven += 1
         return proven
 

@@ -12,16 +12,48 @@ from collections.abc import Mapping
 
 # PYTHONPATH passes: a server that found drydock through it (another checkout measured by a bench)
 # runs workers of the same checkout; an installed drydock is found by the interpreter itself.
-PASSED = frozenset({"PATH", "PYTHONPATH", "HOME", "USER", "LOGNAME", "LANG", "LANGUAGE", "TZ", "TMPDIR", "TEMP", "TMP",
-                    "PYTHONHOME", "SSL_CERT_FILE", "SSL_CERT_DIR", "HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY",
-                    "http_proxy", "https_proxy", "no_proxy", "RUST_BACKTRACE", "RUST_LOG"})
-PASSED_PREFIXES = ("LC_", "LANCE_", "DRYDOCK_FAULT_WORKER_")  # the last: test-only faults (engine/support/faults.py)
+PASSED = frozenset(
+    {
+        "PATH",
+        "PYTHONPATH",
+        "HOME",
+        "USER",
+        "LOGNAME",
+        "LANG",
+        "LANGUAGE",
+        "TZ",
+        "TMPDIR",
+        "TEMP",
+        "TMP",
+        "PYTHONHOME",
+        "SSL_CERT_FILE",
+        "SSL_CERT_DIR",
+        "HTTP_PROXY",
+        "HTTPS_PROXY",
+        "NO_PROXY",
+        "http_proxy",
+        "https_proxy",
+        "no_proxy",
+        "RUST_BACKTRACE",
+        "RUST_LOG",
+    }
+)
+PASSED_PREFIXES = (
+    "LC_",
+    "LANCE_",
+    "DRYDOCK_FAULT_WORKER_",
+)  # the last: test-only faults (engine/support/faults.py)
 
 # ambient variable → object_store option (the names lance's storage_options accept)
-AMBIENT_CREDENTIALS = {"AWS_ACCESS_KEY_ID": "aws_access_key_id", "AWS_SECRET_ACCESS_KEY": "aws_secret_access_key",
-                       "AWS_SESSION_TOKEN": "aws_session_token", "AWS_REGION": "aws_region",
-                       "AWS_DEFAULT_REGION": "aws_region", "AWS_ENDPOINT": "aws_endpoint",
-                       "AWS_ENDPOINT_URL": "aws_endpoint"}
+AMBIENT_CREDENTIALS = {
+    "AWS_ACCESS_KEY_ID": "aws_access_key_id",
+    "AWS_SECRET_ACCESS_KEY": "aws_secret_access_key",
+    "AWS_SESSION_TOKEN": "aws_session_token",
+    "AWS_REGION": "aws_region",
+    "AWS_DEFAULT_REGION": "aws_region",
+    "AWS_ENDPOINT": "aws_endpoint",
+    "AWS_ENDPOINT_URL": "aws_endpoint",
+}
 
 
 def worker_environment(source: Mapping[str, str], settings: Mapping[str, str]) -> dict[str, str]:
@@ -32,7 +64,9 @@ def worker_environment(source: Mapping[str, str], settings: Mapping[str, str]) -
     return env
 
 
-def with_ambient_credentials(uri: str, options: dict[str, str], source: Mapping[str, str]) -> dict[str, str]:
+def with_ambient_credentials(
+    uri: str, options: dict[str, str], source: Mapping[str, str]
+) -> dict[str, str]:
     """``options`` plus the server's ambient AWS credentials for an s3:// dataset, where not set."""
     if not uri.lower().startswith(("s3://", "s3a://")):
         return options

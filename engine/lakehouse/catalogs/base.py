@@ -75,11 +75,13 @@ class Connector(ABC):
             if key not in known:
                 raise Errors.CATALOG_BAD_PROPERTY.error(
                     detail=f"Unknown property '{key}' for catalog type {cls.TYPE}; "
-                           f"known: {', '.join(sorted(known))}")
+                    f"known: {', '.join(sorted(known))}"
+                )
         for key in cls.REQUIRED:
             if not properties.get(key):
                 raise Errors.CATALOG_BAD_PROPERTY.error(
-                    detail=f"Missing required property '{key}' for catalog type {cls.TYPE}")
+                    detail=f"Missing required property '{key}' for catalog type {cls.TYPE}"
+                )
 
     def secrets(self) -> list[str]:
         """Secret property values, scrubbed from any error text a library produces."""
@@ -103,11 +105,14 @@ class Connector(ABC):
     def table_exists(self, db: str, table: str) -> bool:
         return db in self.list_databases() and table in self.list_tables(db)
 
-    def system_scan(self, db: str, table: str, suffix: str, travel: TimeTravel | None = None) -> Any:
+    def system_scan(
+        self, db: str, table: str, suffix: str, travel: TimeTravel | None = None
+    ) -> Any:
         """The rows of ``table$suffix`` (a read-only metadata table or a branch) as Arrow; the
         caller has checked that ``table`` exists and may be read."""
-        raise Errors.UNKNOWN_EXTERNAL_TABLE.error(table=f"{db}.{table}{SYSTEM_SEPARATOR}{suffix}",
-                                                  catalog=self.name)
+        raise Errors.UNKNOWN_EXTERNAL_TABLE.error(
+            table=f"{db}.{table}{SYSTEM_SEPARATOR}{suffix}", catalog=self.name
+        )
 
     def indexes(self, db: str, table: str) -> list[IndexRow]:
         return []

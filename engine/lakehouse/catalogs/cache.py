@@ -7,7 +7,8 @@ never cached, so no statement after a REFRESH can see metadata read before it.
 The cache is bounded: at most ``max_entries`` keys (a warehouse with 100k tables must not pin 100k
 listings), expired entries go first, then the least recently used.
 
-Once attached to the server's :class:`~engine.lakehouse.catalogs.calls.CatalogCalls` (the catalog manager
+Once attached to the server's :class:`~engine.lakehouse.catalogs.calls.CatalogCalls` (the catalog
+manager
 attaches every connector it builds), each load is one remote call bounded in time: it runs on a
 thread of its own, statements asking for the same key while it runs wait for that one call (up
 to its deadline, not a new one each), and a failure or a timeout is remembered for
@@ -95,14 +96,19 @@ class MetadataCache:
             hit = self._entries.get(key)
             failed = self._failures.get(key)
             call = self._calls.get(key)
-            if ((hit is not None and hit[0] > now) or (failed is not None and failed[0] > now)
-                    or (call is not None and call.generation == self._generation)):
+            if (
+                (hit is not None and hit[0] > now)
+                or (failed is not None and failed[0] > now)
+                or (call is not None and call.generation == self._generation)
+            ):
                 return
             call = _Call(self._generation, now + self._remote.settings().timeout)
             self._calls[key] = call
         self._start(key, load, call)
 
-    def _load_here(self, key: tuple[str, ...], load: Callable[[], T], generation: int, now: float) -> T:
+    def _load_here(
+        self, key: tuple[str, ...], load: Callable[[], T], generation: int, now: float
+    ) -> T:
         """A connector used outside the server (index job workers, tests): the load runs here."""
         value = load()
         if self._ttl <= 0:
@@ -155,14 +161,20 @@ class MetadataCache:
                 _waits(call.future, remaining)
         if not call.future.done():
             settings = self._remote.settings()
-            error = Errors.CATALOG_TIMEOUT.error(name=self._catalog, seconds=settings.timeout, what=_what(key))
+            error = Errors.CATALOG_TIMEOUT.error(
+                name=self._catalog, seconds=settings.timeout, what=_what(key)
+            )
             with self._lock:
                 if call.generation == self._generation and self._calls.get(key) is call:
                     self._remember_failure(key, error, time.monotonic())
             raise _fresh(error)
         exc = call.future.exception()
         if exc is not None:
-            raise _fresh(exc)  # a copy per statement: one exception object raised by many threads grows its traceback
+            raise _fresh(
+                exc
+                # a copy per statement: one exception object raised by many threads grows its
+                # traceback
+            )
         return call.future.result()
 
     def __len__(self) -> int:
@@ -181,7 +193,10 @@ class MetadataCache:
         if ttl <= 0:
             return
         self._make_room(self._failures, now)
-        self._failures[key] = (now + ttl, _fresh(exc))  # without its traceback: no frames kept alive
+        self._failures[key] = (
+            now + ttl,
+            _fresh(exc),
+        )  # without its traceback: no frames kept alive
 
     def _make_room(self, entries: dict[tuple[str, ...], tuple[float, Any]], now: float) -> None:
         """Under the lock, before an insert: drop expired entries, then the least recently used."""
@@ -203,8 +218,13 @@ class MetadataCache:
                 self._failures.clear()
                 return
             for entries in (self._entries, self._failures):
-                doomed = [k for k in entries if k == ("dbs",) or k == ("tables", db)
-                          or (len(k) == 3 and k[1] == db and (table is None or k[2] == table))]
+                doomed = [
+                    k
+                    for k in entries
+                    if k == ("dbs",)
+                    or k == ("tables", db)
+                    or (len(k) == 3 and k[1] == db and (table is None or k[2] == table))
+                ]
                 for key in doomed:
                     del entries[key]
 
@@ -221,8 +241,10 @@ def _waits(future: Future[Any], seconds: float) -> bool:
 def _is_answer(exc: BaseException) -> bool:
     """An answer of the catalog, not a failure to reach it: "no such database or table" is kept
     out of the failure cache (a database created outside must show up at once, as before)."""
-    return isinstance(exc, DrydockError) and exc.spec in (Errors.UNKNOWN_EXTERNAL_DATABASE,
-                                                          Errors.UNKNOWN_EXTERNAL_TABLE)
+    return isinstance(exc, DrydockError) and exc.spec in (
+        Errors.UNKNOWN_EXTERNAL_DATABASE,
+        Errors.UNKNOWN_EXTERNAL_TABLE,
+    )
 
 
 def _what(key: tuple[str, ...]) -> str:

@@ -5,7 +5,8 @@ listing that reached it waited for the storage library's own timeouts and retrie
 such statements filled the statements pool, and another user's SELECT waited 56 s. So:
 
 - each remote metadata load (listing databases or tables, opening a table's schema;
-  engine/lakehouse/catalogs/cache.py decides what is one) runs on a thread of its own, and the statement
+  engine/lakehouse/catalogs/cache.py decides what is one) runs on a thread of its own, and the
+  statement
   waits for it at most ``catalog_call_timeout_second``, counted from the call's start: statements
   that join a call already under way share its deadline, so a hanging call is waited on once;
 - a call that times out keeps running (no library here can be interrupted) but its statement
@@ -71,8 +72,10 @@ class StatementSlots:
             return
         if not self._waiting.acquire(blocking=False):
             raise Errors.CATALOG_OVERLOADED.error(
-                name=catalog, detail=f"{self.waiting_limit} statements are already waiting on external "
-                                     "catalogs (config catalog_max_waiting_statements)")
+                name=catalog,
+                detail=f"{self.waiting_limit} statements are already waiting on external "
+                "catalogs (config catalog_max_waiting_statements)",
+            )
         self._local.holds = False
         self._running.release()
         try:
@@ -108,9 +111,13 @@ class CatalogCalls:
             starts = self._running.setdefault(catalog, [])
             stuck = sum(1 for started in starts if started < now - settings.timeout)
             if stuck >= settings.max_stuck:
-                future.set_exception(Errors.CATALOG_OVERLOADED.error(
-                    name=catalog, detail=f"{stuck} earlier calls to it are still running past "
-                                         f"{settings.timeout:g} s (config catalog_max_stuck_calls)"))
+                future.set_exception(
+                    Errors.CATALOG_OVERLOADED.error(
+                        name=catalog,
+                        detail=f"{stuck} earlier calls to it are still running past "
+                        f"{settings.timeout:g} s (config catalog_max_stuck_calls)",
+                    )
+                )
                 return future
             starts.append(now)
 

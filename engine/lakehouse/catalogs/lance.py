@@ -41,7 +41,12 @@ import pyarrow.fs as pafs  # noqa: E402
 from drydock.engine.lakehouse.catalogs import lance_fs, lance_system  # noqa: E402
 from drydock.engine.lakehouse.catalogs.cache import MetadataCache  # noqa: E402
 from drydock.engine.lakehouse.catalogs.lance_types import arrow_type, for_duckdb  # noqa: E402
-from drydock.engine.lakehouse.catalogs.base import Column, Connector, IndexRow, TimeTravel  # noqa: E402
+from drydock.engine.lakehouse.catalogs.base import (  # noqa: E402
+    Column,
+    Connector,
+    IndexRow,
+    TimeTravel,
+)
 from drydock.engine.errors import DrydockError, Errors, exception_text  # noqa: E402
 from drydock.engine.support.instants import BadInstant, parse_instant  # noqa: E402
 from drydock.engine.support.names import shown  # noqa: E402
@@ -61,8 +66,16 @@ RESERVED_DATABASES = ("information_schema",)
 class LanceConnector(Connector):
     TYPE = "lance"
     REQUIRED = ("warehouse",)
-    OPTIONAL = ("lance.catalog.type", "meta.cache.ttl-second", "s3.endpoint", "s3.access_key",
-                "s3.secret_key", "s3.session_token", "s3.region", "use_path_style")
+    OPTIONAL = (
+        "lance.catalog.type",
+        "meta.cache.ttl-second",
+        "s3.endpoint",
+        "s3.access_key",
+        "s3.secret_key",
+        "s3.session_token",
+        "s3.region",
+        "use_path_style",
+    )
 
     @classmethod
     def validate_properties(cls, properties: dict[str, str]) -> None:
@@ -71,7 +84,8 @@ class LanceConnector(Connector):
         if kind not in CATALOG_TYPES:
             raise Errors.CATALOG_BAD_PROPERTY.error(
                 detail=f"Unsupported lance.catalog.type '{properties['lance.catalog.type']}'; "
-                       f"supported: {', '.join(CATALOG_TYPES)}")
+                f"supported: {', '.join(CATALOG_TYPES)}"
+            )
         lance_fs.parse_warehouse(properties["warehouse"])
         if properties.get("s3.endpoint"):
             lance_fs.validate_endpoint(properties["s3.endpoint"])
@@ -79,13 +93,16 @@ class LanceConnector(Connector):
             lance_fs.parse_bool("use_path_style", properties["use_path_style"])
         if bool(properties.get("s3.access_key")) != bool(properties.get("s3.secret_key")):
             raise Errors.CATALOG_BAD_PROPERTY.error(
-                detail="Properties 's3.access_key' and 's3.secret_key' must be given together")
+                detail="Properties 's3.access_key' and 's3.secret_key' must be given together"
+            )
         _ttl(properties)
 
     def __init__(self, name: str, properties: dict[str, str]):
         super().__init__(name, properties)
         self.warehouse = lance_fs.parse_warehouse(properties["warehouse"])
-        self._options = lance_fs.lance_storage_options(properties) if self.warehouse.scheme == "s3" else {}
+        self._options = (
+            lance_fs.lance_storage_options(properties) if self.warehouse.scheme == "s3" else {}
+        )
         self._ttl = _ttl(properties)
         self._fs: pafs.FileSystem | None = None
         self._lock = threading.Lock()
@@ -116,18 +133,22 @@ class LanceConnector(Connector):
             self._fs = lance_fs.filesystem(self.warehouse, self.properties)
         return self._fs
 
-    # -- locations (also used by index jobs) --------------------------------------------------------
+    # -- locations (also used by index jobs)
+    # --------------------------------------------------------
     def dataset_uri(self, db: str, table: str) -> str:
-        """Normalized URI of ``db.table``: an absolute local path or ``s3://bucket/key``, no trailing /."""
+        """Normalized URI of ``db.table``: an absolute local path or ``s3://bucket/key``, no
+        trailing /."""
         if not (lance_fs.safe_name(db) and lance_fs.safe_name(table)):
             raise self._missing_table(db, table)
         return self.warehouse.uri(db, table + lance_fs.TABLE_SUFFIX)
 
     def storage_options(self) -> dict[str, str]:
-        """Lance ``storage_options`` for this catalog (a copy; contains the secret, never log it)."""
+        """Lance ``storage_options`` for this catalog (a copy; contains the secret, never log
+        it)."""
         return dict(self._options)
 
-    # -- listings -----------------------------------------------------------------------------------
+    # -- listings
+    # -----------------------------------------------------------------------------------
     def _cached(self, key: tuple[str, ...], load: Callable[[], T]) -> T:
         return self._cache.get(key, load)
 
@@ -143,10 +164,16 @@ class LanceConnector(Connector):
         if names is None:
             if self.warehouse.scheme == "file":  # a typo in a local path must not look like "empty"
                 raise Errors.CATALOG_ACCESS_FAILED.error(
-                    name=self.name, detail=f"warehouse '{self.warehouse.uri()}' does not exist")
+                    name=self.name, detail=f"warehouse '{self.warehouse.uri()}' does not exist"
+                )
             names = []  # S3: an empty warehouse has no key under its prefix yet
-        return [n for n in names if lance_fs.safe_name(n) and not n.endswith(lance_fs.TABLE_SUFFIX)
-                and n.lower() not in RESERVED_DATABASES]
+        return [
+            n
+            for n in names
+            if lance_fs.safe_name(n)
+            and not n.endswith(lance_fs.TABLE_SUFFIX)
+            and n.lower() not in RESERVED_DATABASES
+        ]
 
     def list_tables(self, db: str) -> list[str]:
         if db not in self.list_databases():
@@ -165,7 +192,8 @@ class LanceConnector(Connector):
     def table_exists(self, db: str, table: str) -> bool:
         return db in self.list_databases() and table in self.list_tables(db)
 
-    # -- datasets -----------------------------------------------------------------------------------
+    # -- datasets
+    # -----------------------------------------------------------------------------------
     def _open(self, db: str, table: str) -> lance.LanceDataset:
         uri = self.dataset_uri(db, table)
         try:
@@ -185,7 +213,9 @@ class LanceConnector(Connector):
     def _pinned(self, db: str, table: str) -> tuple[lance.LanceDataset, Any]:
         """(dataset, what DuckDB scans) of ``db.table``, cached: pinned at the version first
         opened until REFRESH or the TTL."""
-        if table not in self.list_tables(db):  # list_tables: UNKNOWN_EXTERNAL_DATABASE for a missing db
+        if table not in self.list_tables(
+            db
+        ):  # list_tables: UNKNOWN_EXTERNAL_DATABASE for a missing db
             raise self._missing_table(db, table)
 
         def load() -> tuple[lance.LanceDataset, Any]:
@@ -242,8 +272,11 @@ class LanceConnector(Connector):
         with self._typed_errors():
             return for_duckdb(self._travel(ds, db, table, travel))
 
-    def system_scan(self, db: str, table: str, suffix: str, travel: TimeTravel | None = None) -> Any:
-        """``table$versions`` / ``$tags`` / ``$indices`` (engine/lakehouse/catalogs/lance_system.py) of the
+    def system_scan(
+        self, db: str, table: str, suffix: str, travel: TimeTravel | None = None
+    ) -> Any:
+        """``table$versions`` / ``$tags`` / ``$indices`` (engine/lakehouse/catalogs/lance_system.py)
+        of the
         pinned dataset; they describe the table now, so time travel is refused."""
         build = lance_system.BUILDERS.get(suffix)
         if build is None:
@@ -251,12 +284,15 @@ class LanceConnector(Connector):
         if travel is not None:
             raise Errors.TIME_TRAVEL_INVALID.error(
                 detail=f"System table {db}.{table}${suffix} describes the table now: "
-                       "FOR VERSION/TIME AS OF and @tag are not supported on it")
+                "FOR VERSION/TIME AS OF and @tag are not supported on it"
+            )
         ds = self._dataset(db, table)
         with self._typed_errors():
             return build(ds)
 
-    def _travel(self, ds: lance.LanceDataset, db: str, table: str, travel: TimeTravel) -> lance.LanceDataset:
+    def _travel(
+        self, ds: lance.LanceDataset, db: str, table: str, travel: TimeTravel
+    ) -> lance.LanceDataset:
         """Check out the version a time travel clause names; a missing one is a typed error."""
         name = f"{db}.{table}"
         if travel.tag is not None:
@@ -271,15 +307,22 @@ class LanceConnector(Connector):
         versions = ds.versions()
         if travel.version is not None:
             if travel.version not in {v["version"] for v in versions}:
-                raise Errors.UNKNOWN_TABLE_VERSION.error(version=travel.version, table=name, catalog=self.name)
+                raise Errors.UNKNOWN_TABLE_VERSION.error(
+                    version=travel.version, table=name, catalog=self.name
+                )
             return ds.checkout_version(travel.version)
         assert travel.timestamp is not None
         cutoff = parse_timestamp(travel.timestamp)
         # versions() gives naive local times (datetime.fromtimestamp); astimezone() reads them so.
-        eligible = [v["version"] for v in versions if cast(dt.datetime, v["timestamp"]).astimezone() <= cutoff]
+        eligible = [
+            v["version"]
+            for v in versions
+            if cast(dt.datetime, v["timestamp"]).astimezone() <= cutoff
+        ]
         if not eligible:
-            raise Errors.TABLE_NO_VERSION_AT_TIME.error(table=name, catalog=self.name,
-                                                         timestamp=travel.timestamp)
+            raise Errors.TABLE_NO_VERSION_AT_TIME.error(
+                table=name, catalog=self.name, timestamp=travel.timestamp
+            )
         return ds.checkout_version(max(eligible))
 
     def indexes(self, db: str, table: str) -> list[IndexRow]:
@@ -288,21 +331,29 @@ class LanceConnector(Connector):
         with self._typed_errors():
             for index in ds.describe_indices():  # one per name; delta segments share it
                 stats = ds.stats.index_stats(index.name)
-                rows.append(IndexRow(name=index.name, type=str(index.index_type),
-                                     column=",".join(index.field_names),
-                                     uuid=",".join(str(s.uuid) for s in index.segments),
-                                     indexed_rows=int(stats["num_indexed_rows"]),
-                                     unindexed_rows=int(stats["num_unindexed_rows"])))
+                rows.append(
+                    IndexRow(
+                        name=index.name,
+                        type=str(index.index_type),
+                        column=",".join(index.field_names),
+                        uuid=",".join(str(s.uuid) for s in index.segments),
+                        indexed_rows=int(stats["num_indexed_rows"]),
+                        unindexed_rows=int(stats["num_unindexed_rows"]),
+                    )
+                )
         return sorted(rows, key=lambda r: r.name)
 
-    # -- cache --------------------------------------------------------------------------------------
+    # -- cache
+    # --------------------------------------------------------------------------------------
     def attach(self, calls: CatalogCalls) -> None:
         self._cache.attach(self.name, calls)
 
     def refresh(self, db: str | None = None, table: str | None = None) -> None:
         self._cache.invalidate(db, table)
         with self._lock:
-            for key in [k for k in self._latest if db is None or (k[0] == db and table in (None, k[1]))]:
+            for key in [
+                k for k in self._latest if db is None or (k[0] == db and table in (None, k[1]))
+            ]:
                 del self._latest[key]
 
     def close(self) -> None:
@@ -319,7 +370,8 @@ def _ttl(properties: dict[str, str]) -> float:
         value = -1.0
     if not value >= 0:  # also rejects nan
         raise Errors.CATALOG_BAD_PROPERTY.error(
-            detail=f"'meta.cache.ttl-second' must be a number of seconds >= 0, got '{raw}'")
+            detail=f"'meta.cache.ttl-second' must be a number of seconds >= 0, got '{raw}'"
+        )
     return value
 
 
@@ -330,4 +382,5 @@ def parse_timestamp(text: str) -> dt.datetime:
         return parse_instant(text)
     except BadInstant as exc:
         raise Errors.TIME_TRAVEL_INVALID.error(
-            detail=f"Invalid timestamp {shown(text)} in FOR TIME AS OF: it {exc}") from None
+            detail=f"Invalid timestamp {shown(text)} in FOR TIME AS OF: it {exc}"
+        ) from None

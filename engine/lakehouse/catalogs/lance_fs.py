@@ -51,11 +51,13 @@ def parse_bool(key: str, value: str) -> bool:
     if lowered in FALSE_VALUES:
         return False
     raise Errors.CATALOG_BAD_PROPERTY.error(
-        detail=f"Property '{key}' must be true or false, got '{value}'")
+        detail=f"Property '{key}' must be true or false, got '{value}'"
+    )
 
 
 def parse_warehouse(value: str) -> Warehouse:
-    """``/abs/path`` | ``file:///abs/path`` | ``s3://bucket[/prefix]`` → Warehouse (or a clear error)."""
+    """``/abs/path`` | ``file:///abs/path`` | ``s3://bucket[/prefix]`` → Warehouse (or a clear
+    error)."""
     text = value.strip()
     supported = "use an absolute local path, file:///absolute/path or s3://bucket/prefix"
     if text.startswith("/"):
@@ -65,13 +67,16 @@ def parse_warehouse(value: str) -> Warehouse:
     if scheme == "file":
         if parts.netloc not in ("", "localhost") or not parts.path.startswith("/"):
             raise Errors.CATALOG_BAD_PROPERTY.error(
-                detail=f"Invalid warehouse '{value}': a file:// URI needs an absolute path; {supported}")
+                detail=f"Invalid warehouse '{value}': a file:// URI needs an absolute path; "
+                f"{supported}"
+            )
         return Warehouse("file", _local_root(unquote(parts.path)))
     if scheme == "s3":
         bucket, prefix = parts.netloc, parts.path.strip("/")
         if not bucket or parts.query or parts.fragment:
             raise Errors.CATALOG_BAD_PROPERTY.error(
-                detail=f"Invalid warehouse '{value}': an s3:// URI needs a bucket; {supported}")
+                detail=f"Invalid warehouse '{value}': an s3:// URI needs a bucket; {supported}"
+            )
         return Warehouse("s3", f"{bucket}/{prefix}" if prefix else bucket)
     # A relative path would depend on the server's working directory, and the dataset URI must be
     # stable (index jobs compare it with the locator they persisted).
@@ -86,7 +91,8 @@ def validate_endpoint(value: str) -> None:
     parts = urlsplit(value.strip())
     if parts.scheme.lower() not in ("http", "https") or not parts.hostname:
         raise Errors.CATALOG_BAD_PROPERTY.error(
-            detail=f"Invalid s3.endpoint '{value}': use http://host[:port] or https://host[:port]")
+            detail=f"Invalid s3.endpoint '{value}': use http://host[:port] or https://host[:port]"
+        )
 
 
 def safe_name(name: str) -> bool:
@@ -97,8 +103,12 @@ def safe_name(name: str) -> bool:
 def lance_storage_options(props: dict[str, str]) -> dict[str, str]:
     """Catalog properties → Lance ``storage_options`` (object_store's AWS keys)."""
     out: dict[str, str] = {}
-    mapping = {"s3.access_key": "aws_access_key_id", "s3.secret_key": "aws_secret_access_key",
-               "s3.session_token": "aws_session_token", "s3.region": "aws_region"}
+    mapping = {
+        "s3.access_key": "aws_access_key_id",
+        "s3.secret_key": "aws_secret_access_key",
+        "s3.session_token": "aws_session_token",
+        "s3.region": "aws_region",
+    }
     for prop, option in mapping.items():
         if props.get(prop):
             out[option] = props[prop]
@@ -115,11 +125,14 @@ def lance_storage_options(props: dict[str, str]) -> dict[str, str]:
 
 
 def filesystem(warehouse: Warehouse, props: dict[str, str]) -> pafs.FileSystem:
-    """A pyarrow file system that lists the warehouse (the same endpoint and credentials Lance uses)."""
+    """A pyarrow file system that lists the warehouse (the same endpoint and credentials Lance
+    uses)."""
     if warehouse.scheme == "file":
         return pafs.LocalFileSystem()
-    kwargs: dict[str, object] = {"connect_timeout": S3_CONNECT_TIMEOUT_SECONDS,
-                                 "request_timeout": S3_REQUEST_TIMEOUT_SECONDS}
+    kwargs: dict[str, object] = {
+        "connect_timeout": S3_CONNECT_TIMEOUT_SECONDS,
+        "request_timeout": S3_REQUEST_TIMEOUT_SECONDS,
+    }
     if props.get("s3.access_key"):
         kwargs["access_key"] = props["s3.access_key"]
         kwargs["secret_key"] = props.get("s3.secret_key", "")
@@ -133,7 +146,9 @@ def filesystem(warehouse: Warehouse, props: dict[str, str]) -> pafs.FileSystem:
         kwargs["endpoint_override"] = parts.netloc + parts.path
         kwargs["scheme"] = parts.scheme.lower()
     if props.get("use_path_style"):
-        kwargs["force_virtual_addressing"] = not parse_bool("use_path_style", props["use_path_style"])
+        kwargs["force_virtual_addressing"] = not parse_bool(
+            "use_path_style", props["use_path_style"]
+        )
     return pafs.S3FileSystem(**kwargs)  # type: ignore[arg-type]
 
 

@@ -12,14 +12,25 @@ if TYPE_CHECKING:
     import lance
 
 _SIMPLE_TYPES: dict[pa.DataType, tuple[str, str]] = {
-    pa.bool_(): ("BOOLEAN", "tinyint"), pa.int8(): ("TINYINT", "tinyint"),
-    pa.int16(): ("SMALLINT", "smallint"), pa.int32(): ("INT", "int"), pa.int64(): ("BIGINT", "bigint"),
-    pa.uint8(): ("TINYINT UNSIGNED", "tinyint"), pa.uint16(): ("SMALLINT UNSIGNED", "smallint"),
-    pa.uint32(): ("INT UNSIGNED", "int"), pa.uint64(): ("BIGINT UNSIGNED", "bigint"),
-    pa.float16(): ("FLOAT16", "float"), pa.float32(): ("FLOAT", "float"), pa.float64(): ("DOUBLE", "double"),
-    pa.string(): ("VARCHAR", "varchar"), pa.large_string(): ("VARCHAR", "varchar"),
-    pa.binary(): ("VARBINARY", "varbinary"), pa.large_binary(): ("VARBINARY", "varbinary"),
-    pa.date32(): ("DATE", "date"), pa.date64(): ("DATE", "date"), pa.null(): ("NULL", "text"),
+    pa.bool_(): ("BOOLEAN", "tinyint"),
+    pa.int8(): ("TINYINT", "tinyint"),
+    pa.int16(): ("SMALLINT", "smallint"),
+    pa.int32(): ("INT", "int"),
+    pa.int64(): ("BIGINT", "bigint"),
+    pa.uint8(): ("TINYINT UNSIGNED", "tinyint"),
+    pa.uint16(): ("SMALLINT UNSIGNED", "smallint"),
+    pa.uint32(): ("INT UNSIGNED", "int"),
+    pa.uint64(): ("BIGINT UNSIGNED", "bigint"),
+    pa.float16(): ("FLOAT16", "float"),
+    pa.float32(): ("FLOAT", "float"),
+    pa.float64(): ("DOUBLE", "double"),
+    pa.string(): ("VARCHAR", "varchar"),
+    pa.large_string(): ("VARCHAR", "varchar"),
+    pa.binary(): ("VARBINARY", "varbinary"),
+    pa.large_binary(): ("VARBINARY", "varbinary"),
+    pa.date32(): ("DATE", "date"),
+    pa.date64(): ("DATE", "date"),
+    pa.null(): ("NULL", "text"),
 }
 _FRACTION_DIGITS = {"s": 0, "ms": 3, "us": 6, "ns": 6}
 
@@ -45,14 +56,17 @@ def arrow_type(t: pa.DataType) -> tuple[str, str]:
     if pa.types.is_list(t) or pa.types.is_large_list(t):
         return f"ARRAY<{arrow_type(t.value_type)[0]}>", "text"
     if pa.types.is_struct(t):
-        inner = ",".join(f"{t.field(i).name}:{arrow_type(t.field(i).type)[0]}" for i in range(t.num_fields))
+        inner = ",".join(
+            f"{t.field(i).name}:{arrow_type(t.field(i).type)[0]}" for i in range(t.num_fields)
+        )
         return f"STRUCT<{inner}>", "text"
     if pa.types.is_map(t):
         return f"MAP<{arrow_type(t.key_type)[0]},{arrow_type(t.item_type)[0]}>", "text"
     return str(t).upper(), "text"
 
 
-# -- DuckDB ---------------------------------------------------------------------------------------------
+# -- DuckDB
+# ---------------------------------------------------------------------------------------------
 def _widen(t: pa.DataType) -> pa.DataType:
     """float16 → float32, inside lists and structs too (DuckDB has no half float)."""
     if pa.types.is_float16(t):
@@ -106,7 +120,8 @@ def _has_float16(t: pa.DataType) -> bool:
 
 
 def for_duckdb(ds: lance.LanceDataset) -> Any:
-    """What DuckDB scans: the dataset itself, or its float16-widened view when it has half floats."""
+    """What DuckDB scans: the dataset itself, or its float16-widened view when it has half
+    floats."""
     if any(_has_float16(f.type) for f in ds.schema):
         return Float16AsFloat32(ds)
     return ds

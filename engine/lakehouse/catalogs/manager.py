@@ -19,7 +19,9 @@ from drydock.engine.lakehouse.catalogs.base import Connector
 from drydock.engine.errors import Errors
 from drydock.engine.store.metastore import MetadataStore, StoreConnection
 
-if TYPE_CHECKING:  # the connector modules import pylance/pypaimon: only the type checker reads them here
+if (
+    TYPE_CHECKING
+):  # the connector modules import pylance/pypaimon: only the type checker reads them here
     from drydock.engine.lakehouse.catalogs.calls import CatalogCalls
     from drydock.engine.lakehouse.catalogs.lance import LanceConnector
 
@@ -46,8 +48,10 @@ class CatalogRecord:
     revision: int
 
 
-_CONNECTOR_MODULES = (("drydock.engine.lakehouse.catalogs.lance", "LanceConnector"),
-                      ("drydock.engine.lakehouse.catalogs.paimon", "PaimonConnector"))
+_CONNECTOR_MODULES = (
+    ("drydock.engine.lakehouse.catalogs.lance", "LanceConnector"),
+    ("drydock.engine.lakehouse.catalogs.paimon", "PaimonConnector"),
+)
 
 
 def connector_types() -> dict[str, type[Connector]]:
@@ -74,7 +78,8 @@ def connector_types() -> dict[str, type[Connector]]:
 class CatalogManager:
     def __init__(self, store: MetadataStore, calls: CatalogCalls | None = None):
         self._store = store
-        self._calls = calls  # remote metadata loads of every connector built here (engine/lakehouse/catalogs/calls.py)
+        # remote metadata loads of every connector built here (engine/lakehouse/catalogs/calls.py)
+        self._calls = calls
         self._lock = threading.Lock()
         self._connectors: dict[int, Connector] = {}
         # find() answers per catalog DDL generation: every statement naming a catalog looks it up
@@ -95,10 +100,16 @@ class CatalogManager:
     @staticmethod
     def _record(row: object) -> CatalogRecord:
         r: dict = dict(row)  # type: ignore[call-overload]
-        return CatalogRecord(id=r["id"], name=r["name"], type=r["type"],
-                             properties=json.loads(r["properties"]), comment=r["comment"],
-                             created_at=r["created_at"], updated_at=r["updated_at"],
-                             revision=r["revision"])
+        return CatalogRecord(
+            id=r["id"],
+            name=r["name"],
+            type=r["type"],
+            properties=json.loads(r["properties"]),
+            comment=r["comment"],
+            created_at=r["created_at"],
+            updated_at=r["updated_at"],
+            revision=r["revision"],
+        )
 
     def list(self) -> list[CatalogRecord]:
         return [self._record(r) for r in self._store.query("SELECT * FROM catalogs ORDER BY id")]
@@ -159,22 +170,35 @@ class CatalogManager:
         types = connector_types()
         if kind in HMS_TYPES and kind not in types:
             raise Errors.CATALOG_BAD_PROPERTY.error(
-                detail=f"Catalog type '{kind}' is not supported: there is no Hive Metastore client here (no "
-                       "Thrift metastore client is installed, and pypaimon has no Hive catalog). Supported "
-                       f"types: {', '.join(sorted(types))}; a Paimon warehouse is read directly with "
-                       "'type' = 'paimon', 'warehouse' = '<local path or s3://…>'")
+                detail=f"Catalog type '{kind}' is not supported: there is no Hive Metastore client "
+                f"here (no "
+                "Thrift metastore client is installed, and pypaimon has no Hive catalog). "
+                "Supported "
+                f"types: {', '.join(sorted(types))}; a Paimon warehouse is read directly with "
+                "'type' = 'paimon', 'warehouse' = '<local path or s3://…>'"
+            )
         if kind not in types:
             raise Errors.CATALOG_BAD_PROPERTY.error(
-                detail=f"Unknown catalog type '{kind}'; supported: {', '.join(sorted(types))}")
+                detail=f"Unknown catalog type '{kind}'; supported: {', '.join(sorted(types))}"
+            )
         return types[kind]
 
     @staticmethod
     def normalize_keys(properties: dict[str, str]) -> dict[str, str]:
         """Keys as stored: stripped, ``type`` in lower case."""
-        return {k.strip().lower() if k.strip().lower() == "type" else k.strip(): v for k, v in properties.items()}
+        return {
+            k.strip().lower() if k.strip().lower() == "type" else k.strip(): v
+            for k, v in properties.items()
+        }
 
-    def create(self, name: str, properties: dict[str, str], comment: str, if_not_exists: bool,
-               check: CreateCheck | None = None) -> bool:
+    def create(
+        self,
+        name: str,
+        properties: dict[str, str],
+        comment: str,
+        if_not_exists: bool,
+        check: CreateCheck | None = None,
+    ) -> bool:
         if name.lower() == INTERNAL:
             raise Errors.CATALOG_EXISTS.error(name=name)
         properties = self.normalize_keys(properties)
@@ -185,12 +209,17 @@ class CatalogManager:
             check(properties)
         now = time.time()
         with self._writing() as db:
-            if db.execute("SELECT 1 FROM catalogs WHERE lower(name) = lower(?)", (name,)).fetchone():
+            if db.execute(
+                "SELECT 1 FROM catalogs WHERE lower(name) = lower(?)", (name,)
+            ).fetchone():
                 if if_not_exists:
                     return False
                 raise Errors.CATALOG_EXISTS.error(name=name)
-            db.execute("INSERT INTO catalogs(name, type, properties, comment, created_at, updated_at) "
-                       "VALUES (?, ?, ?, ?, ?, ?)", (name, cls.TYPE, json.dumps(properties), comment, now, now))
+            db.execute(
+                "INSERT INTO catalogs(name, type, properties, comment, created_at, updated_at) "
+                "VALUES (?, ?, ?, ?, ?, ?)",
+                (name, cls.TYPE, json.dumps(properties), comment, now, now),
+            )
         return True
 
     def drop(self, name: str, if_exists: bool, check: ChangeCheck | None = None) -> bool:
@@ -205,8 +234,9 @@ class CatalogManager:
             hook(record)
         with self._writing() as db:
             # a real column to set: compare_and_set builds "SET <changes>, revision = ..."
-            self._store.compare_and_set(db, "catalogs", {"id": record.id}, record.revision,
-                                        {"updated_at": time.time()})
+            self._store.compare_and_set(
+                db, "catalogs", {"id": record.id}, record.revision, {"updated_at": time.time()}
+            )
             db.execute("DELETE FROM catalogs WHERE id = ?", (record.id,))
             self._follow(db, record, None)
         self._committed(record.id)
@@ -219,16 +249,25 @@ class CatalogManager:
         if check is not None:
             check(record, record.properties)
         with self._writing() as db:
-            self._store.compare_and_set(db, "catalogs", {"id": record.id}, record.revision,
-                                        {"name": new_name, "updated_at": time.time()})
+            self._store.compare_and_set(
+                db,
+                "catalogs",
+                {"id": record.id},
+                record.revision,
+                {"name": new_name, "updated_at": time.time()},
+            )
             self._follow(db, record, new_name)
         self._committed(record.id)
 
-    def set_properties(self, name: str, changes: dict[str, str], check: ChangeCheck | None = None) -> None:
+    def set_properties(
+        self, name: str, changes: dict[str, str], check: ChangeCheck | None = None
+    ) -> None:
         record = self.get(name)
         merged = {**record.properties, **{k.strip(): v for k, v in changes.items()}}
         if merged.get("type", "").lower() != record.type:
-            raise Errors.CATALOG_BAD_PROPERTY.error(detail="The type of a catalog cannot be changed")
+            raise Errors.CATALOG_BAD_PROPERTY.error(
+                detail="The type of a catalog cannot be changed"
+            )
         cls = self._connector_class(merged)
         cls.validate_properties(merged)
         if check is not None:
@@ -236,8 +275,13 @@ class CatalogManager:
         for hook in self.before_retarget:
             hook(record, merged)
         with self._writing() as db:
-            self._store.compare_and_set(db, "catalogs", {"id": record.id}, record.revision,
-                                        {"properties": json.dumps(merged), "updated_at": time.time()})
+            self._store.compare_and_set(
+                db,
+                "catalogs",
+                {"id": record.id},
+                record.revision,
+                {"properties": json.dumps(merged), "updated_at": time.time()},
+            )
         self._forget(record.id)
 
     def _follow(self, db: StoreConnection, record: CatalogRecord, new_name: str | None) -> None:
@@ -249,12 +293,17 @@ class CatalogManager:
         for hook in self.after_commit:
             hook()
 
-    # -- connectors ---------------------------------------------------------------------------------
+    # -- connectors
+    # ---------------------------------------------------------------------------------
     def connector(self, name: str) -> Connector:
         record = self.get(name)
         with self._lock:
             cached = self._connectors.get(record.id)
-            if cached is not None and cached.name == record.name and cached.properties == record.properties:
+            if (
+                cached is not None
+                and cached.name == record.name
+                and cached.properties == record.properties
+            ):
                 return cached
         connector = self._connector_class(record.properties)(record.name, record.properties)
         if self._calls is not None:
@@ -264,7 +313,8 @@ class CatalogManager:
         return connector
 
     def lance_connector(self, name: str) -> LanceConnector:
-        """The connector of a catalog its caller already knows to be Lance (index jobs only exist there)."""
+        """The connector of a catalog its caller already knows to be Lance (index jobs only exist
+        there)."""
         connector = self.connector(name)
         if not hasattr(connector, "dataset_uri"):
             raise Errors.INTERNAL.error(detail=f"catalog '{name}' is not a Lance catalog")

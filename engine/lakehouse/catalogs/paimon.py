@@ -44,32 +44,48 @@ _S3_OPTIONS = {
     "use_path_style": "s3.path.style.access",
 }
 _CATALOG_TYPES = ("filesystem",)
-_REST_UNSUPPORTED = ("'paimon.catalog.type' = 'rest' is not supported: pypaimon's REST catalog has "
-                     "not been verified against a Paimon REST server; use 'filesystem'")
+_REST_UNSUPPORTED = (
+    "'paimon.catalog.type' = 'rest' is not supported: pypaimon's REST catalog has "
+    "not been verified against a Paimon REST server; use 'filesystem'"
+)
 # Doris spells a Paimon catalog on a Hive Metastore 'hms' (Paimon itself: metastore = 'hive').
 _HMS_KINDS = ("hms", "hive")
-_HMS_UNSUPPORTED = ("'paimon.catalog.type' = '{kind}' is not supported: there is no Hive Metastore client here "
-                    "(pypaimon has no Hive catalog, and no Thrift metastore client is installed), so the "
-                    "metastore cannot be asked where tables are. Supported: 'paimon.catalog.type' = "
-                    "'filesystem' with 'warehouse' = the warehouse directory (an absolute local path, "
-                    "file:// or s3://); tables an HMS catalog registered in that warehouse read the same way")
+_HMS_UNSUPPORTED = (
+    "'paimon.catalog.type' = '{kind}' is not supported: there is no Hive Metastore client here "
+    "(pypaimon has no Hive catalog, and no Thrift metastore client is installed), so the "
+    "metastore cannot be asked where tables are. Supported: 'paimon.catalog.type' = "
+    "'filesystem' with 'warehouse' = the warehouse directory (an absolute local path, "
+    "file:// or s3://); tables an HMS catalog registered in that warehouse read the same way"
+)
 _LOCAL_SCHEMES = ("", "file")
 _S3_SCHEMES = ("s3", "s3a")
 DEFAULT_CACHE_TTL_SECONDS = 60.0
 
 # Paimon atomic type (without parameters) → (DESC type, information_schema DATA_TYPE).
 _ATOMIC = {
-    "BOOLEAN": ("BOOLEAN", "tinyint"), "TINYINT": ("TINYINT", "tinyint"),
-    "SMALLINT": ("SMALLINT", "smallint"), "INT": ("INT", "int"), "INTEGER": ("INT", "int"),
-    "BIGINT": ("BIGINT", "bigint"), "FLOAT": ("FLOAT", "float"), "DOUBLE": ("DOUBLE", "double"),
-    "DATE": ("DATE", "date"), "STRING": ("TEXT", "text"), "BYTES": ("BLOB", "blob"),
-    "BLOB": ("BLOB", "blob"), "VARIANT": ("JSON", "json"),
+    "BOOLEAN": ("BOOLEAN", "tinyint"),
+    "TINYINT": ("TINYINT", "tinyint"),
+    "SMALLINT": ("SMALLINT", "smallint"),
+    "INT": ("INT", "int"),
+    "INTEGER": ("INT", "int"),
+    "BIGINT": ("BIGINT", "bigint"),
+    "FLOAT": ("FLOAT", "float"),
+    "DOUBLE": ("DOUBLE", "double"),
+    "DATE": ("DATE", "date"),
+    "STRING": ("TEXT", "text"),
+    "BYTES": ("BLOB", "blob"),
+    "BLOB": ("BLOB", "blob"),
+    "VARIANT": ("JSON", "json"),
 }
 # Parameterised types keep their parameters: VARCHAR(10), DECIMAL(10, 2), TIMESTAMP(3) ...
 _PARAMETERISED = {
-    "VARCHAR": ("VARCHAR", "varchar"), "CHAR": ("CHAR", "char"), "BINARY": ("BINARY", "binary"),
-    "VARBINARY": ("VARBINARY", "varbinary"), "DECIMAL": ("DECIMAL", "decimal"),
-    "TIME": ("TIME", "time"), "TIMESTAMP": ("DATETIME", "datetime"),
+    "VARCHAR": ("VARCHAR", "varchar"),
+    "CHAR": ("CHAR", "char"),
+    "BINARY": ("BINARY", "binary"),
+    "VARBINARY": ("VARBINARY", "varbinary"),
+    "DECIMAL": ("DECIMAL", "decimal"),
+    "TIME": ("TIME", "time"),
+    "TIMESTAMP": ("DATETIME", "datetime"),
     "TIMESTAMP_LTZ": ("TIMESTAMP", "timestamp"),
 }
 
@@ -90,7 +106,9 @@ def _type_name(paimon_type: Any) -> tuple[str, str]:
     if isinstance(paimon_type, AtomicType):
         name = paimon_type.type.upper()
         if "WITH LOCAL TIME ZONE" in name:  # TIMESTAMP(p) WITH LOCAL TIME ZONE = TIMESTAMP_LTZ(p)
-            name = "TIMESTAMP_LTZ" + name.removeprefix("TIMESTAMP").replace(" WITH LOCAL TIME ZONE", "")
+            name = "TIMESTAMP_LTZ" + name.removeprefix("TIMESTAMP").replace(
+                " WITH LOCAL TIME ZONE", ""
+            )
         if name in _ATOMIC:
             return _ATOMIC[name]
         base, _, params = name.partition("(")
@@ -98,13 +116,21 @@ def _type_name(paimon_type: Any) -> tuple[str, str]:
             shown, data_type = _PARAMETERISED[base]
             return (f"{shown}({params.replace(' ', '')}" if params else shown), data_type
         return name, "text"
-    return str(paimon_type).removesuffix(" NOT NULL"), "text"  # vector types etc.: shown as Paimon says
+    return str(paimon_type).removesuffix(
+        " NOT NULL"
+    ), "text"  # vector types etc.: shown as Paimon says
 
 
 def _bool(value: str) -> bool | None:
     """The boolean spellings the Lance catalog accepts too, so both catalog types agree."""
     text = value.strip().lower()
-    return True if text in ("true", "1", "yes", "on") else False if text in ("false", "0", "no", "off") else None
+    return (
+        True
+        if text in ("true", "1", "yes", "on")
+        else False
+        if text in ("false", "0", "no", "off")
+        else None
+    )
 
 
 class PaimonConnector(Connector):
@@ -115,14 +141,18 @@ class PaimonConnector(Connector):
     @classmethod
     def validate_properties(cls, properties: dict[str, str]) -> None:
         kind = properties.get("paimon.catalog.type", "filesystem").strip().lower()
-        if kind in _HMS_KINDS:  # before the property check: 'hive.metastore.uris' is not the problem
+        if (
+            kind in _HMS_KINDS
+        ):  # before the property check: 'hive.metastore.uris' is not the problem
             raise Errors.CATALOG_BAD_PROPERTY.error(detail=_HMS_UNSUPPORTED.format(kind=kind))
         super().validate_properties(properties)
         if kind == "rest":
             raise Errors.CATALOG_BAD_PROPERTY.error(detail=_REST_UNSUPPORTED)
         if kind not in _CATALOG_TYPES:
             raise Errors.CATALOG_BAD_PROPERTY.error(
-                detail=f"Unknown 'paimon.catalog.type' '{kind}'; supported: {', '.join(_CATALOG_TYPES)}")
+                detail=f"Unknown 'paimon.catalog.type' '{kind}'; supported: "
+                f"{', '.join(_CATALOG_TYPES)}"
+            )
         warehouse = properties["warehouse"].strip()
         parsed = urlparse(warehouse)
         scheme = parsed.scheme.lower()
@@ -131,13 +161,19 @@ class PaimonConnector(Connector):
             # Relative to what? The server's cwd is no answer. file://host/x names another host.
             if not path.startswith("/") or parsed.netloc not in ("", "localhost"):
                 raise Errors.CATALOG_BAD_PROPERTY.error(
-                    detail=f"'warehouse' must be an absolute local path, file:// or s3:// URI: '{warehouse}'")
+                    detail=f"'warehouse' must be an absolute local path, file:// or s3:// URI: "
+                    f"'{warehouse}'"
+                )
         elif scheme in _S3_SCHEMES:
             if not parsed.netloc:
-                raise Errors.CATALOG_BAD_PROPERTY.error(detail=f"'warehouse' names no bucket: '{warehouse}'")
+                raise Errors.CATALOG_BAD_PROPERTY.error(
+                    detail=f"'warehouse' names no bucket: '{warehouse}'"
+                )
         else:
             raise Errors.CATALOG_BAD_PROPERTY.error(
-                detail=f"Unsupported 'warehouse' scheme '{scheme}'; use a local path, file:// or s3://")
+                detail=f"Unsupported 'warehouse' scheme '{scheme}'; use a local path, file:// or "
+                f"s3://"
+            )
         if "use_path_style" in properties and _bool(properties["use_path_style"]) is None:
             raise Errors.CATALOG_BAD_PROPERTY.error(detail="'use_path_style' must be true or false")
         ttl = properties.get("meta.cache.ttl-second")
@@ -147,7 +183,8 @@ class PaimonConnector(Connector):
                     raise ValueError
             except ValueError:
                 raise Errors.CATALOG_BAD_PROPERTY.error(
-                    detail="'meta.cache.ttl-second' must be a number of seconds >= 0") from None
+                    detail="'meta.cache.ttl-second' must be a number of seconds >= 0"
+                ) from None
 
     def __init__(self, name: str, properties: dict[str, str]):
         super().__init__(name, properties)
@@ -240,9 +277,16 @@ class PaimonConnector(Connector):
         columns = []
         for field in paimon_table.fields:
             shown, data_type = _type_name(field.type)
-            columns.append(Column(name=field.name, type=shown, nullable=bool(field.type.nullable),
-                                  comment=field.description or "", mysql_type=data_type,
-                                  key="PRI" if field.name in keys else ""))
+            columns.append(
+                Column(
+                    name=field.name,
+                    type=shown,
+                    nullable=bool(field.type.nullable),
+                    comment=field.description or "",
+                    mysql_type=data_type,
+                    key="PRI" if field.name in keys else "",
+                )
+            )
         return columns
 
     # -- reads ------------------------------------------------------------------------------------
@@ -255,11 +299,16 @@ class PaimonConnector(Connector):
         else:
             snapshot_id = self._snapshot_id(base, db, table, travel)
             # No snapshot yet: an empty table; its read yields the schema with no rows.
-            pinned = base if snapshot_id is None else base.copy({"scan.snapshot-id": str(snapshot_id)})
+            pinned = (
+                base if snapshot_id is None else base.copy({"scan.snapshot-id": str(snapshot_id)})
+            )
         return _read(pinned)
 
-    def system_scan(self, db: str, table: str, suffix: str, travel: TimeTravel | None = None) -> Any:
-        """``table$snapshots`` & co. (engine/lakehouse/catalogs/paimon_system.py) or ``table$branch_<b>``:
+    def system_scan(
+        self, db: str, table: str, suffix: str, travel: TimeTravel | None = None
+    ) -> Any:
+        """``table$snapshots`` & co. (engine/lakehouse/catalogs/paimon_system.py) or
+        ``table$branch_<b>``:
         a branch is read like the table itself, pinned to one of its snapshots (time travel
         included); a system table always describes the table now."""
         from drydock.engine.lakehouse.catalogs import paimon_system
@@ -279,38 +328,57 @@ class PaimonConnector(Connector):
         if travel is not None and travel.tag is not None:
             return _read(self._at_tag(on_branch, db, shown_name, travel.tag))
         # never cached: REFRESH TABLE t could not name this key
-        snapshot_id = (_snapshot_of(on_branch.snapshot_manager().get_latest_snapshot()) if travel is None
-                       else self._snapshot_id(on_branch, db, shown_name, travel))
-        return _read(on_branch if snapshot_id is None else on_branch.copy({"scan.snapshot-id": str(snapshot_id)}))
+        snapshot_id = (
+            _snapshot_of(on_branch.snapshot_manager().get_latest_snapshot())
+            if travel is None
+            else self._snapshot_id(on_branch, db, shown_name, travel)
+        )
+        return _read(
+            on_branch
+            if snapshot_id is None
+            else on_branch.copy({"scan.snapshot-id": str(snapshot_id)})
+        )
 
     def _snapshot_id(self, base: Any, db: str, table: str, travel: TimeTravel | None) -> int | None:
         manager = base.snapshot_manager()
         if travel is None:  # the latest snapshot, cached so a statement burst shares one version
-            return self._cached(("snapshot", db, table), lambda: _snapshot_of(manager.get_latest_snapshot()))
+            return self._cached(
+                ("snapshot", db, table), lambda: _snapshot_of(manager.get_latest_snapshot())
+            )
         if travel.version is not None:
             latest = manager.get_latest_snapshot()
             try:
-                exists = latest is not None and manager.get_snapshot_by_id(travel.version) is not None
+                exists = (
+                    latest is not None and manager.get_snapshot_by_id(travel.version) is not None
+                )
             except FileNotFoundError:
                 exists = False
             if not exists:
                 raise Errors.TIME_TRAVEL_INVALID.error(
-                    detail=f"Snapshot {travel.version} doesn't exist in table {db}.{table} of catalog "
-                           f"'{self.name}'" + (f" (latest snapshot: {latest.id})" if latest else
-                                               " (the table has no snapshots)"))
+                    detail=f"Snapshot {travel.version} doesn't exist in table {db}.{table} of "
+                    f"catalog "
+                    f"'{self.name}'"
+                    + (
+                        f" (latest snapshot: {latest.id})"
+                        if latest
+                        else " (the table has no snapshots)"
+                    )
+                )
             return travel.version
         millis = _epoch_millis(travel.timestamp or "")
         found = manager.earlier_or_equal_time_mills(millis)
         if found is None:
             raise Errors.TIME_TRAVEL_INVALID.error(
                 detail=f"No snapshot of table {db}.{table} in catalog '{self.name}' at or before "
-                       f"'{travel.timestamp}'")
+                f"'{travel.timestamp}'"
+            )
         return int(found.id)
 
     def _at_tag(self, base: Any, db: str, table: str, tag: str) -> Any:
         if not base.tag_manager().tag_exists(tag):
             raise Errors.TIME_TRAVEL_INVALID.error(
-                detail=f"Tag '{tag}' doesn't exist in table {db}.{table} of catalog '{self.name}'")
+                detail=f"Tag '{tag}' doesn't exist in table {db}.{table} of catalog '{self.name}'"
+            )
         return base.copy({"scan.tag-name": tag})
 
     def close(self) -> None:
@@ -340,4 +408,6 @@ def _epoch_millis(text: str) -> int:
     try:
         return instant_millis(text)
     except BadInstant as exc:
-        raise Errors.TIME_TRAVEL_INVALID.error(detail=f"Invalid time travel timestamp {shown(text)}: it {exc}") from None
+        raise Errors.TIME_TRAVEL_INVALID.error(
+            detail=f"Invalid time travel timestamp {shown(text)}: it {exc}"
+        ) from None

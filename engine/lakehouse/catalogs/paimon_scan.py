@@ -26,8 +26,12 @@ def direct_dataset(table: Any, splits: list[Any]) -> pads.Dataset | None:
     from pypaimon.schema.data_types import PyarrowFieldParser
 
     options = table.options
-    if table.primary_keys or options.deletion_vectors_enabled() or options.row_tracking_enabled() \
-            or options.data_evolution_enabled():
+    if (
+        table.primary_keys
+        or options.deletion_vectors_enabled()
+        or options.row_tracking_enabled()
+        or options.data_evolution_enabled()
+    ):
         return None
     if str(table.table_schema.options.get("file.format", _FORMAT)).lower() != _FORMAT:
         return None
@@ -35,8 +39,13 @@ def direct_dataset(table: Any, splits: list[Any]) -> pads.Dataset | None:
     paths = []
     for split in splits:
         for meta in split.files:
-            if (meta.schema_id != schema_id or meta.external_path or not meta.file_path
-                    or not meta.file_name.endswith("." + _FORMAT) or meta.delete_row_count):
+            if (
+                meta.schema_id != schema_id
+                or meta.external_path
+                or not meta.file_path
+                or not meta.file_name.endswith("." + _FORMAT)
+                or meta.delete_row_count
+            ):
                 return None
             paths.append(meta.file_path)
     file_io = table.file_io

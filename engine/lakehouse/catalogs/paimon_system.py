@@ -16,8 +16,17 @@ from drydock.engine.errors import Errors
 
 # The system tables Doris and Paimon document for a Paimon table (Paimon's SystemTableLoader
 # has more; these are the ones drydock checks against Paimon's source).
-SYSTEM_TABLES = ("snapshots", "tags", "branches", "options", "schemas", "files", "manifests",
-                 "partitions", "consumers")
+SYSTEM_TABLES = (
+    "snapshots",
+    "tags",
+    "branches",
+    "options",
+    "schemas",
+    "files",
+    "manifests",
+    "partitions",
+    "consumers",
+)
 BRANCH_PREFIX = "branch_"
 
 
@@ -28,7 +37,7 @@ def parse_suffix(suffix: str) -> tuple[str | None, str | None]:
     ``branch_b1$snapshots`` → ("b1", "snapshots"). Anything else: (None, None)."""
     first, _, rest = suffix.partition(SYSTEM_SEPARATOR)
     if first.startswith(BRANCH_PREFIX) and len(first) > len(BRANCH_PREFIX):
-        branch = first[len(BRANCH_PREFIX):]
+        branch = first[len(BRANCH_PREFIX) :]
         if not rest:
             return branch, None
         return (branch, rest) if rest in SYSTEM_TABLES else (None, None)
@@ -61,15 +70,20 @@ def _with_operation(base: Any, rows: Any) -> Any:
         except FileNotFoundError:  # expired since the listing: Paimon's own table skips it too
             values.append(None)
     position = rows.column_names.index("writer_version")
-    return rows.add_column(position, pa.field("operation", pa.string()), pa.array(values, pa.string()))
+    return rows.add_column(
+        position, pa.field("operation", pa.string()), pa.array(values, pa.string())
+    )
 
 
 def require_branch(base: Any, branch: str, db: str, table: str, catalog_name: str) -> None:
     if branch not in base.branch_manager().branches():
-        raise Errors.UNKNOWN_TABLE_BRANCH.error(branch=branch, table=f"{db}.{table}", catalog=catalog_name)
+        raise Errors.UNKNOWN_TABLE_BRANCH.error(
+            branch=branch, table=f"{db}.{table}", catalog=catalog_name
+        )
 
 
 def no_time_travel(db: str, table: str, suffix: str) -> Exception:
     return Errors.TIME_TRAVEL_INVALID.error(
         detail=f"System table {db}.{table}{SYSTEM_SEPARATOR}{suffix} describes the table now: "
-               "FOR VERSION/TIME AS OF and @tag are not supported on it")
+        "FOR VERSION/TIME AS OF and @tag are not supported on it"
+    )

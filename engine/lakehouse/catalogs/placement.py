@@ -8,8 +8,16 @@ from pathlib import Path
 from drydock.engine.errors import Errors
 from drydock.engine.store.config import Config
 from drydock.engine.support.locations import (
-    LOCAL_ROOTS_KEY, OBJECT_PREFIXES_KEY, WAREHOUSE_KEYS, Location, is_allowed, local_roots, locate,
-    object_prefixes, overlaps)
+    LOCAL_ROOTS_KEY,
+    OBJECT_PREFIXES_KEY,
+    WAREHOUSE_KEYS,
+    Location,
+    is_allowed,
+    local_roots,
+    locate,
+    object_prefixes,
+    overlaps,
+)
 
 
 class Placement:
@@ -19,7 +27,9 @@ class Placement:
         self._config = config
         self._data_dir = str(data_dir)
 
-    def check(self, catalog: str, properties: dict[str, str], admin: bool, written: dict[str, str]) -> None:
+    def check(
+        self, catalog: str, properties: dict[str, str], admin: bool, written: dict[str, str]
+    ) -> None:
         """Raise unless every location in ``properties`` may be used by this user.
 
         ``written`` holds what the statement itself wrote: only those values are echoed back.
@@ -29,13 +39,21 @@ class Placement:
             if not value:
                 continue
             location = locate(value)
-            subject = (f"warehouse '{value}'" if written.get(key) == value
-                       else f"the warehouse of catalog '{catalog}'")
+            subject = (
+                f"warehouse '{value}'"
+                if written.get(key) == value
+                else f"the warehouse of catalog '{catalog}'"
+            )
             if not admin and not self._allowed(location):
-                raise Errors.CATALOG_LOCATION_NOT_ALLOWED.error(subject=subject, key=location.config_key)
+                raise Errors.CATALOG_LOCATION_NOT_ALLOWED.error(
+                    subject=subject, key=location.config_key
+                )
             if overlaps(location, self._data_dir):
                 raise Errors.CATALOG_LOCATION_RESERVED.error(subject=subject)
 
     def _allowed(self, location: Location) -> bool:
-        return is_allowed(location, local_roots(self._config.get(LOCAL_ROOTS_KEY)),
-                          object_prefixes(self._config.get(OBJECT_PREFIXES_KEY)))
+        return is_allowed(
+            location,
+            local_roots(self._config.get(LOCAL_ROOTS_KEY)),
+            object_prefixes(self._config.get(OBJECT_PREFIXES_KEY)),
+        )

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from drydock.engine.lakehouse.catalogs.manager import CatalogRecord
     from drydock.engine.store.config import Config
 
+
 @dataclass(frozen=True)
 class Arg:
     name: str
@@ -51,7 +52,9 @@ class ProcedureContext:
         if self.cancel.is_set():
             raise Errors.PROCEDURE_CANCELLED.error(reason="KILL QUERY", done=self._done_text())
         if time.monotonic() > self.deadline:
-            raise Errors.PROCEDURE_CANCELLED.error(reason="the procedure timeout", done=self._done_text())
+            raise Errors.PROCEDURE_CANCELLED.error(
+                reason="the procedure timeout", done=self._done_text()
+            )
 
     def _done_text(self) -> str:
         return "; ".join(self.done) if self.done else "nothing was changed"
@@ -85,28 +88,38 @@ class Procedure:
 def _convert(arg: Arg, raw: ast.CallArgument, procedure: str) -> Any:
     if raw.kind == "NULL":
         if arg.required:
-            raise Errors.PROCEDURE_BAD_ARGUMENT.error(procedure=procedure, detail=f"argument '{arg.name}' must not be NULL")
+            raise Errors.PROCEDURE_BAD_ARGUMENT.error(
+                procedure=procedure, detail=f"argument '{arg.name}' must not be NULL"
+            )
         return arg.default
     value = raw.value or ""
     if arg.type == "STRING":
         if raw.kind != "STRING":
             raise Errors.PROCEDURE_BAD_ARGUMENT.error(
-                procedure=procedure, detail=f"argument '{arg.name}' must be a STRING, got {raw.kind} {value}")
+                procedure=procedure,
+                detail=f"argument '{arg.name}' must be a STRING, got {raw.kind} {value}",
+            )
         return value
     if arg.type in ("INT", "LONG"):
         try:
             number = int(value)
         except ValueError:
             raise Errors.PROCEDURE_BAD_ARGUMENT.error(
-                procedure=procedure, detail=f"argument '{arg.name}' must be an {arg.type}, got '{value}'") from None
+                procedure=procedure,
+                detail=f"argument '{arg.name}' must be an {arg.type}, got '{value}'",
+            ) from None
         limit = 2**31 if arg.type == "INT" else 2**63
         if not -limit <= number < limit:
-            raise Errors.PROCEDURE_BAD_ARGUMENT.error(procedure=procedure, detail=f"argument '{arg.name}' is out of range")
+            raise Errors.PROCEDURE_BAD_ARGUMENT.error(
+                procedure=procedure, detail=f"argument '{arg.name}' is out of range"
+            )
         return number
     if arg.type == "BOOLEAN":
         if value.lower() not in ("true", "false"):
             raise Errors.PROCEDURE_BAD_ARGUMENT.error(
-                procedure=procedure, detail=f"argument '{arg.name}' must be a BOOLEAN (true/false), got '{value}'")
+                procedure=procedure,
+                detail=f"argument '{arg.name}' must be a BOOLEAN (true/false), got '{value}'",
+            )
         return value.lower() == "true"
     raise AssertionError(arg.type)
 
@@ -115,7 +128,8 @@ def bind(procedure: Procedure, arguments: tuple[ast.CallArgument, ...]) -> dict[
     named = [a for a in arguments if a.name is not None]
     if named and len(named) != len(arguments):
         raise Errors.PROCEDURE_BAD_ARGUMENT.error(
-            procedure=procedure.name, detail="named and positional arguments cannot be mixed")
+            procedure=procedure.name, detail="named and positional arguments cannot be mixed"
+        )
     # Argument names are identifiers: case-insensitive (Paimon spells some in camelCase).
     by_name = {a.name.lower(): a for a in procedure.args}
     by_name.update({alias.lower(): a for a in procedure.args for alias in a.aliases})
@@ -125,15 +139,21 @@ def bind(procedure: Procedure, arguments: tuple[ast.CallArgument, ...]) -> dict[
             key = (raw.name or "").lower()
             if key not in by_name:
                 raise Errors.PROCEDURE_BAD_ARGUMENT.error(
-                    procedure=procedure.name, detail=f"unknown argument '{raw.name}'; expected {procedure.signature()}")
+                    procedure=procedure.name,
+                    detail=f"unknown argument '{raw.name}'; expected {procedure.signature()}",
+                )
             if by_name[key].name in given:
-                raise Errors.PROCEDURE_BAD_ARGUMENT.error(procedure=procedure.name, detail=f"duplicate argument '{raw.name}'")
+                raise Errors.PROCEDURE_BAD_ARGUMENT.error(
+                    procedure=procedure.name, detail=f"duplicate argument '{raw.name}'"
+                )
             given[by_name[key].name] = raw
     else:
         if len(arguments) > len(procedure.args):
             raise Errors.PROCEDURE_BAD_ARGUMENT.error(
                 procedure=procedure.name,
-                detail=f"{len(arguments)} arguments given, at most {len(procedure.args)}: {procedure.signature()}")
+                detail=f"{len(arguments)} arguments given, at most {len(procedure.args)}: "
+                f"{procedure.signature()}",
+            )
         given = {a.name: raw for a, raw in zip(procedure.args, arguments)}
     values: dict[str, Any] = {}
     for arg in procedure.args:
@@ -141,7 +161,9 @@ def bind(procedure: Procedure, arguments: tuple[ast.CallArgument, ...]) -> dict[
             values[arg.name] = _convert(arg, given[arg.name], procedure.name)
         elif arg.required:
             raise Errors.PROCEDURE_BAD_ARGUMENT.error(
-                procedure=procedure.name, detail=f"missing required argument '{arg.name}': {procedure.signature()}")
+                procedure=procedure.name,
+                detail=f"missing required argument '{arg.name}': {procedure.signature()}",
+            )
         else:
             values[arg.name] = arg.default
     return values
@@ -168,5 +190,6 @@ def split_table(value: str, procedure: str) -> tuple[str, str]:
     parts = value.split(".")
     if len(parts) != 2 or not all(p.strip() for p in parts):
         raise Errors.PROCEDURE_BAD_ARGUMENT.error(
-            procedure=procedure, detail=f"table must be 'database.table', got '{value}'")
+            procedure=procedure, detail=f"table must be 'database.table', got '{value}'"
+        )
     return parts[0].strip(), parts[1].strip()

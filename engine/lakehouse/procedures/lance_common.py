@@ -39,11 +39,13 @@ if TYPE_CHECKING:
 FAULT_DIR_ENV = "DRYDOCK_FAULT_PROCEDURE_DIR"
 FAULT_BATCH_ENV = "DRYDOCK_FAULT_PROCEDURE_BATCH"  # test-only override of the delete batch sizes
 FAULT_PAUSE_LIMIT_SECONDS = 120.0
-# Lance's own rule for ref names (tags and branches), minus the leading '.' and '-' (length: names.py).
+# Lance's own rule for ref names (tags and branches), minus the leading '.' and '-' (length:
+# names.py).
 _REF_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9._-]*")
 
 
-# -- the target -------------------------------------------------------------------------------------
+# -- the target
+# -------------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class State:
     """What must not move between validation and a destructive step."""
@@ -64,15 +66,19 @@ class State:
         if self.heads != other.heads:
             mine, theirs = dict(self.heads), dict(other.heads)
             changed = sorted(n for n in set(mine) | set(theirs) if mine.get(n) != theirs.get(n))
-            return (", ".join(f"branch {n} at version {mine.get(n)}" for n in changed),
-                    ", ".join(f"branch {n} at version {theirs.get(n)}" for n in changed))
+            return (
+                ", ".join(f"branch {n} at version {mine.get(n)}" for n in changed),
+                ", ".join(f"branch {n} at version {theirs.get(n)}" for n in changed),
+            )
         return None
 
 
 def _refs_text(kind: str, refs: tuple[tuple[str, str | None, int], ...]) -> str:
     if not refs:
         return f"no {kind}"
-    return f"{kind} " + ", ".join(f"{name}@{branch + ':' if branch else ''}{version}" for name, branch, version in refs)
+    return f"{kind} " + ", ".join(
+        f"{name}@{branch + ':' if branch else ''}{version}" for name, branch, version in refs
+    )
 
 
 @dataclass
@@ -127,16 +133,30 @@ class PinnedLanceTable:
         return self._state(self.ds.latest_version, heads)
 
     def _state(self, version: int, heads: bool) -> State:
-        tags = tuple(sorted((n, t.get("branch"), int(t["version"])) for n, t in self.tags().items()))
+        tags = tuple(
+            sorted((n, t.get("branch"), int(t["version"])) for n, t in self.tags().items())
+        )
         branches = self.branches()
-        refs = tuple(sorted((n, b.get("parent_branch"), int(b["parent_version"])) for n, b in branches.items()))
-        tips = tuple(sorted((n, int(self.branch_dataset(n).version)) for n in branches)) if heads else ()
+        refs = tuple(
+            sorted(
+                (n, b.get("parent_branch"), int(b["parent_version"])) for n, b in branches.items()
+            )
+        )
+        tips = (
+            tuple(sorted((n, int(self.branch_dataset(n).version)) for n in branches))
+            if heads
+            else ()
+        )
         return State(version=int(version), tags=tags, branches=refs, heads=tips)
 
     def pin_heads(self) -> None:
         """Also pin every branch's latest version (orphan removal depends on all of them)."""
-        self.state = State(self.state.version, self.state.tags, self.state.branches,
-                           self.read_state(heads=True).heads if self.state.branches else ())
+        self.state = State(
+            self.state.version,
+            self.state.tags,
+            self.state.branches,
+            self.read_state(heads=True).heads if self.state.branches else (),
+        )
 
     def check_unchanged(self, done: bool = False) -> None:
         """Before a destructive step: the table must still be exactly as validated."""
@@ -147,17 +167,25 @@ class PinnedLanceTable:
         expected, actual = diff
         if done and self.ctx.done:
             raise Errors.PROCEDURE_CONCURRENT_COMMIT_PARTIAL.error(
-                procedure=self.procedure, table=self.name, expected=expected, actual=actual,
-                done="; ".join(self.ctx.done))
-        raise Errors.PROCEDURE_CONCURRENT_COMMIT.error(procedure=self.procedure, table=self.name,
-                                                       expected=expected, actual=actual)
+                procedure=self.procedure,
+                table=self.name,
+                expected=expected,
+                actual=actual,
+                done="; ".join(self.ctx.done),
+            )
+        raise Errors.PROCEDURE_CONCURRENT_COMMIT.error(
+            procedure=self.procedure, table=self.name, expected=expected, actual=actual
+        )
 
     def commit_conflict(self) -> Exception:
         """Lance refused our commit because another one won: the same clear error."""
         latest = self.ds.latest_version
-        return Errors.PROCEDURE_CONCURRENT_COMMIT.error(procedure=self.procedure, table=self.name,
-                                                        expected=f"version {self.version}",
-                                                        actual=f"version {latest}")
+        return Errors.PROCEDURE_CONCURRENT_COMMIT.error(
+            procedure=self.procedure,
+            table=self.name,
+            expected=f"version {self.version}",
+            actual=f"version {latest}",
+        )
 
 
 # Shared with time travel by tag (engine/lakehouse/catalogs/lance.py): one retry for both.
@@ -169,13 +197,17 @@ def open_target(ctx: ProcedureContext, values: dict[str, Any], procedure: str) -
     db, table = split_table(values["table"], procedure)
     if table == "*":
         raise Errors.PROCEDURE_BAD_ARGUMENT.error(
-            procedure=procedure, detail="Lance procedures act on one table: name it as 'database.table'")
+            procedure=procedure,
+            detail="Lance procedures act on one table: name it as 'database.table'",
+        )
     connector: LanceConnector = ctx.connector  # type: ignore[assignment]
-    return PinnedLanceTable(ctx=ctx, procedure=procedure, db=db, table=table,
-                            ds=connector.open_latest(db, table))
+    return PinnedLanceTable(
+        ctx=ctx, procedure=procedure, db=db, table=table, ds=connector.open_latest(db, table)
+    )
 
 
-# -- arguments ---------------------------------------------------------------------------------------
+# -- arguments
+# ---------------------------------------------------------------------------------------
 def bad(procedure: str, detail: str) -> Exception:
     return Errors.PROCEDURE_BAD_ARGUMENT.error(procedure=procedure, detail=detail)
 
@@ -186,8 +218,11 @@ def ref_name(procedure: str, arg: str, value: str) -> str:
     if problem:
         raise bad(procedure, f"argument '{arg}': {shown(value)} is not a valid name: it {problem}")
     if not _REF_NAME.fullmatch(value):
-        raise bad(procedure, f"argument '{arg}': {shown(value)} is not a valid name: use letters, digits, "
-                             "'_', '.' and '-' ('.' and '-' not first)")
+        raise bad(
+            procedure,
+            f"argument '{arg}': {shown(value)} is not a valid name: use letters, digits, "
+            "'_', '.' and '-' ('.' and '-' not first)",
+        )
     return value
 
 
@@ -215,7 +250,9 @@ def max_deletes(ctx: ProcedureContext, procedure: str, value: int | None) -> int
         return limit
     at_least(procedure, "max_deletes", value, 1)
     if value > limit:
-        raise bad(procedure, f"max_deletes {value} exceeds the configured procedure_max_deletes ({limit})")
+        raise bad(
+            procedure, f"max_deletes {value} exceeds the configured procedure_max_deletes ({limit})"
+        )
     return value
 
 
@@ -230,19 +267,25 @@ def parse_time(procedure: str, arg: str, text: str) -> dt.datetime:
 def snapshot_of(target: PinnedLanceTable, snapshot: int) -> int:
     """An existing main version (exactly that one)."""
     if snapshot not in set(target.versions()):
-        raise Errors.UNKNOWN_TABLE_VERSION.error(version=snapshot, table=target.name, catalog=target.ctx.catalog.name)
+        raise Errors.UNKNOWN_TABLE_VERSION.error(
+            version=snapshot, table=target.name, catalog=target.ctx.catalog.name
+        )
     return snapshot
 
 
-def tag_of(target: PinnedLanceTable, tag: str,
-           tags: dict[str, dict[str, Any]] | None = None) -> dict[str, Any]:
+def tag_of(
+    target: PinnedLanceTable, tag: str, tags: dict[str, dict[str, Any]] | None = None
+) -> dict[str, Any]:
     found = (tags if tags is not None else target.tags()).get(tag)
     if found is None:
-        raise Errors.UNKNOWN_TABLE_TAG.error(tag=tag, table=target.name, catalog=target.ctx.catalog.name)
+        raise Errors.UNKNOWN_TABLE_TAG.error(
+            tag=tag, table=target.name, catalog=target.ctx.catalog.name
+        )
     return found
 
 
-# -- results -----------------------------------------------------------------------------------------
+# -- results
+# -----------------------------------------------------------------------------------------
 def columns(spec: Sequence[tuple[str, str]]) -> tuple[str, ...]:
     return tuple(name for name, _ in spec)
 
@@ -263,7 +306,7 @@ def warn(ctx: ProcedureContext, detail: str) -> None:
 
 def batches(items: Sequence[Any], size: int) -> Iterator[Sequence[Any]]:
     for start in range(0, len(items), size):
-        yield items[start:start + size]
+        yield items[start : start + size]
 
 
 def batch_size(default: int) -> int:
@@ -271,7 +314,8 @@ def batch_size(default: int) -> int:
     return int(override) if override and override.isdigit() and int(override) > 0 else default
 
 
-# -- test-only pause point -----------------------------------------------------------------------------
+# -- test-only pause point
+# -----------------------------------------------------------------------------
 def marker_pause(ctx: ProcedureContext, name: str) -> None:
     """Off unless the server's environment has DRYDOCK_FAULT_PROCEDURE_DIR *and* the test armed
     this point by creating ``<dir>/<name>.arm``. Then (once): remove the arm file, create

@@ -29,8 +29,18 @@ from drydock.engine.support import faults
 from drydock.engine.lakehouse.catalogs import lance_fs
 from drydock.engine.lakehouse.procedures.base import ProcedureContext
 from drydock.engine.lakehouse.procedures.lance_common import (
-    PinnedLanceTable, at_least, bad, batch_size, batches, max_deletes, open_target, parse_time,
-    marker_pause, result, warn)
+    PinnedLanceTable,
+    at_least,
+    bad,
+    batch_size,
+    batches,
+    max_deletes,
+    open_target,
+    parse_time,
+    marker_pause,
+    result,
+    warn,
+)
 from drydock.engine.results import Result
 
 ORPHAN_COLUMNS = (("result", "VARCHAR"), ("size_bytes", "BIGINT"), ("action", "VARCHAR"))
@@ -45,24 +55,36 @@ MODES = ("local", "distributed")
 def remove_orphan_files(ctx: ProcedureContext, values: dict[str, Any]) -> Result:
     name = "remove_orphan_files"
     now = dt.datetime.now(dt.UTC)
-    cutoff = parse_time(name, "older_than", values["older_than"]) if values["older_than"] is not None \
+    cutoff = (
+        parse_time(name, "older_than", values["older_than"])
+        if values["older_than"] is not None
         else now - ORPHAN_DEFAULT_AGE
+    )
     if cutoff > now:
-        raise bad(name, f"older_than '{values['older_than']}' is in the future: files younger than now may "
-                        "belong to a commit in progress")
+        raise bad(
+            name,
+            f"older_than '{values['older_than']}' is in the future: files younger than now may "
+            "belong to a commit in progress",
+        )
     dry_run = bool(values["dry_run"])
     threads = at_least(name, "parallelism", values["parallelism"], 1) or S3_DELETE_THREADS
     if threads > MAX_PARALLELISM:
         raise bad(name, f"argument 'parallelism' must be <= {MAX_PARALLELISM}, got {threads}")
     if values["mode"] is not None and values["mode"].strip().lower() not in MODES:
-        raise bad(name, f"argument 'mode' must be one of {', '.join(MODES)}, got '{values['mode']}'")
+        raise bad(
+            name, f"argument 'mode' must be one of {', '.join(MODES)}, got '{values['mode']}'"
+        )
     limit = max_deletes(ctx, name, values["max_deletes"])
     t = open_target(ctx, values, name)
     t.pin_heads()
     orphans = find_orphans(t, cutoff)
     if len(orphans) > limit:
-        warn(ctx, f"remove_orphan_files stopped at max_deletes={limit}: {len(orphans) - limit} more orphan "
-                  "files remain; call it again")
+        warn(
+            ctx,
+            f"remove_orphan_files stopped at max_deletes={limit}: {len(orphans) - limit} more "
+            f"orphan "
+            "files remain; call it again",
+        )
         orphans = orphans[:limit]
     if dry_run or not orphans:
         return result(ORPHAN_COLUMNS, [(path, size, "would_delete") for path, size in orphans])
@@ -75,7 +97,9 @@ def remove_orphan_files(ctx: ProcedureContext, values: dict[str, Any]) -> Result
         faults.pause_point("during_procedure_delete")
         _delete(t, session, [path for path, _ in batch], threads)
         deleted += len(batch)
-        text = f"deleted {deleted} of {len(orphans)} orphan files ({orphans[0][0]} .. {batch[-1][0]})"
+        text = (
+            f"deleted {deleted} of {len(orphans)} orphan files ({orphans[0][0]} .. {batch[-1][0]})"
+        )
         if number == 0:
             ctx.done.append(text)
         else:
@@ -107,8 +131,10 @@ def find_orphans(t: PinnedLanceTable, cutoff: dt.datetime) -> list[tuple[str, in
     listed = pa.array(paths, pa.string())
     full = pc.binary_join_element_wise(pa.scalar(root), listed, "/")
     cutoff_ns = int(cutoff.timestamp() * 1_000_000_000)
-    mask = pc.and_(pc.invert(pc.is_in(full, value_set=referenced)),
-                   pc.less(pa.array(mtimes, pa.int64()), cutoff_ns))
+    mask = pc.and_(
+        pc.invert(pc.is_in(full, value_set=referenced)),
+        pc.less(pa.array(mtimes, pa.int64()), cutoff_ns),
+    )
     index_dirs = _live_index_dirs(sources, referenced, root, branches)
     out = []
     for i in pc.indices_nonzero(mask).to_pylist():
@@ -134,7 +160,7 @@ def _list_files(t: PinnedLanceTable, dirs: list[str]) -> tuple[list[str], list[i
         selector = pafs.FileSelector(f"{base}/{d}", recursive=True, allow_not_found=True)
         for info in fs.get_file_info(selector):
             if info.type == pafs.FileType.File and info.path.startswith(base + "/"):
-                paths.append(info.path[len(base) + 1:])
+                paths.append(info.path[len(base) + 1 :])
                 sizes.append(info.size)
                 mtimes.append(info.mtime_ns)
     return paths, sizes, mtimes
@@ -148,7 +174,9 @@ def _root(t: PinnedLanceTable, main_tracked: Any) -> str | None:
 
     kinds = pc.cast(main_tracked["type"], pa.string())
     manifests = main_tracked.filter(pc.equal(kinds, "manifest"))
-    roots = {str(r).rstrip("/") for r in pc.cast(manifests["base_uri"], pa.string()).unique().to_pylist()}
+    roots = {
+        str(r).rstrip("/") for r in pc.cast(manifests["base_uri"], pa.string()).unique().to_pylist()
+    }
     suffix = f"/{t.db}/{t.table}{lance_fs.TABLE_SUFFIX}"
     return roots.pop() if len(roots) == 1 and next(iter(roots)).endswith(suffix) else None
 
@@ -160,19 +188,20 @@ def _data_dir(path: str, branches: list[str]) -> tuple[str, str] | None:
     for prefix in prefixes:
         if prefix and not path.startswith(prefix):
             continue
-        rest = path[len(prefix):].split("/")
+        rest = path[len(prefix) :].split("/")
         if len(rest) > 1 and rest[0] in ORPHAN_DIRS and all(rest):
             return prefix, rest[0]
     return None
 
 
 def _index_dir(path: str, prefix: str) -> str:
-    rest = path[len(prefix):].split("/")
+    rest = path[len(prefix) :].split("/")
     return prefix + "/".join(rest[:2])
 
 
-def _live_index_dirs(sources: list[Any], referenced: Any, root: str,
-                     branches: list[str]) -> set[str]:
+def _live_index_dirs(
+    sources: list[Any], referenced: Any, root: str, branches: list[str]
+) -> set[str]:
     """``[tree/<b>/]_indices/<uuid>`` directories that hold any referenced file, plus the index
     uuids of the pinned main version and of each branch head (their files are never orphans)."""
     import pyarrow.compute as pc
@@ -182,10 +211,10 @@ def _live_index_dirs(sources: list[Any], referenced: Any, root: str,
     for ref in referenced.filter(pc.match_substring(referenced, "_indices/")).to_pylist():
         if not ref.startswith(head):
             continue
-        parts = ref[len(head):].split("/")
+        parts = ref[len(head) :].split("/")
         if "_indices" in parts:
             at = parts.index("_indices")
-            live.add("/".join(parts[:at + 2]))
+            live.add("/".join(parts[: at + 2]))
     for ds, prefix in zip(sources, ["", *(f"tree/{b}/" for b in branches)]):
         for index in ds.describe_indices():
             for segment in index.segments:
@@ -217,10 +246,16 @@ def _delete(t: PinnedLanceTable, session: Any, paths: list[str], threads: int) -
     else:
         for path in paths:
             one(path)
-    if t.connector.warehouse.scheme == "file":  # empty index directories go too (never a non-empty one)
-        for directory in sorted({os.path.dirname(p) for p in paths if "_indices/" in p}, reverse=True):
+    if (
+        t.connector.warehouse.scheme == "file"
+    ):  # empty index directories go too (never a non-empty one)
+        for directory in sorted(
+            {os.path.dirname(p) for p in paths if "_indices/" in p}, reverse=True
+        ):
             try:
-                os.rmdir(t.connector.warehouse.fs_path(t.db, t.table + lance_fs.TABLE_SUFFIX, directory))
+                os.rmdir(
+                    t.connector.warehouse.fs_path(t.db, t.table + lance_fs.TABLE_SUFFIX, directory)
+                )
             except OSError:
                 pass
 
@@ -229,5 +264,7 @@ def _exists(t: PinnedLanceTable, path: str) -> bool:
     import pyarrow.fs as pafs
 
     fs = lance_fs.filesystem(t.connector.warehouse, t.connector.properties)
-    info = fs.get_file_info(t.connector.warehouse.fs_path(t.db, t.table + lance_fs.TABLE_SUFFIX, path))
+    info = fs.get_file_info(
+        t.connector.warehouse.fs_path(t.db, t.table + lance_fs.TABLE_SUFFIX, path)
+    )
     return bool(info.type != pafs.FileType.NotFound)

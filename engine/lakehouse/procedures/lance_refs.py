@@ -7,14 +7,30 @@ from typing import Any
 from drydock.engine.errors import Errors
 from drydock.engine.lakehouse.procedures.base import ProcedureContext
 from drydock.engine.lakehouse.procedures.lance_common import (
-    PinnedLanceTable, bad, name_list, open_target, marker_pause, ref_name, result, snapshot_of,
-    tag_of)
+    PinnedLanceTable,
+    bad,
+    name_list,
+    open_target,
+    marker_pause,
+    ref_name,
+    result,
+    snapshot_of,
+    tag_of,
+)
 from drydock.engine.results import Result
 
-ROLLBACK_COLUMNS = (("previous_snapshot_id", "BIGINT"), ("rolled_back_snapshot_id", "BIGINT"),
-                    ("current_snapshot_id", "BIGINT"))
+ROLLBACK_COLUMNS = (
+    ("previous_snapshot_id", "BIGINT"),
+    ("rolled_back_snapshot_id", "BIGINT"),
+    ("current_snapshot_id", "BIGINT"),
+)
 TAG_COLUMNS = (("result", "BOOLEAN"), ("tag", "VARCHAR"), ("snapshot_id", "BIGINT"))
-RENAME_TAG_COLUMNS = (("result", "BOOLEAN"), ("tag", "VARCHAR"), ("target_tag", "VARCHAR"), ("snapshot_id", "BIGINT"))
+RENAME_TAG_COLUMNS = (
+    ("result", "BOOLEAN"),
+    ("tag", "VARCHAR"),
+    ("target_tag", "VARCHAR"),
+    ("snapshot_id", "BIGINT"),
+)
 BRANCH_COLUMNS = (("result", "BOOLEAN"), ("branch", "VARCHAR"), ("snapshot_id", "BIGINT"))
 DELETE_BRANCH_COLUMNS = (("result", "BOOLEAN"), ("branch", "VARCHAR"))
 MAIN_BRANCH = "main"
@@ -28,12 +44,16 @@ def _exactly_one(procedure: str, tag: str | None, snapshot: int | None, snapshot
 def _main_tag_version(t: PinnedLanceTable, tag: str, procedure: str) -> int:
     found = tag_of(t, tag)
     if found.get("branch") not in (None, MAIN_BRANCH):
-        raise bad(procedure, f"tag '{tag}' points at branch '{found['branch']}'; {procedure} rolls the main "
-                             "branch back to one of its own versions")
+        raise bad(
+            procedure,
+            f"tag '{tag}' points at branch '{found['branch']}'; {procedure} rolls the main "
+            "branch back to one of its own versions",
+        )
     return snapshot_of(t, int(found["version"]))
 
 
-# -- rollback -----------------------------------------------------------------------------------------
+# -- rollback
+# -----------------------------------------------------------------------------------------
 def rollback_to_as_latest(ctx: ProcedureContext, values: dict[str, Any]) -> Result:
     name = "rollback_to_as_latest"
     tag, snapshot = values["tag"], values["snapshot_id"]
@@ -51,19 +71,26 @@ def rollback_to_as_latest(ctx: ProcedureContext, values: dict[str, Any]) -> Resu
 
 def rollback_to(ctx: ProcedureContext, values: dict[str, Any]) -> Result:
     raise Errors.PROCEDURE_NOT_SUPPORTED.error(
-        detail="rollback_to is not supported for Lance: Lance versions are immutable and numbered in commit "
-               "order, so the versions after the target cannot be removed safely while readers or writers may "
-               "use them; use rollback_to_as_latest, which commits a new latest version equal to the target")
+        detail="rollback_to is not supported for Lance: Lance versions are immutable and numbered "
+        "in commit "
+        "order, so the versions after the target cannot be removed safely while readers or writers "
+        "may "
+        "use them; use rollback_to_as_latest, which commits a new latest version equal to the "
+        "target"
+    )
 
 
-# -- tags ---------------------------------------------------------------------------------------------
+# -- tags
+# ---------------------------------------------------------------------------------------------
 def create_tag(ctx: ProcedureContext, values: dict[str, Any]) -> Result:
     name = "create_tag"
     tag = ref_name(name, "tag", values["tag"])
     t = open_target(ctx, values, name)
     existing = t.tags().get(tag)
     if existing is not None:
-        raise bad(name, f"tag '{tag}' already exists on table {t.name} (snapshot {existing['version']})")
+        raise bad(
+            name, f"tag '{tag}' already exists on table {t.name} (snapshot {existing['version']})"
+        )
     version = snapshot_of(t, values["snapshot"]) if values["snapshot"] is not None else t.version
     marker_pause(ctx, name)
     t.check_unchanged()
@@ -98,7 +125,11 @@ def rename_tag(ctx: ProcedureContext, values: dict[str, Any]) -> Result:
     existing = t.tags()
     found = tag_of(t, source, existing)
     if target_tag in existing:
-        raise bad(name, f"tag '{target_tag}' already exists on table {t.name} (snapshot {existing[target_tag]['version']})")
+        raise bad(
+            name,
+            f"tag '{target_tag}' already exists on table {t.name} (snapshot "
+            f"{existing[target_tag]['version']})",
+        )
     version = int(found["version"])
     marker_pause(ctx, name)
     t.check_unchanged()
@@ -109,7 +140,8 @@ def rename_tag(ctx: ProcedureContext, values: dict[str, Any]) -> Result:
     return result(RENAME_TAG_COLUMNS, [(True, source, target_tag, version)])
 
 
-# -- branches -----------------------------------------------------------------------------------------
+# -- branches
+# -----------------------------------------------------------------------------------------
 def create_branch(ctx: ProcedureContext, values: dict[str, Any]) -> Result:
     """From the main branch's latest version (pinned), a tag, or a snapshot of the main branch."""
     name = "create_branch"
@@ -122,7 +154,9 @@ def create_branch(ctx: ProcedureContext, values: dict[str, Any]) -> Result:
     t = open_target(ctx, values, name)
     if branch in t.branches():
         if values["ignoreIfExists"]:
-            return result(BRANCH_COLUMNS, [(False, branch, int(t.branches()[branch]["parent_version"]))])
+            return result(
+                BRANCH_COLUMNS, [(False, branch, int(t.branches()[branch]["parent_version"]))]
+            )
         raise bad(name, f"branch '{branch}' already exists on table {t.name}")
     if tag is not None:
         found = tag_of(t, tag)
@@ -145,13 +179,20 @@ def delete_branch(ctx: ProcedureContext, values: dict[str, Any]) -> Result:
     branches, tags = t.branches(), t.tags()
     for branch in doomed:
         if branch not in branches:
-            raise Errors.UNKNOWN_TABLE_BRANCH.error(branch=branch, table=t.name, catalog=ctx.catalog.name)
+            raise Errors.UNKNOWN_TABLE_BRANCH.error(
+                branch=branch, table=t.name, catalog=ctx.catalog.name
+            )
         pinned = sorted(tag for tag, v in tags.items() if v.get("branch") == branch)
         if pinned:
             raise bad(name, f"branch '{branch}' has tags ({', '.join(pinned)}); delete them first")
-        children = sorted(b for b, v in branches.items() if v.get("parent_branch") == branch and b not in doomed)
+        children = sorted(
+            b for b, v in branches.items() if v.get("parent_branch") == branch and b not in doomed
+        )
         if children:
-            raise bad(name, f"branch '{branch}' has child branches ({', '.join(children)}); delete them first")
+            raise bad(
+                name,
+                f"branch '{branch}' has child branches ({', '.join(children)}); delete them first",
+            )
     order = _children_first(doomed, branches)
     marker_pause(ctx, name)
     t.check_unchanged()
@@ -165,7 +206,11 @@ def delete_branch(ctx: ProcedureContext, values: dict[str, Any]) -> Result:
 def _children_first(doomed: list[str], branches: dict[str, dict[str, Any]]) -> list[str]:
     left, order = list(doomed), list[str]()
     while left:
-        leaves = [b for b in left if not any(branches[c].get("parent_branch") == b for c in left if c != b)]
+        leaves = [
+            b
+            for b in left
+            if not any(branches[c].get("parent_branch") == b for c in left if c != b)
+        ]
         if not leaves:  # cannot happen (parents form a tree); never loop
             return order + sorted(left)
         order.extend(sorted(leaves))

@@ -15,8 +15,13 @@ pypaimon where it has the operation and on Paimon's documented table layout wher
 from __future__ import annotations
 
 from drydock.engine.lakehouse.procedures import (
-    paimon_branches, paimon_consumers, paimon_files, paimon_partitions, paimon_snapshots,
-    paimon_tags)
+    paimon_branches,
+    paimon_consumers,
+    paimon_files,
+    paimon_partitions,
+    paimon_snapshots,
+    paimon_tags,
+)
 
 PROCEDURES = [
     *paimon_snapshots.PROCEDURES,

@@ -37,11 +37,14 @@ HOOK_DIR_ENV = "DRYDOCK_TEST_PAIMON_HOOK_DIR"
 HOOK_WAIT_SECONDS = 120.0
 MAIN = "main"
 
-TABLE_ARG = Arg("table", "STRING", required=True, doc="'database.table' (exactly; no branch suffix)")
+TABLE_ARG = Arg(
+    "table", "STRING", required=True, doc="'database.table' (exactly; no branch suffix)"
+)
 
 
 def paimon_catalog(ctx: ProcedureContext) -> Any:
-    """The pypaimon catalog behind a Paimon procedure's connector (registered for Paimon catalogs only)."""
+    """The pypaimon catalog behind a Paimon procedure's connector (registered for Paimon catalogs
+    only)."""
     return cast("PaimonConnector", ctx.connector).catalog()
 
 
@@ -102,14 +105,20 @@ def resolve_table(ctx: ProcedureContext, procedure: str, table_arg: str) -> Reso
     db, name = split_table(table_arg, procedure)
     if "$" in name:
         raise Errors.PROCEDURE_BAD_ARGUMENT.error(
-            procedure=procedure, detail=f"table must be 'database.table' without a '$' suffix, got '{table_arg}'")
+            procedure=procedure,
+            detail=f"table must be 'database.table' without a '$' suffix, got '{table_arg}'",
+        )
     try:
         table = paimon_catalog(ctx).get_table(f"{db}.{name}")
     except TableNotExistException:
-        raise Errors.UNKNOWN_EXTERNAL_TABLE.error(table=f"{db}.{name}", catalog=ctx.catalog.name) from None
+        raise Errors.UNKNOWN_EXTERNAL_TABLE.error(
+            table=f"{db}.{name}", catalog=ctx.catalog.name
+        ) from None
     if type(table).__name__ != "FileStoreTable":
         raise Errors.PROCEDURE_NOT_SUPPORTED.error(
-            detail=f"{procedure} needs a Paimon file store table; {db}.{name} is a {type(table).__name__}")
+            detail=f"{procedure} needs a Paimon file store table; {db}.{name} is a "
+            f"{type(table).__name__}"
+        )
     return ResolvedPaimonTable(ctx, procedure, db, name, table)
 
 
@@ -161,12 +170,18 @@ def pin_tags(target: ResolvedPaimonTable, branch: str = MAIN) -> Pin:
 
 def pin_everything(target: ResolvedPaimonTable) -> Pin:
     """Every branch's latest snapshot and tags: what reference-based cleanups depend on."""
+
     def read() -> Any:
-        state = {MAIN: (snapshot_key(target.snapshot_manager().get_latest_snapshot()), tag_state(target))}
+        state = {
+            MAIN: (snapshot_key(target.snapshot_manager().get_latest_snapshot()), tag_state(target))
+        }
         for branch in target.branches():
-            state[branch] = (snapshot_key(target.snapshot_manager(branch).get_latest_snapshot()),
-                             tag_state(target, branch))
+            state[branch] = (
+                snapshot_key(target.snapshot_manager(branch).get_latest_snapshot()),
+                tag_state(target, branch),
+            )
         return state
+
     return Pin("the snapshots, tags and branches", read)
 
 
@@ -175,8 +190,11 @@ def check_pins(target: ResolvedPaimonTable, pins: list[Pin]) -> None:
         now = pin.read()
         if now != pin.value:
             raise Errors.PROCEDURE_CONCURRENT_COMMIT.error(
-                procedure=target.procedure, table=f"{target.display} ({pin.what})",
-                expected=_short(pin.value), actual=_short(now))
+                procedure=target.procedure,
+                table=f"{target.display} ({pin.what})",
+                expected=_short(pin.value),
+                actual=_short(now),
+            )
 
 
 def before_change(target: ResolvedPaimonTable, pins: list[Pin], point: str = "before") -> None:
@@ -235,7 +253,11 @@ class Deleter:
         self.bytes += size
         done = self.target.ctx.done
         text = f"deleted {self.count} object(s) of {self.target.display}"
-        if done and done[-1].startswith("deleted ") and done[-1].endswith(f" of {self.target.display}"):
+        if (
+            done
+            and done[-1].startswith("deleted ")
+            and done[-1].endswith(f" of {self.target.display}")
+        ):
             done[-1] = text
         else:
             done.append(text)
@@ -248,8 +270,10 @@ def configured_max_deletes(ctx: ProcedureContext) -> int:
 def refuse_over_limit(target: ResolvedPaimonTable, count: int, hint: str) -> Exception:
     return Errors.PROCEDURE_FAILED.error(
         procedure=target.procedure,
-        detail=f"it would delete {count} objects of {target.display}, more than procedure_max_deletes "
-               f"({configured_max_deletes(target.ctx)}); nothing was deleted. {hint}")
+        detail=f"it would delete {count} objects of {target.display}, more than "
+        f"procedure_max_deletes "
+        f"({configured_max_deletes(target.ctx)}); nothing was deleted. {hint}",
+    )
 
 
 # -- arguments ------------------------------------------------------------------------------------
@@ -260,7 +284,8 @@ def timestamp_millis(procedure: str, name: str, text: str) -> int:
         return instant_millis(text)
     except BadInstant as exc:
         raise Errors.PROCEDURE_BAD_ARGUMENT.error(
-            procedure=procedure, detail=f"argument '{name}' {exc}, got {shown(text)}") from None
+            procedure=procedure, detail=f"argument '{name}' {exc}, got {shown(text)}"
+        ) from None
 
 
 def duration_millis(procedure: str, name: str, text: str) -> int:
@@ -271,9 +296,13 @@ def duration_millis(procedure: str, name: str, text: str) -> int:
         nanos = parse_duration_nanos(text)
     except (ValueError, OverflowError) as exc:
         raise Errors.PROCEDURE_BAD_ARGUMENT.error(
-            procedure=procedure, detail=f"argument '{name}' is not a duration ('1 d', '12 h'): {exc}") from None
+            procedure=procedure,
+            detail=f"argument '{name}' is not a duration ('1 d', '12 h'): {exc}",
+        ) from None
     if nanos <= 0:
-        raise Errors.PROCEDURE_BAD_ARGUMENT.error(procedure=procedure, detail=f"argument '{name}' must be positive")
+        raise Errors.PROCEDURE_BAD_ARGUMENT.error(
+            procedure=procedure, detail=f"argument '{name}' must be positive"
+        )
     return nanos // 1_000_000
 
 
@@ -284,25 +313,35 @@ def check_name(procedure: str, kind: str, name: str | None, arg: str) -> str:
     """A tag or branch name as Paimon accepts it (not blank, not all digits) and safe as a file
     name (no path separators or control characters)."""
     if name is None or not name.strip():
-        raise Errors.PROCEDURE_BAD_ARGUMENT.error(procedure=procedure, detail=f"argument '{arg}' must not be blank")
+        raise Errors.PROCEDURE_BAD_ARGUMENT.error(
+            procedure=procedure, detail=f"argument '{arg}' must not be blank"
+        )
     problem = name_problem(name)
     if problem:
         raise Errors.PROCEDURE_BAD_ARGUMENT.error(
-            procedure=procedure, detail=f"argument '{arg}': {shown(name)} is not a valid {kind} name: it {problem}")
+            procedure=procedure,
+            detail=f"argument '{arg}': {shown(name)} is not a valid {kind} name: it {problem}",
+        )
     if name.isdigit():
         raise Errors.PROCEDURE_BAD_ARGUMENT.error(
-            procedure=procedure, detail=f"{kind} name cannot be a pure numeric string but is '{name}'")
+            procedure=procedure,
+            detail=f"{kind} name cannot be a pure numeric string but is '{name}'",
+        )
     if _BAD_NAME.search(name) or name.startswith(".") or name != name.strip():
         raise Errors.PROCEDURE_BAD_ARGUMENT.error(
             procedure=procedure,
             detail=f"{kind} name '{name}' must not contain path separators, control characters, "
-                   "leading dots or surrounding spaces")
+            "leading dots or surrounding spaces",
+        )
     if kind == "branch" and "$" in name:
         raise Errors.PROCEDURE_BAD_ARGUMENT.error(
-            procedure=procedure, detail=f"branch name '{name}' must not contain '$' (it separates table and branch)")
+            procedure=procedure,
+            detail=f"branch name '{name}' must not contain '$' (it separates table and branch)",
+        )
     if kind == "branch" and name == MAIN:
         raise Errors.PROCEDURE_BAD_ARGUMENT.error(
-            procedure=procedure, detail="'main' is the default branch and cannot be used here")
+            procedure=procedure, detail="'main' is the default branch and cannot be used here"
+        )
     return name
 
 
@@ -311,7 +350,9 @@ def name_list(procedure: str, kind: str, text: str, arg: str) -> list[str]:
     names = [part.strip() for part in (text or "").split(",")]
     checked = [check_name(procedure, kind, n, arg) for n in names]
     if len(set(checked)) != len(checked):
-        raise Errors.PROCEDURE_BAD_ARGUMENT.error(procedure=procedure, detail=f"argument '{arg}' names a {kind} twice")
+        raise Errors.PROCEDURE_BAD_ARGUMENT.error(
+            procedure=procedure, detail=f"argument '{arg}' names a {kind} twice"
+        )
     return checked
 
 
@@ -319,7 +360,8 @@ def exactly_one(procedure: str, values: dict[str, Any], names: tuple[str, str]) 
     given = [n for n in names if values.get(n) not in (None, "")]
     if len(given) != 1:
         raise Errors.PROCEDURE_BAD_ARGUMENT.error(
-            procedure=procedure, detail=f"Must specify exactly one of {names[0]} and {names[1]}.")
+            procedure=procedure, detail=f"Must specify exactly one of {names[0]} and {names[1]}."
+        )
     return given[0]
 
 
@@ -335,10 +377,16 @@ def snapshot_or_fail(target: ResolvedPaimonTable, snapshot_id: int, branch: str 
     """The snapshot with exactly this id on this branch (a tag at that id is not a substitute)."""
     snapshot = target.snapshot_manager(branch).get_snapshot_by_id(snapshot_id)
     if snapshot is None:
-        tags = [n for n, state in tag_state(target, branch).items() if state.split("/")[0] == str(snapshot_id)]
+        tags = [
+            n
+            for n, state in tag_state(target, branch).items()
+            if state.split("/")[0] == str(snapshot_id)
+        ]
         hint = f"; tag(s) {', '.join(tags)} still hold it: use tag => '{tags[0]}'" if tags else ""
-        raise target.bad(f"snapshot {snapshot_id} doesn't exist in {target.display}"
-                         f"{'' if branch == MAIN else f' branch {branch}'}{hint}")
+        raise target.bad(
+            f"snapshot {snapshot_id} doesn't exist in {target.display}"
+            f"{'' if branch == MAIN else f' branch {branch}'}{hint}"
+        )
     return snapshot
 
 
@@ -346,8 +394,10 @@ def tag_or_fail(target: ResolvedPaimonTable, tag: str, branch: str = MAIN) -> An
     # a name that is not an identifier ('../x') cannot exist: never turn it into a path
     found = None if name_problem(tag) else target.tag_manager(branch).get(tag)
     if found is None:
-        raise target.bad(f"tag '{tag}' doesn't exist in {target.display}"
-                         f"{'' if branch == MAIN else f' branch {branch}'}")
+        raise target.bad(
+            f"tag '{tag}' doesn't exist in {target.display}"
+            f"{'' if branch == MAIN else f' branch {branch}'}"
+        )
     return found
 
 

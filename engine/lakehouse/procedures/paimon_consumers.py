@@ -17,8 +17,18 @@ from typing import Any
 from drydock.engine.support.names import name_problem, shown
 from drydock.engine.lakehouse.procedures.base import Arg, Procedure, ProcedureContext
 from drydock.engine.lakehouse.procedures.paimon_common import (
-    TABLE_ARG, Deleter, Pin, ResolvedPaimonTable, before_change, configured_max_deletes, pin_latest,
-    refuse_over_limit, resolve_table, single_row, snapshot_or_fail)
+    TABLE_ARG,
+    Deleter,
+    Pin,
+    ResolvedPaimonTable,
+    before_change,
+    configured_max_deletes,
+    pin_latest,
+    refuse_over_limit,
+    resolve_table,
+    single_row,
+    snapshot_or_fail,
+)
 from drydock.engine.results import Result
 
 RESULT = ("result",)
@@ -43,10 +53,15 @@ def pin_consumers(target: ResolvedPaimonTable) -> Pin:
 
 
 def consumer_id(target: ResolvedPaimonTable, value: str) -> str:
-    problem = name_problem(value) or ("must not contain path separators or control characters"
-                                      if _UNSAFE.search(value) or value.startswith(".") else None)
+    problem = name_problem(value) or (
+        "must not contain path separators or control characters"
+        if _UNSAFE.search(value) or value.startswith(".")
+        else None
+    )
     if problem:
-        raise target.bad(f"argument 'consumerId': {shown(value)} is not a valid consumer id: it {problem}")
+        raise target.bad(
+            f"argument 'consumerId': {shown(value)} is not a valid consumer id: it {problem}"
+        )
     return value
 
 
@@ -60,7 +75,9 @@ def reset_consumer(ctx: ProcedureContext, values: dict[str, Any]) -> Result:
             raise target.bad(f"consumer '{name}' doesn't exist in {target.display}")
         before_change(target, [pin_latest(target), pin_consumers(target)])
         Deleter(target).delete(consumer_path(target, name))
-        target.note(f"deleted consumer '{name}' of {target.display}; snapshot expiry no longer waits for it")
+        target.note(
+            f"deleted consumer '{name}' of {target.display}; snapshot expiry no longer waits for it"
+        )
         return single_row(RESULT, (True,))
     snapshot_or_fail(target, next_snapshot)  # Paimon checks the snapshot exists too
     before_change(target, [pin_latest(target), pin_consumers(target)])
@@ -73,10 +90,14 @@ def reset_consumer(ctx: ProcedureContext, values: dict[str, Any]) -> Result:
             target.file_io.delete_quietly(consumer_path(target, name))
         else:
             manager.reset_consumer(name, previous)
-        raise target.fail(f"snapshot {next_snapshot} was expired while the consumer was reset; "
-                          "the consumer was restored")
+        raise target.fail(
+            f"snapshot {next_snapshot} was expired while the consumer was reset; "
+            "the consumer was restored"
+        )
     was = "new" if previous is None else f"was at snapshot {previous.next_snapshot}"
-    target.note(f"consumer '{name}' of {target.display} now starts at snapshot {next_snapshot} ({was})")
+    target.note(
+        f"consumer '{name}' of {target.display} now starts at snapshot {next_snapshot} ({was})"
+    )
     return single_row(RESULT, (True,))
 
 
@@ -95,17 +116,24 @@ def clear_consumers(ctx: ProcedureContext, values: dict[str, Any]) -> Result:
     including = _pattern(target, "includingConsumers", values["includingConsumers"])
     excluding = _pattern(target, "excludingConsumers", values["excludingConsumers"])
     pins = [pin_latest(target), pin_consumers(target)]
-    # Paimon's ConsumerManager.clearConsumers: including (default: all) minus excluding, whole-id matches
-    chosen = [c for c in pins[1].value
-              if (including is None or including.fullmatch(c)) and not (excluding and excluding.fullmatch(c))]
+    # Paimon's ConsumerManager.clearConsumers: including (default: all) minus excluding, whole-id
+    # matches
+    chosen = [
+        c
+        for c in pins[1].value
+        if (including is None or including.fullmatch(c))
+        and not (excluding and excluding.fullmatch(c))
+    ]
     if len(chosen) > configured_max_deletes(ctx):
         raise refuse_over_limit(target, len(chosen), "Narrow includingConsumers.")
     before_change(target, pins)
     deleter = Deleter(target)
     for name in chosen:
         deleter.delete(consumer_path(target, name))
-    target.note(f"cleared {len(chosen)} consumer(s) of {target.display}"
-                + (f": {', '.join(chosen)}" if chosen else ""))
+    target.note(
+        f"cleared {len(chosen)} consumer(s) of {target.display}"
+        + (f": {', '.join(chosen)}" if chosen else "")
+    )
     return single_row(RESULT, (True,))
 
 
@@ -113,17 +141,48 @@ PROCEDURES = [
     Procedure(
         name="reset_consumer",
         doc="Move a consumer to a snapshot, or delete it when nextSnapshotId is omitted "
-            "(drydock: deleting a consumer that does not exist is an error, Paimon ignores it)",
-        args=(TABLE_ARG, Arg("consumerId", "STRING", required=True, doc="the consumer id",
-                             aliases=("consumer_id",)),
-              Arg("nextSnapshotId", "LONG", doc="the snapshot it reads next (must exist); omitted: delete it",
-                  aliases=("next_snapshot_id",))),
-        result_columns=RESULT, result_types=BOOLEAN, run=reset_consumer),
+        "(drydock: deleting a consumer that does not exist is an error, Paimon ignores it)",
+        args=(
+            TABLE_ARG,
+            Arg(
+                "consumerId",
+                "STRING",
+                required=True,
+                doc="the consumer id",
+                aliases=("consumer_id",),
+            ),
+            Arg(
+                "nextSnapshotId",
+                "LONG",
+                doc="the snapshot it reads next (must exist); omitted: delete it",
+                aliases=("next_snapshot_id",),
+            ),
+        ),
+        result_columns=RESULT,
+        result_types=BOOLEAN,
+        run=reset_consumer,
+    ),
     Procedure(
         name="clear_consumers",
-        doc="Delete consumers whose id matches includingConsumers (default: all) and not excludingConsumers",
-        args=(TABLE_ARG,
-              Arg("includingConsumers", "STRING", doc="regular expression (whole id)", aliases=("including_consumers",)),
-              Arg("excludingConsumers", "STRING", doc="regular expression (whole id)", aliases=("excluding_consumers",))),
-        result_columns=RESULT, result_types=BOOLEAN, run=clear_consumers),
+        doc="Delete consumers whose id matches includingConsumers (default: all) and not "
+        "excludingConsumers",
+        args=(
+            TABLE_ARG,
+            Arg(
+                "includingConsumers",
+                "STRING",
+                doc="regular expression (whole id)",
+                aliases=("including_consumers",),
+            ),
+            Arg(
+                "excludingConsumers",
+                "STRING",
+                doc="regular expression (whole id)",
+                aliases=("excluding_consumers",),
+            ),
+        ),
+        result_columns=RESULT,
+        result_types=BOOLEAN,
+        run=clear_consumers,
+    ),
 ]

@@ -66,7 +66,9 @@ class Root:
 class Refs:
     meta: set[str] = field(default_factory=set)  # manifest lists, manifests, index manifest, stats
     live: set[str] = field(default_factory=set)  # files a reader of this root opens
-    mentioned: set[str] = field(default_factory=set)  # every data file any entry names (ADD or DELETE)
+    mentioned: set[str] = field(
+        default_factory=set
+    )  # every data file any entry names (ADD or DELETE)
 
     def all_live(self) -> set[str]:
         return self.meta | self.live
@@ -107,7 +109,9 @@ class Layout:
             self.target.ctx.check_cancelled()
             with self.file_io.new_input_stream(f"{self.root}/manifest/{name}") as stream:
                 data = stream.read()
-            self._avro[name] = list(cast(Iterable[dict[str, Any]], fastavro.reader(io.BytesIO(data))))
+            self._avro[name] = list(
+                cast(Iterable[dict[str, Any]], fastavro.reader(io.BytesIO(data)))
+            )
         return self._avro[name]
 
     def _list(self, name: str | None, refs: Refs) -> list[str]:
@@ -122,22 +126,35 @@ class Layout:
         return manifests
 
     def refs(self, snapshot: Any) -> Refs:
-        key = (snapshot.base_manifest_list, snapshot.delta_manifest_list,
-               snapshot.changelog_manifest_list or "", snapshot.index_manifest or "", snapshot.statistics or "")
+        key = (
+            snapshot.base_manifest_list,
+            snapshot.delta_manifest_list,
+            snapshot.changelog_manifest_list or "",
+            snapshot.index_manifest or "",
+            snapshot.statistics or "",
+        )
         if key in self._refs:
             return self._refs[key]
         refs = Refs()
         # Ordered merge of base then delta entries (Paimon's FileEntry.mergeEntries): an ADD
         # followed by a DELETE of the same file identity cancels; what remains is live.
         live: dict[tuple[Any, ...], list[str]] = {}
-        for manifest in self._list(snapshot.base_manifest_list, refs) + self._list(snapshot.delta_manifest_list, refs):
+        for manifest in self._list(snapshot.base_manifest_list, refs) + self._list(
+            snapshot.delta_manifest_list, refs
+        ):
             for record in self._read(manifest):
                 entry = dict(record["_FILE"])
                 names = [entry["_FILE_NAME"], *(entry.get("_EXTRA_FILES") or [])]
                 refs.mentioned.update(names)
-                identity = (record["_PARTITION"], record["_BUCKET"], entry["_LEVEL"], entry["_FILE_NAME"],
-                            tuple(entry.get("_EXTRA_FILES") or ()), entry.get("_EMBEDDED_FILE_INDEX"),
-                            entry.get("_EXTERNAL_PATH"))
+                identity = (
+                    record["_PARTITION"],
+                    record["_BUCKET"],
+                    entry["_LEVEL"],
+                    entry["_FILE_NAME"],
+                    tuple(entry.get("_EXTRA_FILES") or ()),
+                    entry.get("_EMBEDDED_FILE_INDEX"),
+                    entry.get("_EXTERNAL_PATH"),
+                )
                 if record["_KIND"] == 0:
                     live[identity] = names
                 else:
@@ -176,15 +193,21 @@ class Layout:
         remote = "://" in self.root and not self.root.startswith("file:")
         scheme = self.root.split("://", 1)[0] + "://" if remote else ""
         found = []
-        for entry in filesystem.get_file_info(pafs.FileSelector(base, recursive=True, allow_not_found=True)):
+        for entry in filesystem.get_file_info(
+            pafs.FileSelector(base, recursive=True, allow_not_found=True)
+        ):
             if entry.type != pafs.FileType.File:
                 continue
-            relative = entry.path[len(base):].lstrip("/")
+            relative = entry.path[len(base) :].lstrip("/")
             if "/" not in relative or relative.split("/", 1)[0] in META_DIRS:
                 continue  # files at the table root are never Paimon data; metadata is never touched
             mtime = entry.mtime.timestamp() if entry.mtime is not None else time.time()
             path = f"{scheme}{entry.path}" if scheme else f"{self.root}/{relative}"
-            found.append(StoredFile(path, relative.rsplit("/", 1)[-1], int(entry.size or 0), int(mtime * 1000)))
+            found.append(
+                StoredFile(
+                    path, relative.rsplit("/", 1)[-1], int(entry.size or 0), int(mtime * 1000)
+                )
+            )
         return sorted(found, key=lambda f: f.path)
 
 
@@ -229,8 +252,9 @@ def write_snapshot_file(target: ResolvedPaimonTable, branch: str, snapshot: Any)
     return bool(target.file_io.try_to_write_atomic(path, JSON.to_json(snapshot, indent=2)))
 
 
-def snapshot_as_latest(target: ResolvedPaimonTable, latest: Any, rolled_back: Any,
-                       properties: dict[str, str]) -> Any:
+def snapshot_as_latest(
+    target: ResolvedPaimonTable, latest: Any, rolled_back: Any, properties: dict[str, str]
+) -> Any:
     """Commit snapshot latest.id + 1 whose contents are exactly ``rolled_back``'s.
 
     Its base manifest list names the target's manifests (base and delta) and its delta list is
@@ -246,14 +270,24 @@ def snapshot_as_latest(target: ResolvedPaimonTable, latest: Any, rolled_back: An
     base, delta = f"manifest-list-{unique}-0", f"manifest-list-{unique}-1"
     base_size, delta_size = lists.write(base, metas), lists.write(delta, [])
     snapshot = Snapshot(
-        version=3, id=latest.id + 1, schema_id=latest.schema_id,
-        base_manifest_list=base, base_manifest_list_size=base_size,
-        delta_manifest_list=delta, delta_manifest_list_size=delta_size,
-        total_record_count=rolled_back.total_record_count, delta_record_count=0,
-        commit_user=f"rollback-to-as-latest-{uuid.uuid4()}", commit_identifier=BATCH_COMMIT_IDENTIFIER,
-        commit_kind="OVERWRITE", time_millis=int(time.time() * 1000),
-        index_manifest=rolled_back.index_manifest, watermark=latest.watermark,
-        next_row_id=latest.next_row_id, properties=properties)
+        version=3,
+        id=latest.id + 1,
+        schema_id=latest.schema_id,
+        base_manifest_list=base,
+        base_manifest_list_size=base_size,
+        delta_manifest_list=delta,
+        delta_manifest_list_size=delta_size,
+        total_record_count=rolled_back.total_record_count,
+        delta_record_count=0,
+        commit_user=f"rollback-to-as-latest-{uuid.uuid4()}",
+        commit_identifier=BATCH_COMMIT_IDENTIFIER,
+        commit_kind="OVERWRITE",
+        time_millis=int(time.time() * 1000),
+        index_manifest=rolled_back.index_manifest,
+        watermark=latest.watermark,
+        next_row_id=latest.next_row_id,
+        properties=properties,
+    )
     if write_snapshot_file(target, MAIN, snapshot):
         write_hint(target, MAIN, "LATEST", snapshot.id)
         return snapshot
@@ -264,8 +298,15 @@ def snapshot_as_latest(target: ResolvedPaimonTable, latest: Any, rolled_back: An
 
 def same_commit(a: Any, b: Any) -> bool:
     """Two snapshot files describe the same commit (a branch's copy of main's snapshot)."""
-    fields = ("id", "base_manifest_list", "delta_manifest_list", "time_millis", "commit_user",
-              "commit_identifier", "schema_id")
+    fields = (
+        "id",
+        "base_manifest_list",
+        "delta_manifest_list",
+        "time_millis",
+        "commit_user",
+        "commit_identifier",
+        "schema_id",
+    )
     return a is not None and b is not None and all(getattr(a, f) == getattr(b, f) for f in fields)
 
 
@@ -278,9 +319,11 @@ def copy_tree(target: ResolvedPaimonTable, source: str, destination: str) -> lis
     src = target.file_io.to_filesystem_path(source).rstrip("/")
     dst = target.file_io.to_filesystem_path(destination).rstrip("/")
     copied = []
-    for entry in filesystem.get_file_info(pafs.FileSelector(src, recursive=True, allow_not_found=True)):
+    for entry in filesystem.get_file_info(
+        pafs.FileSelector(src, recursive=True, allow_not_found=True)
+    ):
         if entry.type == pafs.FileType.File:
-            relative = entry.path[len(src):].lstrip("/")
+            relative = entry.path[len(src) :].lstrip("/")
             target.ctx.check_cancelled()
             filesystem.create_dir(f"{dst}/{relative}".rsplit("/", 1)[0], recursive=True)
             filesystem.copy_file(entry.path, f"{dst}/{relative}")

@@ -18,9 +18,28 @@ from sqlglot import exp
 from drydock.engine.errors import DrydockError
 from drydock.engine.lakehouse.procedures.paimon_common import ResolvedPaimonTable, not_supported
 
-_ALLOWED = (exp.Column, exp.Identifier, exp.Literal, exp.Boolean, exp.Null, exp.Paren, exp.And, exp.Or,
-            exp.Not, exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE, exp.In, exp.Between, exp.Is, exp.Neg,
-            exp.NullSafeEQ)
+_ALLOWED = (
+    exp.Column,
+    exp.Identifier,
+    exp.Literal,
+    exp.Boolean,
+    exp.Null,
+    exp.Paren,
+    exp.And,
+    exp.Or,
+    exp.Not,
+    exp.EQ,
+    exp.NEQ,
+    exp.GT,
+    exp.GTE,
+    exp.LT,
+    exp.LTE,
+    exp.In,
+    exp.Between,
+    exp.Is,
+    exp.Neg,
+    exp.NullSafeEQ,
+)
 _INDEX = "__drydock_partition"
 
 
@@ -34,28 +53,38 @@ def parse_where(target: ResolvedPaimonTable, text: str) -> exp.Expr:
     except DrydockError as exc:
         raise target.bad(f"'where' is not a valid condition: {exc.message}") from None
     if not isinstance(statement, exp.Select) or {k for k, v in statement.args.items() if v} != {
-            "expressions", "from_", "where"}:
+        "expressions",
+        "from_",
+        "where",
+    }:
         raise target.bad("'where' must be one condition (no clauses or statements after it)")
     condition = statement.args["where"].this
     by_lower = {k.lower(): k for k in keys}
     for node in condition.walk():
         if not isinstance(node, _ALLOWED):
-            raise target.bad(f"'where' may use partition columns, literals, comparisons, IN, BETWEEN, IS [NOT] "
-                             f"NULL and AND/OR/NOT only; found {node.key.upper()} in '{node.sql()[:80]}'")
+            raise target.bad(
+                f"'where' may use partition columns, literals, comparisons, IN, BETWEEN, IS [NOT] "
+                f"NULL and AND/OR/NOT only; found {node.key.upper()} in '{node.sql()[:80]}'"
+            )
         if isinstance(node, exp.In) and (node.args.get("query") or node.args.get("unnest")):
             raise target.bad("'where' may not use a subquery")
         if isinstance(node, exp.Column):
             if node.table or node.name.lower() not in by_lower:
-                which = f"({', '.join(keys)})" if keys else f"(and {target.display} is not partitioned)"
-                raise not_supported(target.procedure,
-                                    f"'where' is not supported on column '{node.sql()}': only partition columns "
-                                    f"{which} select the partitions to compact")
+                which = (
+                    f"({', '.join(keys)})" if keys else f"(and {target.display} is not partitioned)"
+                )
+                raise not_supported(
+                    target.procedure,
+                    f"'where' is not supported on column '{node.sql()}': only partition columns "
+                    f"{which} select the partitions to compact",
+                )
             node.set("this", exp.to_identifier(by_lower[node.name.lower()], quoted=True))
     return condition
 
 
-def matching(target: ResolvedPaimonTable, condition: exp.Expr,
-             partitions: set[tuple[Any, ...]]) -> set[tuple[Any, ...]]:
+def matching(
+    target: ResolvedPaimonTable, condition: exp.Expr, partitions: set[tuple[Any, ...]]
+) -> set[tuple[Any, ...]]:
     """The partitions (value tuples in partition-key order) for which ``condition`` is true."""
     import duckdb
     import pyarrow as pa
@@ -72,8 +101,9 @@ def matching(target: ResolvedPaimonTable, condition: exp.Expr,
         sql = f'SELECT "{_INDEX}" FROM partition_values WHERE {condition.sql(dialect="duckdb")}'
         rows = connection.execute(sql).fetchall()
     except duckdb.Error as exc:
-        raise target.bad(f"'where' cannot be evaluated on the partition values: "
-                         f"{str(exc).splitlines()[0][:200]}") from None
+        raise target.bad(
+            f"'where' cannot be evaluated on the partition values: {str(exc).splitlines()[0][:200]}"
+        ) from None
     finally:
         connection.close()
     return {ordered[r[0]] for r in rows}

@@ -8,7 +8,10 @@ import logging
 from drydock.engine.lakehouse.procedures.base import Registry
 
 logger = logging.getLogger(__name__)
-BUILTIN_MODULES = {"lance": "drydock.engine.lakehouse.procedures.lance", "paimon": "drydock.engine.lakehouse.procedures.paimon"}
+BUILTIN_MODULES = {
+    "lance": "drydock.engine.lakehouse.procedures.lance",
+    "paimon": "drydock.engine.lakehouse.procedures.paimon",
+}
 
 
 def default_registry() -> Registry:
