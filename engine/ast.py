@@ -2,7 +2,7 @@
 
 Plain frozen dataclasses with declared fields, one per statement; no behaviour here. A statement's
 handler registers itself on the class (``@handles`` in engine/statements/<family>.py), which this
-module cannot import; its grammar rule's transformer method (grammar/parser.py) builds it.
+module cannot import; its grammar rule's transformer method (grammar/to_statement.py) builds it.
 """
 
 from __future__ import annotations

@@ -33,7 +33,7 @@ class Result:
     last_insert_id: int = 0
     found_rows: int | None = None
     # A result set larger than its first batch: ``rows`` holds the first batch and the rest is
-    # still in the engine, fetched batch by batch while the server sends (engine/sql/query.py).
+    # still in the engine, fetched batch by batch while the server sends (engine/sql/execution.py).
     stream: RowStream | None = None
 
     @property

@@ -66,10 +66,10 @@ class SessionContext:
     row_count: int = -1
     found_rows: int = 0
     # max_execution_time of the statement running now (ms, 0: none): set for a SELECT by
-    # engine/statements/sql.py, applied by engine/sql/query.py
+    # engine/statements/sql.py, applied by engine/sql/execution.py
     time_limit_ms: int = 0
-    # The client's result sets may be streamed (engine/sql/query.py): set by the wire server, whose
-    # connection reads Result.stream to the end; other callers get every row in Result.rows.
+    # The client's result sets may be streamed (engine/sql/execution.py): set by the wire server,
+    # whose connection reads Result.stream to the end; other callers get every row in Result.rows.
     stream_results: bool = False
 
     @property

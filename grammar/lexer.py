@@ -516,8 +516,8 @@ _UNSPLITTABLE = ("\\", "$", "/*", "--", "\x00")
 def constants_abstracted(sql: str, reserved: str) -> str:
     """``sql`` with each plain number and string constant replaced by a marker: two texts with
     the same verdict text differ in constant values only, and a constant is never a relation or
-    a function, so DuckDB's verdict on one holds for the other (engine/sql/query.py keys its
-    verdicts so). Kept as written: a string right after a word character (E'…', x'…'), and a
+    a function, so DuckDB's verdict on one holds for the other (engine/sql/verdict_cache.py keys
+    its verdicts so). Kept as written: a string right after a word character (E'…', x'…'), and a
     string that holds ``reserved`` (lower case)."""
     if any(s in sql for s in _UNSPLITTABLE):
         return sql

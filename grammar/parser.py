@@ -1,105 +1,33 @@
 """Text → statement objects, for the statements drydock owns (see drydock.lark).
 
 ``parse(sql)`` returns a statement object, or ``None`` when the statement belongs to the SQL
-passthrough. A syntax error in an owned statement raises a 1064 DrydockError whose text is
-ANTLR-style, as Doris prints it: ``line 1:29 mismatched input 'FORCE' expecting FORCE_RELEASE``
-(line 1-based, column 0-based, ``<EOF>`` at the end of input).
+passthrough (grammar/owned_prefixes.py ``owns``). A syntax error in an owned statement raises a
+1064 DrydockError whose text is ANTLR-style, as Doris prints it (grammar/syntax_errors.py). Here:
+the parse itself (grammar/lark_parser.py, grammar/to_statement.py) and its caches, by text and by
+shape (grammar/statement_shapes.py).
 """
 
 from __future__ import annotations
 
 import dis
-import enum
-import io
 import re
 import threading
 import types
 from dataclasses import fields, is_dataclass
-from pathlib import Path
 from typing import Any
 
-from lark import Lark, Token, Transformer, UnexpectedCharacters, UnexpectedInput, UnexpectedToken
+from lark import UnexpectedInput
 
 from drydock.engine import ast
-from drydock.engine.errors import DrydockError, Errors
 from drydock.engine.security.redact import SECRET_KEY
 from drydock.engine.support.url_secrets import has_secret
-from drydock.grammar.owned_prefixes import owned_prefixes
+from drydock.grammar.owned_prefixes import owns
 from drydock.grammar.redact import redact_sql
 from drydock.engine.support.lru import Lru
-from drydock.grammar.lexer import after_comments, unquote
+from drydock.grammar.lark_parser import PARSER, TERMINAL_PATTERNS, inline_parser
 from drydock.grammar.statement_shapes import StatementShapeCache
-
-_GRAMMAR = Path(__file__).with_name("drydock.lark")
-
-# DESCRIBE/DESC followed by a query is EXPLAIN, which stays with the passthrough. Whole words only:
-# DESC withdrawals or DESC selection.t describes a table, whose name must not decide the statement.
-_DESCRIBE_QUERY = re.compile(r"\s*desc(ribe)?\s+((select|with)(?![A-Za-z0-9_$])|\()", re.IGNORECASE)
-
-_WORD = re.compile(r"[A-Za-z_]+")
-
-
-class _KeepWordTerminals:
-    """Postlexer that only asks lark to keep IDENTIFIER in the lexer even where no rule uses it.
-
-    Without it a misspelt keyword is a 'token recognition error'; with it, the contextual lexer
-    falls back to IDENTIFIER and the error reads "mismatched input 'confog' expecting CONFIG".
-    """
-
-    always_accept = ("IDENTIFIER", "BACKTICKED")
-
-    def process(self, stream: Any) -> Any:
-        return stream
-
-
-_parser = Lark(
-    _GRAMMAR.read_text(),
-    parser="lalr",
-    start="start",
-    maybe_placeholders=False,
-    postlex=_KeepWordTerminals(),
-)
-_TERMINAL_PATTERNS = {t.name: t.pattern for t in _parser.terminals}
-# Leading words of the statements the grammar owns (grammar/owned_prefixes.py); everything else
-# is passthrough.
-OWNED_PREFIXES: tuple[tuple[str, ...], ...] = owned_prefixes(_parser)
-# Keywords that may also be identifiers; an error that expects an identifier lists only that.
-_NON_RESERVED = {
-    sym.name
-    for rule in _parser.rules
-    if rule.origin.name == "non_reserved"
-    for sym in rule.expansion
-}
-
-
-def leading_words(sql: str, n: int = 3) -> tuple[str, ...]:
-    """The first ``n`` words of ``sql`` upper-cased, skipping comments and whitespace."""
-    words: list[str] = []
-    pos = 0
-    while len(words) < n:
-        pos = after_comments(sql, pos)
-        m = _WORD.match(sql, pos)
-        if not m:
-            break
-        words.append(m.group(0).upper())
-        pos = m.end()
-    return tuple(words)
-
-
-def owns(sql: str) -> bool:
-    words = leading_words(sql)
-    if words[:1] == ("DESCRIBE",):
-        words = ("DESC", *words[1:])
-    if words[:1] == ("DESC",) and _DESCRIBE_QUERY.match(sql):
-        return False
-    return any(
-        words[: len(p)] == p for p in _PREFIXES_BY_FIRST_WORD.get(words[0] if words else "", ())
-    )
-
-
-_PREFIXES_BY_FIRST_WORD: dict[str, list[tuple[str, ...]]] = {}
-for _prefix in OWNED_PREFIXES:
-    _PREFIXES_BY_FIRST_WORD.setdefault(_prefix[0], []).append(_prefix)
+from drydock.grammar.syntax_errors import syntax_error
+from drydock.grammar.to_statement import ToStatement
 
 
 def parse(sql: str) -> ast.Statement | None:
@@ -150,12 +78,12 @@ def _shapes() -> StatementShapeCache:
     global _shape_cache
     if _shape_cache is None:
         keywords = frozenset(
-            t.pattern.value.upper() for t in _parser.terminals if t.pattern.type == "str"
+            t.pattern.value.upper() for t in PARSER.terminals if t.pattern.type == "str"
         )
         # word-like terminals other than IDENTIFIER: a word one of them matches is never a slot
         others = tuple(
             re.compile(t.pattern.to_regexp())
-            for t in _parser.terminals
+            for t in PARSER.terminals
             if t.pattern.type == "re"
             and t.name != "IDENTIFIER"
             and re.fullmatch(t.pattern.to_regexp(), "abc_Z9$")
@@ -173,18 +101,18 @@ def reserved_spellings() -> frozenset[str]:
 
     Every terminal's name and literal, every rule's name of several words, every run of keywords
     in a rule joined (IF NOT EXISTS → IF_NOT_EXISTS: what a transformer might stand for the clause
-    by), and every word-like string the transformer below holds (tags such as "PASSWORD" or
-    "STRING", read from its code, so a tag added later is covered without a list to keep). A value
-    equal to one of them may only mean a name, but a transformer that compared it with that word
-    would read it as a clause.
+    by), and every word-like string the transformer (grammar/to_statement.py) holds (tags such as
+    "PASSWORD" or "STRING", read from its code, so a tag added later is covered without a list to
+    keep). A value equal to one of them may only mean a name, but a transformer that compared it
+    with that word would read it as a clause.
     """
     words: set[str] = set()
-    for terminal in _parser.terminals:
+    for terminal in PARSER.terminals:
         words.add(terminal.name)
         if terminal.pattern.type == "str":
             words.add(terminal.pattern.value)
-    keyword_names = {t.name for t in _parser.terminals if t.pattern.type == "str"}
-    for rule in _parser.rules:
+    keyword_names = {t.name for t in PARSER.terminals if t.pattern.type == "str"}
+    for rule in PARSER.rules:
         if "_" in rule.origin.name:
             # a rule of several words names a clause (if_exists), what a transformer might stand for
             # it by; a one-word rule (name, host, string, start) names a kind of value, and those
@@ -193,13 +121,13 @@ def reserved_spellings() -> frozenset[str]:
         run: list[str] = []
         for symbol in (*rule.expansion, None):
             if symbol is not None and symbol.name in keyword_names:
-                run.append(str(_TERMINAL_PATTERNS[symbol.name].value))
+                run.append(str(TERMINAL_PATTERNS[symbol.name].value))
                 continue
             for start in range(len(run)):  # every contiguous run of two or more keywords
                 for end in range(start + 2, len(run) + 1):
                     words.add("_".join(run[start:end]))
             run = []
-    words.update(_constants_of(_ToStatement))
+    words.update(_constants_of(ToStatement))
     return frozenset(w for w in words if _WORDLIKE.fullmatch(w))
 
 
@@ -254,539 +182,17 @@ def _secret_in(value: Any) -> bool:
     return False
 
 
-# The same parser with _ToStatement applied as the LALR parser reduces, so that no parse tree is
-# built (~35% less time per statement: an index admission parses one). Loaded from _parser's own
-# tables (Lark's save/load: no second grammar analysis). Anything but a statement from it — a
-# syntax error above all — is parsed again by _parser, so every error reads exactly as before.
-_inline: Lark | None = None
-
-
-def _inline_parser() -> Lark:
-    global _inline
-    if _inline is None:
-        buffer = io.BytesIO()
-        _parser.save(buffer)
-        buffer.seek(0)
-        # Lark.load() takes no options; _load is what it calls, with the options a load may change
-        _inline = Lark.__new__(Lark)._load(
-            buffer, transformer=_ToStatement(), postlex=_KeepWordTerminals()
-        )
-    return _inline
-
-
 def _parse_owned(sql: str) -> ast.Statement:
     try:
-        statement = _inline_parser().parse(sql)
+        statement = inline_parser().parse(sql)
     except Exception:  # noqa: BLE001 - re-parsed below, which raises the error it always raised
         statement = None
     if isinstance(statement, ast.Statement):
         return statement
     try:
-        tree = _parser.parse(sql)
+        tree = PARSER.parse(sql)
     except UnexpectedInput as exc:
         raise syntax_error(exc, sql) from None
-    result = _ToStatement().transform(tree)
+    result = ToStatement().transform(tree)
     assert isinstance(result, ast.Statement)
     return result
-
-
-# -- error text -------------------------------------------------------------------------------
-def _display_terminal(name: str) -> str:
-    if name == "$END":
-        return "<EOF>"
-    pattern = _TERMINAL_PATTERNS.get(name)
-    if pattern is not None and pattern.type == "str" and not name.isupper():
-        return f"'{pattern.value}'"
-    if (
-        pattern is not None
-        and pattern.type == "str"
-        and not re.fullmatch(r"[A-Z_]+", pattern.value.upper())
-    ):
-        return f"'{pattern.value}'"
-    return name
-
-
-def syntax_error(exc: UnexpectedInput, sql: str) -> DrydockError:
-    if isinstance(exc, UnexpectedToken):
-        token = exc.token
-        text = "<EOF>" if token.type == "$END" else str(token)
-        line = token.line if token.type != "$END" else sql.count("\n") + 1
-        column = (
-            (token.column - 1)
-            if token.type != "$END" and token.column
-            else len(sql.rsplit("\n", 1)[-1])
-        )
-        # `accepts` is what the parser would really take after pending reductions; `expected` is the
-        # raw LALR lookahead set, which over-approximates.
-        names = set(exc.accepts or exc.expected)
-        if "IDENTIFIER" in names:
-            names = {n for n in names if n not in _NON_RESERVED and n != "BACKTICKED"}
-        expected = sorted({_display_terminal(t) for t in names if not t.startswith("__")})
-        want = expected[0] if len(expected) == 1 else "{" + ", ".join(expected) + "}"
-        detail = f"line {line}:{column} mismatched input '{text}' expecting {want}"
-    elif isinstance(exc, UnexpectedCharacters):
-        at = sql[exc.pos_in_stream or 0]
-        detail = f"line {exc.line}:{exc.column - 1} token recognition error at: '{at}'"
-    else:  # UnexpectedEOF and anything lark adds later
-        line, column = getattr(exc, "line", 1), max(getattr(exc, "column", 1) - 1, 0)
-        detail = f"line {line}:{column} mismatched input '<EOF>'"
-    return Errors.PARSE.error(detail=detail)
-
-
-# -- tree → statements ------------------------------------------------------------------------
-def user_variable_name(text: str) -> str:
-    """``@name`` / ``@`name``` / ``@'name'`` / ``@"name"`` → name (as written; MySQL compares
-    user variable names case-insensitively)."""
-    body = text[1:]
-    if body[:1] == "`":
-        return body[1:-1].replace("``", "`")
-    if body[:1] in ("'", '"'):
-        return unquote(body)
-    return body
-
-
-class _Quoted(str):
-    """A value that was written as a string literal (SHOW ... WHERE must tell them from names)."""
-
-
-class _Clause(enum.Enum):
-    """An optional clause the grammar matched (``if_exists``, ``if_not_exists``).
-
-    Not a str: a statement's flags come from which rules the parse reduced, never from a value. As
-    the strings "IF_EXISTS" / "IF_NOT_EXISTS" they equalled a catalog, role or index *named*
-    IF_EXISTS: ``DROP CATALOG IF_EXISTS`` came out as DROP CATALOG IF EXISTS, a statement shape
-    learnt from ``DROP CATALOG x`` (grammar/statement_shapes.py) did not, and ``CREATE INDEX
-    IF_NOT_EXISTS ON t (a) USING ann`` lost its name. Members compare by identity.
-    """
-
-    IF_EXISTS = "IF EXISTS"
-    IF_NOT_EXISTS = "IF NOT EXISTS"
-
-
-def _has(items: list[Any], clause: _Clause) -> bool:
-    return any(item is clause for item in items)
-
-
-def _names(items: list[Any]) -> list[str]:
-    """The names and strings among a rule's children: neither keyword tokens nor clauses."""
-    return [i for i in items if isinstance(i, str) and not isinstance(i, Token)]
-
-
-class _ToStatement(Transformer[Token, Any]):
-    # lexical
-    def string(self, items: list[Token]) -> str:
-        return _Quoted(unquote(str(items[0])))
-
-    def literal(self, items: list[Any]) -> str:
-        return (
-            items[0]
-            if isinstance(items[0], str) and not isinstance(items[0], Token)
-            else str(items[0])
-        )
-
-    def identifier(self, items: list[Any]) -> str:
-        text = str(items[0])
-        return text[1:-1].replace("``", "`") if text.startswith("`") else text
-
-    def non_reserved(self, items: list[Token]) -> Token:
-        return items[0]
-
-    def start(self, items: list[Any]) -> ast.Statement:
-        return items[0]
-
-    # admin
-    def config_pair(self, items: list[Any]) -> tuple[str, str]:
-        key, value = [i for i in items if not (isinstance(i, Token) and i.type == "EQ")]
-        return (key, value)
-
-    def admin_set_frontend_config(self, items: list[Any]) -> ast.AdminSetFrontendConfig:
-        return ast.AdminSetFrontendConfig(tuple(i for i in items if isinstance(i, tuple)))
-
-    def admin_show_frontend_config(self, items: list[Any]) -> ast.AdminShowFrontendConfig:
-        like = items[-1] if len(items) == 6 else None
-        return ast.AdminShowFrontendConfig(like=like)
-
-    # diagnostics
-    def limit_clause(self, items: list[Token]) -> tuple[int, int]:
-        numbers = [int(t) for t in items if t.type == "INT"]
-        return (0, numbers[0]) if len(numbers) == 1 else (numbers[0], numbers[1])
-
-    def _diag(self, items: list[Any], errors_only: bool) -> ast.ShowDiagnostics:
-        limit = next((i for i in items if isinstance(i, tuple)), None)
-        if limit is None:
-            return ast.ShowDiagnostics(errors_only=errors_only)
-        return ast.ShowDiagnostics(errors_only=errors_only, offset=limit[0], limit=limit[1])
-
-    def show_warnings(self, items: list[Any]) -> ast.ShowDiagnostics:
-        return self._diag(items, errors_only=False)
-
-    def show_errors(self, items: list[Any]) -> ast.ShowDiagnostics:
-        return self._diag(items, errors_only=True)
-
-    def show_count_warnings(self, items: list[Any]) -> ast.ShowDiagnostics:
-        return ast.ShowDiagnostics(errors_only=False, count_only=True)
-
-    def show_count_errors(self, items: list[Any]) -> ast.ShowDiagnostics:
-        return ast.ShowDiagnostics(errors_only=True, count_only=True)
-
-    # users and roles
-    def name(self, items: list[Any]) -> str:
-        return items[0] if not isinstance(items[0], Token) else str(items[0])
-
-    def host(self, items: list[Any]) -> str:
-        return str(items[0])
-
-    def user_identity(self, items: list[Any]) -> ast.UserSpec:
-        return ast.UserSpec(items[0], items[1] if len(items) > 1 else "%")
-
-    def if_not_exists(self, items: list[Any]) -> _Clause:
-        return _Clause.IF_NOT_EXISTS
-
-    def if_exists(self, items: list[Any]) -> _Clause:
-        return _Clause.IF_EXISTS
-
-    def identified_by(self, items: list[Any]) -> tuple[str, str]:
-        return ("PASSWORD", items[-1])
-
-    def default_role(self, items: list[Any]) -> tuple[str, str]:
-        return ("ROLE", items[-1])
-
-    def password_value(self, items: list[Any]) -> tuple[str, str]:
-        return ("PASSWORD", next(i for i in items if not isinstance(i, Token)))
-
-    @staticmethod
-    def _tagged(items: list[Any], tag: str) -> Any:
-        return next((i[1] for i in items if isinstance(i, tuple) and i[0] == tag), None)
-
-    def create_user(self, items: list[Any]) -> ast.CreateUser:
-        user = next(i for i in items if isinstance(i, ast.UserSpec))
-        return ast.CreateUser(
-            user=user,
-            password=self._tagged(items, "PASSWORD") or "",
-            if_not_exists=_has(items, _Clause.IF_NOT_EXISTS),
-            default_role=self._tagged(items, "ROLE"),
-        )
-
-    def drop_user(self, items: list[Any]) -> ast.DropUser:
-        user = next(i for i in items if isinstance(i, ast.UserSpec))
-        return ast.DropUser(user=user, if_exists=_has(items, _Clause.IF_EXISTS))
-
-    def alter_user(self, items: list[Any]) -> ast.AlterUser:
-        user = next(i for i in items if isinstance(i, ast.UserSpec))
-        return ast.AlterUser(
-            user=user,
-            password=self._tagged(items, "PASSWORD"),
-            if_exists=_has(items, _Clause.IF_EXISTS),
-        )
-
-    def set_password(self, items: list[Any]) -> ast.SetPassword:
-        user = next((i for i in items if isinstance(i, ast.UserSpec)), None)
-        return ast.SetPassword(user=user, password=self._tagged(items, "PASSWORD"))
-
-    def create_role(self, items: list[Any]) -> ast.CreateRole:
-        return ast.CreateRole(name=items[-1], if_not_exists=_has(items, _Clause.IF_NOT_EXISTS))
-
-    def drop_role(self, items: list[Any]) -> ast.DropRole:
-        return ast.DropRole(name=items[-1], if_exists=_has(items, _Clause.IF_EXISTS))
-
-    def show_roles(self, items: list[Any]) -> ast.ShowRoles:
-        return ast.ShowRoles()
-
-    # privileges
-    def privilege(self, items: list[Token]) -> str:
-        words = [str(t).upper() for t in items]
-        return "GRANT" if words == ["GRANT", "OPTION"] else " ".join(words)
-
-    def privilege_list(self, items: list[str]) -> tuple[str, ...]:
-        return tuple(items)
-
-    def role_list(self, items: list[str]) -> tuple[str, ...]:
-        return tuple(items)
-
-    def target_part(self, items: list[Any]) -> str | None:
-        return items[0] if items else None  # None: the bare wildcard; `*` backticked is a name
-
-    def privilege_target(self, items: list[str]) -> ast.PrivilegeTarget:
-        return ast.PrivilegeTarget(tuple(items))
-
-    def grantee(self, items: list[Any]) -> tuple[str, Any]:
-        return ("ROLE", items[-1]) if len(items) == 2 else ("USER", items[0])
-
-    def _privileges(self, items: list[Any], cls: Any) -> Any:
-        privileges, target, (kind, who) = items[1], items[3], items[5]
-        if kind == "ROLE":
-            return cls(privileges=privileges, target=target, role=who)
-        return cls(privileges=privileges, target=target, user=who)
-
-    def grant_privileges(self, items: list[Any]) -> ast.GrantPrivileges:
-        return self._privileges(items, ast.GrantPrivileges)
-
-    def revoke_privileges(self, items: list[Any]) -> ast.RevokePrivileges:
-        return self._privileges(items, ast.RevokePrivileges)
-
-    def grant_role(self, items: list[Any]) -> ast.GrantRole:
-        return ast.GrantRole(roles=items[1], user=items[3])
-
-    def revoke_role(self, items: list[Any]) -> ast.RevokeRole:
-        return ast.RevokeRole(roles=items[1], user=items[3])
-
-    def show_grants(self, items: list[Any]) -> ast.ShowGrants:
-        user = next((i for i in items if isinstance(i, ast.UserSpec)), None)
-        all_users = any(isinstance(i, Token) and i.type == "ALL" for i in items)
-        return ast.ShowGrants(user=user, all_users=all_users)
-
-    # audit, internal catalog
-    def show_audit(self, items: list[Any]) -> ast.ShowAudit:
-        numbers = [int(t) for t in items if isinstance(t, Token) and t.type == "INT"]
-        return ast.ShowAudit(limit=numbers[0]) if numbers else ast.ShowAudit()
-
-    def qualified_name(self, items: list[str]) -> tuple[str, ...]:
-        return tuple(items)
-
-    def show_create_table(self, items: list[Any]) -> ast.ShowCreateTable:
-        return ast.ShowCreateTable(parts=items[-1])
-
-    # catalogs and metadata
-    @staticmethod
-    def _like(items: list[Any]) -> str | None:
-        for i, item in enumerate(items):
-            if isinstance(item, Token) and item.type == "LIKE":
-                return items[i + 1]
-        return None
-
-    @staticmethod
-    def _keyword(items: list[Any], *types: str) -> bool:
-        return any(isinstance(i, Token) and i.type in types for i in items)
-
-    def property_list(self, items: list[Any]) -> tuple[tuple[str, str], ...]:
-        return tuple(items)
-
-    def create_catalog(self, items: list[Any]) -> ast.CreateCatalog:
-        names = _names(items)
-        comment = ""
-        for i, item in enumerate(items):
-            if isinstance(item, Token) and item.type == "COMMENT":
-                comment = items[i + 1]
-        return ast.CreateCatalog(
-            name=names[0],
-            properties=items[-1],
-            comment=comment,
-            if_not_exists=_has(items, _Clause.IF_NOT_EXISTS),
-        )
-
-    def drop_catalog(self, items: list[Any]) -> ast.DropCatalog:
-        return ast.DropCatalog(name=items[-1], if_exists=_has(items, _Clause.IF_EXISTS))
-
-    def alter_catalog_rename(self, items: list[Any]) -> ast.AlterCatalogRename:
-        return ast.AlterCatalogRename(name=items[2], new_name=items[4])
-
-    def alter_catalog_set_properties(self, items: list[Any]) -> ast.AlterCatalogSetProperties:
-        return ast.AlterCatalogSetProperties(name=items[2], properties=items[-1])
-
-    def show_catalogs(self, items: list[Any]) -> ast.ShowCatalogs:
-        return ast.ShowCatalogs(like=self._like(items))
-
-    def show_create_catalog(self, items: list[Any]) -> ast.ShowCreateCatalog:
-        return ast.ShowCreateCatalog(name=items[-1])
-
-    def switch(self, items: list[Any]) -> ast.Switch:
-        return ast.Switch(catalog=items[-1])
-
-    def use(self, items: list[Any]) -> ast.Use:
-        return ast.Use(parts=items[-1])
-
-    def refresh(self, items: list[Any]) -> ast.Refresh:
-        return ast.Refresh(kind=str(items[1]).upper(), parts=items[-1])
-
-    def show_databases(self, items: list[Any]) -> ast.ShowDatabases:
-        catalog = None
-        for i, item in enumerate(items):
-            if isinstance(item, Token) and item.type == "FROM":
-                catalog = items[i + 1]
-        return ast.ShowDatabases(catalog=catalog, like=self._like(items))
-
-    def show_tables(self, items: list[Any]) -> ast.ShowTables:
-        parts = next((i for i in items if isinstance(i, tuple)), ())
-        return ast.ShowTables(
-            parts=parts, like=self._like(items), full=self._keyword(items, "FULL")
-        )
-
-    def describe(self, items: list[Any]) -> ast.Describe:
-        return ast.Describe(parts=items[-1])
-
-    def show_columns(self, items: list[Any]) -> ast.ShowColumns:
-        names = [i for i in items if isinstance(i, tuple)]
-        # FROM t FROM db (either may be qualified): the database part of the table comes from the
-        # second
-        parts = names[0] if len(names) == 1 else (*names[1], names[0][-1])
-        return ast.ShowColumns(
-            parts=parts, full=self._keyword(items, "FULL"), like=self._like(items)
-        )
-
-    def show_index(self, items: list[Any]) -> ast.ShowIndex:
-        return ast.ShowIndex(parts=items[-1])
-
-    # Lance index jobs
-    def index_columns(self, items: list[str]) -> tuple[str, ...]:
-        return tuple(items)
-
-    def index_properties(self, items: list[Any]) -> tuple[tuple[str, str], ...]:
-        return items[-1]
-
-    def create_index(self, items: list[Any]) -> ast.CreateIndex:
-        or_replace = self._keyword(items, "REPLACE")
-        names = _names(items)
-        tuples = [i for i in items if isinstance(i, tuple)]
-        table, columns = tuples[0], tuples[1]
-        properties = tuples[2] if len(tuples) > 2 else ()
-        using = (
-            names[1].upper() if len(names) > 1 else ""
-        )  # none: a plain index on an internal table
-        return ast.CreateIndex(
-            name=names[0],
-            table=table,
-            columns=columns,
-            using=using,
-            properties=properties,
-            or_replace=or_replace,
-            if_not_exists=_has(items, _Clause.IF_NOT_EXISTS),
-        )
-
-    def drop_index(self, items: list[Any]) -> ast.DropIndex:
-        names = _names(items)
-        return ast.DropIndex(
-            name=names[0], table=items[-1], if_exists=_has(items, _Clause.IF_EXISTS)
-        )
-
-    def operand(self, items: list[Any]) -> tuple[str, str]:
-        item = items[0]
-        if isinstance(item, Token):
-            return ("NUMBER", str(item))
-        kind = "STRING" if isinstance(item, _Quoted) else "IDENT"
-        return (kind, item)
-
-    def comparison(self, items: list[Any]) -> ast.Predicate:
-        (lkind, left), op, (rkind, right) = items[0], str(items[1]).upper(), items[2]
-        return ast.Predicate(
-            left=left,
-            op=op,
-            right=right,
-            left_is_column=lkind == "IDENT",
-            right_is_string=rkind == "STRING",
-        )
-
-    def where_connective(self, items: list[Token]) -> str:
-        return str(items[0]).upper()
-
-    def where_expr(self, items: list[Any]) -> ast.WhereClause:
-        return ast.WhereClause(
-            predicates=tuple(i for i in items if isinstance(i, ast.Predicate)),
-            connectives=tuple(i for i in items if isinstance(i, str)),
-        )
-
-    def show_lance_index_jobs(self, items: list[Any]) -> ast.ShowLanceIndexJobs:
-        scope = next((i for i in items if isinstance(i, tuple)), ())
-        where = next((i for i in items if isinstance(i, ast.WhereClause)), None)
-        return ast.ShowLanceIndexJobs(scope=scope, where=where)
-
-    @staticmethod
-    def _job_id(items: list[Any]) -> int:
-        return int(next(i for i in items if isinstance(i, Token) and i.type == "INT"))
-
-    def show_lance_index_job(self, items: list[Any]) -> ast.ShowLanceIndexJob:
-        return ast.ShowLanceIndexJob(job_id=self._job_id(items))
-
-    def resolve_lance_index_job(self, items: list[Any]) -> ast.ResolveLanceIndexJob:
-        return ast.ResolveLanceIndexJob(job_id=self._job_id(items), note=items[-1])
-
-    def cancel_lance_index_job(self, items: list[Any]) -> ast.CancelLanceIndexJob:
-        return ast.CancelLanceIndexJob(job_id=self._job_id(items))
-
-    def show_backends(self, items: list[Any]) -> ast.ShowBackends:
-        return ast.ShowBackends()
-
-    def show_frontends(self, items: list[Any]) -> ast.ShowFrontends:
-        return ast.ShowFrontends()
-
-    # procedures
-    def call_value(self, items: list[Any]) -> tuple[str | None, str]:
-        item = items[0]
-        if isinstance(item, _Quoted):
-            return str(item), "STRING"
-        if item.type in ("TRUE", "FALSE"):
-            return str(item).lower(), "BOOLEAN"
-        if item.type == "NULL":
-            return None, "NULL"
-        return str(item), "NUMBER"
-
-    def call_argument(self, items: list[Any]) -> ast.CallArgument:
-        value, kind = items[-1]
-        name = str(items[0]) if len(items) == 3 else None
-        return ast.CallArgument(name=name, value=value, kind=kind)
-
-    def call_procedure(self, items: list[Any]) -> ast.CallProcedure:
-        parts = next(i for i in items if isinstance(i, tuple))
-        return ast.CallProcedure(
-            parts=parts, arguments=tuple(i for i in items if isinstance(i, ast.CallArgument))
-        )
-
-    def show_procedures(self, items: list[Any]) -> ast.ShowProcedures:
-        names = _names(items)
-        return ast.ShowProcedures(catalog=names[0] if names else None)
-
-    def show_procedure(self, items: list[Any]) -> ast.ShowProcedure:
-        return ast.ShowProcedure(parts=items[-1])
-
-    # server information
-    def show_engines(self, items: list[Any]) -> ast.ShowEngines:
-        return ast.ShowEngines()
-
-    def show_charset(self, items: list[Any]) -> ast.ShowCharset:
-        return ast.ShowCharset(like=self._like(items))
-
-    def show_collation(self, items: list[Any]) -> ast.ShowCollation:
-        return ast.ShowCollation(like=self._like(items))
-
-    def show_plugins(self, items: list[Any]) -> ast.ShowPlugins:
-        return ast.ShowPlugins()
-
-    def show_processlist(self, items: list[Any]) -> ast.ShowProcesslist:
-        return ast.ShowProcesslist(full=self._keyword(items, "FULL"))
-
-    def show_table_status(self, items: list[Any]) -> ast.ShowTableStatus:
-        parts = next((i for i in items if isinstance(i, tuple)), None)
-        return ast.ShowTableStatus(parts=parts, like=self._like(items))
-
-    def show_routine_status(self, items: list[Any]) -> ast.ShowRoutineStatus:
-        return ast.ShowRoutineStatus(
-            function=self._keyword(items, "FUNCTION"), like=self._like(items)
-        )
-
-    # SQL-level prepared statements
-    def user_variable(self, items: list[Token]) -> tuple[str, str]:
-        return ("USER_VARIABLE", user_variable_name(str(items[0])))
-
-    def prepare(self, items: list[Any]) -> ast.Prepare:
-        name, source = items[1], items[-1]
-        if isinstance(source, tuple):
-            return ast.Prepare(name=name, from_variable=source[1])
-        return ast.Prepare(name=name, text=str(source))
-
-    def execute_prepared(self, items: list[Any]) -> ast.ExecutePrepared:
-        return ast.ExecutePrepared(
-            name=items[1], using=tuple(i[1] for i in items if isinstance(i, tuple))
-        )
-
-    def deallocate_prepare(self, items: list[Any]) -> ast.DeallocatePrepare:
-        return ast.DeallocatePrepare(name=items[-1])
-
-    # session
-    def kill_kind(self, items: list[Token]) -> str:
-        return str(items[0]).upper()
-
-    def kill(self, items: list[Any]) -> ast.Kill:
-        kind = next(
-            (i for i in items if isinstance(i, str) and not isinstance(i, Token)), "CONNECTION"
-        )
-        number = next(i for i in items if isinstance(i, Token) and i.type == "INT")
-        return ast.Kill(connection_id=int(number), query_only=kind == "QUERY")

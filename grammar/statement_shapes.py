@@ -11,8 +11,8 @@ values there, without Lark.
 Why a slot's value cannot change the parse:
 
 - a word that is no keyword of the grammar lexes as IDENTIFIER wherever it stands (the contextual
-  lexer always accepts IDENTIFIER: parser._KeepWordTerminals); a word that spells a keyword, in any
-  case, is never a slot, nor is one any other word-like terminal would match;
+  lexer always accepts IDENTIFIER: lark_parser.KeepWordTerminals); a word that spells a keyword, in
+  any case, is never a slot, nor is one any other word-like terminal would match;
 - a quoted string without escapes or doubled quotes is one SINGLE_QUOTED / DOUBLE_QUOTED token, a
   backticked name without doubled backticks one BACKTICKED token, whatever it holds;
 - LALR decides on token types only, so every text of a shape has the same reductions;

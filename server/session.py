@@ -50,6 +50,7 @@ from drydock.engine.sql.session_variables import (  # noqa: F401
 from drydock.engine.sql.session_variables import ConfiguredSessionVariables
 from drydock.grammar import lexer
 from drydock.grammar import parser as grammar
+from drydock.grammar.owned_prefixes import owns
 from drydock.grammar import shapes
 from drydock.grammar import sql as sql_grammar
 from drydock.server import memory, sql_prepared
@@ -524,7 +525,7 @@ def check_syntax(sql: str) -> None:
     """PREPARE: the 1064 / 1065 that running ``sql`` would raise for its syntax, now. Owned
     statements with placeholders are checked when executed (the grammar has no ``?``)."""
     text = lexer.statement_text(sql)
-    if grammar.owns(text):
+    if owns(text):
         if not count_placeholders(text):
             grammar.parse(text)
         return

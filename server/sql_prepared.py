@@ -27,7 +27,7 @@ from drydock.engine.results import Result
 from drydock.engine.session import SessionContext
 from drydock.engine.sql.user_variables import get_user_variable
 from drydock.grammar.lexer import DEFAULT_MODE, TextMode, canonical
-from drydock.grammar.parser import leading_words
+from drydock.grammar.owned_prefixes import leading_words
 from drydock.server.prepared import bind_parameters, count_placeholders
 
 MAX_PREPARED_STATEMENTS = 16382  # MySQL's default max_prepared_stmt_count (per session here)

@@ -20,6 +20,10 @@ import threading
 import time
 from collections.abc import Callable
 
+import duckdb
+
+from drydock.engine.errors import DrydockError, Errors
+
 logger = logging.getLogger(__name__)
 
 RETRY_SECONDS = 0.1
@@ -121,3 +125,56 @@ class Deadlines:
 
 
 DEADLINES = Deadlines()
+
+
+class SessionDeadline:
+    """max_execution_time of one session's statements, on its DuckDB cursor: a part of
+    QuerySession (engine/sql/query.py), which sets these in its __init__."""
+
+    _cursor: duckdb.DuckDBPyConnection
+    # the armed deadline of the running statement, and whether it fired (an InterruptException is
+    # then 3024, not KILL QUERY's 1317)
+    _deadline_lock: threading.Lock
+    _deadline: Deadline | None
+    _deadline_token: object
+    _deadline_fired: bool
+
+    def limit_time(self, milliseconds: int) -> None:
+        """Interrupt this session's statement once it has run ``milliseconds`` (0: no limit);
+        replaces any earlier limit. :meth:`end_time_limit` disarms it: a statement whose rows are
+        fetched after :meth:`run` returns must keep it armed until its last row."""
+        with self._deadline_lock:
+            if self._deadline is not None:
+                self._deadline.cancel()
+                self._deadline = None
+            self._deadline_fired = False
+            if milliseconds <= 0:
+                return
+            token = object()  # this statement's: a deadline popped just before it was cancelled
+            self._deadline_token = token  # (the thread already holds it) must not fire on the next
+            self._deadline = DEADLINES.arm(
+                milliseconds / 1000, lambda: self._deadline_passed(token)
+            )
+
+    def end_time_limit(self) -> None:
+        with self._deadline_lock:
+            if self._deadline is not None:
+                self._deadline.cancel()
+                self._deadline = None
+
+    def _deadline_passed(self, token: object) -> bool:
+        """On the deadlines thread: interrupt, and keep interrupting (every 0.1 s) until the
+        statement ends and disarms the deadline."""
+        with self._deadline_lock:
+            if self._deadline is None or self._deadline_token is not token:
+                return False
+            self._deadline_fired = True
+            self._cursor.interrupt()
+            return True
+
+    def interrupted_error(self) -> DrydockError:
+        """The error of a statement DuckDB reports as interrupted: 3024 when its max_execution_time
+        passed, else KILL QUERY's 1317."""
+        with self._deadline_lock:
+            fired = self._deadline_fired
+        return Errors.EXECUTION_TIME_EXCEEDED.error() if fired else Errors.QUERY_INTERRUPTED.error()

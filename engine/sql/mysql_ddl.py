@@ -15,9 +15,8 @@
   (``AUTO_INCREMENT = n`` starts it at n).
 
 The statements to run before (sequences) and after (the ON UPDATE marks) are returned for the
-executor (engine/sql/query.py) to run in the same transaction as the CREATE TABLE; DROP TABLE drops
-a
-table's sequence with it (:func:`sequences_of`).
+executor (engine/sql/execution.py) to run in the same transaction as the CREATE TABLE; DROP TABLE
+drops a table's sequence with it (:func:`sequences_of`).
 """
 
 from __future__ import annotations

@@ -2,7 +2,8 @@
 
 parse (grammar/sql.py) → bind session values (``@@x``, ``@v``, ``DATABASE()``, …) as literals →
 resolve the relations it touches (engine/sql/sql_relations.py) → authorize exactly those → execute
-the resolved statement (engine/sql/query.py, which checks DuckDB's own parse of the final text).
+the resolved statement (engine/sql/query.py; engine/sql/verdict_cache.py checks DuckDB's own parse
+of the final text).
 SET, SHOW VARIABLES/STATUS/COLUMNS…, DESCRIBE and BEGIN/COMMIT/ROLLBACK are answered here too:
 no statement is answered by code drydock does not own.
 """
@@ -95,16 +96,15 @@ def run_sql(engine: Engine, stmt: ast.SqlStatement, ctx: SessionContext) -> Resu
         counting = statement_info.found_rows_query(own)
         ctx.time_limit_ms = session_limits.execution_time_ms(own, ctx, _time_ceiling(engine, ctx))
         try:
-            # the client's own query streams its rows (engine/sql/query.py), unless another query
-            # must
-            # run on the session's cursor after it (SQL_CALC_FOUND_ROWS)
+            # the client's own query streams its rows (engine/sql/execution.py), unless another
+            # query must run on the session's cursor after it (SQL_CALC_FOUND_ROWS)
             result = run_query(engine, own, ctx, stream=ctx.stream_results and counting is None)
             result.warnings.extend(skipped)
             if counting is not None:
                 result.found_rows = evaluate_rows(engine, counting, ctx)
         finally:
             ctx.time_limit_ms = (
-                0  # armed by then (engine/sql/query.py); a stream keeps it to its end
+                0  # armed by then (engine/sql/execution.py); a stream keeps it to its end
             )
         return result
     except RecursionError:  # a statement nested deeper than the tree walkers go

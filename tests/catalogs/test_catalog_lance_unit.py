@@ -18,7 +18,7 @@ from drydock.engine.lakehouse.catalogs.base import TimeTravel
 from drydock.engine.lakehouse.catalogs.lance import LanceConnector, parse_timestamp
 from drydock.engine.lakehouse.catalogs.lance_types import arrow_type, for_duckdb
 from drydock.engine.errors import DrydockError, Errors
-from drydock.engine.sql.query import _count_star_table
+from drydock.engine.sql.count_pushdown import _count_star_table
 from drydock.engine.session import SessionContext
 
 SECRET = "unit-secret-93b1"

@@ -6,7 +6,9 @@ import pytest
 
 from drydock.engine import ast
 from drydock.engine.errors import DrydockError
-from drydock.grammar.parser import leading_words, owns, parse, unquote
+from drydock.grammar.lexer import unquote
+from drydock.grammar.owned_prefixes import leading_words, owns
+from drydock.grammar.parser import parse
 
 PARSES = [
     ('ADMIN SET FRONTEND CONFIG ("a" = "b")', ast.AdminSetFrontendConfig((("a", "b"),))),

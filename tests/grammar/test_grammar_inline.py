@@ -12,16 +12,19 @@ from lark import UnexpectedInput
 
 from drydock.engine.errors import DrydockError
 from drydock.grammar import parser as grammar
+from drydock.grammar.lark_parser import PARSER, inline_parser
+from drydock.grammar.syntax_errors import syntax_error
+from drydock.grammar.to_statement import ToStatement
 from tests.wire.test_fuzz import EXAMPLES, STATEMENT_RULES, WAREHOUSE_PLACEHOLDER, derive
 
 
 def by_tree(sql: str) -> object:
     """The path every statement took before the fast path (and every error still takes)."""
     try:
-        tree = grammar._parser.parse(sql)
+        tree = PARSER.parse(sql)
     except UnexpectedInput as exc:
-        return ("error", grammar.syntax_error(exc, sql).message)
-    return grammar._ToStatement().transform(tree)
+        return ("error", syntax_error(exc, sql).message)
+    return ToStatement().transform(tree)
 
 
 def by_fast_path(sql: str) -> object:
@@ -45,7 +48,7 @@ def derived(count: int, seed: int) -> list[str]:
 
 @pytest.mark.parametrize("sql", [s for family in EXAMPLES.values() for s in family])
 def test_every_example_parses_to_the_same_statement(sql: str) -> None:
-    assert grammar._inline_parser().parse(sql) == by_tree(sql)
+    assert inline_parser().parse(sql) == by_tree(sql)
 
 
 def test_derived_statements_and_their_mutations_answer_the_same() -> None:

@@ -12,6 +12,8 @@ import pytest
 from drydock.engine import ast
 from drydock.engine.statements import HANDLERS
 from drydock.grammar import parser
+from drydock.grammar.lark_parser import PARSER
+from drydock.grammar.owned_prefixes import owns
 from drydock.grammar import sql as sql_grammar
 from drydock.grammar.render import MASK, render, string
 
@@ -200,11 +202,11 @@ def test_the_corpus_covers_every_statement_family() -> None:
 def test_every_grammar_rule_that_builds_a_statement_is_in_the_corpus() -> None:
     """The grammar's statement alternatives (the ``?statement`` rule): each reached by a text."""
     alternatives = {
-        rule.expansion[0].name for rule in parser._parser.rules if rule.origin.name == "statement"
+        rule.expansion[0].name for rule in PARSER.rules if rule.origin.name == "statement"
     }
     reached = set()
     for text in CORPUS:
-        tree = parser._parser.parse(text) if parser.owns(text) else None
+        tree = PARSER.parse(text) if owns(text) else None
         if tree is not None:
             reached.add(tree.children[0].data)
     assert alternatives - reached == set()

@@ -8,7 +8,8 @@ import re
 
 import pytest
 
-from drydock.grammar import lexer, parser
+from drydock.grammar import lexer
+from drydock.grammar.owned_prefixes import leading_words
 from drydock.grammar import sql as sql_grammar
 from drydock.grammar.redact import redact_sql
 
@@ -46,8 +47,8 @@ def test_dashes_before_anything_else_are_minus_signs(follower: str) -> None:
 def test_every_reader_takes_the_same_dash_rule() -> None:
     # the parser's leading words, the shape scanners' pattern and redaction read "--\x0b" as a
     # comment and "--x" as minus signs, as the splitter does
-    assert parser.leading_words("--\x0bx\nKILL 5", 2) == ("KILL",)
-    assert parser.leading_words("--x\nKILL 5", 1) == ()
+    assert leading_words("--\x0bx\nKILL 5", 2) == ("KILL",)
+    assert leading_words("--x\nKILL 5", 1) == ()
     assert re.fullmatch(lexer.LINE_COMMENT, "--\x0b x") is not None
     assert re.fullmatch(lexer.LINE_COMMENT, "--x") is None
     assert redact_sql("SET PASSWORD --\x0b'\n= 'abc'") == "SET PASSWORD --\x0b'\n= '***'"

@@ -55,7 +55,7 @@ ALLOWED = {
     ("engine/support/url_secrets.py", "_SCHEMELESS"): _DSN,
     ("engine/statements/internal_catalog.py", "_default_text"): _DUCKDB,
     ("engine/sql/metadata.py", "_QUOTED_DEFAULT"): _DUCKDB,
-    ("engine/sql/query.py", "_MISSING_TABLE"): _DUCKDB,
+    ("engine/sql/execution.py", "_MISSING_TABLE"): _DUCKDB,
     (
         "engine/sql/sql_relations.py",
         "verify_with_duckdb",

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from drydock.grammar import parser
-from drydock.grammar.owned_prefixes import owned_prefixes, statement_rules
+from drydock.grammar.lark_parser import PARSER
+from drydock.grammar.owned_prefixes import OWNED_PREFIXES, owned_prefixes, owns, statement_rules
 
 # What the hand-kept OWNED_PREFIXES of grammar/parser.py held when the grammar replaced it. The
 # derived set must claim exactly these texts: a new owned prefix fails here, so that a routing
@@ -81,7 +81,7 @@ ROUTED = frozenset(
 
 
 def test_the_derived_prefixes_route_as_the_hand_copy_did() -> None:
-    derived = set(parser.OWNED_PREFIXES)
+    derived = set(OWNED_PREFIXES)
     assert ROUTED - derived == set(), "a statement would move to the passthrough"
     # DESCRIBE is the grammar's own spelling; owns() reads it as DESC, which ROUTED held.
     assert derived - ROUTED == {("DESCRIBE",)}, "a new owned prefix: add it to ROUTED if meant"
@@ -89,7 +89,7 @@ def test_the_derived_prefixes_route_as_the_hand_copy_did() -> None:
 
 def test_every_statement_rule_has_a_prefix() -> None:
     """A statement rule that began with a name or a value would never be routed to the grammar."""
-    lark = parser._parser  # noqa: SLF001
+    lark = PARSER
     keywords = {
         t.name: str(t.pattern.value).upper()
         for t in lark.terminals
@@ -99,8 +99,8 @@ def test_every_statement_rule_has_a_prefix() -> None:
         for rule in (r for r in lark.rules if r.origin.name == name):
             first = rule.expansion[0]
             assert first.is_term and first.name in keywords, name
-            assert any(p[0] == keywords[first.name] for p in parser.OWNED_PREFIXES), name
-    assert owned_prefixes(parser._parser) == parser.OWNED_PREFIXES  # noqa: SLF001
+            assert any(p[0] == keywords[first.name] for p in OWNED_PREFIXES), name
+    assert owned_prefixes(PARSER) == OWNED_PREFIXES
 
 
 @pytest.mark.parametrize(
@@ -123,7 +123,7 @@ def test_every_statement_rule_has_a_prefix() -> None:
     ],
 )
 def test_shared_words_alone_stay_with_the_passthrough(sql: str) -> None:
-    assert not parser.owns(sql)
+    assert not owns(sql)
 
 
 @pytest.mark.parametrize(
@@ -149,4 +149,4 @@ def test_shared_words_alone_stay_with_the_passthrough(sql: str) -> None:
 )
 def test_a_prefix_claims_its_texts_even_when_they_do_not_parse(sql: str) -> None:
     """Owned from the prefix on: a misspelt rest is answered with the grammar's 1064 text."""
-    assert parser.owns(sql)
+    assert owns(sql)

@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from drydock.engine.errors import DrydockError
 from drydock.grammar import parser
+from drydock.grammar.owned_prefixes import owns
 from drydock.grammar.statement_shapes import PROBE_PREFIX, same_statement
 from tests.grammar.test_grammar_roundtrip import CORPUS
 
@@ -57,7 +58,7 @@ def _with_values(text: str, values: list[str]) -> str:
     return "".join(out)
 
 
-OWNED = [t for t in CORPUS if parser.owns(t)]
+OWNED = [t for t in CORPUS if owns(t)]
 
 
 @pytest.mark.parametrize("text", OWNED)

@@ -2,14 +2,11 @@
 
 A shape (grammar/statement_shapes.py) is learnt from one text and filled with another's names and
 strings. Lark decides on token types only, so a fill is right exactly when the transformer
-(grammar/parser.py ``_ToStatement``) builds a statement from the parse's structure and never from a
-value. It did not: IF EXISTS / IF NOT EXISTS became the strings "IF_EXISTS" / "IF_NOT_EXISTS",
-tested
-with ``in``, so a catalog, role or index *named* IF_EXISTS switched the flag on in a full parse,
-while
-the shape learnt from ``DROP CATALOG x`` kept it off — and the same text meant one thing or the
-other
-depending on which spelling of it had been seen before.
+(grammar/to_statement.py ``ToStatement``) builds a statement from the parse's structure and never
+from a value. It did not: IF EXISTS / IF NOT EXISTS became the strings "IF_EXISTS" /
+"IF_NOT_EXISTS", tested with ``in``, so a catalog, role or index *named* IF_EXISTS switched the flag
+on in a full parse, while the shape learnt from ``DROP CATALOG x`` kept it off — and the same text
+meant one thing or the other depending on which spelling of it had been seen before.
 
 Every statement family of the round-trip corpus is checked here against slot values that spell every
 word the grammar has — every terminal's name and literal, every rule's name, every run of keywords
@@ -30,13 +27,15 @@ import pytest
 from drydock.engine import ast
 from drydock.engine.errors import DrydockError
 from drydock.grammar import parser, shapes
+from drydock.grammar.lark_parser import PARSER
+from drydock.grammar.owned_prefixes import owns
 from drydock.grammar import sql as sql_grammar
 from drydock.grammar.statement_shapes import Slot, StatementShapeCache, same_statement
 from drydock.server import session
 from tests.conftest import ServerProcess
 from tests.grammar.test_grammar_roundtrip import CORPUS
 
-_GRAMMAR = parser._parser  # noqa: SLF001 - the grammar object itself is what the values come from
+_GRAMMAR = PARSER  # the grammar object itself is what the values come from
 _WORD = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*")
 _QUOTES = {"sq": "'", "dq": '"', "bt": "`"}
 
@@ -91,7 +90,7 @@ QUOTED_VALUES = SPELLINGS + [
 ]
 
 # The corpus's families, and the flag families spelt the other ways round too.
-FAMILIES = [t for t in CORPUS if parser.owns(t)] + [
+FAMILIES = [t for t in CORPUS if owns(t)] + [
     "DROP CATALOG IF EXISTS IF_EXISTS",
     "DROP ROLE 'r'",
     "DROP ROLE IF EXISTS 'r'",
@@ -392,7 +391,7 @@ def test_a_table_name_never_decides_what_desc_means(name: str) -> None:
     """DESC followed by a query is EXPLAIN (the passthrough's); DESC of a table whose name merely
     starts with select or with is drydock's DESCRIBE, as DESC of any other name."""
     for text in (f"DESC {name}", f"describe {name}"):
-        assert parser.owns(text)
+        assert owns(text)
         assert parser.parse(text) == ast.Describe(parts=tuple(name.split(".")))
     for query in (
         "DESC SELECT 1",
@@ -400,4 +399,4 @@ def test_a_table_name_never_decides_what_desc_means(name: str) -> None:
         "DESC WITH c AS (SELECT 1) SELECT * FROM c",
         "DESC (SELECT 1)",
     ):
-        assert not parser.owns(query)
+        assert not owns(query)

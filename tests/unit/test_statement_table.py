@@ -17,11 +17,13 @@ from drydock.engine.statements import HANDLERS
 from drydock.engine.statements.audit_object import audit_object
 from drydock.engine.statements.registry import handles
 from drydock.grammar import parser
-from drydock.grammar.owned_prefixes import statement_rules
+from drydock.grammar.lark_parser import PARSER
+from drydock.grammar.to_statement import ToStatement
+from drydock.grammar.owned_prefixes import owns, statement_rules
 from drydock.server import session
 from tests.grammar.test_grammar_roundtrip import CORPUS
 
-RULES = statement_rules(parser._parser)  # noqa: SLF001
+RULES = statement_rules(PARSER)
 
 
 def statement_classes() -> set[type[ast.Statement]]:
@@ -34,7 +36,7 @@ def statement_classes() -> set[type[ast.Statement]]:
 
 def built_by(rule: str) -> type[ast.Statement]:
     """The class the transformer method named after ``rule`` returns (its annotation)."""
-    method = getattr(parser._ToStatement, rule)  # noqa: SLF001
+    method = getattr(ToStatement, rule)
     built = typing.get_type_hints(method)["return"]
     assert isinstance(built, type) and issubclass(built, ast.Statement), rule
     return built
@@ -63,9 +65,9 @@ def test_every_statement_rule_builds_a_class_and_every_class_has_a_rule() -> Non
     assert statement_classes() - set(built.values()) == {ast.SqlStatement}
     assert isinstance(session.parse("SELECT 1"), ast.SqlStatement)
     for text in CORPUS:  # what each rule really builds is what its method declares
-        if not parser.owns(text):
+        if not owns(text):
             continue
-        rule = parser._parser.parse(text).children[0].data  # noqa: SLF001
+        rule = PARSER.parse(text).children[0].data
         assert type(parser.parse(text)) is built[rule], text
 
 

@@ -56,6 +56,8 @@ from hypothesis import strategies as st
 from drydock.engine import ast
 from drydock.engine.errors import DrydockError, all_specs
 from drydock.grammar import parser as grammar
+from drydock.grammar.lark_parser import PARSER
+from drydock.grammar.owned_prefixes import OWNED_PREFIXES
 from tests.support import mysql_raw as raw
 from tests.conftest import ServerProcess
 from tests.support.lance_fixtures import local_warehouse, set_config, vector_table
@@ -118,7 +120,7 @@ def fuzz_settings(examples: int) -> Callable[[Any], Any]:
 # =================================================================================================
 # Statements: the grammar's own rules, real object names, examples of every statement family
 # =================================================================================================
-_LARK = grammar._parser
+_LARK = PARSER
 RULES: dict[str, list[list[tuple[str, bool]]]] = {}
 for _rule in _LARK.rules:
     RULES.setdefault(_rule.origin.name, []).append([(s.name, s.is_term) for s in _rule.expansion])
@@ -623,9 +625,7 @@ def fuzzed_statements(draw: Callable[[Any], Any], warehouse: str = "/nonexistent
         if draw(
             st.booleans()
         ):  # behind the leading keywords of an owned family: the grammar parses it
-            fuzzed.text = (
-                " ".join(draw(st.sampled_from(grammar.OWNED_PREFIXES))) + " " + fuzzed.text
-            )
+            fuzzed.text = " ".join(draw(st.sampled_from(OWNED_PREFIXES))) + " " + fuzzed.text
     fuzzed.text = fuzzed.text.replace(WAREHOUSE_PLACEHOLDER, warehouse)
     return fuzzed
 
@@ -850,7 +850,7 @@ def parser_inputs(draw: Callable[[Any], Any]) -> str:
         return fuzzed.payload.decode("utf-8", "replace")
     text = draw(st.text(alphabet=st.characters(codec="utf-8"), max_size=80))
     if kind == "prefixed_text":
-        return " ".join(draw(st.sampled_from(grammar.OWNED_PREFIXES))) + " " + text
+        return " ".join(draw(st.sampled_from(OWNED_PREFIXES))) + " " + text
     return text
 
 

@@ -2,8 +2,8 @@
 
 - statement shapes (grammar/shapes.py): a repeated query shape is parsed once, yet each execution
   gets its own literal values and its own column labels, exactly as written;
-- DuckDB verdicts (engine/sql/query.py ``verdict_text``): keyed with constants abstracted, never
-  across a change of structure or of the authorized set;
+- DuckDB verdicts (engine/sql/verdict_cache.py ``verdict_text``): keyed with constants abstracted,
+  never across a change of structure or of the authorized set;
 - privilege decisions (engine/security/privileges.py): remembered per grant revision, so a REVOKE, a
 role
   change or a dropped user takes effect on the very next statement of an open session;
@@ -20,7 +20,7 @@ import pyarrow as pa
 import pymysql
 import pytest
 
-from drydock.engine.sql.query import verdict_text
+from drydock.engine.sql.verdict_cache import verdict_text
 from drydock.grammar import shapes
 from drydock.grammar import sql as sql_grammar
 from drydock.server import session

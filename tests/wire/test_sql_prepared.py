@@ -15,7 +15,8 @@ import pymysql
 import pytest
 
 from drydock.engine import ast
-from drydock.grammar.parser import owns, parse
+from drydock.grammar.owned_prefixes import owns
+from drydock.grammar.parser import parse
 from tests.conftest import ServerProcess
 
 

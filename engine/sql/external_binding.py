@@ -1,0 +1,139 @@
+"""Binding a statement's relations on the session's cursor: internal tables qualified
+completely, external tables (and an external catalog's information_schema) pointed at Arrow
+objects the catalogs hand out, pinned to one version per reference (FOR ... AS OF or latest).
+
+:class:`ExternalBinding` is a part of engine/sql/query.py's QuerySession, which sets the state it
+uses.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Callable
+from typing import Any
+
+import duckdb
+import sqlglot
+from sqlglot import exp
+
+from drydock.engine.errors import Errors
+from drydock.engine.lakehouse.catalogs.base import TimeTravel
+from drydock.engine.session import INTERNAL, SessionContext
+from drydock.engine.sql import info_schema
+from drydock.engine.sql.adapt import external_info_schema_catalog
+from drydock.engine.sql.sql_relations import RESERVED_PREFIX, Reference
+from drydock.engine.support.lru import Lru
+
+# External tables stay registered on a session's cursor between statements (registering costs about
+# as much as scanning a small table): id(arrow object) → (object, name), least recently used first.
+# The connector hands out one object per pinned version, so a REFRESH yields a new object and a new
+# registration; an object no longer handed out is simply evicted.
+BOUND_EXTERNAL_PER_SESSION = 8
+# (catalog, db, table, time travel) → an Arrow object DuckDB can scan
+Resolver = Callable[[str, str, str, TimeTravel | None], Any]
+
+
+def time_travel(table: exp.Table) -> TimeTravel | None:
+    version = table.args.get("version")
+    if not isinstance(version, exp.Version):
+        return None
+    value = version.expression
+    kind = version.text("this").upper()
+    if not isinstance(value, exp.Literal):
+        raise Errors.TIME_TRAVEL_INVALID.error(
+            detail="FOR ... AS OF needs a literal version, time or tag"
+        )
+    if kind == "TIMESTAMP":
+        return TimeTravel(timestamp=value.name)
+    if value.is_string:
+        return TimeTravel(tag=value.name)
+    return TimeTravel(version=int(value.name))
+
+
+class ExternalBinding:
+    """The binding of QuerySession (engine/sql/query.py), which sets these in its __init__."""
+
+    _cursor: duckdb.DuckDBPyConnection
+    # registered Arrow objects by id, each with its name; the oldest is unregistered past the bound
+    _bound: Lru[int, tuple[Any, str]]
+
+    def _register(self, arrow_object: Any) -> str:
+        """The name ``arrow_object`` is registered under on this cursor (registered if needed).
+
+        Names are random: SQL text can never name them (adapt() refuses the prefix anyway)."""
+        hit = self._bound.get(id(arrow_object))
+        if hit is not None and hit[0] is arrow_object:
+            return hit[1]
+        name = f"{RESERVED_PREFIX}ext_{secrets.token_hex(8)}"
+        self._cursor.register(name, arrow_object)
+        self._bound.put(id(arrow_object), (arrow_object, name))
+        return name
+
+    def _bind_references(
+        self, references: list[Reference], resolver: Resolver | None
+    ) -> set[tuple[str, str]]:
+        """Qualify internal references as ``internal.db.t``; point every external one at an Arrow
+        object registered on this cursor. The resolver pins one version per table reference
+        (FOR VERSION/TIME AS OF or latest), and a table named twice in one statement is resolved
+        once, so a statement reads one consistent version of each table. Returns the internal
+        (db, table) pairs, lower-cased."""
+        internal: set[tuple[str, str]] = set()
+        pinned: dict[tuple[str, str, str, TimeTravel | None], str] = {}
+        for ref in references:
+            table = ref.node
+            if ref.catalog.lower() == INTERNAL:
+                if table.args.get("version") is not None:
+                    raise Errors.TIME_TRAVEL_INVALID.error(
+                        detail="FOR ... AS OF is only supported on Lance and Paimon tables"
+                    )
+                table.set("catalog", exp.to_identifier(INTERNAL))
+                table.set("db", exp.to_identifier(ref.db))
+                internal.add((ref.db.lower(), ref.table.lower()))
+                continue
+            if resolver is None:
+                raise Errors.UNKNOWN_CATALOG.error(name=ref.catalog)
+            travel = time_travel(table)
+            key = (ref.catalog.lower(), ref.db, ref.relation, travel)
+            name = pinned.get(key, "")
+            if not name:
+                name = pinned[key] = self._register(
+                    resolver(ref.catalog, ref.db, ref.relation, travel)
+                )
+            if not table.alias:
+                table.set("alias", exp.TableAlias(this=exp.to_identifier(table.name)))
+            table.set("this", exp.to_identifier(name))
+            table.set("db", None)
+            table.set("catalog", None)
+            table.set("version", None)
+        return internal
+
+    def _bind_info_schema(
+        self,
+        expression: exp.Expr,
+        ctx: SessionContext,
+        resolver: Resolver | None,
+        registered: list[str],
+    ) -> None:
+        """information_schema.SCHEMATA/TABLES/COLUMNS of an external catalog (left in place by
+        engine/sql/adapt.py): rows from the catalog, registered as Arrow, read through a subquery
+        with the internal views' exact columns. Registered for this statement only
+        (``registered``)."""
+        for table in list(expression.find_all(exp.Table)):
+            catalog = external_info_schema_catalog(table, ctx)
+            if catalog is None:
+                continue
+            if resolver is None:
+                raise Errors.UNKNOWN_CATALOG.error(name=catalog)
+            name = table.name.lower()
+            source = f"{RESERVED_PREFIX}is_{len(registered)}"
+            self._cursor.register(source, resolver(catalog, "information_schema", name, None))
+            registered.append(source)
+            select = sqlglot.parse_one(
+                info_schema.EXTERNAL_SELECT[name].format(source=source), read="duckdb"
+            )
+            table.replace(
+                exp.Subquery(
+                    this=select,
+                    alias=exp.TableAlias(this=exp.to_identifier(table.alias or table.name)),
+                )
+            )
