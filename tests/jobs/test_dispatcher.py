@@ -28,7 +28,7 @@ import pytest
 
 from drydock.engine.support.host import host_id
 from drydock.engine.jobs.control import states as st
-from drydock.engine.jobs.runtime.supervisor import start_ticks
+from drydock.engine.jobs.runtime.supervisor_state import start_ticks
 from drydock.engine.jobs.control.manager import DEADLINE_MESSAGE
 from drydock.engine.jobs.control.reconcile import evidence
 from drydock.engine.jobs.control.records import JobRecord

@@ -11,7 +11,8 @@ from typing import Any
 import pytest
 
 from drydock.engine.jobs.control import states as st
-from drydock.engine.jobs.control.manager import LIVE_ROWS_SQL, JobManager
+from drydock.engine.jobs.control.job_view import LIVE_ROWS_SQL
+from drydock.engine.jobs.control.manager import JobManager
 from drydock.engine.jobs.control.records import to_columns
 from drydock.engine.store.metastore import MetaStore
 from tests.support.jobfactory import new_job

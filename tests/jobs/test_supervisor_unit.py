@@ -46,7 +46,8 @@ from drydock.engine.jobs.runtime.protocol import (
 )
 from drydock.engine.jobs.control.states import ResultCode, TerminationProof
 from drydock.engine.jobs.runtime.ray_backend import RayBackend
-from drydock.engine.jobs.runtime.supervisor import Supervisor, start_ticks
+from drydock.engine.jobs.runtime.supervisor import Supervisor
+from drydock.engine.jobs.runtime.supervisor_state import start_ticks
 from drydock.engine.jobs.worker import classify_exception
 from drydock.engine.store.metastore import MetaStore
 from tests.support.isolation import cgroups_unavailable

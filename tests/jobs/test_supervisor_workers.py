@@ -20,7 +20,7 @@ import pytest
 
 from drydock.engine.store.config import Config
 from drydock.engine.jobs.runtime import isolation as iso
-from drydock.engine.jobs.runtime import supervisor as sup
+from drydock.engine.jobs.runtime import supervisor_state, worker_reaping
 from drydock.engine.jobs.control.manager import JobManager
 from drydock.engine.jobs.control.backend import (
     Dispatch,
@@ -277,7 +277,7 @@ def test_a_held_slot_is_proven_once_the_stray_processes_in_its_cgroup_are_gone(
     monkeypatch.setattr(supervisor, "recheck_held", counted_recheck)
     wait_until(
         lambda: len(rechecks) >= 2,
-        10 * sup.HELD_RECHECK_SECONDS,
+        10 * worker_reaping.HELD_RECHECK_SECONDS,
         "two re-checks of the held worker",
     )
     assert (
@@ -385,7 +385,7 @@ def test_isolation_unavailable_says_why(tmp_path: Path, monkeypatch: pytest.Monk
 def test_finished_invocations_are_remembered_up_to_a_bound(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(sup, "FINISHED_MEMORY", 3)
+    monkeypatch.setattr(supervisor_state, "FINISHED_MEMORY", 3)
     supervisor = Supervisor(_config(tmp_path), Events(), "e", tmp_path / "w")
     for i in range(10):
         supervisor._retire(f"inv-{i}")

@@ -412,7 +412,7 @@ def test_a_restarted_frontend_proves_its_own_earlier_workers_gone_even_as_a_foll
     """Only the host a worker ran on can prove it gone by its pid: the frontend that spawned it,
     restarted, does so as a follower too; a worker another frontend spawned is not its to prove."""
     from drydock.engine.core import Engine
-    from drydock.engine.jobs.runtime.supervisor import start_ticks
+    from drydock.engine.jobs.runtime.supervisor_state import start_ticks
 
     leader = Engine(tmp_path / "a", metadata_store=pg_dsn, frontend_name="fe_a")
     follower = Engine(tmp_path / "b", metadata_store=pg_dsn, frontend_name="fe_b")

@@ -42,7 +42,8 @@ from drydock.engine.jobs.control.backend import (
 from drydock.engine.jobs.control.records import JobRecord
 from drydock.engine.jobs.runtime import ray_tasks
 from drydock.engine.jobs.runtime.ray_build import PROOF_WAIT_SECONDS, RayBuild
-from drydock.engine.jobs.runtime.supervisor import MIN_BUDGET_SECONDS, Supervisor
+from drydock.engine.jobs.runtime.supervisor import Supervisor
+from drydock.engine.jobs.runtime.worker_spawn import MIN_BUDGET_SECONDS
 from drydock.engine.jobs.control.validation import IndexSpec
 from drydock.engine.jobs.runtime.worker_env import with_ambient_credentials
 
