@@ -1,7 +1,6 @@
 """The same IVF_PQ build: single-process pylance ``create_index`` (the baseline) vs drydock's Ray
 path (engine/jobs/runtime/ray_tasks.py: train once, one segment task per fragment group, one commit)
-with
-1, 2 and 4 segments, on a local Ray cluster (127.0.0.1, temp dir, stopped after).
+with 1, 2 and 4 segments, on a local Ray cluster (127.0.0.1, temp dir, stopped after).
 
     .venv/bin/python bench/bench_distributed.py                 # 40k x 32, ~2-4 minutes here
     .venv/bin/python bench/bench_distributed.py --rows 16384 --dim 8   # quick look (PQ training

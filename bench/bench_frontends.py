@@ -24,8 +24,7 @@ the
    slot, so only the wake-up is measured), each timed from the admission's answer until SHOW LANCE
    INDEX JOB
    (polled every 2 ms on the admitting frontend) no longer says PENDING. On the follower the leader
-   is
-   woken by PostgreSQL NOTIFY; the ratio follower/leader is the cost of crossing frontends.
+   is woken by PostgreSQL NOTIFY; the ratio follower/leader is the cost of crossing frontends.
 
 Exit code 0 whatever the numbers; without PostgreSQL it says why and exits 0.
 

@@ -2,8 +2,7 @@
 
 One run writes a Lance dataset (default 1M rows: ``id BIGINT, category VARCHAR`` (50 values),
 ``value DOUBLE, embedding FLOAT[32]``), starts ``python -m drydock.server serve`` with a Lance
-catalog
-over it, and times two queries whose results are a few rows:
+catalog over it, and times two queries whose results are a few rows:
 
 - filtered group-by: ``SELECT category, count(*), avg(value) … WHERE id < 200000 AND category IN
   (3 values) GROUP BY category ORDER BY category`` (3 rows);

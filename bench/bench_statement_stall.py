@@ -3,8 +3,7 @@ LIKE pattern delay everyone else, and is the memory it took returned?
 
 Baseline: the same probe (``SELECT 1`` on a second connection) against the same drydock process
 while it is idle. Prints the probe latency (median / p95 / p99 / worst) idle and under each load,
-the
-ratio worst-under-load / idle median, and the server's RSS before, at the peak of, and after a
+the ratio worst-under-load / idle median, and the server's RSS before, at the peak of, and after a
 maximal statement (goal: SELECT 1 within 100 ms under load; RSS back within 20% afterwards).
 
     python bench/bench_statement_stall.py [--tokens 200000]

@@ -123,8 +123,7 @@ class Engine:
         )  # + worker stderr files
         self.epoch = uuid.uuid4().hex  # this process's epoch: workers of earlier epochs are foreign
         # Frontends sharing the store elect the one that dispatches (engine/store/frontends.py); the
-        # first
-        # heartbeat runs now, so a lone frontend leads from its first statement.
+        # first heartbeat runs now, so a lone frontend leads from its first statement.
         self.frontend = Membership(
             self.store,
             FrontendIdentity.of(self.data_dir, query_port, frontend_name),

@@ -286,8 +286,7 @@ class Errors:
     CATALOG_BAD_PROPERTY = ErrorSpec(1105, "HY000", "{detail}")
     CATALOG_ACCESS_FAILED = ErrorSpec(1105, "HY000", "Catalog '{name}': {detail}")
     # A remote catalog call past catalog_call_timeout_second (engine/lakehouse/catalogs/calls.py);
-    # as a
-    # Warning when a listing across catalogs skips the catalog instead.
+    # as a Warning when a listing across catalogs skips the catalog instead.
     CATALOG_TIMEOUT = ErrorSpec(
         1105,
         "HY000",

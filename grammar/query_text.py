@@ -13,8 +13,7 @@ bytes wrongly. So, when the packet may hold an introducer (or does not decode as
 - everything else must be valid in the client charset, else 1835 as before.
 
 Escapes inside a literal (``\\'``, ``\\\\``, ``\\0``, ``''`` …) are resolved into the bytes they
-stand
-for before re-spelling. A packet without an introducer that decodes as a whole is returned
+stand for before re-spelling. A packet without an introducer that decodes as a whole is returned
 unchanged (the fast path).
 
 Where a literal or comment starts and ends is grammar/lexer.py's (``quoted_end``, ``comment_end``);

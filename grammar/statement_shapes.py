@@ -22,8 +22,7 @@ Why a slot's value cannot change the parse:
 - what the transformer does with such a token is checked on the first text of a shape: the text is
   parsed again with a unique probe value in every slot, each probe must come back unchanged in a
   field of its own (a slot the transformer changes — upper-cases, reads as a number — becomes part
-  of
-  the shape, kept as written), and the shape filled with the original values must equal the
+  of the shape, kept as written), and the shape filled with the original values must equal the
   original parse, type for type.
 
 The probe checks one value per slot; the last point must hold for all of them, and once did not

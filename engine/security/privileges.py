@@ -382,8 +382,7 @@ class Privileges:
     @staticmethod
     def follow_catalog(db: StoreConnection, old_name: str, new_name: str | None) -> None:
         """Inside a catalog DDL's transaction: move grants on catalog ``old_name`` to ``new_name``,
-        or
-        drop them.
+        or drop them.
 
         Names compare case-insensitively, as catalog names do. Grants already written for the new
         name (granted ahead of any catalog of that name) merge with the moved ones.

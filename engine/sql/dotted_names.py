@@ -51,8 +51,7 @@ def external_databases(
 ) -> list[str]:
     """Every database of every external catalog the user may see, as ``catalog.db``. Catalogs the
     user can see nothing in are never asked (engine/sql/metadata.py); one that cannot be listed
-    right
-    now (unreachable, timed out) is left out with a warning naming it, rather than failing the
+    right now (unreachable, timed out) is left out with a warning naming it, rather than failing the
     whole listing: BI tools send this on every connect. Every catalog's listing starts before the
     first is waited for, so dead catalogs cost one timeout together."""
     names: list[str] = []

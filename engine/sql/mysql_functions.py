@@ -13,8 +13,7 @@ function, and SQL can never create or replace a macro (engine/statements/sql.py 
 for databases, tables and views), so a macro cannot become a way to reach anything.
 
 MySQL's manual is the specification; tests/support/mysql_functions_corpus.py pins each function with
-the
-manual's own examples.
+the manual's own examples.
 """
 
 from __future__ import annotations

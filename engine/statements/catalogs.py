@@ -4,8 +4,7 @@ SWITCH, USE, REFRESH.
 A catalog reaches whatever its warehouse names on the host, so catalog DDL needs global ADMIN, or
 the plain privilege (global CREATE; ALTER / DROP on the catalog) while every warehouse it names
 stays under the configured roots (engine/lakehouse/catalogs/placement.py). No warehouse may overlap
-drydock's
-data directory, whoever asks.
+drydock's data directory, whoever asks.
 """
 
 from __future__ import annotations

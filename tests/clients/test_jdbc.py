@@ -9,8 +9,7 @@ DROP TABLE IF EXISTS of a missing table, SHOW WARNINGS rows, SQLException code/S
 42000, 1105 HY000), client-side and server-side (useServerPrepStmts=true) PreparedStatements with
 ``it's`` and ``' OR '1'='1`` parameters, and DatabaseMetaData getCatalogs / getSchemas / getTables /
 getColumns on a table the program created, and getTables / getColumns / SELECT on a Lance table of
-an
-external catalog after ``USE catalog.db`` (the dataset is written here with pylance).
+an external catalog after ``USE catalog.db`` (the dataset is written here with pylance).
 """
 
 from __future__ import annotations

@@ -2,8 +2,7 @@
 paths on local disk, every validation error, privileges, audit and the index-job fence.
 
 After every procedure the cross-engine check (tests/support/procedures_lance_support.py) opens the
-table
-fresh with pylance and with DuckDB and compares rows, versions, tags and branches.
+table fresh with pylance and with DuckDB and compares rows, versions, tags and branches.
 Cleanup procedures (expire_snapshots, remove_orphan_files) have their own module, and so do
 concurrent commits, cancellation and the local S3 server.
 """

@@ -145,8 +145,7 @@ def test_upstream_pypaimon_fast_forward_corrupts_main_after_main_advanced(
 ) -> None:  # noqa: F811
     """pypaimon 2.1.0's FileSystemBranchManager.fast_forward copies the branch's snapshot files over
     main's without deleting main's later snapshots: main keeps reading its own latest snapshot and
-    its
-    snapshot 3 is silently replaced by the branch's. drydock's fast_forward refuses this case
+    its snapshot 3 is silently replaced by the branch's. drydock's fast_forward refuses this case
     (test_fast_forward_refuses_once_main_advanced). If this starts failing upstream fixed it."""
     lake = local_lake(proc_server, tmp_path)
     three(lake)  # main: 1, 2, 3

@@ -1,7 +1,6 @@
 """The PostgreSQL metadata-store URL's password never reaches a message, whatever shape the URL
 has. Broke before the fix in engine/store/metastore_pg.py: a URL libpq cannot parse (a bad %-escape
-in
-the password) made libpq echo the password's token, and the scrubber, which learns the password
+in the password) made libpq echo the password's token, and the scrubber, which learns the password
 by parsing the URL, had nothing to take out. The other shapes held; they are pinned here too."""
 
 from __future__ import annotations

@@ -3,8 +3,7 @@
 Red team finding: ``'s3.endpoint' = 'http://AK:SECRET@host'`` was printed verbatim by SHOW CREATE
 CATALOG (catalog grantees may run it) and written to the audit log, because only values of keys
 named like a secret were masked. engine/support/url_secrets.py now reads every value for URL
-userinfo and
-secret query parameters; the stored value keeps the real credentials.
+userinfo and secret query parameters; the stored value keeps the real credentials.
 """
 
 from __future__ import annotations

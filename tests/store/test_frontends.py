@@ -535,8 +535,7 @@ def test_a_paused_leader_is_deposed_and_its_late_result_changes_nothing(
                 "the follower took the lease from the paused leader",
             )
             # adopted: UNKNOWN, then settled by evidence once the worker is proven gone — at once if
-            # it
-            # was never released (no record), else only after the paused parent reaps it
+            # it was never released (no record), else only after the paused parent reaps it
             wait_until(
                 lambda: show_job(new, job_id)["State"] in ("UNKNOWN", "NOT_COMMITTED"),
                 15,

@@ -96,8 +96,7 @@ def test_two_stores_on_one_database_share_cas_and_serialise_writers(pg_dsn: str)
         with a.transaction():
             inside.set()
             # the positive signal that b is blocked on the store-wide write lock meanwhile:
-            # PostgreSQL
-            # lists its request for the advisory lock as not granted
+            # PostgreSQL lists its request for the advisory lock as not granted
             with psycopg.connect(pg_dsn, autocommit=True) as probe:
                 wait_until(
                     lambda: (

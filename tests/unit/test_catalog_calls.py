@@ -1,8 +1,7 @@
 """Remote catalog calls (engine/lakehouse/catalogs/calls.py) through the metadata cache
 (engine/lakehouse/catalogs/cache.py):
 one call per key at a time, a deadline per call, failures remembered, stuck calls bounded per
-catalog,
-and a statement waiting on a call gives its statements-pool slot to others.
+catalog, and a statement waiting on a call gives its statements-pool slot to others.
 
 Loads block on events the test releases, so "still running" is a state, not a guess."""
 

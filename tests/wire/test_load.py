@@ -4,8 +4,7 @@ Each client holds one connection for the whole run and loops over a weighted mix
 (latency recorded), SELECTs on a Lance table, ``SHOW LANCE INDEX JOBS`` / ``SHOW LANCE INDEX JOB``,
 CREATE / CREATE OR REPLACE / DROP INDEX on a small pool of index names (so admissions collide on
 the fence, in every letter case), CANCEL, ``RESOLVE ... AS FORCE_RELEASE`` of jobs other clients
-were
-given, and ``CALL <catalog>.sys.create_tag / delete_tag`` (on a table of their own and on the
+were given, and ``CALL <catalog>.sys.create_tag / delete_tag`` (on a table of their own and on the
 indexed
 table, where they meet the job fence and concurrent commits). The dispatcher runs: jobs really go
 PENDING → RUNNING → COMMITTED / NOT_COMMITTED while the clients hammer the server.

@@ -40,8 +40,7 @@ class Resolution:
 
 def resolve(catalogs: CatalogManager, job: JobLocation, authoritative: bool = False) -> Resolution:
     """``authoritative`` (RESOLVE): drop the table's cached listing first, so that a table deleted
-    or
-    re-created outside drydock is judged on what is there now, not on a listing cached for the
+    or re-created outside drydock is judged on what is there now, not on a listing cached for the
     TTL."""
     record = catalogs.by_id(job.catalog_id)
     if record is None:
