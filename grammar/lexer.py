@@ -144,6 +144,20 @@ def _line_comment_at(sql: str, i: int) -> bool:
     return sql.startswith("--", i) and (i + 2 == len(sql) or bool(_DASHES_END.match(sql, i + 2)))
 
 
+def _past_quoted_or_comment(sql: str, i: int, mode: TextMode) -> int:
+    """Index just past the quoted text or the comment (executable ones included, whole) that
+    starts at ``i``; ``i`` itself when neither starts there."""
+    if sql[i] in _QUOTES:
+        return _skip_quoted(sql, i, mode)
+    if _line_comment_at(sql, i):
+        end = sql.find("\n", i)
+        return len(sql) if end < 0 else end + 1
+    if sql.startswith("/*", i):
+        end = sql.find("*/", i + 2)
+        return len(sql) if end < 0 else end + 2
+    return i
+
+
 def after_comments(sql: str, i: int = 0) -> int:
     """Index of the first character from ``i`` that is neither white space nor in a comment (an
     executable comment is not one: its body is SQL)."""
@@ -265,14 +279,9 @@ def statement_spans(sql: str, mode: TextMode = DEFAULT_MODE) -> list[tuple[int, 
     i, start, n = 0, 0, len(sql)
     while i < n:
         ch = sql[i]
-        if ch in _QUOTES:
-            i = _skip_quoted(sql, i, mode)
-        elif _line_comment_at(sql, i):
-            end = sql.find("\n", i)
-            i = n if end < 0 else end + 1
-        elif sql.startswith("/*", i):
-            end = sql.find("*/", i + 2)
-            i = n if end < 0 else end + 2
+        past = _past_quoted_or_comment(sql, i, mode)
+        if past != i:
+            i = past
         elif ch == ";":
             parts.append((start, i + 1))
             start = i = _SEMICOLONS.match(sql, i).end()  # type: ignore[union-attr]  # at a ';'
@@ -305,14 +314,9 @@ def placeholder_positions(sql: str, mode: TextMode = DEFAULT_MODE) -> list[int]:
     i, n = 0, len(sql)
     while i < n:
         ch = sql[i]
-        if ch in _QUOTES:
-            i = _skip_quoted(sql, i, mode)
-        elif _line_comment_at(sql, i):
-            end = sql.find("\n", i)
-            i = n if end < 0 else end + 1
-        elif sql.startswith("/*", i):
-            end = sql.find("*/", i + 2)
-            i = n if end < 0 else end + 2
+        past = _past_quoted_or_comment(sql, i, mode)
+        if past != i:
+            i = past
         elif ch == "?":
             positions.append(i)
             i += 1
