@@ -38,16 +38,9 @@ from drydock.engine import ast
 from drydock.engine.sql import session_limits, transactions
 from drydock.engine.core import Engine
 from drydock.engine.errors import DrydockError, Errors
-from drydock.engine.session import INTERNAL
 from drydock.engine.results import Diagnostic, Result
-from drydock.engine.session import SessionContext
-
-# (re-export)
-from drydock.engine.sql.session_variables import (  # noqa: F401
-    MYSQL_DEFAULT_SQL_MODE,
-    normalize_sql_mode,
-)
-from drydock.engine.sql.session_variables import ConfiguredSessionVariables
+from drydock.engine.session import INTERNAL, SessionContext
+from drydock.engine.sql.session_variables import MYSQL_DEFAULT_SQL_MODE, ConfiguredSessionVariables
 from drydock.grammar import lexer
 from drydock.grammar import parser as grammar
 from drydock.grammar.owned_prefixes import owns

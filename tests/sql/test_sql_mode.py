@@ -7,7 +7,7 @@ import pymysql
 import pytest
 
 from drydock.engine.errors import DrydockError
-from drydock.server.session import MYSQL_DEFAULT_SQL_MODE, normalize_sql_mode
+from drydock.engine.sql.session_variables import MYSQL_DEFAULT_SQL_MODE, normalize_sql_mode
 from tests.conftest import ServerProcess
 
 
