@@ -56,7 +56,7 @@ class DrydockError(Exception):
 
 
 class Errors:
-    """The error table. Numbers 5100-5199 are reserved for Lance index jobs
+    """The error table. Numbers 5100-5199 are reserved for Lance index jobs, 5200-5209 for search
     (docs/doris-compatibility.md)."""
 
     # -- standard MySQL codes ---------------------------------------------------------------
@@ -392,6 +392,26 @@ class Errors:
     )
 
     # -- Lance index jobs (docs/doris-compatibility.md) -------------------------------------
+    # -- search with Lance indexes (engine/search/)
+    SEARCH_ARGUMENT = ErrorSpec(1210, "HY000", "Incorrect arguments to {where}: {detail}")
+    SEARCH_NEEDS_LIMIT = ErrorSpec(
+        1235,
+        "42000",
+        "ORDER BY {function}(...) needs a LIMIT: an approximate search returns the k nearest "
+        "rows; add LIMIT k (k at most {max_k})",
+    )
+    SEARCH_K_TOO_LARGE = ErrorSpec(
+        1235,
+        "42000",
+        "LIMIT {k} is above vector_search_max_k ({max_k}) for an approximate search; lower the "
+        "LIMIT, or have an administrator raise vector_search_max_k",
+    )
+    SEARCH_MISPLACED = ErrorSpec(1235, "42000", "{detail}")
+    FULLTEXT_INDEX_MISSING = ErrorSpec(
+        1191, "HY000", "Can't find FULLTEXT index matching the column list: {detail}"
+    )
+    # a Note: the query was answered, exactly, without the index it named
+    SEARCH_EXACT = ErrorSpec(5200, "HY000", "Exact search on {table}: {reason}")
     LANCE_INDEX_INVALID = ErrorSpec(5100, "HY000", "{detail}")
     LANCE_INDEX_OPERATION_NOT_SUPPORTED = ErrorSpec(
         5101, "HY000", "{op} is not supported for Lance {target}"

@@ -40,6 +40,7 @@ from drydock.engine.core import Engine
 from drydock.engine.errors import DrydockError, Errors
 from drydock.engine.results import Diagnostic, Result
 from drydock.engine.session import INTERNAL, SessionContext
+from drydock.engine.search import settings as search_settings
 from drydock.engine.sql.session_variables import MYSQL_DEFAULT_SQL_MODE, ConfiguredSessionVariables
 from drydock.grammar import lexer
 from drydock.grammar import parser as grammar
@@ -64,6 +65,7 @@ DRYDOCK_VARIABLES = {
     "warning_count": (int, 0, False),
     "error_count": (int, 0, False),
     **session_limits.VARIABLES,  # sql_safe_updates, max_join_size, … (engine/sql/session_limits.py)
+    **search_settings.VARIABLES,  # ivf_nprobe, hnsw_ef_search, … (engine/search/settings.py)
 }
 GLOBAL_VARIABLES = GlobalVariables(DRYDOCK_VARIABLES)
 

@@ -18,6 +18,7 @@ from sqlglot import exp
 
 from drydock.engine.errors import Errors
 from drydock.engine.lakehouse.catalogs.base import TimeTravel
+from drydock.engine.search.planner import Prepared
 from drydock.engine.session import INTERNAL, SessionContext
 from drydock.engine.sql import info_schema
 from drydock.engine.sql.adapt import external_info_schema_catalog
@@ -70,13 +71,19 @@ class ExternalBinding:
         return name
 
     def _bind_references(
-        self, references: list[Reference], resolver: Resolver | None
+        self,
+        references: list[Reference],
+        resolver: Resolver | None,
+        searched: Prepared | None = None,
+        registered: list[str] | None = None,
     ) -> set[tuple[str, str]]:
         """Qualify internal references as ``internal.db.t``; point every external one at an Arrow
         object registered on this cursor. The resolver pins one version per table reference
         (FOR VERSION/TIME AS OF or latest), and a table named twice in one statement is resolved
-        once, so a statement reads one consistent version of each table. Returns the internal
-        (db, table) pairs, lower-cased."""
+        once, so a statement reads one consistent version of each table. A reference a search
+        answered (engine/search/planner.py) reads the rows it found, registered for this
+        statement only (``registered``); one the planner resolved reads that view. Returns the
+        internal (db, table) pairs, lower-cased."""
         internal: set[tuple[str, str]] = set()
         pinned: dict[tuple[str, str, str, TimeTravel | None], str] = {}
         for ref in references:
@@ -94,11 +101,18 @@ class ExternalBinding:
                 raise Errors.UNKNOWN_CATALOG.error(name=ref.catalog)
             travel = time_travel(table)
             key = (ref.catalog.lower(), ref.db, ref.relation, travel)
-            name = pinned.get(key, "")
+            found = searched.results.get(id(table)) if searched is not None else None
+            if found is not None and registered is not None:
+                name = f"{RESERVED_PREFIX}found_{len(registered)}"
+                self._cursor.register(name, found)
+                registered.append(name)
+            else:
+                name = pinned.get(key, "")
             if not name:
-                name = pinned[key] = self._register(
-                    resolver(ref.catalog, ref.db, ref.relation, travel)
-                )
+                view = searched.views.get(id(table)) if searched is not None else None
+                if view is None:
+                    view = resolver(ref.catalog, ref.db, ref.relation, travel)
+                name = pinned[key] = self._register(view)
             if not table.alias:
                 table.set("alias", exp.TableAlias(this=exp.to_identifier(table.name)))
             table.set("this", exp.to_identifier(name))

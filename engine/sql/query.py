@@ -16,6 +16,7 @@ results, streaming, errors) and engine/sql/deadlines.py (max_execution_time).
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -43,6 +44,10 @@ from drydock.engine.results import Result
 from drydock.engine.session import SessionContext
 from drydock.engine.sql.sql_relations import Reference
 from drydock.engine.sql.verdict_cache import verify
+from drydock.engine.search import vector_functions
+from drydock.engine.search.planner import prepare
+from drydock.engine.search.table_search import SearchSettings
+from drydock.engine.sql.external_binding import time_travel
 
 
 class QueryEngine:
@@ -68,6 +73,7 @@ class QueryEngine:
             raise RuntimeError(f"internal catalog file must be named {INTERNAL}.duckdb")
         info_schema.install(self._db)
         mysql_functions.install(self._db)
+        vector_functions.install(self._db)
         # Sandbox: SQL may not read or write server files, attach databases or load extensions
         # (read_csv('/etc/...'), COPY ... TO, ATTACH, INSTALL), and no session may undo that.
         self._db.execute("SET enable_external_access = false")
@@ -182,6 +188,7 @@ class QuerySession(ExternalBinding, StatementExecution):
         visibility: Visibility | None = None,
         resolver: Resolver | None = None,
         stream: bool = False,
+        search: SearchSettings | None = None,
     ) -> Result:
         """Run a statement whose relations engine/sql/sql_relations.py resolved (and the caller
         authorized): internal references are qualified completely, external ones bound to
@@ -193,7 +200,7 @@ class QuerySession(ExternalBinding, StatementExecution):
         self.transaction.check_usable()
         self.limit_time(0)  # nothing of an earlier statement's deadline is left (armed in _execute)
         try:
-            result = self._run(expression, ctx, references, visibility, resolver, stream)
+            result = self._run(expression, ctx, references, visibility, resolver, stream, search)
         except BaseException as exc:
             self.end_time_limit()  # no deadline interrupt may reach the check below
             # engine/sql/transactions.py: DuckDB aborts the whole one
@@ -213,16 +220,22 @@ class QuerySession(ExternalBinding, StatementExecution):
         visibility: Visibility | None,
         resolver: Resolver | None,
         stream: bool = False,
+        search: SearchSettings | None = None,
     ) -> Result:
         planned = result_origins.plan(expression, ctx)  # before adapt() rewrites table names
         adapt(expression, ctx, visibility)
-        counted = count_pushdown(expression, ctx, resolver)
-        if counted is not None:
-            return counted
+        # Searches run on pylance first (engine/search/planner.py); DuckDB reads what they found.
+        searched = None
+        if search is not None:
+            searched = prepare(expression, references, _view_of(resolver), search)
+        if searched is None:
+            counted = count_pushdown(expression, ctx, resolver)
+            if counted is not None:
+                return counted
         registered: list[str] = []
         try:
             # Tables first: the information_schema binding adds placeholder tables of its own.
-            authorized = self._bind_references(references, resolver)
+            authorized = self._bind_references(references, resolver, searched, registered)
             self._bind_info_schema(expression, ctx, resolver, registered)
             key = self._complete_insert(expression)
             if (
@@ -235,6 +248,8 @@ class QuerySession(ExternalBinding, StatementExecution):
             verify(expression, sql, authorized, self._serialize)
             result = self._execute(expression, sql, ctx, key, stream=stream and not registered)
             result_origins.attach(result, planned)
+            if searched is not None:
+                result.warnings.extend(searched.notes)
             return result
         finally:
             for name in registered:
@@ -292,3 +307,14 @@ class QuerySession(ExternalBinding, StatementExecution):
         except duckdb.Error as exc:
             self.transaction.after_failure()
             raise Errors.QUERY_FAILED.error(detail=first_line(exc)) from None
+
+
+def _view_of(resolver: Resolver | None) -> Callable[[Reference], Any] | None:
+    """What DuckDB scans for an external reference: its pinned (or time-travelled) version."""
+    if resolver is None:
+        return None
+
+    def view(ref: Reference) -> Any:
+        return resolver(ref.catalog, ref.db, ref.relation, time_travel(ref.node))
+
+    return view

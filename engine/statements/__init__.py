@@ -9,7 +9,8 @@ statement-duration metric.
 May import: `drydock.engine`, `drydock.engine.core`, `drydock.engine.support`,
 `drydock.engine.store`,
 `drydock.engine.security`, `drydock.grammar`, `drydock.engine.lakehouse`, `drydock.engine.sql`,
-`drydock.engine.jobs`, `drydock.engine.jobs.control`, `drydock.engine.jobs.runtime`.
+`drydock.engine.jobs`, `drydock.engine.jobs.control`, `drydock.engine.jobs.runtime`,
+`drydock.engine.search`.
 """
 
 from __future__ import annotations

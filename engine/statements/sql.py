@@ -29,6 +29,7 @@ from drydock.engine.sql import (
 )
 from drydock.engine.support.config_keys import Key
 from drydock.engine.core import Engine
+from drydock.engine.search.settings import session_settings
 from drydock.engine.errors import DrydockError, Errors
 from drydock.engine.sql.session_variables import GLOBAL_CONFIG
 from drydock.engine.session import INTERNAL
@@ -161,7 +162,10 @@ def run_query(
     def scan(catalog: str, db: str, table: str, travel: Any) -> Any:
         return engine.metadata.scan(ctx, catalog, db, table, travel)
 
-    return ctx.query.run(expression, ctx, references, visibility, scan, stream=stream)
+    search = session_settings(ctx, int(engine.config.get(Key.VECTOR_SEARCH_MAX_K)))
+    return ctx.query.run(
+        expression, ctx, references, visibility, scan, stream=stream, search=search
+    )
 
 
 def _runs_on_duckdb(expression: exp.Expr) -> bool:

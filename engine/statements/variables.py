@@ -18,6 +18,7 @@ from mysql_mimic.variables import DEFAULT
 from sqlglot import exp
 
 from drydock.engine.support import like
+from drydock.engine.search import settings as search_settings
 from drydock.engine.errors import Errors
 from drydock.engine.results import Result
 from drydock.engine.session import SessionContext
@@ -130,6 +131,8 @@ def _normalized(name: str, value: Any) -> Any:
         return sql_mode_for_set(value)
     if name == "max_execution_time":
         return execution_time_value(value)
+    if name in search_settings.VARIABLES:
+        return search_settings.value_for_set(name, value)
     if name in CHARSET_VARIABLES and value is not None:
         return character_set(str(value), name).name
     if name in COLLATION_VARIABLES and value is not None:

@@ -451,6 +451,14 @@ def _bounds_fields() -> list[ConfigField]:
             "sets it",
             validator=non_negative,
         ),
+        f(
+            "vector_search_max_k",
+            "long",
+            10000,
+            "The largest k (LIMIT + OFFSET) of an approximate vector search (ORDER BY "
+            "l2_distance_approximate(...) LIMIT k); a larger one is refused with 1235",
+            validator=positive_long,
+        ),
     ]
 
 

@@ -125,3 +125,9 @@ def for_duckdb(ds: lance.LanceDataset) -> Any:
     if any(_has_float16(f.type) for f in ds.schema):
         return Float16AsFloat32(ds)
     return ds
+
+
+def widened_table(table: pa.Table) -> pa.Table:
+    """``table`` with half floats as float32 (a search's rows, handed to DuckDB)."""
+    schema = _widened(table.schema)
+    return table if schema == table.schema else table.cast(schema)

@@ -1,0 +1,423 @@
+"""Search planning: which parts of a SELECT the indexes of its Lance tables answer.
+
+For each SELECT that uses a search function, on the statement's own AST, before DuckDB runs it:
+
+- **Approximate top-k**: ``ORDER BY l2_distance_approximate(col, q) LIMIT k`` (ascending) or
+  ``ORDER BY inner_product_approximate(col, q) DESC LIMIT k`` over one Lance table becomes a
+  pylance nearest-neighbour search on the vector index of ``col`` whose metric matches; the other
+  WHERE conditions go to Lance as a prefilter (engine/search/lance_filter.py), and a condition
+  ``l2_distance_approximate(col, q) < r`` as its distance range. DuckDB then reads only the k rows
+  found, computing the distance exactly (the approximate functions compute exact values).
+- **Full text**: ``col MATCH_ANY|MATCH_ALL|MATCH_PHRASE '…'`` and ``MATCH (col) AGAINST ('…')``
+  conditions of WHERE become a Lance full-text search on the INVERTED index of ``col``; the rows
+  matched replace the table, the condition becomes TRUE, and ``MATCH … AGAINST`` in the select
+  list or ORDER BY reads the BM25 score of the row.
+- Where the index cannot answer what was asked (no index with the metric, a join, a condition
+  Lance cannot apply first, a descending l2 order, …) the query is answered exactly, by DuckDB,
+  with a Note in SHOW WARNINGS saying why. What cannot be answered at all (ORDER BY an
+  approximate function without LIMIT, k above ``vector_search_max_k``, a full-text search on a
+  column without an INVERTED index, an approximate function elsewhere) is a typed error.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import pyarrow as pa
+from sqlglot import exp
+
+from drydock.engine.errors import Errors
+from drydock.engine.results import Diagnostic
+from drydock.engine.search import full_text
+from drydock.engine.search.indexes import indexes_of, inverted_index
+from drydock.engine.search.lance_filter import conjuncts, lance_filter
+from drydock.engine.search.table_search import SearchSettings, TableSearch
+from drydock.engine.search.vector_plan import plan_vector
+from drydock.engine.session import INTERNAL
+
+try:
+    from drydock.grammar.sql import TextMatch  # type: ignore[attr-defined]
+except ImportError:  # pragma: no cover - until the syntax lands
+
+    class TextMatch(exp.Expression):  # type: ignore[no-redef]
+        pass
+
+
+APPROXIMATE = {"l2_distance_approximate": "l2", "inner_product_approximate": "dot"}
+SCORE_COLUMN = "__drydock_score"
+
+# an external table reference (engine/sql/sql_relations.py Reference) → what DuckDB scans for it
+# (its version pinned, time travel applied)
+ViewOf = Callable[[Any], Any]
+
+
+@dataclass
+class Prepared:
+    """What a statement's searches produced, by ``id`` of a table reference's exp.Table node:
+    the rows each search found (DuckDB scans them instead of the table), the views the planner
+    resolved (the statement binds the same), the Notes of searches answered exactly, and the
+    searches themselves (EXPLAIN)."""
+
+    results: dict[int, Any] = field(default_factory=dict)
+    views: dict[int, Any] = field(default_factory=dict)
+    notes: list[Diagnostic] = field(default_factory=list)
+    searches: list[TableSearch] = field(default_factory=list)
+
+
+def is_search_node(node: exp.Expr) -> bool:
+    if isinstance(node, (TextMatch, exp.MatchAgainst)):
+        return True
+    return isinstance(node, exp.Anonymous) and node.name.lower() in APPROXIMATE
+
+
+def prepare(
+    expression: exp.Expr,
+    references: list[Any],
+    view_of: ViewOf | None,
+    settings: SearchSettings,
+    run: bool = True,
+) -> Prepared | None:
+    """Plan (and, with ``run``, execute) every search of ``expression``, rewriting it in place;
+    None when it has none. ``references`` are engine/sql/sql_relations.py's, authorized."""
+    nodes = [n for n in expression.find_all(exp.Anonymous, exp.MatchAgainst, TextMatch)]
+    nodes = [n for n in nodes if is_search_node(n)]
+    if not nodes:
+        return None
+    planner = _Planner(references, view_of, settings)
+    by_select: dict[int, tuple[exp.Select, list[exp.Expr]]] = {}
+    for node in nodes:
+        select = node.find_ancestor(exp.Select)
+        if select is None:
+            raise Errors.SEARCH_MISPLACED.error(detail=_misplaced(node))
+        by_select.setdefault(id(select), (select, []))[1].append(node)
+    for select, found in by_select.values():
+        planner.plan_select(select, found)
+    if run:
+        for node_id, search in planner.table_searches.items():
+            planner.prepared.results[node_id] = search.run()
+    return planner.prepared
+
+
+def _misplaced(node: exp.Expr) -> str:
+    if isinstance(node, exp.Anonymous):
+        exact = node.name.lower().removesuffix("_approximate")
+        return (
+            f"{node.name.lower()} can only order (ORDER BY ... LIMIT k) or filter "
+            f"(WHERE {node.name.lower()}(...) < r) the rows of a query; use {exact} for an "
+            "exact value elsewhere"
+        )
+    word = (
+        "MATCH ... AGAINST" if isinstance(node, exp.MatchAgainst) else f"MATCH_{node.text('kind')}"
+    )
+    return (
+        f"{word} can only be a condition of a query's WHERE joined with AND (MATCH ... AGAINST "
+        "may also be selected or ordered by when the same MATCH is in WHERE)"
+    )
+
+
+class _Planner:
+    def __init__(self, references: list[Any], view_of: ViewOf | None, settings: SearchSettings):
+        self.references = {id(ref.node): ref for ref in references}
+        self.view_of = view_of
+        self.settings = settings
+        self.prepared = Prepared()
+        self.table_searches: dict[int, TableSearch] = {}
+
+    # -- tables -----------------------------------------------------------------------------------
+    def reference(self, table: exp.Table) -> Any:
+        return self.references.get(id(table))
+
+    def dataset(self, table: exp.Table) -> Any:
+        """The LanceDataset a table reference reads (pinned version, time travel applied), or
+        None when it is not a Lance table. The view is kept so the statement binds the same."""
+        ref = self.reference(table)
+        if ref is None or ref.catalog.lower() == INTERNAL or self.view_of is None or ref.system:
+            return None
+        view = self.prepared.views.get(id(table))
+        if view is None:
+            view = self.prepared.views[id(table)] = self.view_of(ref)
+        dataset = getattr(view, "lance_dataset", view)
+        return dataset if _is_lance(dataset) else None
+
+    def shown(self, table: exp.Table) -> str:
+        ref = self.reference(table)
+        return f"{ref.catalog}.{ref.db}.{ref.table}" if ref is not None else table.sql("mysql")
+
+    def search_of(self, table: exp.Table) -> TableSearch:
+        search = self.table_searches.get(id(table))
+        if search is None:
+            search = TableSearch(self.shown(table), self.dataset(table), self.settings)
+            self.table_searches[id(table)] = search
+            self.prepared.searches.append(search)
+        return search
+
+    def note(self, table: str, reason: str) -> None:
+        self.prepared.notes.append(Errors.SEARCH_EXACT.note(table=table, reason=reason))
+
+    # -- one SELECT -----------------------------------------------------------------------------
+    def plan_select(self, select: exp.Select, nodes: list[exp.Expr]) -> None:
+        scope = Scope(select, self)
+        text_nodes = [n for n in nodes if not isinstance(n, exp.Anonymous)]
+        if text_nodes:
+            self.plan_text(select, scope, text_nodes)
+        vector_nodes = [n for n in nodes if isinstance(n, exp.Anonymous)]
+        if vector_nodes:
+            plan_vector(self, select, scope, vector_nodes)
+
+    def plan_text(self, select: exp.Select, scope: Scope, nodes: list[exp.Expr]) -> None:
+        where = select.args.get("where")
+        items = conjuncts(where.this if where is not None else None)
+        filtering = [n for n in nodes if any(n is item for item in items)]
+        scoring = [n for n in nodes if not any(n is item for item in items)]
+        found: dict[int, tuple[exp.Table, full_text.TextQuery]] = {}
+        for node in filtering:
+            query, column = _text_query(node)
+            table = scope.owner(column)
+            if table is None or not scope.filterable(table):
+                raise Errors.SEARCH_MISPLACED.error(detail=_misplaced(node))
+            shown = f"{self.shown(table)}.`{query.column}`"
+            dataset = self.dataset(table)
+            if dataset is None:
+                raise Errors.FULLTEXT_INDEX_MISSING.error(
+                    detail=f"{shown}: only Lance tables have INVERTED indexes"
+                )
+            field_name = _field_name(dataset.schema, query.column)
+            if field_name is None:
+                continue  # an unknown column: DuckDB names it (1054)
+            query = full_text.TextQuery(field_name, query.text, query.kind)
+            index = inverted_index(indexes_of(dataset), field_name)
+            if index is None:
+                raise Errors.FULLTEXT_INDEX_MISSING.error(
+                    detail=f"{shown} has no INVERTED index (CREATE INDEX name ON "
+                    f"{self.shown(table)} ({field_name}) USING INVERTED)"
+                )
+            if query.needs_positions and not index.with_position:
+                raise Errors.FULLTEXT_INDEX_MISSING.error(
+                    detail=f"a phrase search needs an INVERTED index with positions, and "
+                    f"{index.name} on {shown} has none (create it with PROPERTIES "
+                    '("support_phrase" = "true"))'
+                )
+            earlier = found.get(id(table))
+            if earlier is not None and earlier[1] != query:
+                raise Errors.SEARCH_MISPLACED.error(
+                    detail=f"one full-text search per table: {earlier[1].shown()} and "
+                    f"{query.shown()} both search {self.shown(table)}"
+                )
+            found[id(table)] = (table, query)
+            search = self.search_of(table)
+            search.text, search.text_index = query, index
+            node.replace(exp.true())
+        for node in scoring:
+            if not isinstance(node, exp.MatchAgainst):
+                raise Errors.SEARCH_MISPLACED.error(detail=_misplaced(node))
+            query, column = _text_query(node)
+            table = scope.owner(column)
+            twin = found.get(id(table)) if table is not None else None
+            if (
+                table is None
+                or twin is None
+                or twin[1].text != query.text
+                or (twin[1].kind != query.kind or twin[1].column.lower() != query.column.lower())
+            ):
+                raise Errors.SEARCH_MISPLACED.error(detail=_misplaced(node))
+            self.search_of(table).score_column = SCORE_COLUMN
+            node.replace(exp.column(SCORE_COLUMN, table=table.alias_or_name))
+        for table, query in found.values():
+            self._finish_text(select, scope, table)
+
+    def _finish_text(self, select: exp.Select, scope: Scope, table: exp.Table) -> None:
+        """The columns to read, the conditions Lance applies first, and the limit when the
+        query keeps only the best matches."""
+        search = self.search_of(table)
+        schema = search.dataset.schema
+        search.columns = scope.columns_read(table, schema)
+        if search.score_column is not None:
+            _exclude_from_stars(select, table, search.score_column)
+        where = select.args.get("where")
+        items = [c for c in conjuncts(where.this if where else None) if c != exp.true()]
+        translated = [lance_filter(c, schema, scope.field_of(table)) for c in items]
+        pushed = [t for t in translated if t is not None]
+        search.filter = " AND ".join(f"({t})" for t in pushed) or None
+        limit = _limit(select)
+        if (
+            limit is not None
+            and len(scope.tables) == 1
+            and len(pushed) == len(items)
+            and _orders_by_score(select, table)
+        ):
+            search.limit = limit
+
+
+def _text_query(node: exp.Expr) -> tuple[full_text.TextQuery, exp.Column]:
+    if isinstance(node, TextMatch):
+        column, literal, kind = node.this, node.expression, node.text("kind").upper()
+        where = f"MATCH_{kind}"
+    else:
+        columns = node.expressions
+        if len(columns) != 1:
+            raise Errors.SEARCH_ARGUMENT.error(
+                where="MATCH",
+                detail="one column per MATCH: a Lance INVERTED index covers one column",
+            )
+        column, literal, where = columns[0], node.this, "AGAINST"
+        modifier = str(node.args.get("modifier") or "").upper()
+        kind = full_text.BOOLEAN if "BOOLEAN" in modifier else full_text.ANY
+        if "EXPANSION" in modifier:
+            raise Errors.SEARCH_ARGUMENT.error(
+                where="AGAINST", detail="WITH QUERY EXPANSION is not supported"
+            )
+    if not isinstance(column, exp.Column) or isinstance(column.this, exp.Star):
+        raise Errors.SEARCH_ARGUMENT.error(where=where, detail="the first operand must be a column")
+    if not isinstance(literal, exp.Literal) or not literal.is_string:
+        raise Errors.SEARCH_ARGUMENT.error(where=where, detail="the search text must be a string")
+    return full_text.TextQuery(column.name, literal.name, kind), column
+
+
+def _field_name(schema: pa.Schema, name: str) -> str | None:
+    for f in schema:
+        if f.name.lower() == name.lower():
+            return str(f.name)
+    return None
+
+
+def _limit(select: exp.Select) -> int | None:
+    """LIMIT + OFFSET of ``select`` when both are integer literals (the rows a search must
+    find), None without a LIMIT or when they are not literals."""
+    limit = select.args.get("limit")
+    if not isinstance(limit, exp.Limit):
+        return None
+    count = limit.expression
+    offset_node = select.args.get("offset")
+    offset = offset_node.expression if isinstance(offset_node, exp.Offset) else None
+    if not (isinstance(count, exp.Literal) and count.is_int):
+        return None
+    if offset is not None and not (isinstance(offset, exp.Literal) and offset.is_int):
+        return None
+    return int(count.name) + (int(offset.name) if offset is not None else 0)
+
+
+def ordering_key(select: exp.Select) -> tuple[exp.Expr, bool] | None:
+    """(the first ORDER BY expression, with a select-list alias followed; descending?)."""
+    order = select.args.get("order")
+    if not isinstance(order, exp.Order) or not order.expressions:
+        return None
+    first = order.expressions[0]
+    key = first.this
+    if isinstance(key, exp.Column) and not key.table:
+        for item in select.expressions:
+            if isinstance(item, exp.Alias) and item.alias.lower() == key.name.lower():
+                key = item.this
+                break
+    if isinstance(key, exp.Literal) and key.is_int:  # ORDER BY 2
+        position = int(key.name) - 1
+        if 0 <= position < len(select.expressions):
+            item = select.expressions[position]
+            key = item.this if isinstance(item, exp.Alias) else item
+    return key, bool(first.args.get("desc"))
+
+
+def _orders_by_score(select: exp.Select, table: exp.Table) -> bool:
+    ordered = ordering_key(select)
+    if ordered is None:
+        return False
+    key, descending = ordered
+    return (
+        descending
+        and isinstance(key, exp.Column)
+        and key.name == SCORE_COLUMN
+        and key.table.lower() == table.alias_or_name.lower()
+    )
+
+
+def _exclude_from_stars(select: exp.Select, table: exp.Table, column: str) -> None:
+    """``*`` and ``t.*`` keep showing the table's own columns, not the score DuckDB reads."""
+    excluded = [exp.column(column, table=table.alias_or_name)]
+    for item in select.expressions:
+        if isinstance(item, exp.Star):
+            item.set("except_", [e.copy() for e in excluded])
+        elif (
+            isinstance(item, exp.Column)
+            and isinstance(item.this, exp.Star)
+            and item.table.lower() == table.alias_or_name.lower()
+        ):
+            item.this.set("except_", [exp.column(column)])
+
+
+def _is_lance(dataset: Any) -> bool:
+    module = type(dataset).__module__
+    return module.startswith("lance") and hasattr(dataset, "describe_indices")
+
+
+class Scope:
+    """The relations a SELECT reads directly (FROM and its joins) and which of them a column
+    belongs to."""
+
+    def __init__(self, select: exp.Select, planner: _Planner):
+        self.select = select
+        self.planner = planner
+        self.tables: list[exp.Expr] = []
+        self.sides: dict[int, str] = {}
+        source = select.args.get("from_")
+        if isinstance(source, exp.From):
+            self.tables.append(source.this)
+            self.sides[id(source.this)] = ""
+        joins = select.args.get("joins") or []
+        for join in joins:
+            self.tables.append(join.this)
+            self.sides[id(join.this)] = (join.side or "").upper()
+        self.outer_joined = any(self.sides[id(t)] in ("RIGHT", "FULL") for t in self.tables[1:])
+
+    def filterable(self, table: exp.Table) -> bool:
+        """A WHERE condition on ``table`` may filter its rows before the join: an inner
+        relation, not the NULL-extended side of an outer join."""
+        side = self.sides.get(id(table))
+        if side is None:
+            return False
+        if table is self.tables[0]:
+            return not self.outer_joined
+        return side == ""
+
+    def owner(self, column: exp.Column) -> exp.Table | None:
+        qualifier = column.table.lower()
+        tables = [t for t in self.tables if isinstance(t, exp.Table)]
+        if qualifier:
+            named = [t for t in tables if t.alias_or_name.lower() == qualifier]
+            return named[0] if len(named) == 1 else None
+        if len(self.tables) == 1:
+            return tables[0] if tables else None
+        having = []
+        for table in tables:
+            dataset = self.planner.dataset(table)
+            if dataset is not None and _field_name(dataset.schema, column.name) is not None:
+                having.append(table)
+        return having[0] if len(having) == 1 else None
+
+    def field_of(self, table: exp.Table) -> Callable[[exp.Column], str | None]:
+        dataset = self.planner.dataset(table)
+        schema = dataset.schema
+
+        def field_name(column: exp.Column) -> str | None:
+            if self.owner(column) is not table:
+                return None
+            return _field_name(schema, column.name)
+
+        return field_name
+
+    def columns_read(self, table: exp.Table, schema: pa.Schema) -> list[str] | None:
+        """The table's columns the SELECT names (None: every column, for a star)."""
+        names: set[str] = set()
+        for column in self.select.find_all(exp.Column):
+            if isinstance(column.this, exp.Star):
+                if not column.table or column.table.lower() == table.alias_or_name.lower():
+                    return None
+                continue
+            if column.table and column.table.lower() != table.alias_or_name.lower():
+                continue
+            name = _field_name(schema, column.name)
+            if name is not None:
+                names.add(name)
+        if any(isinstance(item, exp.Star) for item in self.select.expressions):
+            return None
+        return [f.name for f in schema if f.name in names]

@@ -1,0 +1,124 @@
+"""One search of one Lance table reference, as pylance runs it, and what DuckDB scans instead of
+the table: the rows found (the k nearest, or the full-text matches with their BM25 score).
+
+Distances are not taken from Lance: the statement keeps its distance function, and DuckDB
+computes it exactly on the rows found, so a selected distance equals the exact function's value
+(Lance's own l2 ``_distance`` is squared, and approximate when the index quantizes).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+
+from drydock.engine.lakehouse.catalogs.lance_types import widened_table
+from drydock.engine.search.full_text import TextQuery
+from drydock.engine.search.indexes import IndexInfo
+
+SCORE = "_score"
+DISTANCE = "_distance"
+
+
+@dataclass(frozen=True)
+class SearchSettings:
+    """The session's search parameters (SHOW VARIABLES): IVF partitions probed, the refine
+    factor (re-rank refine × k candidates with exact distances; 0: off), HNSW's ef, and the
+    largest k an approximate search may ask for."""
+
+    nprobe: int
+    refine_factor: int
+    ef: int
+    max_k: int
+
+
+@dataclass(frozen=True)
+class VectorQuery:
+    column: str
+    vector: np.ndarray
+    metric: str  # the index's: "l2" | "dot"
+    k: int
+    index: IndexInfo
+    distance_range: tuple[float | None, float | None] | None = None
+
+
+@dataclass
+class TableSearch:
+    table: str  # as shown: catalog.db.table
+    dataset: Any  # a LanceDataset at the statement's pinned version
+    settings: SearchSettings
+    columns: list[str] | None = None  # None: every column
+    filter: str | None = None  # Lance filter text, applied before the search (prefilter)
+    vector: VectorQuery | None = None
+    text: TextQuery | None = None
+    text_index: IndexInfo | None = None
+    limit: int | None = None  # full text: the best `limit` matches (None: every match)
+    score_column: str | None = None  # full text: the BM25 score's column name for DuckDB
+    notes: list[str] = field(default_factory=list)
+
+    def scanner_arguments(self) -> dict[str, Any]:
+        arguments: dict[str, Any] = {"columns": self.columns}
+        if self.filter is not None:
+            arguments["filter"] = self.filter
+            arguments["prefilter"] = True
+        if self.vector is not None:
+            v = self.vector
+            nearest: dict[str, Any] = {
+                "column": v.column,
+                "q": v.vector,
+                "k": v.k,
+                "metric": v.metric,
+                "use_index": True,
+                "minimum_nprobes": self.settings.nprobe,
+                "maximum_nprobes": self.settings.nprobe,
+                "ef": max(self.settings.ef, v.k),
+            }
+            if self.settings.refine_factor > 0:
+                nearest["refine_factor"] = self.settings.refine_factor
+            if v.distance_range is not None:
+                nearest["distance_range"] = v.distance_range
+            arguments["nearest"] = nearest
+        if self.text is not None:
+            arguments["full_text_query"] = self.text.lance_query()
+            if self.limit is not None:
+                arguments["limit"] = self.limit
+        return arguments
+
+    def run(self) -> pa.Table:
+        """The rows found, with the table's columns (half floats widened for DuckDB) and, for a
+        full-text search, the score under :attr:`score_column`."""
+        found = self.dataset.to_table(**self.scanner_arguments())
+        if DISTANCE in found.column_names:
+            found = found.drop_columns([DISTANCE])
+        if SCORE in found.column_names:
+            scores = found.column(SCORE).cast(pa.float64())
+            found = found.drop_columns([SCORE])
+            if self.score_column is not None:
+                found = found.append_column(self.score_column, scores)
+        return widened_table(found)
+
+    def plan_text(self) -> str:
+        """Lance's own plan of this search (EXPLAIN)."""
+        return str(self.dataset.scanner(**self.scanner_arguments()).explain_plan()).rstrip()
+
+    def summary(self) -> str:
+        """One line for EXPLAIN's Extra: the index, its parameters, the prefilter."""
+        parts = []
+        if self.vector is not None:
+            v = self.vector
+            parts.append(f"ANN {v.index.name} ({v.index.index_type}, {v.metric}) k={v.k}")
+            if "HNSW" in v.index.index_type.upper():
+                parts.append(f"ef={max(self.settings.ef, v.k)}")
+            parts.append(f"nprobe={self.settings.nprobe}")
+            parts.append(f"refine={self.settings.refine_factor}")
+            if v.distance_range is not None:
+                parts.append(f"range={v.distance_range}")
+        if self.text is not None and self.text_index is not None:
+            parts.append(f"full text {self.text_index.name} ({self.text.shown()})")
+            if self.limit is not None:
+                parts.append(f"limit={self.limit}")
+        if self.filter is not None:
+            parts.append(f"prefilter: {self.filter}")
+        return "; ".join(parts)

@@ -1,0 +1,215 @@
+"""Planning an approximate vector search of one SELECT (engine/search/planner.py has the rules).
+
+``plan_vector`` either hands one Lance table reference a nearest-neighbour search (the k rows,
+prefiltered, within a distance range) or leaves the statement to be answered exactly with a Note
+saying why; what cannot be answered is a typed error.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import pyarrow as pa
+from sqlglot import exp
+
+from drydock.engine.errors import Errors
+from drydock.engine.search.indexes import indexes_of, vector_index, vector_indexes
+from drydock.engine.search.lance_filter import conjuncts, lance_filter
+from drydock.engine.search.table_search import VectorQuery
+from drydock.engine.search.vectors import query_vector
+from drydock.engine.session import INTERNAL
+
+if TYPE_CHECKING:
+    from drydock.engine.search.planner import Scope, _Planner
+
+# the Lance distance of a value v of each function: l2 is squared, dot is 1 - inner product
+_TO_LANCE = {"l2": lambda v: max(v, 0.0) ** 2, "dot": lambda v: 1.0 - v}
+_SLACK = 1e-6  # a range is widened by this much: DuckDB checks the exact bound afterwards
+_RANGE_OPERATORS: dict[type[exp.Expr], str] = {
+    exp.LT: "<",
+    exp.LTE: "<=",
+    exp.GT: ">",
+    exp.GTE: ">=",
+}
+_FLIPPED = {"<": ">", "<=": ">=", ">": "<", ">=": "<="}
+
+
+def plan_vector(planner: _Planner, select: exp.Select, scope: Scope, nodes: list[Any]) -> None:
+    from drydock.engine.search.planner import APPROXIMATE, _limit, _misplaced, ordering_key
+
+    ordered = ordering_key(select)
+    order_call = None
+    if ordered is not None and any(ordered[0] is n for n in nodes):
+        order_call = ordered[0]
+    where = select.args.get("where")
+    items = conjuncts(where.this if where is not None else None)
+    ranges = {id(item): r for item in items if (r := _range(item)) is not None}
+    in_ranges = {id(r[0]) for r in ranges.values()}
+    for node in nodes:
+        if node is order_call or id(node) in in_ranges or _selected(node, select):
+            continue
+        raise Errors.SEARCH_MISPLACED.error(detail=_misplaced(node))
+    if order_call is None and not ranges:
+        raise Errors.SEARCH_MISPLACED.error(detail=_misplaced(nodes[0]))
+    function = (order_call or next(iter(ranges.values()))[0]).name.lower()
+    metric = APPROXIMATE[function]
+    k = _limit(select)
+    if order_call is not None:
+        if select.args.get("limit") is None:
+            raise Errors.SEARCH_NEEDS_LIMIT.error(function=function, max_k=planner.settings.max_k)
+        if k is not None and k > planner.settings.max_k:
+            raise Errors.SEARCH_K_TOO_LARGE.error(k=k, max_k=planner.settings.max_k)
+    source = scope.tables[0] if scope.tables else None
+    shown = planner.shown(source) if isinstance(source, exp.Table) else "the query"
+
+    def exact(reason: str) -> None:
+        planner.note(shown, f"{function}: {reason}; the distances were computed for every row")
+
+    if len(scope.tables) != 1 or not isinstance(source, exp.Table):
+        return exact("the query reads more than one relation (search one table in a subquery)")
+    if any(select.args.get(a) for a in ("group", "having", "distinct")):
+        return exact("the query groups its rows")
+    if order_call is None:
+        return exact("a distance range without ORDER BY ... LIMIT reads every row")
+    if k is None:
+        return exact("LIMIT is not a constant")
+    descending = ordered is not None and ordered[1]
+    if descending != (metric == "dot"):
+        return exact(
+            f"ORDER BY {function} {'DESC' if descending else 'ASC'} asks for the farthest rows, "
+            "and an index finds the nearest"
+        )
+    keys = {_key(n) for n in nodes}
+    if len(keys) > 1:
+        return exact("the query uses several different approximate searches")
+    dataset = planner.dataset(source)
+    if dataset is None:
+        ref = planner.reference(source)
+        internal = ref is not None and ref.catalog.lower() == INTERNAL
+        what = "an internal table" if internal else "not a Lance table"
+        return exact(f"{shown} is {what}, which has no vector index")
+    located = _column_and_query(order_call, scope, source, dataset.schema, function)
+    if located is None:
+        return exact("the query vector is not a constant")
+    column, vector = located
+    if planner.table_searches.get(id(source)) is not None:
+        return exact("the table is also searched by full text")
+    indexes = indexes_of(dataset)
+    index = vector_index(indexes, column, metric)
+    if index is None:
+        others = ", ".join(f"{i.name} ({i.metric})" for i in vector_indexes(indexes, column))
+        return exact(
+            f"no vector index on `{column}` uses the {metric} metric"
+            + (f" (the column has {others})" if others else "")
+        )
+    distance_range: list[float | None] = [None, None]
+    pushed: list[str] = []
+    for item in items:
+        found = ranges.get(id(item))
+        if found is not None:
+            if _key(found[0]) != _key(order_call):
+                return exact("a distance range names another search")
+            _narrow(distance_range, metric, found[1], found[2])
+            continue
+        if any(item.find_all(exp.Anonymous, exp.MatchAgainst)):
+            translated = None
+        else:
+            translated = lance_filter(item, dataset.schema, scope.field_of(source))
+        if translated is None:
+            return exact(f"the condition {item.sql('mysql')[:80]} cannot be applied by Lance first")
+        pushed.append(translated)
+    search = planner.search_of(source)
+    search.columns = scope.columns_read(source, dataset.schema)
+    search.filter = " AND ".join(f"({p})" for p in pushed) or None
+    search.vector = VectorQuery(
+        column=column,
+        vector=vector,
+        metric=metric,
+        k=k,
+        index=index,
+        distance_range=None
+        if distance_range == [None, None]
+        else (distance_range[0], distance_range[1]),
+    )
+
+
+def _key(call: exp.Expr) -> str:
+    return call.sql("mysql").lower()
+
+
+def _selected(node: exp.Expr, select: exp.Select) -> bool:
+    """``node`` is an item of the select list (or an alias of one)."""
+    return any(node is item or node is item.unalias() for item in select.expressions)
+
+
+def _range(item: exp.Expr) -> tuple[exp.Anonymous, str, float] | None:
+    """``f(col, q) < r`` (either side) → (the call, the operator with the call on the left, r)."""
+    from drydock.engine.search.planner import APPROXIMATE
+
+    operator = _RANGE_OPERATORS.get(type(item))
+    if operator is None:
+        return None
+    for call, bound, op in (
+        (item.this, item.expression, operator),
+        (item.expression, item.this, _FLIPPED[operator]),
+    ):
+        if isinstance(call, exp.Anonymous) and call.name.lower() in APPROXIMATE:
+            value = _number(bound)
+            return None if value is None else (call, op, value)
+    return None
+
+
+def _number(node: exp.Expr) -> float | None:
+    negative = isinstance(node, exp.Neg)
+    inner = node.this if negative else node
+    if not isinstance(inner, exp.Literal) or inner.is_string:
+        return None
+    try:
+        value = float(inner.name)
+    except ValueError:
+        return None
+    return -value if negative else value
+
+
+def _narrow(bounds: list[float | None], metric: str, operator: str, value: float) -> None:
+    """Fold ``distance <op> value`` into Lance's distance range. Only a lower bound goes to
+    Lance (widened by :data:`_SLACK`): the rows within an upper bound are a prefix of the
+    nearest rows, so the k nearest, checked exactly by DuckDB (the condition stays), are the
+    answer — while Lance would check the bound on its quantized distance and drop rows near
+    it."""
+    lance = _TO_LANCE[metric](value)
+    upper = operator in ("<", "<=")
+    if metric == "dot":
+        upper = not upper  # a larger inner product is a smaller Lance distance
+    if not upper:
+        low = lance - _SLACK * (1 + abs(lance))
+        bounds[0] = low if bounds[0] is None else max(bounds[0], low)
+
+
+def _column_and_query(
+    call: exp.Expr, scope: Scope, table: exp.Table, schema: pa.Schema, function: str
+) -> tuple[str, Any] | None:
+    """(the vector column's field name, the query vector) of ``call``, either argument order;
+    None when no argument is a constant vector. A column that is no vector is a typed error."""
+    from drydock.engine.search.planner import _field_name
+
+    arguments = list(call.expressions)
+    if len(arguments) != 2:
+        raise Errors.SEARCH_ARGUMENT.error(where=function, detail="it takes two vectors")
+    for column, constant in (arguments, arguments[::-1]):
+        if not isinstance(column, exp.Column) or scope.owner(column) is not table:
+            continue
+        name = _field_name(schema, column.name)
+        if name is None:
+            return None  # DuckDB names the unknown column (1054)
+        kind = schema.field(name).type
+        if not pa.types.is_fixed_size_list(kind) or not pa.types.is_floating(kind.value_type):
+            if pa.types.is_list(kind) or pa.types.is_large_list(kind):
+                return None  # a list of any length: no index; DuckDB computes it
+            raise Errors.SEARCH_ARGUMENT.error(
+                where=function,
+                detail=f"`{name}` is not a vector column (a fixed-size list of floats): {kind}",
+            )
+        vector = query_vector(constant, kind.list_size)
+        return None if vector is None else (name, vector)
+    return None
