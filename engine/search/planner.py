@@ -323,8 +323,10 @@ def _orders_by_score(select: exp.Select, table: exp.Table) -> bool:
     if ordered is None:
         return False
     key, descending = ordered
+    order = select.args["order"]
     return (
         descending
+        and len(order.expressions) == 1  # a tie-breaker is DuckDB's to apply, over every match
         and isinstance(key, exp.Column)
         and key.name == SCORE_COLUMN
         and key.table.lower() == table.alias_or_name.lower()

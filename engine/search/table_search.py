@@ -82,6 +82,10 @@ class TableSearch:
             arguments["nearest"] = nearest
         if self.text is not None:
             arguments["full_text_query"] = self.text.lance_query()
+            arguments["disable_scoring_autoprojection"] = True
+            if self.score_column is not None:
+                names = self.columns or [f.name for f in self.dataset.schema]
+                arguments["columns"] = [*names, SCORE]
             if self.limit is not None:
                 arguments["limit"] = self.limit
         return arguments

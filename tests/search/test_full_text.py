@@ -1,0 +1,104 @@
+"""Full-text search over the wire on INVERTED indexes: MySQL's MATCH … AGAINST (natural language
+and boolean mode, its BM25 score selected and ordered by) and Doris' MATCH_ANY / MATCH_ALL /
+MATCH_PHRASE, checked against pylance's own answers and the words of each row."""
+
+from __future__ import annotations
+
+import lance
+import pytest
+from lance import query as lq
+
+from tests.conftest import ServerProcess
+from tests.search.conftest import SearchData, error, run
+
+
+def dataset(data: SearchData) -> lance.LanceDataset:
+    return lance.dataset(str(data.warehouse / "db" / "docs.lance"))
+
+
+def rows_with(data: SearchData, *words: str, every: bool = False) -> set[int]:
+    test = all if every else any
+    return {i for i, b in enumerate(data.body) if test(w in b.split() for w in words)}
+
+
+def test_match_against_filters_and_scores_like_pylance(
+    search_server: ServerProcess, search_data: SearchData
+) -> None:
+    found, warnings = run(
+        search_server,
+        "SELECT id, MATCH (body) AGAINST ('zebra w5') AS score FROM lc.db.docs "
+        "WHERE MATCH (body) AGAINST ('zebra w5') ORDER BY score DESC, id LIMIT 10",
+    )
+    assert warnings == []
+    expected = dataset(search_data).to_table(
+        full_text_query=lq.MatchQuery("zebra w5", "body"), columns=["id"]
+    )
+    scores = dict(zip(expected["id"].to_pylist(), expected["_score"].to_pylist(), strict=True))
+    best = sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))[:10]
+    assert [r[0] for r in found] == [k for k, _ in best]
+    for row_id, score in found:
+        assert score == pytest.approx(scores[row_id], rel=1e-5)
+
+
+def test_every_match_without_limit(search_server: ServerProcess, search_data: SearchData) -> None:
+    found, _ = run(
+        search_server, "SELECT id FROM lc.db.docs WHERE MATCH (body) AGAINST ('harbor')"
+    )
+    assert {r[0] for r in found} == rows_with(search_data, "harbor")
+
+
+def test_other_conditions_and_aggregates(
+    search_server: ServerProcess, search_data: SearchData
+) -> None:
+    found, _ = run(
+        search_server,
+        "SELECT count(*) FROM lc.db.docs WHERE MATCH (body) AGAINST ('river') "
+        "AND category < 10 AND body NOT LIKE '%stone%'",
+    )
+    expected = {
+        i
+        for i in rows_with(search_data, "river")
+        if search_data.category[i] < 10 and "stone" not in search_data.body[i]
+    }
+    assert found == [(len(expected),)]
+
+
+def test_boolean_mode(search_server: ServerProcess, search_data: SearchData) -> None:
+    found, _ = run(
+        search_server,
+        "SELECT id FROM lc.db.docs WHERE MATCH (body) AGAINST ('+zebra -apple' IN BOOLEAN MODE)",
+    )
+    assert {r[0] for r in found} == rows_with(search_data, "zebra") - rows_with(
+        search_data, "apple"
+    )
+
+
+def test_star_does_not_show_the_score(search_server: ServerProcess) -> None:
+    with search_server.connect() as conn, conn.cursor() as cur:
+        cur.execute(
+            "SELECT *, MATCH (body) AGAINST ('ember') AS s FROM lc.db.docs d "
+            "WHERE MATCH (body) AGAINST ('ember') LIMIT 1"
+        )
+        assert [c[0] for c in cur.description] == ["id", "category", "body", "emb", "s"]
+
+
+def test_errors(search_server: ServerProcess) -> None:
+    code, message = error(
+        search_server, "SELECT id FROM lc.db.plain WHERE MATCH (body) AGAINST ('zebra')"
+    )
+    assert code == 1191 and "INVERTED" in message and "lc.db.plain" in message
+    code, message = error(
+        search_server, "SELECT MATCH (body) AGAINST ('zebra') FROM lc.db.docs LIMIT 1"
+    )
+    assert code == 1235 and "WHERE" in message
+    code, message = error(
+        search_server,
+        "SELECT id FROM lc.db.docs WHERE id = 1 OR MATCH (body) AGAINST ('zebra')",
+    )
+    assert code == 1235
+    code, _ = error(search_server, "SELECT id FROM lc.db.docs WHERE MATCH (body) AGAINST (id)")
+    assert code in (1064, 1210)  # the search text must be a string (the parser may say so first)
+    code, _ = error(
+        search_server, "SELECT id FROM lc.db.docs WHERE MATCH (body, body) AGAINST ('x')"
+    )
+    assert code == 1210
