@@ -41,7 +41,6 @@ class VectorQuery:
     metric: str  # the index's: "l2" | "dot"
     k: int
     index: IndexInfo
-    distance_range: tuple[float | None, float | None] | None = None
 
 
 @dataclass
@@ -77,8 +76,6 @@ class TableSearch:
             }
             if self.settings.refine_factor > 0:
                 nearest["refine_factor"] = self.settings.refine_factor
-            if v.distance_range is not None:
-                nearest["distance_range"] = v.distance_range
             arguments["nearest"] = nearest
         if self.text is not None:
             arguments["full_text_query"] = self.text.lance_query()
@@ -117,8 +114,6 @@ class TableSearch:
                 parts.append(f"ef={max(self.settings.ef, v.k)}")
             parts.append(f"nprobe={self.settings.nprobe}")
             parts.append(f"refine={self.settings.refine_factor}")
-            if v.distance_range is not None:
-                parts.append(f"range={v.distance_range}")
         if self.text is not None and self.text_index is not None:
             parts.append(f"full text {self.text_index.name} ({self.text.shown()})")
             if self.limit is not None:

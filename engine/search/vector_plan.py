@@ -22,9 +22,6 @@ from drydock.engine.session import INTERNAL
 if TYPE_CHECKING:
     from drydock.engine.search.planner import Scope, _Planner
 
-# the Lance distance of a value v of each function: l2 is squared, dot is 1 - inner product
-_TO_LANCE = {"l2": lambda v: max(v, 0.0) ** 2, "dot": lambda v: 1.0 - v}
-_SLACK = 1e-6  # a range is widened by this much: DuckDB checks the exact bound afterwards
 _RANGE_OPERATORS: dict[type[exp.Expr], str] = {
     exp.LT: "<",
     exp.LTE: "<=",
@@ -102,14 +99,17 @@ def plan_vector(planner: _Planner, select: exp.Select, scope: Scope, nodes: list
             f"no vector index on `{column}` uses the {metric} metric"
             + (f" (the column has {others})" if others else "")
         )
-    distance_range: list[float | None] = [None, None]
     pushed: list[str] = []
     for item in items:
         found = ranges.get(id(item))
         if found is not None:
             if _key(found[0]) != _key(order_call):
                 return exact("a distance range names another search")
-            _narrow(distance_range, metric, found[1], found[2])
+            if not _within(metric, found[1]):
+                return exact(
+                    "a condition that the distance be beyond a bound is not answered by an "
+                    "index (it finds the nearest rows)"
+                )
             continue
         if any(item.find_all(exp.Anonymous, exp.MatchAgainst)):
             translated = None
@@ -127,9 +127,6 @@ def plan_vector(planner: _Planner, select: exp.Select, scope: Scope, nodes: list
         metric=metric,
         k=k,
         index=index,
-        distance_range=None
-        if distance_range == [None, None]
-        else (distance_range[0], distance_range[1]),
     )
 
 
@@ -171,19 +168,13 @@ def _number(node: exp.Expr) -> float | None:
     return -value if negative else value
 
 
-def _narrow(bounds: list[float | None], metric: str, operator: str, value: float) -> None:
-    """Fold ``distance <op> value`` into Lance's distance range. Only a lower bound goes to
-    Lance (widened by :data:`_SLACK`): the rows within an upper bound are a prefix of the
-    nearest rows, so the k nearest, checked exactly by DuckDB (the condition stays), are the
-    answer — while Lance would check the bound on its quantized distance and drop rows near
-    it."""
-    lance = _TO_LANCE[metric](value)
-    upper = operator in ("<", "<=")
-    if metric == "dot":
-        upper = not upper  # a larger inner product is a smaller Lance distance
-    if not upper:
-        low = lance - _SLACK * (1 + abs(lance))
-        bounds[0] = low if bounds[0] is None else max(bounds[0], low)
+def _within(metric: str, operator: str) -> bool:
+    """``f(col, q) <op> r`` keeps the rows nearer than a bound. Those rows are a prefix of the
+    nearest rows, so the k nearest found by the index, checked exactly by DuckDB (the condition
+    stays in WHERE), answer it; Lance's own distance_range would test its quantized distance and
+    drop rows near the bound."""
+    nearer = operator in ("<", "<=")
+    return nearer if metric == "l2" else not nearer  # a larger inner product is nearer
 
 
 def _column_and_query(

@@ -92,8 +92,8 @@ def search_server(
     server = make_server(tmp_path_factory.mktemp("search_server")).start()
     try:
         server.query(
-            f"CREATE CATALOG lc PROPERTIES (\"type\" = \"lance\", \"warehouse\" = "
-            f"\"{search_data.warehouse}\")"
+            f'CREATE CATALOG lc PROPERTIES ("type" = "lance", "warehouse" = '
+            f'"{search_data.warehouse}")'
         )
         yield server
     finally:

@@ -41,9 +41,7 @@ def test_match_against_filters_and_scores_like_pylance(
 
 
 def test_every_match_without_limit(search_server: ServerProcess, search_data: SearchData) -> None:
-    found, _ = run(
-        search_server, "SELECT id FROM lc.db.docs WHERE MATCH (body) AGAINST ('harbor')"
-    )
+    found, _ = run(search_server, "SELECT id FROM lc.db.docs WHERE MATCH (body) AGAINST ('harbor')")
     assert {r[0] for r in found} == rows_with(search_data, "harbor")
 
 
