@@ -35,6 +35,8 @@ class Result:
     # A result set larger than its first batch: ``rows`` holds the first batch and the rest is
     # still in the engine, fetched batch by batch while the server sends (engine/sql/execution.py).
     stream: RowStream | None = None
+    # EXPLAIN: the searches engine/search/planner.py planned for the statement (its Prepared)
+    plan: Any = None
 
     @property
     def is_result_set(self) -> bool:

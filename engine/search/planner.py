@@ -63,7 +63,7 @@ class Prepared:
     results: dict[int, Any] = field(default_factory=dict)
     views: dict[int, Any] = field(default_factory=dict)
     notes: list[Diagnostic] = field(default_factory=list)
-    searches: list[TableSearch] = field(default_factory=list)
+    searches: dict[int, TableSearch] = field(default_factory=dict)
 
 
 def is_search_node(node: exp.Expr) -> bool:
@@ -79,8 +79,9 @@ def prepare(
     settings: SearchSettings,
     run: bool = True,
 ) -> Prepared | None:
-    """Plan (and, with ``run``, execute) every search of ``expression``, rewriting it in place;
-    None when it has none. ``references`` are engine/sql/sql_relations.py's, authorized."""
+    """Plan (and, with ``run``, execute; else bind to no rows, for EXPLAIN) every search of
+    ``expression``, rewriting it in place; None when it has none. ``references`` are
+    engine/sql/sql_relations.py's, authorized."""
     nodes = [n for n in expression.find_all(exp.Anonymous, exp.MatchAgainst, TextMatch)]
     nodes = [n for n in nodes if is_search_node(n)]
     if not nodes:
@@ -94,9 +95,8 @@ def prepare(
         by_select.setdefault(id(select), (select, []))[1].append(node)
     for select, found in by_select.values():
         planner.plan_select(select, found)
-    if run:
-        for node_id, search in planner.table_searches.items():
-            planner.prepared.results[node_id] = search.run()
+    for node_id, search in planner.table_searches.items():
+        planner.prepared.results[node_id] = search.run() if run else search.empty()
     return planner.prepared
 
 
@@ -149,8 +149,7 @@ class _Planner:
         search = self.table_searches.get(id(table))
         if search is None:
             search = TableSearch(self.shown(table), self.dataset(table), self.settings)
-            self.table_searches[id(table)] = search
-            self.prepared.searches.append(search)
+            self.table_searches[id(table)] = self.prepared.searches[id(table)] = search
         return search
 
     def note(self, table: str, reason: str) -> None:

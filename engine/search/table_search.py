@@ -100,6 +100,15 @@ class TableSearch:
                 found = found.append_column(self.score_column, scores)
         return widened_table(found)
 
+    def empty(self) -> pa.Table:
+        """No rows, with the columns :meth:`run` gives (EXPLAIN binds the statement to it)."""
+        schema = self.dataset.schema
+        names = self.columns if self.columns is not None else schema.names
+        fields = [schema.field(n) for n in names]
+        if self.score_column is not None:
+            fields.append(pa.field(self.score_column, pa.float64()))
+        return widened_table(pa.schema(fields).empty_table())
+
     def plan_text(self) -> str:
         """Lance's own plan of this search (EXPLAIN)."""
         return str(self.dataset.scanner(**self.scanner_arguments()).explain_plan()).rstrip()

@@ -227,7 +227,10 @@ class QuerySession(ExternalBinding, StatementExecution):
         # Searches run on pylance first (engine/search/planner.py); DuckDB reads what they found.
         searched = None
         if search is not None:
-            searched = prepare(expression, references, _view_of(resolver), search)
+            explaining = isinstance(expression, exp.Describe)  # EXPLAIN: nothing is searched
+            searched = prepare(
+                expression, references, _view_of(resolver), search, run=not explaining
+            )
         if searched is None:
             counted = count_pushdown(expression, ctx, resolver)
             if counted is not None:
@@ -250,6 +253,7 @@ class QuerySession(ExternalBinding, StatementExecution):
             result_origins.attach(result, planned)
             if searched is not None:
                 result.warnings.extend(searched.notes)
+                result.plan = searched
             return result
         finally:
             for name in registered:

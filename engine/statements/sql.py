@@ -30,6 +30,7 @@ from drydock.engine.sql import (
 from drydock.engine.support.config_keys import Key
 from drydock.engine.core import Engine
 from drydock.engine.search.settings import session_settings
+from drydock.engine.statements.explain import explain_rows
 from drydock.engine.errors import DrydockError, Errors
 from drydock.engine.sql.session_variables import GLOBAL_CONFIG
 from drydock.engine.session import INTERNAL
@@ -163,9 +164,12 @@ def run_query(
         return engine.metadata.scan(ctx, catalog, db, table, travel)
 
     search = session_settings(ctx, int(engine.config.get(Key.VECTOR_SEARCH_MAX_K)))
-    return ctx.query.run(
+    result = ctx.query.run(
         expression, ctx, references, visibility, scan, stream=stream, search=search
     )
+    if isinstance(expression, exp.Describe):  # EXPLAIN <query> (engine/statements/explain.py)
+        return explain_rows(engine, expression, references, result, ctx)
+    return result
 
 
 def _runs_on_duckdb(expression: exp.Expr) -> bool:

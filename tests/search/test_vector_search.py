@@ -298,3 +298,29 @@ def test_lower_distance_bound_is_exact_with_a_note(
     )
     assert [r[0] for r in found] == list(order[20:25])
     assert "beyond a bound" in warnings[0][2]
+
+
+def test_explain_shows_the_index_and_lance_plan(
+    search_server: ServerProcess, search_data: SearchData
+) -> None:
+    q = vector_text(query_of(search_data, 3))
+    with search_server.connect() as conn, conn.cursor() as cur:
+        cur.execute(
+            f"EXPLAIN SELECT id FROM lc.db.docs WHERE category = 4 "
+            f"ORDER BY l2_distance_approximate(emb, '{q}') LIMIT 10"
+        )
+        assert [c[0] for c in cur.description][:3] == ["id", "select_type", "table"]
+        row = cur.fetchall()[0]
+        assert row[2] == "docs" and row[4] == "index" and row[6] == "emb_idx" and row[9] == 10
+        assert "prefilter: (`category` = 4)" in row[11] and "nprobe=" in row[11]
+        cur.execute("SHOW WARNINGS")
+        notes = cur.fetchall()
+        assert notes[0][1] == 1003 and "ANNSubIndex" in notes[0][2] and "emb_idx" in notes[0][2]
+        cur.execute("EXPLAIN SELECT id FROM lc.db.docs WHERE MATCH (body) AGAINST ('zebra')")
+        row = cur.fetchall()[0]
+        assert row[4] == "fulltext" and row[6] == "body_idx"
+        cur.execute("EXPLAIN SELECT id FROM lc.db.docs WHERE id = 77")
+        row = cur.fetchall()[0]
+        assert row[4] == "range" and row[6] == "id_idx" and "id_idx" in row[5]
+        cur.execute("SHOW WARNINGS")
+        assert "ScalarIndexQuery" in cur.fetchall()[0][2]
