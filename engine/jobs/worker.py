@@ -157,6 +157,7 @@ def _build(d: Dispatch, dataset: Any) -> None:
             replace=replace,
             index_uuid=d.index_uuid,
             progress_callback=Progress(),
+            **params,  # INVERTED: with_position (engine/jobs/control/validation.py)
         )
 
 

@@ -346,6 +346,14 @@ def _exclude_from_stars(select: exp.Select, table: exp.Table, column: str) -> No
             item.this.set("except_", [exp.column(column)])
 
 
+def _narrowest(schema: pa.Schema) -> str:
+    widths = [
+        (f.type.bit_width if pa.types.is_primitive(f.type) else 1 << 16, i)
+        for i, f in enumerate(schema)
+    ]
+    return str(schema.field(min(widths)[1]).name)
+
+
 def _is_lance(dataset: Any) -> bool:
     module = type(dataset).__module__
     return module.startswith("lance") and hasattr(dataset, "describe_indices")
@@ -421,4 +429,5 @@ class Scope:
                 names.add(name)
         if any(isinstance(item, exp.Star) for item in self.select.expressions):
             return None
-        return [f.name for f in schema if f.name in names]
+        # DuckDB cannot scan a table without columns (count(*)): read the narrowest one then
+        return [f.name for f in schema if f.name in names] or [_narrowest(schema)]

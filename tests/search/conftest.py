@@ -54,13 +54,22 @@ def build_table(seed: int = 7) -> tuple[pa.Table, np.ndarray, np.ndarray, list[s
         " ".join(WORDS[(i * 7 + j * 3) % len(WORDS)] for j in range(1 + i % 3)) + f" w{i % 97}"
         for i in range(ROWS)
     ]
+    schema = pa.schema(
+        [
+            pa.field("id", pa.int64()),
+            pa.field("category", pa.int32()),
+            pa.field("body", pa.string()),
+            pa.field("emb", pa.list_(pa.float32(), DIM), nullable=False),  # ANN needs NOT NULL
+        ]
+    )
     table = pa.table(
-        {
-            "id": pa.array(np.arange(ROWS), pa.int64()),
-            "category": pa.array(category, pa.int32()),
-            "body": pa.array(body),
-            "emb": pa.FixedSizeListArray.from_arrays(pa.array(vectors.ravel()), DIM),
-        }
+        [
+            pa.array(np.arange(ROWS), pa.int64()),
+            pa.array(category, pa.int32()),
+            pa.array(body),
+            pa.FixedSizeListArray.from_arrays(pa.array(vectors.ravel()), DIM),
+        ],
+        schema=schema,
     )
     return table, vectors, category, body
 

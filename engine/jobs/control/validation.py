@@ -101,6 +101,8 @@ def validate_spec(
     props: dict[str, str] = {}
     for key, value in properties:
         props[key.strip().lower()] = value
+    if kind == "INVERTED":
+        return IndexSpec(kind, kind, _inverted_params(props))
     if kind in SCALAR_TYPES:
         if props:
             raise invalid(f"{kind} indexes do not support properties")
@@ -149,6 +151,20 @@ def validate_spec(
         if key in props:
             params[key] = _positive_int(key, props[key])
     return IndexSpec("ANN", index_type, params)
+
+
+def _inverted_params(props: dict[str, str]) -> dict[str, object]:
+    """INVERTED's one property, Doris' ``"support_phrase" = "true"``: keep word positions so that
+    MATCH_PHRASE (and quoted phrases in boolean mode) can be answered (Lance's with_position)."""
+    for key in props:
+        if key != "support_phrase":
+            raise invalid(
+                f"Unknown property '{key}' for Lance INVERTED index (supported: support_phrase)"
+            )
+    value = props.get("support_phrase", "false").strip().lower()
+    if value not in ("true", "false"):
+        raise invalid('support_phrase must be "true" or "false"')
+    return {"with_position": True} if value == "true" else {}
 
 
 def same_definition(existing: dict[str, object], spec: IndexSpec) -> bool:
