@@ -131,15 +131,15 @@ def _lance_row(
 ) -> tuple[Any, ...]:
     indexes = indexes_of(dataset)
     rows: int | None
+    key: str | None
     possible = ",".join(i.name for i in indexes) or None
     if search is not None and search.vector is not None:
         kind, key, rows = "index", search.vector.index.name, search.vector.k
     elif search is not None and search.text_index is not None:
         kind, key, rows = "fulltext", search.text_index.name, search.limit
     else:
-        scalar = [
-            i.name for i in indexes if f"@{i.name}(" in plan
-        ]  # ScalarIndexQuery: …@idx(BTree)
+        # Lance's plan names a scalar index it uses as "ScalarIndexQuery: query=[…]@id_idx(BTree)"
+        scalar = [i.name for i in indexes if f"@{i.name}(" in plan]
         kind = "range" if scalar else "ALL"
         key, rows = ",".join(scalar) or None, int(dataset.count_rows())
     extra = search.summary() if search is not None else _where_note(select)
