@@ -135,8 +135,11 @@ def _key(call: exp.Expr) -> str:
 
 
 def _selected(node: exp.Expr, select: exp.Select) -> bool:
-    """``node`` is an item of the select list (or an alias of one)."""
-    return any(node is item or node is item.unalias() for item in select.expressions)
+    """``node`` is in an item of the select list (``round(f(col, q), 4) AS d`` too): its value is
+    computed exactly for each row found."""
+    while node.parent is not None and node.parent is not select:
+        node = node.parent
+    return any(node is item for item in select.expressions)
 
 
 def _range(item: exp.Expr) -> tuple[exp.Anonymous, str, float] | None:

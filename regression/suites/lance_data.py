@@ -59,3 +59,36 @@ def wait_for_job(
             return row
         time.sleep(0.2)
     raise AssertionError(f"job {job_id} did not finish in {timeout}s")
+
+
+def write_documents(path: str, rows: int = 1200, dim: int = 8) -> None:
+    """Seeded clustered vectors with a category and a short text: the search suite's table."""
+    import lance
+
+    rng = np.random.default_rng(21)
+    centers = rng.normal(size=(6, dim)) * 3
+    vectors = (centers[rng.integers(0, 6, rows)] + rng.normal(size=(rows, dim))).astype(np.float32)
+    words = ["zebra", "apple", "river", "stone", "cloud", "ember", "frost", "grove"]
+    schema = pa.schema(
+        [
+            pa.field("id", pa.int64(), nullable=False),
+            pa.field("category", pa.int32()),
+            pa.field("body", pa.string()),
+            pa.field("embedding", pa.list_(pa.float32(), dim), nullable=False),
+        ]
+    )
+    table = pa.table(
+        [
+            pa.array(range(rows), pa.int64()),
+            pa.array([i % 10 for i in range(rows)], pa.int32()),
+            pa.array(
+                [
+                    " ".join(words[(i * 5 + j) % len(words)] for j in range(1 + i % 3))
+                    for i in range(rows)
+                ]
+            ),
+            pa.FixedSizeListArray.from_arrays(pa.array(vectors.ravel()), dim),
+        ],
+        schema=schema,
+    )
+    lance.write_dataset(table, path, mode="overwrite")
