@@ -52,7 +52,8 @@ def body(s):  # type: ignore[no-untyped-def]
         "WHERE MATCH (body) AGAINST ('+zebra -apple' IN BOOLEAN MODE)"
     )
     s.sql(
-        f"SELECT id FROM reg_search.db.docs ORDER BY l2_distance_approximate(embedding, {Q}) DESC LIMIT 1"
+        "SELECT id FROM reg_search.db.docs "
+        f"ORDER BY l2_distance_approximate(embedding, {Q}) DESC LIMIT 1"
     )
     s.qt_exact_note("SHOW WARNINGS")
     with s.test() as t:
@@ -60,7 +61,8 @@ def body(s):  # type: ignore[no-untyped-def]
         t.exception("needs a LIMIT")
     with s.test() as t:
         t.sql(
-            "SELECT id FROM reg_search.db.docs ORDER BY l2_distance_approximate(embedding, '[1, 2]') LIMIT 3"
+            "SELECT id FROM reg_search.db.docs "
+            "ORDER BY l2_distance_approximate(embedding, '[1, 2]') LIMIT 3"
         )
         t.exception("8")
     with s.test() as t:
