@@ -198,6 +198,16 @@ class Errors:
     WRONG_ARGUMENTS_TO_FUNCTION = ErrorSpec(
         1582, "42000", "Incorrect parameter count or types in the call to native function '{name}'"
     )
+    # -- vector values (engine/search/vector_functions.py, engine/search/vectors.py) -------------
+    # MySQL 9's ER_TO_VECTOR_CONVERSION wording; a NULL, NaN or infinite element is not valid
+    INVALID_VECTOR = ErrorSpec(
+        6138, "HY000", "Data cannot be converted to a valid vector: '{value}'"
+    )
+    VECTOR_DIMENSIONS_DIFFER = ErrorSpec(
+        1210,
+        "HY000",
+        "Vector dimensions differ: {first} has {first_dim}, {second} has {second_dim}",
+    )
     # -- the plain-SQL pipeline (engine/sql/sql_relations.py) ------------------------------------
     TABLE_FUNCTION_NOT_ALLOWED = ErrorSpec(
         1142,

@@ -22,6 +22,7 @@ from typing import Any
 import duckdb
 from sqlglot import exp
 
+from drydock.engine.search import vector_functions
 from drydock.engine.support.lru import Lru
 from drydock.engine.session import INTERNAL
 from drydock.engine.sql import collation, info_schema, mysql_dml, mysql_functions, result_origins
@@ -68,6 +69,7 @@ class QueryEngine:
             raise RuntimeError(f"internal catalog file must be named {INTERNAL}.duckdb")
         info_schema.install(self._db)
         mysql_functions.install(self._db)
+        vector_functions.install(self._db)
         # Sandbox: SQL may not read or write server files, attach databases or load extensions
         # (read_csv('/etc/...'), COPY ... TO, ATTACH, INSTALL), and no session may undo that.
         self._db.execute("SET enable_external_access = false")
@@ -231,6 +233,7 @@ class QuerySession(ExternalBinding, StatementExecution):
                 and expression.this.text("catalog").lower() == INTERNAL
             ):
                 mysql_dml.on_update_columns(expression, self._table_traits(expression.this))
+            expression = vector_functions.qualify(expression)
             sql = expression.sql(dialect="duckdb")
             verify(expression, sql, authorized, self._serialize)
             result = self._execute(expression, sql, ctx, key, stream=stream and not registered)
