@@ -203,6 +203,10 @@ class Errors:
     INVALID_VECTOR = ErrorSpec(
         6138, "HY000", "Data cannot be converted to a valid vector: '{value}'"
     )
+    # MySQL's ER_FT_MATCHING_KEY_NOT_FOUND: a full-text predicate no index answers
+    FULLTEXT_INDEX_MISSING = ErrorSpec(
+        1191, "HY000", "Can't find FULLTEXT index matching the column list ({detail})"
+    )
     VECTOR_DIMENSIONS_DIFFER = ErrorSpec(
         1210,
         "HY000",

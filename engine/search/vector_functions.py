@@ -32,6 +32,7 @@ import duckdb
 from sqlglot import exp
 
 from drydock.engine.errors import Errors
+from drydock.grammar.sql import DIALECT, TextMatch
 
 SCHEMA = "mysql_is.main"
 ERROR_PREFIX = "drydock-invalid-vector: "
@@ -123,9 +124,14 @@ def call_of(node: exp.Expr) -> tuple[str, list[exp.Expr]] | None:
 def qualify(expression: exp.Expr) -> exp.Expr:
     """``expression`` with every vector function call pointed at its macro, in place (the root
     is returned, replaced when it is itself a call). A call with the wrong number of arguments
-    is MySQL's 1582."""
+    is MySQL's 1582. A full-text predicate still here (the search planner answers the ones an
+    index can) is MySQL's 1191: DuckDB SQL is never generated for it."""
     root: Any = expression
     for node in list(expression.walk()):
+        if isinstance(node, (TextMatch, exp.MatchAgainst)):  # no exact form on DuckDB
+            raise Errors.FULLTEXT_INDEX_MISSING.error(
+                detail=f"no inverted index answers {node.sql(DIALECT)[:100]}"
+            )
         call = call_of(node)
         if call is None:
             continue
