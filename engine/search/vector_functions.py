@@ -32,6 +32,7 @@ import duckdb
 from sqlglot import exp
 
 from drydock.engine.errors import Errors
+from drydock.engine.search.vectors import constant_values
 from drydock.grammar.sql import DIALECT, TextMatch
 
 SCHEMA = "mysql_is.main"
@@ -48,9 +49,15 @@ def _m(name: str) -> str:
 
 # Each macro may only call macros defined before it (install() creates them in this order).
 _MACROS: dict[str, str] = {
-    # any argument form → DOUBLE[]; text that is no list of numbers is an error naming it
-    "doubles": f"""(x) AS (COALESCE(TRY_CAST(x AS DOUBLE[]), CASE WHEN x IS NOT NULL
-        THEN error('{ERROR_PREFIX}' || left(CAST(x AS VARCHAR), 100)) END))""",
+    # text → DOUBLE[]: every element a number (TRY_CAST reads '[1,x]' as [1, NULL])
+    "parsed": f"""(x) AS (CASE WHEN x IS NULL THEN NULL
+        WHEN list_count(TRY_CAST(x AS DOUBLE[])) = len(TRY_CAST(x AS DOUBLE[]))
+            THEN TRY_CAST(x AS DOUBLE[])
+        ELSE error('{ERROR_PREFIX}' || left(CAST(x AS VARCHAR), 100)) END)""",
+    # any argument form → DOUBLE[]; typeof() is a constant, so a column pays one cast per row
+    # (a value of another type, a number say, is DuckDB's cast error: duckdb_errors.py)
+    "doubles": f"""(x) AS (CASE WHEN typeof(x) = 'VARCHAR' THEN {_m("parsed")}(x)
+        ELSE CAST(x AS DOUBLE[]) END)""",
     # every element present and finite (a NULL vector counts as valid: it gives NULL)
     "valid": """(v) AS (v IS NULL OR (list_count(v) = len(v)
         AND list_max(v) <= 1.7976931348623157e308 AND list_min(v) >= -1.7976931348623157e308))""",
@@ -85,7 +92,7 @@ _MACROS: dict[str, str] = {
              AND list_max(v) <= {_FLOAT32_MAX} AND list_min(v) >= -{_FLOAT32_MAX}
             THEN TRY_CAST(v AS FLOAT[])
         ELSE error('{ERROR_PREFIX}' || left({_m("text")}(v), 100)) END)""",
-    "string_to_vector": f"(s) AS ({_m('floats')}({_m('doubles')}(s)))",
+    "string_to_vector": f"(s) AS ({_m('floats')}({_m('parsed')}(CAST(s AS VARCHAR))))",
     "vector_to_string": f"(v) AS ({_m('text')}({_m('doubles')}(v)))",
 }
 
@@ -139,6 +146,7 @@ def qualify(expression: exp.Expr) -> exp.Expr:
         macro = FUNCTIONS[name]
         if len(args) != _ARITY.get(macro, 2):
             raise Errors.WRONG_ARGUMENTS_TO_FUNCTION.error(name=name.lower())
+        args = [_as_text(arg) for arg in args]
         replacement = exp.Dot.build(
             [
                 exp.to_identifier("mysql_is"),
@@ -151,3 +159,15 @@ def qualify(expression: exp.Expr) -> exp.Expr:
         else:
             node.replace(replacement)
     return root  # type: ignore[no-any-return]
+
+
+def _as_text(arg: exp.Expr) -> exp.Expr:
+    """An array literal of numbers as the string form of the same values: DuckDB folds the
+    string's parse to one constant, where the array's cast runs per row (5x slower, measured in
+    bench/bench_vector_functions.py). Its errors are raised here, as the SQL path words them."""
+    if not isinstance(arg, exp.Array):
+        return arg
+    values = constant_values(arg)
+    if values is None:
+        return arg
+    return exp.Literal.string("[" + ",".join(repr(v) for v in values) + "]")

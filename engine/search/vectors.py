@@ -45,7 +45,7 @@ def _check(values: list[float], shown: str) -> None:
 def query_vector(node: exp.Expr, dimension: int | None) -> np.ndarray | None:
     """The float32 vector ``node`` spells, or None when it is not a constant vector (a column, a
     call of anything else). ``dimension``: the column's, checked when given."""
-    values = _values(node)
+    values = constant_values(node)
     if values is None:
         return None
     if dimension is not None and len(values) != dimension:
@@ -58,9 +58,11 @@ def query_vector(node: exp.Expr, dimension: int | None) -> np.ndarray | None:
     return np.asarray(values, dtype=np.float32)
 
 
-def _values(node: exp.Expr) -> list[float] | None:
+def constant_values(node: exp.Expr) -> list[float] | None:
+    """The elements (float64, as written) of the constant vector ``node`` spells, None when it
+    spells none; the errors of :func:`query_vector` but for the dimension."""
     if isinstance(node, exp.Paren):
-        return _values(node.this)
+        return constant_values(node.this)
     if isinstance(node, exp.Array):
         return _array_values(node)
     if isinstance(node, exp.Literal) and node.is_string:

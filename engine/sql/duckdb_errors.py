@@ -200,6 +200,12 @@ RULES: tuple[Rule, ...] = (
         lambda m, c: {"value": m["value"]},
     ),
     _rule(
+        duckdb.ConversionException,
+        r"Unimplemented type for cast \((?P<type>.*) -> DOUBLE\[\]\)",
+        Errors.INVALID_VECTOR,
+        lambda m, c: {"value": f"a value of type {m['type']}"},
+    ),
+    _rule(
         duckdb.InvalidInputException,
         r"(?:list|array)_\w+: \w+ argument can not contain NULL values",
         Errors.INVALID_VECTOR,
