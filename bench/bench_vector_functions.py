@@ -8,9 +8,9 @@ form over a FLOAT[dim] table, and the ratio to the baseline. Run:
 
 from __future__ import annotations
 
-import statistics
 import sys
 import time
+from pathlib import Path
 
 import duckdb
 import numpy as np
@@ -18,6 +18,9 @@ import pyarrow as pa
 
 from drydock.engine.search import vector_functions
 from drydock.grammar import sql
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from bench.timing import fmt_ratio, median  # noqa: E402
 
 
 def _udf_l2(a: pa.Array, b: pa.Array) -> pa.Array:
@@ -38,7 +41,7 @@ def _median(con: duckdb.DuckDBPyConnection, sql: str, runs: int = 5) -> float:
         start = time.perf_counter()
         con.execute(sql).fetchall()
         times.append(time.perf_counter() - start)
-    return statistics.median(times)
+    return median(times)
 
 
 def main(rows: int = 200_000, dim: int = 128) -> None:
@@ -70,7 +73,7 @@ def main(rows: int = 200_000, dim: int = 128) -> None:
     for name, text in forms.items():
         seconds = _median(con, text)
         base = base or seconds
-        print(f"{name:28s} {seconds:8.4f} s  x{seconds / base:5.2f} of list_distance")
+        print(f"{name:28s} {seconds:8.4f} s  {fmt_ratio(seconds / base)} of list_distance")
 
 
 if __name__ == "__main__":
