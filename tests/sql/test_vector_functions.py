@@ -242,3 +242,39 @@ def test_full_text_predicates_parse_and_bind_over_the_wire(
             _query(conn, sql, args)
         assert info.value.args[0] == 1191, info.value.args
     assert _query(conn, "SELECT 1") == [(1,)]
+
+
+def test_column_values_with_null_or_zero_vectors(
+    shared_server: ServerProcess, conn: pymysql.connections.Connection
+) -> None:
+    """A stored vector with a NULL element is an error naming it; a NULL vector gives NULL; a
+    zero vector has no cosine distance (NULL)."""
+    shared_server.query("CREATE DATABASE IF NOT EXISTS vodd")
+    shared_server.query("CREATE TABLE vodd.n (id INT, emb DOUBLE[])")
+    shared_server.query("INSERT INTO vodd.n VALUES (1, '[0,0]'), (2, NULL)")
+    assert _query(
+        conn,
+        "SELECT id, cosine_distance(emb, '[1,2]'), l2_distance(emb, '[3,4]') FROM vodd.n "
+        "ORDER BY id",
+    ) == [(1, None, 5.0), (2, None, None)]
+    shared_server.query("INSERT INTO vodd.n VALUES (3, '[1,NULL]')")
+    for function in ("l2_distance", "inner_product", "cosine_distance", "l1_distance"):
+        with pytest.raises(pymysql.MySQLError) as info:
+            _query(conn, f"SELECT {function}(emb, '[1,2]') FROM vodd.n")
+        assert info.value.args[0] == 6138, function
+        assert "NULL" in info.value.args[1]
+    assert _query(conn, "SELECT VECTOR_TO_STRING(emb) FROM vodd.n ORDER BY id") == [
+        ("[0,0]",),
+        (None,),
+        ("[1,NULL]",),
+    ]
+
+
+def test_sql_prepare_binds_a_vector_from_a_user_variable(
+    conn: pymysql.connections.Connection, tables: list[str]
+) -> None:
+    expected = EXACT["l2_distance"](_stored(tables[0])[4], np.asarray(Q))
+    _query(conn, f"SET @q = '{_text(Q)}'")
+    _query(conn, f"PREPARE s FROM 'SELECT l2_distance(emb, ?) FROM {tables[0]} WHERE id = 4'")
+    [(got,)] = _query(conn, "EXECUTE s USING @q")
+    assert got == pytest.approx(expected, rel=1e-9)
