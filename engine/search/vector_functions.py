@@ -16,7 +16,10 @@ Errors.VECTOR_DIMENSIONS_DIFFER). A cosine distance with a zero vector is undefi
 
 Macros, not Python functions: DuckDB's list_distance / list_inner_product /
 list_cosine_distance run vectorized in C++ (bench/bench_vector_functions.py measures the ratio).
-The checks that need the elements run only on the rare rows whose result is not finite.
+The checks that need the elements run only on the rare rows whose result is not finite, and an
+array literal runs as the string of the same values (DuckDB folds its parse to one constant).
+Measured (100k rows of FLOAT[128]): l2/inner product/cosine 1.7-2.3x bare list_distance, a Python
+Arrow UDF 18x; l1_distance, which DuckDB lacks, is a lambda over the elements (~50x).
 
 Users call the functions by their plain names; :func:`qualify` points those calls at the macros
 just before DuckDB SQL is generated, so every earlier step (the search planner included) sees the
