@@ -198,6 +198,20 @@ class Errors:
     WRONG_ARGUMENTS_TO_FUNCTION = ErrorSpec(
         1582, "42000", "Incorrect parameter count or types in the call to native function '{name}'"
     )
+    # -- vector values (engine/search/vector_functions.py, engine/search/vectors.py) -------------
+    # MySQL 9's ER_TO_VECTOR_CONVERSION wording; a NULL, NaN or infinite element is not valid
+    INVALID_VECTOR = ErrorSpec(
+        6138, "HY000", "Data cannot be converted to a valid vector: '{value}'"
+    )
+    # MySQL's ER_FT_MATCHING_KEY_NOT_FOUND: a full-text predicate no index answers
+    FULLTEXT_INDEX_MISSING = ErrorSpec(
+        1191, "HY000", "Can't find FULLTEXT index matching the column list ({detail})"
+    )
+    VECTOR_DIMENSIONS_DIFFER = ErrorSpec(
+        1210,
+        "HY000",
+        "Vector dimensions differ: {first} has {first_dim}, {second} has {second_dim}",
+    )
     # -- the plain-SQL pipeline (engine/sql/sql_relations.py) ------------------------------------
     TABLE_FUNCTION_NOT_ALLOWED = ErrorSpec(
         1142,
@@ -407,9 +421,6 @@ class Errors:
         "LIMIT, or have an administrator raise vector_search_max_k",
     )
     SEARCH_MISPLACED = ErrorSpec(1235, "42000", "{detail}")
-    FULLTEXT_INDEX_MISSING = ErrorSpec(
-        1191, "HY000", "Can't find FULLTEXT index matching the column list: {detail}"
-    )
     # a Note: the query was answered, exactly, without the index it named
     SEARCH_EXACT = ErrorSpec(5200, "HY000", "Exact search on {table}: {reason}")
     LANCE_INDEX_INVALID = ErrorSpec(5100, "HY000", "{detail}")

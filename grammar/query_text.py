@@ -32,7 +32,8 @@ from mysql_mimic.charset import CharacterSet
 
 from drydock.grammar.lexer import DEFAULT_MODE, TextMode, comment_end, quoted_end
 
-_INTRODUCER = re.compile(rb"_([A-Za-z0-9]+)\s*$")
+# an introducer is a word of its own: the ``_any`` of Doris' ``body MATCH_ANY 'x'`` is no charset
+_INTRODUCER = re.compile(rb"(?<![A-Za-z0-9_$\x80-\xff])_([A-Za-z0-9]+)\s*$")
 _ESCAPES = {
     ord("0"): b"\0",
     ord("n"): b"\n",
@@ -50,7 +51,7 @@ class UndecodableText(ValueError):
     """Bytes outside an introduced literal that are not valid in the client character set."""
 
 
-_MAY_INTRODUCE = re.compile(rb"_[A-Za-z0-9]+\s*'")
+_MAY_INTRODUCE = re.compile(rb"(?<![A-Za-z0-9_$\x80-\xff])_[A-Za-z0-9]+\s*'")
 
 
 def decode_statement(charset: CharacterSet, raw: bytes, mode: TextMode = DEFAULT_MODE) -> str:

@@ -4,7 +4,10 @@ drydock's additions to MySQL's syntax are grammar here, never rewrites of the te
 
 - ``t FOR TIME AS OF '2024-01-01 00:00:00'`` (Doris) parses like ``FOR TIMESTAMP AS OF``;
 - ``t@tag('v1')`` (Doris) parses as a version clause naming a tag;
-- ``FOR VERSION AS OF n`` / ``FOR TIMESTAMP AS OF '…'`` are sqlglot's own.
+- ``FOR VERSION AS OF n`` / ``FOR TIMESTAMP AS OF '…'`` are sqlglot's own;
+- ``col MATCH_ANY 'words'`` / ``MATCH_ALL`` / ``MATCH_PHRASE`` (Doris full-text) parse as
+  :class:`TextMatch`; ``[0.1, -0.2]`` is an array literal (``exp.Array``, a vector value);
+  MySQL's ``MATCH (a, b) AGAINST ('…' IN BOOLEAN MODE)`` is sqlglot's ``exp.MatchAgainst``.
 
 ``parse(sql)`` gives exactly one sqlglot expression or a MySQL error (1064 with the position,
 1065 for an empty query). ``projection_labels`` gives the MySQL column labels of a SELECT: the
@@ -34,6 +37,19 @@ class RenameTables(exp.Expression):
     applied together (engine/sql/mysql_ddl.py)."""
 
     arg_types: ClassVar[dict[str, bool]] = {"expressions": True}
+
+
+class TextMatch(exp.Expression):
+    """Doris' full-text predicates ``col MATCH_ANY 'words'``, ``col MATCH_ALL '…'`` and
+    ``col MATCH_PHRASE '…'``: ``this`` the column, ``expression`` the query text (a string
+    literal or a ``?`` placeholder), ``kind`` "ANY", "ALL" or "PHRASE". Only the search planner
+    (engine/search) can answer one: DuckDB SQL is never generated for it (sqlglot's generator
+    refuses a node it has no method for)."""
+
+    arg_types: ClassVar[dict[str, bool]] = {"this": True, "expression": True, "kind": True}
+
+
+TEXT_MATCH_KINDS = {"MATCH_ANY": "ANY", "MATCH_ALL": "ALL", "MATCH_PHRASE": "PHRASE"}
 
 
 class DrydockMySQL(MySQL):
@@ -75,6 +91,25 @@ class DrydockMySQL(MySQL):
                     break
             return RenameTables(expressions=pairs)
 
+        def _parse_range(self, this: Any = None, parse_is: bool = False) -> Any:
+            """MySQL's comparisons, and Doris' ``col MATCH_ANY|MATCH_ALL|MATCH_PHRASE 'text'``
+            at the same precedence. The words are keywords only before a string or a ``?``:
+            ``SELECT a match_any FROM t`` still aliases ``a``."""
+            this = super()._parse_range(this, parse_is)
+            kind = self._text_match_ahead()
+            if kind is None:
+                return this
+            self._advance()
+            query = self._parse_string() or self._parse_placeholder()
+            return super()._parse_range(TextMatch(this=this, expression=query, kind=kind))
+
+        def _text_match_ahead(self) -> str | None:
+            if not (self._curr and self._next) or self._curr.token_type != TokenType.VAR:
+                return None
+            if self._next.token_type not in (TokenType.STRING, TokenType.PLACEHOLDER):
+                return None
+            return TEXT_MATCH_KINDS.get(self._curr.text.upper())
+
         def _parse_version(self) -> Any:
             if self._at_tag():
                 self._advance(3)  # @ tag (
@@ -104,6 +139,11 @@ class DrydockMySQL(MySQL):
 
         TRANSFORMS: ClassVar[dict[Any, Any]] = {
             **MySQL.Generator.TRANSFORMS,
+            TextMatch: lambda self, e: (
+                f"{self.sql(e, 'this')} MATCH_{e.args['kind']} {self.sql(e, 'expression')}"
+            ),
+            # an array literal as written: [1, -0.5] (sqlglot's MySQL prints ARRAY(1, -0.5))
+            exp.Array: lambda self, e: f"[{self.expressions(e, flat=True)}]",
             RenameTables: lambda self, e: (
                 "RENAME TABLE "
                 + ", ".join(

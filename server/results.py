@@ -8,10 +8,12 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+from decimal import Decimal
 from collections.abc import Callable, Sequence
 from operator import itemgetter
 from typing import Any
 
+import numpy as np
 from mysql_mimic import ResultColumn
 from mysql_mimic.charset import CharacterSet
 from mysql_mimic.results import AllowedResult, infer_type
@@ -49,14 +51,51 @@ def _is_nested(duck_type: str) -> bool:
     return t.endswith("]") or t.startswith(("STRUCT", "MAP", "UNION"))
 
 
+def _is_vector(duck_type: str) -> bool:
+    """A list or fixed-size array of FLOAT/DOUBLE (a Lance vector column reads as FLOAT[n])."""
+    t = duck_type.upper()
+    return t.startswith(("FLOAT[", "DOUBLE[")) and t.count("[") == 1
+
+
+def _float_text(value: float, single: bool) -> str:
+    """The shortest text that reads back as the same float32 (``single``) or float64 value;
+    ``1`` not ``1.0``."""
+    text = str(np.float32(value)) if single else repr(float(value))
+    return text.removesuffix(".0")
+
+
+def _vector_text(single: bool) -> Callable[[Any], Any]:
+    """A vector as text: ``[0.1,-2,3.5]``, each element's shortest round-trip form (of float32
+    for a FLOAT vector: no widening noise such as 0.10000000149011612)."""
+
+    def convert(value: Any) -> Any:
+        if value is None or isinstance(value, (str, bytes)):
+            return value
+        return "[" + ",".join("NULL" if v is None else _float_text(v, single) for v in value) + "]"
+
+    return convert
+
+
 def _to_json(value: Any) -> Any:
     if value is None or isinstance(value, (str, bytes)):
         return value
+    if isinstance(value, list) and value and all(isinstance(v, Decimal) for v in value):
+        return "[" + ", ".join(str(v) for v in value) + "]"  # numbers, not JSON strings
     return json.dumps(value, default=str, ensure_ascii=False)
+
+
+def _nested_converter(duck_type: str) -> Callable[[Any], Any]:
+    if _is_vector(duck_type):
+        return _vector_text(single=duck_type.upper().startswith("FLOAT"))
+    return _to_json
 
 
 def column_type(duck_type: str) -> ColumnType:
     t = duck_type.upper()
+    if _is_nested(t):
+        # text in the connection's character set; not MySQL 9's VECTOR (242), which older
+        # clients cannot read (docs/upstream-facts.md)
+        return ColumnType.VARCHAR
     if t in _EXACT:
         return _EXACT[t]
     if t.startswith("DECIMAL") or t in ("HUGEINT", "UHUGEINT"):
@@ -232,7 +271,10 @@ def _plan(
         for name, t in zip(result.columns, types)
     ]
     duck_types = [result.column_types.get(c, "VARCHAR") for c in result.columns]
-    converters = [_to_json if _is_nested(d) else _CONVERT.get(t) for d, t in zip(duck_types, types)]
+    converters = [
+        _nested_converter(d) if _is_nested(d) else _CONVERT.get(t)
+        for d, t in zip(duck_types, types)
+    ]
     convert: RowConverter | None = None
     if any(converters):
 

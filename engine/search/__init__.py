@@ -1,8 +1,16 @@
-"""Search with the indexes drydock builds: vector values and distance functions, and the search
-planner that hands approximate top-k, filtered, range and full-text searches of Lance tables to
-pylance (``planner.py``, ``vector_plan.py``, ``full_text.py``, ``lance_filter.py``,
-``indexes.py``, ``table_search.py``, ``settings.py``).
+"""Search with the indexes drydock builds.
 
-May import: `drydock.engine`, `drydock.engine.support`, `drydock.grammar`,
-`drydock.engine.lakehouse`.
+- Vector values and the exact functions: ``vectors.py`` (constant query vectors read from the
+  AST), ``vector_functions.py`` (l2_distance, inner_product, cosine_distance, l1_distance,
+  STRING_TO_VECTOR, VECTOR_TO_STRING as DuckDB macros).
+- The search planner, which answers approximate top-k, filtered, range and full-text searches of
+  Lance tables with pylance: ``planner.py`` (and ``vector_plan.py``, ``full_text.py``), the
+  conditions Lance applies first (``lance_filter.py``), the indexes of a dataset version
+  (``indexes.py``), one table's search (``table_search.py``), the session's parameters
+  (``settings.py``).
+
+engine/sql/query.py calls into this package; nothing here imports engine/sql.
+
+May import: `drydock.engine`, `drydock.engine.support`, `drydock.engine.lakehouse`,
+`drydock.grammar`.
 """

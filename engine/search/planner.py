@@ -37,12 +37,7 @@ from drydock.engine.search.table_search import SearchSettings, TableSearch
 from drydock.engine.search.vector_plan import plan_vector
 from drydock.engine.session import INTERNAL
 
-try:
-    from drydock.grammar.sql import TextMatch  # type: ignore[attr-defined]
-except ImportError:  # pragma: no cover - until the syntax lands
-
-    class TextMatch(exp.Expression):  # type: ignore[no-redef]
-        pass
+from drydock.grammar.sql import TextMatch
 
 
 APPROXIMATE = {"l2_distance_approximate": "l2", "inner_product_approximate": "dot"}

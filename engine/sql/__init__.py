@@ -11,5 +11,6 @@ origins (``result_origins.py``). Around it:
 (identifiers in SQL text drydock writes).
 
 May import: `drydock.engine`, `drydock.engine.support`, `drydock.engine.store`,
-`drydock.engine.security`, `drydock.grammar`, `drydock.engine.lakehouse`, `drydock.engine.search`.
+`drydock.engine.security`, `drydock.grammar`, `drydock.engine.lakehouse`,
+`drydock.engine.search`.
 """

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 import duckdb
 
 from drydock.engine.errors import DrydockError, Errors, ErrorSpec, scrub_paths
+from drydock.engine.search import vector_functions
 
 # DuckDB's physical type names → the SQL names MySQL prints in its messages
 _TYPE_NAMES = {
@@ -190,6 +191,40 @@ RULES: tuple[Rule, ...] = (
         lambda m, c: {"limit": m["limit"].strip()},
     ),
     # -- values ----------------------------------------------------------------------------------
+    # vectors (engine/search/vector_functions.py): the macros' own errors, and DuckDB's list_*
+    # distance functions' (which the macros call)
+    _rule(
+        duckdb.InvalidInputException,
+        re.escape(vector_functions.ERROR_PREFIX) + r"(?P<value>.*)",
+        Errors.INVALID_VECTOR,
+        lambda m, c: {"value": m["value"]},
+    ),
+    _rule(
+        duckdb.ConversionException,
+        r"Unimplemented type for cast \((?P<type>.*) -> DOUBLE\[\]\)",
+        Errors.INVALID_VECTOR,
+        lambda m, c: {"value": f"a value of type {m['type']}"},
+    ),
+    _rule(
+        duckdb.InvalidInputException,
+        r"(?:list|array)_\w+: \w+ argument can not contain NULL values",
+        Errors.INVALID_VECTOR,
+        lambda m, c: {"value": "a vector with a NULL element"},
+    ),
+    _rule(
+        duckdb.InvalidInputException,
+        r"(?:list|array)_\w+: \w+ dimensions must be equal, got left length '(?P<first>\d+)' "
+        r"and right length '(?P<second>\d+)'|"
+        + re.escape(vector_functions.DIMENSIONS_PREFIX)
+        + r"(?P<first2>\d+) (?P<second2>\d+)",
+        Errors.VECTOR_DIMENSIONS_DIFFER,
+        lambda m, c: {
+            "first": "the first vector",
+            "first_dim": m["first"] or m["first2"],
+            "second": "the second vector",
+            "second_dim": m["second"] or m["second2"],
+        },
+    ),
     _rule(
         duckdb.ConversionException,
         r"with value (?P<value>\S+) can't be cast because the value is out of "

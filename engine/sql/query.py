@@ -23,6 +23,7 @@ from typing import Any
 import duckdb
 from sqlglot import exp
 
+from drydock.engine.search import vector_functions
 from drydock.engine.support.lru import Lru
 from drydock.engine.session import INTERNAL
 from drydock.engine.sql import collation, info_schema, mysql_dml, mysql_functions, result_origins
@@ -44,7 +45,6 @@ from drydock.engine.results import Result
 from drydock.engine.session import SessionContext
 from drydock.engine.sql.sql_relations import Reference
 from drydock.engine.sql.verdict_cache import verify
-from drydock.engine.search import vector_functions
 from drydock.engine.search.planner import prepare
 from drydock.engine.search.table_search import SearchSettings
 from drydock.engine.sql.external_binding import time_travel
@@ -247,6 +247,7 @@ class QuerySession(ExternalBinding, StatementExecution):
                 and expression.this.text("catalog").lower() == INTERNAL
             ):
                 mysql_dml.on_update_columns(expression, self._table_traits(expression.this))
+            expression = vector_functions.qualify(expression)
             sql = expression.sql(dialect="duckdb")
             verify(expression, sql, authorized, self._serialize)
             result = self._execute(expression, sql, ctx, key, stream=stream and not registered)

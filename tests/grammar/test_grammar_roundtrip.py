@@ -152,6 +152,12 @@ CORPUS: tuple[str, ...] = (
     "RENAME TABLE db.a TO db.b, db.c TO db.d",
     "SET @x = 1",
     "WITH c AS (SELECT 1 AS x) SELECT x FROM c UNION ALL SELECT 2",
+    # search: vector literals, Doris full-text predicates, MySQL's MATCH … AGAINST
+    "SELECT id, l2_distance(emb, [0.1, -0.2, 3]) AS d FROM lc.db.t ORDER BY d LIMIT 10",
+    "select a[1], [], cosine_distance(emb, '[1,2]') from db.t",
+    "SELECT id FROM t WHERE body MATCH_ANY 'zebra' AND b MATCH_PHRASE 'a b' OR c match_all 'x'",
+    "SELECT * FROM db.t WHERE MATCH (a, b) AGAINST ('x' IN BOOLEAN MODE)",
+    "SELECT * FROM db.t WHERE MATCH (a) AGAINST ('x y' IN NATURAL LANGUAGE MODE)",
 )
 
 

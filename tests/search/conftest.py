@@ -77,7 +77,7 @@ def build_table(seed: int = 7) -> tuple[pa.Table, np.ndarray, np.ndarray, list[s
 @pytest.fixture(scope="module")
 def search_data(tmp_path_factory: pytest.TempPathFactory) -> SearchData:
     """lance warehouse: db.docs (IVF_PQ l2 on emb, INVERTED with positions on body, BTREE on id),
-    db.dots (IVF_PQ dot), db.plain (no index), db.docs_v (two versions: v2 adds rows)."""
+    db.dots (IVF_PQ dot, INVERTED without positions), db.plain (no index), db.docs_v (two versions: v2 adds rows)."""
     root = tmp_path_factory.mktemp("search") / "wh"
     (root / "db").mkdir(parents=True)
     table, vectors, category, body = build_table()
@@ -87,6 +87,7 @@ def search_data(tmp_path_factory: pytest.TempPathFactory) -> SearchData:
     docs.create_scalar_index("id", "BTREE")
     dots = lance.write_dataset(table, str(root / "db" / "dots.lance"))
     dots.create_index("emb", "IVF_PQ", num_partitions=8, num_sub_vectors=4, metric="dot")
+    dots.create_scalar_index("body", "INVERTED")  # no positions: no phrase search
     lance.write_dataset(table, str(root / "db" / "plain.lance"))
     versioned = lance.write_dataset(table.slice(0, 1000), str(root / "db" / "docs_v.lance"))
     versioned.create_index("emb", "IVF_PQ", num_partitions=4, num_sub_vectors=4, metric="l2")

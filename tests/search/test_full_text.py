@@ -100,3 +100,31 @@ def test_errors(search_server: ServerProcess) -> None:
         search_server, "SELECT id FROM lc.db.docs WHERE MATCH (body, body) AGAINST ('x')"
     )
     assert code == 1210
+
+
+def test_doris_match_predicates(search_server: ServerProcess, search_data: SearchData) -> None:
+    any_, _ = run(search_server, "SELECT id FROM lc.db.docs WHERE body MATCH_ANY 'grove frost'")
+    assert {r[0] for r in any_} == rows_with(search_data, "grove", "frost")
+    all_, _ = run(search_server, "SELECT id FROM lc.db.docs WHERE body MATCH_ALL 'grove frost'")
+    assert {r[0] for r in all_} == rows_with(search_data, "grove", "frost", every=True)
+    phrase, _ = run(
+        search_server, "SELECT id FROM lc.db.docs WHERE body MATCH_PHRASE 'frost island'"
+    )
+    assert {r[0] for r in phrase} == {
+        i for i, b in enumerate(search_data.body) if "frost island" in b
+    }
+    scored, _ = run(
+        search_server,
+        "SELECT id, MATCH (body) AGAINST ('stone') AS s FROM lc.db.docs "
+        "WHERE body MATCH_ANY 'stone' ORDER BY s DESC LIMIT 3",
+    )
+    assert len(scored) == 3 and all(r[1] > 0 for r in scored)
+
+
+def test_phrase_needs_positions(search_server: ServerProcess) -> None:
+    code, message = error(
+        search_server, "SELECT id FROM lc.db.dots WHERE body MATCH_PHRASE 'frost island'"
+    )
+    assert code == 1191 and "positions" in message and '"support_phrase" = "true"' in message
+    found, _ = run(search_server, "SELECT count(*) FROM lc.db.dots WHERE body MATCH_ALL 'frost'")
+    assert found[0][0] > 0  # words alone need no positions

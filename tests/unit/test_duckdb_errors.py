@@ -35,6 +35,42 @@ CTX = Context(table="p", database="d1")
 
 # (sql, context, code, sqlstate, message)
 CASES = [
+    # vectors (engine/search/vector_functions.py): its macros' errors and DuckDB's list_* ones
+    (
+        "SELECT error('drydock-invalid-vector: [1,nan]')",
+        CTX,
+        6138,
+        "HY000",
+        "Data cannot be converted to a valid vector: '[1,nan]'",
+    ),
+    (
+        "SELECT CAST(1 AS DOUBLE[])",
+        CTX,
+        6138,
+        "HY000",
+        "Data cannot be converted to a valid vector: 'a value of type INTEGER'",
+    ),
+    (
+        "SELECT list_distance([1.0, NULL], [1.0, 2.0])",
+        CTX,
+        6138,
+        "HY000",
+        "Data cannot be converted to a valid vector: 'a vector with a NULL element'",
+    ),
+    (
+        "SELECT list_inner_product([1.0, 2.0], [1.0, 2.0, 3.0])",
+        CTX,
+        1210,
+        "HY000",
+        "Vector dimensions differ: the first vector has 2, the second vector has 3",
+    ),
+    (
+        "SELECT error('drydock-vector-dimensions: 4 3')",
+        CTX,
+        1210,
+        "HY000",
+        "Vector dimensions differ: the first vector has 4, the second vector has 3",
+    ),
     (
         "INSERT INTO p VALUES (1, 'b', 1, 1, NULL)",
         CTX,

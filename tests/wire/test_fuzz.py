@@ -445,6 +445,11 @@ PASSTHROUGH = [
     "DELETE FROM demo.t WHERE id = 3",
     "SELECT DATABASE()",
     "SELECT sqrt(4), CAST(1 AS DECIMAL(5,2))",
+    "SELECT id, l2_distance(emb, [0.5, -0.25, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0.125]) AS d "
+    "FROM lc.db.t ORDER BY d LIMIT 3",
+    "SELECT cosine_distance('[1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1]', emb), emb FROM lc.db.t LIMIT 2",
+    "SELECT id FROM lc.db.t WHERE body MATCH_ANY 'word1 word2' LIMIT 2",
+    "SELECT STRING_TO_VECTOR('[1, 2.5]'), VECTOR_TO_STRING([0.1, 2]), [1, -2]",
     "SHOW STATUS LIKE 'x'",
     "BEGIN",
     "COMMIT",
