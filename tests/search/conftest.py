@@ -77,7 +77,8 @@ def build_table(seed: int = 7) -> tuple[pa.Table, np.ndarray, np.ndarray, list[s
 @pytest.fixture(scope="module")
 def search_data(tmp_path_factory: pytest.TempPathFactory) -> SearchData:
     """lance warehouse: db.docs (IVF_PQ l2 on emb, INVERTED with positions on body, BTREE on id),
-    db.dots (IVF_PQ dot, INVERTED without positions), db.plain (no index), db.docs_v (two versions: v2 adds rows)."""
+    db.dots (IVF_PQ dot, INVERTED without positions), db.plain (no index), db.docs_v (two
+    versions: v2 adds rows)."""
     root = tmp_path_factory.mktemp("search") / "wh"
     (root / "db").mkdir(parents=True)
     table, vectors, category, body = build_table()
