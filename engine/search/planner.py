@@ -25,7 +25,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-import pyarrow as pa
 from sqlglot import exp
 
 from drydock.engine.errors import Errors
@@ -34,14 +33,20 @@ from drydock.engine.search import full_text
 from drydock.engine.search.indexes import indexes_of, inverted_index
 from drydock.engine.search.lance_filter import conjuncts, lance_filter
 from drydock.engine.search.table_search import SearchSettings, TableSearch
+from drydock.engine.search.select_parts import (
+    APPROXIMATE,
+    SCORE_COLUMN,
+    Scope,
+    field_name,
+    limit_of,
+    misplaced,
+    ordering_key,
+)
 from drydock.engine.search.vector_plan import plan_vector
 from drydock.engine.session import INTERNAL
 
 from drydock.grammar.sql import TextMatch
 
-
-APPROXIMATE = {"l2_distance_approximate": "l2", "inner_product_approximate": "dot"}
-SCORE_COLUMN = "__drydock_score"
 
 # an external table reference (engine/sql/sql_relations.py Reference) → what DuckDB scans for it
 # (its version pinned, time travel applied)
@@ -86,30 +91,13 @@ def prepare(
     for node in nodes:
         select = node.find_ancestor(exp.Select)
         if select is None:
-            raise Errors.SEARCH_MISPLACED.error(detail=_misplaced(node))
+            raise Errors.SEARCH_MISPLACED.error(detail=misplaced(node))
         by_select.setdefault(id(select), (select, []))[1].append(node)
     for select, found in by_select.values():
         planner.plan_select(select, found)
     for node_id, search in planner.table_searches.items():
         planner.prepared.results[node_id] = search.run() if run else search.empty()
     return planner.prepared
-
-
-def _misplaced(node: exp.Expr) -> str:
-    if isinstance(node, exp.Anonymous):
-        exact = node.name.lower().removesuffix("_approximate")
-        return (
-            f"{node.name.lower()} can only order (ORDER BY ... LIMIT k) or filter "
-            f"(WHERE {node.name.lower()}(...) < r) the rows of a query; use {exact} for an "
-            "exact value elsewhere"
-        )
-    word = (
-        "MATCH ... AGAINST" if isinstance(node, exp.MatchAgainst) else f"MATCH_{node.text('kind')}"
-    )
-    return (
-        f"{word} can only be a condition of a query's WHERE joined with AND (MATCH ... AGAINST "
-        "may also be selected or ordered by when the same MATCH is in WHERE)"
-    )
 
 
 class _Planner:
@@ -152,7 +140,7 @@ class _Planner:
 
     # -- one SELECT -----------------------------------------------------------------------------
     def plan_select(self, select: exp.Select, nodes: list[exp.Expr]) -> None:
-        scope = Scope(select, self)
+        scope = Scope(select, self.dataset)
         text_nodes = [n for n in nodes if not isinstance(n, exp.Anonymous)]
         if text_nodes:
             self.plan_text(select, scope, text_nodes)
@@ -170,22 +158,22 @@ class _Planner:
             query, column = _text_query(node)
             table = scope.owner(column)
             if table is None or not scope.filterable(table):
-                raise Errors.SEARCH_MISPLACED.error(detail=_misplaced(node))
+                raise Errors.SEARCH_MISPLACED.error(detail=misplaced(node))
             shown = f"{self.shown(table)}.`{query.column}`"
             dataset = self.dataset(table)
             if dataset is None:
                 raise Errors.FULLTEXT_INDEX_MISSING.error(
                     detail=f"{shown}: only Lance tables have INVERTED indexes"
                 )
-            field_name = _field_name(dataset.schema, query.column)
-            if field_name is None:
+            column_name = field_name(dataset.schema, query.column)
+            if column_name is None:
                 continue  # an unknown column: DuckDB names it (1054)
-            query = full_text.TextQuery(field_name, query.text, query.kind)
-            index = inverted_index(indexes_of(dataset), field_name)
+            query = full_text.TextQuery(column_name, query.text, query.kind)
+            index = inverted_index(indexes_of(dataset), column_name)
             if index is None:
                 raise Errors.FULLTEXT_INDEX_MISSING.error(
                     detail=f"{shown} has no INVERTED index (CREATE INDEX name ON "
-                    f"{self.shown(table)} ({field_name}) USING INVERTED)"
+                    f"{self.shown(table)} ({column_name}) USING INVERTED)"
                 )
             if query.needs_positions and not index.with_position:
                 raise Errors.FULLTEXT_INDEX_MISSING.error(
@@ -205,7 +193,7 @@ class _Planner:
             node.replace(exp.true())
         for node in scoring:
             if not isinstance(node, exp.MatchAgainst):
-                raise Errors.SEARCH_MISPLACED.error(detail=_misplaced(node))
+                raise Errors.SEARCH_MISPLACED.error(detail=misplaced(node))
             query, column = _text_query(node)
             table = scope.owner(column)
             twin = found.get(id(table)) if table is not None else None
@@ -215,7 +203,7 @@ class _Planner:
                 or twin[1].text != query.text
                 or (twin[1].kind != query.kind or twin[1].column.lower() != query.column.lower())
             ):
-                raise Errors.SEARCH_MISPLACED.error(detail=_misplaced(node))
+                raise Errors.SEARCH_MISPLACED.error(detail=misplaced(node))
             self.search_of(table).score_column = SCORE_COLUMN
             node.replace(exp.column(SCORE_COLUMN, table=table.alias_or_name))
         for table, query in found.values():
@@ -234,7 +222,7 @@ class _Planner:
         translated = [lance_filter(c, schema, scope.field_of(table)) for c in items]
         pushed = [t for t in translated if t is not None]
         search.filter = " AND ".join(f"({t})" for t in pushed) or None
-        limit = _limit(select)
+        limit = limit_of(select)
         if (
             limit is not None
             and len(scope.tables) == 1
@@ -269,49 +257,6 @@ def _text_query(node: exp.Expr) -> tuple[full_text.TextQuery, exp.Column]:
     return full_text.TextQuery(column.name, literal.name, kind), column
 
 
-def _field_name(schema: pa.Schema, name: str) -> str | None:
-    for f in schema:
-        if f.name.lower() == name.lower():
-            return str(f.name)
-    return None
-
-
-def _limit(select: exp.Select) -> int | None:
-    """LIMIT + OFFSET of ``select`` when both are integer literals (the rows a search must
-    find), None without a LIMIT or when they are not literals."""
-    limit = select.args.get("limit")
-    if not isinstance(limit, exp.Limit):
-        return None
-    count = limit.expression
-    offset_node = select.args.get("offset")
-    offset = offset_node.expression if isinstance(offset_node, exp.Offset) else None
-    if not (isinstance(count, exp.Literal) and count.is_int):
-        return None
-    if offset is not None and not (isinstance(offset, exp.Literal) and offset.is_int):
-        return None
-    return int(count.name) + (int(offset.name) if offset is not None else 0)
-
-
-def ordering_key(select: exp.Select) -> tuple[exp.Expr, bool] | None:
-    """(the first ORDER BY expression, with a select-list alias followed; descending?)."""
-    order = select.args.get("order")
-    if not isinstance(order, exp.Order) or not order.expressions:
-        return None
-    first = order.expressions[0]
-    key = first.this
-    if isinstance(key, exp.Column) and not key.table:
-        for item in select.expressions:
-            if isinstance(item, exp.Alias) and item.alias.lower() == key.name.lower():
-                key = item.this
-                break
-    if isinstance(key, exp.Literal) and key.is_int:  # ORDER BY 2
-        position = int(key.name) - 1
-        if 0 <= position < len(select.expressions):
-            item = select.expressions[position]
-            key = item.this if isinstance(item, exp.Alias) else item
-    return key, bool(first.args.get("desc"))
-
-
 def _orders_by_score(select: exp.Select, table: exp.Table) -> bool:
     ordered = ordering_key(select)
     if ordered is None:
@@ -341,88 +286,6 @@ def _exclude_from_stars(select: exp.Select, table: exp.Table, column: str) -> No
             item.this.set("except_", [exp.column(column)])
 
 
-def _narrowest(schema: pa.Schema) -> str:
-    widths = [
-        (f.type.bit_width if pa.types.is_primitive(f.type) else 1 << 16, i)
-        for i, f in enumerate(schema)
-    ]
-    return str(schema.field(min(widths)[1]).name)
-
-
 def _is_lance(dataset: Any) -> bool:
     module = type(dataset).__module__
     return module.startswith("lance") and hasattr(dataset, "describe_indices")
-
-
-class Scope:
-    """The relations a SELECT reads directly (FROM and its joins) and which of them a column
-    belongs to."""
-
-    def __init__(self, select: exp.Select, planner: _Planner):
-        self.select = select
-        self.planner = planner
-        self.tables: list[exp.Expr] = []
-        self.sides: dict[int, str] = {}
-        source = select.args.get("from_")
-        if isinstance(source, exp.From):
-            self.tables.append(source.this)
-            self.sides[id(source.this)] = ""
-        joins = select.args.get("joins") or []
-        for join in joins:
-            self.tables.append(join.this)
-            self.sides[id(join.this)] = (join.side or "").upper()
-        self.outer_joined = any(self.sides[id(t)] in ("RIGHT", "FULL") for t in self.tables[1:])
-
-    def filterable(self, table: exp.Table) -> bool:
-        """A WHERE condition on ``table`` may filter its rows before the join: an inner
-        relation, not the NULL-extended side of an outer join."""
-        side = self.sides.get(id(table))
-        if side is None:
-            return False
-        if table is self.tables[0]:
-            return not self.outer_joined
-        return side == ""
-
-    def owner(self, column: exp.Column) -> exp.Table | None:
-        qualifier = column.table.lower()
-        tables = [t for t in self.tables if isinstance(t, exp.Table)]
-        if qualifier:
-            named = [t for t in tables if t.alias_or_name.lower() == qualifier]
-            return named[0] if len(named) == 1 else None
-        if len(self.tables) == 1:
-            return tables[0] if tables else None
-        having = []
-        for table in tables:
-            dataset = self.planner.dataset(table)
-            if dataset is not None and _field_name(dataset.schema, column.name) is not None:
-                having.append(table)
-        return having[0] if len(having) == 1 else None
-
-    def field_of(self, table: exp.Table) -> Callable[[exp.Column], str | None]:
-        dataset = self.planner.dataset(table)
-        schema = dataset.schema
-
-        def field_name(column: exp.Column) -> str | None:
-            if self.owner(column) is not table:
-                return None
-            return _field_name(schema, column.name)
-
-        return field_name
-
-    def columns_read(self, table: exp.Table, schema: pa.Schema) -> list[str] | None:
-        """The table's columns the SELECT names (None: every column, for a star)."""
-        names: set[str] = set()
-        for column in self.select.find_all(exp.Column):
-            if isinstance(column.this, exp.Star):
-                if not column.table or column.table.lower() == table.alias_or_name.lower():
-                    return None
-                continue
-            if column.table and column.table.lower() != table.alias_or_name.lower():
-                continue
-            name = _field_name(schema, column.name)
-            if name is not None:
-                names.add(name)
-        if any(isinstance(item, exp.Star) for item in self.select.expressions):
-            return None
-        # DuckDB cannot scan a table without columns (count(*)): read the narrowest one then
-        return [f.name for f in schema if f.name in names] or [_narrowest(schema)]

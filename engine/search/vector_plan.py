@@ -7,7 +7,7 @@ saying why; what cannot be answered is a typed error.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import pyarrow as pa
 from sqlglot import exp
@@ -16,11 +16,18 @@ from drydock.engine.errors import Errors
 from drydock.engine.search.indexes import indexes_of, vector_index, vector_indexes
 from drydock.engine.search.lance_filter import conjuncts, lance_filter
 from drydock.engine.search.table_search import VectorQuery
+from drydock.engine.search.select_parts import (
+    APPROXIMATE,
+    Scope,
+    field_name,
+    limit_of,
+    misplaced,
+    ordering_key,
+)
+from drydock.engine.search.table_search import SearchSettings, TableSearch
 from drydock.engine.search.vectors import query_vector
 from drydock.engine.session import INTERNAL
 
-if TYPE_CHECKING:
-    from drydock.engine.search.planner import Scope, _Planner
 
 _RANGE_OPERATORS: dict[type[exp.Expr], str] = {
     exp.LT: "<",
@@ -31,9 +38,24 @@ _RANGE_OPERATORS: dict[type[exp.Expr], str] = {
 _FLIPPED = {"<": ">", "<=": ">=", ">": "<", ">=": "<="}
 
 
-def plan_vector(planner: _Planner, select: exp.Select, scope: Scope, nodes: list[Any]) -> None:
-    from drydock.engine.search.planner import APPROXIMATE, _limit, _misplaced, ordering_key
+class Planning(Protocol):
+    """What plan_vector needs of engine/search/planner.py's planner."""
 
+    settings: SearchSettings
+    table_searches: dict[int, TableSearch]
+
+    def reference(self, table: exp.Table) -> Any: ...
+
+    def dataset(self, table: exp.Table) -> Any: ...
+
+    def shown(self, table: exp.Table) -> str: ...
+
+    def note(self, table: str, reason: str) -> None: ...
+
+    def search_of(self, table: exp.Table) -> TableSearch: ...
+
+
+def plan_vector(planner: Planning, select: exp.Select, scope: Scope, nodes: list[Any]) -> None:
     ordered = ordering_key(select)
     order_call = None
     if ordered is not None and any(ordered[0] is n for n in nodes):
@@ -45,12 +67,12 @@ def plan_vector(planner: _Planner, select: exp.Select, scope: Scope, nodes: list
     for node in nodes:
         if node is order_call or id(node) in in_ranges or _selected(node, select):
             continue
-        raise Errors.SEARCH_MISPLACED.error(detail=_misplaced(node))
+        raise Errors.SEARCH_MISPLACED.error(detail=misplaced(node))
     if order_call is None and not ranges:
-        raise Errors.SEARCH_MISPLACED.error(detail=_misplaced(nodes[0]))
+        raise Errors.SEARCH_MISPLACED.error(detail=misplaced(nodes[0]))
     function = (order_call or next(iter(ranges.values()))[0]).name.lower()
     metric = APPROXIMATE[function]
-    k = _limit(select)
+    k = limit_of(select)
     if order_call is not None:
         if select.args.get("limit") is None:
             raise Errors.SEARCH_NEEDS_LIMIT.error(function=function, max_k=planner.settings.max_k)
@@ -144,8 +166,6 @@ def _selected(node: exp.Expr, select: exp.Select) -> bool:
 
 def _range(item: exp.Expr) -> tuple[exp.Anonymous, str, float] | None:
     """``f(col, q) < r`` (either side) → (the call, the operator with the call on the left, r)."""
-    from drydock.engine.search.planner import APPROXIMATE
-
     operator = _RANGE_OPERATORS.get(type(item))
     if operator is None:
         return None
@@ -185,15 +205,13 @@ def _column_and_query(
 ) -> tuple[str, Any] | None:
     """(the vector column's field name, the query vector) of ``call``, either argument order;
     None when no argument is a constant vector. A column that is no vector is a typed error."""
-    from drydock.engine.search.planner import _field_name
-
     arguments = list(call.expressions)
     if len(arguments) != 2:
         raise Errors.SEARCH_ARGUMENT.error(where=function, detail="it takes two vectors")
     for column, constant in (arguments, arguments[::-1]):
         if not isinstance(column, exp.Column) or scope.owner(column) is not table:
             continue
-        name = _field_name(schema, column.name)
+        name = field_name(schema, column.name)
         if name is None:
             return None  # DuckDB names the unknown column (1054)
         kind = schema.field(name).type
