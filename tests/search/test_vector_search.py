@@ -324,3 +324,26 @@ def test_explain_shows_the_index_and_lance_plan(
         assert row[4] == "range" and row[6] == "id_idx" and "id_idx" in row[5]
         cur.execute("SHOW WARNINGS")
         assert "ScalarIndexQuery" in cur.fetchall()[0][2]
+
+
+def test_unknown_vector_column_is_1054(search_server: ServerProcess) -> None:
+    code, message = error(
+        search_server,
+        "SELECT id FROM lc.db.docs ORDER BY l2_distance_approximate(nope, '[1,2]') LIMIT 3",
+    )
+    assert code == 1054 and "nope" in message
+
+
+def test_search_inside_a_join_is_exact_with_a_note(
+    search_server: ServerProcess, search_data: SearchData
+) -> None:
+    q = vector_text(query_of(search_data, 8))
+    found, warnings = run(
+        search_server,
+        "SELECT a.id FROM lc.db.docs a JOIN lc.db.plain b ON a.id = b.id "
+        f"ORDER BY l2_distance_approximate(a.emb, '{q}') LIMIT 2",
+    )
+    assert [r[0] for r in found] == list(
+        np.argsort(search_data.exact_l2(query_of(search_data, 8)), kind="stable")[:2]
+    )
+    assert "more than one relation" in warnings[0][2]
