@@ -70,8 +70,9 @@ class TableSearch:
                 "k": v.k,
                 "metric": v.metric,
                 "use_index": True,
+                # at least nprobe partitions; more while fewer than k rows were found (a selective
+                # prefilter), so k rows come back whenever k rows match
                 "minimum_nprobes": self.settings.nprobe,
-                "maximum_nprobes": self.settings.nprobe,
                 "ef": max(self.settings.ef, v.k),
             }
             if self.settings.refine_factor > 0:

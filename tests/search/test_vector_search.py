@@ -347,3 +347,21 @@ def test_search_inside_a_join_is_exact_with_a_note(
         np.argsort(search_data.exact_l2(query_of(search_data, 8)), kind="stable")[:2]
     )
     assert "more than one relation" in warnings[0][2]
+
+
+def test_selective_prefilter_still_returns_k_rows(
+    search_server: ServerProcess, search_data: SearchData
+) -> None:
+    """One partition probed and a filter matching 12 rows: the search probes on until k rows are
+    found, so all 10 come back."""
+    q = query_of(search_data, 5)
+    found, _ = run(
+        search_server,
+        "SET ivf_nprobe = 1",
+        "SET vector_refine_factor = 0",
+        f"SELECT id FROM lc.db.docs WHERE category = 9 AND id < 600 "
+        f"ORDER BY l2_distance_approximate(emb, '{vector_text(q)}') LIMIT 10",
+    )
+    matching = (search_data.category == 9) & (np.arange(len(search_data.category)) < 600)
+    assert matching.sum() == 12
+    assert len(found) == 10 and all(matching[r[0]] for r in found)
