@@ -183,7 +183,7 @@ def run(args: argparse.Namespace) -> None:
         "(which accepts both types); build times, cached with the dataset: "
         + ", ".join(f"{label} {s:.1f}s" for label, s in dataset.build_seconds.items())
     )
-    qs = np.round(data.queries(dataset.spec, args.queries), 4).astype(np.float32)
+    qs = data.queries(dataset.spec, args.queries)
     cats = data.query_categories(args.queries)
     truth = {
         "plain": data.exact_top_k(dataset, qs),

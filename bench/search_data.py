@@ -128,8 +128,10 @@ def batches(spec: Spec) -> Iterator[pa.RecordBatch]:
 
 
 def queries(spec: Spec, count: int) -> np.ndarray:
-    """``count`` held-out mixture samples (float32, shape (count, dim))."""
-    return Mixture(spec.dim, spec.seed).sample(np.random.default_rng(QUERY_SEED), count)
+    """``count`` held-out mixture samples (float32, shape (count, dim)), rounded to 4 decimals so
+    that the SQL literal (``f"{x:.4f}"``) carries exactly the vector pylance searches."""
+    qs = Mixture(spec.dim, spec.seed).sample(np.random.default_rng(QUERY_SEED), count)
+    return np.round(qs, 4).astype(np.float32)
 
 
 def query_categories(count: int) -> np.ndarray:
@@ -228,8 +230,8 @@ def _vectors(ds: lance.LanceDataset) -> tuple[np.ndarray, np.ndarray]:
 
 def exact_top_k(data: Dataset, qs: np.ndarray, cats: np.ndarray | None = None) -> np.ndarray:
     """Ids (= row positions) of the exact k nearest rows (squared L2) per query; with ``cats``,
-    among the rows of that query's category. Cached as ``truth-<n>[-filtered].npy``."""
-    name = f"truth-{len(qs)}{'-filtered' if cats is not None else ''}.npy"
+    among the rows of that query's category. Cached as ``truth-r4-<n>[-filtered].npy``."""
+    name = f"truth-r4-{len(qs)}{'-filtered' if cats is not None else ''}.npy"
     path = data.root / name
     if path.exists():
         cached = np.load(path)
