@@ -57,6 +57,11 @@ class TableSearch:
     score_column: str | None = None  # full text: the BM25 score's column name for DuckDB
     notes: list[str] = field(default_factory=list)
 
+    def ef(self) -> int:
+        """HNSW's ef: pylance refuses one below k × refine factor (it keeps that many)."""
+        k = self.vector.k if self.vector is not None else 1
+        return max(self.settings.ef, k * max(self.settings.refine_factor, 1))
+
     def scanner_arguments(self) -> dict[str, Any]:
         arguments: dict[str, Any] = {"columns": self.columns}
         if self.filter is not None:
@@ -73,7 +78,7 @@ class TableSearch:
                 # at least nprobe partitions; more while fewer than k rows were found (a selective
                 # prefilter), so k rows come back whenever k rows match
                 "minimum_nprobes": self.settings.nprobe,
-                "ef": max(self.settings.ef, v.k),
+                "ef": self.ef(),
             }
             if self.settings.refine_factor > 0:
                 nearest["refine_factor"] = self.settings.refine_factor
@@ -121,7 +126,7 @@ class TableSearch:
             v = self.vector
             parts.append(f"ANN {v.index.name} ({v.index.index_type}, {v.metric}) k={v.k}")
             if "HNSW" in v.index.index_type.upper():
-                parts.append(f"ef={max(self.settings.ef, v.k)}")
+                parts.append(f"ef={self.ef()}")
             parts.append(f"nprobe={self.settings.nprobe}")
             parts.append(f"refine={self.settings.refine_factor}")
         if self.text is not None and self.text_index is not None:
