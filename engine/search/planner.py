@@ -37,6 +37,7 @@ from drydock.engine.search.select_parts import (
     APPROXIMATE,
     SCORE_COLUMN,
     Scope,
+    exclude_from_stars,
     field_name,
     limit_of,
     misplaced,
@@ -216,7 +217,7 @@ class _Planner:
         schema = search.dataset.schema
         search.columns = scope.columns_read(table, schema)
         if search.score_column is not None:
-            _exclude_from_stars(select, table, search.score_column)
+            exclude_from_stars(select, table, search.score_column)
         where = select.args.get("where")
         items = [c for c in conjuncts(where.this if where else None) if c != exp.true()]
         translated = [lance_filter(c, schema, scope.field_of(table)) for c in items]
@@ -270,20 +271,6 @@ def _orders_by_score(select: exp.Select, table: exp.Table) -> bool:
         and key.name == SCORE_COLUMN
         and key.table.lower() == table.alias_or_name.lower()
     )
-
-
-def _exclude_from_stars(select: exp.Select, table: exp.Table, column: str) -> None:
-    """``*`` and ``t.*`` keep showing the table's own columns, not the score DuckDB reads."""
-    excluded = [exp.column(column, table=table.alias_or_name)]
-    for item in select.expressions:
-        if isinstance(item, exp.Star):
-            item.set("except_", [e.copy() for e in excluded])
-        elif (
-            isinstance(item, exp.Column)
-            and isinstance(item.this, exp.Star)
-            and item.table.lower() == table.alias_or_name.lower()
-        ):
-            item.this.set("except_", [exp.column(column)])
 
 
 def _is_lance(dataset: Any) -> bool:

@@ -12,6 +12,7 @@ from sqlglot import exp
 
 APPROXIMATE = {"l2_distance_approximate": "l2", "inner_product_approximate": "dot"}
 SCORE_COLUMN = "__drydock_score"
+DISTANCE_COLUMN = "__drydock_distance"
 
 
 def misplaced(node: exp.Expr) -> str:
@@ -154,3 +155,17 @@ class Scope:
             return None
         # DuckDB cannot scan a table without columns (count(*)): read the narrowest one then
         return [f.name for f in schema if f.name in names] or [narrowest(schema)]
+
+
+def exclude_from_stars(select: exp.Select, table: exp.Table, column: str) -> None:
+    """``*`` and ``t.*`` keep showing the table's own columns, not the score DuckDB reads."""
+    excluded = [exp.column(column, table=table.alias_or_name)]
+    for item in select.expressions:
+        if isinstance(item, exp.Star):
+            item.set("except_", [*(item.args.get("except_") or []), *excluded])
+        elif (
+            isinstance(item, exp.Column)
+            and isinstance(item.this, exp.Star)
+            and item.table.lower() == table.alias_or_name.lower()
+        ):
+            item.this.set("except_", [*(item.this.args.get("except_") or []), exp.column(column)])

@@ -149,19 +149,48 @@ def qualify(expression: exp.Expr) -> exp.Expr:
         macro = FUNCTIONS[name]
         if len(args) != _ARITY.get(macro, 2):
             raise Errors.WRONG_ARGUMENTS_TO_FUNCTION.error(name=name.lower())
-        args = [_as_text(arg) for arg in args]
-        replacement = exp.Dot.build(
-            [
-                exp.to_identifier("mysql_is"),
-                exp.to_identifier("main"),
-                exp.Anonymous(this=f"{_PREFIX}{macro}", expressions=args),
-            ]
-        )
+        inner = _DISTANCES.get(macro)
+        if inner is not None:
+            # a constant is read and checked here, once: the macro gets a DOUBLE[] constant and
+            # DuckDB binds no parse or check of it (the macros inline every use of an argument)
+            macro, args = inner, [_vector_argument(arg) for arg in args]
+        else:
+            args = [_as_text(arg) for arg in args]
+        replacement = _macro_call(macro, args)
         if node is root:
             root = replacement
         else:
             node.replace(replacement)
     return root  # type: ignore[no-any-return]
+
+
+# the distance functions → the macro over two DOUBLE[] they call
+_DISTANCES = {
+    "l2_distance": "l2",
+    "inner_product": "ip",
+    "cosine_distance": "cosine",
+    "l1_distance": "l1",
+}
+
+
+def _macro_call(macro: str, args: list[exp.Expr]) -> exp.Expr:
+    return exp.Dot.build(
+        [
+            exp.to_identifier("mysql_is"),
+            exp.to_identifier("main"),
+            exp.Anonymous(this=f"{_PREFIX}{macro}", expressions=args),
+        ]
+    )
+
+
+def _vector_argument(arg: exp.Expr) -> exp.Expr:
+    """A distance function's argument as a DOUBLE[]: a constant vector checked here and cast
+    once, anything else through the ``doubles`` macro (text parsed and checked per value)."""
+    values = constant_values(arg)
+    if values is None:
+        return _macro_call("doubles", [arg])
+    text = exp.Literal.string("[" + ",".join(repr(v) for v in values) + "]")
+    return exp.Cast(this=text, to=exp.DataType.build("DOUBLE[]", dialect="duckdb"))
 
 
 def _as_text(arg: exp.Expr) -> exp.Expr:

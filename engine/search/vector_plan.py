@@ -18,14 +18,16 @@ from drydock.engine.search.lance_filter import conjuncts, lance_filter
 from drydock.engine.search.table_search import VectorQuery
 from drydock.engine.search.select_parts import (
     APPROXIMATE,
+    DISTANCE_COLUMN,
     Scope,
+    exclude_from_stars,
     field_name,
     limit_of,
     misplaced,
     ordering_key,
 )
 from drydock.engine.search.table_search import SearchSettings, TableSearch
-from drydock.engine.search.vectors import query_vector
+from drydock.engine.search.vectors import constant_values, query_vector
 from drydock.engine.session import INTERNAL
 
 
@@ -110,7 +112,7 @@ def plan_vector(planner: Planning, select: exp.Select, scope: Scope, nodes: list
     located = _column_and_query(order_call, scope, source, dataset.schema, function)
     if located is None:
         return exact("the query vector is not a constant")
-    column, vector = located
+    column, vector, _, constant = located
     if planner.table_searches.get(id(source)) is not None:
         return exact("the table is also searched by full text")
     indexes = indexes_of(dataset)
@@ -140,6 +142,11 @@ def plan_vector(planner: Planning, select: exp.Select, scope: Scope, nodes: list
         if translated is None:
             return exact(f"the condition {item.sql('mysql')[:80]} cannot be applied by Lance first")
         pushed.append(translated)
+    # the distance is selected or compared (not only ordering): its exact value is computed
+    exact_value = any(_selected(n, select) or id(n) in in_ranges for n in nodes)
+    for node in nodes:  # the distance of each row found, computed with the search
+        node.replace(exp.column(DISTANCE_COLUMN, table=source.alias_or_name))
+    exclude_from_stars(select, source, DISTANCE_COLUMN)
     search = planner.search_of(source)
     search.columns = scope.columns_read(source, dataset.schema)
     search.filter = " AND ".join(f"({p})" for p in pushed) or None
@@ -149,6 +156,9 @@ def plan_vector(planner: Planning, select: exp.Select, scope: Scope, nodes: list
         metric=metric,
         k=k,
         index=index,
+        written=tuple(constant_values(constant) or ()),
+        distance_column=DISTANCE_COLUMN,
+        exact=exact_value,
     )
 
 
@@ -202,8 +212,9 @@ def _within(metric: str, operator: str) -> bool:
 
 def _column_and_query(
     call: exp.Expr, scope: Scope, table: exp.Table, schema: pa.Schema, function: str
-) -> tuple[str, Any] | None:
-    """(the vector column's field name, the query vector) of ``call``, either argument order;
+) -> tuple[str, Any, exp.Column, exp.Expr] | None:
+    """(the vector column's field name, the query vector, the column and constant nodes) of
+    ``call``, either argument order;
     None when no argument is a constant vector. A column that is no vector is a typed error."""
     arguments = list(call.expressions)
     if len(arguments) != 2:
@@ -223,5 +234,5 @@ def _column_and_query(
                 detail=f"`{name}` is not a vector column (a fixed-size list of floats): {kind}",
             )
         vector = query_vector(constant, kind.list_size)
-        return None if vector is None else (name, vector)
+        return None if vector is None else (name, vector, column, constant)
     return None

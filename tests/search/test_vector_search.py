@@ -33,7 +33,7 @@ def test_top_k_equals_brute_force_with_exact_distances(
         expected = np.argsort(exact, kind="stable")[:10]
         assert [r[0] for r in found] == list(expected)
         for row_id, distance in found:
-            assert distance == pytest.approx(exact[row_id], rel=1e-6)  # Euclidean, not squared
+            assert distance == pytest.approx(exact[row_id], rel=1e-9)  # Euclidean, not squared
 
 
 def test_array_literal_and_both_argument_orders(
@@ -68,7 +68,7 @@ def test_inner_product_descending_on_a_dot_index(
     exact = search_data.exact_dot(q)
     assert [r[0] for r in found] == list(np.argsort(-exact, kind="stable")[:8])
     for row_id, score in found:
-        assert score == pytest.approx(exact[row_id], rel=1e-6)
+        assert score == pytest.approx(exact[row_id], rel=1e-9)
 
 
 def test_recall_at_default_settings(search_server: ServerProcess, search_data: SearchData) -> None:
@@ -365,3 +365,20 @@ def test_selective_prefilter_still_returns_k_rows(
     matching = (search_data.category == 9) & (np.arange(len(search_data.category)) < 600)
     assert matching.sum() == 12
     assert len(found) == 10 and all(matching[r[0]] for r in found)
+
+
+def test_selected_distance_is_the_exact_functions_value_to_the_bit(
+    search_server: ServerProcess, search_data: SearchData
+) -> None:
+    for table, function, exact, order in (
+        ("docs", "l2_distance_approximate", "l2_distance", ""),
+        ("dots", "inner_product_approximate", "inner_product", "DESC"),
+    ):
+        q = vector_text(query_of(search_data, 31))
+        found, warnings = run(
+            search_server,
+            f"SELECT {function}(emb, '{q}') AS a, {exact}(emb, '{q}') AS b FROM lc.db.{table} "
+            f"ORDER BY a {order} LIMIT 5",
+        )
+        assert warnings == [] and len(found) == 5
+        assert all(a == b for a, b in found), found
