@@ -128,3 +128,23 @@ def test_phrase_needs_positions(search_server: ServerProcess) -> None:
     assert code == 1191 and "positions" in message and '"support_phrase" = "true"' in message
     found, _ = run(search_server, "SELECT count(*) FROM lc.db.dots WHERE body MATCH_ALL 'frost'")
     assert found[0][0] > 0  # words alone need no positions
+
+
+def test_full_text_then_nearest_is_exact_over_the_matches(
+    search_server: ServerProcess, search_data: SearchData
+) -> None:
+    import numpy as np
+
+    from tests.search.conftest import vector_text
+
+    q = search_data.vectors[44]
+    found, warnings = run(
+        search_server,
+        f"SELECT id FROM lc.db.docs WHERE body MATCH_ANY 'cloud' "
+        f"ORDER BY l2_distance_approximate(emb, '{vector_text(q)}') LIMIT 3",
+    )
+    cloud = np.array(["cloud" in b.split() for b in search_data.body])
+    assert [r[0] for r in found] == list(
+        np.argsort(search_data.exact_l2(q, cloud), kind="stable")[:3]
+    )
+    assert "also searched by full text" in warnings[0][2]
