@@ -1,8 +1,8 @@
 """The filter DuckDB pushes into a Lance scan, respelt so that Lance's scalar indexes answer it.
 
-DuckDB hands a registered pyarrow Dataset its filter as a ``pyarrow.compute.Expression`` (facts in
-docs/upstream-facts.md). Lance plans a BTREE/BITMAP lookup for ``(id == 5)`` and ranges in that form,
-but not for DuckDB's IN, which arrives as ``if_else(is_valid(id), is_in(id, {value_set=…}),
+DuckDB hands a registered pyarrow Dataset its filter as a ``pyarrow.compute.Expression`` (facts
+in docs/upstream-facts.md). Lance plans a BTREE/BITMAP lookup for ``(id == 5)`` and ranges in that
+form, but not for DuckDB's IN, which arrives as ``if_else(is_valid(id), is_in(id, {value_set=…}),
 null)`` (the NULL-preserving form), nor for anything combined with it: such a filter is evaluated
 row by row over a full scan. Given the same predicate as Lance SQL (``id IN (…)``, ``NOT``,
 ``IS NULL``, ``AND``/``OR``) Lance answers it from the index.
@@ -28,7 +28,7 @@ import operator
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Union
+from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -84,7 +84,7 @@ class InList:
     values: tuple[int, ...]
 
 
-Node = Union[Compare, Logical, Not, NullTest, InList]
+Node = Compare | Logical | Not | NullTest | InList
 
 
 # -- reading the Expression's text
