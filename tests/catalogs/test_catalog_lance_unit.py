@@ -16,6 +16,7 @@ import sqlglot
 
 from drydock.engine.lakehouse.catalogs.base import TimeTravel
 from drydock.engine.lakehouse.catalogs.lance import LanceConnector, parse_timestamp
+from drydock.engine.lakehouse.catalogs.lance_scan import IndexedScan
 from drydock.engine.lakehouse.catalogs.lance_types import arrow_type, for_duckdb
 from drydock.engine.errors import DrydockError, Errors
 from drydock.engine.sql.count_pushdown import _count_star_table
@@ -233,7 +234,8 @@ def test_float16_tables_scan_in_duckdb_as_float32(tmp_path: Path) -> None:
     assert con.execute("SELECT count(*), min(id) FROM h WHERE id >= 5").fetchall() == [(15, 5)]
     assert con.execute("SELECT typeof(emb) FROM h LIMIT 1").fetchall() == [("FLOAT[4]",)]
     plain = lance.write_dataset(make_table(3), tmp_path / "db" / "f.lance")
-    assert for_duckdb(plain) is plain  # no wrapper (and no Python in the scan) without half floats
+    view = for_duckdb(plain)  # no widening (no Python per batch) without half floats
+    assert isinstance(view, IndexedScan) and view.lance_dataset is plain
 
 
 def test_library_errors_become_typed_errors_without_secrets(tmp_path: Path) -> None:

@@ -386,6 +386,8 @@ class Dispatcher:
         self._jobs.set_progress(job_id, text)
 
     def on_result(self, job_id: int, invocation_id: str, result: WorkerResult) -> None:
+        if result.external_metadata_advanced:
+            self._forget_cached_table(job_id)
         done = self._jobs.complete_with_result(
             job_id, invocation_id, result.code, result.message, result.external_metadata_advanced
         )
@@ -394,6 +396,19 @@ class Dispatcher:
                 max(time.time() - done.created_at, 0.0)
             )
         self.wake()
+
+    def _forget_cached_table(self, job_id: int) -> None:
+        """Drop the job's table from the catalog cache before its outcome is recorded, so that a
+        client that sees COMMITTED and then queries reads the version with the new index (the
+        refresh obligation still runs, and is what DONE waits for; this is only a head start)."""
+        job = self._jobs.get(job_id)
+        record = None if job is None else self._catalogs.by_id(job.catalog_id)
+        if job is None or record is None:
+            return
+        try:
+            self._catalogs.refresh(record.name, job.db, job.tbl)
+        except Exception as exc:  # noqa: BLE001 - the refresh obligation retries it
+            logger.warning("cache drop for job %s failed: %s", job_id, type(exc).__name__)
 
     def on_exit(
         self, job_id: int, invocation_id: str, proof: st.TerminationProof | None, detail: str

@@ -8,6 +8,8 @@ from typing import TYPE_CHECKING, Any
 import pyarrow as pa
 import pyarrow.dataset as pds
 
+from drydock.engine.lakehouse.catalogs.lance_scan import IndexedScan, indexed_scanner
+
 if TYPE_CHECKING:
     import lance
 
@@ -99,7 +101,8 @@ class _WidenedScanner:
 class Float16AsFloat32(pds.Dataset):
     """A Lance dataset with half floats presented as float32 (DuckDB rejects Arrow's float16,
     "Unsupported Internal Arrow Type e", even for columns it does not read). Still a
-    pyarrow Dataset, so DuckDB keeps pushing projections and filters into ``scanner``."""
+    pyarrow Dataset, so DuckDB keeps pushing projections and filters into ``scanner``, where they
+    are respelt for Lance's scalar indexes as in :class:`IndexedScan`."""
 
     def __init__(self, ds: lance.LanceDataset):  # pyarrow's own __init__ is for its C++ datasets
         self.lance_dataset = ds
@@ -109,7 +112,7 @@ class Float16AsFloat32(pds.Dataset):
         return _widened(self.lance_dataset.schema)
 
     def scanner(self, *args: Any, **kwargs: Any) -> _WidenedScanner:  # type: ignore[override]
-        return _WidenedScanner(self.lance_dataset.scanner(*args, **kwargs))
+        return _WidenedScanner(indexed_scanner(self.lance_dataset, *args, **kwargs))
 
     def count_rows(self, **kwargs: Any) -> int:  # type: ignore[override]
         return int(self.lance_dataset.count_rows(**kwargs))
@@ -120,11 +123,11 @@ def _has_float16(t: pa.DataType) -> bool:
 
 
 def for_duckdb(ds: lance.LanceDataset) -> Any:
-    """What DuckDB scans: the dataset itself, or its float16-widened view when it has half
-    floats."""
+    """What DuckDB scans: the dataset with its pushed filters respelt for Lance's scalar indexes
+    (engine/lakehouse/catalogs/lance_scan.py), float16-widened when it has half floats."""
     if any(_has_float16(f.type) for f in ds.schema):
         return Float16AsFloat32(ds)
-    return ds
+    return IndexedScan(ds)
 
 
 def widened_table(table: pa.Table) -> pa.Table:
