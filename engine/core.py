@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from drydock.engine.security.audit import AuditLog, AuditSettings
+from drydock.engine.lakehouse.catalogs import lance_session
 from drydock.engine.lakehouse.catalogs.calls import CallSettings, CatalogCalls, StatementSlots
 from drydock.engine.lakehouse.catalogs.manager import CatalogManager
 from drydock.engine.lakehouse.catalogs.placement import Placement
@@ -79,6 +80,9 @@ class Engine:
             self.data_dir,
         )
         self.config = Config.from_toml(self.store, config_file, config_overrides)
+        lance_session.configure(
+            lance_session.size_bytes(str(self.config.get(Key.LANCE_CACHE_SIZE)))
+        )
         self.query = QueryEngine(
             self.data_dir / "internal.duckdb",
             memory_limit=str(self.config.get(Key.DUCKDB_MEMORY_LIMIT)),

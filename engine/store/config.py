@@ -442,6 +442,15 @@ def _bounds_fields() -> list[ConfigField]:
             validator=disk_size,
         ),
         f(
+            "lance_cache_size",
+            "String",
+            "1GiB",
+            "Memory for the indexes and file metadata of the Lance datasets this frontend reads "
+            "(one cache for every Lance catalog, least recently used evicted)",
+            mutable=False,
+            validator=disk_size,
+        ),
+        f(
             "max_execution_time",
             "long",
             0,

@@ -51,6 +51,7 @@ class Key(StrEnum):
     DUCKDB_MAX_TEMP_DIRECTORY_SIZE = "duckdb_max_temp_directory_size"
     MAX_EXECUTION_TIME = "max_execution_time"
     VECTOR_SEARCH_MAX_K = "vector_search_max_k"
+    LANCE_CACHE_SIZE = "lance_cache_size"
     CATALOG_ALLOWED_LOCAL_ROOTS = "catalog_allowed_local_roots"
     CATALOG_ALLOWED_OBJECT_PREFIXES = "catalog_allowed_object_prefixes"
     CATALOG_CALL_TIMEOUT_SECOND = "catalog_call_timeout_second"

@@ -275,3 +275,23 @@ def test_library_errors_become_typed_errors_without_secrets(tmp_path: Path) -> N
 def test_count_push_down_only_for_a_bare_count_star(sql: str, pushed: bool) -> None:
     ctx = SessionContext(user="root", host="h", connection_id=1, catalog="lc", database="db")
     assert (_count_star_table(sqlglot.parse_one(sql, read="mysql"), ctx) is not None) is pushed
+
+
+def test_every_opened_dataset_shares_one_bounded_lance_session(tmp_path: Path) -> None:
+    """Lance's caches are one, with the configured capacity, whatever the catalog or version."""
+    from drydock.engine.lakehouse.catalogs import lance_session
+
+    assert lance_session.size_bytes("512MiB") == 512 << 20
+    assert lance_session.size_bytes("2GB") == 2 * 10**9
+    (tmp_path / "db").mkdir()
+    lance.write_dataset(pa.table({"a": [1, 2]}), str(tmp_path / "db" / "t.lance"))
+    lance_session.configure(64 << 20)
+    try:
+        one = LanceConnector("one", {"type": "lance", "warehouse": str(tmp_path)})
+        two = LanceConnector("two", {"type": "lance", "warehouse": str(tmp_path)})
+        first, second = one.open_latest("db", "t"), two.open_latest("db", "t")
+        assert first.session().is_same_as(second.session())
+        assert first.session().is_same_as(lance_session.session())
+        assert lance_session.session().index_cache_size_bytes() <= 64 << 20
+    finally:
+        lance_session.configure(lance_session.DEFAULT_BYTES)

@@ -38,7 +38,7 @@ os.environ.setdefault("LANCE_INCLUDE_VECTOR_CENTROIDS", "false")
 import lance  # noqa: E402 - after the environment default above
 import pyarrow.fs as pafs  # noqa: E402
 
-from drydock.engine.lakehouse.catalogs import lance_fs, lance_system  # noqa: E402
+from drydock.engine.lakehouse.catalogs import lance_fs, lance_session, lance_system  # noqa: E402
 from drydock.engine.lakehouse.catalogs.cache import MetadataCache  # noqa: E402
 from drydock.engine.lakehouse.catalogs.lance_types import arrow_type, for_duckdb  # noqa: E402
 from drydock.engine.lakehouse.catalogs.base import (  # noqa: E402
@@ -198,7 +198,9 @@ class LanceConnector(Connector):
         uri = self.dataset_uri(db, table)
         try:
             with self._typed_errors():
-                return lance.dataset(uri, storage_options=self._options or None)
+                return lance.dataset(
+                    uri, storage_options=self._options or None, session=lance_session.session()
+                )
         except DrydockError:
             # Tell "not there" from "unreachable" by looking, never by parsing the library's text.
             versions = self.warehouse.fs_path(db, table + lance_fs.TABLE_SUFFIX, "_versions")
