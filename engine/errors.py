@@ -104,6 +104,12 @@ class Errors:
     UNKNOWN_THREAD = ErrorSpec(1094, "HY000", "Unknown thread id: {id}")
     NOT_OWNER_OF_THREAD = ErrorSpec(1095, "HY000", "You are not owner of thread {id}")
     INTERNAL = ErrorSpec(1105, "HY000", "{detail}")
+    BINARY_VALUE_NOT_ENCODABLE = ErrorSpec(
+        1105,
+        "HY000",
+        "Column '{column}': value {value} cannot be sent as {type} in the binary protocol "
+        "({detail}); CAST it to a type that holds it",
+    )
     TABLE_ACCESS_DENIED = ErrorSpec(
         1142, "42000", "{priv} command denied to user '{user}'@'{host}' for table '{table}'"
     )

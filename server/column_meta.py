@@ -58,6 +58,7 @@ _NUMERIC = {
 }
 # Text columns whose declared length DuckDB does not keep: MySQL's longest VARCHAR (65535 bytes)
 UNKNOWN_TEXT_LENGTH = 65535
+_UNSIGNED_LENGTHS = {"UTINYINT": 3, "USMALLINT": 5, "UINTEGER": 10, "UBIGINT": 20}
 _DECIMAL = re.compile(r"DECIMAL\((\d+),\s*(\d+)\)", re.IGNORECASE)
 
 
@@ -88,13 +89,20 @@ def from_duck_type(duck_type: str) -> ColumnMeta:
         return ColumnMeta(length=precision + (1 if scale else 0) + 1, decimals=scale)
     if t in ("HUGEINT", "UHUGEINT"):
         return ColumnMeta(length=40, decimals=0, flags=UNSIGNED_FLAG if t.startswith("U") else 0)
-    if t in ("UTINYINT", "USMALLINT", "UINTEGER", "UBIGINT"):
-        return ColumnMeta(flags=UNSIGNED_FLAG)
-    if t.startswith("TIMESTAMP"):
-        return ColumnMeta(length=26, decimals=6)  # DuckDB keeps microseconds: DATETIME(6)
-    if t == "TIME":
-        return ColumnMeta(length=17, decimals=6)
+    if t in _UNSIGNED_LENGTHS:
+        return ColumnMeta(length=_UNSIGNED_LENGTHS[t], flags=UNSIGNED_FLAG)
+    if t.startswith("TIMESTAMP"):  # DuckDB keeps microseconds unless the type says less
+        fsp = 0 if t == "TIMESTAMP_S" else 3 if t == "TIMESTAMP_MS" else 6
+        return temporal(ColumnType.DATETIME, fsp)
+    if t in ("TIME", "INTERVAL"):
+        return temporal(ColumnType.TIME, 6)
     return ColumnMeta()
+
+
+def temporal(column_type: ColumnType, fsp: int) -> ColumnMeta:
+    """A DATETIME or TIME of ``fsp`` fractional digits: MySQL's length counts the point too."""
+    base = 19 if column_type == ColumnType.DATETIME else 10
+    return ColumnMeta(length=base + (fsp + 1 if fsp else 0), decimals=fsp)
 
 
 def definition(

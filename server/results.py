@@ -21,22 +21,25 @@ from mysql_mimic.types import ColumnType
 
 from drydock.engine.errors import Errors
 from drydock.engine.results import Result, RowStream
-from drydock.server.column_meta import ColumnMeta, from_duck_type
+from drydock.server.column_meta import ColumnMeta, from_duck_type, temporal
 
 _EXACT = {
     "BOOLEAN": ColumnType.TINY,
     "TINYINT": ColumnType.TINY,
-    "UTINYINT": ColumnType.SHORT,
+    # unsigned integers keep MySQL's type code with the UNSIGNED flag (server/column_meta.py);
+    # the binary protocol packs them unsigned (server/binary_rows.py)
+    "UTINYINT": ColumnType.TINY,
     "SMALLINT": ColumnType.SHORT,
-    "USMALLINT": ColumnType.LONG,
+    "USMALLINT": ColumnType.SHORT,
     "INTEGER": ColumnType.LONG,
-    "UINTEGER": ColumnType.LONGLONG,
+    "UINTEGER": ColumnType.LONG,
     "BIGINT": ColumnType.LONGLONG,
     "UBIGINT": ColumnType.LONGLONG,
     "FLOAT": ColumnType.FLOAT,
     "DOUBLE": ColumnType.DOUBLE,
     "DATE": ColumnType.DATE,
     "TIME": ColumnType.TIME,
+    "INTERVAL": ColumnType.TIME,  # MySQL's TIME range (±838:59:59) lives in DuckDB intervals
     "VARCHAR": ColumnType.VARCHAR,
     "BLOB": ColumnType.BLOB,
     "JSON": ColumnType.JSON,
@@ -128,6 +131,19 @@ def _to_timedelta(value: Any) -> Any:
             microseconds=value.microsecond,
         )
     return value
+
+
+def time_text(column: ResultColumn, value: Any) -> bytes:
+    """A TIME in the text protocol as MySQL writes it: [-]HH:MM:SS[.ffffff], hours past 24
+    (str() of a timedelta says '-1 day, 23:00:00')."""
+    if not isinstance(value, dt.timedelta):
+        return str(value).encode("ascii", "replace")
+    sign = "-" if value < dt.timedelta(0) else ""
+    magnitude = -value if sign else value
+    hours, rest = divmod(magnitude.days * 86400 + magnitude.seconds, 3600)
+    minutes, seconds = divmod(rest, 60)
+    fraction = f".{magnitude.microseconds:06d}" if magnitude.microseconds else ""
+    return f"{sign}{hours:02d}:{minutes:02d}:{seconds:02d}{fraction}".encode("ascii")
 
 
 _CONVERT: dict[ColumnType, Callable[[Any], Any]] = {
@@ -267,6 +283,8 @@ def _plan(
     columns = [
         ResultColumn(name, t, CharacterSet.binary)
         if t == ColumnType.BLOB
+        else ResultColumn(name, t, text_encoder=time_text)
+        if t == ColumnType.TIME
         else ResultColumn(name, t)
         for name, t in zip(result.columns, types)
     ]
@@ -345,6 +363,7 @@ def column_metas(wire: AllowedResult, result: Result) -> MetaByColumn:
         return {}
     out: MetaByColumn = {}
     origins = result.column_origins if len(result.column_origins) == len(wire[1]) else []
+    sample = wire[0].first if isinstance(wire[0], StreamedRows) else wire[0]
     for i, column in enumerate(wire[1]):
         if not isinstance(column, ResultColumn):
             continue
@@ -353,6 +372,8 @@ def column_metas(wire: AllowedResult, result: Result) -> MetaByColumn:
             if result.column_types
             else ColumnMeta()
         )
+        if meta.decimals == 6 and column.type in (ColumnType.DATETIME, ColumnType.TIME):
+            meta = _seconds_only(meta, column.type, sample, i)
         origin = origins[i] if origins else None
         if origin is not None:
             meta = ColumnMeta(
@@ -366,3 +387,21 @@ def column_metas(wire: AllowedResult, result: Result) -> MetaByColumn:
             )
         out[id(column)] = (column, meta)
     return out
+
+
+def _seconds_only(meta: ColumnMeta, column_type: ColumnType, rows: Any, i: int) -> ColumnMeta:
+    """DuckDB keeps every TIMESTAMP and TIME in microseconds, so the declared fsp of an
+    expression is lost; MySQL's is 0 unless asked for. Clients that format binary temporals
+    by the definition's decimals (PHP mysqlnd, Go) print '.000000' for decimals 6: when no value
+    of the rows at hand has a fraction, the column is sent as fsp 0. (A streamed result is judged
+    by its first batch; a later fraction then reaches those clients truncated.)"""
+    try:
+        for row in rows:
+            value = row[i]
+            if value is not None and getattr(value, "microsecond", 0) | getattr(
+                value, "microseconds", 0
+            ):
+                return meta
+    except (TypeError, IndexError):  # rows not at hand (an async source): keep fsp 6
+        return meta
+    return temporal(column_type, 0)

@@ -27,6 +27,7 @@ from mysql_mimic.utils import seq
 
 from drydock.engine.errors import DrydockError, Errors
 from drydock.server import column_meta, wire
+from drydock.server.binary_rows import BinaryRows
 from drydock.server.prepared import bind_parameters, count_placeholders
 from drydock.server.result_writer import ResultWriter
 from drydock.server.results import StreamedRows
@@ -100,8 +101,9 @@ class StmtCommands:
             stmt_id=next(self._ids), sql=sql, num_params=count_placeholders(sql)
         )
         stmt.columns = await self.session.describe(sql, stmt.num_params)
+        response = list(prepare_response(self.writer, stmt))  # whole before any is written
         self.statements[stmt.stmt_id] = stmt
-        for packet in prepare_response(self.writer, stmt):
+        for packet in response:
             await self.stream.write(packet, drain=False)
         await self.stream.drain()
 
@@ -124,57 +126,74 @@ class StmtCommands:
         if not result_set:
             await self.stream.write(self.writer.statement_ok())
             return
-        await self._write_columns(result_set.columns)
-        if isinstance(result_set.rows, StreamedRows) and not flags & CURSOR_TYPE_READ_ONLY:
-            await self._stream_rows(result_set.rows, result_set.columns)
-        elif flags & CURSOR_TYPE_READ_ONLY:  # rows are fetched with COM_STMT_FETCH
-            stmt.cursor = self._open_cursor(stmt, result_set)
+        columns = list(result_set.columns)
+        encoder = BinaryRows(columns, [self.writer.column_meta(c) for c in columns])
+        streamed = isinstance(result_set.rows, StreamedRows)
+        # the header and the first rows are encoded before anything is written: a value that
+        # cannot be sent answers a plain ERR, never definitions followed by an ERR for their EOF
+        try:
+            header = self._column_header(columns)
+            first = encoder.encode(result_set.rows.first if streamed else list(result_set.rows))
+        except Exception:
+            if streamed:
+                await self.session.end_stream()
+            raise
+        for packet in header:
+            await self.stream.write(packet, drain=False)
+        if flags & CURSOR_TYPE_READ_ONLY:  # rows are fetched with COM_STMT_FETCH
+            stmt.cursor = self._open_cursor(stmt, result_set, encoder, first)
             flag = ServerStatus.SERVER_STATUS_CURSOR_EXISTS
             await self.stream.write(
                 self.writer.eof(flags=flag)
                 if not self.writer.deprecate_eof()
                 else self.writer.end_of_rows(flags=flag)
             )
-        else:
-            await self._write_rows(result_set)
-
-    async def _write_columns(self, columns: list[ResultColumn]) -> None:
-        await self.stream.write(types.uint_len(len(columns)))
-        charset = self.session.server_charset
-        for column in columns:
-            meta = self.writer.column_meta(column)
-            await self.stream.write(column_meta.definition(column, meta, charset))
-
-    async def _stream_rows(self, rows: StreamedRows, columns: list[ResultColumn]) -> None:
+            return
         if not self.writer.deprecate_eof():
             await self.stream.write(self.writer.eof())
+        for packet in first:
+            await self.stream.write(packet, drain=False)
+        if streamed:
+            await self._stream_rest(result_set.rows, encoder)
+        await self.stream.write(self.writer.end_of_rows())
+
+    def _column_header(self, columns: list[ResultColumn]) -> list[bytes]:
+        charset = self.session.server_charset
+        header = [types.uint_len(len(columns))]
+        header += [
+            column_meta.definition(column, self.writer.column_meta(column), charset)
+            for column in columns
+        ]
+        return header
+
+    async def _stream_rest(self, rows: StreamedRows, encoder: BinaryRows) -> None:
+        """The batches after the first (already sent); an error in one is an ERR in place of a
+        row, after the rows before it, as MySQL answers an error mid-result."""
 
         async def write(batch: Any) -> None:
-            for row in batch:
-                await self.stream.write(packets.make_binary_resultrow(row, columns), drain=False)
+            if batch is rows.first:
+                return
+            for packet in encoder.encode(batch):
+                await self.stream.write(packet, drain=False)
 
         await self.writer.send_streamed(rows, write)
-        await self.stream.write(self.writer.end_of_rows())
 
-    async def _write_rows(self, result_set: ResultSet) -> None:
-        rows = [packets.make_binary_resultrow(row, result_set.columns) for row in result_set.rows]
-        if not self.writer.deprecate_eof():
-            await self.stream.write(self.writer.eof())
-        for row in rows:
-            await self.stream.write(row, drain=False)
-        await self.stream.write(self.writer.end_of_rows())
-
-    def _open_cursor(self, stmt: PreparedStatement, result_set: ResultSet) -> AsyncIterator[bytes]:
+    def _open_cursor(
+        self,
+        stmt: PreparedStatement,
+        result_set: ResultSet,
+        encoder: BinaryRows,
+        first: list[bytes],
+    ) -> AsyncIterator[bytes]:
         """A streamed result is read as COM_STMT_FETCH asks (LazyCursor); others are encoded now."""
         if isinstance(result_set.rows, StreamedRows):
             self._lazy_cursor = LazyCursor(
-                self.session, stmt.stmt_id, result_set.rows, result_set.columns
+                self.session, stmt.stmt_id, result_set.rows, encoder, first
             )
             return self._lazy_cursor
-        rows = [packets.make_binary_resultrow(row, result_set.columns) for row in result_set.rows]
 
         async def cursor() -> AsyncIterator[bytes]:
-            for row in rows:
+            for row in first:
                 yield row
 
         return cursor()
@@ -267,15 +286,17 @@ class LazyCursor:
     COM_STMT_FETCH that reaches it (after the rows before it)."""
 
     def __init__(
-        self, session: WireSession, stmt_id: int, rows: StreamedRows, columns: list[ResultColumn]
+        self,
+        session: WireSession,
+        stmt_id: int,
+        rows: StreamedRows,
+        encoder: BinaryRows,
+        first: list[bytes],
     ):
-        self.session, self.stmt_id, self.columns = session, stmt_id, columns
-        self.pending: collections.deque[bytes] = collections.deque(self._encode(rows.first))
+        self.session, self.stmt_id, self.encoder = session, stmt_id, encoder
+        self.pending: collections.deque[bytes] = collections.deque(first)
         self.rows: StreamedRows | None = rows
         self.error: BaseException | None = None
-
-    def _encode(self, batch: Any) -> list[bytes]:
-        return [packets.make_binary_resultrow(row, self.columns) for row in batch]
 
     def __aiter__(self) -> LazyCursor:
         return self
@@ -294,11 +315,12 @@ class LazyCursor:
         assert self.rows is not None
         try:
             batch = await self.session.next_rows(self.rows)
+            encoded = self.encoder.encode(batch)
         except (DrydockError, MysqlError) as exc:
             self.error = exc
             batch = []
         if batch:
-            self.pending.extend(self._encode(batch))
+            self.pending.extend(encoded)
         else:
             self.rows = None
             await self.session.end_stream()

@@ -42,8 +42,60 @@ def _identifier(name: str) -> exp.Identifier:
     return exp.to_identifier(duckdb_collation(name), quoted=True)
 
 
+_BINARY_TYPES = (exp.DataType.Type.BINARY, exp.DataType.Type.VARBINARY, exp.DataType.Type.BLOB)
+# MySQL REGEXP_LIKE match_type characters → DuckDB regexp_matches options ('n': dot matches
+# newlines is RE2's 's'; 'u', Unix line endings, has no RE2 counterpart and is dropped)
+_MATCH_TYPE = {"c": "c", "i": "i", "m": "m", "n": "s"}
+
+
+def _is_binary(node: exp.Expr | None) -> bool:
+    """``BINARY x`` / CAST(x AS BINARY) or ``x COLLATE *_bin``: compared case-sensitively."""
+    if isinstance(node, exp.Paren):
+        return _is_binary(node.this)
+    if isinstance(node, exp.Cast):
+        return any(node.to.is_type(t) for t in _BINARY_TYPES)
+    if isinstance(node, exp.Collate):
+        name = node.expression.name if node.expression is not None else ""
+        return name.lower() == "binary" or name.lower().endswith("_bin")
+    return False
+
+
+def _as_text(node: exp.Expr) -> exp.Expr:
+    """A ``BINARY 'x'`` operand as its text (DuckDB matches no BLOB against a pattern)."""
+    return node.this.copy() if isinstance(node, exp.Cast) and _is_binary(node) else node
+
+
+def _pattern_matching(node: exp.Expr) -> None:
+    """LIKE and REGEXP as MySQL 8 compares them: case-insensitive under the default collation,
+    case-sensitive when an operand is binary (``LIKE BINARY 'b%'``, ``BINARY x REGEXP p``,
+    ``COLLATE utf8mb4_bin``). DuckDB's LIKE follows its collation (case-insensitive by default,
+    query.py); its regexp_matches is case-sensitive unless told 'i'."""
+    if isinstance(node, exp.Like) and (_is_binary(node.this) or _is_binary(node.expression)):
+        node.set(
+            "this",
+            exp.Paren(
+                this=exp.Collate(this=_as_text(node.this), expression=exp.Var(this="binary"))
+            ),
+        )
+        node.set("expression", _as_text(node.expression))
+    elif isinstance(node, exp.RegexpLike):
+        binary = _is_binary(node.this) or _is_binary(node.expression)
+        flag = node.args.get("flag")
+        given = ""
+        if isinstance(flag, exp.Literal) and flag.is_string:
+            given = "".join(_MATCH_TYPE.get(c, "") for c in flag.name)
+        elif flag is not None:
+            return  # a match_type known only at run time: DuckDB's own reading
+        node.set("this", _as_text(node.this))
+        node.set("expression", _as_text(node.expression))
+        node.set("flag", exp.Literal.string(("c" if binary else "i") + given))
+
+
 def translate(expression: exp.Expr) -> exp.Expr:
-    """``x COLLATE <mysql name>`` → DuckDB's collation, in place (column definitions too)."""
+    """``x COLLATE <mysql name>`` → DuckDB's collation, in place (column definitions too); LIKE
+    and REGEXP case-sensitive as MySQL decides it (:func:`_pattern_matching`)."""
+    for pattern in list(expression.find_all(exp.Like, exp.RegexpLike)):
+        _pattern_matching(pattern)
     for node in list(expression.find_all(exp.Collate, exp.CollateColumnConstraint)):
         target = node.expression if isinstance(node, exp.Collate) else node.this
         if target is None:

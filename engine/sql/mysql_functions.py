@@ -165,6 +165,12 @@ _TEMPLATES: dict[str, dict[int, str]] = {
     # values without fractions (Grafana's $__timeGroup divides it)
     "UNIX_TIMESTAMP": {0: "(epoch_us(now()) // 1000000)", 1: f"(epoch_us({_TS}) // 1000000)"},
     "FROM_UNIXTIME": {1: "make_timestamp(CAST(round(CAST({0} AS DOUBLE) * 1000000) AS BIGINT))"},
+    # 12.7 SEC_TO_TIME(): a TIME, clamped to MySQL's range (±838:59:59); a DuckDB INTERVAL,
+    # which the wire sends as TIME (server/results.py)
+    "SEC_TO_TIME": {
+        1: "to_microseconds(CAST(round(greatest(least(CAST({0} AS DOUBLE), 3020399), -3020399) "
+        "* 1000000) AS BIGINT))"
+    },
     # MySQL counts days from year 0, which its calendar does not make a leap year (12.7 TO_DAYS)
     "FROM_DAYS": {1: "CAST(DATE '0001-01-01' + CAST({0} - 366 AS INTEGER) AS DATE)"},
 }
@@ -413,6 +419,8 @@ def _retype(node: exp.Expr) -> exp.Expr | None:
         )
     elif isinstance(node, (exp.StrToDate, exp.StrToTime)):
         return _str_to_yearweek(node)
+    elif isinstance(node, exp.Cast) and node.to.is_type(exp.DataType.Type.TIME):
+        return _long_time(node.this)
     elif isinstance(node, exp.TimeToStr):
         return _ordinal_days(node)
     elif (
@@ -429,6 +437,27 @@ def _retype(node: exp.Expr) -> exp.Expr | None:
             "(date_diff('day', DATE '0001-01-01', TRY_CAST({0} AS DATE)) + 365)", [node.this]
         )
     return None
+
+
+_TIME_TEXT = re.compile(r"\s*(-)?(\d{1,3}):(\d{2}):(\d{2})(?:\.(\d{1,6}))?\s*")
+MAX_TIME_MICROS = (838 * 3600 + 59 * 60 + 59) * 1_000_000
+
+
+def _long_time(value: exp.Expr) -> exp.Expr | None:
+    """TIME '100:00:00' / CAST('-01:00:00' AS TIME): MySQL's TIME runs from -838:59:59 to
+    838:59:59, DuckDB's TIME within one day. A literal outside the day becomes the INTERVAL of
+    its microseconds (sent as TIME on the wire); one within the day stays a DuckDB TIME."""
+    if not (isinstance(value, exp.Literal) and value.is_string):
+        return None
+    match = _TIME_TEXT.fullmatch(value.name)
+    if match is None:
+        return None
+    sign, hours, minutes, seconds, fraction = match.groups()
+    if int(minutes) > 59 or int(seconds) > 59 or (not sign and int(hours) < 24):
+        return None
+    micros = ((int(hours) * 60 + int(minutes)) * 60 + int(seconds)) * 1_000_000
+    micros = min(micros + int((fraction or "0").ljust(6, "0")), MAX_TIME_MICROS)
+    return _instantiate(f"to_microseconds({-micros if sign else micros})", [])
 
 
 def _is_year_zero(node: exp.Expr | None) -> bool:
@@ -507,6 +536,18 @@ def _is_date_arithmetic(node: Any) -> bool:
     return False
 
 
+def _typed_interval_operand(node: exp.Add | exp.Sub) -> None:
+    """'2024-01-01 10:00:00' + INTERVAL 1 SECOND: MySQL reads the string as a DATETIME (12.7
+    DATE_ADD); DuckDB has no VARCHAR + INTERVAL. (A date-only string with date units then
+    becomes a DATE again: :func:`_is_date_arithmetic`.)"""
+    sides = [node.this, node.expression]
+    if sum(isinstance(side, exp.Interval) for side in sides) != 1:
+        return
+    for side in sides:
+        if isinstance(side, exp.Literal) and side.is_string:
+            side.replace(_instantiate(_TS, [side.copy()]))
+
+
 def translate(expression: exp.Expr) -> exp.Expr:
     """``expression`` with every MySQL function call above given MySQL's meaning, in place
     (innermost calls first, so an argument is rewritten before the call that takes it)."""
@@ -527,6 +568,9 @@ def translate(expression: exp.Expr) -> exp.Expr:
         if node is expression:
             return replacement
         node.replace(replacement)
+    for node in nodes:
+        if isinstance(node, (exp.Add, exp.Sub)):
+            _typed_interval_operand(node)
     for node in reversed(date_arithmetic):  # innermost first; each stays in the tree
         wrapper = exp.Cast(to=exp.DataType.build("DATE"))
         node.replace(wrapper)

@@ -18,6 +18,9 @@ from drydock.engine.errors import Errors
 from drydock.engine.session import SessionContext
 
 
+MAX_SIGNED_BIGINT = 2**63 - 1
+
+
 def literal(value: Any) -> str:
     """A Python value as a MySQL literal that can never end early."""
     if value is None:
@@ -26,10 +29,15 @@ def literal(value: Any) -> str:
         return "TRUE"
     if value is False:
         return "FALSE"
+    if isinstance(value, int) and value > MAX_SIGNED_BIGINT:  # MySQL reads it as BIGINT UNSIGNED
+        return f"CAST({value} AS UNSIGNED)"
     if isinstance(value, (int, decimal.Decimal)):
         return str(value)
     if isinstance(value, float):  # inf / nan have no MySQL literal: a cast, never a bare name
-        return repr(value) if math.isfinite(value) else f"CAST('{value!r}' AS DOUBLE)"
+        if not math.isfinite(value):
+            return f"CAST('{value!r}' AS DOUBLE)"
+        text = repr(value)  # an exponent makes it a DOUBLE literal ('41.0' would be a DECIMAL)
+        return text if "e" in text else text + "e0"
     if isinstance(value, (bytes, bytearray)):
         return "X'" + bytes(value).hex() + "'" if value else "''"
     if isinstance(value, (dt.datetime, dt.date, dt.time, dt.timedelta)):

@@ -9,7 +9,10 @@ import datetime as dt
 
 import pymysql
 import pytest
+from mysql_mimic import ResultColumn
+from mysql_mimic.types import ColumnType
 
+from drydock.server.results import time_text
 from tests.conftest import ServerProcess
 from tests.support.lance_fixtures import create_user
 from tests.support.mysql_functions_corpus import CORPUS
@@ -20,6 +23,8 @@ def _text(value: object) -> str | None:
         return None
     if isinstance(value, bytes):
         return value.decode()
+    if isinstance(value, dt.timedelta):  # a TIME, in MySQL's text ('-838:59:59')
+        return time_text(ResultColumn("t", ColumnType.TIME), value).decode()
     return str(value)
 
 
