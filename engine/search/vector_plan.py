@@ -162,8 +162,18 @@ def plan_vector(planner: Planning, select: exp.Select, scope: Scope, nodes: list
     )
 
 
-def _key(call: exp.Expr) -> str:
-    return call.sql("mysql").lower()
+def _key(call: exp.Expr) -> tuple[object, ...]:
+    """What makes two calls the same search: the function and its arguments (literals by their
+    text: generating SQL for a 128-number literal costs more than the rest of the planning)."""
+    return (call.name.lower(), *(_argument_key(a) for a in call.expressions))
+
+
+def _argument_key(node: exp.Expr) -> object:
+    if isinstance(node, exp.Literal):
+        return ("literal", node.is_string, node.name)
+    if isinstance(node, exp.Column):
+        return ("column", node.table.lower(), node.name.lower())
+    return node.sql("mysql").lower()
 
 
 def _selected(node: exp.Expr, select: exp.Select) -> bool:

@@ -9,6 +9,7 @@ range, and a dimension that differs from the column's (the message names both).
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 
@@ -28,13 +29,18 @@ _SHOWN = 100  # characters of a bad value an error message repeats
 def parse_vector_text(text: str) -> list[float]:
     """``'[1, -2.5, 3e2]'`` → [1.0, -2.5, 300.0]; text of any other form is Errors.INVALID_VECTOR,
     as is a NaN or infinite element, one past float32's range, or no element at all."""
+    return list(_parsed(text))
+
+
+@functools.lru_cache(maxsize=64)  # one statement reads its query vector several times
+def _parsed(text: str) -> tuple[float, ...]:
     stripped = text.strip()
     if not _VECTOR_TEXT.fullmatch(stripped):
         raise Errors.INVALID_VECTOR.error(value=text[:_SHOWN])
     inner = stripped[1:-1].strip()
     values = [float(part) for part in inner.split(",")] if inner else []
     _check(values, text)
-    return values
+    return tuple(values)
 
 
 def _check(values: list[float], shown: str) -> None:
