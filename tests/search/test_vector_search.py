@@ -382,3 +382,17 @@ def test_selected_distance_is_the_exact_functions_value_to_the_bit(
         )
         assert warnings == [] and len(found) == 5
         assert all(a == b for a, b in found), found
+
+
+def test_star_shows_the_tables_columns_only(
+    search_server: ServerProcess, search_data: SearchData
+) -> None:
+    q = vector_text(query_of(search_data, 2))
+    with search_server.connect() as conn, conn.cursor() as cur:
+        for select in ("*", "d.*"):
+            cur.execute(
+                f"SELECT {select} FROM lc.db.docs d "
+                f"ORDER BY l2_distance_approximate(d.emb, '{q}') LIMIT 2"
+            )
+            assert [c[0] for c in cur.description] == ["id", "category", "body", "emb"]
+            assert len(cur.fetchall()) == 2
