@@ -19,6 +19,7 @@ import re
 from typing import Any
 
 import duckdb
+from duckdb.func import FunctionNullHandling
 
 CONTAINS = "mysql_json_contains"
 CONTAINS_PATH = "mysql_json_contains_path"
@@ -179,7 +180,7 @@ def install(con: duckdb.DuckDBPyConnection) -> None:
         json_contains,
         ["VARCHAR", "VARCHAR", "VARCHAR"],
         "INTEGER",
-        null_handling="special",
+        null_handling=FunctionNullHandling.SPECIAL,
         side_effects=False,
     )
     con.create_function(
@@ -187,6 +188,6 @@ def install(con: duckdb.DuckDBPyConnection) -> None:
         json_contains_path,
         ["VARCHAR", "VARCHAR", "VARCHAR[]"],
         "INTEGER",
-        null_handling="special",
+        null_handling=FunctionNullHandling.SPECIAL,
         side_effects=False,
     )
