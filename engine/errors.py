@@ -187,6 +187,13 @@ class Errors:
     DUP_ENTRY = ErrorSpec(1062, "23000", "Duplicate entry '{value}' for key '{key}'")
     BAD_NULL = ErrorSpec(1048, "23000", "Column '{column}' cannot be null")
     BAD_FIELD = ErrorSpec(1054, "42S22", "Unknown column '{column}' in '{where}'")
+    WRONG_FIELD_WITH_GROUP = ErrorSpec(
+        1055,
+        "42000",
+        "Expression #{position} of {clause} is not in GROUP BY clause and contains nonaggregated "
+        "column '{column}' which is not functionally dependent on columns in GROUP BY clause; "
+        "this is incompatible with sql_mode=only_full_group_by",
+    )
     # DuckDB does not say which column a value was for: MySQL's wording up to the column name
     OUT_OF_RANGE = ErrorSpec(1264, "22003", "Out of range value {value} for type {type}")
     DATA_OUT_OF_RANGE = ErrorSpec(1690, "22003", "{type} value is out of range in '{expr}'")

@@ -20,7 +20,7 @@ from sqlglot import exp
 from drydock.engine.errors import Errors
 from drydock.engine.results import Diagnostic, Result, RowStream
 from drydock.engine.session import INTERNAL, SessionContext
-from drydock.engine.sql import duckdb_errors, mysql_ddl, mysql_dml
+from drydock.engine.sql import duckdb_errors, group_by_keys, mysql_ddl, mysql_dml
 from drydock.engine.sql.deadlines import SessionDeadline
 from drydock.engine.sql.duckdb_errors import first_line
 from drydock.engine.sql.identifiers import quoted
@@ -149,9 +149,11 @@ class StatementExecution(SessionDeadline):
         except (
             duckdb.Error
         ) as exc:  # MySQL's code and wording where known (engine/sql/duckdb_errors.py)
-            raise duckdb_errors.translate(
-                exc, _error_context(expression, ctx)
-            ) or Errors.QUERY_FAILED.error(detail=first_line(exc)) from None
+            raise (
+                group_by_keys.not_in_group_by(first_line(exc), expression)
+                or duckdb_errors.translate(exc, _error_context(expression, ctx))
+                or Errors.QUERY_FAILED.error(detail=first_line(exc))
+            ) from None
 
     def _auto_increment_result(self, insert: exp.Expr, key: mysql_dml.AutoIncrement) -> Result:
         """The OK of an INSERT into a table with an AUTO_INCREMENT column

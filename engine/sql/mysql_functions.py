@@ -27,6 +27,7 @@ import sqlglot
 from sqlglot import exp
 
 from drydock.engine.errors import Errors
+from drydock.engine.sql import mysql_json
 
 MACRO_SCHEMA = "mysql_is.main"
 
@@ -138,6 +139,7 @@ def install(con: duckdb.DuckDBPyConnection) -> None:
     """(Re)create the macros in drydock's attached ``mysql_is`` database. Idempotent."""
     for name, body in _MACROS.items():
         con.execute(f"CREATE OR REPLACE MACRO {MACRO_SCHEMA}.{name}{body}")
+    mysql_json.install(con)
 
 
 _TS = "TRY_CAST({0} AS TIMESTAMP)"
@@ -340,6 +342,27 @@ def _time_format(args: list[exp.Expr]) -> exp.Expr:
     return _instantiate("CASE WHEN {0} IS NULL THEN NULL ELSE {1} END", [secs, joined])
 
 
+def _json_search(name: str, args: list[exp.Expr]) -> exp.Expr:
+    """JSON_CONTAINS(target, candidate[, path]) and JSON_CONTAINS_PATH(doc, 'one'|'all', path,
+    …) as engine/sql/mysql_json.py's functions (MySQL's containment rules, not DuckDB's)."""
+    if name == "JSON_CONTAINS":
+        if len(args) not in (2, 3):
+            raise Errors.WRONG_ARGUMENTS.error(where=name)
+        path = args[2] if len(args) == 3 else exp.Literal.string("$")
+        return _instantiate(
+            f"{mysql_json.CONTAINS}(CAST({{0}} AS VARCHAR), CAST({{1}} AS VARCHAR), "
+            "CAST({2} AS VARCHAR))",
+            [args[0], args[1], path],
+        )
+    if len(args) < 3:
+        raise Errors.WRONG_ARGUMENTS.error(where=name)
+    paths = exp.Array(expressions=[exp.cast(p.copy(), "VARCHAR") for p in args[2:]])
+    return _instantiate(
+        f"{mysql_json.CONTAINS_PATH}(CAST({{0}} AS VARCHAR), CAST({{1}} AS VARCHAR), {{2}})",
+        [args[0], args[1], paths],
+    )
+
+
 def _split_tokens(fmt: str, cut: tuple[str, ...]) -> list[str]:
     """``fmt`` cut into the specifiers ``cut`` and the runs between them ('%%' stays in a run)."""
     pieces: list[str] = []
@@ -479,6 +502,8 @@ def _rewrite(node: Any) -> exp.Expr | None:
         return _from_unixtime_format(args)
     if name == "TIME_FORMAT":
         return _time_format(args)
+    if name in ("JSON_CONTAINS", "JSON_CONTAINS_PATH"):
+        return _json_search(name, args)
     by_arity = _TEMPLATES.get(name)
     if by_arity is None:
         return None

@@ -26,7 +26,14 @@ from sqlglot import exp
 from drydock.engine.search import vector_functions
 from drydock.engine.support.lru import Lru
 from drydock.engine.session import INTERNAL
-from drydock.engine.sql import collation, info_schema, mysql_dml, mysql_functions, result_origins
+from drydock.engine.sql import (
+    collation,
+    group_by_keys,
+    info_schema,
+    mysql_dml,
+    mysql_functions,
+    result_origins,
+)
 from drydock.engine.sql.adapt import Visibility, adapt
 from drydock.engine.sql.count_pushdown import count_pushdown
 from drydock.engine.sql.duckdb_errors import first_line
@@ -241,6 +248,7 @@ class QuerySession(ExternalBinding, StatementExecution):
             authorized = self._bind_references(references, resolver, searched, registered)
             self._bind_info_schema(expression, ctx, resolver, registered)
             key = self._complete_insert(expression)
+            group_by_keys.complete(expression, self._table_traits)  # functional dependence
             if (
                 isinstance(expression, exp.Update)
                 and isinstance(expression.this, exp.Table)

@@ -27,6 +27,9 @@ class Traits:
     columns: tuple[str, ...] = ()  # in table order
     auto_increment: tuple[str, str] | None = None  # (column, 'schema.sequence')
     on_update: tuple[tuple[str, str], ...] = field(default_factory=tuple)  # (column, mark)
+    # the PRIMARY KEY and every UNIQUE key whose columns are all NOT NULL: what a GROUP BY
+    # makes the table's other columns functionally dependent on (engine/sql/group_by_keys.py)
+    keys: tuple[tuple[str, ...], ...] = ()
 
 
 class TableTraits:
@@ -61,13 +64,14 @@ class TableTraits:
 
 def _read(cursor: Any, schema: str, table: str) -> Traits:
     rows = cursor.execute(
-        "SELECT column_name, column_default, comment FROM duckdb_columns() WHERE database_name = ? "
+        "SELECT column_name, column_default, comment, is_nullable FROM duckdb_columns() "
+        "WHERE database_name = ? "
         "AND schema_name = ? AND table_name = ? ORDER BY column_index",
         [INTERNAL, schema, table],
     ).fetchall()
     auto_increment = None
     on_update = []
-    for name, default, comment in rows:
+    for name, default, comment, _nullable in rows:
         match = _NEXTVAL.search(str(default or ""))
         if match and auto_increment is None:
             auto_increment = (str(name), match.group(1))
@@ -77,4 +81,19 @@ def _read(cursor: Any, schema: str, table: str) -> Traits:
         columns=tuple(str(r[0]) for r in rows),
         auto_increment=auto_increment,
         on_update=tuple(on_update),
+        keys=_keys(cursor, schema, table, {str(r[0]).lower() for r in rows if not r[3]}),
+    )
+
+
+def _keys(cursor: Any, schema: str, table: str, not_null: set[str]) -> tuple[tuple[str, ...], ...]:
+    rows = cursor.execute(
+        "SELECT constraint_type, constraint_column_names FROM duckdb_constraints() "
+        "WHERE database_name = ? AND schema_name = ? AND table_name = ? "
+        "AND constraint_type IN ('PRIMARY KEY', 'UNIQUE')",
+        [INTERNAL, schema, table],
+    ).fetchall()
+    return tuple(
+        tuple(str(c) for c in columns)
+        for kind, columns in rows
+        if kind == "PRIMARY KEY" or all(str(c).lower() in not_null for c in columns)
     )

@@ -231,6 +231,73 @@ CORPUS: list[tuple[str, str | None, str]] = [
         "Grafana $__timeGroup(col, '5m') shape: UNIX_TIMESTAMP(col) DIV 300 * 300 (integer "
         "arithmetic)",
     ),
+    # -- JSON search (12.18.3), on the manual's @j = '{"a": 1, "b": 2, "c": {"d": 4}}' --
+    (
+        'JSON_CONTAINS(\'{"a": 1, "b": 2, "c": {"d": 4}}\', \'1\', \'$.a\')',
+        "1",
+        "12.18.3 JSON_CONTAINS(): example",
+    ),
+    (
+        'JSON_CONTAINS(\'{"a": 1, "b": 2, "c": {"d": 4}}\', \'1\', \'$.b\')',
+        "0",
+        "12.18.3 JSON_CONTAINS(): example",
+    ),
+    (
+        'JSON_CONTAINS(\'{"a": 1, "b": 2, "c": {"d": 4}}\', \'{"d": 4}\', \'$.a\')',
+        "0",
+        "12.18.3 JSON_CONTAINS(): example",
+    ),
+    (
+        'JSON_CONTAINS(\'{"a": 1, "b": 2, "c": {"d": 4}}\', \'{"d": 4}\', \'$.c\')',
+        "1",
+        "12.18.3 JSON_CONTAINS(): example",
+    ),
+    (
+        'JSON_CONTAINS(\'{"a": 1, "b": 2, "c": {"d": 4}}\', \'1\')',
+        "0",
+        "12.18.3 JSON_CONTAINS(): a scalar is not in an object",
+    ),
+    (
+        "JSON_CONTAINS('[1, [2, 3]]', '[1, 3]')",
+        "1",
+        "12.18.3 an array candidate: each element in some element of the target",
+    ),
+    (
+        "JSON_CONTAINS('{\"a\": [1, 2]}', '{\"a\": 1}')",
+        "1",
+        "12.18.3 a non-array candidate is contained in an array holding it",
+    ),
+    (
+        'JSON_CONTAINS(\'{"a": 1, "b": 2, "c": {"d": 4}}\', \'1\', \'$.e\')',
+        None,
+        "12.18.3 JSON_CONTAINS(): a path with no data is NULL",
+    ),
+    (
+        "JSON_CONTAINS_PATH('{\"a\": 1, \"b\": 2, \"c\": {\"d\": 4}}', 'one', '$.a', '$.e')",
+        "1",
+        "12.18.3 JSON_CONTAINS_PATH(): example",
+    ),
+    (
+        "JSON_CONTAINS_PATH('{\"a\": 1, \"b\": 2, \"c\": {\"d\": 4}}', 'all', '$.a', '$.e')",
+        "0",
+        "12.18.3 JSON_CONTAINS_PATH(): example",
+    ),
+    (
+        'JSON_CONTAINS_PATH(\'{"a": 1, "b": 2, "c": {"d": 4}}\', \'one\', \'$.c.d\')',
+        "1",
+        "12.18.3 JSON_CONTAINS_PATH(): example",
+    ),
+    (
+        'JSON_CONTAINS_PATH(\'{"a": 1, "b": 2, "c": {"d": 4}}\', \'one\', \'$.a.d\')',
+        "0",
+        "12.18.3 JSON_CONTAINS_PATH(): example",
+    ),
+    ("JSON_CONTAINS_PATH('[1, [2, 3]]', 'one', '$[last][0]')", "1", "12.18.2 path [last]"),
+    (
+        'JSON_CONTAINS_PATH(\'{"a": 1, "b": 2, "c": {"d": 4}}\', \'one\', \'$**.d\')',
+        "1",
+        "12.18.2 path ** (any depth)",
+    ),
     # -- strings --------------------------------------------------------------------------------
     ("SUBSTRING_INDEX('www.mysql.com', '.', 2)", "www.mysql", "12.8 SUBSTRING_INDEX(): example"),
     ("SUBSTRING_INDEX('www.mysql.com', '.', -2)", "mysql.com", "12.8 SUBSTRING_INDEX(): example"),
