@@ -40,7 +40,11 @@ from drydock.engine.core import Engine
 from drydock.engine.errors import DrydockError, Errors
 from drydock.engine.results import Diagnostic, Result
 from drydock.engine.session import INTERNAL, SessionContext
-from drydock.engine.sql.session_variables import MYSQL_DEFAULT_SQL_MODE, ConfiguredSessionVariables
+from drydock.engine.sql.session_variables import (
+    DUMP_SWITCHES,
+    MYSQL_DEFAULT_SQL_MODE,
+    ConfiguredSessionVariables,
+)
 from drydock.grammar import lexer
 from drydock.grammar import parser as grammar
 from drydock.grammar.owned_prefixes import owns
@@ -63,6 +67,7 @@ DRYDOCK_VARIABLES = {
     "sql_mode": (str, MYSQL_DEFAULT_SQL_MODE, True),
     "warning_count": (int, 0, False),
     "error_count": (int, 0, False),
+    **DUMP_SWITCHES,  # unique_checks, foreign_key_checks, … (engine/sql/session_variables.py)
     **session_limits.VARIABLES,  # sql_safe_updates, max_join_size, … (engine/sql/session_limits.py)
 }
 GLOBAL_VARIABLES = GlobalVariables(DRYDOCK_VARIABLES)

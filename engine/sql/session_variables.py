@@ -157,6 +157,34 @@ def normalize_sql_mode(value: Any) -> str:
     return ",".join(m for m in SQL_MODES if m in modes)
 
 
+# -- switches dump files set (MySQL 8.0 manual 5.1.8) --------------------------------------------
+# mariadb-dump / mysqldump write ``SET @OLD_UNIQUE_CHECKS=@@UNIQUE_CHECKS, UNIQUE_CHECKS=0`` and
+# the like around a dump; the values are kept and read back as MySQL does. What they change in
+# drydock: nothing yet (no check is skipped while they are 0; README "MySQL compatibility").
+DUMP_SWITCHES: dict[str, tuple[type, Any, bool]] = {
+    "unique_checks": (bool, True, True),
+    "foreign_key_checks": (bool, True, True),
+    "sql_notes": (bool, True, True),
+    "sql_quote_show_create": (bool, True, True),
+}
+
+_ON = ("1", "ON", "TRUE")
+_OFF = ("0", "OFF", "FALSE")
+
+
+def switch_value(name: str, value: Any) -> bool:
+    """A value for a boolean variable, as MySQL reads it: ON/OFF, TRUE/FALSE, 1/0 (case-insensitive,
+    quoted or not); anything else is 1231. (mysql-mimic stores ``bool(value)``: 'OFF' was True.)"""
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    text = str(int(value)) if isinstance(value, (bool, int)) else str(value).strip().upper()
+    if text in _ON:
+        return True
+    if text in _OFF:
+        return False
+    raise Errors.WRONG_VALUE_FOR_VAR.error(name=name, value=value)
+
+
 # -- variables whose global value is a frontend config key
 # --------------------------------------------
 # @@GLOBAL.x reads the config, SET GLOBAL x (ADMIN) sets it (engine/statements/sql.py), and a

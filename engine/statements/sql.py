@@ -36,7 +36,7 @@ from drydock.engine.security.privileges import Privilege, Privileges
 from drydock.engine.results import Diagnostic, Result
 from drydock.engine.session import SessionContext
 from drydock.engine.sql.sql_relations import Reference
-from drydock.engine.statements import metadata, variables
+from drydock.engine.statements import dump_statements, metadata, variables
 from drydock.engine.sql.user_variables import literal_expression, substitute_user_variables
 from drydock.grammar.lexer import may_quote_names
 from drydock.grammar.sql import RenameTables
@@ -71,6 +71,8 @@ def run_sql(engine: Engine, stmt: ast.SqlStatement, ctx: SessionContext) -> Resu
         return _show(engine, expression, ctx)
     if isinstance(expression, TRANSACTION_CONTROL):
         return transactions.control(expression, ctx)
+    if dump_statements.is_alter_keys(expression):
+        return dump_statements.alter_keys(engine, expression, ctx)
     if isinstance(expression, RenameTables):
         return _rename_tables(engine, expression if stmt.fresh else expression.copy(), ctx)
     if isinstance(expression, exp.Describe) and not isinstance(expression.this, exp.Query):
