@@ -475,7 +475,7 @@ class ShowRoutineStatus(Statement):
     like: str | None = None
 
 
-# -- what dump tools send (engine/statements/dump_statements.py) ------------------------------------
+# -- what dump tools send (engine/statements/dump_statements.py) ---------------------------------
 @dataclass(frozen=True)
 class ShowCreateDatabase(Statement):
     name: str
