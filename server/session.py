@@ -38,7 +38,7 @@ from drydock.engine import ast
 from drydock.engine.sql import session_limits, transactions
 from drydock.engine.core import Engine
 from drydock.engine.errors import DrydockError, Errors
-from drydock.engine.results import Diagnostic, Result
+from drydock.engine.results import Diagnostic, OkInfo, Result
 from drydock.engine.session import INTERNAL, SessionContext
 from drydock.engine.sql.session_variables import (
     DUMP_SWITCHES,
@@ -121,6 +121,8 @@ class DrydockSession(Session):
         )
         self.account_host = "%"  # host pattern of the logged-in account (set by the connection)
         self.affected_rows = 0  # of the last statement, for its OK packet
+        self.ok_info: OkInfo | None = None  # its info string's counts (engine/results.py)
+        self.found_rows_affected: int | None = None  # its affected rows under CLIENT_FOUND_ROWS
         self.last_insert_id = 0  # the first AUTO_INCREMENT value the last statement generated
         self.statement_warnings = 0  # warnings the last statement raised, for its OK/EOF packet
         self._running_thread_statement = False
@@ -222,6 +224,7 @@ class DrydockSession(Session):
         ):  # a stream its connection could not finish (never expected)
             await self.end_stream()
         self.affected_rows = 0
+        self.ok_info, self.found_rows_affected = None, None
         self.last_insert_id = 0
         self.statement_warnings = 0
         self.result_meta = {}
@@ -391,6 +394,7 @@ class DrydockSession(Session):
         self.ctx.diagnostics.extend(result.warnings)
         self.statement_warnings = len(result.warnings)
         self.affected_rows = result.affected_rows
+        self.ok_info, self.found_rows_affected = result.info, result.found_rows_affected
         self.last_insert_id = result.last_insert_id
         wire = to_wire(result, self._results_charset(), self._max_value_bytes())
         self.result_meta = column_metas(wire, result)

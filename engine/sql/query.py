@@ -24,7 +24,14 @@ from sqlglot import exp
 
 from drydock.engine.support.lru import Lru
 from drydock.engine.session import INTERNAL
-from drydock.engine.sql import collation, info_schema, mysql_dml, mysql_functions, result_origins
+from drydock.engine.sql import (
+    collation,
+    dml_counts,
+    info_schema,
+    mysql_dml,
+    mysql_functions,
+    result_origins,
+)
 from drydock.engine.sql.adapt import Visibility, adapt
 from drydock.engine.sql.count_pushdown import count_pushdown
 from drydock.engine.sql.duckdb_errors import first_line
@@ -225,6 +232,7 @@ class QuerySession(ExternalBinding, StatementExecution):
             authorized = self._bind_references(references, resolver)
             self._bind_info_schema(expression, ctx, resolver, registered)
             key = self._complete_insert(expression)
+            changed_rows = dml_counts.changed_rows_query(expression)  # UPDATE's OK packet
             if (
                 isinstance(expression, exp.Update)
                 and isinstance(expression.this, exp.Table)
@@ -233,6 +241,10 @@ class QuerySession(ExternalBinding, StatementExecution):
                 mysql_dml.on_update_columns(expression, self._table_traits(expression.this))
             sql = expression.sql(dialect="duckdb")
             verify(expression, sql, authorized, self._serialize)
+            if changed_rows is not None:  # reads what the UPDATE reads: verified the same way
+                changed_sql = changed_rows.sql(dialect="duckdb")
+                verify(changed_rows, changed_sql, authorized, self._serialize)
+                expression.meta["changed_rows_sql"] = changed_sql
             result = self._execute(expression, sql, ctx, key, stream=stream and not registered)
             result_origins.attach(result, planned)
             return result

@@ -110,4 +110,4 @@ def alter_keys(engine: Engine, alter: exp.Alter, ctx: SessionContext) -> Result:
 
 def is_alter_keys(expression: exp.Expr) -> bool:
     actions = expression.args.get("actions") if isinstance(expression, exp.Alter) else None
-    return bool(actions) and all(isinstance(a, AlterKeys) for a in actions)
+    return bool(actions) and all(isinstance(a, AlterKeys) for a in actions or [])
