@@ -93,7 +93,9 @@ _CHARSETS_BY_NAME: dict[str, CharacterSet] = {c.name: c for c in CharacterSet}
 
 def results_charset(name: Any) -> CharacterSet:
     """The character set a character_set_results value names; utf8mb4 for NULL, '' or an unknown
-    name."""
+    name, and for binary (no conversion: values go as stored, in utf8mb4)."""
+    if str(name).lower() == "binary":
+        return CharacterSet.utf8mb4
     return (
         _CHARSETS_BY_NAME.get(str(name).lower(), CharacterSet.utf8mb4)
         if name
@@ -463,7 +465,7 @@ class DrydockSession(Session):
 
     @property
     def server_charset(self) -> CharacterSet:
-        return CharacterSet[str(self.variables.get("character_set_results"))]
+        return results_charset(self.variables.get("character_set_results"))
 
     @property
     def client_charset(self) -> CharacterSet:

@@ -42,6 +42,8 @@ def character_set(name: str, variable: str = "character_set_client") -> Characte
     found = next((c for c in CharacterSet if c.name == name.lower()), None)
     if found is None:
         raise Errors.UNKNOWN_CHARACTER_SET.error(name=name)
+    if variable == "character_set_results" and found == CharacterSet.binary:
+        return found  # no conversion: values as stored (utf8mb4); mariadb-dump asks for it
     if variable in ("character_set_client", "character_set_results"):
         try:
             codecs.lookup(found.codec)

@@ -20,6 +20,7 @@ from drydock.engine import ast
 from drydock.engine.sql import (
     collation,
     dotted_names,
+    loose_group_by,
     mysql_dml,
     mysql_functions,
     session_limits,
@@ -88,6 +89,7 @@ def run_sql(engine: Engine, stmt: ast.SqlStatement, ctx: SessionContext) -> Resu
     try:
         own = expression if stmt.fresh else expression.copy()
         session_limits.apply(own, ctx)  # sql_select_limit / sql_safe_updates, on the AST
+        loose_group_by.apply(own, ctx)  # sql_mode without ONLY_FULL_GROUP_BY: ANY_VALUE
         if may_quote_names(stmt.text):  # a dotted database name can only be quoted
             dotted_names.split_table_references(engine.catalogs, own)  # `lc.db`.t → lc.db.t
         skipped: list[Diagnostic] = []  # catalogs the listings below could not reach: warnings
