@@ -283,7 +283,10 @@ class ShowTables(Statement):
 
 @dataclass(frozen=True)
 class Describe(Statement):
+    """DESC t ['pattern' | col]: the rows of SHOW COLUMNS FROM t [LIKE pattern]."""
+
     parts: tuple[str, ...]
+    like: str | None = None
 
 
 @dataclass(frozen=True)
@@ -470,3 +473,35 @@ class ShowTableStatus(Statement):
 class ShowRoutineStatus(Statement):
     function: bool = False  # SHOW FUNCTION STATUS vs SHOW PROCEDURE STATUS
     like: str | None = None
+
+
+# -- what dump tools send (engine/statements/dump_statements.py) ---------------------------------
+@dataclass(frozen=True)
+class ShowCreateDatabase(Statement):
+    name: str
+    if_not_exists: bool = False
+
+
+@dataclass(frozen=True)
+class ShowTriggers(Statement):
+    db: str | None = None  # None: the session's database
+    like: str | None = None
+
+
+@dataclass(frozen=True)
+class LockTables(Statement):
+    tables: tuple[tuple[str, ...], ...]  # each [[catalog.]db.]table
+
+
+@dataclass(frozen=True)
+class UnlockTables(Statement):
+    inline: ClassVar[bool] = True
+
+
+@dataclass(frozen=True)
+class Flush(Statement):
+    """FLUSH TABLES [t, …] [WITH READ LOCK | FOR EXPORT], FLUSH PRIVILEGES | LOGS."""
+
+    inline: ClassVar[bool] = True
+
+    what: str  # TABLES, PRIVILEGES or LOGS

@@ -132,6 +132,10 @@ class Errors:
     )
     WRONG_TYPE_FOR_VAR = ErrorSpec(1232, "42000", "Incorrect argument type to variable '{name}'")
     NOT_SUPPORTED = ErrorSpec(1235, "42000", "This version of drydock doesn't yet support '{what}'")
+    # ALTER TABLE … DISABLE/ENABLE KEYS on a table whose engine has no such switch (a Note)
+    ENGINE_OPTION_IGNORED = ErrorSpec(
+        1031, "HY000", "Table storage engine for '{table}' doesn't have this option"
+    )
     SPECIFIC_ACCESS_DENIED = ErrorSpec(
         1227,
         "42000",

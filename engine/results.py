@@ -16,6 +16,23 @@ class Diagnostic:
     message: str
 
 
+@dataclass(frozen=True)
+class OkInfo:
+    """The counts of the info string MySQL's OK packet carries after an UPDATE (``Rows matched: 2
+    Changed: 1  Warnings: 0``) or a multi-row INSERT / INSERT … SELECT / REPLACE (``Records: 2
+    Duplicates: 0  Warnings: 0``); the warning count is the statement's, added when it is sent."""
+
+    matched: int | None = None  # UPDATE
+    changed: int = 0
+    records: int | None = None  # INSERT
+    duplicates: int = 0
+
+    def text(self, warnings: int) -> str:
+        if self.matched is not None:
+            return f"Rows matched: {self.matched}  Changed: {self.changed}  Warnings: {warnings}"
+        return f"Records: {self.records}  Duplicates: {self.duplicates}  Warnings: {warnings}"
+
+
 @dataclass
 class Result:
     columns: list[str] = field(default_factory=list)
@@ -32,6 +49,10 @@ class Result:
     # FOUND_ROWS() of a SELECT SQL_CALC_FOUND_ROWS with a LIMIT (engine/sql/statement_info.py).
     last_insert_id: int = 0
     found_rows: int | None = None
+    # The OK packet's info string (None: none is sent), and the affected rows a client that set
+    # CLIENT_FOUND_ROWS gets instead of ``affected_rows`` (UPDATE: rows matched, not changed).
+    info: OkInfo | None = None
+    found_rows_affected: int | None = None
     # A result set larger than its first batch: ``rows`` holds the first batch and the rest is
     # still in the engine, fetched batch by batch while the server sends (engine/sql/execution.py).
     stream: RowStream | None = None
@@ -44,12 +65,18 @@ class Result:
 
     @staticmethod
     def ok(
-        affected_rows: int = 0, warnings: list[Diagnostic] | None = None, last_insert_id: int = 0
+        affected_rows: int = 0,
+        warnings: list[Diagnostic] | None = None,
+        last_insert_id: int = 0,
+        info: OkInfo | None = None,
+        found_rows_affected: int | None = None,
     ) -> Result:
         return Result(
             affected_rows=affected_rows,
             warnings=list(warnings or []),
             last_insert_id=last_insert_id,
+            info=info,
+            found_rows_affected=found_rows_affected,
         )
 
 

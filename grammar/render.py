@@ -197,7 +197,8 @@ class _Renderer:
         return f"SHOW{_if(s.full, 'FULL')} TABLES{scope}" + _like(s.like)
 
     def Describe(self, s: ast.Describe) -> str:
-        return f"DESCRIBE {qualified(s.parts)}"
+        pattern = "" if s.like is None else f" {string(s.like)}"
+        return f"DESCRIBE {qualified(s.parts)}{pattern}"
 
     def ShowColumns(self, s: ast.ShowColumns) -> str:
         return f"SHOW{_if(s.full, 'FULL')} COLUMNS FROM {qualified(s.parts)}" + _like(s.like)
@@ -315,6 +316,25 @@ class _Renderer:
 
     def ShowRoutineStatus(self, s: ast.ShowRoutineStatus) -> str:
         return f"SHOW {'FUNCTION' if s.function else 'PROCEDURE'} STATUS" + _like(s.like)
+
+    # -- what dump tools send
+    # ---------------------------------------------------------------------------------------------
+    def ShowCreateDatabase(self, s: ast.ShowCreateDatabase) -> str:
+        return f"SHOW CREATE DATABASE{_if(s.if_not_exists, 'IF NOT EXISTS')} {ident(s.name)}"
+
+    def ShowTriggers(self, s: ast.ShowTriggers) -> str:
+        scope = "" if s.db is None else f" FROM {ident(s.db)}"
+        return "SHOW TRIGGERS" + scope + _like(s.like)
+
+    def LockTables(self, s: ast.LockTables) -> str:
+        # the lock kinds are accepted and not kept (engine/statements/dump_statements.py)
+        return "LOCK TABLES " + ", ".join(f"{qualified(t)} READ" for t in s.tables)
+
+    def UnlockTables(self, s: ast.UnlockTables) -> str:
+        return "UNLOCK TABLES"
+
+    def Flush(self, s: ast.Flush) -> str:
+        return f"FLUSH {s.what}"
 
     # -- plain SQL
     # -----------------------------------------------------------------------------------------

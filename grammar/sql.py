@@ -52,6 +52,14 @@ class TextMatch(exp.Expression):
 TEXT_MATCH_KINDS = {"MATCH_ANY": "ANY", "MATCH_ALL": "ALL", "MATCH_PHRASE": "PHRASE"}
 
 
+class AlterKeys(exp.Expression):
+    """``ALTER TABLE t DISABLE KEYS`` / ``ENABLE KEYS`` (dump files write them around the rows):
+    ``this`` is DISABLE or ENABLE. MyISAM's switch for non-unique index upkeep; drydock answers
+    it as MySQL does for an engine without it (engine/statements/dump_statements.py)."""
+
+    arg_types: ClassVar[dict[str, bool]] = {"this": True}
+
+
 class DrydockMySQL(MySQL):
     """MySQL as drydock reads it: sqlglot's MySQL dialect plus Doris' time-travel spellings, and
     REPLACE INTO / RENAME TABLE as statements (sqlglot leaves both as opaque commands)."""
@@ -70,6 +78,36 @@ class DrydockMySQL(MySQL):
             TokenType.REPLACE: lambda self: self._parse_replace(),
             TokenType.RENAME: lambda self: self._parse_rename_tables(),
         }
+        ALTER_PARSERS: ClassVar[dict[str, Any]] = {
+            **MySQL.Parser.ALTER_PARSERS,
+            "DISABLE": lambda self: self._parse_alter_keys(),
+            "ENABLE": lambda self: self._parse_alter_keys(),
+        }
+
+        def _parse_alter_keys(self) -> Any:
+            switch = self._prev.text.upper()
+            if not self._match_text_seq("KEYS"):
+                self.raise_error(f"expected {switch} KEYS")
+            return AlterKeys(this=exp.var(switch))
+
+        def _parse_transaction(self) -> Any:
+            """``START TRANSACTION [WITH CONSISTENT SNAPSHOT] [, READ ONLY | READ WRITE]`` (MySQL
+            15.3.1): sqlglot stops at WITH. A DuckDB transaction reads one snapshot from its
+            start, which is what CONSISTENT SNAPSHOT asks for."""
+            self._match_texts(("TRANSACTION", "WORK"))
+            modes = []
+            while True:
+                if self._match_text_seq("WITH", "CONSISTENT", "SNAPSHOT"):
+                    modes.append("WITH CONSISTENT SNAPSHOT")
+                else:
+                    words = []
+                    while self._match(TokenType.VAR) or self._match(TokenType.NOT):
+                        words.append(self._prev.text)
+                    if words:
+                        modes.append(" ".join(words))
+                if not self._match(TokenType.COMMA):
+                    break
+            return self.expression(exp.Transaction(this=None, modes=modes))
 
         def _parse_replace(self) -> Any:
             """``REPLACE [INTO] t …`` is an INSERT whose rows replace the rows they collide with."""
@@ -144,6 +182,7 @@ class DrydockMySQL(MySQL):
             ),
             # an array literal as written: [1, -0.5] (sqlglot's MySQL prints ARRAY(1, -0.5))
             exp.Array: lambda self, e: f"[{self.expressions(e, flat=True)}]",
+            AlterKeys: lambda self, e: f"{e.name} KEYS",
             RenameTables: lambda self, e: (
                 "RENAME TABLE "
                 + ", ".join(

@@ -294,7 +294,9 @@ class ToStatement(Transformer[Token, Any]):
         )
 
     def describe(self, items: list[Any]) -> ast.Describe:
-        return ast.Describe(parts=items[-1])
+        names = [i for i in items if isinstance(i, tuple)]
+        pattern = items[-1] if not isinstance(items[-1], tuple) else None
+        return ast.Describe(parts=names[0], like=pattern)
 
     def show_columns(self, items: list[Any]) -> ast.ShowColumns:
         names = [i for i in items if isinstance(i, tuple)]
@@ -306,7 +308,36 @@ class ToStatement(Transformer[Token, Any]):
         )
 
     def show_index(self, items: list[Any]) -> ast.ShowIndex:
-        return ast.ShowIndex(parts=items[-1])
+        names = [i for i in items if isinstance(i, tuple)]
+        # FROM t FROM db, as SHOW COLUMNS: the database comes from the second
+        return ast.ShowIndex(parts=names[0] if len(names) == 1 else (*names[1], names[0][-1]))
+
+    # what dump tools send
+    def show_create_database(self, items: list[Any]) -> ast.ShowCreateDatabase:
+        return ast.ShowCreateDatabase(
+            name=items[-1], if_not_exists=_has(items, _Clause.IF_NOT_EXISTS)
+        )
+
+    def show_triggers(self, items: list[Any]) -> ast.ShowTriggers:
+        db = None
+        for i, item in enumerate(items):
+            if isinstance(item, Token) and item.type in ("FROM", "IN"):
+                db = items[i + 1]
+        return ast.ShowTriggers(db=db, like=self._like(items))
+
+    def lock_item(self, items: list[Any]) -> tuple[str, ...]:
+        return items[0]
+
+    def lock_tables(self, items: list[Any]) -> ast.LockTables:
+        return ast.LockTables(tables=tuple(i for i in items if isinstance(i, tuple)))
+
+    def unlock_tables(self, items: list[Any]) -> ast.UnlockTables:
+        return ast.UnlockTables()
+
+    def flush(self, items: list[Any]) -> ast.Flush:
+        kinds = [i.type for i in items if isinstance(i, Token)]
+        what = next((k for k in ("PRIVILEGES", "LOGS") if k in kinds), "TABLES")
+        return ast.Flush(what=what)
 
     # Lance index jobs
     def index_columns(self, items: list[str]) -> tuple[str, ...]:

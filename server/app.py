@@ -33,8 +33,10 @@ logger = logging.getLogger(__name__)
 # compiled reader trusts (a long loop on a short packet).
 # CLIENT_MULTI_STATEMENTS / MULTI_RESULTS: a client that asks for them gets one result per
 # statement of a COM_QUERY (server/connection.py _multi_query); others keep one statement per query.
+# CLIENT_FOUND_ROWS: a client that asks gets an UPDATE's rows matched as its affected rows.
 CAPABILITIES = (
     (DEFAULT_SERVER_CAPABILITIES & ~Capabilities.CLIENT_QUERY_ATTRIBUTES)
+    | Capabilities.CLIENT_FOUND_ROWS
     | Capabilities.CLIENT_TRANSACTIONS
     | Capabilities.CLIENT_MULTI_STATEMENTS
     | Capabilities.CLIENT_MULTI_RESULTS

@@ -40,6 +40,7 @@ logger = logging.getLogger(__name__)
 
 Handler = Callable[[bytes], Awaitable[None]]
 MORE_RESULTS = int(ServerStatus.SERVER_MORE_RESULTS_EXISTS)
+MULTI_STATEMENTS_ON, MULTI_STATEMENTS_OFF = 0, 1  # COM_SET_OPTION's options
 KILL_RETRIES = 50  # KILL QUERY re-interrupts every 0.1 s for up to 5 s (_interrupt_statement)
 
 
@@ -90,6 +91,7 @@ class DrydockConnection:
             types.Commands.COM_INIT_DB: self.handle_init_db,
             types.Commands.COM_FIELD_LIST: self.handle_field_list,
             types.Commands.COM_STATISTICS: self.handle_statistics,
+            types.Commands.COM_SET_OPTION: self.handle_set_option,
         }
 
     async def start(self) -> None:
@@ -284,6 +286,19 @@ class DrydockConnection:
     async def handle_ok(self, data: bytes) -> None:
         """COM_PING, COM_DEBUG: an OK."""
         await self.stream.write(self.writer.ok())
+
+    async def handle_set_option(self, data: bytes) -> None:
+        """COM_SET_OPTION (mysqli::multi_query, mysql_set_server_option): option 0 turns
+        multi-statements on for this connection, 1 off; answered with an EOF (an OK under
+        CLIENT_DEPRECATE_EOF), as MySQL does. Another option or a short packet is 1047."""
+        option = int.from_bytes(data[:2], "little") if len(data) >= 2 else -1
+        if option not in (MULTI_STATEMENTS_ON, MULTI_STATEMENTS_OFF):
+            raise Errors.UNKNOWN_COMMAND.error(detail=f"COM_SET_OPTION {option}")
+        if option == MULTI_STATEMENTS_ON:
+            self.writer.capabilities |= Capabilities.CLIENT_MULTI_STATEMENTS
+        else:
+            self.writer.capabilities &= ~Capabilities.CLIENT_MULTI_STATEMENTS
+        await self.stream.write(self.writer.ok_or_eof())
 
     async def handle_change_user(self, data: bytes) -> None:
         await self.login.change_user(data, self.connection_id)

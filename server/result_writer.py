@@ -5,7 +5,11 @@ mysql-mimic defects closed here (tests/wire/test_upstream_mimic.py pins each):
 - the OK/EOF that ends a result set carries affected_rows 0 (Connector/J 2.x crashes otherwise)
   and the statement's warning count; OKs carry the real affected rows and warnings;
 - every OK/EOF carries the session's autocommit, transaction and NO_BACKSLASH_ESCAPES state
-  (upstream's handshake even says autocommit is off).
+  (upstream's handshake even says autocommit is off);
+- upstream's make_ok writes no info string: :func:`with_info` appends MySQL's (``Rows matched: 1
+  Changed: 1  Warnings: 0``), which mysql2's changedRows and PHP's mysqli->info read;
+- affected rows honour CLIENT_FOUND_ROWS: a client that sets it gets an UPDATE's rows matched
+  (engine/results.py Result.found_rows_affected), others the rows changed, as in MySQL.
 """
 
 from __future__ import annotations
@@ -31,6 +35,17 @@ _NO_BACKSLASH_ESCAPES = int(ServerStatus.SERVER_STATUS_NO_BACKSLASH_ESCAPES)
 RESULT_HEADERS_PER_CONNECTION = 64
 QUIET_WRITE_SECONDS = 1.0  # the last packet to a connection that is closing (write_quietly)
 TEXT_ROWS_PER_WRITE = 10_000
+
+
+def with_info(ok_packet: bytes, info: str, capabilities: Capabilities) -> bytes:
+    """An OK packet (protocol 4.1) with its human-readable info string at the end, length-encoded
+    with or without CLIENT_SESSION_TRACK: MySQL's server writes it so (net_send_ok stores it with
+    net_store_data), and libmysqlclient / libmariadb read a length first (the protocol
+    documentation's string<EOF> would be misread: the mariadb CLI reports 2027)."""
+    if not info or Capabilities.CLIENT_PROTOCOL_41 not in capabilities:
+        return ok_packet
+    text = info.encode("utf-8")
+    return ok_packet + packets.uint_len(len(text)) + text
 
 
 class ResultWriter:
@@ -113,14 +128,25 @@ class ResultWriter:
         return self.error(str(exc.msg), int(exc.code))
 
     def statement_ok(self) -> bytes:
-        """The OK of a statement without rows: its affected rows, generated key and warnings."""
+        """The OK of a statement without rows: its affected rows (rows matched for a client that
+        set CLIENT_FOUND_ROWS), generated key, warnings and info string."""
         session = self.session
-        return self.ok(
-            affected_rows=session.affected_rows,
+        affected = session.affected_rows
+        if (
+            session.found_rows_affected is not None
+            and Capabilities.CLIENT_FOUND_ROWS in self.capabilities
+        ):
+            affected = session.found_rows_affected
+        packet = self.ok(
+            affected_rows=affected,
             last_insert_id=session.last_insert_id,
             warnings=session.statement_warnings,
             flags=self.more_results,
         )
+        info = session.ok_info
+        if info is None:
+            return packet
+        return with_info(packet, info.text(session.statement_warnings), self.capabilities)
 
     def end_of_rows(self, flags: int = 0) -> bytes:
         """The OK/EOF after result rows: affected_rows is always 0 (Connector/J 2.x reads a

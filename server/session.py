@@ -38,10 +38,14 @@ from drydock.engine import ast
 from drydock.engine.sql import session_limits, transactions
 from drydock.engine.core import Engine
 from drydock.engine.errors import DrydockError, Errors
-from drydock.engine.results import Diagnostic, Result
+from drydock.engine.results import Diagnostic, OkInfo, Result
 from drydock.engine.session import INTERNAL, SessionContext
 from drydock.engine.search import settings as search_settings
-from drydock.engine.sql.session_variables import MYSQL_DEFAULT_SQL_MODE, ConfiguredSessionVariables
+from drydock.engine.sql.session_variables import (
+    DUMP_SWITCHES,
+    MYSQL_DEFAULT_SQL_MODE,
+    ConfiguredSessionVariables,
+)
 from drydock.grammar import lexer
 from drydock.grammar import parser as grammar
 from drydock.grammar.owned_prefixes import owns
@@ -64,6 +68,7 @@ DRYDOCK_VARIABLES = {
     "sql_mode": (str, MYSQL_DEFAULT_SQL_MODE, True),
     "warning_count": (int, 0, False),
     "error_count": (int, 0, False),
+    **DUMP_SWITCHES,  # unique_checks, foreign_key_checks, … (engine/sql/session_variables.py)
     **session_limits.VARIABLES,  # sql_safe_updates, max_join_size, … (engine/sql/session_limits.py)
     **search_settings.VARIABLES,  # ivf_nprobe, hnsw_ef_search, … (engine/search/settings.py)
 }
@@ -90,7 +95,9 @@ _CHARSETS_BY_NAME: dict[str, CharacterSet] = {c.name: c for c in CharacterSet}
 
 def results_charset(name: Any) -> CharacterSet:
     """The character set a character_set_results value names; utf8mb4 for NULL, '' or an unknown
-    name."""
+    name, and for binary (no conversion: values go as stored, in utf8mb4)."""
+    if str(name).lower() == "binary":
+        return CharacterSet.utf8mb4
     return (
         _CHARSETS_BY_NAME.get(str(name).lower(), CharacterSet.utf8mb4)
         if name
@@ -118,6 +125,8 @@ class DrydockSession(Session):
         )
         self.account_host = "%"  # host pattern of the logged-in account (set by the connection)
         self.affected_rows = 0  # of the last statement, for its OK packet
+        self.ok_info: OkInfo | None = None  # its info string's counts (engine/results.py)
+        self.found_rows_affected: int | None = None  # its affected rows under CLIENT_FOUND_ROWS
         self.last_insert_id = 0  # the first AUTO_INCREMENT value the last statement generated
         self.statement_warnings = 0  # warnings the last statement raised, for its OK/EOF packet
         self._running_thread_statement = False
@@ -219,6 +228,7 @@ class DrydockSession(Session):
         ):  # a stream its connection could not finish (never expected)
             await self.end_stream()
         self.affected_rows = 0
+        self.ok_info, self.found_rows_affected = None, None
         self.last_insert_id = 0
         self.statement_warnings = 0
         self.result_meta = {}
@@ -388,6 +398,7 @@ class DrydockSession(Session):
         self.ctx.diagnostics.extend(result.warnings)
         self.statement_warnings = len(result.warnings)
         self.affected_rows = result.affected_rows
+        self.ok_info, self.found_rows_affected = result.info, result.found_rows_affected
         self.last_insert_id = result.last_insert_id
         wire = to_wire(result, self._results_charset(), self._max_value_bytes())
         self.result_meta = column_metas(wire, result)
@@ -456,7 +467,7 @@ class DrydockSession(Session):
 
     @property
     def server_charset(self) -> CharacterSet:
-        return CharacterSet[str(self.variables.get("character_set_results"))]
+        return results_charset(self.variables.get("character_set_results"))
 
     @property
     def client_charset(self) -> CharacterSet:

@@ -9,6 +9,7 @@ from typing import Any, Protocol
 from mysql_mimic.charset import CharacterSet
 from mysql_mimic.results import AllowedResult, ResultColumn, ResultSet, ensure_result_set
 
+from drydock.engine.results import OkInfo
 from drydock.grammar import lexer
 from drydock.grammar.lexer import TextMode
 from drydock.server.column_meta import ColumnMeta
@@ -22,6 +23,8 @@ class WireSession(Protocol):
 
     # -- the last statement, for its OK / EOF packet ---------------------------------------------
     affected_rows: int
+    ok_info: OkInfo | None  # the info string's counts (engine/results.py)
+    found_rows_affected: int | None  # affected rows for a client that set CLIENT_FOUND_ROWS
     last_insert_id: int
     statement_warnings: int
     result_meta: MetaByColumn  # column definitions' extra fields (server/column_meta.py)

@@ -1,7 +1,8 @@
 """MySQL AST → the AST drydock runs on DuckDB, in place (:func:`adapt`): ``FROM DUAL`` dropped,
 ``information_schema`` pointed at the MySQL-shaped views (filtered to the rows the user may see),
 ``CREATE/DROP DATABASE`` mapped to DuckDB schemas, a CREATE TABLE's MySQL forms rewritten
-(engine/sql/mysql_ddl.py)."""
+(engine/sql/mysql_ddl.py), SELECT modifiers that change no result (``SQL_NO_CACHE``, which dumps
+send as ``/*!40001 SQL_NO_CACHE */``, ``HIGH_PRIORITY``, …) dropped: DuckDB has none."""
 
 from __future__ import annotations
 
@@ -59,6 +60,27 @@ def _visible_rows(name: str, visibility: Visibility) -> exp.Expr:
     return source.where(" OR ".join(terms), dialect="duckdb")
 
 
+# MySQL 8.0 manual 15.2.13: modifiers about the query cache, priority and the optimizer's buffers
+_NO_RESULT_MODIFIERS = frozenset(
+    {
+        "SQL_NO_CACHE",
+        "SQL_CACHE",
+        "HIGH_PRIORITY",
+        "SQL_SMALL_RESULT",
+        "SQL_BIG_RESULT",
+        "SQL_BUFFER_RESULT",
+    }
+)
+
+
+def _drop_no_result_modifiers(expression: exp.Expr) -> None:
+    for select in expression.find_all(exp.Select):
+        modifiers = select.args.get("operation_modifiers")
+        if modifiers:
+            kept = [m for m in modifiers if m.name.upper() not in _NO_RESULT_MODIFIERS]
+            select.set("operation_modifiers", kept or None)
+
+
 def _sql_string(value: str) -> str:
     return "'" + value.replace("'", "''") + "'"
 
@@ -67,6 +89,7 @@ def adapt(
     expression: exp.Expr, ctx: SessionContext, visibility: Visibility | None = None
 ) -> exp.Expr:
     """MySQL AST → the AST drydock runs on DuckDB (see module docstring), in place."""
+    _drop_no_result_modifiers(expression)
     if (
         isinstance(expression, (exp.Create, exp.Drop))
         and expression.args.get("kind", "").upper() == "DATABASE"

@@ -20,7 +20,7 @@ from sqlglot import exp
 from drydock.engine.errors import Errors
 from drydock.engine.results import Diagnostic, Result, RowStream
 from drydock.engine.session import INTERNAL, SessionContext
-from drydock.engine.sql import duckdb_errors, group_by_keys, mysql_ddl, mysql_dml
+from drydock.engine.sql import dml_counts, duckdb_errors, group_by_keys, mysql_ddl, mysql_dml
 from drydock.engine.sql.deadlines import SessionDeadline
 from drydock.engine.sql.duckdb_errors import first_line
 from drydock.engine.sql.identifiers import quoted
@@ -68,7 +68,15 @@ class StatementExecution(SessionDeadline):
             self.limit_time(
                 ctx.time_limit_ms
             )  # max_execution_time: SELECTs only (engine/statements/sql.py)
-            self._run_statement(sql, expression.meta.get("create_first") or [], after)
+            counted = dml_counts.table_count_sql(expression) if key is None else None
+            before = after_rows = changed = None
+            if counted is not None:  # REPLACE / ON DUPLICATE KEY UPDATE (engine/sql/dml_counts.py)
+                before, count, after_rows = self._run_counted(sql, counted)
+            else:
+                changed_sql = expression.meta.get("changed_rows_sql")
+                if changed_sql:
+                    changed = int(self._cursor.execute(changed_sql).fetchall()[0][0])
+                self._run_statement(sql, expression.meta.get("create_first") or [], after)
             if _is_ddl(expression):
                 self._traits.changed()  # engine/sql/table_traits.py
         # DuckDB streams a query's result: most of its work (and its interruption, its running out
@@ -78,10 +86,14 @@ class StatementExecution(SessionDeadline):
             if key is not None:
                 return self._auto_increment_result(expression, key)
             if isinstance(expression, _ROW_COUNT_STATEMENTS):
-                rows = (
-                    self._cursor.fetchall()
-                )  # drained: DuckDB refuses new work while a result is open
-                return Result.ok(affected_rows=int(rows[0][0]) if rows else 0)
+                if counted is None:
+                    rows = self._cursor.fetchall()  # drained: DuckDB refuses new work meanwhile
+                    count = int(rows[0][0]) if rows else 0
+                if isinstance(expression, exp.Update):
+                    return dml_counts.update_result(count, changed)
+                if isinstance(expression, exp.Insert):
+                    return dml_counts.insert_result(expression, count, before, after_rows)
+                return Result.ok(affected_rows=count)
             if not description or _is_ddl(expression):
                 if description:
                     self._cursor.fetchall()  # drain: DuckDB refuses new work while a result is open
@@ -168,6 +180,24 @@ class StatementExecution(SessionDeadline):
             warnings=warnings,
             last_insert_id=mysql_dml.first_generated(key, rows) if key.generates else 0,
         )
+
+    def _run_counted(self, sql: str, count_sql: str) -> tuple[int, int, int]:
+        """(the table's rows before, DuckDB's row count, the rows after) of an INSERT, in one
+        transaction (the session's, or one of its own)."""
+        own = not self.transaction.open
+        if own:
+            self._cursor.execute("BEGIN TRANSACTION")
+        try:
+            before = int(self._cursor.execute(count_sql).fetchall()[0][0])
+            rows = self._cursor.execute(sql).fetchall()
+            after = int(self._cursor.execute(count_sql).fetchall()[0][0])
+        except BaseException:
+            if own:
+                self._cursor.execute("ROLLBACK")
+            raise
+        if own:
+            self._cursor.execute("COMMIT")
+        return before, int(rows[0][0]) if rows else 0, after
 
     def _run_statement(self, sql: str, before: list[str], after: list[str]) -> None:
         """``sql`` with the statements it needs before (an AUTO_INCREMENT column's sequence) and

@@ -211,6 +211,63 @@ def _empty_view(columns: dict[str, str]) -> str:
     return f"SELECT {cols} WHERE false"
 
 
+# Tables mysql-mimic's information_schema lacks, with MySQL 8.0's columns and no rows:
+# FILES (tablespace files; mariadb-dump reads it for NDB log groups).
+_FILES_BIGINT = {
+    "file_id",
+    "logfile_group_number",
+    "free_extents",
+    "total_extents",
+    "extent_size",
+    "initial_size",
+    "maximum_size",
+    "autoextend_size",
+    "version",
+    "data_free",
+}
+_FILES_COLUMNS = [
+    "file_id",
+    "file_name",
+    "file_type",
+    "tablespace_name",
+    "table_catalog",
+    "table_schema",
+    "table_name",
+    "logfile_group_name",
+    "logfile_group_number",
+    "engine",
+    "fulltext_keys",
+    "deleted_rows",
+    "update_count",
+    "free_extents",
+    "total_extents",
+    "extent_size",
+    "initial_size",
+    "maximum_size",
+    "autoextend_size",
+    "creation_time",
+    "last_update_time",
+    "last_access_time",
+    "recover_time",
+    "transaction_counter",
+    "version",
+    "row_format",
+    "table_rows",
+    "avg_row_length",
+    "data_length",
+    "max_data_length",
+    "index_length",
+    "data_free",
+    "create_time",
+    "update_time",
+    "check_time",
+    "checksum",
+    "status",
+    "extra",
+]
+EMPTY_EXTRA = {"files": {c: "INT" if c in _FILES_BIGINT else "TEXT" for c in _FILES_COLUMNS}}
+
+
 def install(con: duckdb.DuckDBPyConnection) -> None:
     """Attach ``mysql_is`` and (re)create its views. Idempotent."""
     attached = {
@@ -221,6 +278,9 @@ def install(con: duckdb.DuckDBPyConnection) -> None:
     for table, columns in INFO_SCHEMA["information_schema"].items():
         body = _REAL_VIEWS.get(table) or _empty_view(columns)
         con.execute(f"CREATE OR REPLACE VIEW {ATTACHED_NAME}.main.{table} AS {body}")
+    for table, columns in EMPTY_EXTRA.items():
+        view = f"{ATTACHED_NAME}.main.{table}"
+        con.execute(f"CREATE OR REPLACE VIEW {view} AS {_empty_view(columns)}")
 
 
 # -- external catalogs

@@ -1,6 +1,8 @@
 """MySQL's CREATE TABLE as ORMs write it, adapted to DuckDB on the sqlglot AST (MySQL 8.0 manual
 15.1.20), after authorization (only the table being created is touched):
 
+- a column's ``CHARACTER SET x`` dropped (its ``COLLATE y`` goes to engine/sql/collation.py):
+  DuckDB stores every string as UTF-8, drydock's one character set;
 - integer display widths (INT(11)) dropped, as MySQL 8 ignores them; FLOAT(p) is FLOAT for
   p ≤ 24 and DOUBLE above (manual 13.1.4); DOUBLE(m,d)/FLOAT(m,d) lose (m,d), as MySQL
   deprecates them;
@@ -58,6 +60,10 @@ def adapt_create_table(create: exp.Create, schema: str) -> tuple[list[str], list
             data_type.set("expressions", [])
         elif data_type.this in _FLOAT_TYPES:
             _float_type(data_type)
+    for charset in list(create.find_all(exp.CharacterSetColumnConstraint)):
+        constraint = charset.parent
+        if isinstance(constraint, exp.ColumnConstraint):
+            constraint.pop()
     body = create.this
     if isinstance(body, exp.Schema):
         body.set(

@@ -29,6 +29,7 @@ from drydock.engine.session import INTERNAL
 from drydock.engine.sql import (
     collation,
     group_by_keys,
+    dml_counts,
     info_schema,
     mysql_dml,
     mysql_functions,
@@ -249,6 +250,7 @@ class QuerySession(ExternalBinding, StatementExecution):
             self._bind_info_schema(expression, ctx, resolver, registered)
             key = self._complete_insert(expression)
             group_by_keys.complete(expression, self._table_traits)  # functional dependence
+            changed_rows = dml_counts.changed_rows_query(expression)  # UPDATE's OK packet
             if (
                 isinstance(expression, exp.Update)
                 and isinstance(expression.this, exp.Table)
@@ -258,6 +260,11 @@ class QuerySession(ExternalBinding, StatementExecution):
             expression = vector_functions.qualify(expression)
             sql = expression.sql(dialect="duckdb")
             verify(expression, sql, authorized, self._serialize)
+            if changed_rows is not None:  # reads what the UPDATE reads: verified the same way
+                changed_rows = vector_functions.qualify(changed_rows)
+                changed_sql = changed_rows.sql(dialect="duckdb")
+                verify(changed_rows, changed_sql, authorized, self._serialize)
+                expression.meta["changed_rows_sql"] = changed_sql
             result = self._execute(expression, sql, ctx, key, stream=stream and not registered)
             result_origins.attach(result, planned)
             if searched is not None:

@@ -42,6 +42,8 @@ def character_set(name: str, variable: str = "character_set_client") -> Characte
     found = next((c for c in CharacterSet if c.name == name.lower()), None)
     if found is None:
         raise Errors.UNKNOWN_CHARACTER_SET.error(name=name)
+    if variable == "character_set_results" and found == CharacterSet.binary:
+        return found  # no conversion: values as stored (utf8mb4); mariadb-dump asks for it
     if variable in ("character_set_client", "character_set_results"):
         try:
             codecs.lookup(found.codec)
@@ -155,6 +157,34 @@ def normalize_sql_mode(value: Any) -> str:
     for name in names:
         modes.update(_SQL_MODE_COMBINATIONS.get(name, ()))
     return ",".join(m for m in SQL_MODES if m in modes)
+
+
+# -- switches dump files set (MySQL 8.0 manual 5.1.8) --------------------------------------------
+# mariadb-dump / mysqldump write ``SET @OLD_UNIQUE_CHECKS=@@UNIQUE_CHECKS, UNIQUE_CHECKS=0`` and
+# the like around a dump; the values are kept and read back as MySQL does. What they change in
+# drydock: nothing yet (no check is skipped while they are 0; README "MySQL compatibility").
+DUMP_SWITCHES: dict[str, tuple[type, Any, bool]] = {
+    "unique_checks": (bool, True, True),
+    "foreign_key_checks": (bool, True, True),
+    "sql_notes": (bool, True, True),
+    "sql_quote_show_create": (bool, True, True),
+}
+
+_ON = ("1", "ON", "TRUE")
+_OFF = ("0", "OFF", "FALSE")
+
+
+def switch_value(name: str, value: Any) -> bool:
+    """A value for a boolean variable, as MySQL reads it: ON/OFF, TRUE/FALSE, 1/0 (case-insensitive,
+    quoted or not); anything else is 1231. (mysql-mimic stores ``bool(value)``: 'OFF' was True.)"""
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    text = str(int(value)) if isinstance(value, (bool, int)) else str(value).strip().upper()
+    if text in _ON:
+        return True
+    if text in _OFF:
+        return False
+    raise Errors.WRONG_VALUE_FOR_VAR.error(name=name, value=value)
 
 
 # -- variables whose global value is a frontend config key

@@ -35,6 +35,7 @@ from drydock.engine.statements import (  # noqa: F401
     catalogs,
     procedures,
     diagnostics,
+    dump_statements,
     index_jobs,
     internal_catalog,
     metadata,

@@ -81,8 +81,9 @@ _SHORT = [FULL_COLUMNS.index(c) for c in COLUMNS]
 
 @handles(ast.Describe, columns=COLUMNS)
 def describe(engine: Engine, stmt: ast.Describe, ctx: SessionContext) -> Result:
-    """DESCRIBE t is SHOW COLUMNS FROM t (MySQL manual 15.8.1): the same rows."""
-    return show_columns(engine, ast.ShowColumns(parts=stmt.parts), ctx)
+    """DESCRIBE t [pattern] is SHOW COLUMNS FROM t [LIKE pattern] (MySQL manual 15.8.1): the same
+    rows. ``DESC t col`` names one column, a pattern too (% and _ match as in LIKE)."""
+    return show_columns(engine, ast.ShowColumns(parts=stmt.parts, like=stmt.like), ctx)
 
 
 @handles(ast.ShowColumns)

@@ -20,6 +20,7 @@ from drydock.engine import ast
 from drydock.engine.sql import (
     collation,
     dotted_names,
+    loose_group_by,
     mysql_dml,
     mysql_functions,
     session_limits,
@@ -38,7 +39,7 @@ from drydock.engine.security.privileges import Privilege, Privileges
 from drydock.engine.results import Diagnostic, Result
 from drydock.engine.session import SessionContext
 from drydock.engine.sql.sql_relations import Reference
-from drydock.engine.statements import metadata, variables
+from drydock.engine.statements import dump_statements, metadata, variables
 from drydock.engine.sql.user_variables import literal_expression, substitute_user_variables
 from drydock.grammar.lexer import may_quote_names
 from drydock.grammar.sql import RenameTables
@@ -73,6 +74,8 @@ def run_sql(engine: Engine, stmt: ast.SqlStatement, ctx: SessionContext) -> Resu
         return _show(engine, expression, ctx)
     if isinstance(expression, TRANSACTION_CONTROL):
         return transactions.control(expression, ctx)
+    if dump_statements.is_alter_keys(expression):
+        return dump_statements.alter_keys(engine, expression, ctx)
     if isinstance(expression, RenameTables):
         return _rename_tables(engine, expression if stmt.fresh else expression.copy(), ctx)
     if isinstance(expression, exp.Describe) and not isinstance(expression.this, exp.Query):
@@ -88,6 +91,7 @@ def run_sql(engine: Engine, stmt: ast.SqlStatement, ctx: SessionContext) -> Resu
     try:
         own = expression if stmt.fresh else expression.copy()
         session_limits.apply(own, ctx)  # sql_select_limit / sql_safe_updates, on the AST
+        loose_group_by.apply(own, ctx)  # sql_mode without ONLY_FULL_GROUP_BY: ANY_VALUE
         if may_quote_names(stmt.text):  # a dotted database name can only be quoted
             dotted_names.split_table_references(engine.catalogs, own)  # `lc.db`.t → lc.db.t
         skipped: list[Diagnostic] = []  # catalogs the listings below could not reach: warnings

@@ -30,6 +30,7 @@ from drydock.engine.sql.session_variables import (
     collation,
     execution_time_value,
     sql_mode_for_set,
+    switch_value,
 )
 from drydock.engine.sql.user_variables import is_user_variable, set_user_variable
 
@@ -112,7 +113,7 @@ def _set_system_variable(
     else:
         value = value_of(right, evaluate)
     if value is not DEFAULT:
-        value = _normalized(name, value)
+        value = _normalized(name, value, _schema_type(ctx, name))
     if scope == "GLOBAL" and set_global is not None:
         set_global(name, value)
         return
@@ -126,7 +127,14 @@ def _set_system_variable(
         ) from None
 
 
-def _normalized(name: str, value: Any) -> Any:
+def _schema_type(ctx: SessionContext, name: str) -> Any:
+    """The type a system variable is declared with (None for an unknown name: SET answers 1193)."""
+    schema = getattr(ctx.variables, "schema", None) or {}
+    declared = schema.get(name)
+    return declared[0] if declared else None
+
+
+def _normalized(name: str, value: Any, declared_type: Any = None) -> Any:
     if name == "sql_mode":
         return sql_mode_for_set(value)
     if name == "max_execution_time":
@@ -138,7 +146,9 @@ def _normalized(name: str, value: Any) -> Any:
     if name in COLLATION_VARIABLES and value is not None:
         return collation(str(value)).name
     if isinstance(value, decimal.Decimal):
-        return float(value)
+        value = float(value)
+    if declared_type is bool and value is not None:
+        return switch_value(name, value)
     return value
 
 

@@ -76,6 +76,12 @@ ROUTED = frozenset(
         ("SHOW", "FULL", "PROCESSLIST"),
         ("SHOW", "TABLE", "STATUS"),
         ("SHOW", "FUNCTION", "STATUS"),
+        ("SHOW", "CREATE", "DATABASE"),
+        ("SHOW", "CREATE", "SCHEMA"),
+        ("SHOW", "TRIGGERS"),
+        ("LOCK",),
+        ("UNLOCK",),
+        ("FLUSH",),
     }
 )
 

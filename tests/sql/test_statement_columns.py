@@ -29,6 +29,8 @@ TEXTS = {
     ast.ShowIndex: "SHOW INDEX FROM d.t",
     ast.Describe: "DESCRIBE d.t",
     ast.ShowGrants: "SHOW GRANTS",
+    ast.ShowCreateDatabase: "SHOW CREATE DATABASE d",
+    ast.ShowTriggers: "SHOW TRIGGERS FROM d",
 }
 DECLARED = {cls: r.columns for cls, r in HANDLERS.items() if r.columns is not None}
 

@@ -31,6 +31,8 @@ class FakeSession:
     in_transaction: bool = False
     autocommit: bool = True
     affected_rows: int = 0
+    ok_info: Any = None
+    found_rows_affected: int | None = None
     last_insert_id: int = 0
     statement_warnings: int = 0
     sql_mode: str = ""

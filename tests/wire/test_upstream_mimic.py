@@ -137,3 +137,15 @@ def test_upstream_set_rejects_computed_values() -> None:
     with pytest.raises(MysqlError) as rejected:
         expression_to_value(value)
     assert rejected.value.code == 1235
+
+
+def test_upstream_ok_packet_has_no_info_string() -> None:
+    """make_ok has no info parameter and ends after the warning count: an UPDATE's OK would carry
+    no ``Rows matched: …`` (mysql2's changedRows 0, mysqli->info NULL). Worked around by
+    server/result_writer.py with_info, which appends it length-encoded as MySQL's server does."""
+    from drydock.server.result_writer import with_info
+
+    ok = packets.make_ok(PROTO, types.ServerStatus(0), affected_rows=1)
+    assert ok == b"\x00\x01\x00\x00\x00\x00\x00"  # header, rows, id, status, warnings: nothing more
+    info = "Rows matched: 1  Changed: 1  Warnings: 0"
+    assert with_info(ok, info, PROTO) == ok + bytes([len(info)]) + info.encode()

@@ -1,0 +1,103 @@
+"""MySQL's counts for the OK packet of an UPDATE or INSERT on an internal table (MySQL 8.0 manual
+15.2.7, 15.2.17; the C API's mysql_info() and mysql_affected_rows()):
+
+- UPDATE: the affected rows are the rows *changed*; a client that set CLIENT_FOUND_ROWS gets the
+  rows *matched*; the info string says ``Rows matched: M  Changed: C  Warnings: W``. DuckDB counts
+  the rows matched; the rows changed are counted just before the UPDATE, on the same snapshot when
+  a transaction is open, by :func:`changed_rows_query` (the matched rows where an assignment
+  gives a value IS DISTINCT FROM the old one). An UPDATE with ORDER BY / LIMIT or a join is
+  counted as changing every row it matches.
+- INSERT with several rows or from a SELECT (also REPLACE, IGNORE, ON DUPLICATE KEY UPDATE):
+  ``Records: R  Duplicates: D  Warnings: W``. IGNORE: R rows given, D skipped, affected = the
+  rows inserted. REPLACE: affected = R + D (a replaced row is deleted and inserted). ON DUPLICATE
+  KEY UPDATE: affected = inserted + 2 × D — drydock counts every duplicate as updated, also one
+  whose values did not change (MySQL counts it 0, or 1 under CLIENT_FOUND_ROWS). For REPLACE and
+  ON DUPLICATE KEY UPDATE the table's rows are counted before and after the INSERT, in one
+  transaction (:func:`table_count_sql`): inserted = after − before.
+"""
+
+from __future__ import annotations
+
+from sqlglot import exp
+
+from drydock.engine.results import OkInfo, Result
+from drydock.engine.sql import mysql_dml
+
+
+def changed_rows_query(update: exp.Expr) -> exp.Select | None:
+    """``SELECT count(*) FROM t WHERE (<where>) AND (a IS DISTINCT FROM <new a> OR …)`` for a
+    single-table UPDATE without ORDER BY / LIMIT; None for other statements."""
+    if not isinstance(update, exp.Update) or not isinstance(update.this, exp.Table):
+        return None
+    if any(update.args.get(k) for k in ("from_", "order", "limit", "with_", "returning")):
+        return None
+    assignments = update.expressions
+    if not assignments or not all(
+        isinstance(a, exp.EQ) and isinstance(a.this, exp.Column) for a in assignments
+    ):
+        return None
+    changed = exp.or_(
+        *[exp.NullSafeNEQ(this=a.this.copy(), expression=a.expression.copy()) for a in assignments]
+    )
+    where = update.args.get("where")
+    condition = changed if where is None else exp.and_(exp.paren(where.this.copy()), changed)
+    return exp.select(exp.Count(this=exp.Star())).from_(update.this.copy()).where(condition)
+
+
+def table_count_sql(insert: exp.Expr) -> str | None:
+    """``SELECT count(*) FROM <target>`` for a REPLACE or INSERT … ON DUPLICATE KEY UPDATE (after
+    engine/sql/mysql_dml.py's rewrite), whose inserted rows it tells from the replaced or updated
+    ones; None for other statements."""
+    if not isinstance(insert, exp.Insert) or not _splits(insert):
+        return None
+    table = mysql_dml.target_table(insert)
+    if table is None:
+        return None
+    target = exp.table_(
+        table.name, db=table.text("db") or None, catalog=table.text("catalog") or None
+    )
+    return exp.select(exp.Count(this=exp.Star())).from_(target).sql(dialect="duckdb")
+
+
+def _splits(insert: exp.Insert) -> bool:
+    conflict = insert.args.get("conflict")
+    return insert.args.get("alternative") == "REPLACE" or (
+        isinstance(conflict, exp.OnConflict) and "UPDATE" in str(conflict.args.get("action") or "")
+    )
+
+
+def _values_rows(insert: exp.Insert) -> int | None:
+    """The rows of ``VALUES (…), (…)``; None for INSERT … SELECT."""
+    source = insert.expression
+    return len(source.expressions) if isinstance(source, exp.Values) else None
+
+
+def _sends_info(insert: exp.Insert) -> bool:
+    """MySQL sends the Records line for several VALUES rows or a SELECT source."""
+    rows = _values_rows(insert)
+    return rows is None or rows > 1
+
+
+def update_result(matched: int, changed: int | None) -> Result:
+    changed = matched if changed is None else min(changed, matched)
+    return Result.ok(
+        affected_rows=changed,
+        info=OkInfo(matched=matched, changed=changed),
+        found_rows_affected=matched,
+    )
+
+
+def insert_result(insert: exp.Insert, count: int, before: int | None, after: int | None) -> Result:
+    """The OK of an INSERT DuckDB reported ``count`` for (see module docstring)."""
+    records, inserted = count, count
+    if before is not None and after is not None and _splits(insert):
+        inserted = max(after - before, 0)
+    elif insert.args.get("alternative") == "IGNORE":
+        records = _values_rows(insert) or count
+    duplicates = max(records - inserted, 0)
+    if insert.args.get("alternative") == "REPLACE":
+        affected = records + duplicates
+    else:
+        affected = inserted + 2 * duplicates if _splits(insert) else inserted
+    info = OkInfo(records=records, duplicates=duplicates) if _sends_info(insert) else None
+    return Result.ok(affected_rows=affected, info=info)
