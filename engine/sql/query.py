@@ -261,9 +261,9 @@ class QuerySession(ExternalBinding, StatementExecution):
             sql = expression.sql(dialect="duckdb")
             verify(expression, sql, authorized, self._serialize)
             if changed_rows is not None:  # reads what the UPDATE reads: verified the same way
-                changed_rows = vector_functions.qualify(changed_rows)
-                changed_sql = changed_rows.sql(dialect="duckdb")
-                verify(changed_rows, changed_sql, authorized, self._serialize)
+                counting = vector_functions.qualify(changed_rows)
+                changed_sql = counting.sql(dialect="duckdb")
+                verify(counting, changed_sql, authorized, self._serialize)
                 expression.meta["changed_rows_sql"] = changed_sql
             result = self._execute(expression, sql, ctx, key, stream=stream and not registered)
             result_origins.attach(result, planned)
