@@ -17,6 +17,8 @@ from collections.abc import Callable
 import pyarrow as pa
 from sqlglot import exp
 
+from drydock.engine.lakehouse.catalogs.lance_scan import lance_name
+
 _COMPARISONS: dict[type[exp.Expr], tuple[str, str]] = {
     # node → (operator, operator with the sides swapped)
     exp.EQ: ("=", "="),
@@ -113,7 +115,7 @@ class _Translator:
             if field is None:
                 continue
             value = self._number(literal, field[1])
-            return None if value is None else f"{_quoted(field[0])} {op} {value}"
+            return None if value is None else f"{lance_name(field[0])} {op} {value}"
         return None
 
     def _in(self, node: exp.In) -> str | None:
@@ -124,7 +126,7 @@ class _Translator:
         values = [self._number(item, field[1]) for item in items]
         if any(v is None for v in values):
             return None  # NULL in the list makes "no match" unknown; leave it to drydock
-        return f"{_quoted(field[0])} IN ({', '.join(str(v) for v in values)})"
+        return f"{lance_name(field[0])} IN ({', '.join(str(v) for v in values)})"
 
     def _between(self, node: exp.Between) -> str | None:
         field = self._field(node.this)
@@ -136,13 +138,13 @@ class _Translator:
         )
         if low is None or high is None:
             return None
-        return f"{_quoted(field[0])} BETWEEN {low} AND {high}"
+        return f"{lance_name(field[0])} BETWEEN {low} AND {high}"
 
     def _is_null(self, node: exp.Is) -> str | None:
         if not isinstance(node.expression, exp.Null):
             return None
         field = self._field(node.this)
-        return None if field is None else f"{_quoted(field[0])} IS NULL"
+        return None if field is None else f"{lance_name(field[0])} IS NULL"
 
 
 def _fits(value: float, kind: pa.DataType) -> bool:
@@ -150,8 +152,3 @@ def _fits(value: float, kind: pa.DataType) -> bool:
     if pa.types.is_signed_integer(kind):
         return -(1 << (bits - 1)) <= value < (1 << (bits - 1))
     return 0 <= value < (1 << bits)
-
-
-def _quoted(name: str) -> str:
-    """A field name as Lance's filter parser reads it (backquoted; a backquote doubled)."""
-    return "`" + name.replace("`", "``") + "`"

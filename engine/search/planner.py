@@ -28,6 +28,7 @@ from typing import Any
 from sqlglot import exp
 
 from drydock.engine.errors import Errors
+from drydock.engine.lakehouse.catalogs.lance_types import lance_dataset_of
 from drydock.engine.results import Diagnostic
 from drydock.engine.search import full_text
 from drydock.engine.search.indexes import indexes_of, inverted_index
@@ -122,8 +123,7 @@ class _Planner:
         view = self.prepared.views.get(id(table))
         if view is None:
             view = self.prepared.views[id(table)] = self.view_of(ref)
-        dataset = getattr(view, "lance_dataset", view)
-        return dataset if _is_lance(dataset) else None
+        return lance_dataset_of(view)
 
     def shown(self, table: exp.Table) -> str:
         ref = self.reference(table)
@@ -271,8 +271,3 @@ def _orders_by_score(select: exp.Select, table: exp.Table) -> bool:
         and key.name == SCORE_COLUMN
         and key.table.lower() == table.alias_or_name.lower()
     )
-
-
-def _is_lance(dataset: Any) -> bool:
-    module = type(dataset).__module__
-    return module.startswith("lance") and hasattr(dataset, "describe_indices")

@@ -15,6 +15,7 @@ from sqlglot import exp
 
 from drydock.engine.core import Engine
 from drydock.engine.results import Diagnostic, Result
+from drydock.engine.lakehouse.catalogs.lance_types import lance_dataset_of
 from drydock.engine.search.indexes import indexes_of
 from drydock.engine.search.lance_filter import conjuncts, lance_filter
 from drydock.engine.search.planner import Prepared
@@ -58,43 +59,13 @@ def explain_rows(
         number = selects.index(select) + 1 if select in selects else 1
         select_type = _select_type(node, number, len(selects))
         table = node.alias_or_name
-        if ref.catalog.lower() == INTERNAL:
-            rows.append(
-                (
-                    number,
-                    select_type,
-                    table,
-                    None,
-                    "ALL",
-                    None,
-                    None,
-                    None,
-                    None,
-                    None,
-                    100.0,
-                    _where_note(select),
-                )
-            )
-            continue
         search = prepared.searches.get(id(node))
-        dataset = search.dataset if search is not None else _dataset(engine, ref, ctx)
-        if dataset is None:
-            rows.append(
-                (
-                    number,
-                    select_type,
-                    table,
-                    None,
-                    "ALL",
-                    None,
-                    None,
-                    None,
-                    None,
-                    None,
-                    100.0,
-                    _where_note(select),
-                )
-            )
+        dataset = None
+        if ref.catalog.lower() != INTERNAL:
+            dataset = search.dataset if search is not None else _dataset(engine, ref, ctx)
+        if dataset is None:  # an internal or a non-Lance table: read whole as far as we know
+            scan = (number, select_type, table, None, "ALL", None, None, None, None, None, 100.0)
+            rows.append((*scan, _where_note(select)))
             continue
         plan = search.plan_text() if search is not None else _scan_plan(dataset, select, node)
         rows.append(_lance_row(number, select_type, table, dataset, search, select, plan))
@@ -116,8 +87,7 @@ def _where_note(select: exp.Select | None) -> str | None:
 
 def _dataset(engine: Engine, ref: Reference, ctx: SessionContext) -> Any:
     view = engine.metadata.scan(ctx, ref.catalog, ref.db, ref.relation, time_travel(ref.node))
-    dataset = getattr(view, "lance_dataset", view)
-    return dataset if hasattr(dataset, "describe_indices") else None
+    return lance_dataset_of(view)
 
 
 def _lance_row(

@@ -228,13 +228,18 @@ def _integer_column(name: str, schema: pa.Schema) -> tuple[pc.Expression, pa.Dat
     return pc.field(name), schema.field(index).type
 
 
+def lance_name(name: str) -> str:
+    """A column name as Lance's filter parser reads it: backquoted, a backquote doubled."""
+    return "`" + name.replace("`", "``") + "`"
+
+
 def lance_sql(node: Node) -> str:
     """``node`` as a Lance SQL filter with the same semantics (names always backquoted)."""
     if isinstance(node, Logical):
         return f"({lance_sql(node.left)} {node.op.upper()} {lance_sql(node.right)})"
     if isinstance(node, Not):
         return f"(NOT {lance_sql(node.operand)})"
-    name = "`" + node.column + "`"  # a plain identifier: the grammar reads no other
+    name = lance_name(node.column)
     if isinstance(node, NullTest):
         return f"({name} IS {'' if node.is_null else 'NOT '}NULL)"
     if isinstance(node, Compare):

@@ -130,6 +130,13 @@ def for_duckdb(ds: lance.LanceDataset) -> Any:
     return IndexedScan(ds)
 
 
+def lance_dataset_of(view: Any) -> Any:
+    """The LanceDataset behind what :func:`for_duckdb` gave (None for anything else: a Paimon
+    table's Arrow object, a system table)."""
+    dataset = getattr(view, "lance_dataset", view)
+    return dataset if hasattr(dataset, "describe_indices") else None
+
+
 def widened_table(table: pa.Table) -> pa.Table:
     """``table`` with half floats as float32 (a search's rows, handed to DuckDB)."""
     schema = _widened(table.schema)
