@@ -11,6 +11,7 @@ metrics
 - ``store/``     the metadata store (SQLite, PostgreSQL), the frontends' lease, the typed config
 - ``security/``  users, privileges, the account rule, audit, redaction
 - ``lakehouse/`` Lance and Paimon: catalog connectors and manager, placement, procedures per format
+- ``dictionary/`` the data dictionary: internal tables' MySQL definitions, kept beside them
 - ``sql/``       the plain-SQL pipeline: MySQL semantics over DuckDB, session variables, metadata
 - ``jobs/``      Lance index jobs: ``control/`` (states, records, manager, dispatcher…),
 ``runtime/``

@@ -12,5 +12,5 @@ origins (``result_origins.py``). Around it:
 
 May import: `drydock.engine`, `drydock.engine.support`, `drydock.engine.store`,
 `drydock.engine.security`, `drydock.grammar`, `drydock.engine.lakehouse`,
-`drydock.engine.search`.
+`drydock.engine.search`, `drydock.engine.dictionary`.
 """

@@ -9,6 +9,7 @@ statement-duration metric.
 May import: `drydock.engine`, `drydock.engine.core`, `drydock.engine.support`,
 `drydock.engine.store`,
 `drydock.engine.security`, `drydock.grammar`, `drydock.engine.lakehouse`, `drydock.engine.sql`,
+`drydock.engine.dictionary`,
 `drydock.engine.jobs`, `drydock.engine.jobs.control`, `drydock.engine.jobs.runtime`,
 `drydock.engine.search`.
 """
