@@ -253,9 +253,6 @@ def _name_keys(table: TableDef) -> TableDef:
             key = replace(key, name=candidate)
             taken.add(candidate.lower())
         named.append(key)
-    primary = [k for k in named if k.kind == "PRIMARY"]
-    if len(primary) > 1:
-        raise Errors.NOT_SUPPORTED.error(what="more than one PRIMARY KEY in a table")
     # MySQL lists the primary key first, then unique keys, then the others, in declared order
     order = {"PRIMARY": 0, "UNIQUE": 1}
     named.sort(key=lambda k: order.get(k.kind, 2))
@@ -324,7 +321,11 @@ def _table_options(create: exp.Create, table: TableDef) -> TableDef:
 def _type(name: str, kind: exp.DataType | None) -> ColumnDef:
     if kind is None:
         raise Errors.NOT_SUPPORTED.error(what=f"column {name} without a type")
-    data_type, unsigned = _SIMPLE.get(kind.this, (kind.this.name.lower(), False))
+    if kind.this not in _SIMPLE or kind.args.get("nested") or kind.args.get("values"):
+        # not a MySQL type (DuckDB's FLOAT[3], a LIST, a STRUCT): kept in DuckDB's spelling;
+        # readers describe such a column from DuckDB's own type (ColumnDef.is_mysql_type)
+        return ColumnDef(name=name, data_type=kind.sql(dialect="duckdb").lower())
+    data_type, unsigned = _SIMPLE[kind.this]
     params = [_int_param(p) for p in kind.expressions if not _is_string_literal(p)]
     column = ColumnDef(name=name, data_type=data_type, unsigned=unsigned)
     if kind.this == _T.BOOLEAN:

@@ -22,6 +22,10 @@ STRING_TYPES = ("char", "varchar", "tinytext", "text", "mediumtext", "longtext")
 BINARY_TYPES = ("binary", "varbinary", "tinyblob", "blob", "mediumblob", "longblob")
 TEMPORAL_TYPES = ("date", "datetime", "timestamp", "time", "year")
 FSP_TYPES = ("datetime", "timestamp", "time")
+OTHER_TYPES = ("decimal", "float", "double", "enum", "set", "bit", "json", "geometry")
+MYSQL_TYPES = frozenset(
+    (*INTEGER_TYPES, *STRING_TYPES, *BINARY_TYPES, *TEMPORAL_TYPES, *OTHER_TYPES)
+)
 
 # the largest value of each signed integer type; unsigned is 2 * max + 1, min is -max - 1
 INTEGER_MAX = {
@@ -65,6 +69,12 @@ class ColumnDef:
     auto_increment: bool = False
     on_update: str | None = None  # "CURRENT_TIMESTAMP" / "CURRENT_TIMESTAMP(3)"
     comment: str = ""
+
+    @property
+    def is_mysql_type(self) -> bool:
+        """False for a DuckDB type MySQL has no name for (FLOAT[3], STRUCT(…)): describe such a
+        column from DuckDB's type."""
+        return self.data_type in MYSQL_TYPES
 
     @property
     def is_string(self) -> bool:

@@ -45,6 +45,18 @@ def save_sql(table: TableDef) -> str:
     )
 
 
+def save_new_sql(table: TableDef) -> str:
+    """:func:`save_sql` only while DuckDB has no table of that name: run before a CREATE TABLE,
+    so ``IF NOT EXISTS`` over an existing table leaves that table's definition alone."""
+    return (
+        f"INSERT OR REPLACE INTO {TABLE} SELECT "
+        f"{_literal(table.schema.lower())}, {_literal(table.name.lower())}, "
+        f"{_literal(table.to_json())} WHERE NOT EXISTS (SELECT 1 FROM duckdb_tables() "
+        f"WHERE database_name = '{INTERNAL}' AND lower(schema_name) = "
+        f"{_literal(table.schema.lower())} AND lower(table_name) = {_literal(table.name.lower())})"
+    )
+
+
 def delete_sql(schema: str, name: str) -> str:
     return (
         f"DELETE FROM {TABLE} WHERE schema_name = {_literal(schema.lower())} "

@@ -10,6 +10,8 @@ from typing import Any
 
 from sqlglot import exp
 
+from drydock.engine.dictionary import declare
+from drydock.engine.dictionary import store as dictionary_store
 from drydock.engine.session import INTERNAL, SessionContext
 from drydock.engine.sql import info_schema, mysql_ddl
 
@@ -103,9 +105,16 @@ def adapt(
     ):
         table = expression.find(exp.Table)
         schema = (table.text("db") if table is not None else "") or ctx.database or "main"
-        expression.meta["create_first"], expression.meta["create_after"] = (
-            mysql_ddl.adapt_create_table(expression, schema)
+        # the declaration, read before the adaptation drops what DuckDB cannot store
+        declared = (
+            declare.table_def(expression, schema)
+            if isinstance(expression.this, exp.Schema) and expression.expression is None
+            else None
         )
+        first, after = mysql_ddl.adapt_create_table(expression, schema)
+        if declared is not None:  # recorded in the CREATE's own transaction
+            first = [dictionary_store.save_new_sql(declared), *first]
+        expression.meta["create_first"], expression.meta["create_after"] = first, after
     in_info_schema = (ctx.database or "").lower() == "information_schema"
     if ctx.catalog.lower() != INTERNAL:
         # DATABASE() is the session's database in its external catalog; DuckDB's CURRENT_SCHEMA()

@@ -61,7 +61,10 @@ class StatementExecution(SessionDeadline):
         notes = self._if_exists_notes(expression, ctx)
         with self.duckdb_errors(expression, ctx):
             after = (
-                mysql_ddl.sequences_of(self._cursor, expression)
+                [
+                    *mysql_ddl.sequences_of(self._cursor, expression),
+                    *mysql_ddl.definitions_dropped(expression),
+                ]
                 if isinstance(expression, exp.Drop)
                 else expression.meta.get("create_after") or []
             )

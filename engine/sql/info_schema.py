@@ -17,13 +17,14 @@ from typing import TYPE_CHECKING
 import duckdb
 from mysql_mimic.constants import INFO_SCHEMA
 
+from drydock.engine.dictionary import store as dictionary_store
 from drydock.engine.session import INTERNAL
 
 if TYPE_CHECKING:
     import pyarrow as pa
 
 ATTACHED_NAME = "mysql_is"
-HIDDEN_SCHEMAS = ("information_schema", "pg_catalog", "main")
+HIDDEN_SCHEMAS = ("information_schema", "pg_catalog", "main", dictionary_store.SCHEMA)
 
 # DuckDB type -> MySQL DATA_TYPE, NUMERIC_PRECISION (decimal digits, not DuckDB's bits),
 # NUMERIC_SCALE, DATETIME_PRECISION, COLUMN_TYPE. DECIMAL(p,s) and VARCHAR are spelled out in the

@@ -29,6 +29,7 @@ from typing import Any
 
 from sqlglot import exp
 
+from drydock.engine.dictionary import store as dictionary_store
 from drydock.engine.session import INTERNAL
 from drydock.engine.errors import Errors
 from drydock.engine.sql.identifiers import quoted
@@ -161,6 +162,25 @@ def _table_auto_increment(create: exp.Create) -> int:
 
 
 _NEXTVAL = re.compile(r"nextval\('([^'.]+)\.(" + SEQUENCE_PREFIX + r"[0-9a-f]+)'\)")
+
+
+def definitions_dropped(drop: exp.Drop) -> list[str]:
+    """The data dictionary rows (engine/dictionary/store.py) a DROP TABLE / DROP DATABASE takes
+    with it, deleted in the same transaction."""
+    kind = str(drop.args.get("kind") or "").upper()
+    if kind in ("SCHEMA", "DATABASE"):
+        return [
+            dictionary_store.delete_schema_sql(target.name)
+            for target in drop.args.get("tables") or [drop.this]
+            if isinstance(target, exp.Table)
+        ]
+    if kind != "TABLE":
+        return []
+    return [
+        dictionary_store.delete_sql(table.text("db"), table.name)
+        for table in drop.args.get("tables") or [drop.this]
+        if isinstance(table, exp.Table) and table.text("catalog").lower() == INTERNAL
+    ]
 
 
 def sequences_of(cursor: Any, drop: exp.Drop) -> list[str]:

@@ -45,6 +45,7 @@ from drydock.engine.sql.external_binding import (
     Resolver,
 )
 from drydock.engine.sql.identifiers import quoted
+from drydock.engine.dictionary import store as dictionary_store
 from drydock.engine.sql.table_traits import TableTraits, Traits
 from drydock.engine.sql.transactions import SessionTransaction
 from drydock.engine.sql.deadlines import Deadline
@@ -79,6 +80,7 @@ class QueryEngine:
         catalog = self._db.execute("SELECT current_database()").fetchone()
         if catalog is None or catalog[0] != INTERNAL:
             raise RuntimeError(f"internal catalog file must be named {INTERNAL}.duckdb")
+        dictionary_store.ensure(self._db)  # engine/dictionary/store.py
         info_schema.install(self._db)
         mysql_functions.install(self._db)
         vector_functions.install(self._db)
