@@ -43,9 +43,11 @@ def answers(mariadb_address, drydock_address):  # type: ignore[no-untyped-def]
     def answer(case: Case) -> tuple[tuple[Answer, ...], tuple[Answer, ...]]:
         if case.name not in cache:
             want = run_case(mariadb_address, case)
-            assert want.setup_failure is None, f"setup fails on MariaDB: {want.setup_failure}"
+            if want.setup_failure is not None:
+                pytest.fail(f"setup fails on MariaDB (a corpus bug): {want.setup_failure}", False)
             got = run_case(drydock_address, case)
-            assert got.setup_failure is None, f"setup fails on drydock: {got.setup_failure}"
+            if got.setup_failure is not None:
+                pytest.fail(f"setup fails on drydock: {got.setup_failure}", False)
             cache[case.name] = expected_answers(case.name, case.checked, want.answers), got.answers
         return cache[case.name]
 
