@@ -10,7 +10,7 @@ import socket
 import subprocess
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import pymysql
@@ -24,9 +24,10 @@ def _free_port() -> int:
 
 
 @contextlib.contextmanager
-def mariadb_server() -> Iterator[tuple[str, int]]:
+def mariadb_server(extra_args: Sequence[str] = ()) -> Iterator[tuple[str, int]]:
     """A MariaDB server of its own in a temporary directory, on 127.0.0.1: (host, port). Skips
-    the test (printing why) when mariadbd or mariadb-install-db is not installed."""
+    the test (printing why) when mariadbd or mariadb-install-db is not installed. ``extra_args``
+    are more mariadbd options (server defaults such as ``--sql-mode=…``)."""
     mariadbd = (
         shutil.which("mariadbd")
         or shutil.which("mysqld")
@@ -62,6 +63,7 @@ def mariadb_server() -> Iterator[tuple[str, int]]:
             "--skip-grant-tables",
             f"--pid-file={root / 'pid'}",
             *user,
+            *extra_args,
         ],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,

@@ -1,0 +1,112 @@
+-- INSERT / UPDATE / DELETE / REPLACE: affected rows and the OK packet's info string.
+
+-- name: insert_single_row
+-- One-row INSERT: 1 affected row, no info string.
+CREATE TABLE t (id INT PRIMARY KEY, v VARCHAR(10));
+-- check:
+INSERT INTO t VALUES (1, 'a');
+
+-- name: insert_multi_row_info
+-- Multi-row INSERT: affected rows and "Records: 3  Duplicates: 0  Warnings: 0".
+CREATE TABLE t (id INT PRIMARY KEY, v VARCHAR(10));
+-- check:
+INSERT INTO t VALUES (1, 'a'), (2, 'b'), (3, 'c');
+SELECT * FROM t ORDER BY id;
+
+-- name: insert_select_info
+-- INSERT … SELECT: the Records info string.
+CREATE TABLE s (id INT PRIMARY KEY);
+CREATE TABLE t (id INT PRIMARY KEY);
+INSERT INTO s VALUES (1), (2);
+-- check:
+INSERT INTO t SELECT id FROM s;
+
+-- name: insert_auto_increment
+-- AUTO_INCREMENT values and LAST_INSERT_ID() of a multi-row INSERT (the first generated value).
+CREATE TABLE t (id INT AUTO_INCREMENT PRIMARY KEY, v VARCHAR(10));
+-- check:
+INSERT INTO t (v) VALUES ('a'), ('b');
+SELECT LAST_INSERT_ID();
+INSERT INTO t VALUES (10, 'c');
+INSERT INTO t (v) VALUES ('d');
+SELECT * FROM t ORDER BY id;
+
+-- name: update_matched_changed_info
+-- UPDATE answers the rows changed, and "Rows matched: 3  Changed: 2  Warnings: 0".
+CREATE TABLE t (id INT PRIMARY KEY, v INT);
+INSERT INTO t VALUES (1, 1), (2, 2), (3, 3);
+-- check:
+UPDATE t SET v = 2 WHERE id <= 3;
+UPDATE t SET v = 2 WHERE id = 99;
+
+-- name: delete_affected_rows
+-- DELETE answers the rows deleted; a DELETE that matches nothing answers 0.
+CREATE TABLE t (id INT PRIMARY KEY);
+INSERT INTO t VALUES (1), (2), (3);
+-- check:
+DELETE FROM t WHERE id >= 2;
+DELETE FROM t WHERE id = 99;
+SELECT COUNT(*) FROM t;
+
+-- name: on_duplicate_key_update_counts
+-- INSERT … ON DUPLICATE KEY UPDATE: 1 per insert, 2 per updated row, 0 when the row is unchanged.
+CREATE TABLE t (id INT PRIMARY KEY, n INT);
+INSERT INTO t VALUES (1, 10);
+-- check:
+INSERT INTO t VALUES (1, 11) ON DUPLICATE KEY UPDATE n = VALUES(n);
+INSERT INTO t VALUES (1, 11) ON DUPLICATE KEY UPDATE n = VALUES(n);
+INSERT INTO t VALUES (2, 20) ON DUPLICATE KEY UPDATE n = VALUES(n);
+SELECT * FROM t ORDER BY id;
+
+-- name: on_duplicate_key_update_multi_row_info
+-- Several rows, some duplicates: the Records/Duplicates info string.
+CREATE TABLE t (id INT PRIMARY KEY, n INT);
+INSERT INTO t VALUES (1, 10), (2, 20);
+-- check:
+INSERT INTO t VALUES (1, 100), (2, 20), (3, 30) ON DUPLICATE KEY UPDATE n = VALUES(n);
+SELECT * FROM t ORDER BY id;
+
+-- name: replace_counts
+-- REPLACE: a replaced row counts 2 (delete + insert), a new row 1.
+CREATE TABLE t (id INT PRIMARY KEY, v VARCHAR(10));
+INSERT INTO t VALUES (1, 'a');
+-- check:
+REPLACE INTO t VALUES (1, 'b');
+REPLACE INTO t VALUES (1, 'c'), (2, 'd');
+SELECT * FROM t ORDER BY id;
+
+-- name: insert_ignore_duplicates
+-- INSERT IGNORE skips duplicate keys with a 1062 warning per skipped row.
+CREATE TABLE t (id INT PRIMARY KEY);
+INSERT INTO t VALUES (1);
+-- check:
+INSERT IGNORE INTO t VALUES (1), (2);
+
+-- name: truncate_table
+-- TRUNCATE TABLE answers 0 affected rows; the table is empty afterwards.
+CREATE TABLE t (id INT);
+INSERT INTO t VALUES (1), (2);
+-- check:
+TRUNCATE TABLE t;
+SELECT COUNT(*) FROM t;
+
+-- name: transaction_rollback
+-- Rows inserted in a rolled-back transaction are gone.
+CREATE TABLE t (id INT PRIMARY KEY);
+-- check:
+BEGIN;
+INSERT INTO t VALUES (1);
+ROLLBACK;
+SELECT COUNT(*) FROM t;
+
+-- name: savepoint_rollback_to
+-- ROLLBACK TO SAVEPOINT undoes only the work after the savepoint.
+CREATE TABLE t (id INT PRIMARY KEY);
+-- check:
+BEGIN;
+INSERT INTO t VALUES (1);
+SAVEPOINT s1;
+INSERT INTO t VALUES (2);
+ROLLBACK TO SAVEPOINT s1;
+COMMIT;
+SELECT * FROM t;

@@ -1,0 +1,73 @@
+-- Column types: what a table of every common type reports through the protocol (the column
+-- definitions of a SELECT), DESCRIBE / SHOW COLUMNS, and the values it reads back as text.
+
+-- name: types_integer_columns
+-- Integer types: INT, TINYINT(1) (what ORMs call a boolean), BIGINT UNSIGNED. The column
+-- definitions carry type code, display length, NUM/UNSIGNED/NOT_NULL/PRI_KEY flags.
+CREATE TABLE t (id INT NOT NULL PRIMARY KEY, flag TINYINT(1), big BIGINT UNSIGNED, small SMALLINT);
+INSERT INTO t VALUES (1, 1, 18446744073709551615, -32768), (2, 0, 0, NULL);
+-- check:
+SELECT * FROM t ORDER BY id;
+DESCRIBE t;
+
+-- name: types_decimal_float_columns
+-- DECIMAL(10,2) keeps its scale in the column definition; FLOAT and DOUBLE print their shortest form.
+CREATE TABLE t (d DECIMAL(10,2), f FLOAT, g DOUBLE);
+INSERT INTO t VALUES (12345678.9, 1.5, 2.25), (-0.5, NULL, 1e100);
+-- check:
+SELECT * FROM t ORDER BY d;
+DESCRIBE t;
+
+-- name: types_string_columns
+-- CHAR(3), VARCHAR(40), TEXT, LONGTEXT: type codes (CHAR is STRING 254), lengths in bytes
+-- (4 per utf8mb4 character), BLOB flag for the TEXT family.
+CREATE TABLE t (c CHAR(3), v VARCHAR(40), tx TEXT, lt LONGTEXT);
+INSERT INTO t VALUES ('ab', 'hello', 'some text', 'long text');
+-- check:
+SELECT * FROM t;
+DESCRIBE t;
+
+-- name: types_binary_columns
+-- BLOB and BIT(8): binary values; BIT reads back as its bytes.
+CREATE TABLE t (b BLOB, bits BIT(8));
+INSERT INTO t VALUES (x'00ff41', b'00000101');
+-- check:
+SELECT * FROM t;
+DESCRIBE t;
+
+-- name: types_temporal_columns
+-- DATE, DATETIME, DATETIME(3), TIMESTAMP, TIME, YEAR: type codes, lengths, decimals (fsp), text.
+CREATE TABLE t (d DATE, dt DATETIME, dt3 DATETIME(3), ts TIMESTAMP NULL, tm TIME, y YEAR);
+INSERT INTO t VALUES ('2024-02-29', '2024-02-29 13:14:15', '2024-02-29 13:14:15.123', '2024-02-29 13:14:15', '-12:30:00', 2024);
+-- check:
+SELECT * FROM t;
+DESCRIBE t;
+
+-- name: types_enum_set_columns
+-- ENUM and SET: strings on the wire with the ENUM / SET flag; SET normalises member order.
+CREATE TABLE t (e ENUM('small','medium','large'), s SET('a','b','c'));
+INSERT INTO t VALUES ('medium', 'c,a');
+-- check:
+SELECT * FROM t;
+DESCRIBE t;
+
+-- name: types_json_column
+-- JSON: type 245 in MySQL 8, values normalised ({"a": 1} with a space after the colon).
+CREATE TABLE t (j JSON);
+INSERT INTO t VALUES ('{"b":[1,2],"a":1}');
+-- check:
+SELECT * FROM t;
+DESCRIBE t;
+
+-- name: types_show_full_columns
+-- SHOW FULL COLUMNS: collation, privileges and comment columns.
+CREATE TABLE t (id INT PRIMARY KEY COMMENT 'the key', name VARCHAR(40) NOT NULL DEFAULT 'x', n DECIMAL(10,2) DEFAULT 0);
+-- check:
+SHOW FULL COLUMNS FROM t;
+SHOW COLUMNS FROM t LIKE 'n%';
+
+-- name: types_defaults_and_auto_increment
+-- DESCRIBE shows defaults as values and auto_increment / on update in Extra.
+CREATE TABLE t (id BIGINT AUTO_INCREMENT PRIMARY KEY, created DATETIME DEFAULT CURRENT_TIMESTAMP, updated TIMESTAMP NULL DEFAULT NULL ON UPDATE CURRENT_TIMESTAMP, status VARCHAR(10) DEFAULT 'new', qty INT NOT NULL DEFAULT 1);
+-- check:
+DESCRIBE t;

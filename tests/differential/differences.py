@@ -1,0 +1,354 @@
+"""Where drydock's answer is not MariaDB's, on purpose, and what is not built yet.
+
+``DIFFERENCES``: each turns MariaDB's answer into the answer drydock must give, for the cases it
+names, with its reason. Two kinds: ``deliberate`` (drydock answers otherwise by design) and
+``mariadb differs from MySQL 8`` (MySQL 8 is the target; the expected answer is MySQL 8's). The
+README's "MySQL compatibility" section lists every one (tests/differential/test_differential.py
+checks the rendered rows are there).
+
+``KNOWN_GAPS``: case name → what drydock lacks today. Those cases are xfail(strict=True): a gap
+that gets fixed turns its test red until its line here is removed.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from tests.differential.answers import Answer, Column
+
+DELIBERATE = "deliberate"
+MARIADB_NOT_MYSQL8 = "mariadb differs from MySQL 8"
+
+
+@dataclass(frozen=True)
+class Difference:
+    title: str
+    kind: str
+    reason: str
+    cases: tuple[str, ...]
+    expect: Callable[[str, Answer], Answer]  # (statement, MariaDB's answer) → expected answer
+
+    def readme_row(self) -> str:
+        return f"| {self.title} | {self.kind} | {self.reason} |"
+
+
+ALL_CASES = ("*",)  # a difference that holds wherever MariaDB's answer shows it
+DEFINITIONS = ":definitions"  # KNOWN_GAPS key suffix: the case's column definitions test
+
+_INT_WIDTH = re.compile(r"\b(tinyint|smallint|mediumint|int|bigint)\((\d+)\)")
+_SHOW = re.compile(r"(?i)^\s*(show|describe|desc)\b")
+
+
+def _map_text(answer: Answer, change: Callable[[str], str]) -> Answer:
+    rows = tuple(tuple(None if v is None else change(v) for v in row) for row in answer.rows)
+    return answer.replace(rows=rows)
+
+
+def _no_int_display_width(sql: str, answer: Answer) -> Answer:
+    def drop(text: str) -> str:
+        return _INT_WIDTH.sub(
+            lambda m: m.group(0) if m.group(0) == "tinyint(1)" else m.group(1), text
+        )
+
+    return _map_text(answer, drop)
+
+
+def _mysql8_collation(sql: str, answer: Answer) -> Answer:
+    return _map_text(answer, lambda text: text.replace("utf8mb4_general_ci", "utf8mb4_0900_ai_ci"))
+
+
+def _show_definitions_not_compared(sql: str, answer: Answer) -> Answer:
+    if not _SHOW.match(sql):
+        return answer
+    return answer.replace(columns=tuple(Column(c.name, 0, 0, 0, 0) for c in answer.columns))
+
+
+def _show_index_visible(sql: str, answer: Answer) -> Answer:
+    """MariaDB's last SHOW INDEX column is `Ignored`; MySQL 8 has `Visible` and `Expression`."""
+    if not sql.upper().startswith("SHOW INDEX") or answer.error or not answer.columns:
+        return answer
+    if answer.columns[-1].name != "Ignored":
+        return answer
+    columns = answer.columns[:-1] + (
+        Column("Visible", *_definition(answer.columns[-1])),
+        Column("Expression", 0, 0, 0, 0),
+    )
+    rows = tuple(row[:-1] + ("YES" if row[-1] == "NO" else "NO", None) for row in answer.rows)
+    return answer.replace(columns=columns, rows=rows)
+
+
+def _definition(column: Column) -> tuple[int, int, int, int]:
+    return column.type_code, column.length, column.decimals, column.flags
+
+
+def _json_column(sql: str, answer: Answer) -> Answer:
+    """MariaDB's JSON is LONGTEXT (text as inserted); MySQL 8's is a JSON type (245, binary
+    charset, BLOB|BINARY flags) whose text is normalised: keys ordered, a space after `:`, `,`."""
+    if sql.upper().startswith("SELECT"):
+        columns = tuple(Column(c.name, 245, 4294967295, 0, 0x10 | 0x80) for c in answer.columns)
+        rows = tuple(
+            tuple(None if v is None else _mysql_json_text(v) for v in row) for row in answer.rows
+        )
+        return answer.replace(columns=columns, rows=rows)
+    return _map_text(answer, lambda text: "json" if text == "longtext" else text)
+
+
+def _mysql_json_text(text: str) -> str:
+    """MySQL 8 prints a JSON object's keys by length, then bytewise; `, ` and `: ` separators."""
+
+    def order(value: object) -> object:
+        if isinstance(value, dict):
+            return {k: order(value[k]) for k in sorted(value, key=lambda k: (len(k), k))}
+        if isinstance(value, list):
+            return [order(v) for v in value]
+        return value
+
+    return json.dumps(order(json.loads(text)), ensure_ascii=False)
+
+
+def _sqlstate_1366(sql: str, answer: Answer) -> Answer:
+    if answer.error is not None and answer.error[0] == 1366:
+        return answer.replace(error=(1366, "HY000"))
+    return answer
+
+
+def _no_unsigned_cast_note(sql: str, answer: Answer) -> Answer:
+    return answer.replace(warnings=tuple(w for w in answer.warnings if w != ("Note", 1105)))
+
+
+def _mysql8_column_default(sql: str, answer: Answer) -> Answer:
+    """information_schema.COLUMNS.COLUMN_DEFAULT: MySQL 8 holds the value (`x`, NULL when there
+    is none); MariaDB holds an expression's text (`'x'`, `NULL`)."""
+    names = [c.name for c in answer.columns]
+    if "COLUMN_DEFAULT" not in names:
+        return answer
+    at = names.index("COLUMN_DEFAULT")
+
+    def value(text: str | None) -> str | None:
+        if text is None or text == "NULL":
+            return None
+        if len(text) >= 2 and text[0] == text[-1] == "\x27":
+            return text[1:-1].replace("\x27\x27", "\x27")
+        return text
+
+    rows = tuple(row[:at] + (value(row[at]),) + row[at + 1 :] for row in answer.rows)
+    return answer.replace(rows=rows)
+
+
+DIFFERENCES: tuple[Difference, ...] = (
+    Difference(
+        "integer display widths",
+        MARIADB_NOT_MYSQL8,
+        "MySQL 8.0.19+ shows `int`, `bigint unsigned` (no display width) in DESCRIBE, SHOW CREATE "
+        "TABLE and `COLUMN_TYPE`, except `tinyint(1)`; MariaDB shows `int(11)`",
+        ALL_CASES,
+        _no_int_display_width,
+    ),
+    Difference(
+        "default collation name",
+        MARIADB_NOT_MYSQL8,
+        "MySQL 8's utf8mb4 default collation is `utf8mb4_0900_ai_ci`, which MariaDB 10.11 lacks "
+        "(it runs with `utf8mb4_general_ci`, also case- and accent-insensitive)",
+        ALL_CASES,
+        _mysql8_collation,
+    ),
+    Difference(
+        "column definitions of SHOW / DESCRIBE results",
+        MARIADB_NOT_MYSQL8,
+        "compared by name only: MySQL 8 answers SHOW from its data dictionary views, with types "
+        "and lengths MariaDB's do not share; clients read these results as text by position",
+        ALL_CASES,
+        _show_definitions_not_compared,
+    ),
+    Difference(
+        "SHOW INDEX `Visible` / `Expression`",
+        MARIADB_NOT_MYSQL8,
+        "MySQL 8 ends SHOW INDEX with `Visible` (YES) and `Expression` (NULL); MariaDB with "
+        "`Ignored`",
+        ("show_index_rows",),
+        _show_index_visible,
+    ),
+    Difference(
+        "JSON type",
+        MARIADB_NOT_MYSQL8,
+        "MySQL 8's JSON is its own type (245, shown `json`, text normalised: "
+        '`{"a": 1, "b": [1, 2]}`); MariaDB\'s JSON is LONGTEXT kept as inserted',
+        ("types_json_column",),
+        _json_column,
+    ),
+    Difference(
+        "information_schema `COLUMN_DEFAULT`",
+        MARIADB_NOT_MYSQL8,
+        "MySQL 8 holds the default's value (`x`; NULL when there is none); MariaDB its "
+        "expression text (`'x'`, `NULL`)",
+        ALL_CASES,
+        _mysql8_column_default,
+    ),
+    Difference(
+        "SQLSTATE of 1366",
+        MARIADB_NOT_MYSQL8,
+        "MySQL 8 sends 1366 (incorrect value) with SQLSTATE HY000; MariaDB with 22007",
+        ALL_CASES,
+        _sqlstate_1366,
+    ),
+    Difference(
+        "CAST of a negative number AS UNSIGNED",
+        MARIADB_NOT_MYSQL8,
+        "MySQL 8 wraps it silently; MariaDB adds Note 1105",
+        ("select_cast",),
+        _no_unsigned_cast_note,
+    ),
+)
+_ALTER_INFO = "ALTER TABLE sends no `Records: n  Duplicates: 0  Warnings: 0` info string"
+_DECLARED_TYPES = (
+    "declared types not kept by the data dictionary: CHAR/TEXT/LONGTEXT/VARCHAR(n) shown as "
+    "varchar(65535), ENUM as text, BIT/SET/YEAR missing, TINYINT(1) as tinyint"
+)
+_DEFINITIONS = (
+    "column definitions: table columns lack NOT_NULL/PRI_KEY/NO_DEFAULT_VALUE/AUTO_INCREMENT "
+    "flags and carry BINARY|NUM; string lengths are 65535 characters, not the declared ones; "
+    "expression types and lengths are DuckDB's (comparisons TINYINT, COUNT length 20, …)"
+)
+
+KNOWN_GAPS: dict[str, str] = {
+    "alter_add_column": _ALTER_INFO + "; ADD COLUMN … FIRST / AFTER refused (1064)",
+    "alter_drop_column": _ALTER_INFO,
+    "alter_rename_column_and_table": _ALTER_INFO,
+    "alter_alter_column_default": _ALTER_INFO,
+    "alter_add_primary_key": _ALTER_INFO,
+    "alter_modify_column": "ALTER TABLE … MODIFY COLUMN refused (1064)",
+    "alter_modify_narrowing_error": (
+        "ALTER TABLE … MODIFY COLUMN refused (1064), so no 1265 for data that does not fit"
+    ),
+    "alter_change_column": "ALTER TABLE … CHANGE COLUMN refused (1064)",
+    "alter_add_drop_index": "ALTER TABLE … ADD [UNIQUE] INDEX / DROP INDEX refused (1064)",
+    "alter_add_unique_on_duplicates": (
+        "ALTER TABLE … ADD UNIQUE INDEX refused (1064) instead of 1062 on duplicates"
+    ),
+    "insert_auto_increment": (
+        "multi-row INSERT into an AUTO_INCREMENT table sends no `Records:` info string"
+    ),
+    "on_duplicate_key_update_counts": (
+        "ON DUPLICATE KEY UPDATE counts an unchanged duplicate as updated (2, MySQL 0)"
+    ),
+    "on_duplicate_key_update_multi_row_info": (
+        "ON DUPLICATE KEY UPDATE counts unchanged duplicates as updated (affected, Duplicates:)"
+    ),
+    "insert_ignore_duplicates": "INSERT IGNORE gives no 1062 warning per skipped row",
+    "savepoint_rollback_to": "SAVEPOINT / ROLLBACK TO SAVEPOINT refused (1235)",
+    "error_1406_data_too_long": "VARCHAR(n) / CHAR(n) lengths not enforced (no 1406)",
+    "error_1265_enum": "a value outside an ENUM is 1366 (HY000), not 1265 (01000)",
+    "error_division_by_zero": (
+        "division by zero: no warning 1365 in SELECT, no error 1365 in a strict INSERT"
+    ),
+    "types_integer_columns": "TINYINT(1) shown as tinyint (declared display width not kept)",
+    "types_decimal_float_columns": "DOUBLE 1e100 reads back as 1e+100",
+    "types_string_columns": _DECLARED_TYPES,
+    "types_binary_columns": (
+        "BIT(8) is text: reads back as a string of 0/1 digits, DESCRIBE shows text"
+    ),
+    "types_temporal_columns": "YEAR type missing (CREATE TABLE fails, 1105)",
+    "types_enum_set_columns": "SET type missing (CREATE TABLE fails, 1105)",
+    "types_json_column": "JSON text not normalised as MySQL prints it",
+    "types_show_full_columns": (
+        "SHOW FULL COLUMNS: Privileges only `select`, column COMMENT lost, VARCHAR(n) as "
+        "65535, DECIMAL default `0` not `0.00`"
+    ),
+    "types_defaults_and_auto_increment": (
+        "DATETIME / TIMESTAMP shown as datetime(6) / timestamp(6); VARCHAR(n) as 65535"
+    ),
+    "show_create_table_types": _DECLARED_TYPES,
+    "show_create_table_keys": "SHOW CREATE TABLE: VARCHAR(n) as 65535, secondary KEY lines lost",
+    "show_index_rows": "SHOW INDEX answers drydock's Lance index columns, not MySQL's key rows",
+    "information_schema_columns": _DECLARED_TYPES,
+    "information_schema_columns_types": _DECLARED_TYPES,
+    "information_schema_statistics": (
+        "STATISTICS: unique keys named after their first column, secondary keys missing, "
+        "NULLABLE empty"
+    ),
+    "information_schema_table_constraints": (
+        "TABLE_CONSTRAINTS: no FOREIGN KEY rows; unique keys named after their column"
+    ),
+    "information_schema_key_column_usage": "KEY_COLUMN_USAGE: no FOREIGN KEY rows (REFERENCED_*)",
+    "select_decimal_division": "`/` is DOUBLE division, not DECIMAL with 4 more digits",
+    "select_aggregate_types": "AVG is DOUBLE, not DECIMAL with 4 more digits",
+    "select_float_double": (
+        "a FLOAT column reads as its float32 value widened to double (0.10000000149011612)"
+    ),
+    "select_string_functions": "LENGTH counts characters, not bytes",
+    "select_date_column_arithmetic": "DATE column + INTERVAL n DAY is a DATETIME, not a DATE",
+    "select_cast": "CAST(-1 AS UNSIGNED) is 1264, not the wrapped value",
+    # column definitions (test_column_definitions)
+    "alter_add_column" + DEFINITIONS: _DEFINITIONS,
+    "alter_drop_column" + DEFINITIONS: _DEFINITIONS,
+    "alter_modify_column" + DEFINITIONS: _DEFINITIONS,
+    "alter_change_column" + DEFINITIONS: _DEFINITIONS,
+    "alter_rename_column_and_table" + DEFINITIONS: _DEFINITIONS,
+    "alter_add_drop_index" + DEFINITIONS: _DEFINITIONS,
+    "alter_alter_column_default" + DEFINITIONS: _DEFINITIONS,
+    "alter_add_primary_key" + DEFINITIONS: _DEFINITIONS,
+    "alter_modify_narrowing_error" + DEFINITIONS: _DEFINITIONS,
+    "insert_multi_row_info" + DEFINITIONS: _DEFINITIONS,
+    "insert_auto_increment" + DEFINITIONS: _DEFINITIONS,
+    "delete_affected_rows" + DEFINITIONS: _DEFINITIONS,
+    "on_duplicate_key_update_counts" + DEFINITIONS: _DEFINITIONS,
+    "on_duplicate_key_update_multi_row_info" + DEFINITIONS: _DEFINITIONS,
+    "replace_counts" + DEFINITIONS: _DEFINITIONS,
+    "truncate_table" + DEFINITIONS: _DEFINITIONS,
+    "transaction_rollback" + DEFINITIONS: _DEFINITIONS,
+    "savepoint_rollback_to" + DEFINITIONS: _DEFINITIONS,
+    "error_1406_data_too_long" + DEFINITIONS: _DEFINITIONS,
+    "error_1264_out_of_range" + DEFINITIONS: _DEFINITIONS,
+    "error_1265_enum" + DEFINITIONS: _DEFINITIONS,
+    "error_division_by_zero" + DEFINITIONS: _DEFINITIONS,
+    "show_create_table_types" + DEFINITIONS: _DEFINITIONS,
+    "show_create_table_keys" + DEFINITIONS: _DEFINITIONS,
+    "show_index_rows" + DEFINITIONS: _DEFINITIONS,
+    "information_schema_columns" + DEFINITIONS: _DEFINITIONS,
+    "information_schema_columns_types" + DEFINITIONS: _DEFINITIONS,
+    "information_schema_statistics" + DEFINITIONS: _DEFINITIONS,
+    "information_schema_table_constraints" + DEFINITIONS: _DEFINITIONS,
+    "information_schema_key_column_usage" + DEFINITIONS: _DEFINITIONS,
+    "show_tables_and_full_tables" + DEFINITIONS: _DEFINITIONS,
+    "information_schema_tables" + DEFINITIONS: _DEFINITIONS,
+    "select_integer_arithmetic" + DEFINITIONS: _DEFINITIONS,
+    "select_decimal_division" + DEFINITIONS: _DEFINITIONS,
+    "select_decimal_literals" + DEFINITIONS: _DEFINITIONS,
+    "select_float_double" + DEFINITIONS: _DEFINITIONS,
+    "select_aggregate_types" + DEFINITIONS: _DEFINITIONS,
+    "select_aggregate_empty" + DEFINITIONS: _DEFINITIONS,
+    "select_string_functions" + DEFINITIONS: _DEFINITIONS,
+    "select_date_functions" + DEFINITIONS: _DEFINITIONS,
+    "select_date_column_arithmetic" + DEFINITIONS: _DEFINITIONS,
+    "select_cast" + DEFINITIONS: _DEFINITIONS,
+    "select_comparisons_collation" + DEFINITIONS: _DEFINITIONS,
+    "select_collation_in_tables" + DEFINITIONS: _DEFINITIONS,
+    "select_group_by_having" + DEFINITIONS: _DEFINITIONS,
+    "select_order_by_null_placement" + DEFINITIONS: _DEFINITIONS,
+    "select_limit_offset" + DEFINITIONS: _DEFINITIONS,
+    "select_if_case_coalesce" + DEFINITIONS: _DEFINITIONS,
+    "select_join" + DEFINITIONS: _DEFINITIONS,
+    "select_boolean_and_bit_ops" + DEFINITIONS: _DEFINITIONS,
+    "types_integer_columns" + DEFINITIONS: _DEFINITIONS,
+    "types_decimal_float_columns" + DEFINITIONS: _DEFINITIONS,
+    "types_string_columns" + DEFINITIONS: _DEFINITIONS,
+    "types_binary_columns" + DEFINITIONS: _DEFINITIONS,
+    "types_temporal_columns" + DEFINITIONS: _DEFINITIONS,
+    "types_enum_set_columns" + DEFINITIONS: _DEFINITIONS,
+    "types_json_column" + DEFINITIONS: _DEFINITIONS,
+    "types_show_full_columns" + DEFINITIONS: _DEFINITIONS,
+    "types_defaults_and_auto_increment" + DEFINITIONS: _DEFINITIONS,
+}
+
+
+def expected_answers(
+    case: str, checked: tuple[str, ...], mariadb: tuple[Answer, ...]
+) -> tuple[Answer, ...]:
+    answers = list(mariadb)
+    for difference in DIFFERENCES:
+        if case in difference.cases or difference.cases == ALL_CASES:
+            answers = [difference.expect(sql, a) for sql, a in zip(checked, answers, strict=True)]
+    return tuple(answers)
