@@ -78,6 +78,11 @@ class DrydockMySQL(MySQL):
             TokenType.REPLACE: lambda self: self._parse_replace(),
             TokenType.RENAME: lambda self: self._parse_rename_tables(),
         }
+        # FLOAT UNSIGNED is MySQL (deprecated in 8.0.17, still accepted); sqlglot has no UFLOAT
+        SIGNED_TO_UNSIGNED_TYPE_TOKEN: ClassVar[dict[Any, Any]] = {
+            **MySQL.Parser.SIGNED_TO_UNSIGNED_TYPE_TOKEN,
+            TokenType.FLOAT: TokenType.FLOAT,
+        }
         ALTER_PARSERS: ClassVar[dict[str, Any]] = {
             **MySQL.Parser.ALTER_PARSERS,
             "DISABLE": lambda self: self._parse_alter_keys(),

@@ -57,10 +57,7 @@ def adapt_create_table(create: exp.Create, schema: str) -> tuple[list[str], list
     """Adapt ``create`` in place; returns the statements to run before it (CREATE SEQUENCE)
     and after it (the ON UPDATE marks)."""
     for data_type in create.find_all(exp.DataType):
-        if data_type.this in _INTEGER_TYPES:
-            data_type.set("expressions", [])
-        elif data_type.this in _FLOAT_TYPES:
-            _float_type(data_type)
+        storage_type(data_type)
     for charset in list(create.find_all(exp.CharacterSetColumnConstraint)):
         constraint = charset.parent
         if isinstance(constraint, exp.ColumnConstraint):
@@ -77,6 +74,57 @@ def adapt_create_table(create: exp.Create, schema: str) -> tuple[list[str], list
                 inner.set("this", None)  # UNIQUE KEY name (cols): DuckDB names no constraint
     after = _on_update_marks(create, schema)
     return _auto_increment(create, schema), after
+
+
+# MySQL types DuckDB does not have, stored as the DuckDB type holding every value; the data
+# dictionary (engine/dictionary/) keeps the declared type, its range and its members
+_STORED_AS = {
+    exp.DataType.Type.MEDIUMINT: exp.DataType.Type.INT,
+    exp.DataType.Type.UMEDIUMINT: exp.DataType.Type.UINT,
+    exp.DataType.Type.YEAR: exp.DataType.Type.SMALLINT,
+    exp.DataType.Type.SET: exp.DataType.Type.VARCHAR,
+    exp.DataType.Type.BIT: exp.DataType.Type.UBIGINT,  # BIT(n), n <= 64: an unsigned integer
+    exp.DataType.Type.UDOUBLE: exp.DataType.Type.DOUBLE,
+    exp.DataType.Type.UDECIMAL: exp.DataType.Type.DECIMAL,
+    exp.DataType.Type.BINARY: exp.DataType.Type.BLOB,
+    exp.DataType.Type.VARBINARY: exp.DataType.Type.BLOB,
+}
+# DuckDB's widest DECIMAL; MySQL's is 65 digits (README "MySQL compatibility")
+DUCKDB_MAX_DECIMAL_DIGITS = 38
+
+
+def storage_type(data_type: exp.DataType) -> None:
+    """Turn a MySQL column type into the DuckDB type that stores it, in place."""
+    kind = _STORED_AS.get(data_type.this, data_type.this)
+    if kind != data_type.this:
+        data_type.set("this", kind)
+        if kind != exp.DataType.Type.DECIMAL:
+            data_type.set("expressions", [])
+    if kind in _INTEGER_TYPES:
+        data_type.set("expressions", [])
+    elif kind in _FLOAT_TYPES:
+        _float_type(data_type)
+    elif kind == exp.DataType.Type.DECIMAL:
+        _decimal_type(data_type)
+
+
+def _decimal_type(data_type: exp.DataType) -> None:
+    params = [_int_of(p) for p in data_type.expressions]
+    if not params or params[0] <= DUCKDB_MAX_DECIMAL_DIGITS:
+        return
+    scale = min(params[1] if len(params) > 1 else 0, DUCKDB_MAX_DECIMAL_DIGITS)
+    data_type.set(
+        "expressions",
+        [
+            exp.DataTypeParam(this=exp.Literal.number(DUCKDB_MAX_DECIMAL_DIGITS)),
+            exp.DataTypeParam(this=exp.Literal.number(scale)),
+        ],
+    )
+
+
+def _int_of(param: exp.Expr) -> int:
+    literal = param.this if isinstance(param, exp.DataTypeParam) else param
+    return int(literal.name) if isinstance(literal, exp.Literal) and literal.name.isdigit() else 0
 
 
 def _on_update_marks(create: exp.Create, schema: str) -> list[str]:

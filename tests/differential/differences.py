@@ -248,10 +248,12 @@ KNOWN_GAPS: dict[str, str] = {
     "types_decimal_float_columns": "DOUBLE 1e100 reads back as 1e+100",
     "types_string_columns": _DECLARED_TYPES,
     "types_binary_columns": (
-        "BIT(8) is text: reads back as a string of 0/1 digits, DESCRIBE shows text"
+        "BIT(8) is stored as an unsigned integer and sent as its number, not its bytes"
     ),
-    "types_temporal_columns": "YEAR type missing (CREATE TABLE fails, 1105)",
-    "types_enum_set_columns": "SET type missing (CREATE TABLE fails, 1105)",
+    "types_temporal_columns": (
+        "a TIME column holds one day (DuckDB's TIME): '-12:30:00' is refused with 1292"
+    ),
+    "types_enum_set_columns": "SET members are not put in declared order on insert",
     "types_json_column": "JSON text not normalised as MySQL prints it",
     "types_show_full_columns": (
         "SHOW FULL COLUMNS: Privileges only `select`, column COMMENT lost, VARCHAR(n) as "
