@@ -24,12 +24,16 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import ROOT, ServerProcess
+from tests.conftest import ServerProcess
 
 PROGRAMS = Path(__file__).resolve().parent / "programs"
 RUN_TIMEOUT_SECONDS = 60
-# Built clients (node_modules, Go binaries) are kept between runs here; var/ is git-ignored.
-CACHE = Path(os.environ.get("DRYDOCK_CLIENT_CACHE", ROOT / "var" / "client-cache"))
+# Built clients (node_modules, Go binaries) are kept between runs here, outside the repository
+# (tests/unit/test_repo_text.py reads every file under it).
+CACHE = Path(
+    os.environ.get("DRYDOCK_CLIENT_CACHE")
+    or Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "drydock" / "clients"
+)
 
 Observation = tuple[str, str]  # (type, value)
 
