@@ -34,12 +34,17 @@ logger = logging.getLogger(__name__)
 # CLIENT_MULTI_STATEMENTS / MULTI_RESULTS: a client that asks for them gets one result per
 # statement of a COM_QUERY (server/connection.py _multi_query); others keep one statement per query.
 # CLIENT_FOUND_ROWS: a client that asks gets an UPDATE's rows matched as its affected rows.
+# CLIENT_SESSION_TRACK: MySQL's server offers it, and drivers that parse the OK packet by the
+# server's offer (Node mysql2) read its info string as length-encoded only then; without it they
+# read the whole tail, length byte included ("(Rows matched: ..."). No session state is ever sent
+# (SERVER_SESSION_STATE_CHANGED stays clear), so the info string is all a client reads.
 CAPABILITIES = (
     (DEFAULT_SERVER_CAPABILITIES & ~Capabilities.CLIENT_QUERY_ATTRIBUTES)
     | Capabilities.CLIENT_FOUND_ROWS
     | Capabilities.CLIENT_TRANSACTIONS
     | Capabilities.CLIENT_MULTI_STATEMENTS
     | Capabilities.CLIENT_MULTI_RESULTS
+    | Capabilities.CLIENT_SESSION_TRACK
 )
 MAX_CONNECTIONS = 1024
 

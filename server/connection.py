@@ -316,7 +316,7 @@ class DrydockConnection:
 
     async def handle_init_db(self, data: bytes) -> None:
         await self.session.use(wire.decode_text(self.session.client_charset, data))
-        await self.stream.write(self.writer.ok())
+        await self.stream.write(self.writer.database_ok())
 
     async def handle_reset_connection(self, data: bytes) -> None:
         await self.session.reset()

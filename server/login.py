@@ -181,6 +181,7 @@ class Login:
                 except (DrydockError, MysqlError) as exc:
                     await self.writer.write_quietly(self.writer.error_of(exc))
                     raise LoginFailed(username) from None
+            self.writer.reported_database = self.session.database  # the client asked for it
             await self.stream.write(self.writer.ok())
             return
         using = "YES" if auth_response else "NO"

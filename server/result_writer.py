@@ -8,6 +8,9 @@ mysql-mimic defects closed here (tests/wire/test_upstream_mimic.py pins each):
   (upstream's handshake even says autocommit is off);
 - upstream's make_ok writes no info string: :func:`with_info` appends MySQL's (``Rows matched: 1
   Changed: 1  Warnings: 0``), which mysql2's changedRows and PHP's mysqli->info read;
+- under CLIENT_SESSION_TRACK (offered, as MySQL's server does) an OK after the session's database
+  changed carries the SESSION_TRACK_SCHEMA state change: Connector/J 3 answers getCatalog() from
+  it instead of asking ``SELECT DATABASE()``;
 - affected rows honour CLIENT_FOUND_ROWS: a client that sets it gets an UPDATE's rows matched
   (engine/results.py Result.found_rows_affected), others the rows changed, as in MySQL.
 """
@@ -31,6 +34,8 @@ from drydock.server.wire_session import WireSession
 _IN_TRANS = int(ServerStatus.SERVER_STATUS_IN_TRANS)
 _AUTOCOMMIT = int(ServerStatus.SERVER_STATUS_AUTOCOMMIT)
 _NO_BACKSLASH_ESCAPES = int(ServerStatus.SERVER_STATUS_NO_BACKSLASH_ESCAPES)
+_SESSION_STATE_CHANGED = int(ServerStatus.SERVER_SESSION_STATE_CHANGED)
+_SESSION_TRACK_SCHEMA = 1  # the state-change type of a new current database
 
 RESULT_HEADERS_PER_CONNECTION = 64
 QUIET_WRITE_SECONDS = 1.0  # the last packet to a connection that is closing (write_quietly)
@@ -41,7 +46,9 @@ def with_info(ok_packet: bytes, info: str, capabilities: Capabilities) -> bytes:
     """An OK packet (protocol 4.1) with its human-readable info string at the end, length-encoded
     with or without CLIENT_SESSION_TRACK: MySQL's server writes it so (net_send_ok stores it with
     net_store_data), and libmysqlclient / libmariadb read a length first (the protocol
-    documentation's string<EOF> would be misread: the mariadb CLI reports 2027)."""
+    documentation's string<EOF> would be misread: the mariadb CLI reports 2027). Drivers that
+    follow the server's offer (Node mysql2) read it length-encoded because the handshake offers
+    CLIENT_SESSION_TRACK (server/app.py CAPABILITIES), as MySQL's does."""
     if not info or Capabilities.CLIENT_PROTOCOL_41 not in capabilities:
         return ok_packet
     text = info.encode("utf-8")
@@ -60,6 +67,8 @@ class ResultWriter:
         self.base_status = int(ServerStatus.SERVER_STATUS_AUTOCOMMIT)
         self.more_results = 0
         self._headers: dict[Any, list[bytes]] = {}  # encoded result headers (result_header)
+        # the database the client last heard of (the login's, then each schema state change)
+        self.reported_database: str | None = None
 
     # -- status and small packets ----------------------------------------------------------------
     @property
@@ -137,16 +146,39 @@ class ResultWriter:
             and Capabilities.CLIENT_FOUND_ROWS in self.capabilities
         ):
             affected = session.found_rows_affected
+        state = self.schema_change()
         packet = self.ok(
             affected_rows=affected,
             last_insert_id=session.last_insert_id,
             warnings=session.statement_warnings,
-            flags=self.more_results,
+            flags=self.more_results | (_SESSION_STATE_CHANGED if state else 0),
         )
         info = session.ok_info
-        if info is None:
-            return packet
-        return with_info(packet, info.text(session.statement_warnings), self.capabilities)
+        text = "" if info is None else info.text(session.statement_warnings)
+        if state:  # the info string (maybe empty) comes before the session state, always
+            return packet + packets.str_len(text.encode("utf-8")) + state
+        return with_info(packet, text, self.capabilities)
+
+    def database_ok(self) -> bytes:
+        """The OK of COM_INIT_DB: with the schema state change for a client that tracks it."""
+        state = self.schema_change()
+        if not state:
+            return self.ok()
+        return self.ok(flags=_SESSION_STATE_CHANGED) + packets.str_len(b"") + state
+
+    def schema_change(self) -> bytes:
+        """The session-state block announcing the session's database, when the client set
+        CLIENT_SESSION_TRACK and the database changed since it last heard (USE, COM_INIT_DB, DROP
+        DATABASE of the current one: empty name); empty otherwise."""
+        database = self.session.database
+        if (
+            Capabilities.CLIENT_SESSION_TRACK not in self.capabilities
+            or database == self.reported_database
+        ):
+            return b""
+        self.reported_database = database
+        entry = packets.str_len(packets.str_len((database or "").encode("utf-8")))
+        return packets.str_len(bytes([_SESSION_TRACK_SCHEMA]) + entry)
 
     def end_of_rows(self, flags: int = 0) -> bytes:
         """The OK/EOF after result rows: affected_rows is always 0 (Connector/J 2.x reads a

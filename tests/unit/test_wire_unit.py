@@ -305,3 +305,27 @@ def test_ok_packets_carry_the_sessions_text_mode() -> None:
         & flag
     )
     assert not _ok_status(result_writer(Capabilities.CLIENT_PROTOCOL_41, FakeSession()).ok()) & flag
+
+
+def test_the_handshake_offers_session_tracking() -> None:
+    """Node mysql2 reads an OK's info string length-encoded only when the server offers
+    CLIENT_SESSION_TRACK; otherwise it reads the length byte as text ("(Rows matched: …")."""
+    assert Capabilities.CLIENT_SESSION_TRACK in CAPABILITIES
+
+
+def test_a_new_database_is_announced_once_to_a_tracking_client() -> None:
+    """After USE the OK carries SESSION_TRACK_SCHEMA (Connector/J 3 answers getCatalog from it):
+    info (empty) then the state block: total length, type 1, entry length, the name."""
+    session = FakeSession(database="db1")
+    tracking = Capabilities.CLIENT_PROTOCOL_41 | Capabilities.CLIENT_SESSION_TRACK
+    writer = result_writer(tracking, session)
+    changed = int(ServerStatus.SERVER_SESSION_STATE_CHANGED)
+    ok = writer.statement_ok()
+    assert _ok_status(ok) & changed
+    assert ok.endswith(b"\x00" + b"\x06\x01\x04\x03db1")
+    again = writer.statement_ok()  # the client knows it now: a plain OK
+    assert not _ok_status(again) & changed and again == writer.ok()
+    session.database = "db2"
+    assert writer.database_ok().endswith(b"\x00\x06\x01\x04\x03db2")  # COM_INIT_DB's OK
+    plain = result_writer(Capabilities.CLIENT_PROTOCOL_41, FakeSession(database="db1"))
+    assert plain.statement_ok() == plain.ok()  # a client that does not track hears nothing
