@@ -101,10 +101,5 @@ def test_transactions_commit_and_rollback(output: polyglot.Output) -> None:
     }
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason='CREATE TABLE vb (b VARBINARY(20)) fails with 1105 \'Binder Error: Type "BLOB" does '
-    "not take any type parameters' (a raw DuckDB message; engine DDL type mapping)",
-)
 def test_varbinary_column(output: polyglot.Output) -> None:
     assert output.check("varbinary") == {"ok": ("int", "1")}
