@@ -25,11 +25,13 @@ Measured on DuckDB 2.0.1, and why the design is a replay log, not an undo log:
   :data:`MAX_LOG_BYTES`.
 - Sequences (AUTO_INCREMENT columns, engine/sql/mysql_ddl.py) are not transactional in DuckDB:
   a rolled-back ``nextval`` stays drawn, so a plain replay would give new ids and the client's
-  LAST_INSERT_ID would lie. The log keeps each sequence's value before the transaction first drew
-  from it; a replay sets the sequences it draws from back to those values (``setval``), replays
-  (the ids are part of the compared digests: a value another session drew in between shows as a
-  difference and refuses), then moves each sequence forward to the highest value drawn before
-  the rollback, so no value handed out is handed out again (MySQL's InnoDB leaves the same gap).
+  LAST_INSERT_ID would lie. The log keeps, per statement, the value of each sequence it may draw
+  from just before it ran; the replay sets each back to that value (``setval``) before replaying
+  the statement, so it draws the same ids even past gaps (a failed INSERT's burnt id, another
+  session's draws) — the ids are part of the compared digests, so a value drawn by another
+  session between that reading and the statement shows as a difference and refuses. Then each
+  sequence moves forward to the highest value drawn before the rollback, so no value handed out
+  is handed out again (MySQL's InnoDB leaves the same gap).
   Between the rewind and that move, another session inserting into the same table could draw a
   value the replay then draws too; its statement then fails with a duplicate key, never silently.
 - A column DEFAULT CURRENT_TIMESTAMP filled by an INSERT gets the replay's time: the log cannot
@@ -144,7 +146,8 @@ class LoggedStatement:
     schema: str | None
     executed: list[Executed]
     unreplayable: str = ""  # why a replay would not rebuild its effect ("" when it would)
-    sequence_starts: dict[str, tuple[Any, Any]] = field(default_factory=dict)  # before 1st draw
+    # each sequence it may draw from, as it was just before the statement ran
+    sequence_starts: dict[str, tuple[Any, Any]] = field(default_factory=dict)
 
     @property
     def size(self) -> int:
@@ -218,7 +221,7 @@ class RecordingCursor:
 
     def note_sequence(self, sequence: str) -> None:
         """The statement about to run may draw from ``sequence`` ('schema.name'): its value
-        before the transaction's first draw is kept (see the module docstring)."""
+        now is kept, so a replay draws the same ids (see the module docstring)."""
         if self.pending is not None and sequence not in self.pending.sequence_starts:
             self.pending.sequence_starts[sequence] = sequence_state(self.raw, sequence)
 
@@ -257,9 +260,6 @@ class TransactionLog:
     def append(self, statement: LoggedStatement) -> None:
         self.wrote = True
         if self.length == len(self.statements) and self.size + statement.size <= self.limit:
-            known = {s for kept in self.statements for s in kept.sequence_starts}
-            for sequence in known & statement.sequence_starts.keys():
-                del statement.sequence_starts[sequence]  # drawn before: that first value counts
             self.statements.append(statement)
             self.size += statement.size
         self.length += 1
@@ -299,11 +299,9 @@ class TransactionLog:
         self.length = position
         self.size = sum(s.size for s in self.statements)
 
-    def sequence_starts(self, position: int) -> dict[str, tuple[Any, Any]]:
-        starts: dict[str, tuple[Any, Any]] = {}
-        for statement in self.statements[:position]:
-            starts.update(statement.sequence_starts)
-        return starts
+    def sequences(self, position: int) -> set[str]:
+        """The sequences the statements before ``position`` drew from."""
+        return {s for statement in self.statements[:position] for s in statement.sequence_starts}
 
 
 def replay(cursor: Any, statements: list[LoggedStatement], schema: str | None) -> str:
@@ -313,6 +311,8 @@ def replay(cursor: Any, statements: list[LoggedStatement], schema: str | None) -
     try:
         for statement in statements:
             _use(cursor, statement.schema)  # as it began (a USE it ran itself is in its calls)
+            for sequence, state in statement.sequence_starts.items():
+                set_sequence(cursor, sequence, state)  # it draws the ids it drew before
             for executed in statement.executed:
                 if executed.params is None:
                     cursor.execute(executed.sql)

@@ -239,15 +239,14 @@ class SessionTransaction:
         if log is None:
             raise Errors.SAVEPOINT_DOES_NOT_EXIST.error(name=name)
         position = log.rollback_to(name)
+        if self._open and log.length == position:
+            return  # nothing since the savepoint changed anything: the snapshot stays too
         reason = log.unreplayable(position) or self._committed_since(log)
         if reason:
             self._refuse(name, reason)
-        starts = log.sequence_starts(position)
-        drawn = {sequence: sequence_state(self._cursor, sequence) for sequence in starts}
+        drawn = {s: sequence_state(self._cursor, s) for s in log.sequences(position)}
         self._end_quietly()
         try:
-            for sequence, state in starts.items():
-                set_sequence(self._cursor, sequence, state)  # the ids the replay must give again
             self._cursor.execute("BEGIN TRANSACTION")
             self._open = True
             reason = self._committed_since(log) or replay(

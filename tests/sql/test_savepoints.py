@@ -231,3 +231,26 @@ def test_sqlalchemy_begin_nested(shared_server: ServerProcess, db: str) -> None:
         assert [tuple(r) for r in rows] == [(1, "a"), (2, "b")]
     finally:
         engine.dispose()
+
+
+def test_ids_burnt_by_a_failed_insert_are_replayed_as_they_were(
+    shared_server: ServerProcess, db: str
+) -> None:
+    """get_or_create twice in one transaction: the first failed INSERT burnt an id (as in
+    InnoDB), so later rows' ids have a gap the second replay must reproduce."""
+    with shared_server.connect(database=db) as conn, conn.cursor() as cur:
+        cur.execute("CREATE TABLE a (id INT NOT NULL AUTO_INCREMENT PRIMARY KEY, v INT UNIQUE)")
+        cur.execute("BEGIN")
+        cur.execute("INSERT INTO a (v) VALUES (1)")
+        cur.execute("SAVEPOINT s")
+        assert _error(cur, "INSERT INTO a (v) VALUES (1)") == 1062  # draws an id, then fails
+        cur.execute("ROLLBACK TO SAVEPOINT s")
+        cur.execute("INSERT INTO a (v) VALUES (2)")
+        after_gap = cur.lastrowid
+        cur.execute("SAVEPOINT t")
+        assert _error(cur, "INSERT INTO a (v) VALUES (2)") == 1062
+        cur.execute("ROLLBACK TO SAVEPOINT t")
+        cur.execute("COMMIT")
+        cur.execute("SELECT id, v FROM a ORDER BY id")
+        assert cur.fetchall() == ((1, 1), (after_gap, 2))
+    assert after_gap == 3
