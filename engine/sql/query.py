@@ -222,7 +222,7 @@ class QuerySession(ExternalBinding, StatementExecution):
         self.limit_time(0)  # nothing of an earlier statement's deadline is left (armed in _execute)
         # a write outside a transaction commits: counted for other sessions' savepoints
         autocommitted = not self.transaction.open and not is_read(expression)
-        self.transaction.statement_started(self._schema)
+        self.transaction.statement_started(self._schema, expression)
         try:
             with self._writes.committing() if autocommitted else nullcontext():
                 result = self._run(
@@ -357,11 +357,12 @@ class QuerySession(ExternalBinding, StatementExecution):
         the privilege and that the index belongs to the table)."""
         self.transaction.check_usable()
         autocommitted = not self.transaction.open
-        self.transaction.statement_started(self._schema)
+        statement = exp.Drop(kind="INDEX")
+        self.transaction.statement_started(self._schema, statement)
         try:
             with self._writes.committing() if autocommitted else nullcontext():
                 self._cursor.execute(f"DROP INDEX {INTERNAL}.{quoted(schema)}.{quoted(name)}")
-            self.transaction.statement_succeeded(exp.Drop(kind="INDEX"))
+            self.transaction.statement_succeeded(statement)
         except duckdb.Error as exc:
             self.transaction.statement_failed()
             raise Errors.QUERY_FAILED.error(detail=first_line(exc)) from None

@@ -22,7 +22,8 @@ Measured on DuckDB 2.0.1, and why the design is a replay log, not an undo log:
   (:data:`VOLATILE_FUNCTIONS`: DuckDB's VOLATILE and CONSISTENT_WITHIN_QUERY functions — now() is
   the transaction's start — and MySQL's spellings of them), or read an external (Lance) table; a
   replayed statement returns other rows or counts than it first did; or the log outgrew
-  :data:`MAX_LOG_BYTES`.
+  :data:`MAX_LOG_BYTES`. Reads are neither logged nor hashed, so a transaction's SELECTs cost
+  nothing more than before.
 - Sequences (AUTO_INCREMENT columns, engine/sql/mysql_ddl.py) are not transactional in DuckDB:
   a rolled-back ``nextval`` stays drawn, so a plain replay would give new ids and the client's
   LAST_INSERT_ID would lie. The log keeps, per statement, the value of each sequence it may draw
@@ -54,10 +55,12 @@ from drydock.engine.errors import Errors
 from drydock.engine.session import INTERNAL
 from drydock.engine.sql.identifiers import quoted
 
-# Bound of one transaction's statement log (SQL text and parameters): sixteen statements of the
-# default max_statement_bytes (4 MiB). Past it SAVEPOINT still works, but ROLLBACK TO a savepoint
-# set after the bound was crossed answers SAVEPOINT_REPLAY_REFUSED and rolls back.
-MAX_LOG_BYTES = 16 * 4 * 2**20
+# Bound of one transaction's statement log (SQL text, parameters and EXECUTED_OVERHEAD a call):
+# four statements of the default max_statement_bytes (4 MiB) per session. Past it SAVEPOINT still
+# works, but ROLLBACK TO a savepoint set after the bound was crossed answers
+# SAVEPOINT_REPLAY_REFUSED and rolls back.
+MAX_LOG_BYTES = 4 * 4 * 2**20
+EXECUTED_OVERHEAD = 256  # bytes a logged call costs besides its text: objects, digest
 
 # Functions whose value a replay would not reproduce. DuckDB's own (duckdb_functions() with
 # stability VOLATILE or CONSISTENT_WITHIN_QUERY) and the names sqlglot and drydock's MySQL macros
@@ -126,7 +129,7 @@ class Executed:
 
     sql: str
     params: list[Any] | None
-    _hash: Any = field(default_factory=hashlib.blake2b)
+    _hash: Any = field(default_factory=lambda: hashlib.blake2b(digest_size=16))
     complete: bool = False  # every row was fetched: the digest can be compared
 
     def add(self, rows: list[Any], complete: bool) -> None:
@@ -151,7 +154,7 @@ class LoggedStatement:
 
     @property
     def size(self) -> int:
-        return sum(len(e.sql) + len(repr(e.params)) for e in self.executed)
+        return sum(len(e.sql) + len(repr(e.params)) + EXECUTED_OVERHEAD for e in self.executed)
 
 
 class RecordingCursor:

@@ -176,8 +176,10 @@ class SessionTransaction:
             self._cursor.execute("ROLLBACK")
 
     # -- the statement log (engine/sql/query.py QuerySession.run)
-    def statement_started(self, schema: str | None) -> None:
-        if self._open:
+    def statement_started(self, schema: str | None, expression: exp.Expr) -> None:
+        """Record what a write of the transaction executes (a read is neither recorded nor its
+        rows hashed). ``schema``: the session's current one, which the statement starts on."""
+        if self._open and not is_read(expression):
             self._recorder.start(schema)
 
     def statement_succeeded(self, expression: exp.Expr) -> None:
@@ -185,10 +187,8 @@ class SessionTransaction:
         savepoints, as MySQL's implicit commit does."""
         record = self._recorder.finish()
         if record is None or self._log is None:
-            return
+            return  # outside a transaction, or a read: nothing to rebuild
         volatile = volatile_call(expression)
-        if isinstance(expression, READS) and volatile not in SEQUENCE_FUNCTIONS:
-            return  # read only: nothing to rebuild
         if volatile and not record.unreplayable:
             record.unreplayable = (
                 f"a statement called {volatile}(), which a replay would not repeat"

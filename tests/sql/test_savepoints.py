@@ -254,3 +254,20 @@ def test_ids_burnt_by_a_failed_insert_are_replayed_as_they_were(
         cur.execute("SELECT id, v FROM a ORDER BY id")
         assert cur.fetchall() == ((1, 1), (after_gap, 2))
     assert after_gap == 3
+
+
+def test_rollback_to_with_nothing_written_since_keeps_the_snapshot(
+    shared_server: ServerProcess, db: str
+) -> None:
+    """mariadb-dump --single-transaction: a savepoint per table, rolled back to after reading it;
+    another session's commit meanwhile neither refuses it nor shows up in the snapshot."""
+    with shared_server.connect(database=db) as conn, conn.cursor() as cur:
+        cur.execute("START TRANSACTION WITH CONSISTENT SNAPSHOT")
+        cur.execute("INSERT INTO t VALUES (1, 'a')")
+        cur.execute("SAVEPOINT sp")
+        assert _ids(cur) == [1]
+        shared_server.query(f"INSERT INTO {db}.t VALUES (100, 'other')")
+        cur.execute("ROLLBACK TO SAVEPOINT sp")
+        assert _ids(cur) == [1]  # the transaction's snapshot, as before
+        cur.execute("COMMIT")
+        assert _ids(cur) == [1, 100]

@@ -49,7 +49,8 @@ def test_savepoints_follow_mysql() -> None:
 
 
 def test_past_the_bound_only_earlier_savepoints_can_be_replayed() -> None:
-    log = TransactionLog(version=0, limit=len("INSERT INTO t VALUES (1)") * 2 + 8)
+    one = _statement().size
+    log = TransactionLog(version=0, limit=one * 2 + 8)
     log.append(_statement())
     log.mark("early")
     log.append(_statement())
