@@ -80,7 +80,12 @@ VOLATILE_FUNCTIONS = frozenset(
 
 
 def volatile_call(expression: exp.Expr) -> str:
-    """The first function of ``expression`` a replay would not repeat, else ""."""
+    """The first function of ``expression`` a replay would not repeat, else "". CREATE TABLE
+    only declares its columns' defaults (an AUTO_INCREMENT column's ``nextval``): only its
+    ``AS`` query runs."""
+    if isinstance(expression, exp.Create):
+        query = expression.expression
+        return volatile_call(query) if isinstance(query, exp.Expr) else ""
     for node in expression.find_all(exp.Func):
         names = {node.sql_name().lower(), type(node).__name__.lower()}
         if isinstance(node, exp.Anonymous):

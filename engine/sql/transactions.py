@@ -198,8 +198,12 @@ class SessionTransaction:
             self._log.savepoints.clear()
 
     def statement_failed(self) -> None:
-        self._recorder.finish()
+        """When DuckDB's transaction survived the failure, what the statement did execute is part
+        of it: logged as it ran, so a replay rebuilds it too."""
+        record = self._recorder.finish()
         self.after_failure()
+        if self._open and self._log is not None and record is not None and record.executed:
+            self._log.append(record)
 
     def after_failure(self) -> None:
         """A statement failed inside the transaction: if DuckDB aborted the transaction, roll it
@@ -284,7 +288,10 @@ def _move_forward(cursor: Any, drawn: dict[str, tuple[Any, Any]]) -> None:
     """Each rewound sequence back to the highest value drawn before the rollback (or since, by
     another session): no value is handed out twice."""
     for sequence, before in drawn.items():
-        now = sequence_state(cursor, sequence)
-        highest = max((before, now), key=lambda state: -1 if state[0] is None else int(state[0]))
-        if highest[0] is not None:
-            set_sequence(cursor, sequence, highest)
+        try:
+            now = sequence_state(cursor, sequence)
+            highest = max((before, now), key=lambda s: -1 if s[0] is None else int(s[0]))
+            if highest[0] is not None:
+                set_sequence(cursor, sequence, highest)
+        except duckdb.Error:
+            pass  # created in the transaction and gone with it: nothing was handed out

@@ -271,3 +271,23 @@ def test_rollback_to_with_nothing_written_since_keeps_the_snapshot(
         assert _ids(cur) == [1]  # the transaction's snapshot, as before
         cur.execute("COMMIT")
         assert _ids(cur) == [1, 100]
+
+
+def test_a_table_created_in_the_transaction_is_replayed_with_it(
+    shared_server: ServerProcess, db: str
+) -> None:
+    """drydock's DDL is transactional: a savepoint set after it replays the CREATE TABLE (and
+    its AUTO_INCREMENT sequence) and the rows, with their ids."""
+    with shared_server.connect(database=db) as conn, conn.cursor() as cur:
+        cur.execute("BEGIN")
+        cur.execute("CREATE TABLE fresh (id INT NOT NULL AUTO_INCREMENT PRIMARY KEY, v INT UNIQUE)")
+        cur.execute("INSERT INTO fresh (v) VALUES (10), (20)")
+        cur.execute("SAVEPOINT s")
+        assert _error(cur, "INSERT INTO fresh (v) VALUES (10)") == 1062
+        cur.execute("ROLLBACK TO SAVEPOINT s")
+        cur.execute("INSERT INTO fresh (v) VALUES (30)")
+        cur.execute("COMMIT")
+        cur.execute("SELECT id, v FROM fresh ORDER BY id")
+        rows = cur.fetchall()
+    assert [r[1] for r in rows] == [10, 20, 30] and [r[0] for r in rows[:2]] == [1, 2]
+    assert rows[2][0] > 2

@@ -73,6 +73,8 @@ def test_past_the_bound_only_earlier_savepoints_can_be_replayed() -> None:
         ("INSERT INTO t VALUES (uuid())", "uuid"),
         ("SELECT nextval('s')", "nextval"),
         ("INSERT INTO t VALUES (1, 'now')", ""),
+        ("CREATE TABLE t (id INT DEFAULT nextval('s'))", ""),
+        ("CREATE TABLE t AS SELECT random() AS r", "random"),
         ("UPDATE t SET v = lower(v)", ""),
     ],
 )
