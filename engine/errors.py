@@ -93,6 +93,13 @@ class Errors:
         "The transaction was rolled back: a statement in it failed, and the storage engine "
         "(DuckDB) cannot undo only that statement. ROLLBACK, then retry the transaction",
     )
+    SAVEPOINT_DOES_NOT_EXIST = ErrorSpec(1305, "42000", "SAVEPOINT {name} does not exist")
+    SAVEPOINT_REPLAY_REFUSED = ErrorSpec(
+        1213,
+        "40001",
+        "The transaction was rolled back: ROLLBACK TO SAVEPOINT {name} cannot restore it "
+        "({reason}). Retry the transaction",
+    )
     AUTO_INCREMENT_BEHIND = ErrorSpec(
         1105,
         "HY000",

@@ -60,12 +60,28 @@ class AlterKeys(exp.Expression):
     arg_types: ClassVar[dict[str, bool]] = {"this": True}
 
 
+class Savepoint(exp.Expression):
+    """``SAVEPOINT name`` (MySQL 15.3.4): ``this`` is the name (engine/sql/savepoints.py)."""
+
+    arg_types: ClassVar[dict[str, bool]] = {"this": True}
+
+
+class ReleaseSavepoint(exp.Expression):
+    """``RELEASE SAVEPOINT name`` (MySQL 15.3.4): ``this`` is the name."""
+
+    arg_types: ClassVar[dict[str, bool]] = {"this": True}
+
+
 class DrydockMySQL(MySQL):
     """MySQL as drydock reads it: sqlglot's MySQL dialect plus Doris' time-travel spellings, and
     REPLACE INTO / RENAME TABLE as statements (sqlglot leaves both as opaque commands)."""
 
     class Tokenizer(MySQL.Tokenizer):
         COMMANDS = MySQL.Tokenizer.COMMANDS - {TokenType.REPLACE, TokenType.RENAME}
+        # SAVEPOINT and RELEASE SAVEPOINT are parsed (Parser._parse_statement), not opaque commands
+        KEYWORDS: ClassVar[dict[str, Any]] = {
+            k: v for k, v in MySQL.Tokenizer.KEYWORDS.items() if k not in ("SAVEPOINT", "RELEASE")
+        }
 
     # # sqlglot builds dialect classes at run time
     class Parser(MySQL.Parser):  # type: ignore[misc,valid-type]
@@ -88,6 +104,24 @@ class DrydockMySQL(MySQL):
             "DISABLE": lambda self: self._parse_alter_keys(),
             "ENABLE": lambda self: self._parse_alter_keys(),
         }
+
+        def _parse_statement(self) -> Any:
+            """``SAVEPOINT name`` and ``RELEASE SAVEPOINT name`` (their words are plain names
+            elsewhere); every other statement as sqlglot parses it."""
+            word = self._curr.text.upper() if self._curr else ""
+            if word == "SAVEPOINT" and self._curr.token_type == TokenType.VAR:
+                self._advance()
+                return Savepoint(this=self._savepoint_name())
+            if word == "RELEASE" and self._next and self._next.text.upper() == "SAVEPOINT":
+                self._advance(2)
+                return ReleaseSavepoint(this=self._savepoint_name())
+            return super()._parse_statement()
+
+        def _savepoint_name(self) -> Any:
+            name = self._parse_id_var(any_token=True)  # MySQL: words it reserves too
+            if name is None:
+                self.raise_error("expected a savepoint name")
+            return name
 
         def _parse_alter_keys(self) -> Any:
             switch = self._prev.text.upper()
@@ -188,6 +222,8 @@ class DrydockMySQL(MySQL):
             # an array literal as written: [1, -0.5] (sqlglot's MySQL prints ARRAY(1, -0.5))
             exp.Array: lambda self, e: f"[{self.expressions(e, flat=True)}]",
             AlterKeys: lambda self, e: f"{e.name} KEYS",
+            Savepoint: lambda self, e: f"SAVEPOINT {self.sql(e, 'this')}",
+            ReleaseSavepoint: lambda self, e: f"RELEASE SAVEPOINT {self.sql(e, 'this')}",
             RenameTables: lambda self, e: (
                 "RENAME TABLE "
                 + ", ".join(

@@ -7,8 +7,8 @@ then run (``query.py``, in steps: ``adapt.py`` to DuckDB's AST, ``count_pushdown
 execution and streaming in ``execution.py``) with MySQL's errors (``duckdb_errors.py``) and column
 origins (``result_origins.py``). Around it:
 ``metadata.py`` (one view of databases, tables and columns), ``info_schema.py``,
-``transactions.py``, ``collation.py``, ``deadlines.py`` (max_execution_time), ``identifiers.py``
-(identifiers in SQL text drydock writes).
+``transactions.py`` (and ``savepoints.py``), ``collation.py``, ``deadlines.py``
+(max_execution_time), ``identifiers.py`` (identifiers in SQL text drydock writes).
 
 May import: `drydock.engine`, `drydock.engine.support`, `drydock.engine.store`,
 `drydock.engine.security`, `drydock.grammar`, `drydock.engine.lakehouse`,

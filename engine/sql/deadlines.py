@@ -20,8 +20,8 @@ import threading
 import time
 from collections.abc import Callable
 
-import duckdb
 
+from drydock.engine.sql.savepoints import RecordingCursor
 from drydock.engine.errors import DrydockError, Errors
 
 logger = logging.getLogger(__name__)
@@ -131,7 +131,7 @@ class SessionDeadline:
     """max_execution_time of one session's statements, on its DuckDB cursor: a part of
     QuerySession (engine/sql/query.py), which sets these in its __init__."""
 
-    _cursor: duckdb.DuckDBPyConnection
+    _cursor: RecordingCursor  # engine/sql/savepoints.py
     # the armed deadline of the running statement, and whether it fired (an InterruptException is
     # then 3024, not KILL QUERY's 1317)
     _deadline_lock: threading.Lock

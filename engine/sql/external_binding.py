@@ -12,10 +12,10 @@ import secrets
 from collections.abc import Callable
 from typing import Any
 
-import duckdb
 import sqlglot
 from sqlglot import exp
 
+from drydock.engine.sql.savepoints import RecordingCursor
 from drydock.engine.errors import Errors
 from drydock.engine.lakehouse.catalogs.base import TimeTravel
 from drydock.engine.search.planner import Prepared
@@ -54,7 +54,7 @@ def time_travel(table: exp.Table) -> TimeTravel | None:
 class ExternalBinding:
     """The binding of QuerySession (engine/sql/query.py), which sets these in its __init__."""
 
-    _cursor: duckdb.DuckDBPyConnection
+    _cursor: RecordingCursor  # engine/sql/savepoints.py
     # registered Arrow objects by id, each with its name; the oldest is unregistered past the bound
     _bound: Lru[int, tuple[Any, str]]
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
+from contextlib import nullcontext
 from pathlib import Path
 from typing import Any
 
@@ -47,7 +48,8 @@ from drydock.engine.sql.external_binding import (
 from drydock.engine.sql.identifiers import quoted
 from drydock.engine.dictionary import store as dictionary_store
 from drydock.engine.sql.table_traits import TableTraits, Traits
-from drydock.engine.sql.transactions import SessionTransaction
+from drydock.engine.sql.savepoints import RecordingCursor, WriteClock
+from drydock.engine.sql.transactions import SessionTransaction, is_read
 from drydock.engine.sql.deadlines import Deadline
 from drydock.engine.errors import Errors
 from drydock.engine.results import Result
@@ -96,10 +98,13 @@ class QueryEngine:
         self._db.execute("SET lock_configuration = true")
         self._lock = threading.Lock()
         self.traits = TableTraits()  # engine/sql/table_traits.py, shared by every session
+        # commits of writes by every session: a savepoint's replay is refused after one
+        # (engine/sql/savepoints.py)
+        self.writes = WriteClock()
 
     def session(self) -> QuerySession:
         with self._lock:
-            return QuerySession(self._db.cursor(), self.traits)
+            return QuerySession(self._db.cursor(), self.traits, self.writes)
 
     def fetch(self, sql: str, params: list[Any] | None = None) -> list[tuple[Any, ...]]:
         """A metadata query on a short-lived cursor of its own."""
@@ -163,11 +168,19 @@ class QueryEngine:
 
 
 class QuerySession(ExternalBinding, StatementExecution):
-    def __init__(self, cursor: duckdb.DuckDBPyConnection, traits: TableTraits | None = None):
-        self._cursor = cursor
+    def __init__(
+        self,
+        cursor: duckdb.DuckDBPyConnection,
+        traits: TableTraits | None = None,
+        writes: WriteClock | None = None,
+    ):
+        # what a statement of an explicit transaction executes is logged for ROLLBACK TO
+        # SAVEPOINT (engine/sql/savepoints.py)
+        self._cursor = RecordingCursor(cursor)
         self._traits = traits or TableTraits()
+        self._writes = writes or WriteClock()
         self._schema: str | None = "main"
-        self.transaction = SessionTransaction(cursor)
+        self.transaction = SessionTransaction(self._cursor, self._writes)
         # registered Arrow objects by id, each with its name; the oldest is unregistered past the
         # bound
         self._bound: Lru[int, tuple[Any, str]] = Lru(
@@ -209,12 +222,19 @@ class QuerySession(ExternalBinding, StatementExecution):
         else until it is read or closed). Otherwise every row is fetched here."""
         self.transaction.check_usable()
         self.limit_time(0)  # nothing of an earlier statement's deadline is left (armed in _execute)
+        # a write outside a transaction commits: counted for other sessions' savepoints
+        autocommitted = not self.transaction.open and not is_read(expression)
+        self.transaction.statement_started(self._schema, expression)
         try:
-            result = self._run(expression, ctx, references, visibility, resolver, stream, search)
+            with self._writes.committing() if autocommitted else nullcontext():
+                result = self._run(
+                    expression, ctx, references, visibility, resolver, stream, search
+                )
+            self.transaction.statement_succeeded(expression)
         except BaseException as exc:
             self.end_time_limit()  # no deadline interrupt may reach the check below
             # engine/sql/transactions.py: DuckDB aborts the whole one
-            self.transaction.after_failure()
+            self.transaction.statement_failed()
             if isinstance(exc, duckdb.InterruptException):  # KILL QUERY that landed on one of the
                 raise self.interrupted_error() from None  # statement's own checks (verify, …)
             raise
@@ -290,6 +310,8 @@ class QuerySession(ExternalBinding, StatementExecution):
         key = mysql_dml.auto_increment(expression, self._table_traits(table))
         if key is not None and key.generates:
             expression.set("returning", exp.Returning(expressions=[exp.column(key.column)]))
+        if key is not None:
+            self._cursor.note_sequence(key.sequence)  # a savepoint's replay gives the same ids
         return key
 
     def _table_traits(self, table: exp.Table) -> Traits:
@@ -316,6 +338,18 @@ class QuerySession(ExternalBinding, StatementExecution):
         self.transaction.rollback()
         self._traits.changed()
 
+    def savepoint(self, name: str) -> None:
+        self.transaction.savepoint(name)
+
+    def release_savepoint(self, name: str) -> None:
+        self.transaction.release_savepoint(name)
+
+    def rollback_to_savepoint(self, name: str) -> None:
+        try:
+            self.transaction.rollback_to_savepoint(name, self._schema)
+        finally:
+            self._traits.changed()  # DDL after the savepoint is gone
+
     def _serialize(self, sql: str) -> str:
         rows = self._cursor.execute("SELECT json_serialize_sql(?)", [sql]).fetchall()  # drained
         return str(rows[0][0]) if rows else '{"error": true}'
@@ -324,10 +358,15 @@ class QuerySession(ExternalBinding, StatementExecution):
         """DROP INDEX of an internal table's index (engine/statements/internal_index.py checked
         the privilege and that the index belongs to the table)."""
         self.transaction.check_usable()
+        autocommitted = not self.transaction.open
+        statement = exp.Drop(kind="INDEX")
+        self.transaction.statement_started(self._schema, statement)
         try:
-            self._cursor.execute(f"DROP INDEX {INTERNAL}.{quoted(schema)}.{quoted(name)}")
+            with self._writes.committing() if autocommitted else nullcontext():
+                self._cursor.execute(f"DROP INDEX {INTERNAL}.{quoted(schema)}.{quoted(name)}")
+            self.transaction.statement_succeeded(statement)
         except duckdb.Error as exc:
-            self.transaction.after_failure()
+            self.transaction.statement_failed()
             raise Errors.QUERY_FAILED.error(detail=first_line(exc)) from None
 
 

@@ -7,6 +7,7 @@ from sqlglot import exp
 from drydock.engine import ast
 from drydock.engine.session import SessionContext
 from drydock.engine.statements.registry import HANDLERS
+from drydock.grammar.sql import ReleaseSavepoint, Savepoint
 
 # Plain-SQL statements that only read or set session state: not audited unless denied.
 _QUIET_SQL = (
@@ -22,6 +23,8 @@ _QUIET_SQL = (
     exp.Transaction,
     exp.Commit,
     exp.Rollback,
+    Savepoint,
+    ReleaseSavepoint,
 )
 
 

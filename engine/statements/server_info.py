@@ -23,7 +23,7 @@ from drydock.engine.statements.registry import handles
 
 ENGINE_COLUMNS = ["Engine", "Support", "Comment", "Transactions", "XA", "Savepoints"]
 ENGINES = [
-    ("DuckDB", "DEFAULT", "drydock's internal catalog (DuckDB)", "YES", "NO", "NO"),
+    ("DuckDB", "DEFAULT", "drydock's internal catalog (DuckDB)", "YES", "NO", "YES"),
     ("Lance", "YES", "Lance datasets (external catalogs, read-only through SQL)", "NO", "NO", "NO"),
     ("Paimon", "YES", "Paimon tables (external catalogs, read-only through SQL)", "NO", "NO", "NO"),
 ]

@@ -48,7 +48,6 @@ from drydock.engine.statements.registry import handles
 READS = (exp.Select, exp.Union, exp.Intersect, exp.Except, exp.Values, exp.Subquery)
 WRITES = (exp.Insert, exp.Update, exp.Delete, exp.TruncateTable)
 DDL = (exp.Create, exp.Drop, exp.Alter)
-TRANSACTION_CONTROL = (exp.Transaction, exp.Commit, exp.Rollback)
 _DATABASE_KINDS = ("DATABASE", "SCHEMA")
 _OBJECT_KINDS = ("TABLE", "VIEW")
 
@@ -72,7 +71,7 @@ def run_sql(engine: Engine, stmt: ast.SqlStatement, ctx: SessionContext) -> Resu
         return result
     if isinstance(expression, exp.Show):
         return _show(engine, expression, ctx)
-    if isinstance(expression, TRANSACTION_CONTROL):
+    if isinstance(expression, transactions.TRANSACTION_CONTROL):
         return transactions.control(expression, ctx)
     if dump_statements.is_alter_keys(expression):
         return dump_statements.alter_keys(engine, expression, ctx)
