@@ -10,6 +10,7 @@ the table stays 1105 / HY000 with DuckDB's first line, as before.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -18,6 +19,7 @@ import duckdb
 
 from drydock.engine.errors import DrydockError, Errors, ErrorSpec, scrub_paths
 from drydock.engine.search import vector_functions
+from drydock.engine.sql import mysql_json_doc
 
 # DuckDB's physical type names → the SQL names MySQL prints in its messages
 _TYPE_NAMES = {
@@ -272,6 +274,11 @@ def translate(exc: duckdb.Error, ctx: Context | None = None) -> DrydockError | N
     """The MySQL error for a DuckDB error when one rule matches it, else None."""
     context = ctx or Context()
     line = first_line(exc)
+    json_error = mysql_json_doc.ERROR_PATTERN.search(line)
+    if json_error is not None and isinstance(getattr(Errors, json_error["name"], None), ErrorSpec):
+        # a MySQL JSON function's own error (engine/sql/mysql_json_doc.py JsonError)
+        spec: ErrorSpec = getattr(Errors, json_error["name"])
+        return spec.error(**json.loads(json_error["params"]))
     for rule in RULES:
         if isinstance(exc, rule.exception):
             match = rule.pattern.search(line)

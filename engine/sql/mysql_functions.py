@@ -27,7 +27,7 @@ import sqlglot
 from sqlglot import exp
 
 from drydock.engine.errors import Errors
-from drydock.engine.sql import mysql_json
+from drydock.engine.sql import mysql_json, mysql_json_calls
 
 MACRO_SCHEMA = "mysql_is.main"
 
@@ -140,6 +140,7 @@ def install(con: duckdb.DuckDBPyConnection) -> None:
     for name, body in _MACROS.items():
         con.execute(f"CREATE OR REPLACE MACRO {MACRO_SCHEMA}.{name}{body}")
     mysql_json.install(con)
+    mysql_json_calls.install(con)
 
 
 _TS = "TRY_CAST({0} AS TIMESTAMP)"
@@ -492,6 +493,9 @@ def _rewrite(node: Any) -> exp.Expr | None:
     retyped = _retype(node)
     if retyped is not None:
         return retyped
+    json_call = mysql_json_calls.rewrite(node)
+    if json_call is not None:
+        return json_call
     found = _name_and_args(node)
     if found is None:
         return None
