@@ -27,7 +27,7 @@ import sqlglot
 from sqlglot import exp
 
 from drydock.engine.errors import Errors
-from drydock.engine.sql import mysql_datetime, mysql_json, mysql_json_calls
+from drydock.engine.sql import mysql_datetime, mysql_json, mysql_json_calls, mysql_numeric
 
 MACRO_SCHEMA = "mysql_is.main"
 
@@ -141,6 +141,7 @@ def install(con: duckdb.DuckDBPyConnection) -> None:
         con.execute(f"CREATE OR REPLACE MACRO {MACRO_SCHEMA}.{name}{body}")
     mysql_json.install(con)
     mysql_json_calls.install(con)
+    mysql_numeric.install(con)
 
 
 _TS = "TRY_CAST({0} AS TIMESTAMP)"
@@ -177,6 +178,7 @@ _TEMPLATES: dict[str, dict[int, str]] = {
     # MySQL counts days from year 0, which its calendar does not make a leap year (12.7 TO_DAYS)
     "FROM_DAYS": {1: "CAST(DATE '0001-01-01' + CAST({0} - 366 AS INTEGER) AS DATE)"},
     **mysql_datetime.TEMPLATES,
+    "CONV": {3: f"{mysql_numeric.CONV}(CAST({{0}} AS VARCHAR), {{1}}, {{2}})"},
 }
 
 # sqlglot's nodes for MySQL date functions whose argument DuckDB needs typed: a string such as
@@ -484,6 +486,8 @@ def _retype_datetime(node: exp.Expr) -> exp.Expr | None:
             mysql_datetime.MONTHS_DIFF,
             [node.expression, node.this, exp.Literal.number(months)],
         )
+    if isinstance(node, exp.BitwiseCount):
+        return _instantiate(mysql_numeric.BIT_COUNT, [node.this])
     if isinstance(node, exp.Extract):
         template = mysql_datetime.compound_extract(node.this.name)
         if template is None:
