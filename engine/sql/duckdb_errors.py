@@ -227,6 +227,19 @@ RULES: tuple[Rule, ...] = (
             "second_dim": m["second"] or m["second2"],
         },
     ),
+    # DuckDB's own json functions (JSON_EXTRACT, ->, ->> with a path it reads itself): MySQL
+    # 3141 names json_extract, which those are in MySQL
+    _rule(
+        duckdb.InvalidInputException,
+        r"Malformed JSON at byte (?P<position>\d+) of input: (?P<reason>[^.]*)",
+        Errors.INVALID_JSON_TEXT,
+        lambda m, c: {
+            "argument": "1",
+            "function": "json_extract",
+            "reason": m["reason"].strip().capitalize() + ".",
+            "position": m["position"],
+        },
+    ),
     _rule(
         duckdb.ConversionException,
         r"with value (?P<value>\S+) can't be cast because the value is out of "

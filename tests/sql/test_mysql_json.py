@@ -104,6 +104,8 @@ def test_json_functions_answer_as_mysql_8(shared_server: ServerProcess) -> None:
         ("JSON_SET('{\"a\": 1}', 'a', 2)", 3143),
         ("JSON_SET('{a', '$.a', 2)", 3141),
         ("JSON_DEPTH('[1')", 3141),
+        ("JSON_EXTRACT('{a', '$.a')", 3141),
+        ("'{a' ->> '$.a'", 3141),
         ("JSON_CONTAINS('{a', '1')", 3141),
         ("JSON_INSERT('{}', '$.a')", 1582),
         ("JSON_OVERLAPS('[1]')", 1582),
