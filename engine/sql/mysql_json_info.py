@@ -176,19 +176,40 @@ def _descendants(value: Any, where: str) -> list[tuple[Any, str]]:
     return out
 
 
-def _like(pattern: str, escape: str) -> re.Pattern[str]:
-    """A LIKE pattern as a regular expression (% any run, _ one character, ``escape`` quoting
-    the next character); case-sensitive, as JSON strings compare in MySQL (utf8mb4_bin)."""
-    out, i = "", 0
+def _like_tokens(pattern: str, escape: str) -> list[str | None]:
+    """A LIKE pattern as tokens: a character to match, '' for _ (any one), None for % (any
+    run); ``escape`` makes the next character literal."""
+    tokens: list[str | None] = []
+    i = 0
     while i < len(pattern):
         ch = pattern[i]
         if ch == escape and i + 1 < len(pattern):
-            out += re.escape(pattern[i + 1])
+            tokens.append(pattern[i + 1])
             i += 2
             continue
-        out += ".*" if ch == "%" else "." if ch == "_" else re.escape(ch)
+        tokens.append(None if ch == "%" else "" if ch == "_" else ch)
         i += 1
-    return re.compile(out, re.DOTALL)
+    return tokens
+
+
+def like(text: str, tokens: list[str | None]) -> bool:
+    """Whether ``text`` matches the LIKE ``tokens``, case-sensitively (JSON strings compare as
+    utf8mb4_bin in MySQL). Greedy with one resume point per %: O(len(text) * len(tokens)),
+    never a backtracking regular expression (the pattern is the user's)."""
+    t = p = 0
+    star_p, star_t = -1, 0
+    while t < len(text):
+        if p < len(tokens) and tokens[p] is not None and tokens[p] in ("", text[t]):
+            t, p = t + 1, p + 1
+        elif p < len(tokens) and tokens[p] is None:
+            star_p, star_t = p, t
+            p += 1
+        elif star_p >= 0:
+            star_t += 1
+            t, p = star_t, star_p + 1
+        else:
+            return False
+    return all(token is None for token in tokens[p:])
 
 
 def json_search(
@@ -206,12 +227,12 @@ def json_search(
     one = mode.strip().lower()
     if one not in ("one", "all"):
         raise JsonError("JSON_BAD_ONE_OR_ALL", function="json_search")
-    pattern = _like(search, escape or "\\")
+    tokens = _like_tokens(search, escape or "\\")
     hits: list[str] = []
     for path in paths or ["$"]:
         for value, where in _located(doc, str(path)):
             for leaf, leaf_where in _descendants(value, where):
-                if isinstance(leaf, str) and pattern.fullmatch(leaf) and leaf_where not in hits:
+                if isinstance(leaf, str) and like(leaf, tokens) and leaf_where not in hits:
                     hits.append(leaf_where)
     if not hits:
         return None
