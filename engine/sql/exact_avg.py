@@ -37,11 +37,11 @@ _DECIMAL = re.compile(r"DECIMAL\((\d+),\s*(\d+)\)")
 _MAX_WIDTH = 38  # DuckDB's widest DECIMAL (MySQL's is 65)
 INCREMENT = 4  # MySQL's div_precision_increment default
 
-# sum and count of the argument → the average, scale k, rounded half away from zero
-_EXACT = (
-    "CAST(CAST(sign(__n) * ((abs(__n) * 2 + NULLIF(__c, 0)) // (2 * NULLIF(__c, 0))) "
-    "AS DECIMAL(38, 0)) * {unit} AS DECIMAL({width}, {scale}))"
-)
+# __t: the average truncated to scale k + 1 as an integer (HUGEINT // truncates toward zero, so
+# its last digit tells whether the rest is at least half a unit); DuckDB's round of a DECIMAL
+# rounds half away from zero, as MySQL. SUM and COUNT each appear once: DuckDB computes an
+# aggregate once per occurrence.
+_EXACT = "CAST(round(CAST(__t AS DECIMAL(38, 0)) * {unit}, {scale}) AS DECIMAL({width}, {scale}))"
 
 Probe = Callable[[exp.Select], list[str] | None]
 
@@ -57,7 +57,7 @@ def exact_type(duck_type: str) -> tuple[int, int] | None:
 
 @functools.cache
 def _template(width: int, scale: int) -> exp.Expr:
-    unit = "0." + "0" * (scale - 1) + "1"
+    unit = "0." + "0" * scale + "1"  # 10^-(scale + 1)
     return sqlglot.parse_one(_EXACT.format(unit=unit, width=width, scale=scale), read="duckdb")
 
 
@@ -75,15 +75,20 @@ def _aggregate(kind: type[exp.Expr], avg: exp.Avg) -> exp.Expr:
 def exact(avg: exp.Avg, precision: int, scale: int) -> exp.Expr | None:
     """``avg`` of an argument of DECIMAL(precision, scale) as MySQL's exact AVG."""
     width, result_scale = min(_MAX_WIDTH, precision + INCREMENT), scale + INCREMENT
-    if result_scale > width:
+    if result_scale > width or result_scale + 1 > _MAX_WIDTH:
         return None
     total = _aggregate(exp.Sum, avg)
     unscaled = exp.cast(
         exp.Mul(this=total, expression=exp.Literal.number(10**scale)) if scale else total,
         "HUGEINT",
     )
-    n = exp.Mul(this=exp.Paren(this=unscaled), expression=exp.Literal.number(10**INCREMENT))
-    values = {"__n": exp.Paren(this=n), "__c": _aggregate(exp.Count, avg)}
+    truncated = exp.IntDiv(
+        this=exp.Mul(
+            this=exp.Paren(this=unscaled), expression=exp.Literal.number(10 ** (INCREMENT + 1))
+        ),
+        expression=exp.Nullif(this=_aggregate(exp.Count, avg), expression=exp.Literal.number(0)),
+    )
+    values = {"__t": exp.Paren(this=truncated)}
     node = _template(width, result_scale).copy()
     for column in list(node.find_all(exp.Column)):
         if column.name in values:
