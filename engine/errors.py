@@ -155,6 +155,30 @@ class Errors:
     WRONG_PARAM_COUNT = ErrorSpec(1210, "HY000", "Incorrect arguments to {where}: {detail}")
     QUERY_INTERRUPTED = ErrorSpec(1317, "70100", "Query execution was interrupted")
     WRONG_ARGUMENTS = ErrorSpec(1210, "HY000", "Incorrect arguments to {where}")
+    # MySQL's JSON functions (engine/sql/mysql_json_doc.py raises them by name)
+    INVALID_JSON_TEXT = ErrorSpec(
+        3141,
+        "22032",
+        'Invalid JSON text in argument {argument} to function {function}: "{reason}" at '
+        "position {position}.",
+    )
+    INVALID_JSON_PATH = ErrorSpec(
+        3143,
+        "42000",
+        "Invalid JSON path expression. The error is around character position {position}.",
+    )
+    JSON_PATH_WILDCARD = ErrorSpec(
+        3149, "42000", "In this situation, path expressions may not contain the * and ** tokens."
+    )
+    JSON_VACUOUS_PATH = ErrorSpec(
+        3153, "42000", "The path expression '$' is not allowed in this context."
+    )
+    JSON_BAD_ONE_OR_ALL = ErrorSpec(
+        3154, "42000", "The oneOrAll argument to {function} may take these values: 'one' or 'all'."
+    )
+    JSON_PATH_NOT_ARRAY_CELL = ErrorSpec(
+        3165, "42000", "A path expression is not a path to a cell in an array."
+    )
     UNSUPPORTED_PS = ErrorSpec(
         1295, "HY000", "This command is not supported in the prepared statement protocol yet"
     )

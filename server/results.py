@@ -21,6 +21,7 @@ from mysql_mimic.types import ColumnType
 
 from drydock.engine.errors import Errors
 from drydock.engine.results import Result, RowStream
+from drydock.engine.sql.mysql_json_doc import mysql_text
 from drydock.server.column_meta import ColumnMeta, from_duck_type, temporal
 
 _EXACT = {
@@ -146,7 +147,14 @@ def time_text(column: ResultColumn, value: Any) -> bytes:
     return f"{sign}{hours:02d}:{minutes:02d}:{seconds:02d}{fraction}".encode("ascii")
 
 
+def _json_text(value: Any) -> Any:
+    """A JSON value as MySQL prints it (``{"a": 1, "b": [1, 2]}``, keys in MySQL's order);
+    DuckDB's json functions print compact text."""
+    return mysql_text(value) if isinstance(value, str) else value
+
+
 _CONVERT: dict[ColumnType, Callable[[Any], Any]] = {
+    ColumnType.JSON: _json_text,
     ColumnType.VARCHAR: _to_text,
     ColumnType.NEWDECIMAL: _to_text,
     ColumnType.DATETIME: _to_naive,

@@ -10,6 +10,7 @@ the table stays 1105 / HY000 with DuckDB's first line, as before.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -18,6 +19,7 @@ import duckdb
 
 from drydock.engine.errors import DrydockError, Errors, ErrorSpec, scrub_paths
 from drydock.engine.search import vector_functions
+from drydock.engine.sql import mysql_json_doc
 
 # DuckDB's physical type names → the SQL names MySQL prints in its messages
 _TYPE_NAMES = {
@@ -225,6 +227,19 @@ RULES: tuple[Rule, ...] = (
             "second_dim": m["second"] or m["second2"],
         },
     ),
+    # DuckDB's own json functions (JSON_EXTRACT, ->, ->> with a path it reads itself): MySQL
+    # 3141 names json_extract, which those are in MySQL
+    _rule(
+        duckdb.InvalidInputException,
+        r"Malformed JSON at byte (?P<position>\d+) of input: (?P<reason>[^.]*)",
+        Errors.INVALID_JSON_TEXT,
+        lambda m, c: {
+            "argument": "1",
+            "function": "json_extract",
+            "reason": m["reason"].strip().capitalize() + ".",
+            "position": m["position"],
+        },
+    ),
     _rule(
         duckdb.ConversionException,
         r"with value (?P<value>\S+) can't be cast because the value is out of "
@@ -272,6 +287,11 @@ def translate(exc: duckdb.Error, ctx: Context | None = None) -> DrydockError | N
     """The MySQL error for a DuckDB error when one rule matches it, else None."""
     context = ctx or Context()
     line = first_line(exc)
+    json_error = mysql_json_doc.ERROR_PATTERN.search(line)
+    if json_error is not None and isinstance(getattr(Errors, json_error["name"], None), ErrorSpec):
+        # a MySQL JSON function's own error (engine/sql/mysql_json_doc.py JsonError)
+        spec: ErrorSpec = getattr(Errors, json_error["name"])
+        return spec.error(**json.loads(json_error["params"]))
     for rule in RULES:
         if isinstance(exc, rule.exception):
             match = rule.pattern.search(line)

@@ -27,7 +27,7 @@ import sqlglot
 from sqlglot import exp
 
 from drydock.engine.errors import Errors
-from drydock.engine.sql import mysql_json
+from drydock.engine.sql import mysql_datetime, mysql_json, mysql_json_calls, mysql_numeric
 
 MACRO_SCHEMA = "mysql_is.main"
 
@@ -137,9 +137,11 @@ _MACROS = {
 
 def install(con: duckdb.DuckDBPyConnection) -> None:
     """(Re)create the macros in drydock's attached ``mysql_is`` database. Idempotent."""
-    for name, body in _MACROS.items():
+    for name, body in [*_MACROS.items(), *mysql_datetime.MACROS.items()]:  # callees first
         con.execute(f"CREATE OR REPLACE MACRO {MACRO_SCHEMA}.{name}{body}")
     mysql_json.install(con)
+    mysql_json_calls.install(con)
+    mysql_numeric.install(con)
 
 
 _TS = "TRY_CAST({0} AS TIMESTAMP)"
@@ -175,6 +177,8 @@ _TEMPLATES: dict[str, dict[int, str]] = {
     },
     # MySQL counts days from year 0, which its calendar does not make a leap year (12.7 TO_DAYS)
     "FROM_DAYS": {1: "CAST(DATE '0001-01-01' + CAST({0} - 366 AS INTEGER) AS DATE)"},
+    **mysql_datetime.TEMPLATES,
+    "CONV": {3: f"{mysql_numeric.CONV}(CAST({{0}} AS VARCHAR), {{1}}, {{2}})"},
 }
 
 # sqlglot's nodes for MySQL date functions whose argument DuckDB needs typed: a string such as
@@ -289,13 +293,14 @@ def _ordinal_days(node: exp.TimeToStr) -> exp.Expr | None:
     fmt = node.args.get("format")
     if not (isinstance(fmt, exp.Literal) and fmt.is_string):
         return None
-    pieces = _split_tokens(fmt.name, ("%D",))
-    if "%D" not in pieces:
+    computed = {"%D": "mysql_is.main.mysql_ordinal_day(day({0}))", **mysql_datetime.WEEK_SPECIFIERS}
+    pieces = _split_tokens(fmt.name, tuple(computed))
+    if not any(piece in computed for piece in pieces):
         return None
     value = node.this
     parts = [
-        _instantiate("mysql_is.main.mysql_ordinal_day(day({0}))", [value])
-        if piece == "%D"
+        _instantiate(computed[piece], [value])
+        if piece in computed
         else exp.TimeToStr(this=value.copy(), format=exp.Literal.string(piece))
         for piece in pieces
     ]
@@ -432,6 +437,8 @@ def _retype(node: exp.Expr) -> exp.Expr | None:
         node.set("this", _instantiate(_TS, [node.this]))
     elif isinstance(node, _CLOCK_ARGUMENT) and isinstance(node.this, exp.Literal):
         node.set("this", _instantiate(_CLOCK, [node.this]))
+    elif (dated := _retype_datetime(node)) is not None:
+        return dated
     elif isinstance(node, exp.TimestampDiff):
         unit = _UNITS.get(node.text("unit").upper())
         if unit is None:
@@ -459,6 +466,39 @@ def _retype(node: exp.Expr) -> exp.Expr | None:
         return _instantiate(
             "(date_diff('day', DATE '0001-01-01', TRY_CAST({0} AS DATE)) + 365)", [node.this]
         )
+    return None
+
+
+def _retype_datetime(node: exp.Expr) -> exp.Expr | None:
+    """The typed sqlglot nodes engine/sql/mysql_datetime.py gives MySQL's meaning."""
+    if isinstance(node, exp.TimeFromParts):  # MAKETIME
+        parts = [node.args.get(k) for k in ("hour", "min", "sec")]
+        return _instantiate(mysql_datetime.MAKETIME, _present(*parts))
+    if type(node) is exp.Time:
+        return _instantiate(mysql_datetime.CLOCK, [node.this])
+    if type(node) is exp.Timestamp and node.args.get("zone") is not None:
+        return _instantiate(mysql_datetime.TIMESTAMP_PLUS_TIME, [node.this, node.args["zone"]])
+    if isinstance(node, exp.TimestampDiff):
+        months = mysql_datetime.MONTH_UNITS.get(node.text("unit").upper())
+        if months is None:
+            return None
+        return _instantiate(
+            mysql_datetime.MONTHS_DIFF,
+            [node.expression, node.this, exp.Literal.number(months)],
+        )
+    if isinstance(node, exp.BitwiseCount):
+        return _instantiate(mysql_numeric.BIT_COUNT, [node.this])
+    if isinstance(node, exp.Extract):
+        template = mysql_datetime.compound_extract(node.this.name)
+        if template is None:
+            value = node.expression
+            if isinstance(value, exp.Literal) and value.is_string:  # read as a DATETIME
+                node.set("expression", _instantiate(_TS, [value]))
+            return None
+        return _instantiate(template.format(_TS), [node.expression])
+    if isinstance(node, (exp.UtcTimestamp, exp.UtcTime)):
+        now = _now("UTC_TIMESTAMP", [node.this] if node.this is not None else [])
+        return now if isinstance(node, exp.UtcTimestamp) else exp.cast(now, "TIME")
     return None
 
 
@@ -492,6 +532,9 @@ def _rewrite(node: Any) -> exp.Expr | None:
     retyped = _retype(node)
     if retyped is not None:
         return retyped
+    json_call = mysql_json_calls.rewrite(node)
+    if json_call is not None:
+        return json_call
     found = _name_and_args(node)
     if found is None:
         return None
@@ -502,6 +545,8 @@ def _rewrite(node: Any) -> exp.Expr | None:
         return _from_unixtime_format(args)
     if name == "TIME_FORMAT":
         return _time_format(args)
+    if name == "GET_FORMAT":
+        return mysql_datetime.get_format(args)
     if name in ("JSON_CONTAINS", "JSON_CONTAINS_PATH"):
         return _json_search(name, args)
     by_arity = _TEMPLATES.get(name)

@@ -21,6 +21,8 @@ from typing import Any
 import duckdb
 from duckdb.func import FunctionNullHandling
 
+from drydock.engine.sql.mysql_json_doc import JsonError, parse
+
 CONTAINS = "mysql_json_contains"
 CONTAINS_PATH = "mysql_json_contains_path"
 
@@ -36,20 +38,22 @@ _STEP = re.compile(
 )
 
 
-class _BadPath(ValueError):
-    pass
+def _bad_path(position: int) -> JsonError:
+    return JsonError("INVALID_JSON_PATH", position=position)
 
 
-def _steps(path: str) -> list[tuple[str, Any]]:
+def steps(path: str) -> list[tuple[str, Any]]:
+    """``path``'s legs: ("member", key or None for .*), ("index", '3'|'last-1'|'*'),
+    ("deep", None); 3143 when it is no MySQL path."""
     text = path.strip()
     if not text.startswith("$"):
-        raise _BadPath(f"Invalid JSON path expression {path[:64]!r}: it must start with '$'")
+        raise _bad_path(0)
     steps: list[tuple[str, Any]] = []
     at = 1
     while at < len(text):
         match = _STEP.match(text, at)
         if match is None or match.end() == at:
-            raise _BadPath(f"Invalid JSON path expression {path[:64]!r} at character {at}")
+            raise _bad_path(at)
         at = match.end()
         if match["star"]:
             steps.append(("member", None))
@@ -62,7 +66,7 @@ def _steps(path: str) -> list[tuple[str, Any]]:
         else:
             steps.append(("deep", None))
     if steps and steps[-1][0] == "deep":
-        raise _BadPath(f"Invalid JSON path expression {path[:64]!r}: it may not end in '**'")
+        raise _bad_path(len(text))
     return steps
 
 
@@ -107,7 +111,7 @@ def _descendants(value: Any) -> list[Any]:
 def select(document: Any, path: str) -> list[Any]:
     """The values ``path`` selects in the parsed ``document``."""
     values = [document]
-    for step in _steps(path):
+    for step in steps(path):
         values = _step(values, step)
         if not values:
             break
@@ -134,12 +138,7 @@ def contains(target: Any, candidate: Any) -> bool:
 
 
 def _document(text: str, argument: int, function: str) -> Any:
-    try:
-        return json.loads(text)
-    except ValueError:
-        raise ValueError(
-            f"Invalid JSON text in argument {argument} to function {function}"
-        ) from None
+    return parse(text, argument, function)
 
 
 def json_contains(target: str | None, candidate: str | None, path: str | None) -> int | None:
@@ -148,7 +147,7 @@ def json_contains(target: str | None, candidate: str | None, path: str | None) -
     document = _document(target, 1, "json_contains")
     wanted = _document(candidate, 2, "json_contains")
     if any(ch in path for ch in "*"):
-        raise ValueError("In this situation, path expressions may not contain the * and ** tokens")
+        raise JsonError("JSON_PATH_WILDCARD")
     found = select(document, path)
     if not found:
         return None
@@ -161,9 +160,7 @@ def json_contains_path(document: str | None, mode: str | None, paths: list[str |
     parsed = _document(document, 1, "json_contains_path")
     one = mode.strip().lower()
     if one not in ("one", "all"):
-        raise ValueError(
-            "The oneOrAll argument to json_contains_path may take these values: 'one' or 'all'"
-        )
+        raise JsonError("JSON_BAD_ONE_OR_ALL", function="json_contains_path")
     hits = [bool(select(parsed, str(p))) for p in paths]
     return int(any(hits) if one == "one" else all(hits))
 

@@ -31,6 +31,7 @@ from drydock.engine.sql import (
     collation,
     group_by_keys,
     dml_counts,
+    exact_avg,
     info_schema,
     mysql_dml,
     mysql_functions,
@@ -51,7 +52,7 @@ from drydock.engine.sql.table_traits import TableTraits, Traits
 from drydock.engine.sql.savepoints import RecordingCursor, WriteClock
 from drydock.engine.sql.transactions import SessionTransaction, is_read
 from drydock.engine.sql.deadlines import Deadline
-from drydock.engine.errors import Errors
+from drydock.engine.errors import DrydockError, Errors
 from drydock.engine.results import Result
 from drydock.engine.session import SessionContext
 from drydock.engine.sql.sql_relations import Reference
@@ -272,6 +273,10 @@ class QuerySession(ExternalBinding, StatementExecution):
             self._bind_info_schema(expression, ctx, resolver, registered)
             key = self._complete_insert(expression)
             group_by_keys.complete(expression, self._table_traits)  # functional dependence
+            if expression.find(exp.Avg) is not None:  # MySQL's exact AVG of exact numbers
+                exact_avg.rewrite(
+                    expression, lambda probe: self._probe_types(probe, authorized, expression, ctx)
+                )
             changed_rows = dml_counts.changed_rows_query(expression)  # UPDATE's OK packet
             if (
                 isinstance(expression, exp.Update)
@@ -296,6 +301,27 @@ class QuerySession(ExternalBinding, StatementExecution):
         finally:
             for name in registered:
                 self._cursor.unregister(name)
+
+    def _probe_types(
+        self, probe: exp.Select, authorized: Any, expression: exp.Expr, ctx: SessionContext
+    ) -> list[str] | None:
+        """The DuckDB types of ``probe``'s columns (engine/sql/exact_avg.py), bound by DESCRIBE
+        (no rows read) after the same verification as any statement; None when it does not
+        bind. In a transaction a failed bind aborts it, so its error is the statement's."""
+        sql = probe.sql(dialect="duckdb")
+        try:
+            verify(probe, sql, authorized, self._serialize)
+        except DrydockError:
+            return None  # the statement's own verification decides
+        if self.transaction.open:
+            with self.duckdb_errors(expression, ctx):
+                rows = self._cursor.execute(f"DESCRIBE {sql}").fetchall()
+        else:
+            try:
+                rows = self._cursor.execute(f"DESCRIBE {sql}").fetchall()
+            except duckdb.Error:
+                return None
+        return [str(row[1]) for row in rows]
 
     def _complete_insert(self, expression: exp.Expr) -> mysql_dml.AutoIncrement | None:
         """An INSERT into an internal table: its conflict target, and ``RETURNING`` the

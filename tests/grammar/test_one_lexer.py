@@ -70,6 +70,10 @@ ALLOWED = {
         "_STEP",
     ): "a JSON path argument's value (MySQL's path syntax), never statement text",
     (
+        "engine/sql/mysql_json_info.py",
+        "json_unquote",
+    ): "a JSON_UNQUOTE argument's value (a JSON string's quotes), never statement text",
+    (
         "engine/sql/sql_relations.py",
         "verify_with_duckdb",
     ): "'#' marks a table function among drydock's own relation names, not a comment",

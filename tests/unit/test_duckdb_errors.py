@@ -35,6 +35,15 @@ CTX = Context(table="p", database="d1")
 
 # (sql, context, code, sqlstate, message)
 CASES = [
+    # DuckDB's own json functions (MySQL 3141, naming json_extract)
+    (
+        "SELECT json_extract('{a', '$.a')",
+        CTX,
+        3141,
+        "22032",
+        'Invalid JSON text in argument 1 to function json_extract: "Unexpected character." at '
+        "position 1.",
+    ),
     # vectors (engine/search/vector_functions.py): its macros' errors and DuckDB's list_* ones
     (
         "SELECT error('drydock-invalid-vector: [1,nan]')",
