@@ -4,7 +4,8 @@ number, its longest numeric prefix). DuckDB refuses ``'42' + 1`` ("Could not cho
 candidate function") and answers ``'4.5' * 2`` as 10, casting the string to the other side's
 INTEGER. Drivers that bind every parameter as a string (PHP PDO's ``execute([42])``) send exactly
 these literals, so each string literal operand of ``+ - * / DIV %`` becomes the DOUBLE MySQL
-computes from it. A string added to an INTERVAL is a DATETIME instead (engine/sql/mysql_functions.py).
+computes from it. A string added to an INTERVAL is a DATETIME instead
+(engine/sql/mysql_functions.py).
 """
 
 from __future__ import annotations
