@@ -27,7 +27,13 @@ import sqlglot
 from sqlglot import exp
 
 from drydock.engine.errors import Errors
-from drydock.engine.sql import mysql_datetime, mysql_json, mysql_json_calls, mysql_numeric
+from drydock.engine.sql import (
+    mysql_datetime,
+    mysql_json,
+    mysql_json_calls,
+    mysql_numeric,
+    string_numbers,
+)
 
 MACRO_SCHEMA = "mysql_is.main"
 
@@ -641,6 +647,7 @@ def translate(expression: exp.Expr) -> exp.Expr:
     for node in nodes:
         if isinstance(node, (exp.Add, exp.Sub)):
             _typed_interval_operand(node)
+    string_numbers.numeric_operands(expression)
     for node in reversed(date_arithmetic):  # innermost first; each stays in the tree
         wrapper = exp.Cast(to=exp.DataType.build("DATE"))
         node.replace(wrapper)

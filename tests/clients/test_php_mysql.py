@@ -52,12 +52,6 @@ def test_pdo_integer_parameter_plus_one(output: polyglot.Output) -> None:
     assert output.check("pdo_plus_one_int") == {"v": ("integer", "43")}
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a string operand of + is not converted to a number: SELECT '42' + 1 (also as text) "
-    "fails with 1582 'Incorrect parameter count or types in the call to native function '+''; "
-    "MySQL answers the DOUBLE 43 (the passthrough, not the wire)",
-)
 def test_pdo_string_parameter_plus_one(output: polyglot.Output) -> None:
     """PDO's execute([42]) binds every value as a string."""
     assert output.check("pdo_plus_one_string") == {"v": ("double", "43")}
