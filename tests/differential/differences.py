@@ -238,7 +238,6 @@ KNOWN_GAPS: dict[str, str] = {
         "ON DUPLICATE KEY UPDATE counts unchanged duplicates as updated (affected, Duplicates:)"
     ),
     "insert_ignore_duplicates": "INSERT IGNORE gives no 1062 warning per skipped row",
-    "savepoint_rollback_to": "SAVEPOINT / ROLLBACK TO SAVEPOINT refused (1235)",
     "error_1406_data_too_long": "VARCHAR(n) / CHAR(n) lengths not enforced (no 1406)",
     "error_1265_enum": "a value outside an ENUM is 1366 (HY000), not 1265 (01000)",
     "error_division_by_zero": (
@@ -254,7 +253,6 @@ KNOWN_GAPS: dict[str, str] = {
         "a TIME column holds one day (DuckDB's TIME): '-12:30:00' is refused with 1292"
     ),
     "types_enum_set_columns": "SET members are not put in declared order on insert",
-    "types_json_column": "JSON text not normalised as MySQL prints it",
     "types_show_full_columns": (
         "SHOW FULL COLUMNS: Privileges only `select`, column COMMENT lost, VARCHAR(n) as "
         "65535, DECIMAL default `0` not `0.00`"
@@ -276,7 +274,6 @@ KNOWN_GAPS: dict[str, str] = {
     ),
     "information_schema_key_column_usage": "KEY_COLUMN_USAGE: no FOREIGN KEY rows (REFERENCED_*)",
     "select_decimal_division": "`/` is DOUBLE division, not DECIMAL with 4 more digits",
-    "select_aggregate_types": "AVG is DOUBLE, not DECIMAL with 4 more digits",
     "select_float_double": (
         "a FLOAT column reads as its float32 value widened to double (0.10000000149011612)"
     ),
