@@ -46,6 +46,7 @@ from drydock.engine.sql.external_binding import (
 )
 from drydock.engine.sql.identifiers import quoted
 from drydock.engine.dictionary import store as dictionary_store
+from drydock.engine.dictionary.model import TableDef
 from drydock.engine.sql.table_traits import TableTraits, Traits
 from drydock.engine.sql.transactions import SessionTransaction
 from drydock.engine.sql.deadlines import Deadline
@@ -166,6 +167,7 @@ class QuerySession(ExternalBinding, StatementExecution):
     def __init__(self, cursor: duckdb.DuckDBPyConnection, traits: TableTraits | None = None):
         self._cursor = cursor
         self._traits = traits or TableTraits()
+        self._ddl_in_transaction = False  # the open transaction changed definitions (execution.py)
         self._schema: str | None = "main"
         self.transaction = SessionTransaction(cursor)
         # registered Arrow objects by id, each with its name; the oldest is unregistered past the
@@ -249,6 +251,7 @@ class QuerySession(ExternalBinding, StatementExecution):
         try:
             # Tables first: the information_schema binding adds placeholder tables of its own.
             authorized = self._bind_references(references, resolver, searched, registered)
+            planned = result_origins.define(planned, self._table_definition)
             self._bind_info_schema(expression, ctx, resolver, registered)
             key = self._complete_insert(expression)
             group_by_keys.complete(expression, self._table_traits)  # functional dependence
@@ -292,6 +295,20 @@ class QuerySession(ExternalBinding, StatementExecution):
             expression.set("returning", exp.Returning(expressions=[exp.column(key.column)]))
         return key
 
+    def _table_definition(self, table: exp.Table) -> TableDef | None:
+        """The declared definition of an internal table, for its result columns. Inside a
+        transaction that ran no DDL the committed definitions kept in the cache hold (a SELECT
+        there pays no dictionary read); after DDL in it, its own are read."""
+        open_ = self.transaction.open
+        traits = self._traits.get(
+            self._cursor,
+            table.text("db"),
+            table.name,
+            cache=not (open_ and self._ddl_in_transaction),
+            keep=not open_,
+        )
+        return traits.definition
+
     def _table_traits(self, table: exp.Table) -> Traits:
         return self._traits.get(
             self._cursor, table.text("db"), table.name, cache=not self.transaction.open
@@ -311,10 +328,12 @@ class QuerySession(ExternalBinding, StatementExecution):
             self.transaction.commit()
         finally:
             self._traits.changed()  # DDL it held is now visible to every session (or gone)
+            self._ddl_in_transaction = False
 
     def rollback(self) -> None:
         self.transaction.rollback()
         self._traits.changed()
+        self._ddl_in_transaction = False
 
     def _serialize(self, sql: str) -> str:
         rows = self._cursor.execute("SELECT json_serialize_sql(?)", [sql]).fetchall()  # drained
