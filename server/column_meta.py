@@ -123,11 +123,11 @@ def definition(
     )
     decimals = meta.decimals if meta.decimals is not None else _default_decimals(column_type)
     # numbers, dates and blobs are in the binary character set in MySQL's definitions
-    charset = (
-        column.character_set
-        if column_type in _TEXT or binary or meta.declared
-        else CharacterSet.binary
-    )
+    if meta.declared:  # strings and blobs in their own set; numbers, dates and JSON in binary
+        text = column_type in (ColumnType.STRING, ColumnType.VAR_STRING, ColumnType.BLOB)
+        charset = column.character_set if text else CharacterSet.binary
+    else:
+        charset = column.character_set if column_type in _TEXT or binary else CharacterSet.binary
     return packets.make_column_definition_41(
         server_charset=server_charset,
         schema=meta.schema,

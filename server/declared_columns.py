@@ -103,7 +103,7 @@ class Declared:
     """How one declared column goes on the wire: everything but the result's label."""
 
     type: ColumnType
-    charset: CharacterSet
+    charset: CharacterSet  # binary for binary strings and BIT (bytes), else utf8mb4
     length: int
     decimals: int
     flags: int
@@ -111,6 +111,8 @@ class Declared:
     text_encoder: TextEncoder | None = None  # its text-protocol form, when not str(value)
 
     def column(self, name: str) -> ResultColumn:
+        """The result column; its character set encodes the text form of the values (numbers
+        and dates as UTF-8 digits: server/column_meta.py declares them binary, as MySQL)."""
         if self.text_encoder is not None:
             return ResultColumn(name, self.type, self.charset, text_encoder=self.text_encoder)
         return ResultColumn(name, self.type, self.charset)
@@ -148,8 +150,7 @@ def declared(table: TableDef, column: ColumnDef) -> Declared:
 
 def _declared(table: TableDef, column: ColumnDef) -> Declared:
     t = column.data_type
-    binary = t in _BINARY_STRINGS or not (column.is_string or t in _TEXTS)
-    charset = CharacterSet.binary if binary else CharacterSet.utf8mb4
+    charset = CharacterSet.binary if t in _BINARY_STRINGS or t == "bit" else CharacterSet.utf8mb4
     convert, encoder = _values(column)
     return Declared(
         type=_TYPES[t],
@@ -324,9 +325,12 @@ def _bit_value(bits: int) -> Convert:
     return convert
 
 
-def _truncated(microseconds: int, fsp: int) -> int:
+def _rounding(microseconds: int, fsp: int) -> dt.timedelta:
+    """What makes ``microseconds`` a multiple of the fsp's step, rounded half up as MySQL
+    stores a longer fraction (DuckDB keeps all 6 digits whatever the declared fsp)."""
     step = 10 ** (6 - fsp)
-    return microseconds - microseconds % step
+    below = microseconds % step
+    return dt.timedelta(microseconds=(step - below) if below * 2 >= step else -below)
 
 
 def _datetime_value(fsp: int) -> Convert:
@@ -335,7 +339,7 @@ def _datetime_value(fsp: int) -> Convert:
             return v
         if v.tzinfo is not None:
             v = v.astimezone(dt.UTC).replace(tzinfo=None)
-        return v.replace(microsecond=_truncated(v.microsecond, fsp))
+        return v + _rounding(v.microsecond, fsp) if fsp < 6 else v
 
     return convert
 
@@ -360,12 +364,11 @@ def _time_value(fsp: int) -> Convert:
             )
         if not isinstance(v, dt.timedelta):
             return v
-        sign = -1 if v < dt.timedelta(0) else 1
+        if fsp == 6:
+            return v
         magnitude = abs(v)
-        kept = _truncated(magnitude.microseconds, fsp)
-        return sign * dt.timedelta(
-            days=magnitude.days, seconds=magnitude.seconds, microseconds=kept
-        )
+        rounded = magnitude + _rounding(magnitude.microseconds, fsp)
+        return -rounded if v < dt.timedelta(0) else rounded
 
     return convert
 
