@@ -130,18 +130,20 @@ class Declared:
         )
 
 
-_MEMO: dict[tuple[int, str], tuple[TableDef, Declared]] = {}
+_MEMO: dict[tuple[int, str], tuple[TableDef, Declared | None]] = {}
 _MEMO_SIZE = 4096
 
 
-def declared(table: TableDef, column: ColumnDef) -> Declared:
-    """``column`` of ``table`` on the wire; worked out once per kept definition (the memo holds
-    the definition, so its id is not reused while the entry lives)."""
-    key = (id(table), column.name)
+def declared(table: TableDef, name: str) -> Declared | None:
+    """Column ``name`` of ``table`` on the wire, None when the table declares no such column of
+    a MySQL type; worked out once per kept definition (the memo holds the definition, so its id
+    is not reused while the entry lives)."""
+    key = (id(table), name)
     hit = _MEMO.get(key)
     if hit is not None and hit[0] is table:
         return hit[1]
-    value = _declared(table, column)
+    column = table.column(name)
+    value = _declared(table, column) if column is not None and column.is_mysql_type else None
     if len(_MEMO) >= _MEMO_SIZE:
         _MEMO.clear()
     _MEMO[key] = (table, value)
@@ -277,8 +279,6 @@ def _values(column: ColumnDef) -> tuple[Convert | None, TextEncoder | None]:
     if t == "bit":
         return _bit_value(column.length or 1), None
     if t == "year":
-        return _integer, None
-    if t in ("tinyint", "smallint", "mediumint", "int", "bigint"):
         return _integer, None
     if t in _BINARY_STRINGS:
         return _bytes, None

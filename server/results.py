@@ -353,9 +353,8 @@ def declared_columns(result: Result) -> list[Declared | None]:
         return []
     out: list[Declared | None] = []
     for origin in origins:
-        column = origin.column_def() if origin is not None else None
-        table = origin.definition if column is not None else None
-        out.append(declared(table, column) if table is not None and column is not None else None)
+        table = origin.definition if origin is not None else None
+        out.append(declared(table, origin.org_name) if table is not None else None)
     return out
 
 

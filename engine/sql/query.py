@@ -168,6 +168,7 @@ class QuerySession(ExternalBinding, StatementExecution):
         self._cursor = cursor
         self._traits = traits or TableTraits()
         self._ddl_in_transaction = False  # the open transaction changed definitions (execution.py)
+        self._begun_at = -1  # TableTraits.generation when the open transaction began
         self._schema: str | None = "main"
         self.transaction = SessionTransaction(cursor)
         # registered Arrow objects by id, each with its name; the oldest is unregistered past the
@@ -298,14 +299,17 @@ class QuerySession(ExternalBinding, StatementExecution):
     def _table_definition(self, table: exp.Table) -> TableDef | None:
         """The declared definition of an internal table, for its result columns. Inside a
         transaction that ran no DDL the committed definitions kept in the cache hold (a SELECT
-        there pays no dictionary read); after DDL in it, its own are read."""
+        there pays no dictionary read), and what it reads is kept while no definition changed
+        since it began (its snapshot is then the committed state); after DDL in it, its own
+        are read."""
         open_ = self.transaction.open
         traits = self._traits.get(
             self._cursor,
             table.text("db"),
             table.name,
             cache=not (open_ and self._ddl_in_transaction),
-            keep=not open_,
+            keep=not open_
+            or (not self._ddl_in_transaction and self._begun_at == self._traits.generation),
         )
         return traits.definition
 
@@ -321,6 +325,8 @@ class QuerySession(ExternalBinding, StatementExecution):
         return self.transaction.open
 
     def begin(self) -> None:
+        if not self.transaction.open:  # read before BEGIN: a later change makes it stale
+            self._begun_at = self._traits.generation
         self.transaction.begin()
 
     def commit(self) -> None:

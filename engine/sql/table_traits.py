@@ -49,6 +49,12 @@ class TableTraits:
             self._generation += 1
             self._items.clear()
 
+    @property
+    def generation(self) -> int:
+        """Counts the changes: equal at two moments when no definition changed in between."""
+        with self._lock:
+            return self._generation
+
     def get(
         self, cursor: Any, schema: str, table: str, cache: bool = True, keep: bool | None = None
     ) -> Traits:
