@@ -299,12 +299,10 @@ def _plan(
         for d, t in zip(duck_types, types)
     ]
     for i, found in enumerate(declared_columns(result)):
-        if found is not None:  # a declared table column: MySQL's type and value forms
-            columns[i], types[i], converters[i] = (
-                found.column(columns[i].name),
-                found.type,
-                found.convert,
-            )
+        if found is not None:  # a declared table column: MySQL's type and value forms (else
+            # the stored type's conversion: a BOOLEAN behind TINYINT(1) still sends 0/1)
+            columns[i], types[i] = found.column(columns[i].name), found.type
+            converters[i] = found.convert or converters[i]
     convert: RowConverter | None = None
     if any(converters):
 

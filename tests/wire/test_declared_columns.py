@@ -236,3 +236,46 @@ def test_prepare_column_list_is_the_declared_one(dc: ServerProcess) -> None:
         conn.cmd_stmt_close(prepared["statement_id"])
     finally:
         conn.close()
+
+
+def test_mysqlclient_converts_by_the_declared_types(dc: ServerProcess) -> None:
+    """libmariadb (mysqlclient's C client) picks each value's Python type by the type code."""
+    MySQLdb = pytest.importorskip("MySQLdb")
+    conn = MySQLdb.connect(
+        host=dc.host, port=dc.port, user="root", passwd="", charset="utf8mb4", connect_timeout=10
+    )
+    try:
+        cur = conn.cursor()
+        cur.execute("SELECT b, d, dtm, dtm3, tm2, bt, e, vb, i FROM dc.t")
+        assert [d[1] for d in cur.description] == [1, 246, 12, 12, 11, 16, 254, 252, 3]
+        assert cur.fetchone() == (
+            1,
+            Decimal("3.50"),
+            dt.datetime(2024, 1, 1, 10, 0),
+            dt.datetime(2024, 1, 1, 10, 0, 0, 500000),
+            dt.timedelta(seconds=3723, microseconds=460000),
+            b"\n",
+            "bb",
+            b"vb",
+            9,
+        )
+    finally:
+        conn.close()
+
+
+def test_bool_is_tinyint_1_printing_0_and_1(dc: ServerProcess) -> None:
+    """BOOL is TINYINT(1) to MySQL; DuckDB stores it as BOOLEAN, whose values still print 0/1."""
+    conn = dc.connect()
+    with conn.cursor() as cur:
+        cur.execute("CREATE TABLE dc.flags (on_ BOOL, off_ BOOLEAN NOT NULL)")
+        cur.execute("INSERT INTO dc.flags VALUES (true, false)")
+    fields, row = _fields(conn, "SELECT on_, off_ FROM dc.flags")
+    assert [(f.type_code, f.length, f.flags) for f in fields] == [(1, 1, 0), (1, 1, 4097)]
+    assert row == (1, 0)
+    binary = _connector(dc)
+    try:
+        cur = binary.cursor(prepared=True)
+        cur.execute("SELECT on_, off_ FROM dc.flags WHERE off_ = ?", (0,))
+        assert cur.fetchall() == [(1, 0)]
+    finally:
+        binary.close()
