@@ -102,6 +102,7 @@ TextEncoder = Callable[[ResultColumn, Any], bytes]
 class Declared:
     """How one declared column goes on the wire: everything but the result's label."""
 
+    name: str  # as declared: the definition's org_name, whatever case the query wrote
     type: ColumnType
     charset: CharacterSet  # binary for binary strings and BIT (bytes), else utf8mb4
     length: int
@@ -117,12 +118,12 @@ class Declared:
             return ResultColumn(name, self.type, self.charset, text_encoder=self.text_encoder)
         return ResultColumn(name, self.type, self.charset)
 
-    def meta(self, schema: str, table: str, org_table: str, org_name: str) -> ColumnMeta:
+    def meta(self, schema: str, table: str, org_table: str) -> ColumnMeta:
         return ColumnMeta(
             schema=schema,
             table=table,
             org_table=org_table,
-            org_name=org_name,
+            org_name=self.name,
             length=self.length,
             decimals=self.decimals,
             flags=self.flags,
@@ -155,6 +156,7 @@ def _declared(table: TableDef, column: ColumnDef) -> Declared:
     charset = CharacterSet.binary if t in _BINARY_STRINGS or t == "bit" else CharacterSet.utf8mb4
     convert, encoder = _values(column)
     return Declared(
+        name=column.name,
         type=_TYPES[t],
         charset=charset,
         length=min(_length(table, column), _MAX_LENGTH),

@@ -396,7 +396,7 @@ def column_metas(wire: AllowedResult, result: Result) -> MetaByColumn:
             origin = origins[i]
             out[id(column)] = (
                 column,
-                shape.meta(origin.schema, origin.table, origin.org_table, origin.org_name),
+                shape.meta(origin.schema, origin.table, origin.definition.name),
             )
             continue
         meta = (

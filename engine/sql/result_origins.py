@@ -17,7 +17,7 @@ from dataclasses import dataclass, field, replace
 
 from sqlglot import exp
 
-from drydock.engine.dictionary.model import ColumnDef, TableDef
+from drydock.engine.dictionary.model import TableDef
 from drydock.engine.results import Result
 from drydock.engine.session import INTERNAL, SessionContext
 
@@ -33,14 +33,6 @@ class Origin:
     source: exp.Table | None = field(default=None, compare=False, repr=False)
     # the internal table's declared definition (:func:`define`), None when it has none
     definition: TableDef | None = field(default=None, compare=False, repr=False)
-
-    def column_def(self) -> ColumnDef | None:
-        """The declared definition of this column, when its table has one and it is a MySQL
-        type (a DuckDB-only type such as FLOAT[3] is described from DuckDB's type)."""
-        if self.definition is None or not self.org_name:
-            return None
-        column = self.definition.column(self.org_name)
-        return column if column is not None and column.is_mysql_type else None
 
 
 Plan = list["Origin | None | str"]  # per projection: an origin, nothing, or '*' of a table

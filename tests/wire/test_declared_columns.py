@@ -146,6 +146,9 @@ def test_aliased_and_qualified_columns_keep_the_definition(dc: ServerProcess) ->
     assert (fields[1].type_code, fields[1].length, fields[1].flags) == (253, 160, 4097)
     assert fields[2].org_name == "" or fields[2].org_table == ""  # an expression: no definition
     assert fields[2].flags & 0x4000 == 0
+    # org_name / org_table are the declared spellings, however the query wrote them
+    fields, _ = _fields(conn, "SELECT ID FROM dc.T")
+    assert (fields[0].org_name, fields[0].org_table) == ("id", "t")
 
 
 def test_key_flags_follow_the_keys(dc: ServerProcess) -> None:
