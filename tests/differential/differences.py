@@ -208,9 +208,9 @@ _DECLARED_TYPES = (
     "varchar(65535), ENUM as text, BIT/SET/YEAR missing, TINYINT(1) as tinyint"
 )
 _DEFINITIONS = (
-    "column definitions: table columns lack NOT_NULL/PRI_KEY/NO_DEFAULT_VALUE/AUTO_INCREMENT "
-    "flags and carry BINARY|NUM; string lengths are 65535 characters, not the declared ones; "
-    "expression types and lengths are DuckDB's (comparisons TINYINT, COUNT length 20, …)"
+    "column definitions: expressions and information_schema / SHOW columns are described from "
+    "DuckDB's types (BINARY|NUM flags, text length 65535, comparisons TINYINT, COUNT length 20, "
+    "…), not MySQL's; declared table columns match"
 )
 
 KNOWN_GAPS: dict[str, str] = {
