@@ -91,7 +91,9 @@ _INTEGER_LENGTHS = {
 _BINARY_STRINGS = ("binary", "varbinary", "tinyblob", "blob", "mediumblob", "longblob")
 _TEXTS = ("tinytext", "text", "mediumtext", "longtext")
 _MAX_LENGTH = 4294967295  # the definition's length is 4 bytes
-_MBMAXLEN = {"utf8mb4": 4, "utf8mb3": 3, "utf8": 3, "ucs2": 2, "utf16": 4, "utf32": 4}
+# a string's length is in the results' character set (MySQL converts it: characters times that
+# set's longest character), which drydock sends in utf8mb4 whatever the column's own set
+RESULTS_MBMAXLEN = 4
 NOT_FIXED_DEC = 31
 
 Convert = Callable[[Any], Any]
@@ -159,7 +161,7 @@ def _declared(table: TableDef, column: ColumnDef) -> Declared:
         name=column.name,
         type=_TYPES[t],
         charset=charset,
-        length=min(_length(table, column), _MAX_LENGTH),
+        length=min(_length(column), _MAX_LENGTH),
         decimals=_decimals(column),
         flags=_flags(table, column),
         convert=convert,
@@ -167,7 +169,7 @@ def _declared(table: TableDef, column: ColumnDef) -> Declared:
     )
 
 
-def _length(table: TableDef, column: ColumnDef) -> int:
+def _length(column: ColumnDef) -> int:
     t = column.data_type
     if t in _INTEGER_LENGTHS:
         if column.length is not None and (column.zerofill or t == "tinyint"):
@@ -193,8 +195,7 @@ def _length(table: TableDef, column: ColumnDef) -> int:
     characters = column.character_maximum_length() or FIXED_LENGTH.get(t, 0)
     if t in _BINARY_STRINGS:
         return characters
-    charset = (column.charset or table.charset or "utf8mb4").lower()
-    return characters * _MBMAXLEN.get(charset, 1)
+    return characters * RESULTS_MBMAXLEN
 
 
 def _fraction_width(fsp: int | None) -> int:
