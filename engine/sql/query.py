@@ -48,6 +48,7 @@ from drydock.engine.sql.external_binding import (
 )
 from drydock.engine.sql.identifiers import quoted
 from drydock.engine.dictionary import store as dictionary_store
+from drydock.engine.dictionary.model import TableDef
 from drydock.engine.sql.table_traits import TableTraits, Traits
 from drydock.engine.sql.savepoints import RecordingCursor, WriteClock
 from drydock.engine.sql.transactions import SessionTransaction, is_read
@@ -180,6 +181,8 @@ class QuerySession(ExternalBinding, StatementExecution):
         self._cursor = RecordingCursor(cursor)
         self._traits = traits or TableTraits()
         self._writes = writes or WriteClock()
+        self._ddl_in_transaction = False  # the open transaction changed definitions (execution.py)
+        self._begun_at = -1  # TableTraits.generation when the open transaction began
         self._schema: str | None = "main"
         self.transaction = SessionTransaction(self._cursor, self._writes)
         # registered Arrow objects by id, each with its name; the oldest is unregistered past the
@@ -270,6 +273,7 @@ class QuerySession(ExternalBinding, StatementExecution):
         try:
             # Tables first: the information_schema binding adds placeholder tables of its own.
             authorized = self._bind_references(references, resolver, searched, registered)
+            planned = result_origins.define(planned, self._table_definition)
             self._bind_info_schema(expression, ctx, resolver, registered)
             key = self._complete_insert(expression)
             group_by_keys.complete(expression, self._table_traits)  # functional dependence
@@ -340,6 +344,23 @@ class QuerySession(ExternalBinding, StatementExecution):
             self._cursor.note_sequence(key.sequence)  # a savepoint's replay gives the same ids
         return key
 
+    def _table_definition(self, table: exp.Table) -> TableDef | None:
+        """The declared definition of an internal table, for its result columns. Inside a
+        transaction that ran no DDL the committed definitions kept in the cache hold (a SELECT
+        there pays no dictionary read), and what it reads is kept while no definition changed
+        since it began (its snapshot is then the committed state); after DDL in it, its own
+        are read."""
+        open_ = self.transaction.open
+        traits = self._traits.get(
+            self._cursor,
+            table.text("db"),
+            table.name,
+            cache=not (open_ and self._ddl_in_transaction),
+            keep=not open_
+            or (not self._ddl_in_transaction and self._begun_at == self._traits.generation),
+        )
+        return traits.definition
+
     def _table_traits(self, table: exp.Table) -> Traits:
         return self._traits.get(
             self._cursor, table.text("db"), table.name, cache=not self.transaction.open
@@ -352,6 +373,8 @@ class QuerySession(ExternalBinding, StatementExecution):
         return self.transaction.open
 
     def begin(self) -> None:
+        if not self.transaction.open:  # read before BEGIN: a later change makes it stale
+            self._begun_at = self._traits.generation
         self.transaction.begin()
 
     def commit(self) -> None:
@@ -359,10 +382,12 @@ class QuerySession(ExternalBinding, StatementExecution):
             self.transaction.commit()
         finally:
             self._traits.changed()  # DDL it held is now visible to every session (or gone)
+            self._ddl_in_transaction = False
 
     def rollback(self) -> None:
         self.transaction.rollback()
         self._traits.changed()
+        self._ddl_in_transaction = False
 
     def savepoint(self, name: str) -> None:
         self.transaction.savepoint(name)
