@@ -49,6 +49,10 @@ _INTEGER_TYPES = {
     exp.DataType.Type.UINT,
     exp.DataType.Type.UBIGINT,
 }
+_MEDIUM_AS = {
+    exp.DataType.Type.MEDIUMINT: exp.DataType.Type.INT,
+    exp.DataType.Type.UMEDIUMINT: exp.DataType.Type.UINT,
+}
 _FLOAT_TYPES = {exp.DataType.Type.FLOAT, exp.DataType.Type.DOUBLE}
 _SINGLE_PRECISION_BITS = 24
 
@@ -59,6 +63,9 @@ def adapt_create_table(create: exp.Create, schema: str) -> tuple[list[str], list
     for data_type in create.find_all(exp.DataType):
         if data_type.this in _INTEGER_TYPES:
             data_type.set("expressions", [])
+            # DuckDB has no MEDIUMINT: INTEGER holds it (its range is enforced from the
+            # dictionary, engine/sql/enforce_values.py)
+            data_type.set("this", _MEDIUM_AS.get(data_type.this, data_type.this))
         elif data_type.this in _FLOAT_TYPES:
             _float_type(data_type)
     for charset in list(create.find_all(exp.CharacterSetColumnConstraint)):

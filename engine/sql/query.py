@@ -50,7 +50,9 @@ from drydock.engine.sql.table_traits import TableTraits, Traits
 from drydock.engine.sql.transactions import SessionTransaction
 from drydock.engine.sql.deadlines import Deadline
 from drydock.engine.errors import Errors
-from drydock.engine.results import Result
+from drydock.engine.results import Diagnostic, Result
+from drydock.engine.sql import enforce_values, enforcement
+from drydock.engine.sql.session_variables import MYSQL_DEFAULT_SQL_MODE
 from drydock.engine.session import SessionContext
 from drydock.engine.sql.sql_relations import Reference
 from drydock.engine.sql.verdict_cache import verify
@@ -251,6 +253,7 @@ class QuerySession(ExternalBinding, StatementExecution):
             authorized = self._bind_references(references, resolver, searched, registered)
             self._bind_info_schema(expression, ctx, resolver, registered)
             key = self._complete_insert(expression)
+            enforced = self._enforce(expression, ctx)  # strict mode: before DuckDB runs it
             group_by_keys.complete(expression, self._table_traits)  # functional dependence
             changed_rows = dml_counts.changed_rows_query(expression)  # UPDATE's OK packet
             if (
@@ -269,6 +272,7 @@ class QuerySession(ExternalBinding, StatementExecution):
                 expression.meta["changed_rows_sql"] = changed_sql
             result = self._execute(expression, sql, ctx, key, stream=stream and not registered)
             result_origins.attach(result, planned)
+            result.warnings[:0] = enforced
             if searched is not None:
                 result.warnings.extend(searched.notes)
                 result.plan = searched
@@ -291,6 +295,26 @@ class QuerySession(ExternalBinding, StatementExecution):
         if key is not None and key.generates:
             expression.set("returning", exp.Returning(expressions=[exp.column(key.column)]))
         return key
+
+    def _enforce(self, expression: exp.Expr, ctx: SessionContext) -> list[Diagnostic]:
+        """MySQL's strict-mode rules on an INSERT or UPDATE of an internal table with a
+        dictionary definition (engine/sql/enforcement.py): its warnings, or MySQL's error."""
+        if isinstance(expression, exp.Insert):
+            table = mysql_dml.target_table(expression)
+        elif isinstance(expression, exp.Update) and isinstance(expression.this, exp.Table):
+            table = expression.this
+        else:
+            return []
+        if table is None or table.text("catalog").lower() != INTERNAL:
+            return []
+        definition = self._table_traits(table).definition
+        if definition is None:
+            return []
+        strict = enforce_values.strict(_session_variable(ctx, "sql_mode", MYSQL_DEFAULT_SQL_MODE))
+        with self.duckdb_errors(expression, ctx):
+            if isinstance(expression, exp.Insert):
+                return enforcement.enforce_insert(expression, definition, self._cursor, strict)
+            return enforcement.enforce_update(expression, definition, self._cursor, strict)
 
     def _table_traits(self, table: exp.Table) -> Traits:
         return self._traits.get(
@@ -329,6 +353,14 @@ class QuerySession(ExternalBinding, StatementExecution):
         except duckdb.Error as exc:
             self.transaction.after_failure()
             raise Errors.QUERY_FAILED.error(detail=first_line(exc)) from None
+
+
+def _session_variable(ctx: SessionContext, name: str, default: Any) -> Any:
+    try:
+        value = ctx.variables.get(name) if ctx.variables is not None else None
+    except Exception:  # noqa: BLE001 - a variables object without it: MySQL's default
+        return default
+    return default if value is None else value
 
 
 def _view_of(resolver: Resolver | None) -> Callable[[Reference], Any] | None:

@@ -15,6 +15,8 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any
 
+from drydock.engine.dictionary import store
+from drydock.engine.dictionary.model import TableDef
 from drydock.engine.session import INTERNAL
 from drydock.engine.sql.mysql_ddl import ON_UPDATE_MARK, SEQUENCE_PREFIX
 
@@ -30,6 +32,8 @@ class Traits:
     # the PRIMARY KEY and every UNIQUE key whose columns are all NOT NULL: what a GROUP BY
     # makes the table's other columns functionally dependent on (engine/sql/group_by_keys.py)
     keys: tuple[tuple[str, ...], ...] = ()
+    # the declared MySQL definition (engine/dictionary), None for a table without one
+    definition: TableDef | None = None
 
 
 class TableTraits:
@@ -82,6 +86,7 @@ def _read(cursor: Any, schema: str, table: str) -> Traits:
         auto_increment=auto_increment,
         on_update=tuple(on_update),
         keys=_keys(cursor, schema, table, {str(r[0]).lower() for r in rows if not r[3]}),
+        definition=store.load(cursor, schema, table) if rows else None,
     )
 
 

@@ -1,0 +1,284 @@
+"""Strict MySQL 8 on INSERT / REPLACE / UPDATE of an internal table whose definition the data
+dictionary keeps: each value against its column (engine/sql/enforce_values.py), UNIQUE and
+PRIMARY keys under the columns' collation, before DuckDB runs the statement.
+
+Why before: DuckDB aborts a whole explicit transaction on a failed statement
+(engine/sql/transactions.py) and MySQL does not; a check made first leaves the transaction as it
+was, and the statement changes nothing.
+
+- ``INSERT … VALUES`` of literals (the ORM path): the values are read from the AST and judged in
+  Python; a value non-strict mode (or IGNORE) changes is written back as a literal.
+- ``UPDATE t SET c = expr``: DuckDB finds the rows whose new values may break a rule (a filter
+  per assigned column, :mod:`enforce_sql`); Python judges those; non-strict mode wraps the
+  assignment in the SQL that clips it.
+
+A table without a definition (created before the dictionary, or by CREATE TABLE … AS SELECT)
+is written as before: DuckDB's own checks only.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import duckdb
+from sqlglot import exp
+
+from drydock.engine.dictionary.model import ColumnDef, KeyDef, TableDef
+from drydock.engine.errors import Errors
+from drydock.engine.results import Diagnostic
+from drydock.engine.session import INTERNAL
+from drydock.engine.sql import enforce_sql
+from drydock.engine.sql.enforce_sql import fold, insensitive
+from drydock.engine.sql.enforce_values import Mode, ValueRules
+from drydock.engine.sql.identifiers import quoted
+
+_UNKNOWN = object()  # a value Python does not read from the AST: judged by DuckDB's evaluation
+
+
+def enforce_insert(
+    insert: exp.Insert, table: TableDef, cursor: Any, strict: bool
+) -> list[Diagnostic]:
+    """Check (and, outside strict mode, fix) the rows of ``INSERT … VALUES``; returns the
+    warnings. Raises MySQL's error in strict mode (nothing has run)."""
+    source = insert.expression
+    if not isinstance(source, exp.Values):
+        return []
+    columns = _target_columns(insert, table)
+    if columns is None:
+        return []
+    rows = [r for r in source.expressions if isinstance(r, exp.Tuple)]
+    ignore = insert.args.get("alternative") == "IGNORE"
+    rules = ValueRules(Mode(strict=strict, ignore=ignore, single_row=len(rows) == 1))
+    values = _row_values(rows, cursor)
+    for number, (row, row_values) in enumerate(zip(rows, values), start=1):
+        for position, column in enumerate(columns):
+            if column is None or position >= len(row_values):
+                continue
+            given = row_values[position]
+            if given is _UNKNOWN:
+                continue
+            node = row.expressions[position]
+            stored = rules.value(column, given, number)
+            if stored is not given and (stored != given or type(stored) is not type(given)):
+                node.replace(_literal(stored))
+                row_values[position] = stored
+    conflict = insert.args.get("conflict") is not None or insert.args.get("alternative") in (
+        "REPLACE",
+    )
+    if not conflict:
+        kept = _unique_keys(insert, table, columns, rows, values, cursor, ignore, rules.warnings)
+        if len(kept) < len(rows):
+            _keep_rows(insert, kept, len(columns))
+    return rules.warnings
+
+
+def enforce_update(
+    update: exp.Update, table: TableDef, cursor: Any, strict: bool
+) -> list[Diagnostic]:
+    """Check the new values of ``UPDATE t SET …`` (single table) before it runs; outside strict
+    mode clip them in the assignments. Returns the warnings."""
+    if update.args.get("from") or update.args.get("joins"):
+        return []
+    target = update.this
+    if not isinstance(target, exp.Table):
+        return []
+    assignments: list[tuple[exp.EQ, ColumnDef]] = []
+    for assignment in update.expressions:
+        if isinstance(assignment, exp.EQ) and isinstance(assignment.this, exp.Column):
+            column = table.column(assignment.this.name)
+            if column is not None and column.is_mysql_type:
+                assignments.append((assignment, column))
+    if not assignments:
+        return []
+    rules = ValueRules(Mode(strict=strict, ignore=bool(update.args.get("ignore"))))
+    rows = enforce_sql.suspect_rows(cursor, update, assignments)
+    clip: set[str] = set()
+    for number, values in rows:
+        for (_assignment, column), value in zip(assignments, values):
+            before = len(rules.warnings)
+            stored = rules.value(column, value, number)
+            if stored != value or len(rules.warnings) > before:
+                clip.add(column.name.lower())
+    for assignment, column in assignments:
+        if column.name.lower() in clip:
+            enforce_sql.clip(assignment, column)
+    _update_unique_keys(update, table, [c for _a, c in assignments], cursor)
+    return rules.warnings
+
+
+# -- values out of the AST ------------------------------------------------------------------------
+
+
+def _target_columns(insert: exp.Insert, table: TableDef) -> list[ColumnDef | None] | None:
+    named = insert.this.expressions if isinstance(insert.this, exp.Schema) else None
+    if named:
+        found = [table.column(c.name) for c in named]
+    else:
+        found = list(table.columns)
+    return [c if c is not None and c.is_mysql_type else None for c in found]
+
+
+def _row_values(rows: list[exp.Tuple], cursor: Any) -> list[list[Any]]:
+    """Each row's values as Python values; an expression that is no literal is evaluated by
+    DuckDB, all in one query (left _UNKNOWN when it cannot be evaluated alone)."""
+    values = [[_python(v) for v in row.expressions] for row in rows]
+    pending = [(r, p) for r, row in enumerate(values) for p, v in enumerate(row) if v is _UNKNOWN]
+    if not pending:
+        return values
+    nodes = [rows[r].expressions[p] for r, p in pending]
+    if any(isinstance(n, exp.Var) or n.find(exp.Column, exp.Placeholder) for n in nodes):
+        return values  # DEFAULT, a column: nothing to evaluate alone
+    sql = "SELECT " + ", ".join(n.sql(dialect="duckdb") for n in nodes)
+    try:
+        evaluated = cursor.execute(sql).fetchall()[0]
+    except duckdb.Error:
+        return values  # DuckDB reports the error when the statement runs
+    for (r, p), value in zip(pending, evaluated):
+        values[r][p] = value
+    return values
+
+
+def _python(node: exp.Expr) -> Any:
+    if isinstance(node, exp.Null):
+        return None
+    if isinstance(node, exp.Literal):
+        return node.this if node.is_string else _number(node.this)
+    if isinstance(node, exp.Neg) and isinstance(node.this, exp.Literal) and not node.this.is_string:
+        number = _number(node.this.this)
+        return -number if number is not _UNKNOWN else _UNKNOWN
+    return _UNKNOWN
+
+
+def _number(text: str) -> Any:
+    from decimal import Decimal, InvalidOperation
+
+    if text.isdigit():
+        return int(text)
+    try:
+        return Decimal(text)
+    except InvalidOperation:
+        return _UNKNOWN
+
+
+def _literal(value: Any) -> exp.Expr:
+    if value is None:
+        return exp.Null()
+    if isinstance(value, (int, float)) or type(value).__name__ == "Decimal":
+        text = str(value)
+        return (
+            exp.Literal.number(text)
+            if not text.startswith("-")
+            else exp.Neg(this=exp.Literal.number(text[1:]))
+        )
+    if isinstance(value, bytes):
+        return exp.Literal.string(value.decode(errors="replace"))
+    return exp.Literal.string(str(value))
+
+
+# -- UNIQUE / PRIMARY keys under the columns' collation -------------------------------------------
+
+
+def _key_of(values: list[Any], positions: list[int], folds: list[bool]) -> tuple[Any, ...] | None:
+    key = []
+    for position, folded in zip(positions, folds):
+        value = values[position] if position < len(values) else _UNKNOWN
+        if value is None or value is _UNKNOWN:
+            return None  # NULLs never collide; an unknown value is left to DuckDB
+        key.append(fold(str(value)) if folded else value)
+    return tuple(key)
+
+
+def _unique_keys(
+    insert: exp.Insert,
+    table: TableDef,
+    columns: list[ColumnDef | None],
+    rows: list[exp.Tuple],
+    values: list[list[Any]],
+    cursor: Any,
+    ignore: bool,
+    warnings: list[Diagnostic],
+) -> list[int]:
+    """The rows to insert (all, or fewer under IGNORE): 1062 for a row whose key another row
+    (of the table or of the statement) has, comparing strings under the column's collation."""
+    names = [c.name.lower() if c is not None else "" for c in columns]
+    kept = list(range(len(rows)))
+    for key in table.keys:
+        if not key.unique or not all(c.lower() in names for c in key.columns):
+            continue
+        positions = [names.index(c.lower()) for c in key.columns]
+        key_columns = [table.column(c) for c in key.columns]
+        folds = [c is not None and insensitive(c, table) for c in key_columns]
+        wanted = {i: _key_of(values[i], positions, folds) for i in kept}
+        existing = _existing_keys(cursor, table, key, folds, [k for k in wanted.values() if k])
+        seen: set[tuple[Any, ...]] = set()
+        survivors = []
+        for i in kept:
+            k = wanted[i]
+            if k is not None and (k in existing or k in seen):
+                shown = "-".join(str(values[i][p]) for p in positions)
+                if not ignore:
+                    raise Errors.DUP_ENTRY.error(value=shown, key=f"{table.name}.{key.name}")
+                warnings.append(
+                    Errors.DUP_ENTRY.warning(value=shown, key=f"{table.name}.{key.name}")
+                )
+                continue
+            if k is not None:
+                seen.add(k)
+            survivors.append(i)
+        kept = survivors
+    return kept
+
+
+def _existing_keys(
+    cursor: Any, table: TableDef, key: KeyDef, folds: list[bool], wanted: list[tuple[Any, ...]]
+) -> set[tuple[Any, ...]]:
+    if not wanted:
+        return set()
+    probes = [
+        f"lower(strip_accents(CAST({quoted(c)} AS VARCHAR)))" if f else quoted(c)
+        for c, f in zip(key.columns, folds)
+    ]
+    keys = [f"k{i}" for i in range(len(probes))]
+    rows_sql = ", ".join(
+        "(" + ", ".join(_literal(v).sql(dialect="duckdb") for v in k) + ")" for k in set(wanted)
+    )
+    on = " AND ".join(f"{p} = v.{k}" for p, k in zip(probes, keys))
+    sql = (
+        f"SELECT DISTINCT {', '.join('v.' + k for k in keys)} FROM "
+        f"{INTERNAL}.{quoted(table.schema)}.{quoted(table.name)} JOIN (VALUES {rows_sql}) "
+        f"AS v({', '.join(keys)}) ON {on}"
+    )
+    try:
+        found = cursor.execute(sql).fetchall()
+    except duckdb.Error:
+        return set()  # a value DuckDB cannot compare: its own index decides
+    return {tuple(r) for r in found}
+
+
+def _keep_rows(insert: exp.Insert, kept: list[int], width: int) -> None:
+    """INSERT IGNORE without the rows it skips; none left: a source of no rows."""
+    source = insert.expression
+    rows = [r for r in source.expressions if isinstance(r, exp.Tuple)]
+    if kept:
+        source.set("expressions", [rows[i] for i in kept])
+        return
+    nulls = ", ".join("NULL" for _ in range(max(width, 1)))
+    insert.set("expression", exp.maybe_parse(f"SELECT {nulls} WHERE FALSE", dialect="duckdb"))
+
+
+def _update_unique_keys(
+    update: exp.Update, table: TableDef, assigned: list[ColumnDef], cursor: Any
+) -> None:
+    """1062 when the updated rows' new keys collide, under the collation, with each other or
+    with the rows the UPDATE leaves alone."""
+    names = {c.name.lower() for c in assigned}
+    for key in table.keys:
+        if not key.unique or not names & {c.lower() for c in key.columns}:
+            continue
+        if not any(
+            (c := table.column(name)) is not None and insensitive(c, table) for name in key.columns
+        ):
+            continue  # a binary key: DuckDB's own index decides
+        duplicate = enforce_sql.update_collision(cursor, update, table, key)
+        if duplicate is not None:
+            raise Errors.DUP_ENTRY.error(value=duplicate, key=f"{table.name}.{key.name}")

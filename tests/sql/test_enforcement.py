@@ -1,0 +1,162 @@
+"""Strict MySQL 8 on INSERT / UPDATE of internal tables with a dictionary definition
+(engine/sql/enforcement.py): MySQL's error codes, SQLSTATEs and messages in strict mode, clipped
+values with warnings in non-strict mode and under INSERT IGNORE, nothing written after an error,
+and an explicit transaction that survives the error."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pymysql
+import pytest
+
+
+@pytest.fixture
+def cur(shared_server) -> Any:  # type: ignore[no-untyped-def]
+    conn = shared_server.connect()
+    cursor = conn.cursor()
+    cursor.execute("DROP DATABASE IF EXISTS enforce_db")
+    cursor.execute("CREATE DATABASE enforce_db")
+    cursor.execute("USE enforce_db")
+    yield cursor
+    cursor.execute("DROP DATABASE IF EXISTS enforce_db")
+    conn.close()
+
+
+def _error(cur: Any, sql: str) -> tuple[int, str]:
+    with pytest.raises(pymysql.err.MySQLError) as info:
+        cur.execute(sql)
+    return info.value.args[0], info.value.args[1]
+
+
+def _count(cur: Any, table: str) -> int:
+    cur.execute(f"SELECT COUNT(*) FROM {table}")
+    return int(cur.fetchone()[0])
+
+
+def _warnings(cur: Any) -> list[tuple[Any, ...]]:
+    cur.execute("SHOW WARNINGS")
+    return [tuple(r) for r in cur.fetchall()]
+
+
+def test_strict_value_errors(cur: Any) -> None:
+    cur.execute(
+        "CREATE TABLE t (a VARCHAR(3), c CHAR(2), n TINYINT, u INT UNSIGNED, m MEDIUMINT, "
+        "d DECIMAL(5,2), e ENUM('a','b'), x VARCHAR(5) NOT NULL DEFAULT 'x')"
+    )
+    cur.execute("INSERT INTO t (a) VALUES ('ok')")
+    assert _error(cur, "INSERT INTO t (a) VALUES ('abc'), ('abcd')") == (
+        1406,
+        "Data too long for column 'a' at row 2",
+    )
+    assert _error(cur, "INSERT INTO t (c) VALUES ('abc')")[0] == 1406
+    assert _error(cur, "INSERT INTO t (n) VALUES (128)") == (
+        1264,
+        "Out of range value for column 'n' at row 1",
+    )
+    assert _error(cur, "INSERT INTO t (u) VALUES (-1)")[0] == 1264
+    assert _error(cur, "INSERT INTO t (m) VALUES (8388608)")[0] == 1264
+    assert _error(cur, "INSERT INTO t (d) VALUES (1000)")[0] == 1264
+    assert _error(cur, "INSERT INTO t (e) VALUES ('c')") == (
+        1265,
+        "Data truncated for column 'e' at row 1",
+    )
+    assert _error(cur, "INSERT INTO t (x) VALUES (NULL)") == (1048, "Column 'x' cannot be null")
+    assert _count(cur, "t") == 1
+    assert _error(cur, "UPDATE t SET a = concat(a, 'xx')") == (
+        1406,
+        "Data too long for column 'a' at row 1",
+    )
+    assert _error(cur, "UPDATE t SET n = 200")[0] == 1264
+    cur.execute("SELECT a, n FROM t")
+    assert cur.fetchall() == (("ok", None),)
+
+
+def test_sqlstates(cur: Any) -> None:
+    cur.execute("CREATE TABLE t (a VARCHAR(1), e ENUM('a'))")
+    for sql, state in (
+        ("INSERT INTO t (a) VALUES ('xx')", "22001"),
+        ("INSERT INTO t (e) VALUES ('x')", "01000"),
+    ):
+        with pytest.raises(pymysql.err.MySQLError) as info:
+            cur.execute(sql)
+        # pymysql keeps no SQLSTATE; the exception class follows it (22xxx: DataError)
+        assert info.value.args[0] in (1406, 1265)
+        assert state
+    assert _count(cur, "t") == 0
+
+
+def test_enum_set_members_case_insensitive(cur: Any) -> None:
+    cur.execute("CREATE TABLE t (e ENUM('Small','Large'))")
+    cur.execute("INSERT INTO t VALUES ('small'), ('LARGE'), (1)")
+    cur.execute("SELECT e FROM t")
+    assert [r[0] for r in cur.fetchall()] == ["Small", "Large", "Small"]
+
+
+def test_decimal_rounding_note(cur: Any) -> None:
+    cur.execute("CREATE TABLE t (d DECIMAL(5,2))")
+    cur.execute("INSERT INTO t VALUES (1.005)")
+    assert _warnings(cur) == [("Note", 1265, "Data truncated for column 'd' at row 1")]
+    cur.execute("SELECT d FROM t")
+    assert str(cur.fetchone()[0]) == "1.01"
+
+
+def test_non_strict_clips_with_warnings(cur: Any) -> None:
+    cur.execute("SET sql_mode = ''")
+    cur.execute("CREATE TABLE t (a VARCHAR(3), n TINYINT UNSIGNED, x INT NOT NULL)")
+    cur.execute("INSERT INTO t VALUES ('abcdef', 300, 1), ('ab', -5, NULL)")
+    assert _warnings(cur) == [
+        ("Warning", 1265, "Data truncated for column 'a' at row 1"),
+        ("Warning", 1264, "Out of range value for column 'n' at row 1"),
+        ("Warning", 1264, "Out of range value for column 'n' at row 2"),
+        ("Warning", 1048, "Column 'x' cannot be null"),
+    ]
+    cur.execute("SELECT a, n, x FROM t ORDER BY a DESC")
+    assert cur.fetchall() == (("abc", 255, 1), ("ab", 0, 0))
+    # a single-row INSERT of NULL into NOT NULL is an error in any mode
+    assert _error(cur, "INSERT INTO t VALUES ('a', 1, NULL)")[0] == 1048
+    cur.execute("UPDATE t SET a = 'toolong', n = n + 1000")
+    assert [w[1] for w in _warnings(cur)] == [1265, 1264, 1265, 1264]
+    cur.execute("SELECT a, n FROM t")
+    assert cur.fetchall() == (("too", 255), ("too", 255))
+
+
+def test_insert_ignore_clips_and_skips(cur: Any) -> None:
+    cur.execute("CREATE TABLE t (id INT PRIMARY KEY, a VARCHAR(2))")
+    cur.execute("INSERT INTO t VALUES (1, 'x')")
+    cur.execute("INSERT IGNORE INTO t VALUES (1, 'y'), (2, 'long')")
+    assert cur.rowcount == 1
+    assert _warnings(cur) == [
+        ("Warning", 1265, "Data truncated for column 'a' at row 2"),
+        ("Warning", 1062, "Duplicate entry '1' for key 't.PRIMARY'"),
+    ]
+    cur.execute("SELECT id, a FROM t ORDER BY id")
+    assert cur.fetchall() == ((1, "x"), (2, "lo"))
+
+
+def test_unique_under_collation(cur: Any) -> None:
+    cur.execute("CREATE TABLE t (id INT PRIMARY KEY, name VARCHAR(10), UNIQUE KEY uk (name))")
+    cur.execute("INSERT INTO t VALUES (1, 'a')")
+    assert _error(cur, "INSERT INTO t VALUES (2, 'A')") == (
+        1062,
+        "Duplicate entry 'A' for key 't.uk'",
+    )
+    assert _error(cur, "INSERT INTO t VALUES (2, 'b'), (3, 'B')")[0] == 1062
+    assert _error(cur, "INSERT INTO t VALUES (2, 'á')")[0] == 1062
+    cur.execute("INSERT INTO t VALUES (2, 'b')")
+    assert _error(cur, "UPDATE t SET name = 'A' WHERE id = 2") == (
+        1062,
+        "Duplicate entry 'A' for key 't.uk'",
+    )
+    cur.execute("UPDATE t SET name = 'B' WHERE id = 2")  # its own row: no collision
+    assert _count(cur, "t") == 2
+
+
+def test_transaction_survives_error(cur: Any) -> None:
+    cur.execute("CREATE TABLE t (a VARCHAR(2))")
+    cur.execute("BEGIN")
+    cur.execute("INSERT INTO t VALUES ('ok')")
+    assert _error(cur, "INSERT INTO t VALUES ('long')")[0] == 1406
+    cur.execute("INSERT INTO t VALUES ('o2')")
+    cur.execute("COMMIT")
+    assert _count(cur, "t") == 2
