@@ -18,6 +18,7 @@ is written as before: DuckDB's own checks only.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import duckdb
@@ -27,16 +28,18 @@ from drydock.engine.dictionary.model import ColumnDef, KeyDef, TableDef
 from drydock.engine.errors import Errors
 from drydock.engine.results import Diagnostic
 from drydock.engine.session import INTERNAL
-from drydock.engine.sql import enforce_sql
+from drydock.engine.sql import enforce_foreign_keys, enforce_sql
+from drydock.engine.sql.enforce_foreign_keys import Referencing
 from drydock.engine.sql.enforce_sql import fold, insensitive
 from drydock.engine.sql.enforce_values import Mode, ValueRules
 from drydock.engine.sql.identifiers import quoted
 
+ChildrenOf = Callable[[TableDef], Referencing]  # the foreign keys referencing a table
 _UNKNOWN = object()  # a value Python does not read from the AST: judged by DuckDB's evaluation
 
 
 def enforce_insert(
-    insert: exp.Insert, table: TableDef, cursor: Any, strict: bool
+    insert: exp.Insert, table: TableDef, cursor: Any, strict: bool, fk_checks: bool = True
 ) -> list[Diagnostic]:
     """Check (and, outside strict mode, fix) the rows of ``INSERT … VALUES``; returns the
     warnings. Raises MySQL's error in strict mode (nothing has run)."""
@@ -60,20 +63,29 @@ def enforce_insert(
             node = row.expressions[position]
             stored = rules.value(column, given, number)
             if stored is not given and (stored != given or type(stored) is not type(given)):
-                node.replace(_literal(stored))
+                node.replace(literal(stored))
                 row_values[position] = stored
     conflict = insert.args.get("conflict") is not None or insert.args.get("alternative") in (
         "REPLACE",
     )
     if not conflict:
         kept = _unique_keys(insert, table, columns, rows, values, cursor, ignore, rules.warnings)
+        if fk_checks:
+            kept = enforce_foreign_keys.child_insert(
+                table, columns, values, kept, cursor, ignore, rules.warnings, _UNKNOWN
+            )
         if len(kept) < len(rows):
             _keep_rows(insert, kept, len(columns))
     return rules.warnings
 
 
 def enforce_update(
-    update: exp.Update, table: TableDef, cursor: Any, strict: bool
+    update: exp.Update,
+    table: TableDef,
+    cursor: Any,
+    strict: bool,
+    fk_checks: bool = True,
+    referencing: Referencing = (),
 ) -> list[Diagnostic]:
     """Check the new values of ``UPDATE t SET …`` (single table) before it runs; outside strict
     mode clip them in the assignments. Returns the warnings."""
@@ -103,7 +115,30 @@ def enforce_update(
         if column.name.lower() in clip:
             enforce_sql.clip(assignment, column)
     _update_unique_keys(update, table, [c for _a, c in assignments], cursor)
+    if fk_checks:
+        enforce_foreign_keys.child_update(update, table, cursor)
+        _run_first(update, enforce_foreign_keys.parent_update(update, referencing, cursor))
     return rules.warnings
+
+
+def enforce_delete(
+    delete: exp.Delete, cursor: Any, referencing: Referencing, children_of: ChildrenOf
+) -> None:
+    """FOREIGN KEY actions of a DELETE from a parent table (engine/sql/enforce_foreign_keys.py):
+    1451, or the children's CASCADE / SET NULL run first in the statement's transaction."""
+    if not referencing or delete.args.get("using") or delete.args.get("joins"):
+        return
+    condition = enforce_foreign_keys.delete_condition(delete)
+    _run_first(
+        delete,
+        enforce_foreign_keys.parent_delete(None, referencing, condition, cursor, children_of),
+    )
+
+
+def _run_first(statement: exp.Expr, statements: list[str]) -> None:
+    """Statements engine/sql/execution.py runs before ``statement``, in its transaction."""
+    if statements:
+        statement.meta["create_first"] = [*(statement.meta.get("create_first") or []), *statements]
 
 
 # -- values out of the AST ------------------------------------------------------------------------
@@ -160,7 +195,7 @@ def _number(text: str) -> Any:
         return _UNKNOWN
 
 
-def _literal(value: Any) -> exp.Expr:
+def literal(value: Any) -> exp.Expr:
     if value is None:
         return exp.Null()
     if isinstance(value, (int, float)) or type(value).__name__ == "Decimal":
@@ -240,7 +275,7 @@ def _existing_keys(
     ]
     keys = [f"k{i}" for i in range(len(probes))]
     rows_sql = ", ".join(
-        "(" + ", ".join(_literal(v).sql(dialect="duckdb") for v in k) + ")" for k in set(wanted)
+        "(" + ", ".join(literal(v).sql(dialect="duckdb") for v in k) + ")" for k in set(wanted)
     )
     on = " AND ".join(f"{p} = v.{k}" for p, k in zip(probes, keys))
     sql = (
@@ -259,6 +294,7 @@ def _keep_rows(insert: exp.Insert, kept: list[int], width: int) -> None:
     """INSERT IGNORE without the rows it skips; none left: a source of no rows."""
     source = insert.expression
     rows = [r for r in source.expressions if isinstance(r, exp.Tuple)]
+    insert.meta["values_rows"] = len(source.expressions)  # the OK's Records (dml_counts.py)
     if kept:
         source.set("expressions", [rows[i] for i in kept])
         return

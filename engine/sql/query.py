@@ -46,6 +46,7 @@ from drydock.engine.sql.external_binding import (
 )
 from drydock.engine.sql.identifiers import quoted
 from drydock.engine.dictionary import store as dictionary_store
+from drydock.engine.dictionary.model import ForeignKeyDef, TableDef
 from drydock.engine.sql.table_traits import TableTraits, Traits
 from drydock.engine.sql.transactions import SessionTransaction
 from drydock.engine.sql.deadlines import Deadline
@@ -297,24 +298,42 @@ class QuerySession(ExternalBinding, StatementExecution):
         return key
 
     def _enforce(self, expression: exp.Expr, ctx: SessionContext) -> list[Diagnostic]:
-        """MySQL's strict-mode rules on an INSERT or UPDATE of an internal table with a
-        dictionary definition (engine/sql/enforcement.py): its warnings, or MySQL's error."""
+        """MySQL's strict-mode rules and foreign keys on an INSERT, UPDATE or DELETE of an
+        internal table with a dictionary definition (engine/sql/enforcement.py): its warnings,
+        or MySQL's error."""
         if isinstance(expression, exp.Insert):
             table = mysql_dml.target_table(expression)
-        elif isinstance(expression, exp.Update) and isinstance(expression.this, exp.Table):
+        elif isinstance(expression, (exp.Update, exp.Delete)) and isinstance(
+            expression.this, exp.Table
+        ):
             table = expression.this
         else:
             return []
         if table is None or table.text("catalog").lower() != INTERNAL:
             return []
-        definition = self._table_traits(table).definition
+        traits = self._table_traits(table)
+        definition = traits.definition
         if definition is None:
             return []
         strict = enforce_values.strict(_session_variable(ctx, "sql_mode", MYSQL_DEFAULT_SQL_MODE))
+        fk_checks = bool(_session_variable(ctx, "foreign_key_checks", True))
         with self.duckdb_errors(expression, ctx):
             if isinstance(expression, exp.Insert):
-                return enforcement.enforce_insert(expression, definition, self._cursor, strict)
-            return enforcement.enforce_update(expression, definition, self._cursor, strict)
+                return enforcement.enforce_insert(
+                    expression, definition, self._cursor, strict, fk_checks
+                )
+            referencing = traits.referenced_by if fk_checks else ()
+            if isinstance(expression, exp.Delete):
+                enforcement.enforce_delete(expression, self._cursor, referencing, self._children_of)
+                return []
+            return enforcement.enforce_update(
+                expression, definition, self._cursor, strict, fk_checks, referencing
+            )
+
+    def _children_of(self, table: TableDef) -> tuple[tuple[TableDef, ForeignKeyDef], ...]:
+        return self._traits.get(
+            self._cursor, table.schema, table.name, cache=not self.transaction.open
+        ).referenced_by
 
     def _table_traits(self, table: exp.Table) -> Traits:
         return self._traits.get(

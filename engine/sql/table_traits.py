@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from drydock.engine.dictionary import store
-from drydock.engine.dictionary.model import TableDef
+from drydock.engine.dictionary.model import ForeignKeyDef, TableDef, table_from_json
 from drydock.engine.session import INTERNAL
 from drydock.engine.sql.mysql_ddl import ON_UPDATE_MARK, SEQUENCE_PREFIX
 
@@ -34,6 +34,8 @@ class Traits:
     keys: tuple[tuple[str, ...], ...] = ()
     # the declared MySQL definition (engine/dictionary), None for a table without one
     definition: TableDef | None = None
+    # the foreign keys of other tables (or its own) that reference it: (child, key)
+    referenced_by: tuple[tuple[TableDef, ForeignKeyDef], ...] = ()
 
 
 class TableTraits:
@@ -87,7 +89,25 @@ def _read(cursor: Any, schema: str, table: str) -> Traits:
         on_update=tuple(on_update),
         keys=_keys(cursor, schema, table, {str(r[0]).lower() for r in rows if not r[3]}),
         definition=store.load(cursor, schema, table) if rows else None,
+        referenced_by=_referenced_by(cursor, schema, table) if rows else (),
     )
+
+
+def _referenced_by(
+    cursor: Any, schema: str, table: str
+) -> tuple[tuple[TableDef, ForeignKeyDef], ...]:
+    """Every dictionary foreign key whose parent is ``schema.table`` (engine/sql/
+    enforce_foreign_keys.py), read from the definitions that have foreign keys."""
+    rows = cursor.execute(
+        f"SELECT definition FROM {store.TABLE} WHERE definition NOT LIKE '%\"foreign_keys\":[]%'"
+    ).fetchall()
+    found = []
+    for (text,) in rows:
+        child = table_from_json(text)
+        for fk in child.foreign_keys:
+            if (fk.ref_schema.lower(), fk.ref_table.lower()) == (schema.lower(), table.lower()):
+                found.append((child, fk))
+    return tuple(found)
 
 
 def _keys(cursor: Any, schema: str, table: str, not_null: set[str]) -> tuple[tuple[str, ...], ...]:

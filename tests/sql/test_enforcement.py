@@ -160,3 +160,65 @@ def test_transaction_survives_error(cur: Any) -> None:
     cur.execute("INSERT INTO t VALUES ('o2')")
     cur.execute("COMMIT")
     assert _count(cur, "t") == 2
+
+
+def _family(cur: Any, on_delete: str = "", on_update: str = "") -> None:
+    cur.execute("CREATE TABLE parent (id INT PRIMARY KEY, code VARCHAR(5))")
+    cur.execute(
+        "CREATE TABLE child (id INT PRIMARY KEY, p INT, CONSTRAINT fk FOREIGN KEY (p) "
+        f"REFERENCES parent (id) {on_delete} {on_update})"
+    )
+    cur.execute("INSERT INTO parent VALUES (1, 'a'), (2, 'b')")
+    cur.execute("INSERT INTO child VALUES (10, 1), (11, 1), (12, 2), (13, NULL)")
+
+
+def test_foreign_key_restrict(cur: Any) -> None:
+    _family(cur)
+    assert _error(cur, "INSERT INTO child VALUES (20, 3)") == (
+        1452,
+        "Cannot add or update a child row: a foreign key constraint fails (`enforce_db`.`child`, "
+        "CONSTRAINT `fk` FOREIGN KEY (`p`) REFERENCES `parent` (`id`))",
+    )
+    assert _error(cur, "UPDATE child SET p = 5 WHERE id = 10")[0] == 1452
+    assert _error(cur, "DELETE FROM parent WHERE id = 1") == (
+        1451,
+        "Cannot delete or update a parent row: a foreign key constraint fails (`enforce_db`."
+        "`child`, CONSTRAINT `fk` FOREIGN KEY (`p`) REFERENCES `parent` (`id`))",
+    )
+    assert _error(cur, "UPDATE parent SET id = 7 WHERE id = 2")[0] == 1451
+    cur.execute("UPDATE parent SET code = 'z' WHERE id = 2")  # not the referenced key
+    cur.execute("INSERT IGNORE INTO child VALUES (20, 3), (21, 2)")
+    assert [w[1] for w in _warnings(cur)] == [1452]
+    assert _count(cur, "child") == 5
+    cur.execute("SET FOREIGN_KEY_CHECKS = 0")
+    cur.execute("INSERT INTO child VALUES (30, 99)")
+    cur.execute("DELETE FROM parent WHERE id = 1")
+    cur.execute("SET FOREIGN_KEY_CHECKS = 1")
+    assert _count(cur, "parent") == 1
+
+
+def test_foreign_key_cascade_and_set_null(cur: Any) -> None:
+    _family(cur, "ON DELETE CASCADE", "ON UPDATE CASCADE")
+    cur.execute(
+        "CREATE TABLE grandchild (id INT PRIMARY KEY, c INT, "
+        "FOREIGN KEY (c) REFERENCES child (id) ON DELETE SET NULL)"
+    )
+    cur.execute("INSERT INTO grandchild VALUES (100, 10), (101, 12)")
+    cur.execute("DELETE FROM parent WHERE id = 1")
+    cur.execute("SELECT id FROM child ORDER BY id")
+    assert cur.fetchall() == ((12,), (13,))
+    cur.execute("SELECT id, c FROM grandchild ORDER BY id")
+    assert cur.fetchall() == ((100, None), (101, 12))
+    cur.execute("UPDATE parent SET id = 5 WHERE id = 2")
+    cur.execute("SELECT id, p FROM child ORDER BY id")
+    assert cur.fetchall() == ((12, 5), (13, None))
+
+
+def test_foreign_key_error_keeps_transaction(cur: Any) -> None:
+    _family(cur)
+    cur.execute("BEGIN")
+    cur.execute("INSERT INTO child VALUES (20, 2)")
+    assert _error(cur, "DELETE FROM parent WHERE id = 2")[0] == 1451
+    assert _error(cur, "INSERT INTO child VALUES (21, 9)")[0] == 1452
+    cur.execute("COMMIT")
+    assert _count(cur, "child") == 5
