@@ -28,7 +28,7 @@ from drydock.engine.dictionary.model import ColumnDef, KeyDef, TableDef
 from drydock.engine.errors import Errors
 from drydock.engine.results import Diagnostic
 from drydock.engine.session import INTERNAL
-from drydock.engine.sql import enforce_foreign_keys, enforce_sql
+from drydock.engine.sql import enforce_checks, enforce_foreign_keys, enforce_sql
 from drydock.engine.sql.enforce_foreign_keys import Referencing
 from drydock.engine.sql.enforce_sql import fold, insensitive
 from drydock.engine.sql.enforce_values import Mode, ValueRules
@@ -68,14 +68,18 @@ def enforce_insert(
     conflict = insert.args.get("conflict") is not None or insert.args.get("alternative") in (
         "REPLACE",
     )
-    if not conflict:
+    kept = list(range(len(rows)))
+    if not conflict:  # REPLACE / ON DUPLICATE KEY UPDATE act on a duplicate: DuckDB's keys
         kept = _unique_keys(insert, table, columns, rows, values, cursor, ignore, rules.warnings)
-        if fk_checks:
-            kept = enforce_foreign_keys.child_insert(
-                table, columns, values, kept, cursor, ignore, rules.warnings, _UNKNOWN
-            )
-        if len(kept) < len(rows):
-            _keep_rows(insert, kept, len(columns))
+    if fk_checks:
+        kept = enforce_foreign_keys.child_insert(
+            table, columns, values, kept, cursor, ignore, rules.warnings, _UNKNOWN
+        )
+    kept = enforce_checks.insert_rows(
+        insert, table, _target_names(insert, table), kept, cursor, ignore, rules.warnings
+    )
+    if len(kept) < len(rows):
+        _keep_rows(insert, kept, len(columns))
     return rules.warnings
 
 
@@ -115,6 +119,7 @@ def enforce_update(
         if column.name.lower() in clip:
             enforce_sql.clip(assignment, column)
     _update_unique_keys(update, table, [c for _a, c in assignments], cursor)
+    enforce_checks.update_rows(update, table, target.sql(dialect="duckdb"), cursor)
     if fk_checks:
         enforce_foreign_keys.child_update(update, table, cursor)
         _run_first(update, enforce_foreign_keys.parent_update(update, referencing, cursor))
@@ -151,6 +156,11 @@ def _target_columns(insert: exp.Insert, table: TableDef) -> list[ColumnDef | Non
     else:
         found = list(table.columns)
     return [c if c is not None and c.is_mysql_type else None for c in found]
+
+
+def _target_names(insert: exp.Insert, table: TableDef) -> list[str]:
+    named = insert.this.expressions if isinstance(insert.this, exp.Schema) else None
+    return [c.name for c in named] if named else [c.name for c in table.columns]
 
 
 def _row_values(rows: list[exp.Tuple], cursor: Any) -> list[list[Any]]:

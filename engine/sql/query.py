@@ -52,7 +52,7 @@ from drydock.engine.sql.transactions import SessionTransaction
 from drydock.engine.sql.deadlines import Deadline
 from drydock.engine.errors import Errors
 from drydock.engine.results import Diagnostic, Result
-from drydock.engine.sql import enforce_values, enforcement
+from drydock.engine.sql import enforce_checks, enforce_values, enforcement
 from drydock.engine.sql.session_variables import MYSQL_DEFAULT_SQL_MODE
 from drydock.engine.session import SessionContext
 from drydock.engine.sql.sql_relations import Reference
@@ -317,6 +317,8 @@ class QuerySession(ExternalBinding, StatementExecution):
             return []
         strict = enforce_values.strict(_session_variable(ctx, "sql_mode", MYSQL_DEFAULT_SQL_MODE))
         fk_checks = bool(_session_variable(ctx, "foreign_key_checks", True))
+        if definition.checks:  # DuckDB's own CHECK error named as MySQL names it
+            expression.meta["checks"] = enforce_checks.names(definition)
         with self.duckdb_errors(expression, ctx):
             if isinstance(expression, exp.Insert):
                 return enforcement.enforce_insert(

@@ -222,3 +222,24 @@ def test_foreign_key_error_keeps_transaction(cur: Any) -> None:
     assert _error(cur, "INSERT INTO child VALUES (21, 9)")[0] == 1452
     cur.execute("COMMIT")
     assert _count(cur, "child") == 5
+
+
+def test_check_constraints(cur: Any) -> None:
+    cur.execute(
+        "CREATE TABLE t (id INT PRIMARY KEY, a INT, b INT, CONSTRAINT pos CHECK (a > 0), "
+        "CHECK (b < 10))"
+    )
+    cur.execute("INSERT INTO t VALUES (1, 1, NULL)")  # NULL passes
+    assert _error(cur, "INSERT INTO t VALUES (2, 1, 1), (3, -1, 1)") == (
+        3819,
+        "Check constraint 'pos' is violated.",
+    )
+    assert _error(cur, "INSERT INTO t VALUES (2, 1, 11)") == (
+        3819,
+        "Check constraint 't_chk_1' is violated.",
+    )
+    assert _error(cur, "UPDATE t SET a = a - 5")[0] == 3819
+    assert _error(cur, "INSERT INTO t (id, a) SELECT 5, -3")[0] == 3819  # DuckDB's own CHECK
+    cur.execute("INSERT IGNORE INTO t VALUES (2, 5, 5), (3, -1, 1)")
+    assert _warnings(cur) == [("Warning", 3819, "Check constraint 'pos' is violated.")]
+    assert _count(cur, "t") == 2
