@@ -83,12 +83,13 @@ def main() -> int:
     results: dict[str, dict[str, list[float]]] = {"drydock": {}, "baseline": {}}
     with tempfile.TemporaryDirectory() as tmp_dir:
         tmp = Path(tmp_dir)
+        for side_dir in ("a", "b"):
+            (tmp / side_dir).mkdir()
         servers = {
             "drydock": drydock_server(tmp / "a", ROOT),
             "baseline": drydock_server(tmp / "b", args.baseline_root),
         }
         for side in servers.values():
-            (side.log_path.parent).mkdir(parents=True, exist_ok=True)
             side.start()
         try:
             for _round, order in interleaved(list(servers), 2):

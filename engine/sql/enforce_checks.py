@@ -70,7 +70,9 @@ def insert_rows(
     """The kept rows of ``INSERT … VALUES`` that pass every check it can judge."""
     source = insert.expression
     rows = [r for r in source.expressions if isinstance(r, exp.Tuple)]
-    if not kept or any(r.find(exp.Var, exp.Placeholder) for r in rows):
+    if not kept or not any(c.enforced for c in table.checks):
+        return kept
+    if any(r.find(exp.Var, exp.Placeholder) for r in rows):
         return kept  # DEFAULT or a parameter: DuckDB's own CHECK decides
     given = [n.lower() for n in names_given]
     tuples = ", ".join(rows[i].sql(dialect="duckdb") for i in kept)

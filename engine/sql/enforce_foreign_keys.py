@@ -25,7 +25,7 @@ from drydock.engine.dictionary.model import ColumnDef, ForeignKeyDef, TableDef
 from drydock.engine.errors import Errors
 from drydock.engine.results import Diagnostic
 from drydock.engine.session import INTERNAL
-from drydock.engine.sql.enforce_sql import fold, insensitive
+from drydock.engine.sql.enforce_sql import fold, insensitive, sql_literal
 from drydock.engine.sql.identifiers import quoted
 
 MAX_CASCADE_DEPTH = 15  # InnoDB's limit on nested cascades
@@ -57,12 +57,6 @@ def _folded(child: TableDef, fk: ForeignKeyDef) -> list[bool]:
 
 def _norm(sql: str, folded: bool) -> str:
     return f"lower(strip_accents(CAST({sql} AS VARCHAR)))" if folded else sql
-
-
-def _literal(value: Any) -> str:
-    from drydock.engine.sql.enforcement import literal
-
-    return literal(value).sql(dialect="duckdb")
 
 
 # -- child side -----------------------------------------------------------------------------------
@@ -129,7 +123,7 @@ def _missing_parents(
     if not keys:
         return set()
     names = [f"k{i}" for i in range(len(fk.columns))]
-    rows = ", ".join("(" + ", ".join(_literal(v) for v in key) + ")" for key in keys)
+    rows = ", ".join("(" + ", ".join(sql_literal(v) for v in key) + ")" for key in keys)
     match = " AND ".join(
         f"{_norm('p.' + quoted(r), f)} = v.{n}" for r, f, n in zip(fk.ref_columns, folds, names)
     )

@@ -30,7 +30,7 @@ from drydock.engine.results import Diagnostic
 from drydock.engine.session import INTERNAL
 from drydock.engine.sql import enforce_checks, enforce_foreign_keys, enforce_sql
 from drydock.engine.sql.enforce_foreign_keys import Referencing
-from drydock.engine.sql.enforce_sql import fold, insensitive
+from drydock.engine.sql.enforce_sql import fold, insensitive, sql_literal
 from drydock.engine.sql.enforce_values import Mode, ValueRules
 from drydock.engine.sql.identifiers import quoted
 
@@ -283,16 +283,18 @@ def _existing_keys(
         f"lower(strip_accents(CAST({quoted(c)} AS VARCHAR)))" if f else quoted(c)
         for c, f in zip(key.columns, folds)
     ]
-    keys = [f"k{i}" for i in range(len(probes))]
-    rows_sql = ", ".join(
-        "(" + ", ".join(literal(v).sql(dialect="duckdb") for v in k) + ")" for k in set(wanted)
-    )
-    on = " AND ".join(f"{p} = v.{k}" for p, k in zip(probes, keys))
-    sql = (
-        f"SELECT DISTINCT {', '.join('v.' + k for k in keys)} FROM "
-        f"{INTERNAL}.{quoted(table.schema)}.{quoted(table.name)} JOIN (VALUES {rows_sql}) "
-        f"AS v({', '.join(keys)}) ON {on}"
-    )
+    target = f"{INTERNAL}.{quoted(table.schema)}.{quoted(table.name)}"
+    if len(probes) == 1:  # one column: an IN list, which DuckDB answers from its index
+        listed = ", ".join(sql_literal(k[0]) for k in set(wanted))
+        sql = f"SELECT DISTINCT {probes[0]} FROM {target} WHERE {probes[0]} IN ({listed})"
+    else:
+        keys = [f"k{i}" for i in range(len(probes))]
+        rows_sql = ", ".join("(" + ", ".join(sql_literal(v) for v in k) + ")" for k in set(wanted))
+        on = " AND ".join(f"{p} = v.{k}" for p, k in zip(probes, keys))
+        sql = (
+            f"SELECT DISTINCT {', '.join('v.' + k for k in keys)} FROM {target} "
+            f"JOIN (VALUES {rows_sql}) AS v({', '.join(keys)}) ON {on}"
+        )
     try:
         found = cursor.execute(sql).fetchall()
     except duckdb.Error:
