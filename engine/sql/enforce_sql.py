@@ -177,3 +177,46 @@ def update_collision(cursor: Any, update: exp.Update, table: TableDef, key: KeyD
     )
     rows = cursor.execute(sql).fetchall()
     return str(rows[0][0]) if rows and rows[0][0] is not None else None
+
+
+def select_suspects(
+    cursor: Any, source: exp.Expr, columns: list[ColumnDef | None]
+) -> list[tuple[int, tuple[Any, ...]]]:
+    """(row number, values) of the rows of ``INSERT … SELECT``'s source that may break a rule
+    of their target column (``columns`` in the source's order; None: not judged)."""
+    names = [f"v{i}" for i in range(len(columns))]
+    conditions = [
+        condition
+        for name, column in zip(names, columns)
+        if column is not None and (condition := suspect(column, name)) is not None
+    ]
+    if not conditions:
+        return []
+    sql = (
+        f"SELECT * FROM (SELECT row_number() OVER () AS n, * FROM ({source.sql(dialect='duckdb')})"
+        f" AS s({', '.join(names)})) WHERE "
+        + " OR ".join(f"({c})" for c in conditions)
+        + f" ORDER BY n LIMIT {SUSPECT_ROWS}"
+    )
+    return [(int(r[0]), tuple(r[1:])) for r in cursor.execute(sql).fetchall()]
+
+
+def clipped_source(
+    source: exp.Expr, columns: list[ColumnDef | None], clip_names: set[str]
+) -> exp.Expr:
+    """``SELECT clip(v0), … FROM (source) AS s(v0, …)``: the source with the columns named in
+    ``clip_names`` clipped as non-strict MySQL stores them."""
+    names = [f"v{i}" for i in range(len(columns))]
+    projections = []
+    for name, column in zip(names, columns):
+        if column is not None and column.name.lower() in clip_names:
+            assignment = exp.EQ(this=exp.column(column.name), expression=exp.column(name))
+            clip(assignment, column)
+            projections.append(assignment.expression.sql(dialect="duckdb"))
+        else:
+            projections.append(name)
+    return sqlglot.parse_one(
+        f"SELECT {', '.join(projections)} FROM ({source.sql(dialect='duckdb')}) "
+        f"AS s({', '.join(names)})",
+        read="duckdb",
+    )

@@ -44,13 +44,15 @@ def enforce_insert(
     """Check (and, outside strict mode, fix) the rows of ``INSERT … VALUES``; returns the
     warnings. Raises MySQL's error in strict mode (nothing has run)."""
     source = insert.expression
+    if isinstance(source, (exp.Select, exp.SetOperation)):
+        return _insert_select(insert, table, cursor, strict)
     if not isinstance(source, exp.Values):
         return []
     columns = _target_columns(insert, table)
     if columns is None:
         return []
     rows = [r for r in source.expressions if isinstance(r, exp.Tuple)]
-    ignore = insert.args.get("alternative") == "IGNORE"
+    ignore = _ignores(insert)
     rules = ValueRules(Mode(strict=strict, ignore=ignore, single_row=len(rows) == 1))
     values = _row_values(rows, cursor)
     for number, (row, row_values) in enumerate(zip(rows, values), start=1):
@@ -126,6 +128,35 @@ def enforce_update(
     return rules.warnings
 
 
+def _insert_select(
+    insert: exp.Insert, table: TableDef, cursor: Any, strict: bool
+) -> list[Diagnostic]:
+    """``INSERT … SELECT``: the source's rows that may break a column's rule are judged in
+    Python (strict: the first error); outside strict mode (or IGNORE) the source is wrapped in
+    the clipping. Keys, foreign keys and checks: DuckDB's own."""
+    columns = _target_columns(insert, table)
+    if columns is None:
+        return []
+    ignore = _ignores(insert)
+    rules = ValueRules(Mode(strict=strict, ignore=ignore))
+    try:
+        suspects = enforce_sql.select_suspects(cursor, insert.expression, columns)
+    except duckdb.Error:
+        return []  # a source that does not fit the columns: the statement says how
+    clip: set[str] = set()
+    for number, values in suspects:
+        for column, value in zip(columns, values):
+            if column is None:
+                continue
+            before = len(rules.warnings)
+            stored = rules.value(column, value, number)
+            if stored != value or len(rules.warnings) > before:
+                clip.add(column.name.lower())
+    if clip:
+        insert.set("expression", enforce_sql.clipped_source(insert.expression, columns, clip))
+    return rules.warnings
+
+
 def enforce_delete(
     delete: exp.Delete, cursor: Any, referencing: Referencing, children_of: ChildrenOf
 ) -> None:
@@ -156,6 +187,11 @@ def _target_columns(insert: exp.Insert, table: TableDef) -> list[ColumnDef | Non
     else:
         found = list(table.columns)
     return [c if c is not None and c.is_mysql_type else None for c in found]
+
+
+def _ignores(insert: exp.Insert) -> bool:
+    """INSERT IGNORE (mysql_dml.complete drops DuckDB's OR IGNORE on a table with no key)."""
+    return insert.args.get("alternative") == "IGNORE" or bool(insert.meta.get("ignore"))
 
 
 def _target_names(insert: exp.Insert, table: TableDef) -> list[str]:

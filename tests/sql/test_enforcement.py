@@ -243,3 +243,24 @@ def test_check_constraints(cur: Any) -> None:
     cur.execute("INSERT IGNORE INTO t VALUES (2, 5, 5), (3, -1, 1)")
     assert _warnings(cur) == [("Warning", 3819, "Check constraint 'pos' is violated.")]
     assert _count(cur, "t") == 2
+
+
+def test_insert_select(cur: Any) -> None:
+    cur.execute("CREATE TABLE src (s VARCHAR(20), n INT)")
+    cur.execute("INSERT INTO src VALUES ('ok', 1), ('much too long', 500)")
+    cur.execute("CREATE TABLE t (a VARCHAR(5), b TINYINT)")
+    assert _error(cur, "INSERT INTO t SELECT s, n FROM src ORDER BY n") == (
+        1406,
+        "Data too long for column 'a' at row 2",
+    )
+    assert _count(cur, "t") == 0
+    cur.execute("INSERT IGNORE INTO t SELECT s, n FROM src ORDER BY n")
+    assert [w[1] for w in _warnings(cur)] == [1265, 1264]
+    cur.execute("SELECT a, b FROM t ORDER BY b")
+    assert cur.fetchall() == (("ok", 1), ("much ", 127))
+
+
+def test_no_definition_is_unchanged(cur: Any) -> None:
+    cur.execute("CREATE TABLE t AS SELECT 'abc' AS a")  # no dictionary definition
+    cur.execute("INSERT INTO t VALUES ('a much longer text')")
+    assert _count(cur, "t") == 2
