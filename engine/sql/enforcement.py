@@ -354,15 +354,12 @@ def _update_unique_keys(
     update: exp.Update, table: TableDef, assigned: list[ColumnDef], cursor: Any
 ) -> None:
     """1062 when the updated rows' new keys collide, under the collation, with each other or
-    with the rows the UPDATE leaves alone."""
+    with the rows the UPDATE leaves alone (binary keys too: found before DuckDB's index would
+    abort an explicit transaction)."""
     names = {c.name.lower() for c in assigned}
     for key in table.keys:
         if not key.unique or not names & {c.lower() for c in key.columns}:
             continue
-        if not any(
-            (c := table.column(name)) is not None and insensitive(c, table) for name in key.columns
-        ):
-            continue  # a binary key: DuckDB's own index decides
         duplicate = enforce_sql.update_collision(cursor, update, table, key)
         if duplicate is not None:
             raise Errors.DUP_ENTRY.error(value=duplicate, key=f"{table.name}.{key.name}")

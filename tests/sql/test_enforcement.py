@@ -264,3 +264,51 @@ def test_no_definition_is_unchanged(cur: Any) -> None:
     cur.execute("CREATE TABLE t AS SELECT 'abc' AS a")  # no dictionary definition
     cur.execute("INSERT INTO t VALUES ('a much longer text')")
     assert _count(cur, "t") == 2
+
+
+def test_prepared_statements(shared_server, cur: Any) -> None:  # type: ignore[no-untyped-def]
+    """COM_STMT_PREPARE / EXECUTE (binary protocol): parameters are checked as literals are."""
+    import mysql.connector
+
+    cur.execute("CREATE TABLE t (id INT PRIMARY KEY, a VARCHAR(3), n TINYINT, e ENUM('x','y'))")
+    conn = mysql.connector.connect(
+        host=shared_server.host,
+        port=shared_server.port,
+        user="root",
+        password="",
+        database="enforce_db",
+        autocommit=True,
+    )
+    try:
+        prepared = conn.cursor(prepared=True)
+        prepared.execute("INSERT INTO t VALUES (?, ?, ?, ?)", (1, "abc", 5, "X"))
+        for params, code in (
+            ((2, "abcd", 5, "x"), 1406),
+            ((2, "ab", 300, "x"), 1264),
+            ((2, "ab", 5, "z"), 1265),
+            ((1, "ab", 5, "x"), 1062),
+        ):
+            with pytest.raises(mysql.connector.Error) as info:
+                prepared.execute("INSERT INTO t VALUES (?, ?, ?, ?)", params)
+            assert info.value.errno == code
+        with pytest.raises(mysql.connector.Error) as info:
+            prepared.execute("UPDATE t SET a = ? WHERE id = ?", ("toolong", 1))
+        assert info.value.errno == 1406
+    finally:
+        conn.close()
+    cur.execute("SELECT id, a, n, e FROM t")
+    assert cur.fetchall() == ((1, "abc", 5, "x"),)
+
+
+def test_update_key_collision_keeps_transaction(cur: Any) -> None:
+    cur.execute("CREATE TABLE t (id INT PRIMARY KEY, v INT)")
+    cur.execute("INSERT INTO t VALUES (1, 1), (2, 2)")
+    cur.execute("BEGIN")
+    assert _error(cur, "UPDATE t SET id = 1 WHERE id = 2") == (
+        1062,
+        "Duplicate entry '1' for key 't.PRIMARY'",
+    )
+    cur.execute("UPDATE t SET v = 5 WHERE id = 2")
+    cur.execute("COMMIT")
+    cur.execute("SELECT id, v FROM t ORDER BY id")
+    assert cur.fetchall() == ((1, 1), (2, 5))
