@@ -24,7 +24,7 @@ from typing import Any
 import duckdb
 from sqlglot import exp
 
-from drydock.engine.dictionary.model import ColumnDef, KeyDef, TableDef
+from drydock.engine.dictionary.model import INTEGER_TYPES, ColumnDef, KeyDef, TableDef
 from drydock.engine.errors import Errors
 from drydock.engine.results import Diagnostic
 from drydock.engine.session import INTERNAL
@@ -259,12 +259,16 @@ def literal(value: Any) -> exp.Expr:
 # -- UNIQUE / PRIMARY keys under the columns' collation -------------------------------------------
 
 
-def _key_of(values: list[Any], positions: list[int], folds: list[bool]) -> tuple[Any, ...] | None:
+def _key_of(
+    values: list[Any], positions: list[int], folds: list[bool], numeric: list[bool]
+) -> tuple[Any, ...] | None:
     key = []
-    for position, folded in zip(positions, folds):
+    for position, folded, number in zip(positions, folds, numeric):
         value = values[position] if position < len(values) else _UNKNOWN
-        if value is None or value is _UNKNOWN:
-            return None  # NULLs never collide; an unknown value is left to DuckDB
+        if value is None or value is _UNKNOWN or (isinstance(value, str) and number):
+            # NULLs never collide; an unknown value, or text for a number (which fails to
+            # convert inside the probe, aborting an explicit transaction), is left to DuckDB
+            return None
         key.append(fold(str(value)) if folded else value)
     return tuple(key)
 
@@ -289,7 +293,11 @@ def _unique_keys(
         positions = [names.index(c.lower()) for c in key.columns]
         key_columns = [table.column(c) for c in key.columns]
         folds = [c is not None and insensitive(c, table) for c in key_columns]
-        wanted = {i: _key_of(values[i], positions, folds) for i in kept}
+        numeric = [
+            c is not None and (c.data_type in INTEGER_TYPES or c.data_type == "decimal")
+            for c in key_columns
+        ]
+        wanted = {i: _key_of(values[i], positions, folds, numeric) for i in kept}
         existing = _existing_keys(cursor, table, key, folds, [k for k in wanted.values() if k])
         seen: set[tuple[Any, ...]] = set()
         survivors = []
