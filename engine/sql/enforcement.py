@@ -31,7 +31,7 @@ from drydock.engine.session import INTERNAL
 from drydock.engine.sql import enforce_checks, enforce_foreign_keys, enforce_sql
 from drydock.engine.sql.enforce_foreign_keys import Referencing
 from drydock.engine.sql.enforce_sql import fold, insensitive, sql_literal
-from drydock.engine.sql.enforce_values import Mode, ValueRules
+from drydock.engine.sql.enforce_values import Mode, ValueRules, implicit_default
 from drydock.engine.sql.identifiers import quoted
 
 ChildrenOf = Callable[[TableDef], Referencing]  # the foreign keys referencing a table
@@ -54,6 +54,7 @@ def enforce_insert(
     rows = [r for r in source.expressions if isinstance(r, exp.Tuple)]
     ignore = _ignores(insert)
     rules = ValueRules(Mode(strict=strict, ignore=ignore, single_row=len(rows) == 1))
+    columns += _without_default(insert, table, rows, rules)
     values = _row_values(rows, cursor)
     for number, (row, row_values) in enumerate(zip(rows, values), start=1):
         for position, column in enumerate(columns):
@@ -187,6 +188,39 @@ def _target_columns(insert: exp.Insert, table: TableDef) -> list[ColumnDef | Non
     else:
         found = list(table.columns)
     return [c if c is not None and c.is_mysql_type else None for c in found]
+
+
+def _without_default(
+    insert: exp.Insert, table: TableDef, rows: list[exp.Tuple], rules: ValueRules
+) -> list[ColumnDef | None]:
+    """NOT NULL columns with no DEFAULT that an INSERT naming its columns leaves out: 1364 in
+    strict mode; otherwise a warning and the type's implicit default, added to every row (as
+    MySQL stores it). Returns the columns added."""
+    named = insert.this.expressions if isinstance(insert.this, exp.Schema) else None
+    if not named:
+        return []
+    given = {c.name.lower() for c in named}
+    added: list[ColumnDef | None] = []
+    for column in table.columns:
+        if (
+            column.nullable
+            or column.default is not None
+            or column.auto_increment
+            or not column.is_mysql_type
+            or column.name.lower() in given
+        ):
+            continue
+        if rules.mode.raises:
+            raise Errors.NO_DEFAULT_FOR_FIELD.error(column=column.name)
+        rules.warnings.append(Errors.NO_DEFAULT_FOR_FIELD.warning(column=column.name))
+        default = implicit_default(column)
+        if default is None:
+            continue  # a date: MySQL's zero date, which DuckDB has not; DuckDB reports the NULL
+        insert.this.append("expressions", exp.to_identifier(column.name, quoted=True))
+        for row in rows:
+            row.append("expressions", literal(default))
+        added.append(column)
+    return added
 
 
 def _ignores(insert: exp.Insert) -> bool:

@@ -312,3 +312,18 @@ def test_update_key_collision_keeps_transaction(cur: Any) -> None:
     cur.execute("COMMIT")
     cur.execute("SELECT id, v FROM t ORDER BY id")
     assert cur.fetchall() == ((1, 1), (2, 5))
+
+
+def test_not_null_without_default_left_out(cur: Any) -> None:
+    cur.execute("CREATE TABLE t (id INT PRIMARY KEY, x INT NOT NULL, s VARCHAR(3) NOT NULL)")
+    assert _error(cur, "INSERT INTO t (id) VALUES (1)") == (
+        1364,
+        "Field 'x' doesn't have a default value",
+    )
+    cur.execute("INSERT IGNORE INTO t (id) VALUES (1), (2)")
+    assert _warnings(cur) == [
+        ("Warning", 1364, "Field 'x' doesn't have a default value"),
+        ("Warning", 1364, "Field 's' doesn't have a default value"),
+    ]
+    cur.execute("SELECT id, x, s FROM t ORDER BY id")
+    assert cur.fetchall() == ((1, 0, ""), (2, 0, ""))
