@@ -254,7 +254,7 @@ class QuerySession(ExternalBinding, StatementExecution):
             authorized = self._bind_references(references, resolver, searched, registered)
             self._bind_info_schema(expression, ctx, resolver, registered)
             key = self._complete_insert(expression)
-            enforced = self._enforce(expression, ctx)  # strict mode: before DuckDB runs it
+            enforced = self._enforce(expression, ctx, authorized)  # before DuckDB runs it
             group_by_keys.complete(expression, self._table_traits)  # functional dependence
             changed_rows = dml_counts.changed_rows_query(expression)  # UPDATE's OK packet
             if (
@@ -297,7 +297,9 @@ class QuerySession(ExternalBinding, StatementExecution):
             expression.set("returning", exp.Returning(expressions=[exp.column(key.column)]))
         return key
 
-    def _enforce(self, expression: exp.Expr, ctx: SessionContext) -> list[Diagnostic]:
+    def _enforce(
+        self, expression: exp.Expr, ctx: SessionContext, authorized: set[tuple[str, str]]
+    ) -> list[Diagnostic]:
         """MySQL's strict-mode rules and foreign keys on an INSERT, UPDATE or DELETE of an
         internal table with a dictionary definition (engine/sql/enforcement.py): its warnings,
         or MySQL's error."""
@@ -315,6 +317,9 @@ class QuerySession(ExternalBinding, StatementExecution):
         definition = traits.definition
         if definition is None:
             return []
+        # the checks run parts of the statement (its subqueries, WHERE, SET values) in queries
+        # of their own: DuckDB's parse of those parts is verified first, as the statement's is
+        verify(expression, "", authorized, self._serialize)
         strict = enforce_values.strict(_session_variable(ctx, "sql_mode", MYSQL_DEFAULT_SQL_MODE))
         fk_checks = bool(_session_variable(ctx, "foreign_key_checks", True))
         if definition.checks:  # DuckDB's own CHECK error named as MySQL names it
