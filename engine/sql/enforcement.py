@@ -71,6 +71,7 @@ def enforce_insert(
     conflict = insert.args.get("conflict") is not None or insert.args.get("alternative") in (
         "REPLACE",
     )
+    _conflict_assignments(insert, table, rules)
     kept = list(range(len(rows)))
     if not conflict:  # REPLACE / ON DUPLICATE KEY UPDATE act on a duplicate: DuckDB's keys
         kept = _unique_keys(insert, table, columns, rows, values, cursor, ignore, rules.warnings)
@@ -221,6 +222,24 @@ def _without_default(
             row.append("expressions", literal(default))
         added.append(column)
     return added
+
+
+def _conflict_assignments(insert: exp.Insert, table: TableDef, rules: ValueRules) -> None:
+    """``ON DUPLICATE KEY UPDATE c = <literal>``: the literal against its column (row 1, as
+    MySQL counts it); ``c = VALUES(c)`` takes a row value checked already."""
+    conflict = insert.args.get("conflict")
+    if not isinstance(conflict, exp.OnConflict):
+        return
+    for assignment in conflict.expressions or []:
+        if not isinstance(assignment, exp.EQ) or not isinstance(assignment.this, exp.Column):
+            continue
+        column = table.column(assignment.this.name)
+        given = _python(assignment.expression)
+        if column is None or not column.is_mysql_type or given is _UNKNOWN:
+            continue
+        stored = rules.value(column, given, 1)
+        if stored != given or type(stored) is not type(given):
+            assignment.set("expression", literal(stored))
 
 
 def _ignores(insert: exp.Insert) -> bool:

@@ -327,3 +327,19 @@ def test_not_null_without_default_left_out(cur: Any) -> None:
     ]
     cur.execute("SELECT id, x, s FROM t ORDER BY id")
     assert cur.fetchall() == ((1, 0, ""), (2, 0, ""))
+
+
+def test_on_duplicate_key_update_literal(cur: Any) -> None:
+    cur.execute("CREATE TABLE t (id INT PRIMARY KEY, a VARCHAR(2), e ENUM('x','y'))")
+    cur.execute("INSERT INTO t VALUES (1, 'ab', 'x')")
+    assert (
+        _error(cur, "INSERT INTO t VALUES (1, 'c', 'x') ON DUPLICATE KEY UPDATE a = 'long'")[0]
+        == 1406
+    )
+    assert (
+        _error(cur, "INSERT INTO t VALUES (1, 'toolong', 'x') ON DUPLICATE KEY UPDATE a = 'z'")[0]
+        == 1406
+    )
+    cur.execute("INSERT INTO t VALUES (1, 'c', 'x') ON DUPLICATE KEY UPDATE e = 'Y'")
+    cur.execute("SELECT a, e FROM t")
+    assert cur.fetchall() == (("ab", "y"),)
