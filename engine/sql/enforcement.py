@@ -1,16 +1,20 @@
-"""Strict MySQL 8 on INSERT / REPLACE / UPDATE of an internal table whose definition the data
-dictionary keeps: each value against its column (engine/sql/enforce_values.py), UNIQUE and
-PRIMARY keys under the columns' collation, before DuckDB runs the statement.
+"""Strict MySQL 8 on INSERT / REPLACE / INSERT … SELECT / UPDATE / DELETE of an internal table
+whose definition the data dictionary keeps, before DuckDB runs the statement: each value against
+its column (engine/sql/enforce_values.py), NOT NULL columns left out (1364), UNIQUE and PRIMARY
+keys under the columns' collation (1062), FOREIGN KEYs and their actions
+(engine/sql/enforce_foreign_keys.py), CHECK constraints (engine/sql/enforce_checks.py).
 
 Why before: DuckDB aborts a whole explicit transaction on a failed statement
 (engine/sql/transactions.py) and MySQL does not; a check made first leaves the transaction as it
 was, and the statement changes nothing.
 
-- ``INSERT … VALUES`` of literals (the ORM path): the values are read from the AST and judged in
-  Python; a value non-strict mode (or IGNORE) changes is written back as a literal.
-- ``UPDATE t SET c = expr``: DuckDB finds the rows whose new values may break a rule (a filter
-  per assigned column, :mod:`enforce_sql`); Python judges those; non-strict mode wraps the
-  assignment in the SQL that clips it.
+- ``INSERT … VALUES`` of literals and parameters (the ORM path): the values are read from the AST
+  and judged in Python; a value non-strict mode (or IGNORE) changes is written back as a literal;
+  an expression is evaluated by DuckDB first (one query for the statement); keys and parents are
+  probed with one query per key.
+- ``INSERT … SELECT`` and ``UPDATE t SET c = expr``: DuckDB finds the rows whose new values may
+  break a rule (a filter per column, engine/sql/enforce_sql.py); Python judges those; non-strict
+  mode wraps the value in the SQL that clips it.
 
 A table without a definition (created before the dictionary, or by CREATE TABLE … AS SELECT)
 is written as before: DuckDB's own checks only.
@@ -19,6 +23,7 @@ is written as before: DuckDB's own checks only.
 from __future__ import annotations
 
 from collections.abc import Callable
+from decimal import Decimal, InvalidOperation
 from typing import Any
 
 import duckdb
@@ -284,8 +289,6 @@ def _python(node: exp.Expr) -> Any:
 
 
 def _number(text: str) -> Any:
-    from decimal import Decimal, InvalidOperation
-
     if text.isdigit():
         return int(text)
     try:
@@ -297,7 +300,9 @@ def _number(text: str) -> Any:
 def literal(value: Any) -> exp.Expr:
     if value is None:
         return exp.Null()
-    if isinstance(value, (int, float)) or type(value).__name__ == "Decimal":
+    if isinstance(value, bool):
+        return exp.Boolean(this=value)
+    if isinstance(value, (int, float, Decimal)):
         text = str(value)
         return (
             exp.Literal.number(text)

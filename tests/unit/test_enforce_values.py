@@ -68,7 +68,7 @@ def test_strict_errors(column: ColumnDef, given: Any, code: int, message: str) -
     [
         (VARCHAR3, "abcd", "abc", ("Warning", 1265)),
         (TINY_U, 300, 255, ("Warning", 1264)),
-        (DEC, Decimal("-1234"), Decimal("-999.99"), ("Warning", 1264)),
+        (DEC, Decimal(-1234), Decimal("-999.99"), ("Warning", 1264)),
         (SET, "a,z", "a", ("Warning", 1265)),
         (NOT_NULL, None, 0, ("Warning", 1048)),
     ],
