@@ -221,6 +221,15 @@ class Errors:
     # -- DuckDB errors in MySQL's codes and wording (the mapping: engine/sql/duckdb_errors.py) ----
     DUP_ENTRY = ErrorSpec(1062, "23000", "Duplicate entry '{value}' for key '{key}'")
     BAD_NULL = ErrorSpec(1048, "23000", "Column '{column}' cannot be null")
+    # strict-mode value rules on internal tables with a dictionary definition
+    # (engine/sql/enforce_values.py): errors in strict mode, warnings otherwise
+    DATA_TOO_LONG = ErrorSpec(1406, "22001", "Data too long for column '{column}' at row {row}")
+    COLUMN_OUT_OF_RANGE = ErrorSpec(
+        1264, "22003", "Out of range value for column '{column}' at row {row}"
+    )
+    DATA_TRUNCATED = ErrorSpec(1265, "01000", "Data truncated for column '{column}' at row {row}")
+    CHECK_VIOLATED = ErrorSpec(3819, "HY000", "Check constraint '{name}' is violated.")
+    NO_DEFAULT_FOR_FIELD = ErrorSpec(1364, "HY000", "Field '{column}' doesn't have a default value")
     BAD_FIELD = ErrorSpec(1054, "42S22", "Unknown column '{column}' in '{where}'")
     WRONG_FIELD_WITH_GROUP = ErrorSpec(
         1055,

@@ -67,7 +67,10 @@ def _splits(insert: exp.Insert) -> bool:
 
 
 def _values_rows(insert: exp.Insert) -> int | None:
-    """The rows of ``VALUES (…), (…)``; None for INSERT … SELECT."""
+    """The rows of ``VALUES (…), (…)``; None for INSERT … SELECT. INSERT IGNORE whose skipped
+    rows engine/sql/enforcement.py removed keeps the statement's own count in its meta."""
+    if "values_rows" in insert.meta:
+        return int(insert.meta["values_rows"])
     source = insert.expression
     return len(source.expressions) if isinstance(source, exp.Values) else None
 

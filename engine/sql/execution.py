@@ -301,6 +301,7 @@ def _error_context(expression: exp.Expr, ctx: SessionContext) -> duckdb_errors.C
         table=target.name if isinstance(target, exp.Table) else "",
         database=ctx.database or "",
         drop=isinstance(expression, exp.Drop),
+        checks=tuple(expression.meta.get("checks") or ()),
     )
 
 

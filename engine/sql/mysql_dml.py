@@ -70,10 +70,11 @@ def complete(insert: exp.Insert, cursor: Any, schema: str) -> None:
     """Name the primary key as the conflict target when DuckDB needs one (see module docstring)."""
     table = target_table(insert)
     conflict = insert.args.get("conflict")
+    ignore = insert.args.get("alternative") == "IGNORE"
     needs_target = insert.args.get("alternative") == "REPLACE" or (
         isinstance(conflict, exp.OnConflict) and not conflict.args.get("conflict_keys")
     )
-    if table is None or not needs_target:
+    if table is None or not (needs_target or ignore):
         return
     rows = cursor.execute(
         "SELECT constraint_type, constraint_column_names FROM duckdb_constraints() "
@@ -81,6 +82,11 @@ def complete(insert: exp.Insert, cursor: Any, schema: str) -> None:
         "AND constraint_type IN ('PRIMARY KEY', 'UNIQUE')",
         [INTERNAL, schema, table.name],
     ).fetchall()
+    if ignore:
+        if not rows:  # no key to collide with: DuckDB refuses OR IGNORE, MySQL ignores nothing
+            insert.set("alternative", None)
+            insert.meta["ignore"] = True  # still IGNORE for the value rules (enforcement.py)
+        return
     if len(rows) < 2:
         return  # zero or one key: DuckDB picks it itself
     primary = [r[1] for r in rows if r[0] == "PRIMARY KEY"]

@@ -48,13 +48,15 @@ from drydock.engine.sql.external_binding import (
 )
 from drydock.engine.sql.identifiers import quoted
 from drydock.engine.dictionary import store as dictionary_store
-from drydock.engine.dictionary.model import TableDef
+from drydock.engine.dictionary.model import ForeignKeyDef, TableDef
 from drydock.engine.sql.table_traits import TableTraits, Traits
 from drydock.engine.sql.savepoints import RecordingCursor, WriteClock
 from drydock.engine.sql.transactions import SessionTransaction, is_read
 from drydock.engine.sql.deadlines import Deadline
 from drydock.engine.errors import DrydockError, Errors
-from drydock.engine.results import Result
+from drydock.engine.results import Diagnostic, Result
+from drydock.engine.sql import enforce_checks, enforce_values, enforcement
+from drydock.engine.sql.session_variables import MYSQL_DEFAULT_SQL_MODE
 from drydock.engine.session import SessionContext
 from drydock.engine.sql.sql_relations import Reference
 from drydock.engine.sql.verdict_cache import verify
@@ -276,6 +278,7 @@ class QuerySession(ExternalBinding, StatementExecution):
             planned = result_origins.define(planned, self._table_definition)
             self._bind_info_schema(expression, ctx, resolver, registered)
             key = self._complete_insert(expression)
+            enforced = self._enforce(expression, ctx, authorized)  # before DuckDB runs it
             group_by_keys.complete(expression, self._table_traits)  # functional dependence
             if expression.find(exp.Avg) is not None:  # MySQL's exact AVG of exact numbers
                 exact_avg.rewrite(
@@ -298,6 +301,7 @@ class QuerySession(ExternalBinding, StatementExecution):
                 expression.meta["changed_rows_sql"] = changed_sql
             result = self._execute(expression, sql, ctx, key, stream=stream and not registered)
             result_origins.attach(result, planned)
+            result.warnings[:0] = enforced
             if searched is not None:
                 result.warnings.extend(searched.notes)
                 result.plan = searched
@@ -345,7 +349,11 @@ class QuerySession(ExternalBinding, StatementExecution):
         return key
 
     def _table_definition(self, table: exp.Table) -> TableDef | None:
-        """The declared definition of an internal table, for its result columns. Inside a
+        """The declared definition of an internal table, for its result columns."""
+        return self._declared_traits(table).definition
+
+    def _declared_traits(self, table: exp.Table) -> Traits:
+        """What the dictionary declares of an internal table (engine/sql/table_traits.py). Inside a
         transaction that ran no DDL the committed definitions kept in the cache hold (a SELECT
         there pays no dictionary read), and what it reads is kept while no definition changed
         since it began (its snapshot is then the committed state); after DDL in it, its own
@@ -359,7 +367,52 @@ class QuerySession(ExternalBinding, StatementExecution):
             keep=not open_
             or (not self._ddl_in_transaction and self._begun_at == self._traits.generation),
         )
-        return traits.definition
+        return traits
+
+    def _enforce(
+        self, expression: exp.Expr, ctx: SessionContext, authorized: set[tuple[str, str]]
+    ) -> list[Diagnostic]:
+        """MySQL's strict-mode rules and foreign keys on an INSERT, UPDATE or DELETE of an
+        internal table with a dictionary definition (engine/sql/enforcement.py): its warnings,
+        or MySQL's error."""
+        if isinstance(expression, exp.Insert):
+            table = mysql_dml.target_table(expression)
+        elif isinstance(expression, (exp.Update, exp.Delete)) and isinstance(
+            expression.this, exp.Table
+        ):
+            table = expression.this
+        else:
+            return []
+        if table is None or table.text("catalog").lower() != INTERNAL:
+            return []
+        traits = self._declared_traits(table)
+        definition = traits.definition
+        if definition is None:
+            return []
+        # the checks run parts of the statement (its subqueries, WHERE, SET values) in queries
+        # of their own: DuckDB's parse of those parts is verified first, as the statement's is
+        verify(expression, "", authorized, self._serialize)
+        strict = enforce_values.strict(_session_variable(ctx, "sql_mode", MYSQL_DEFAULT_SQL_MODE))
+        fk_checks = bool(_session_variable(ctx, "foreign_key_checks", True))
+        if definition.checks:  # DuckDB's own CHECK error named as MySQL names it
+            expression.meta["checks"] = enforce_checks.names(definition)
+        with self.duckdb_errors(expression, ctx):
+            if isinstance(expression, exp.Insert):
+                return enforcement.enforce_insert(
+                    expression, definition, self._cursor, strict, fk_checks
+                )
+            referencing = traits.referenced_by if fk_checks else ()
+            if isinstance(expression, exp.Delete):
+                enforcement.enforce_delete(expression, self._cursor, referencing, self._children_of)
+                return []
+            return enforcement.enforce_update(
+                expression, definition, self._cursor, strict, fk_checks, referencing
+            )
+
+    def _children_of(self, table: TableDef) -> tuple[tuple[TableDef, ForeignKeyDef], ...]:
+        return self._traits.get(
+            self._cursor, table.schema, table.name, cache=not self.transaction.open
+        ).referenced_by
 
     def _table_traits(self, table: exp.Table) -> Traits:
         return self._traits.get(
@@ -419,6 +472,14 @@ class QuerySession(ExternalBinding, StatementExecution):
         except duckdb.Error as exc:
             self.transaction.statement_failed()
             raise Errors.QUERY_FAILED.error(detail=first_line(exc)) from None
+
+
+def _session_variable(ctx: SessionContext, name: str, default: Any) -> Any:
+    try:
+        value = ctx.variables.get(name) if ctx.variables is not None else None
+    except Exception:  # noqa: BLE001 - a variables object without it: MySQL's default
+        return default
+    return default if value is None else value
 
 
 def _view_of(resolver: Resolver | None) -> Callable[[Reference], Any] | None:

@@ -17,8 +17,8 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any
 
-from drydock.engine.dictionary import store as dictionary_store
-from drydock.engine.dictionary.model import TableDef
+from drydock.engine.dictionary import store
+from drydock.engine.dictionary.model import ForeignKeyDef, TableDef, table_from_json
 from drydock.engine.session import INTERNAL
 from drydock.engine.sql.mysql_ddl import ON_UPDATE_MARK, SEQUENCE_PREFIX
 
@@ -34,8 +34,10 @@ class Traits:
     # the PRIMARY KEY and every UNIQUE key whose columns are all NOT NULL: what a GROUP BY
     # makes the table's other columns functionally dependent on (engine/sql/group_by_keys.py)
     keys: tuple[tuple[str, ...], ...] = ()
-    # the table's declared MySQL definition (engine/dictionary/store.py), None when it has none
+    # the declared MySQL definition (engine/dictionary), None for a table without one
     definition: TableDef | None = None
+    # the foreign keys of other tables (or its own) that reference it: (child, key)
+    referenced_by: tuple[tuple[TableDef, ForeignKeyDef], ...] = ()
 
 
 class TableTraits:
@@ -99,8 +101,26 @@ def _read(cursor: Any, schema: str, table: str) -> Traits:
         auto_increment=auto_increment,
         on_update=tuple(on_update),
         keys=_keys(cursor, schema, table, {str(r[0]).lower() for r in rows if not r[3]}),
-        definition=dictionary_store.load(cursor, schema, table) if rows else None,
+        definition=store.load(cursor, schema, table) if rows else None,
+        referenced_by=_referenced_by(cursor, schema, table) if rows else (),
     )
+
+
+def _referenced_by(
+    cursor: Any, schema: str, table: str
+) -> tuple[tuple[TableDef, ForeignKeyDef], ...]:
+    """Every dictionary foreign key whose parent is ``schema.table`` (engine/sql/
+    enforce_foreign_keys.py), read from the definitions that have foreign keys."""
+    rows = cursor.execute(
+        f"SELECT definition FROM {store.TABLE} WHERE definition NOT LIKE '%\"foreign_keys\":[]%'"
+    ).fetchall()
+    found = []
+    for (text,) in rows:
+        child = table_from_json(text)
+        for fk in child.foreign_keys:
+            if (fk.ref_schema.lower(), fk.ref_table.lower()) == (schema.lower(), table.lower()):
+                found.append((child, fk))
+    return tuple(found)
 
 
 def _keys(cursor: Any, schema: str, table: str, not_null: set[str]) -> tuple[tuple[str, ...], ...]:

@@ -163,7 +163,7 @@ def test_failed_statement_loses_the_transaction_when_it_cannot_be_rebuilt(
         cur.execute("BEGIN")
         cur.execute("INSERT INTO t VALUES (1)")
         shared_server.query(f"CREATE TABLE {db}.other (id INT)")  # another session's commit
-        assert _error(cur, "INSERT INTO t VALUES (1)") == 1062
+        assert _error(cur, "INSERT INTO t SELECT CAST('x' AS INT)") in (1105, 1292, 1366)
         assert _error(cur, "SELECT * FROM t") == 3101
         assert _error(cur, "COMMIT") == 3101
         cur.execute("SELECT id FROM t")
