@@ -29,6 +29,7 @@ from mysql_mimic.charset import CharacterSet
 from mysql_mimic.types import ColumnType
 
 from drydock.engine.dictionary.model import FIXED_LENGTH, ColumnDef, TableDef
+from drydock.engine.sql.mysql_json_doc import mysql_text
 from drydock.server.column_meta import ColumnMeta
 
 # https://dev.mysql.com/doc/dev/mysql-server/latest/group__group__cs__column__definition__flags.html
@@ -285,9 +286,16 @@ def _values(column: ColumnDef) -> tuple[Convert | None, TextEncoder | None]:
         return _integer, None
     if t in _BINARY_STRINGS:
         return _bytes, None
-    if column.is_string or t == "json":
+    if t == "json":
+        return _json, None
+    if column.is_string:
         return _text, None
     return None, None
+
+
+def _json(v: Any) -> Any:
+    """As MySQL prints JSON (``{"a": 1, "b": [1, 2]}``), not DuckDB's compact text."""
+    return mysql_text(v) if isinstance(v, str) else v
 
 
 def _integer(v: Any) -> Any:

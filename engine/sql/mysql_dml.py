@@ -50,9 +50,18 @@ def rewrite(expression: exp.Expr) -> exp.Expr:
             for call in list(assignment.find_all(exp.Anonymous)):
                 if str(call.name).upper() == "VALUES" and len(call.expressions) == 1:
                     call.replace(exp.column(_column_name(call.expressions[0]), table="excluded"))
-        expression.set(
-            "conflict", exp.OnConflict(action=exp.var("DO UPDATE"), expressions=assignments)
-        )
+        conflict = exp.OnConflict(action=exp.var("DO UPDATE"), expressions=assignments)
+        if isinstance(expression.expression, exp.Values) and all(
+            isinstance(a, exp.EQ) and isinstance(a.this, exp.Column) for a in assignments
+        ):
+            # MySQL leaves (and counts apart) a duplicate the assignments would not change;
+            # DuckDB then counts only the rows it inserted or changed (engine/sql/dml_counts.py)
+            changes = [
+                exp.NullSafeNEQ(this=a.this.copy(), expression=exp.paren(a.expression.copy()))
+                for a in assignments
+            ]
+            conflict.set("where", exp.Where(this=exp.or_(*changes)))
+        expression.set("conflict", conflict)
     return expression
 
 

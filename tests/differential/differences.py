@@ -231,12 +231,6 @@ KNOWN_GAPS: dict[str, str] = {
     "insert_auto_increment": (
         "multi-row INSERT into an AUTO_INCREMENT table sends no `Records:` info string"
     ),
-    "on_duplicate_key_update_counts": (
-        "ON DUPLICATE KEY UPDATE counts an unchanged duplicate as updated (2, MySQL 0)"
-    ),
-    "on_duplicate_key_update_multi_row_info": (
-        "ON DUPLICATE KEY UPDATE counts unchanged duplicates as updated (affected, Duplicates:)"
-    ),
     "error_division_by_zero": (
         "division by zero: no warning 1365 in SELECT, no error 1365 in a strict INSERT"
     ),
