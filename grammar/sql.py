@@ -84,6 +84,42 @@ class DrydockMySQL(MySQL):
             "ENABLE": lambda self: self._parse_alter_keys(),
         }
 
+        def _parse_alter_table_add(self) -> Any:
+            """MySQL's ``ADD (c1 def, c2 def)`` (several columns in one clause) and ``ADD
+            [CONSTRAINT [name]] CHECK (expr) [[NOT] ENFORCED]`` (manual 15.1.9), which sqlglot
+            leaves as opaque commands; the rest is sqlglot's."""
+            if self._match(TokenType.L_PAREN):
+                columns = self._parse_csv(self._parse_column_def_with_exists)
+                if not self._match(TokenType.R_PAREN):
+                    self.raise_error("expected ) after the column definitions")
+                return columns
+            check = self._parse_add_check()
+            return [check] if check is not None else super()._parse_alter_table_add()
+
+        def _parse_add_check(self) -> Any:
+            start = self._index
+            name = None
+            if self._match(TokenType.CONSTRAINT) and not (
+                self._curr and self._curr.text.upper() == "CHECK"
+            ):
+                name = self._parse_id_var()
+            if not self._match_text_seq("CHECK"):
+                self._retreat(start)
+                return None
+            condition = self._parse_wrapped(self._parse_assignment)
+            enforced = not self._match_text_seq("NOT", "ENFORCED")
+            self._match_text_seq("ENFORCED")
+            check = exp.CheckColumnConstraint(this=condition, enforced=enforced)
+            if name is not None:
+                check = exp.Constraint(this=name, expressions=[check])
+            return exp.AddConstraint(expressions=[check])
+
+        def _parse_alter_table_rename(self) -> Any:
+            """``RENAME AS t2`` is MySQL's spelling of ``RENAME TO t2``."""
+            if self._match(TokenType.ALIAS):
+                return self.expression(exp.AlterRename(this=self._parse_table(schema=True)))
+            return super()._parse_alter_table_rename()
+
         def _parse_alter_keys(self) -> Any:
             switch = self._prev.text.upper()
             if not self._match_text_seq("KEYS"):
