@@ -85,16 +85,34 @@ class DrydockMySQL(MySQL):
         }
 
         def _parse_alter_table_add(self) -> Any:
-            """MySQL's ``ADD (c1 def, c2 def)`` (several columns in one clause) and ``ADD
-            [CONSTRAINT [name]] CHECK (expr) [[NOT] ENFORCED]`` (manual 15.1.9), which sqlglot
-            leaves as opaque commands; the rest is sqlglot's."""
+            """``ADD …[, ADD …]``, one item per ADD: a column, ``(c1 def, c2 def)`` (several
+            columns in one clause), a key or foreign key, or ``[CONSTRAINT [name]] CHECK (expr)
+            [[NOT] ENFORCED]`` (manual 15.1.9; sqlglot leaves the last two as opaque commands)."""
+            items: list[Any] = []
+            while True:
+                items.extend(self._parse_add_item())
+                index = self._index
+                if not (self._match(TokenType.COMMA) and self._match_text_seq("ADD")):
+                    self._retreat(index)
+                    return items
+
+        def _parse_add_item(self) -> list[Any]:
             if self._match(TokenType.L_PAREN):
                 columns = self._parse_csv(self._parse_column_def_with_exists)
-                if not self._match(TokenType.R_PAREN):
-                    self.raise_error("expected ) after the column definitions")
-                return columns
+                if not columns or not self._match(TokenType.R_PAREN):
+                    self.raise_error("expected column definitions in ADD (…)")
+                return list(columns)
             check = self._parse_add_check()
-            return [check] if check is not None else super()._parse_alter_table_add()
+            if check is not None:
+                return [check]
+            if self._match_set(self.ADD_CONSTRAINT_TOKENS, advance=False) or self._match_texts(
+                self.ADD_CONSTRAINT_KEYWORDS, advance=False
+            ):
+                return [self.expression(exp.AddConstraint(expressions=[self._parse_constraint()]))]
+            column = self._parse_column_def_with_exists()
+            if column is None:
+                self.raise_error("expected a column or a constraint after ADD")
+            return [column]
 
         def _parse_add_check(self) -> Any:
             start = self._index
@@ -109,7 +127,7 @@ class DrydockMySQL(MySQL):
             condition = self._parse_wrapped(self._parse_assignment)
             enforced = not self._match_text_seq("NOT", "ENFORCED")
             self._match_text_seq("ENFORCED")
-            check = exp.CheckColumnConstraint(this=condition, enforced=enforced)
+            check: exp.Expr = exp.CheckColumnConstraint(this=condition, enforced=enforced)
             if name is not None:
                 check = exp.Constraint(this=name, expressions=[check])
             return exp.AddConstraint(expressions=[check])

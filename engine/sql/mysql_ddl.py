@@ -57,10 +57,7 @@ def adapt_create_table(create: exp.Create, schema: str) -> tuple[list[str], list
     """Adapt ``create`` in place; returns the statements to run before it (CREATE SEQUENCE)
     and after it (the ON UPDATE marks)."""
     for data_type in create.find_all(exp.DataType):
-        if data_type.this in _INTEGER_TYPES:
-            data_type.set("expressions", [])
-        elif data_type.this in _FLOAT_TYPES:
-            _float_type(data_type)
+        adapt_data_type(data_type)
     for charset in list(create.find_all(exp.CharacterSetColumnConstraint)):
         constraint = charset.parent
         if isinstance(constraint, exp.ColumnConstraint):
@@ -77,6 +74,15 @@ def adapt_create_table(create: exp.Create, schema: str) -> tuple[list[str], list
                 inner.set("this", None)  # UNIQUE KEY name (cols): DuckDB names no constraint
     after = _on_update_marks(create, schema)
     return _auto_increment(create, schema), after
+
+
+def adapt_data_type(data_type: exp.DataType) -> None:
+    """A MySQL type as DuckDB stores it, in place (CREATE TABLE here, ALTER TABLE's rebuild in
+    engine/sql/mysql_alter.py): no integer display width, FLOAT(p) by its precision."""
+    if data_type.this in _INTEGER_TYPES:
+        data_type.set("expressions", [])
+    elif data_type.this in _FLOAT_TYPES:
+        _float_type(data_type)
 
 
 def _on_update_marks(create: exp.Create, schema: str) -> list[str]:

@@ -31,6 +31,7 @@ from drydock.engine.sql import (
     group_by_keys,
     dml_counts,
     info_schema,
+    mysql_alter,
     mysql_dml,
     mysql_functions,
     result_origins,
@@ -50,7 +51,7 @@ from drydock.engine.sql.table_traits import TableTraits, Traits
 from drydock.engine.sql.transactions import SessionTransaction
 from drydock.engine.sql.deadlines import Deadline
 from drydock.engine.errors import Errors
-from drydock.engine.results import Result
+from drydock.engine.results import OkInfo, Result
 from drydock.engine.session import SessionContext
 from drydock.engine.sql.sql_relations import Reference
 from drydock.engine.sql.verdict_cache import verify
@@ -249,6 +250,11 @@ class QuerySession(ExternalBinding, StatementExecution):
         try:
             # Tables first: the information_schema binding adds placeholder tables of its own.
             authorized = self._bind_references(references, resolver, searched, registered)
+            altered = mysql_alter.alter_target(expression)  # qualified now
+            if altered is not None and isinstance(expression, exp.Alter):
+                done = self._alter(expression, altered, ctx)  # engine/sql/mysql_alter.py
+                if done is not None:
+                    return done
             self._bind_info_schema(expression, ctx, resolver, registered)
             key = self._complete_insert(expression)
             group_by_keys.complete(expression, self._table_traits)  # functional dependence
@@ -276,6 +282,27 @@ class QuerySession(ExternalBinding, StatementExecution):
         finally:
             for name in registered:
                 self._cursor.unregister(name)
+
+    def _alter(self, alter: exp.Alter, table: exp.Table, ctx: SessionContext) -> Result | None:
+        """An ALTER TABLE carried out on the table's definition, all in one transaction (the
+        session's, or one of its own); None for a table without a definition."""
+        own = not self.transaction.open
+        if own:
+            self._cursor.execute("BEGIN TRANSACTION")
+        try:
+            with self.duckdb_errors(alter, ctx):
+                outcome = mysql_alter.run(self._cursor, alter, table)
+        except BaseException:
+            if own:
+                self._cursor.execute("ROLLBACK")
+            raise
+        if own:
+            self._cursor.execute("COMMIT" if outcome is not None else "ROLLBACK")
+        if outcome is None:
+            return None
+        self._traits.changed()  # engine/sql/table_traits.py
+        info = OkInfo(records=outcome.records) if outcome.info else None
+        return Result.ok(affected_rows=outcome.records, info=info)
 
     def _complete_insert(self, expression: exp.Expr) -> mysql_dml.AutoIncrement | None:
         """An INSERT into an internal table: its conflict target, and ``RETURNING`` the
