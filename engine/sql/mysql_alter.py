@@ -38,23 +38,13 @@ from drydock.engine.errors import Errors
 from drydock.engine.session import INTERNAL
 from drydock.engine.sql.collation import duckdb_collation
 from drydock.engine.sql.identifiers import quoted
-from drydock.engine.sql.mysql_ddl import ON_UPDATE_MARK, SEQUENCE_PREFIX, adapt_data_type
-from drydock.grammar.sql import DIALECT
+from drydock.engine.sql import alter_in_place
+from drydock.engine.sql.column_types import duckdb_sql, duckdb_type
+from drydock.engine.sql.mysql_ddl import ON_UPDATE_MARK, SEQUENCE_PREFIX
 
 _TEMPORARY_PREFIX = "__drydock_alter_"
 _NEXTVAL = re.compile(r"nextval\('([^'.]+)\.(" + SEQUENCE_PREFIX + r"[0-9a-f]+)'\)")
 _LENGTH_TYPES = ("char", "varchar", "binary", "varbinary")
-
-
-def duckdb_type(column: ColumnDef) -> str:
-    """The DuckDB type of a declared column, as CREATE TABLE gives it (engine/sql/mysql_ddl.py
-    adapt_data_type over sqlglot's MySQL type)."""
-    if not column.is_mysql_type:
-        return column.data_type
-    text = column.column_type().replace(" zerofill", "")
-    data_type = exp.DataType.build(text, dialect=DIALECT)
-    adapt_data_type(data_type)
-    return data_type.sql(dialect="duckdb")
 
 
 @dataclass(frozen=True)
@@ -92,6 +82,12 @@ def run(cursor: Any, alter: exp.Alter, table: exp.Table) -> Outcome | None:
     if _shape(old) == _shape(new) and not plan.renamed_from and plan.auto_increment_start is None:
         cursor.execute(dictionary_store.save_sql(new))  # nothing DuckDB's table keeps changed
         return Outcome(records=0)
+    in_place = alter_in_place.statements(cursor, schema, old, plan, clauses(alter))
+    if in_place is not None:
+        for statement in in_place:
+            cursor.execute(statement)
+        _save(cursor, schema, plan)
+        return Outcome(records=0, info=not _renames_only(alter))
     rows = _validate(cursor, schema, old, plan)
     _rebuild(cursor, schema, old, plan)
     retyped = any(
@@ -100,8 +96,18 @@ def run(cursor: Any, alter: exp.Alter, table: exp.Table) -> Outcome | None:
         for column in new.columns
         if (source := plan.sources.get(column.name.lower())) is not None
     )
-    renames_only = all(isinstance(c, exp.AlterRename) for c in clauses(alter))
-    return Outcome(records=rows if retyped else 0, info=not renames_only)
+    return Outcome(records=rows if retyped else 0, info=not _renames_only(alter))
+
+
+def _renames_only(alter: exp.Alter) -> bool:
+    return all(isinstance(c, exp.AlterRename) for c in clauses(alter))
+
+
+def _save(cursor: Any, schema: str, plan: AlterPlan) -> None:
+    """The new definition, in place of the old one (under its old name when renamed)."""
+    if plan.renamed_from:
+        cursor.execute(dictionary_store.delete_sql(schema, plan.renamed_from))
+    cursor.execute(dictionary_store.save_sql(plan.table))
 
 
 def _shape(table: TableDef) -> tuple[Any, ...]:
@@ -221,9 +227,7 @@ def _rebuild(cursor: Any, schema: str, old: TableDef, plan: AlterPlan) -> None:
                 f"COMMENT ON COLUMN {_qualified(schema, new.name)}.{quoted(column.name)} "
                 f"IS '{ON_UPDATE_MARK}{precision}'"
             )
-    if plan.renamed_from:
-        cursor.execute(dictionary_store.delete_sql(schema, plan.renamed_from))
-    cursor.execute(dictionary_store.save_sql(new))
+    _save(cursor, schema, plan)
 
 
 def _body(table: TableDef, sequence: str | None) -> str:
@@ -237,7 +241,7 @@ def _body(table: TableDef, sequence: str | None) -> str:
         if column.auto_increment and sequence is not None:
             text += f" DEFAULT nextval('{sequence.replace(chr(34), '')}')"  # as CREATE writes it
         elif column.default is not None:
-            text += f" DEFAULT {_duckdb_sql(column.default)}"
+            text += f" DEFAULT {duckdb_sql(column.default)}"
         parts.append(text)
     for key in table.keys:
         if key.unique:
@@ -245,12 +249,8 @@ def _body(table: TableDef, sequence: str | None) -> str:
             parts.append(("PRIMARY KEY" if key.kind == "PRIMARY" else "UNIQUE") + f" ({columns})")
     for check in table.checks:
         if check.enforced:
-            parts.append(f"CONSTRAINT {quoted(check.name)} CHECK ({_duckdb_sql(check.expression)})")
+            parts.append(f"CONSTRAINT {quoted(check.name)} CHECK ({duckdb_sql(check.expression)})")
     return ", ".join(parts)
-
-
-def _duckdb_sql(mysql_text: str) -> str:
-    return str(sqlglot.transpile(mysql_text, read=DIALECT, write="duckdb")[0])
 
 
 def _implicit_default(column: ColumnDef) -> str:
@@ -314,16 +314,24 @@ def _sequence(cursor: Any, schema: str, old: TableDef, plan: AlterPlan) -> str |
 
 
 def _indexes(cursor: Any, schema: str, table: str) -> list[tuple[str, bool, list[str]]]:
-    """DuckDB's own indexes of the table (CREATE INDEX): (name, unique, columns)."""
+    """DuckDB's own indexes of the table (CREATE INDEX): (name, unique, columns), the columns
+    read from DuckDB's text of the index through sqlglot."""
     rows = cursor.execute(
-        "SELECT index_name, is_unique, expressions FROM duckdb_indexes() "
+        "SELECT index_name, is_unique, sql FROM duckdb_indexes() "
         "WHERE database_name = ? AND schema_name = ? AND table_name = ?",
         [INTERNAL, schema, table],
     ).fetchall()
     found = []
-    for name, unique, expressions in rows:
-        columns = [str(e).strip('"') for e in (expressions or [])]
-        found.append((str(name), bool(unique), columns))
+    for name, unique, text in rows:
+        try:
+            create = sqlglot.parse_one(str(text or ""), read="duckdb")
+        except sqlglot.errors.SqlglotError:
+            continue  # an index on expressions: not carried over
+        params = create.find(exp.IndexParameters)
+        parts = params.args.get("columns") or [] if params is not None else []
+        columns = [c.name for c in parts]
+        if all(columns):
+            found.append((str(name), bool(unique), columns))
     return found
 
 
