@@ -82,6 +82,7 @@ def run(cursor: Any, alter: exp.Alter, table: exp.Table) -> Outcome | None:
     if _shape(old) == _shape(new) and not plan.renamed_from and plan.auto_increment_start is None:
         cursor.execute(dictionary_store.save_sql(new))  # nothing DuckDB's table keeps changed
         return Outcome(records=0)
+    _refuse_if_referenced(cursor, schema, old.name)
     in_place = alter_in_place.statements(cursor, schema, old, plan, clauses(alter))
     if in_place is not None:
         for statement in in_place:
@@ -97,6 +98,22 @@ def run(cursor: Any, alter: exp.Alter, table: exp.Table) -> Outcome | None:
         if (source := plan.sources.get(column.name.lower())) is not None
     )
     return Outcome(records=rows if retyped else 0, info=not _renames_only(alter))
+
+
+def _refuse_if_referenced(cursor: Any, schema: str, name: str) -> None:
+    """DuckDB keeps a FOREIGN KEY declared in CREATE TABLE and then alters, drops or renames no
+    table that key references: a clear error instead of DuckDB's."""
+    rows = cursor.execute(
+        "SELECT table_name FROM duckdb_constraints() WHERE database_name = ? AND schema_name = ? "
+        "AND constraint_type = 'FOREIGN KEY' AND lower(referenced_table) = lower(?) "
+        "AND lower(table_name) <> lower(?)",
+        [INTERNAL, schema, name, name],
+    ).fetchall()
+    if rows:
+        raise Errors.NOT_SUPPORTED.error(
+            what=f"ALTER TABLE of {name}, which the FOREIGN KEY of table {rows[0][0]} references "
+            "(declared in its CREATE TABLE, kept by DuckDB)"
+        )
 
 
 def _renames_only(alter: exp.Alter) -> bool:

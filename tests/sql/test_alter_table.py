@@ -225,3 +225,17 @@ def test_failed_rebuild_leaves_no_trace(server, cur) -> None:  # type: ignore[no
         con.close()
     assert "t" in tables and not [t for t in tables if t.startswith("__drydock_alter_")]
     assert sequences == 1 and indexes == ["ix"]
+
+
+def test_table_referenced_by_a_duckdb_foreign_key(cur) -> None:  # type: ignore[no-untyped-def]
+    cur.execute("CREATE TABLE p (id INT PRIMARY KEY, v INT)")
+    cur.execute(
+        "CREATE TABLE ch (id INT PRIMARY KEY, p_id INT, FOREIGN KEY (p_id) REFERENCES p (id))"
+    )
+    with pytest.raises(pymysql.err.MySQLError) as err:
+        cur.execute("ALTER TABLE p ADD COLUMN w INT")
+    assert err.value.args[0] == 1235
+    cur.execute("ALTER TABLE p COMMENT = 'kept'")  # the definition alone changes: allowed
+    cur.execute("ALTER TABLE ch ADD COLUMN w INT FIRST")  # the child itself can be rebuilt
+    cur.execute("SELECT count(*) FROM ch")
+    assert cur.fetchone()[0] == 0
