@@ -22,6 +22,7 @@ import secrets
 from dataclasses import dataclass
 from typing import Any
 
+import duckdb
 import sqlglot
 from sqlglot import exp
 
@@ -214,22 +215,29 @@ def _rebuild(cursor: Any, schema: str, old: TableDef, plan: AlterPlan) -> None:
     sequence = _sequence(cursor, schema, old, plan)
     temporary = f"{_TEMPORARY_PREFIX}{secrets.token_hex(8)}"
     indexes = _indexes(cursor, schema, old.name)
-    cursor.execute(f"CREATE TABLE {_qualified(schema, temporary)} ({_body(new, sequence)})")
+    types = _types(cursor, schema, old, plan)
+    cursor.execute(f"CREATE TABLE {_qualified(schema, temporary)} ({_body(new, types, sequence)})")
     targets, values = [], []
     for column in new.columns:
         source = plan.sources.get(column.name.lower())
         if source is not None:
             targets.append(quoted(column.name))
-            values.append(f"CAST({quoted(source)} AS {duckdb_type(column)})")
+            values.append(f"CAST({quoted(source)} AS {types[column.name.lower()]})")
         elif not column.nullable and column.default is None and not column.auto_increment:
             targets.append(quoted(column.name))  # MySQL fills the type's implicit default
-            values.append(f"CAST({_implicit_default(column)} AS {duckdb_type(column)})")
+            values.append(f"CAST({_implicit_default(column)} AS {types[column.name.lower()]})")
     if not targets:  # every old column dropped, only new ones with defaults: no way to count rows
         raise Errors.NOT_SUPPORTED.error(what="an ALTER TABLE that keeps none of the columns")
-    cursor.execute(
-        f"INSERT INTO {_qualified(schema, temporary)} ({', '.join(targets)}) "
-        f"SELECT {', '.join(values)} FROM {old_table}"
-    )
+    try:
+        cursor.execute(
+            f"INSERT INTO {_qualified(schema, temporary)} ({', '.join(targets)}) "
+            f"SELECT {', '.join(values)} FROM {old_table}"
+        )
+    except duckdb.ConstraintException as exc:
+        violated = _violated_check(new, str(exc))
+        if violated is None:
+            raise
+        raise Errors.CHECK_VIOLATED.error(name=violated) from None
     old_sequence = _current_sequence(cursor, schema, old.name)
     cursor.execute(f"DROP TABLE {old_table}")
     cursor.execute(f"ALTER TABLE {_qualified(schema, temporary)} RENAME TO {quoted(new.name)}")
@@ -247,10 +255,45 @@ def _rebuild(cursor: Any, schema: str, old: TableDef, plan: AlterPlan) -> None:
     _save(cursor, schema, plan)
 
 
-def _body(table: TableDef, sequence: str | None) -> str:
+def _violated_check(table: TableDef, message: str) -> str | None:
+    """The check DuckDB's "CHECK constraint failed … with expression CHECK((…))" names (MySQL
+    3819 names the constraint; DuckDB only writes its expression)."""
+    if "CHECK constraint failed" not in message:
+        return None
+    written = "".join(message.split("with expression", 1)[-1].split()).lower()
+    enforced = [c for c in table.checks if c.enforced]
+    for check in enforced:
+        if "".join(duckdb_sql(check.expression).split()).lower() in written:
+            return check.name
+    return enforced[0].name if enforced else None
+
+
+def _types(cursor: Any, schema: str, old: TableDef, plan: AlterPlan) -> dict[str, str]:
+    """Each new column's DuckDB type: a column whose declared type stays keeps DuckDB's own type
+    exactly (CREATE TABLE gives BOOLEAN and a bare DECIMAL types of their own), others the
+    declaration's."""
+    rows = cursor.execute(
+        "SELECT lower(column_name), data_type FROM duckdb_columns() WHERE database_name = ? "
+        "AND schema_name = ? AND table_name = ?",
+        [INTERNAL, schema, old.name],
+    ).fetchall()
+    current = {str(name): str(data_type) for name, data_type in rows}
+    types = {}
+    for column in plan.table.columns:
+        source = plan.sources.get(column.name.lower())
+        before = old.column(source) if source else None
+        kept = before is not None and duckdb_type(before) == duckdb_type(column)
+        if kept and source is not None and source.lower() in current:
+            types[column.name.lower()] = current[source.lower()]
+        else:
+            types[column.name.lower()] = duckdb_type(column)
+    return types
+
+
+def _body(table: TableDef, types: dict[str, str], sequence: str | None) -> str:
     parts = []
     for column in table.columns:
-        text = f"{quoted(column.name)} {duckdb_type(column)}"
+        text = f"{quoted(column.name)} {types[column.name.lower()]}"
         if column.collation and column.is_string:
             text += f" COLLATE {quoted(duckdb_collation(column.collation))}"
         if not column.nullable:

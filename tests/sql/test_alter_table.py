@@ -239,3 +239,30 @@ def test_table_referenced_by_a_duckdb_foreign_key(cur) -> None:  # type: ignore[
     cur.execute("ALTER TABLE ch ADD COLUMN w INT FIRST")  # the child itself can be rebuilt
     cur.execute("SELECT count(*) FROM ch")
     assert cur.fetchone()[0] == 0
+
+
+def test_rebuild_keeps_on_update_booleans_and_moves_auto_increment(cur) -> None:  # type: ignore[no-untyped-def]
+    cur.execute(
+        "CREATE TABLE t (id INT AUTO_INCREMENT PRIMARY KEY, flag BOOLEAN, v INT, "
+        "changed DATETIME DEFAULT '2000-01-01 00:00:00' ON UPDATE CURRENT_TIMESTAMP)"
+    )
+    cur.execute("INSERT INTO t (flag, v) VALUES (TRUE, 1)")
+    cur.execute("ALTER TABLE t ADD COLUMN w INT FIRST, AUTO_INCREMENT = 100")
+    cur.execute("INSERT INTO t (flag, v) VALUES (FALSE, 2)")
+    assert cur.lastrowid == 100
+    cur.execute("UPDATE t SET v = 5 WHERE id = 1")  # ON UPDATE CURRENT_TIMESTAMP still applies
+    assert _rows(cur, "SELECT id, flag, YEAR(changed) > 2000 FROM t ORDER BY id") == [
+        (1, 1, 1),
+        (100, 0, 0),
+    ]
+
+
+def test_add_check_over_rows_that_break_it(cur) -> None:  # type: ignore[no-untyped-def]
+    cur.execute("CREATE TABLE t (id INT PRIMARY KEY, v INT)")
+    cur.execute("INSERT INTO t VALUES (1, -5)")
+    with pytest.raises(pymysql.err.MySQLError) as err:
+        cur.execute("ALTER TABLE t ADD CONSTRAINT v_pos CHECK (v > 0)")
+    assert err.value.args[0] == 3819, err.value.args
+    cur.execute("ALTER TABLE t ADD CONSTRAINT v_pos CHECK (v > 0) NOT ENFORCED")
+    cur.execute("INSERT INTO t VALUES (2, -1)")
+    assert _rows(cur) == [(1, -5), (2, -1)]
