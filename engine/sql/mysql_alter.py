@@ -78,7 +78,8 @@ def run(cursor: Any, alter: exp.Alter, table: exp.Table) -> Outcome | None:
         return None
     plan = plan_alter(old, clauses(alter))
     new = plan.table
-    if plan.renamed_from and _exists(cursor, schema, new.name):
+    moved = plan.renamed_from and plan.renamed_from.lower() != new.name.lower()
+    if moved and _exists(cursor, schema, new.name):
         raise Errors.TABLE_EXISTS.error(table=new.name)
     if _shape(old) == _shape(new) and not plan.renamed_from and plan.auto_increment_start is None:
         cursor.execute(dictionary_store.save_sql(new))  # nothing DuckDB's table keeps changed

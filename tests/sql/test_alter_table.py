@@ -266,3 +266,15 @@ def test_add_check_over_rows_that_break_it(cur) -> None:  # type: ignore[no-unty
     cur.execute("ALTER TABLE t ADD CONSTRAINT v_pos CHECK (v > 0) NOT ENFORCED")
     cur.execute("INSERT INTO t VALUES (2, -1)")
     assert _rows(cur) == [(1, -5), (2, -1)]
+
+
+def test_rename_to_a_taken_name_and_case_only(cur) -> None:  # type: ignore[no-untyped-def]
+    cur.execute("CREATE TABLE t (id INT PRIMARY KEY)")
+    cur.execute("CREATE TABLE u (id INT)")
+    with pytest.raises(pymysql.err.MySQLError) as err:
+        cur.execute("ALTER TABLE t RENAME TO u")
+    assert err.value.args[0] == 1050
+    cur.execute("CREATE INDEX ix ON t (id)")
+    cur.execute("ALTER TABLE t RENAME TO T")  # rebuilt (an index), same name in other letters
+    cur.execute("SHOW TABLES")
+    assert sorted(r[0] for r in cur.fetchall()) == ["T", "u"]
