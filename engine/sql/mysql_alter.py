@@ -179,8 +179,32 @@ def _validate(cursor: Any, schema: str, old: TableDef, plan: AlterPlan) -> int:
                     else Errors.OUT_OF_RANGE_AT_ROW
                 )
                 raise spec.error(column=column.name, row=row)
+    _refuse_duplicates(cursor, source_table, old, plan)
     rows = cursor.execute(f"SELECT count(*) FROM {source_table}").fetchall()
     return int(rows[0][0])
+
+
+def _refuse_duplicates(cursor: Any, source_table: str, old: TableDef, plan: AlterPlan) -> None:
+    """MySQL's 1062 for a new PRIMARY/UNIQUE key over rows that repeat a value, naming the key as
+    MySQL does (``t.uq_a``), before DuckDB would fail (and abort an explicit transaction)."""
+    existing = {(k.kind, tuple(c.lower() for c in k.columns)) for k in old.keys if k.unique}
+    for key in plan.table.keys:
+        if not key.unique:
+            continue
+        sources = [plan.sources.get(c.lower()) for c in key.columns]
+        if any(s is None for s in sources):
+            continue  # a new column in the key: DuckDB's own check answers
+        if (key.kind, tuple(str(s).lower() for s in sources)) in existing:
+            continue
+        columns = [quoted(str(s)) for s in sources]
+        entry = " || '-' || ".join(f"CAST({c} AS VARCHAR)" for c in columns)
+        rows = cursor.execute(
+            f"SELECT {entry} FROM {source_table} "
+            f"WHERE {' AND '.join(f'{c} IS NOT NULL' for c in columns)} "
+            f"GROUP BY {', '.join(columns)} HAVING count(*) > 1 ORDER BY min(rowid) LIMIT 1"
+        ).fetchall()
+        if rows:
+            raise Errors.DUP_ENTRY.error(value=rows[0][0], key=f"{plan.table.name}.{key.name}")
 
 
 def _misfit(column: ColumnDef, value: str) -> str | None:

@@ -280,3 +280,17 @@ def test_rename_to_a_taken_name_and_case_only(cur) -> None:  # type: ignore[no-u
     cur.execute("ALTER TABLE t RENAME TO T")  # rebuilt (an index), same name in other letters
     cur.execute("SHOW TABLES")
     assert sorted(r[0] for r in cur.fetchall()) == ["T", "u"]
+
+
+def test_unique_over_duplicates_names_the_key_and_keeps_the_transaction(cur) -> None:  # type: ignore[no-untyped-def]
+    cur.execute("CREATE TABLE t (id INT PRIMARY KEY, a INT, b VARCHAR(5))")
+    cur.execute("INSERT INTO t VALUES (1, 5, 'x'), (2, 5, 'x'), (3, NULL, 'y'), (4, NULL, 'y')")
+    cur.execute("BEGIN")
+    cur.execute("INSERT INTO t VALUES (5, 6, 'z')")
+    with pytest.raises(pymysql.err.IntegrityError) as err:
+        cur.execute("ALTER TABLE t ADD UNIQUE KEY uq (a, b)")
+    assert err.value.args == (1062, "Duplicate entry '5-x' for key 't.uq'")
+    cur.execute("COMMIT")  # refused before DuckDB ran anything: the transaction goes on
+    assert len(_rows(cur)) == 5
+    cur.execute("DELETE FROM t WHERE id = 2")
+    cur.execute("ALTER TABLE t ADD UNIQUE KEY uq (a, b)")  # NULLs never collide
