@@ -192,7 +192,10 @@ def _drop_column(plan: AlterPlan, name: str) -> None:
     for fk in table.foreign_keys:
         if lowered in (c.lower() for c in fk.columns):
             raise Errors.FK_COLUMN_CANNOT_DROP.error(column=column.name, name=fk.name)
-    _refuse_if_checked(table, column.name)
+    # a check on this column alone goes with it; one that reads other columns too refuses (3959)
+    checks = tuple(c for c in table.checks if check_columns(c) != {lowered})
+    _refuse_if_checked(replace(table, checks=checks), column.name)
+    table = replace(table, checks=checks)
     remaining = tuple(c for c in table.columns if c is not column)
     if not remaining:
         raise Errors.CANT_REMOVE_ALL_FIELDS.error()
@@ -207,11 +210,12 @@ def _drop_column(plan: AlterPlan, name: str) -> None:
 
 def _refuse_if_checked(table: TableDef, column: str) -> None:
     for check in table.checks:
-        if column.lower() in _check_columns(check):
+        if column.lower() in check_columns(check):
             raise Errors.DEPENDENT_BY_CHECK.error(name=check.name, column=column)
 
 
-def _check_columns(check: CheckDef) -> set[str]:
+def check_columns(check: CheckDef) -> set[str]:
+    """The columns a check's condition reads (lowercased)."""
     try:
         parsed = sqlglot.parse_one(check.expression, read="mysql")
     except sqlglot.errors.SqlglotError:

@@ -13,7 +13,7 @@ from typing import Any
 
 from sqlglot import exp
 
-from drydock.engine.dictionary.alter import AlterPlan
+from drydock.engine.dictionary.alter import AlterPlan, check_columns
 from drydock.engine.dictionary.model import TableDef
 from drydock.engine.session import INTERNAL
 from drydock.engine.sql.identifiers import quoted
@@ -95,7 +95,8 @@ def _drop(clause: exp.Drop, table: str, old: TableDef, in_keys: set[str]) -> lis
         column = old.column(target.name)
         if column is None:
             continue  # DROP COLUMN IF EXISTS of a missing column (apply_alter refused the rest)
-        if column.name.lower() in in_keys or column.auto_increment:
+        checked = any(column.name.lower() in check_columns(c) for c in old.checks)
+        if column.name.lower() in in_keys or column.auto_increment or checked:
             return None
         out.append(f"ALTER TABLE {table} DROP COLUMN {quoted(column.name)}")
     return out

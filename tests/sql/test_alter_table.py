@@ -294,3 +294,10 @@ def test_unique_over_duplicates_names_the_key_and_keeps_the_transaction(cur) -> 
     assert len(_rows(cur)) == 5
     cur.execute("DELETE FROM t WHERE id = 2")
     cur.execute("ALTER TABLE t ADD UNIQUE KEY uq (a, b)")  # NULLs never collide
+
+
+def test_drop_column_with_a_check_on_it_alone(cur) -> None:  # type: ignore[no-untyped-def]
+    cur.execute("CREATE TABLE t (id INT PRIMARY KEY, v INT CHECK (v > 0), w INT)")
+    cur.execute("INSERT INTO t VALUES (1, 1, 1)")
+    cur.execute("ALTER TABLE t DROP COLUMN v")  # the check goes with its column
+    assert _rows(cur) == [(1, 1)]

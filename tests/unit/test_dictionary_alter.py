@@ -84,6 +84,11 @@ def test_set_and_drop_default() -> None:
     assert t.column("a").default == "7" and t.column("b").default is None  # type: ignore[union-attr]
 
 
+def test_drop_column_takes_a_check_on_it_alone() -> None:
+    t = _alter("DROP COLUMN c")
+    assert t.checks == ()
+
+
 def test_drop_column_leaves_keys_without_it() -> None:
     t = _alter("DROP COLUMN b")
     assert t.key("kb").columns == ("c",)  # type: ignore[union-attr]
@@ -175,7 +180,7 @@ def test_clauses_apply_in_order() -> None:
         ("DROP CHECK nope", 3821),
         ("ADD CONSTRAINT c_pos CHECK (a > 0)", 3822),
         ("DROP CONSTRAINT nope", 3940),
-        ("DROP COLUMN c", 3959),
+        ("ADD CHECK (a < c), DROP COLUMN c", 3959),
         ("RENAME COLUMN c TO d", 3959),
     ],
 )
