@@ -104,7 +104,8 @@ DUCKDB_MAX_DECIMAL_DIGITS = 38
 
 
 def storage_type(data_type: exp.DataType) -> None:
-    """Turn a MySQL column type into the DuckDB type that stores it, in place."""
+    """Turn a MySQL column type into the DuckDB type that stores it, in place (CREATE TABLE
+    here, ALTER TABLE's rebuild through engine/sql/column_types.py)."""
     kind = _STORED_AS.get(data_type.this, data_type.this)
     if kind != data_type.this:
         data_type.set("this", kind)

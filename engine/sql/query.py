@@ -33,6 +33,7 @@ from drydock.engine.sql import (
     dml_counts,
     exact_avg,
     info_schema,
+    mysql_alter,
     mysql_dml,
     mysql_functions,
     result_origins,
@@ -54,7 +55,7 @@ from drydock.engine.sql.savepoints import RecordingCursor, WriteClock
 from drydock.engine.sql.transactions import SessionTransaction, is_read
 from drydock.engine.sql.deadlines import Deadline
 from drydock.engine.errors import DrydockError, Errors
-from drydock.engine.results import Diagnostic, Result
+from drydock.engine.results import Diagnostic, OkInfo, Result
 from drydock.engine.sql import enforce_checks, enforce_values, enforcement
 from drydock.engine.sql.session_variables import MYSQL_DEFAULT_SQL_MODE
 from drydock.engine.session import SessionContext
@@ -275,6 +276,11 @@ class QuerySession(ExternalBinding, StatementExecution):
         try:
             # Tables first: the information_schema binding adds placeholder tables of its own.
             authorized = self._bind_references(references, resolver, searched, registered)
+            altered = mysql_alter.alter_target(expression)  # qualified now
+            if altered is not None and isinstance(expression, exp.Alter):
+                done = self._alter(expression, altered, ctx)  # engine/sql/mysql_alter.py
+                if done is not None:
+                    return done
             planned = result_origins.define(planned, self._table_definition)
             self._bind_info_schema(expression, ctx, resolver, registered)
             key = self._complete_insert(expression)
@@ -330,6 +336,27 @@ class QuerySession(ExternalBinding, StatementExecution):
             except duckdb.Error:
                 return None
         return [str(row[1]) for row in rows]
+
+    def _alter(self, alter: exp.Alter, table: exp.Table, ctx: SessionContext) -> Result | None:
+        """An ALTER TABLE carried out on the table's definition, all in one transaction (the
+        session's, or one of its own); None for a table without a definition."""
+        own = not self.transaction.open
+        if own:
+            self._cursor.execute("BEGIN TRANSACTION")
+        try:
+            with self.duckdb_errors(alter, ctx):
+                outcome = mysql_alter.run(self._cursor, alter, table)
+        except BaseException:
+            if own:
+                self._cursor.execute("ROLLBACK")
+            raise
+        if own:
+            self._cursor.execute("COMMIT" if outcome is not None else "ROLLBACK")
+        if outcome is None:
+            return None
+        self._traits.changed()  # engine/sql/table_traits.py
+        info = OkInfo(records=outcome.records) if outcome.info else None
+        return Result.ok(affected_rows=outcome.records, info=info)
 
     def _complete_insert(self, expression: exp.Expr) -> mysql_dml.AutoIncrement | None:
         """An INSERT into an internal table: its conflict target, and ``RETURNING`` the
