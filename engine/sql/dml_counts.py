@@ -107,6 +107,7 @@ def insert_result(insert: exp.Insert, count: int, before: int | None, after: int
         records = values_rows or count
     duplicates = max(records - inserted, 0)
     found_rows: int | None = None
+    info = OkInfo(records=records, duplicates=duplicates)
     if insert.args.get("alternative") == "REPLACE":
         affected = records + duplicates
     elif _splits(insert):
@@ -114,15 +115,13 @@ def insert_result(insert: exp.Insert, count: int, before: int | None, after: int
         affected = inserted + 2 * changed
         found_rows = affected + (duplicates - changed)  # CLIENT_FOUND_ROWS: unchanged count 1
         info = OkInfo(records=records, duplicates=changed, found_duplicates=duplicates)
-        return Result.ok(
-            affected_rows=affected,
-            info=info if _sends_info(insert) else None,
-            found_rows_affected=found_rows,
-        )
     else:
         affected = inserted
-    info = OkInfo(records=records, duplicates=duplicates) if _sends_info(insert) else None
-    return Result.ok(affected_rows=affected, info=info, found_rows_affected=found_rows)
+    return Result.ok(
+        affected_rows=affected,
+        info=info if _sends_info(insert) else None,
+        found_rows_affected=found_rows,
+    )
 
 
 def _skips_unchanged(insert: exp.Insert) -> bool:
