@@ -188,6 +188,42 @@ class Errors:
         "Can't create more than max_prepared_stmt_count statements (current value: {limit})",
     )
     QUERY_FAILED = ErrorSpec(1105, "HY000", "{detail}")
+    # -- ALTER TABLE (engine/dictionary/alter.py, engine/sql/mysql_alter.py) -------------------
+    DUP_FIELDNAME = ErrorSpec(1060, "42S21", "Duplicate column name '{column}'")
+    DUP_KEYNAME = ErrorSpec(1061, "42000", "Duplicate key name '{key}'")
+    MULTIPLE_PRI_KEY = ErrorSpec(1068, "42000", "Multiple primary key defined")
+    KEY_COLUMN_MISSING = ErrorSpec(1072, "42000", "Key column '{column}' doesn't exist in table")
+    WRONG_AUTO_KEY = ErrorSpec(
+        1075,
+        "42000",
+        "Incorrect table definition; there can be only one auto column and it must be defined "
+        "as a key",
+    )
+    CANT_REMOVE_ALL_FIELDS = ErrorSpec(
+        1090, "42000", "You can't delete all columns with ALTER TABLE; use DROP TABLE instead"
+    )
+    INVALID_USE_OF_NULL = ErrorSpec(1138, "22004", "Invalid use of NULL value")
+    KEY_DOES_NOT_EXIST = ErrorSpec(1176, "42000", "Key '{key}' doesn't exist in table '{table}'")
+    DROP_INDEX_FK = ErrorSpec(
+        1553, "HY000", "Cannot drop index '{key}': needed in a foreign key constraint"
+    )
+    FK_DUP_NAME = ErrorSpec(1826, "23000", "Duplicate foreign key constraint name '{name}'")
+    FK_COLUMN_CANNOT_DROP = ErrorSpec(
+        1828,
+        "HY000",
+        "Cannot drop column '{column}': needed in a foreign key constraint '{name}'",
+    )
+    CHECK_NOT_FOUND = ErrorSpec(
+        3821, "HY000", "Check constraint '{name}' is not found in the table."
+    )
+    CHECK_DUP_NAME = ErrorSpec(3822, "HY000", "Duplicate check constraint name '{name}'.")
+    CONSTRAINT_NOT_FOUND = ErrorSpec(3940, "HY000", "Constraint '{name}' does not exist.")
+    DEPENDENT_BY_CHECK = ErrorSpec(
+        3959,
+        "HY000",
+        "Check constraint '{name}' uses column '{column}', hence column cannot be dropped or "
+        "renamed.",
+    )
     # -- statement bounds (README "Statement bounds") -----------------------------------------
     # MySQL's ER_OUT_OF_RESOURCES: the statement fails, the server keeps serving everyone else
     OUT_OF_MEMORY = ErrorSpec(
@@ -221,6 +257,15 @@ class Errors:
     # -- DuckDB errors in MySQL's codes and wording (the mapping: engine/sql/duckdb_errors.py) ----
     DUP_ENTRY = ErrorSpec(1062, "23000", "Duplicate entry '{value}' for key '{key}'")
     BAD_NULL = ErrorSpec(1048, "23000", "Column '{column}' cannot be null")
+    # strict-mode value rules on internal tables with a dictionary definition
+    # (engine/sql/enforce_values.py): errors in strict mode, warnings otherwise
+    DATA_TOO_LONG = ErrorSpec(1406, "22001", "Data too long for column '{column}' at row {row}")
+    COLUMN_OUT_OF_RANGE = ErrorSpec(
+        1264, "22003", "Out of range value for column '{column}' at row {row}"
+    )
+    DATA_TRUNCATED = ErrorSpec(1265, "01000", "Data truncated for column '{column}' at row {row}")
+    CHECK_VIOLATED = ErrorSpec(3819, "HY000", "Check constraint '{name}' is violated.")
+    NO_DEFAULT_FOR_FIELD = ErrorSpec(1364, "HY000", "Field '{column}' doesn't have a default value")
     BAD_FIELD = ErrorSpec(1054, "42S22", "Unknown column '{column}' in '{where}'")
     WRONG_FIELD_WITH_GROUP = ErrorSpec(
         1055,

@@ -26,11 +26,17 @@ class OkInfo:
     changed: int = 0
     records: int | None = None  # INSERT
     duplicates: int = 0
+    # ON DUPLICATE KEY UPDATE under CLIENT_FOUND_ROWS: the duplicates touched, changed or not
+    # (``duplicates`` then counts the changed ones only, as MySQL's sql_insert.cc)
+    found_duplicates: int | None = None
 
-    def text(self, warnings: int) -> str:
+    def text(self, warnings: int, found_rows: bool = False) -> str:
         if self.matched is not None:
             return f"Rows matched: {self.matched}  Changed: {self.changed}  Warnings: {warnings}"
-        return f"Records: {self.records}  Duplicates: {self.duplicates}  Warnings: {warnings}"
+        duplicates = self.duplicates
+        if found_rows and self.found_duplicates is not None:
+            duplicates = self.found_duplicates
+        return f"Records: {self.records}  Duplicates: {duplicates}  Warnings: {warnings}"
 
 
 @dataclass

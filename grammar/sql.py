@@ -123,6 +123,60 @@ class DrydockMySQL(MySQL):
                 self.raise_error("expected a savepoint name")
             return name
 
+        def _parse_alter_table_add(self) -> Any:
+            """``ADD …[, ADD …]``, one item per ADD: a column, ``(c1 def, c2 def)`` (several
+            columns in one clause), a key or foreign key, or ``[CONSTRAINT [name]] CHECK (expr)
+            [[NOT] ENFORCED]`` (manual 15.1.9; sqlglot leaves the last two as opaque commands)."""
+            items: list[Any] = []
+            while True:
+                items.extend(self._parse_add_item())
+                index = self._index
+                if not (self._match(TokenType.COMMA) and self._match_text_seq("ADD")):
+                    self._retreat(index)
+                    return items
+
+        def _parse_add_item(self) -> list[Any]:
+            if self._match(TokenType.L_PAREN):
+                columns = self._parse_csv(self._parse_column_def_with_exists)
+                if not columns or not self._match(TokenType.R_PAREN):
+                    self.raise_error("expected column definitions in ADD (…)")
+                return list(columns)
+            check = self._parse_add_check()
+            if check is not None:
+                return [check]
+            if self._match_set(self.ADD_CONSTRAINT_TOKENS, advance=False) or self._match_texts(
+                self.ADD_CONSTRAINT_KEYWORDS, advance=False
+            ):
+                return [self.expression(exp.AddConstraint(expressions=[self._parse_constraint()]))]
+            column = self._parse_column_def_with_exists()
+            if column is None:
+                self.raise_error("expected a column or a constraint after ADD")
+            return [column]
+
+        def _parse_add_check(self) -> Any:
+            start = self._index
+            name = None
+            if self._match(TokenType.CONSTRAINT) and not (
+                self._curr and self._curr.text.upper() == "CHECK"
+            ):
+                name = self._parse_id_var()
+            if not self._match_text_seq("CHECK"):
+                self._retreat(start)
+                return None
+            condition = self._parse_wrapped(self._parse_assignment)
+            enforced = not self._match_text_seq("NOT", "ENFORCED")
+            self._match_text_seq("ENFORCED")
+            check: exp.Expr = exp.CheckColumnConstraint(this=condition, enforced=enforced)
+            if name is not None:
+                check = exp.Constraint(this=name, expressions=[check])
+            return exp.AddConstraint(expressions=[check])
+
+        def _parse_alter_table_rename(self) -> Any:
+            """``RENAME AS t2`` is MySQL's spelling of ``RENAME TO t2``."""
+            if self._match(TokenType.ALIAS):
+                return self.expression(exp.AlterRename(this=self._parse_table(schema=True)))
+            return super()._parse_alter_table_rename()
+
         def _parse_alter_keys(self) -> Any:
             switch = self._prev.text.upper()
             if not self._match_text_seq("KEYS"):

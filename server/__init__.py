@@ -5,5 +5,5 @@ result encoding. It parses with ``drydock.grammar`` and runs statements with
 May import: `drydock.engine`, `drydock.engine.core`, `drydock.engine.support`,
 `drydock.engine.store`,
 `drydock.engine.security`, `drydock.grammar`, `drydock.engine.lakehouse`, `drydock.engine.sql`,
-`drydock.engine.statements`, `drydock.engine.search`.
+`drydock.engine.statements`, `drydock.engine.search`, `drydock.engine.dictionary`.
 """

@@ -73,6 +73,9 @@ class ColumnMeta:
     length: int | None = None
     decimals: int | None = None
     flags: int = 0
+    # a declared table column (server/declared_columns.py): flags, length and character set are
+    # complete as given
+    declared: bool = False
 
 
 def wire_type(column_type: ColumnType) -> ColumnType:
@@ -112,13 +115,7 @@ def definition(
     meta = meta or ColumnMeta()
     column_type = wire_type(column.type)
     binary = column.character_set == CharacterSet.binary
-    flags = meta.flags
-    if column_type in _NUMERIC:
-        flags |= NUM_FLAG | BINARY_FLAG
-    if column_type == ColumnType.BLOB:
-        flags |= BLOB_FLAG | (BINARY_FLAG if binary else 0)
-    if column_type in (ColumnType.DATE, ColumnType.TIME, ColumnType.DATETIME):
-        flags |= BINARY_FLAG
+    flags = meta.flags if meta.declared else meta.flags | _implied_flags(column_type, binary)
     length = (
         meta.length
         if meta.length is not None
@@ -126,7 +123,11 @@ def definition(
     )
     decimals = meta.decimals if meta.decimals is not None else _default_decimals(column_type)
     # numbers, dates and blobs are in the binary character set in MySQL's definitions
-    charset = column.character_set if column_type in _TEXT or binary else CharacterSet.binary
+    if meta.declared:  # strings and blobs in their own set; numbers, dates and JSON in binary
+        text = column_type in (ColumnType.STRING, ColumnType.VAR_STRING, ColumnType.BLOB)
+        charset = column.character_set if text else CharacterSet.binary
+    else:
+        charset = column.character_set if column_type in _TEXT or binary else CharacterSet.binary
     return packets.make_column_definition_41(
         server_charset=server_charset,
         schema=meta.schema,
@@ -140,6 +141,18 @@ def definition(
         flags=ColumnDefinition(flags),
         decimals=decimals,
     )
+
+
+def _implied_flags(column_type: ColumnType, binary: bool) -> int:
+    """The flags MySQL gives an expression of this type."""
+    flags = 0
+    if column_type in _NUMERIC:
+        flags |= NUM_FLAG | BINARY_FLAG
+    if column_type == ColumnType.BLOB:
+        flags |= BLOB_FLAG | (BINARY_FLAG if binary else 0)
+    if column_type in (ColumnType.DATE, ColumnType.TIME, ColumnType.DATETIME):
+        flags |= BINARY_FLAG
+    return flags
 
 
 _TEXT = {

@@ -141,10 +141,8 @@ class ResultWriter:
         set CLIENT_FOUND_ROWS), generated key, warnings and info string."""
         session = self.session
         affected = session.affected_rows
-        if (
-            session.found_rows_affected is not None
-            and Capabilities.CLIENT_FOUND_ROWS in self.capabilities
-        ):
+        found_rows = Capabilities.CLIENT_FOUND_ROWS in self.capabilities
+        if session.found_rows_affected is not None and found_rows:
             affected = session.found_rows_affected
         state = self.schema_change()
         packet = self.ok(
@@ -154,7 +152,7 @@ class ResultWriter:
             flags=self.more_results | (_SESSION_STATE_CHANGED if state else 0),
         )
         info = session.ok_info
-        text = "" if info is None else info.text(session.statement_warnings)
+        text = "" if info is None else info.text(session.statement_warnings, found_rows)
         if state:  # the info string (maybe empty) comes before the session state, always
             return packet + packets.str_len(text.encode("utf-8")) + state
         return with_info(packet, text, self.capabilities)

@@ -23,6 +23,7 @@ from drydock.engine.errors import Errors
 from drydock.engine.results import Result, RowStream
 from drydock.engine.sql.mysql_json_doc import mysql_text
 from drydock.server.column_meta import ColumnMeta, from_duck_type, temporal
+from drydock.server.declared_columns import Declared, declared
 
 _EXACT = {
     "BOOLEAN": ColumnType.TINY,
@@ -231,7 +232,11 @@ def in_charset(
 def _charset_plan(
     columns: Sequence[ResultColumn], charset: CharacterSet
 ) -> tuple[list[ResultColumn], RowConverter]:
-    text = [c.type in _TEXT_TYPES and c.character_set != CharacterSet.binary for c in columns]
+    text = [
+        (c.type in _TEXT_TYPES or c.type == ColumnType.BLOB)
+        and c.character_set != CharacterSet.binary
+        for c in columns
+    ]
     out_columns = [
         ResultColumn(c.name, c.type, charset) if is_text else c for c, is_text in zip(columns, text)
     ]
@@ -301,6 +306,11 @@ def _plan(
         _nested_converter(d) if _is_nested(d) else _CONVERT.get(t)
         for d, t in zip(duck_types, types)
     ]
+    for i, found in enumerate(declared_columns(result)):
+        if found is not None:  # a declared table column: MySQL's type and value forms (else
+            # the stored type's conversion: a BOOLEAN behind TINYINT(1) still sends 0/1)
+            columns[i], types[i] = found.column(columns[i].name), found.type
+            converters[i] = found.convert or converters[i]
     convert: RowConverter | None = None
     if any(converters):
 
@@ -341,6 +351,19 @@ def _checked(
     return checked
 
 
+def declared_columns(result: Result) -> list[Declared | None]:
+    """Per column of ``result``: how it goes on the wire when it is a declared table column
+    (server/declared_columns.py), else None. [] when no column is."""
+    origins = result.column_origins
+    if len(origins) != len(result.columns):
+        return []
+    out: list[Declared | None] = []
+    for origin in origins:
+        table = origin.definition if origin is not None else None
+        out.append(declared(table, origin.org_name) if table is not None else None)
+    return out
+
+
 def inferred_columns(rows: Sequence[Sequence[Any]], names: Sequence[Any]) -> list[ResultColumn]:
     """Typed columns by mysql-mimic's own rule (``infer_type`` of each column's first non-null
     value; NULL when there is none), computed on the list here. Handing mysql-mimic bare names
@@ -372,8 +395,17 @@ def column_metas(wire: AllowedResult, result: Result) -> MetaByColumn:
     out: MetaByColumn = {}
     origins = result.column_origins if len(result.column_origins) == len(wire[1]) else []
     sample = wire[0].first if isinstance(wire[0], StreamedRows) else wire[0]
+    found = declared_columns(result) if result.column_types else []
     for i, column in enumerate(wire[1]):
         if not isinstance(column, ResultColumn):
+            continue
+        shape = found[i] if found else None
+        if shape is not None:
+            origin = origins[i]
+            out[id(column)] = (
+                column,
+                shape.meta(origin.schema, origin.table, origin.definition.name),
+            )
             continue
         meta = (
             from_duck_type(result.column_types.get(column.name, ""))

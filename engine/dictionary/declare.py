@@ -344,9 +344,8 @@ def _type(name: str, kind: exp.DataType | None) -> ColumnDef:
     if data_type in ("char", "binary", "bit"):
         return replace(column, length=params[0] if params else 1)
     if data_type in ("varchar", "varbinary"):
-        if not params:
-            raise Errors.NOT_SUPPORTED.error(what=f"{data_type.upper()} without a length")
-        return replace(column, length=params[0])
+        # no length: DuckDB's spelling (MySQL requires one); described from DuckDB's type
+        return replace(column, length=params[0] if params else None)
     if data_type in ("text", "blob") and params:
         per = 4 if data_type == "text" else 1
         sized = next(

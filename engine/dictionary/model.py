@@ -74,6 +74,8 @@ class ColumnDef:
     def is_mysql_type(self) -> bool:
         """False for a DuckDB type MySQL has no name for (FLOAT[3], STRUCT(…)): describe such a
         column from DuckDB's type."""
+        if self.data_type in ("varchar", "varbinary") and self.length is None:
+            return False  # DuckDB's bare VARCHAR
         return self.data_type in MYSQL_TYPES
 
     @property

@@ -4,11 +4,14 @@ semantics. In order: session limits and variables applied on the AST (``session_
 ``mysql_ddl.py``, ``mysql_dml.py``), relations resolved for authorization (``sql_relations.py``),
 then run (``query.py``, in steps: ``adapt.py`` to DuckDB's AST, ``count_pushdown.py``, binding in
 ``external_binding.py``, verification against DuckDB's own parse in ``verdict_cache.py``,
-execution and streaming in ``execution.py``) with MySQL's errors (``duckdb_errors.py``) and column
-origins (``result_origins.py``). Around it:
-``metadata.py`` (one view of databases, tables and columns), ``info_schema.py``,
-``transactions.py`` (and ``savepoints.py``), ``collation.py``, ``deadlines.py``
-(max_execution_time), ``identifiers.py`` (identifiers in SQL text drydock writes).
+execution and streaming in ``execution.py``; strict-mode rules, keys under the collation,
+foreign keys and checks of internal tables with a dictionary definition checked first in
+``enforcement.py`` with ``enforce_values.py``, ``enforce_sql.py``, ``enforce_foreign_keys.py``,
+``enforce_checks.py``) with MySQL's errors (``duckdb_errors.py``) and column origins
+(``result_origins.py``). Around it: ``metadata.py`` (one view of databases, tables and
+columns), ``info_schema.py``, ``transactions.py`` (and ``savepoints.py``), ``collation.py``,
+``deadlines.py`` (max_execution_time), ``identifiers.py`` (identifiers in SQL text drydock
+writes).
 
 May import: `drydock.engine`, `drydock.engine.support`, `drydock.engine.store`,
 `drydock.engine.security`, `drydock.grammar`, `drydock.engine.lakehouse`,

@@ -10,10 +10,14 @@
 - INSERT with several rows or from a SELECT (also REPLACE, IGNORE, ON DUPLICATE KEY UPDATE):
   ``Records: R  Duplicates: D  Warnings: W``. IGNORE: R rows given, D skipped, affected = the
   rows inserted. REPLACE: affected = R + D (a replaced row is deleted and inserted). ON DUPLICATE
-  KEY UPDATE: affected = inserted + 2 × D — drydock counts every duplicate as updated, also one
-  whose values did not change (MySQL counts it 0, or 1 under CLIENT_FOUND_ROWS). For REPLACE and
-  ON DUPLICATE KEY UPDATE the table's rows are counted before and after the INSERT, in one
-  transaction (:func:`table_count_sql`): inserted = after − before.
+  KEY UPDATE: affected = inserted + 2 × changed, + 1 per unchanged duplicate for a client that
+  set CLIENT_FOUND_ROWS; its info's Duplicates are the changed rows (all duplicates under
+  CLIENT_FOUND_ROWS), as MySQL's sql_insert.cc counts them. For REPLACE and ON DUPLICATE KEY
+  UPDATE the table's rows are counted before and after the INSERT, in one transaction
+  (:func:`table_count_sql`): inserted = after − before. With VALUES, engine/sql/mysql_dml.py
+  gives DuckDB's DO UPDATE a WHERE that skips a duplicate the assignments would not change, so
+  DuckDB's count is inserted + changed; from a SELECT source (whose rows are not counted) every
+  duplicate counts as changed.
 """
 
 from __future__ import annotations
@@ -67,7 +71,10 @@ def _splits(insert: exp.Insert) -> bool:
 
 
 def _values_rows(insert: exp.Insert) -> int | None:
-    """The rows of ``VALUES (…), (…)``; None for INSERT … SELECT."""
+    """The rows of ``VALUES (…), (…)``; None for INSERT … SELECT. INSERT IGNORE whose skipped
+    rows engine/sql/enforcement.py removed keeps the statement's own count in its meta."""
+    if "values_rows" in insert.meta:
+        return int(insert.meta["values_rows"])
     source = insert.expression
     return len(source.expressions) if isinstance(source, exp.Values) else None
 
@@ -94,10 +101,29 @@ def insert_result(insert: exp.Insert, count: int, before: int | None, after: int
         inserted = max(after - before, 0)
     elif insert.args.get("alternative") == "IGNORE":
         records = _values_rows(insert) or count
+    values_rows = _values_rows(insert)
+    skips_unchanged = _skips_unchanged(insert) and values_rows is not None
+    if skips_unchanged:
+        records = values_rows or count
     duplicates = max(records - inserted, 0)
+    found_rows: int | None = None
+    info = OkInfo(records=records, duplicates=duplicates)
     if insert.args.get("alternative") == "REPLACE":
         affected = records + duplicates
+    elif _splits(insert):
+        changed = max(count - inserted, 0) if skips_unchanged else duplicates
+        affected = inserted + 2 * changed
+        found_rows = affected + (duplicates - changed)  # CLIENT_FOUND_ROWS: unchanged count 1
+        info = OkInfo(records=records, duplicates=changed, found_duplicates=duplicates)
     else:
-        affected = inserted + 2 * duplicates if _splits(insert) else inserted
-    info = OkInfo(records=records, duplicates=duplicates) if _sends_info(insert) else None
-    return Result.ok(affected_rows=affected, info=info)
+        affected = inserted
+    return Result.ok(
+        affected_rows=affected,
+        info=info if _sends_info(insert) else None,
+        found_rows_affected=found_rows,
+    )
+
+
+def _skips_unchanged(insert: exp.Insert) -> bool:
+    conflict = insert.args.get("conflict")
+    return isinstance(conflict, exp.OnConflict) and conflict.args.get("where") is not None

@@ -19,7 +19,7 @@ import duckdb
 
 from drydock.engine.errors import DrydockError, Errors, ErrorSpec, scrub_paths
 from drydock.engine.search import vector_functions
-from drydock.engine.sql import mysql_json_doc
+from drydock.engine.sql import enforce_checks, mysql_json_doc
 
 # DuckDB's physical type names → the SQL names MySQL prints in its messages
 _TYPE_NAMES = {
@@ -58,6 +58,8 @@ class Context:
     table: str = ""  # the table an INSERT/UPDATE/DELETE/CREATE writes, unqualified
     database: str = ""
     drop: bool = False  # a DROP statement: a missing database is 1008, not 1049
+    # the target's CHECK constraints: (name, DuckDB text), engine/sql/enforce_checks.py
+    checks: tuple[tuple[str, str], ...] = ()
 
 
 Params = Callable[[re.Match[str], Context], dict[str, str]]
@@ -122,6 +124,12 @@ RULES: tuple[Rule, ...] = (
         r'foreign key constraint because key "(?P<key>.*)" does not exist',
         Errors.NO_REFERENCED_ROW,
         lambda m, c: {"detail": f"key {m['key']} is not in the referenced table"},
+    ),
+    _rule(
+        duckdb.ConstraintException,
+        r"CHECK constraint failed on table \S+ with expression CHECK\((?P<expr>.*)\)$",
+        Errors.CHECK_VIOLATED,
+        lambda m, c: {"name": enforce_checks.violated(c.checks, m["expr"])},
     ),
     # -- names -----------------------------------------------------------------------------------
     _rule(

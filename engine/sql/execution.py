@@ -39,6 +39,7 @@ class StatementExecution(SessionDeadline):
 
     _schema: str | None
     _traits: TableTraits
+    _ddl_in_transaction: bool
     transaction: SessionTransaction
 
     def release(self) -> None:
@@ -82,6 +83,7 @@ class StatementExecution(SessionDeadline):
                 self._run_statement(sql, expression.meta.get("create_first") or [], after)
             if _is_ddl(expression):
                 self._traits.changed()  # engine/sql/table_traits.py
+                self._ddl_in_transaction = self._ddl_in_transaction or self.transaction.open
         # DuckDB streams a query's result: most of its work (and its interruption, its running out
         # of memory) may happen in the fetch, which answers the same errors
         with self.duckdb_errors(expression, ctx):
@@ -299,6 +301,7 @@ def _error_context(expression: exp.Expr, ctx: SessionContext) -> duckdb_errors.C
         table=target.name if isinstance(target, exp.Table) else "",
         database=ctx.database or "",
         drop=isinstance(expression, exp.Drop),
+        checks=tuple(expression.meta.get("checks") or ()),
     )
 
 

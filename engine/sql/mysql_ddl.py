@@ -14,7 +14,10 @@
   comment) and engine/sql/mysql_dml.py sets it in every UPDATE that changes another column;
 - ``AUTO_INCREMENT``: the column's default becomes ``nextval`` of a sequence of its own, named
   with drydock's reserved prefix (so no SQL can name it) and created just before the table
-  (``AUTO_INCREMENT = n`` starts it at n).
+  (``AUTO_INCREMENT = n`` starts it at n);
+- ``FOREIGN KEY`` clauses are dropped: drydock enforces them from the data dictionary with
+  their CASCADE / SET NULL actions and FOREIGN_KEY_CHECKS (engine/sql/enforce_foreign_keys.py);
+  a column's inline ``REFERENCES`` is dropped as MySQL ignores it; ``MEDIUMINT`` is INTEGER.
 
 The statements to run before (sequences) and after (the ON UPDATE marks) are returned for the
 executor (engine/sql/execution.py) to run in the same transaction as the CREATE TABLE; DROP TABLE
@@ -66,8 +69,15 @@ def adapt_create_table(create: exp.Create, schema: str) -> tuple[list[str], list
     if isinstance(body, exp.Schema):
         body.set(
             "expressions",
-            [e for e in body.expressions if not isinstance(e, exp.IndexColumnConstraint)],
+            [
+                e
+                for e in body.expressions
+                if not isinstance(e, exp.IndexColumnConstraint) and not _is_foreign_key(e)
+            ],
         )
+        for reference in list(body.find_all(exp.Reference)):
+            if isinstance(reference.parent, exp.ColumnConstraint):
+                reference.parent.pop()  # a column's REFERENCES: MySQL parses and ignores it
         for unique in body.find_all(exp.UniqueColumnConstraint):
             inner = unique.this
             if isinstance(inner, exp.Schema) and inner.this is not None:
@@ -94,7 +104,8 @@ DUCKDB_MAX_DECIMAL_DIGITS = 38
 
 
 def storage_type(data_type: exp.DataType) -> None:
-    """Turn a MySQL column type into the DuckDB type that stores it, in place."""
+    """Turn a MySQL column type into the DuckDB type that stores it, in place (CREATE TABLE
+    here, ALTER TABLE's rebuild through engine/sql/column_types.py)."""
     kind = _STORED_AS.get(data_type.this, data_type.this)
     if kind != data_type.this:
         data_type.set("this", kind)
@@ -125,6 +136,17 @@ def _decimal_type(data_type: exp.DataType) -> None:
 def _int_of(param: exp.Expr) -> int:
     literal = param.this if isinstance(param, exp.DataTypeParam) else param
     return int(literal.name) if isinstance(literal, exp.Literal) and literal.name.isdigit() else 0
+
+
+def _is_foreign_key(element: exp.Expr) -> bool:
+    """A FOREIGN KEY clause: drydock enforces it from the data dictionary
+    (engine/sql/enforce_foreign_keys.py); DuckDB's own refuses CASCADE / SET NULL and cannot be
+    switched off by FOREIGN_KEY_CHECKS."""
+    if isinstance(element, exp.ForeignKey):
+        return True
+    return isinstance(element, exp.Constraint) and any(
+        isinstance(e, exp.ForeignKey) for e in element.expressions
+    )
 
 
 def _on_update_marks(create: exp.Create, schema: str) -> list[str]:

@@ -50,9 +50,18 @@ def rewrite(expression: exp.Expr) -> exp.Expr:
             for call in list(assignment.find_all(exp.Anonymous)):
                 if str(call.name).upper() == "VALUES" and len(call.expressions) == 1:
                     call.replace(exp.column(_column_name(call.expressions[0]), table="excluded"))
-        expression.set(
-            "conflict", exp.OnConflict(action=exp.var("DO UPDATE"), expressions=assignments)
-        )
+        conflict = exp.OnConflict(action=exp.var("DO UPDATE"), expressions=assignments)
+        if isinstance(expression.expression, exp.Values) and all(
+            isinstance(a, exp.EQ) and isinstance(a.this, exp.Column) for a in assignments
+        ):
+            # MySQL leaves (and counts apart) a duplicate the assignments would not change;
+            # DuckDB then counts only the rows it inserted or changed (engine/sql/dml_counts.py)
+            changes = [
+                exp.NullSafeNEQ(this=a.this.copy(), expression=exp.paren(a.expression.copy()))
+                for a in assignments
+            ]
+            conflict.set("where", exp.Where(this=exp.or_(*changes)))
+        expression.set("conflict", conflict)
     return expression
 
 
@@ -70,10 +79,11 @@ def complete(insert: exp.Insert, cursor: Any, schema: str) -> None:
     """Name the primary key as the conflict target when DuckDB needs one (see module docstring)."""
     table = target_table(insert)
     conflict = insert.args.get("conflict")
+    ignore = insert.args.get("alternative") == "IGNORE"
     needs_target = insert.args.get("alternative") == "REPLACE" or (
         isinstance(conflict, exp.OnConflict) and not conflict.args.get("conflict_keys")
     )
-    if table is None or not needs_target:
+    if table is None or not (needs_target or ignore):
         return
     rows = cursor.execute(
         "SELECT constraint_type, constraint_column_names FROM duckdb_constraints() "
@@ -81,6 +91,11 @@ def complete(insert: exp.Insert, cursor: Any, schema: str) -> None:
         "AND constraint_type IN ('PRIMARY KEY', 'UNIQUE')",
         [INTERNAL, schema, table.name],
     ).fetchall()
+    if ignore:
+        if not rows:  # no key to collide with: DuckDB refuses OR IGNORE, MySQL ignores nothing
+            insert.set("alternative", None)
+            insert.meta["ignore"] = True  # still IGNORE for the value rules (enforcement.py)
+        return
     if len(rows) < 2:
         return  # zero or one key: DuckDB picks it itself
     primary = [r[1] for r in rows if r[0] == "PRIMARY KEY"]

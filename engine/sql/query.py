@@ -33,6 +33,7 @@ from drydock.engine.sql import (
     dml_counts,
     exact_avg,
     info_schema,
+    mysql_alter,
     mysql_dml,
     mysql_functions,
     result_origins,
@@ -48,12 +49,15 @@ from drydock.engine.sql.external_binding import (
 )
 from drydock.engine.sql.identifiers import quoted
 from drydock.engine.dictionary import store as dictionary_store
+from drydock.engine.dictionary.model import ForeignKeyDef, TableDef
 from drydock.engine.sql.table_traits import TableTraits, Traits
 from drydock.engine.sql.savepoints import RecordingCursor, WriteClock
 from drydock.engine.sql.transactions import SessionTransaction, is_read
 from drydock.engine.sql.deadlines import Deadline
 from drydock.engine.errors import DrydockError, Errors
-from drydock.engine.results import Result
+from drydock.engine.results import Diagnostic, OkInfo, Result
+from drydock.engine.sql import enforce_checks, enforce_values, enforcement
+from drydock.engine.sql.session_variables import MYSQL_DEFAULT_SQL_MODE
 from drydock.engine.session import SessionContext
 from drydock.engine.sql.sql_relations import Reference
 from drydock.engine.sql.verdict_cache import verify
@@ -180,6 +184,8 @@ class QuerySession(ExternalBinding, StatementExecution):
         self._cursor = RecordingCursor(cursor)
         self._traits = traits or TableTraits()
         self._writes = writes or WriteClock()
+        self._ddl_in_transaction = False  # the open transaction changed definitions (execution.py)
+        self._begun_at = -1  # TableTraits.generation when the open transaction began
         self._schema: str | None = "main"
         self.transaction = SessionTransaction(self._cursor, self._writes)
         # registered Arrow objects by id, each with its name; the oldest is unregistered past the
@@ -270,8 +276,15 @@ class QuerySession(ExternalBinding, StatementExecution):
         try:
             # Tables first: the information_schema binding adds placeholder tables of its own.
             authorized = self._bind_references(references, resolver, searched, registered)
+            altered = mysql_alter.alter_target(expression)  # qualified now
+            if altered is not None and isinstance(expression, exp.Alter):
+                done = self._alter(expression, altered, ctx)  # engine/sql/mysql_alter.py
+                if done is not None:
+                    return done
+            planned = result_origins.define(planned, self._table_definition)
             self._bind_info_schema(expression, ctx, resolver, registered)
             key = self._complete_insert(expression)
+            enforced = self._enforce(expression, ctx, authorized)  # before DuckDB runs it
             group_by_keys.complete(expression, self._table_traits)  # functional dependence
             if expression.find(exp.Avg) is not None:  # MySQL's exact AVG of exact numbers
                 exact_avg.rewrite(
@@ -294,6 +307,7 @@ class QuerySession(ExternalBinding, StatementExecution):
                 expression.meta["changed_rows_sql"] = changed_sql
             result = self._execute(expression, sql, ctx, key, stream=stream and not registered)
             result_origins.attach(result, planned)
+            result.warnings[:0] = enforced
             if searched is not None:
                 result.warnings.extend(searched.notes)
                 result.plan = searched
@@ -323,6 +337,27 @@ class QuerySession(ExternalBinding, StatementExecution):
                 return None
         return [str(row[1]) for row in rows]
 
+    def _alter(self, alter: exp.Alter, table: exp.Table, ctx: SessionContext) -> Result | None:
+        """An ALTER TABLE carried out on the table's definition, all in one transaction (the
+        session's, or one of its own); None for a table without a definition."""
+        own = not self.transaction.open
+        if own:
+            self._cursor.execute("BEGIN TRANSACTION")
+        try:
+            with self.duckdb_errors(alter, ctx):
+                outcome = mysql_alter.run(self._cursor, alter, table)
+        except BaseException:
+            if own:
+                self._cursor.execute("ROLLBACK")
+            raise
+        if own:
+            self._cursor.execute("COMMIT" if outcome is not None else "ROLLBACK")
+        if outcome is None:
+            return None
+        self._traits.changed()  # engine/sql/table_traits.py
+        info = OkInfo(records=outcome.records) if outcome.info else None
+        return Result.ok(affected_rows=outcome.records, info=info)
+
     def _complete_insert(self, expression: exp.Expr) -> mysql_dml.AutoIncrement | None:
         """An INSERT into an internal table: its conflict target, and ``RETURNING`` the
         AUTO_INCREMENT column when the sequence gives values (engine/sql/mysql_dml.py)."""
@@ -340,6 +375,72 @@ class QuerySession(ExternalBinding, StatementExecution):
             self._cursor.note_sequence(key.sequence)  # a savepoint's replay gives the same ids
         return key
 
+    def _table_definition(self, table: exp.Table) -> TableDef | None:
+        """The declared definition of an internal table, for its result columns."""
+        return self._declared_traits(table).definition
+
+    def _declared_traits(self, table: exp.Table) -> Traits:
+        """What the dictionary declares of an internal table (engine/sql/table_traits.py). Inside a
+        transaction that ran no DDL the committed definitions kept in the cache hold (a SELECT
+        there pays no dictionary read), and what it reads is kept while no definition changed
+        since it began (its snapshot is then the committed state); after DDL in it, its own
+        are read."""
+        open_ = self.transaction.open
+        traits = self._traits.get(
+            self._cursor,
+            table.text("db"),
+            table.name,
+            cache=not (open_ and self._ddl_in_transaction),
+            keep=not open_
+            or (not self._ddl_in_transaction and self._begun_at == self._traits.generation),
+        )
+        return traits
+
+    def _enforce(
+        self, expression: exp.Expr, ctx: SessionContext, authorized: set[tuple[str, str]]
+    ) -> list[Diagnostic]:
+        """MySQL's strict-mode rules and foreign keys on an INSERT, UPDATE or DELETE of an
+        internal table with a dictionary definition (engine/sql/enforcement.py): its warnings,
+        or MySQL's error."""
+        if isinstance(expression, exp.Insert):
+            table = mysql_dml.target_table(expression)
+        elif isinstance(expression, (exp.Update, exp.Delete)) and isinstance(
+            expression.this, exp.Table
+        ):
+            table = expression.this
+        else:
+            return []
+        if table is None or table.text("catalog").lower() != INTERNAL:
+            return []
+        traits = self._declared_traits(table)
+        definition = traits.definition
+        if definition is None:
+            return []
+        # the checks run parts of the statement (its subqueries, WHERE, SET values) in queries
+        # of their own: DuckDB's parse of those parts is verified first, as the statement's is
+        verify(expression, "", authorized, self._serialize)
+        strict = enforce_values.strict(_session_variable(ctx, "sql_mode", MYSQL_DEFAULT_SQL_MODE))
+        fk_checks = bool(_session_variable(ctx, "foreign_key_checks", True))
+        if definition.checks:  # DuckDB's own CHECK error named as MySQL names it
+            expression.meta["checks"] = enforce_checks.names(definition)
+        with self.duckdb_errors(expression, ctx):
+            if isinstance(expression, exp.Insert):
+                return enforcement.enforce_insert(
+                    expression, definition, self._cursor, strict, fk_checks
+                )
+            referencing = traits.referenced_by if fk_checks else ()
+            if isinstance(expression, exp.Delete):
+                enforcement.enforce_delete(expression, self._cursor, referencing, self._children_of)
+                return []
+            return enforcement.enforce_update(
+                expression, definition, self._cursor, strict, fk_checks, referencing
+            )
+
+    def _children_of(self, table: TableDef) -> tuple[tuple[TableDef, ForeignKeyDef], ...]:
+        return self._traits.get(
+            self._cursor, table.schema, table.name, cache=not self.transaction.open
+        ).referenced_by
+
     def _table_traits(self, table: exp.Table) -> Traits:
         return self._traits.get(
             self._cursor, table.text("db"), table.name, cache=not self.transaction.open
@@ -352,6 +453,8 @@ class QuerySession(ExternalBinding, StatementExecution):
         return self.transaction.open
 
     def begin(self) -> None:
+        if not self.transaction.open:  # read before BEGIN: a later change makes it stale
+            self._begun_at = self._traits.generation
         self.transaction.begin()
 
     def commit(self) -> None:
@@ -359,10 +462,12 @@ class QuerySession(ExternalBinding, StatementExecution):
             self.transaction.commit()
         finally:
             self._traits.changed()  # DDL it held is now visible to every session (or gone)
+            self._ddl_in_transaction = False
 
     def rollback(self) -> None:
         self.transaction.rollback()
         self._traits.changed()
+        self._ddl_in_transaction = False
 
     def savepoint(self, name: str) -> None:
         self.transaction.savepoint(name)
@@ -394,6 +499,14 @@ class QuerySession(ExternalBinding, StatementExecution):
         except duckdb.Error as exc:
             self.transaction.statement_failed()
             raise Errors.QUERY_FAILED.error(detail=first_line(exc)) from None
+
+
+def _session_variable(ctx: SessionContext, name: str, default: Any) -> Any:
+    try:
+        value = ctx.variables.get(name) if ctx.variables is not None else None
+    except Exception:  # noqa: BLE001 - a variables object without it: MySQL's default
+        return default
+    return default if value is None else value
 
 
 def _view_of(resolver: Resolver | None) -> Callable[[Reference], Any] | None:

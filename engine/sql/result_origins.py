@@ -4,17 +4,22 @@ a plain column reference (JDBC getTableName / getColumnName, SQLAlchemy, BI tool
 Expressions have none, as in MySQL.
 
 Read from the statement's MySQL AST before drydock adapts it for DuckDB: top-level SELECT only;
-``*`` only over one table (with joins the star's expansion order is DuckDB's business).
+``*`` only over one table (with joins the star's expansion order is DuckDB's business). Once the
+references are bound, :func:`define` adds the declared definition of each internal table
+(engine/dictionary, kept in engine/sql/table_traits.py), from which the server writes MySQL's
+type, length, decimals and flags of a column (server/declared_columns.py).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
 
 from sqlglot import exp
 
+from drydock.engine.dictionary.model import TableDef
 from drydock.engine.results import Result
-from drydock.engine.session import SessionContext
+from drydock.engine.session import INTERNAL, SessionContext
 
 
 @dataclass(frozen=True)
@@ -24,6 +29,10 @@ class Origin:
     org_table: str
     org_name: str
     aliased: bool = False  # the query gave the column a label of its own
+    # the table node of the query (bound in place later: its catalog says whether it is internal)
+    source: exp.Table | None = field(default=None, compare=False, repr=False)
+    # the internal table's declared definition (:func:`define`), None when it has none
+    definition: TableDef | None = field(default=None, compare=False, repr=False)
 
 
 Plan = list["Origin | None | str"]  # per projection: an origin, nothing, or '*' of a table
@@ -60,6 +69,7 @@ def plan(expression: exp.Expr, ctx: SessionContext) -> tuple[Plan, Origin | None
                 base.org_table,
                 column.name,
                 isinstance(projection, exp.Alias),
+                source=base.source,
             )
             if base
             else None
@@ -81,7 +91,7 @@ def resolve(planned: tuple[Plan, Origin | None] | None, columns: list[str]) -> l
             assert star is not None
             start = len(out)
             out.extend(
-                Origin(star.schema, star.table, star.org_table, name)
+                Origin(star.schema, star.table, star.org_table, name, definition=star.definition)
                 for name in columns[start : start + width]
             )
         else:
@@ -106,7 +116,37 @@ def _table_origin(source: exp.Expr, ctx: SessionContext) -> Origin | None:
         and source.text("catalog").lower() != ctx.catalog.lower()
     ):
         schema = f"{source.text('catalog')}.{schema}"
-    return Origin(schema, source.alias_or_name, source.name, "")
+    return Origin(schema, source.alias_or_name, source.name, "", source=source)
+
+
+TraitsOf = Callable[[exp.Table], TableDef | None]
+
+
+def define(
+    planned: tuple[Plan, Origin | None] | None, definition_of: TraitsOf
+) -> tuple[Plan, Origin | None] | None:
+    """``planned`` with each internal table's declared definition, read once per table through
+    ``definition_of`` (engine/sql/table_traits.py's cache). Run after the references are bound
+    (an internal table's node then names the internal catalog) and before the statement runs
+    (a streamed result holds the cursor)."""
+    if planned is None:
+        return None
+    projections, star = planned
+    found: dict[int, TableDef | None] = {}
+
+    def defined(origin: Origin) -> Origin:
+        table = origin.source
+        if table is None or table.text("catalog").lower() != INTERNAL:
+            return origin
+        if id(table) not in found:
+            found[id(table)] = definition_of(table)
+        definition = found[id(table)]
+        return origin if definition is None else replace(origin, definition=definition)
+
+    return (
+        [defined(p) if isinstance(p, Origin) else p for p in projections],
+        defined(star) if star is not None else None,
+    )
 
 
 def attach(result: Result, planned: tuple[Plan, Origin | None] | None) -> None:

@@ -161,8 +161,9 @@ def normalize_sql_mode(value: Any) -> str:
 
 # -- switches dump files set (MySQL 8.0 manual 5.1.8) --------------------------------------------
 # mariadb-dump / mysqldump write ``SET @OLD_UNIQUE_CHECKS=@@UNIQUE_CHECKS, UNIQUE_CHECKS=0`` and
-# the like around a dump; the values are kept and read back as MySQL does. What they change in
-# drydock: nothing yet (no check is skipped while they are 0; README "MySQL compatibility").
+# the like around a dump; the values are kept and read back as MySQL does. foreign_key_checks = 0
+# turns foreign keys off (engine/sql/enforce_foreign_keys.py); the others change nothing yet
+# (README "MySQL compatibility").
 DUMP_SWITCHES: dict[str, tuple[type, Any, bool]] = {
     "unique_checks": (bool, True, True),
     "foreign_key_checks": (bool, True, True),

@@ -1,7 +1,9 @@
 """What drydock's MySQL adaptations need to know about an internal table, read once and kept:
 its AUTO_INCREMENT column (the reserved sequence its default names, engine/sql/mysql_ddl.py) and its
-ON UPDATE CURRENT_TIMESTAMP columns (the reserved comment). Reading duckdb_columns() costs
-milliseconds, which an INSERT or UPDATE should not pay each time.
+ON UPDATE CURRENT_TIMESTAMP columns (the reserved comment), its keys, and its MySQL definition as
+declared (engine/dictionary, None for a table without one) for result column definitions. Reading
+duckdb_columns() and the dictionary costs milliseconds, which an INSERT, an UPDATE or a SELECT
+should not pay each time.
 
 Every DDL statement and every end of an explicit transaction drops what is kept
 (:meth:`TableTraits.changed`); a read that overlapped such a change is not kept (a generation
@@ -15,6 +17,8 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any
 
+from drydock.engine.dictionary import store
+from drydock.engine.dictionary.model import ForeignKeyDef, TableDef, table_from_json
 from drydock.engine.session import INTERNAL
 from drydock.engine.sql.mysql_ddl import ON_UPDATE_MARK, SEQUENCE_PREFIX
 
@@ -30,6 +34,10 @@ class Traits:
     # the PRIMARY KEY and every UNIQUE key whose columns are all NOT NULL: what a GROUP BY
     # makes the table's other columns functionally dependent on (engine/sql/group_by_keys.py)
     keys: tuple[tuple[str, ...], ...] = ()
+    # the declared MySQL definition (engine/dictionary), None for a table without one
+    definition: TableDef | None = None
+    # the foreign keys of other tables (or its own) that reference it: (child, key)
+    referenced_by: tuple[tuple[TableDef, ForeignKeyDef], ...] = ()
 
 
 class TableTraits:
@@ -43,9 +51,20 @@ class TableTraits:
             self._generation += 1
             self._items.clear()
 
-    def get(self, cursor: Any, schema: str, table: str, cache: bool = True) -> Traits:
+    @property
+    def generation(self) -> int:
+        """Counts the changes: equal at two moments when no definition changed in between."""
+        with self._lock:
+            return self._generation
+
+    def get(
+        self, cursor: Any, schema: str, table: str, cache: bool = True, keep: bool | None = None
+    ) -> Traits:
         """The traits of internal ``schema.table`` (empty when it has no columns). ``cache`` is
-        False inside an explicit transaction, whose reads may see uncommitted definitions."""
+        False inside an explicit transaction, whose reads may see uncommitted definitions.
+        ``keep`` (default: ``cache``) False uses what is kept but keeps no new read: a
+        transaction's snapshot may be older than what is committed."""
+        keep = cache if keep is None else keep
         key = (schema.lower(), table.lower())
         with self._lock:
             hit = self._items.get(key) if cache else None
@@ -53,7 +72,7 @@ class TableTraits:
         if hit is not None:
             return hit
         traits = _read(cursor, schema, table)
-        if cache:
+        if keep:
             with self._lock:
                 if generation == self._generation:
                     if len(self._items) >= MAX_TABLES:
@@ -82,7 +101,26 @@ def _read(cursor: Any, schema: str, table: str) -> Traits:
         auto_increment=auto_increment,
         on_update=tuple(on_update),
         keys=_keys(cursor, schema, table, {str(r[0]).lower() for r in rows if not r[3]}),
+        definition=store.load(cursor, schema, table) if rows else None,
+        referenced_by=_referenced_by(cursor, schema, table) if rows else (),
     )
+
+
+def _referenced_by(
+    cursor: Any, schema: str, table: str
+) -> tuple[tuple[TableDef, ForeignKeyDef], ...]:
+    """Every dictionary foreign key whose parent is ``schema.table`` (engine/sql/
+    enforce_foreign_keys.py), read from the definitions that have foreign keys."""
+    rows = cursor.execute(
+        f"SELECT definition FROM {store.TABLE} WHERE definition NOT LIKE '%\"foreign_keys\":[]%'"
+    ).fetchall()
+    found = []
+    for (text,) in rows:
+        child = table_from_json(text)
+        for fk in child.foreign_keys:
+            if (fk.ref_schema.lower(), fk.ref_table.lower()) == (schema.lower(), table.lower()):
+                found.append((child, fk))
+    return tuple(found)
 
 
 def _keys(cursor: Any, schema: str, table: str, not_null: set[str]) -> tuple[tuple[str, ...], ...]:

@@ -11,10 +11,13 @@ ROLLBACK and ``autocommit = 0`` run as DuckDB transactions on the session's own 
 - Isolation is DuckDB's snapshot isolation (README): a transaction reads the database as of its
   start and a write-write conflict with a concurrent transaction fails (1105) instead of waiting.
 - DuckDB aborts a whole transaction at a failed statement, where MySQL undoes only the statement.
-  drydock reports the statement's own error, rolls the DuckDB transaction back at once, and
-  answers every later statement of that transaction, and its COMMIT, with 3101 (SQLSTATE 40000:
-  drivers raise their "transaction rolled back" exception) until ROLLBACK — it never lets a
-  client believe earlier work is still pending. (:class:`SessionTransaction`)
+  drydock reports the statement's own error and rebuilds the transaction as it was before the
+  statement, by the replay ROLLBACK TO SAVEPOINT uses (below), so the transaction goes on as in
+  MySQL. When a replay could not rebuild the same state (another session committed a write since
+  the transaction began, an earlier statement called a volatile function, …) the transaction is
+  lost instead: every later statement of it, and its COMMIT, get 3101 (SQLSTATE 40000: drivers
+  raise their "transaction rolled back" exception) until ROLLBACK — no client is ever let believe
+  lost work is pending. (:class:`SessionTransaction`)
 - SAVEPOINT / ROLLBACK TO SAVEPOINT / RELEASE SAVEPOINT: a replay of the transaction's statement
   log (engine/sql/savepoints.py, where the design and its measurements are). ROLLBACK TO also
   rebuilds a transaction a failed statement aborted, so ``SAVEPOINT s; INSERT … (1062);
@@ -140,6 +143,7 @@ class SessionTransaction:
         self._log: TransactionLog | None = None
         self._open = False
         self._aborted = False  # DuckDB rolled it back after a failed statement; the client not yet
+        self._schema: str | None = None  # the session's schema as the last statement began
 
     @property
     def open(self) -> bool:
@@ -179,6 +183,7 @@ class SessionTransaction:
     def statement_started(self, schema: str | None, expression: exp.Expr) -> None:
         """Record what a write of the transaction executes (a read is neither recorded nor its
         rows hashed). ``schema``: the session's current one, which the statement starts on."""
+        self._schema = schema
         if self._open and not is_read(expression):
             self._recorder.start(schema)
 
@@ -201,26 +206,28 @@ class SessionTransaction:
         """When DuckDB's transaction survived the failure, what the statement did execute is part
         of it: logged as it ran, so a replay rebuilds it too."""
         record = self._recorder.finish()
-        self.after_failure()
-        if self._open and self._log is not None and record is not None and record.executed:
+        survived = self.after_failure()
+        if survived and self._log is not None and record is not None and record.executed:
             self._log.append(record)
 
-    def after_failure(self) -> None:
-        """A statement failed inside the transaction: if DuckDB aborted the transaction, roll it
-        back now and remember that the client's transaction is lost (until ROLLBACK, or a
-        ROLLBACK TO SAVEPOINT that rebuilds it)."""
+    def after_failure(self) -> bool:
+        """A statement failed inside the transaction. If DuckDB aborted the transaction, undo only
+        the statement, as MySQL does: rebuild the transaction from its log as it was before the
+        statement (engine/sql/savepoints.py). When that cannot be done faithfully, the client's
+        transaction is lost (3101 until ROLLBACK, or a ROLLBACK TO SAVEPOINT that rebuilds it).
+        True when DuckDB's transaction survived the failure as it was."""
         if not self._open:
-            return
+            return False
         try:
             self._cursor.execute("SELECT 1").fetchall()
-            return  # still usable: the error happened before DuckDB ran anything
+            return True  # still usable: the error happened before DuckDB ran anything
         except duckdb.Error:
             pass
-        try:
-            self._cursor.execute("ROLLBACK")
-        except duckdb.Error:
-            pass
-        self._open, self._aborted = False, True
+        if self._log is not None and not self._rebuild(self._log.length, self._schema):
+            return False  # rebuilt without the statement: the transaction goes on
+        self._end_quietly()
+        self._aborted = True
+        return False
 
     # -- savepoints (MySQL 8.0 manual 15.3.4)
     def savepoint(self, name: str) -> None:
@@ -245,11 +252,21 @@ class SessionTransaction:
         position = log.rollback_to(name)
         if self._open and log.length == position:
             return  # nothing since the savepoint changed anything: the snapshot stays too
-        reason = log.unreplayable(position) or self._committed_since(log)
+        reason = self._rebuild(position, schema)
         if reason:
             self._refuse(name, reason)
+
+    def _rebuild(self, position: int, schema: str | None) -> str:
+        """Roll DuckDB's transaction back, begin again and replay the log's first ``position``
+        statements. Returns why that could not rebuild the same state ("" when it did; then the
+        log ends at ``position``); on failure nothing is left open."""
+        log = self._log
+        assert log is not None
+        reason = log.unreplayable(position) or self._committed_since(log)
+        if reason:
+            return reason
+        self._end_quietly()  # sequences are not transactional: read after the rollback alike
         drawn = {s: sequence_state(self._cursor, s) for s in log.sequences(position)}
-        self._end_quietly()
         try:
             self._cursor.execute("BEGIN TRANSACTION")
             self._open = True
@@ -261,9 +278,9 @@ class SessionTransaction:
         if reason:
             self._end_quietly()
         _move_forward(self._cursor, drawn)
-        if reason:
-            self._refuse(name, reason)
-        log.truncate(position)
+        if not reason:
+            log.truncate(position)
+        return reason
 
     def _committed_since(self, log: TransactionLog) -> str:
         if self._clock.unchanged_since(log.version):

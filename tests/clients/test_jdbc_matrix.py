@@ -21,6 +21,7 @@ JAR = Path("/usr/share/java/mariadb-java-client.jar")
 SOURCE = Path(__file__).resolve().parent.parent / "jdbc" / "DrydockJdbcMatrix.java"
 CHECKS = [
     "result_metadata",
+    "declared_column_metadata",
     "set_max_rows",
     "get_warnings",
     "set_bytes",

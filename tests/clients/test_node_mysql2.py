@@ -123,10 +123,5 @@ def test_on_duplicate_key_update_affected_rows(output: polyglot.Output) -> None:
     )
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="engine/sql/dml_counts.py counts every duplicate of INSERT … ON DUPLICATE KEY UPDATE as "
-    "updated (2); MySQL gives 1 under CLIENT_FOUND_ROWS for a row set to its current values",
-)
 def test_on_duplicate_key_update_of_an_unchanged_row(output: polyglot.Output) -> None:
     assert output.check("on_duplicate")["unchanged"] == ("number", "1")

@@ -33,7 +33,8 @@ def db(shared_server: ServerProcess) -> Iterator[str]:
             f"DECIMAL(10,2), "
             f"small TINYINT)"
         ),
-        f"CREATE TABLE {name}.child (id INT PRIMARY KEY, tid INT REFERENCES {name}.t(id))",
+        f"CREATE TABLE {name}.child (id INT PRIMARY KEY, tid INT, "
+        f"FOREIGN KEY (tid) REFERENCES {name}.t(id))",  # inline REFERENCES: ignored, as MySQL
         f"CREATE TABLE {name}.b (id INT, data BLOB)",
         f"INSERT INTO {name}.t VALUES (1, 'a', 1.50, 1), (2, 'b', 2.25, 2), (3, 'c', 3.00, 3)",
         f"INSERT INTO {name}.child VALUES (1, 1)",

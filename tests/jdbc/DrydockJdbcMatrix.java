@@ -70,6 +70,11 @@ public class DrydockJdbcMatrix {
             s.execute("CREATE TABLE " + DB + ".t (id INT PRIMARY KEY, name VARCHAR(20), price DECIMAL(10,2))");
             s.execute("INSERT INTO " + DB + ".t VALUES (1, 'a', 1.50), (2, 'b', 2.25), (3, 'c', 3.00)");
             s.execute("CREATE TABLE " + DB + ".b (id INT, data BLOB)");
+            s.execute("CREATE TABLE " + DB + ".d (id INT AUTO_INCREMENT PRIMARY KEY, "
+                + "flag TINYINT(1) NOT NULL DEFAULT 0, label VARCHAR(40) NOT NULL, "
+                + "at3 DATETIME(3), amount INT UNSIGNED)");
+            s.execute("INSERT INTO " + DB + ".d (flag, label, at3, amount) "
+                + "VALUES (1, 'x', '2024-01-01 10:00:00.5', 7)");
         }
         try (Connection c = connect("")) {
             run(c);
@@ -167,6 +172,21 @@ public class DrydockJdbcMatrix {
                 expectEq("name", md.getColumnName(2), "getColumnName (org_name)");
                 expectEq(Types.VARCHAR, md.getColumnType(2), "VARCHAR column type");
                 expectEq(DB, md.getCatalogName(1), "getCatalogName (schema)");
+            }
+        });
+        check("declared_column_metadata", () -> {
+            try (Statement s = c.createStatement();
+                    ResultSet rs = s.executeQuery("SELECT id, flag, label, at3, amount FROM d")) {
+                ResultSetMetaData md = rs.getMetaData();
+                expectEq(Types.BOOLEAN == md.getColumnType(2) || Types.BIT == md.getColumnType(2),
+                    true, "TINYINT(1) is a boolean type, was " + md.getColumnType(2));
+                expectEq(true, md.isAutoIncrement(1), "isAutoIncrement of the AUTO_INCREMENT key");
+                expectEq(ResultSetMetaData.columnNoNulls, md.isNullable(3), "NOT NULL column");
+                expectEq(3, md.getScale(4), "getScale of DATETIME(3)");
+                expectEq(false, md.isSigned(5), "isSigned of INT UNSIGNED");
+                rs.next();
+                expectEq(Boolean.TRUE, rs.getObject(2), "TINYINT(1) value");
+                expectEq("2024-01-01 10:00:00.5", rs.getTimestamp(4).toString(), "DATETIME(3)");
             }
         });
         check("set_max_rows", () -> {

@@ -75,6 +75,39 @@ def test_client_found_rows_gets_rows_matched(shared_server: ServerProcess, db: s
         )
 
 
+def test_on_duplicate_key_update_counts_unchanged_rows_apart(
+    shared_server: ServerProcess, db: str
+) -> None:
+    """MySQL 15.2.7.2: 1 per inserted row, 2 per updated row, 0 per duplicate left unchanged — 1
+    under CLIENT_FOUND_ROWS (values as MariaDB answers them)."""
+    upsert = (
+        "INSERT INTO t VALUES (1, 'x', {b}), (2, 'y', 2), (77, 'n', 7) "
+        "ON DUPLICATE KEY UPDATE b = VALUES(b)"
+    )
+    with shared_server.connect(database=db) as conn:
+        _ok(conn, "UPDATE t SET b = 2 WHERE id = 2")
+        _ok(conn, "UPDATE t SET b = 1 WHERE id = 1")
+        # 1 changed (2), 2 unchanged (0), 77 inserted (1)
+        # Duplicates: the changed rows only (all duplicates under CLIENT_FOUND_ROWS)
+        assert _ok(conn, upsert.format(b=5)) == (3, "Records: 3  Duplicates: 1  Warnings: 0")
+        assert _ok(conn, "INSERT INTO t VALUES (2, 'y', 2) ON DUPLICATE KEY UPDATE b = 2") == (
+            0,
+            "",
+        )
+    with shared_server.connect(database=db, client_flag=CLIENT.FOUND_ROWS) as conn:
+        # 1 changed (2), 2 and 77 unchanged (1 each)
+        assert _ok(conn, upsert.format(b=6)) == (4, "Records: 3  Duplicates: 3  Warnings: 0")
+        assert _ok(conn, "INSERT INTO t VALUES (2, 'y', 2) ON DUPLICATE KEY UPDATE b = 2") == (
+            1,
+            "",
+        )
+    assert shared_server.query(f"SELECT id, b FROM {db}.t WHERE id IN (1, 2, 77) ORDER BY id") == [
+        (1, 6),
+        (2, 2),
+        (77, 7),
+    ]
+
+
 def test_insert_info_strings_as_mariadb(shared_server: ServerProcess, db: str) -> None:
     with shared_server.connect(database=db) as conn:
         assert _ok(conn, "INSERT INTO t VALUES (4, 'q', 4), (5, 'r', 5)") == (
@@ -92,7 +125,7 @@ def test_insert_info_strings_as_mariadb(shared_server: ServerProcess, db: str) -
         )
         assert _ok(conn, "INSERT IGNORE INTO t VALUES (1, 'x', 5), (8, 'q', 1)") == (
             1,
-            "Records: 2  Duplicates: 1  Warnings: 0",
+            "Records: 2  Duplicates: 1  Warnings: 1",  # the 1062 warning of the skipped row
         )
         assert _ok(conn, "REPLACE INTO t VALUES (1, 'x', 7), (9, 'q', 1)") == (
             3,

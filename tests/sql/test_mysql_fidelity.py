@@ -123,13 +123,12 @@ def test_begin_commit_rollback_with_autocommit_on(shared_server: ServerProcess, 
         assert _error(cur, "ROLLBACK TO SAVEPOINT s") == 1305  # no transaction: no savepoint
 
 
-def test_failed_statement_in_a_transaction_loses_it_loudly(
+def test_failed_statement_in_a_transaction_undoes_only_itself(
     shared_server: ServerProcess, db: str
 ) -> None:
-    """DuckDB aborts a whole transaction at a failed statement (MySQL undoes only the statement):
-    the statement gets its own error, every later statement and the COMMIT get 3101/40000, and
-    nothing of the transaction is committed; ROLLBACK ends it. An error drydock raises before
-    DuckDB runs anything (a denied table) leaves the transaction intact."""
+    """MySQL undoes only a failed statement; DuckDB aborts the whole transaction, which drydock
+    rebuilds from its statement log as it was before the statement (engine/sql/transactions.py).
+    An error drydock raises before DuckDB runs anything (a denied table) leaves it intact too."""
     user = create_user(shared_server, [f"SELECT_PRIV, LOAD_PRIV ON {db}.t"])
     shared_server.query(f"CREATE TABLE {db}.t (id INT PRIMARY KEY)")
     shared_server.query(f"CREATE TABLE {db}.secret (id INT)")
@@ -141,24 +140,39 @@ def test_failed_statement_in_a_transaction_loses_it_loudly(
         cur.execute("COMMIT")
         cur.execute("BEGIN")
         cur.execute("INSERT INTO t VALUES (3)")
-        assert _error(cur, "SELECT CAST('x' AS INT) FROM t") in (
-            1105,
-            1292,
-            1366,
-        )  # a conversion error
+        assert _error(cur, "SELECT CAST('x' AS INT) FROM t") in (1105, 1292, 1366)
+        cur.execute("SELECT id FROM t ORDER BY id")
+        assert cur.fetchall() == ((1,), (2,), (3,))  # the transaction goes on with 3 in it
+        assert conn.server_status & IN_TRANS
+        cur.execute("SET autocommit = 0")
+        assert _error(cur, "INSERT INTO t VALUES (1)") == 1062  # a duplicate: only it is undone
+        cur.execute("INSERT INTO t VALUES (5)")
+        cur.execute("COMMIT")
+        cur.execute("SELECT id FROM t ORDER BY id")
+        assert cur.fetchall() == ((1,), (2,), (3,), (5,))
+
+
+def test_failed_statement_loses_the_transaction_when_it_cannot_be_rebuilt(
+    shared_server: ServerProcess, db: str
+) -> None:
+    """When another session committed a write since the transaction began, a rebuild could not
+    give the same state: the failed statement then loses the transaction, loudly — every later
+    statement and the COMMIT get 3101/40000 until ROLLBACK, and nothing of it is committed."""
+    shared_server.query(f"CREATE TABLE {db}.t (id INT PRIMARY KEY)")
+    with shared_server.connect(database=db) as conn, conn.cursor() as cur:
+        cur.execute("BEGIN")
+        cur.execute("INSERT INTO t VALUES (1)")
+        shared_server.query(f"CREATE TABLE {db}.other (id INT)")  # another session's commit
+        assert _error(cur, "INSERT INTO t SELECT CAST('x' AS INT)") in (1105, 1292, 1366)
         assert _error(cur, "SELECT * FROM t") == 3101
         assert _error(cur, "COMMIT") == 3101
-        cur.execute("SELECT id FROM t ORDER BY id")
-        assert cur.fetchall() == ((1,), (2,))  # 3 was never committed
-        cur.execute("SET autocommit = 0")
-        cur.execute("INSERT INTO t VALUES (4)")
-        assert _error(cur, "INSERT INTO t VALUES (1)") != 0  # duplicate key
-        assert _error(cur, "INSERT INTO t VALUES (5)") == 3101
-        cur.execute("ROLLBACK")
+        cur.execute("SELECT id FROM t")
+        assert cur.fetchall() == ()
+        cur.execute("BEGIN")
         cur.execute("INSERT INTO t VALUES (6)")
         cur.execute("COMMIT")
         cur.execute("SELECT id FROM t ORDER BY id")
-        assert cur.fetchall() == ((1,), (2,), (6,))
+        assert cur.fetchall() == ((6,),)
 
 
 def test_open_transaction_ends_with_the_connection(shared_server: ServerProcess, db: str) -> None:

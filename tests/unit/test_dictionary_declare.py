@@ -109,3 +109,14 @@ def test_json_round_trip_and_store() -> None:
     assert store.load_schema(con, "db") == [t]
     con.execute(store.delete_sql("db", "t"))
     assert store.load(con, "db", "t") is None
+
+
+def test_bare_varchar_is_duckdbs_spelling() -> None:
+    """MySQL requires VARCHAR's length; DuckDB's bare VARCHAR still creates a table, described
+    from DuckDB's own type."""
+    t = table_def(
+        sqlglot.parse_one("CREATE TABLE t (v VARCHAR, w VARCHAR(3))", read=DrydockMySQL), "db"
+    )
+    v, w = t.columns
+    assert not v.is_mysql_type
+    assert w.is_mysql_type and w.column_type() == "varchar(3)"

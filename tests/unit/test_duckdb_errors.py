@@ -30,6 +30,7 @@ SETUP = [
     "CREATE TABLE ch (id INT PRIMARY KEY, pid INT REFERENCES p(id))",
     "INSERT INTO p VALUES (1, 'a', 1, 1, NULL)",
     "INSERT INTO ch VALUES (1, 1)",
+    "CREATE TABLE ck (a INT, b INT, CHECK (a > 0), CHECK (b < 5))",
 ]
 CTX = Context(table="p", database="d1")
 
@@ -43,6 +44,14 @@ CASES = [
         "22032",
         'Invalid JSON text in argument 1 to function json_extract: "Unexpected character." at '
         "position 1.",
+    ),
+    # CHECK: named from the table's definition (engine/sql/enforce_checks.py), matched by text
+    (
+        "INSERT INTO ck VALUES (1, 7)",
+        Context(table="ck", checks=(("ck_chk_1", "a>0"), ("ck_chk_2", "b<5"))),
+        3819,
+        "HY000",
+        "Check constraint 'ck_chk_2' is violated.",
     ),
     # vectors (engine/search/vector_functions.py): its macros' errors and DuckDB's list_* ones
     (
