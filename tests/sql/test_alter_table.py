@@ -100,6 +100,21 @@ def test_modify_change_rename_drop_on_indexed_table(server, cur) -> None:  # typ
     ] == ["PRIMARY"]
 
 
+def test_drop_a_column_before_a_unique_key(cur) -> None:  # type: ignore[no-untyped-def]
+    """Django's contenttypes 0002: DROP COLUMN of a column placed before a UNIQUE key's columns
+    (DuckDB's index of the key refuses that in place: the table is rebuilt)."""
+    cur.execute(
+        "CREATE TABLE ct (id INT AUTO_INCREMENT PRIMARY KEY, name VARCHAR(100), "
+        "app_label VARCHAR(100) NOT NULL, model VARCHAR(100) NOT NULL, UNIQUE (app_label, model))"
+    )
+    cur.execute("INSERT INTO ct (name, app_label, model) VALUES ('n', 'auth', 'user')")
+    cur.execute("ALTER TABLE ct DROP COLUMN name")
+    assert [c[0] for c in _columns(cur)] == ["id", "app_label", "model"]
+    with pytest.raises(pymysql.err.IntegrityError) as err:  # the UNIQUE key survived
+        cur.execute("INSERT INTO ct (app_label, model) VALUES ('auth', 'user')")
+    assert err.value.args[0] == 1062
+
+
 def test_set_and_drop_default(cur) -> None:  # type: ignore[no-untyped-def]
     cur.execute("CREATE TABLE t (id INT PRIMARY KEY, a INT DEFAULT 1)")
     cur.execute("ALTER TABLE t ALTER COLUMN a SET DEFAULT 7")
