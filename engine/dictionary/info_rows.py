@@ -13,6 +13,9 @@ import json
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
+from sqlglot import exp, parse_one
+from sqlglot.errors import ParseError
+
 from drydock.engine.dictionary.check_text import check_clause
 from drydock.engine.dictionary.model import (
     INTEGER_MAX,
@@ -98,15 +101,17 @@ def default_value(column: ColumnDef) -> str | None:
         return None
     if is_now(text):
         return text
-    if text.startswith("'") and text.endswith("'") and len(text) >= 2:
-        value = text[1:-1].replace("''", "'").replace("\\\\", "\\")
-    elif text.upper() in ("TRUE", "FALSE"):
-        value = "1" if text.upper() == "TRUE" else "0"
-    elif text.startswith("("):
-        return text[1:-1] if text.endswith(")") else text
-    else:
-        value = text
-    return _typed_default(column, value)
+    try:  # the default is MySQL SQL text (engine/dictionary/declare.py): read it as such
+        node = parse_one(text, read="mysql")
+    except ParseError:
+        return text
+    if isinstance(node, exp.Paren):  # an expression default (MySQL 8.0.13): its text
+        return node.this.sql(dialect="mysql")
+    if isinstance(node, exp.Boolean):
+        return _typed_default(column, "1" if node.this else "0")
+    if isinstance(node, exp.Literal):
+        return _typed_default(column, node.name)
+    return _typed_default(column, text)
 
 
 def _typed_default(column: ColumnDef, value: str) -> str:
@@ -128,7 +133,14 @@ def _typed_default(column: ColumnDef, value: str) -> str:
 def is_generated_default(column: ColumnDef) -> bool:
     """EXTRA's DEFAULT_GENERATED: a CURRENT_TIMESTAMP or an expression default (MySQL 8.0.13)."""
     text = column.default
-    return text is not None and (is_now(text) or text.startswith("("))
+    if text is None or column.auto_increment:
+        return False
+    if is_now(text):
+        return True
+    try:
+        return isinstance(parse_one(text, read="mysql"), exp.Paren)
+    except ParseError:
+        return False
 
 
 def extra(column: ColumnDef) -> str:
@@ -203,10 +215,25 @@ def column_rows(table: TableDef) -> list[dict[str, Any]]:
     return rows
 
 
+def ordered_keys(table: TableDef) -> list[KeyDef]:
+    """Keys in MySQL's order (sql_table.cc sort_keys): the primary key, unique keys on NOT NULL
+    columns, other unique keys, plain keys, FULLTEXT keys; declared order within each."""
+
+    def rank(key: KeyDef) -> int:
+        if key.kind == "PRIMARY":
+            return 0
+        if key.unique:
+            nullable = any((c := table.column(p.column)) is None or c.nullable for p in key.parts)
+            return 2 if nullable else 1
+        return 4 if key.kind == "FULLTEXT" else 3
+
+    return sorted(table.keys, key=rank)
+
+
 def statistics_rows(table: TableDef) -> list[dict[str, Any]]:
     """information_schema.STATISTICS / SHOW INDEX: one row per key part, keys in table order."""
     rows = []
-    for key in table.keys:
+    for key in ordered_keys(table):
         for seq, part in enumerate(key.parts, start=1):
             column = table.column(part.column)
             fulltext = key.kind == "FULLTEXT"
@@ -257,7 +284,7 @@ def key_column_rows(table: TableDef) -> list[dict[str, Any]]:
     """KEY_COLUMN_USAGE: the columns of PRIMARY KEY / UNIQUE keys and of FOREIGN KEYs (with the
     columns they reference)."""
     rows: list[dict[str, Any]] = []
-    for key in table.keys:
+    for key in ordered_keys(table):
         if not key.unique:
             continue
         for position, part in enumerate(key.parts, start=1):

@@ -95,7 +95,7 @@ _REAL_VIEWS = {
     "tables": f"""
         SELECT 'def' AS table_catalog, schema_name AS table_schema, table_name,
                'BASE TABLE' {_NOCASE} AS table_type, 'DuckDB' AS engine, 10 AS version,
-               'Dynamic' AS row_format, estimated_size AS table_rows, 0 AS avg_row_length,
+               'Dynamic' AS row_format, t.estimated_size AS table_rows, 0 AS avg_row_length,
                0 AS data_length, 0 AS max_data_length, 0 AS index_length, 0 AS data_free,
                NULL::BIGINT AS auto_increment, NULL::TIMESTAMP AS create_time,
                NULL::TIMESTAMP AS update_time, NULL::TIMESTAMP AS check_time,

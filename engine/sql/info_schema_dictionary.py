@@ -18,7 +18,8 @@ _NOCASE = "COLLATE NOCASE"
 
 # the tables that have a definition, with DuckDB's spelling of their names
 DEFINED = f"""(
-    SELECT t.schema_name, t.table_name, d.definition, d.columns_rows, d.statistics_rows,
+    SELECT t.schema_name, t.table_name, t.estimated_size, d.definition, d.columns_rows,
+           d.statistics_rows,
            d.constraint_rows, d.key_column_rows, d.referential_rows, d.check_rows
     FROM duckdb_tables() AS t JOIN {dictionary_store.TABLE} AS d
       ON d.schema_name = lower(t.schema_name) AND d.table_name = lower(t.table_name)
@@ -86,7 +87,8 @@ def rows(kind: str) -> str:
     """The dictionary's ``kind`` rows of every defined table, with its schema and name."""
     structure = "[{" + ", ".join(f'"{k}": "{v}"' for k, v in _STRUCTURES[kind].items()) + "}]"
     return f"""(
-        SELECT schema_name, table_name, unnest(from_json({kind}, '{structure}'), recursive := true)
+        SELECT schema_name, table_name, estimated_size,
+               unnest(from_json({kind}, '{structure}'), recursive := true)
         FROM {DEFINED}
     )"""
 
@@ -136,7 +138,7 @@ VIEWS = {
     "statistics": f"""
         SELECT 'def' AS table_catalog, schema_name AS table_schema, table_name, non_unique,
                schema_name AS index_schema, index_name, seq_in_index, column_name, "collation",
-               NULL::BIGINT AS cardinality, sub_part::VARCHAR AS sub_part,
+               estimated_size::BIGINT AS cardinality, sub_part::VARCHAR AS sub_part,
                NULL::VARCHAR AS packed, nullable, index_type, '' AS comment, index_comment,
                'YES' AS is_visible, NULL::VARCHAR AS expression
         FROM {rows("statistics_rows")}
@@ -145,6 +147,8 @@ VIEWS = {
                column_name, 'A', NULL, NULL, NULL, '', 'BTREE', '', '', 'YES', NULL
         FROM {DUCK_KEY_COLUMNS}
     """,
+    # CARDINALITY: an upper bound, the table's estimated row count (MySQL's is an estimate of
+    # the distinct values, 0 for an empty table)
     # UNIQUE_CONSTRAINT_NAME: the referenced table's PRIMARY KEY or UNIQUE key on exactly the
     # referenced columns (MySQL 8.0 names it; NULL when there is none)
     "referential_constraints": f"""

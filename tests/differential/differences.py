@@ -138,7 +138,54 @@ def _mysql8_column_default(sql: str, answer: Answer) -> Answer:
     return answer.replace(rows=rows)
 
 
+_NOW = re.compile(r"current_timestamp\((\d*)\)")
+
+
+def _mysql8_current_timestamp(sql: str, answer: Answer) -> Answer:
+    """MySQL 8 writes `CURRENT_TIMESTAMP` / `CURRENT_TIMESTAMP(3)`; MariaDB `current_timestamp()`.
+    MySQL 8's DESCRIBE / SHOW COLUMNS Extra marks such a default `DEFAULT_GENERATED`."""
+
+    def spell(text: str) -> str:
+        return _NOW.sub(
+            lambda m: f"CURRENT_TIMESTAMP({m.group(1)})" if m.group(1) else "CURRENT_TIMESTAMP",
+            text,
+        )
+
+    answer = _map_text(answer, spell)
+    names = [c.name for c in answer.columns]
+    if not ("Default" in names and "Extra" in names):
+        return answer
+    default, extra = names.index("Default"), names.index("Extra")
+
+    def mark(row: tuple) -> tuple:
+        if not str(row[default] or "").startswith("CURRENT_TIMESTAMP"):
+            return row
+        text = " ".join(w for w in ("DEFAULT_GENERATED", row[extra]) if w)
+        return row[:extra] + (text,) + row[extra + 1 :]
+
+    return answer.replace(rows=tuple(mark(r) for r in answer.rows))
+
+
+def _duckdb_engine(sql: str, answer: Answer) -> Answer:
+    return _map_text(answer, lambda text: text.replace("ENGINE=InnoDB", "ENGINE=DuckDB"))
+
+
 DIFFERENCES: tuple[Difference, ...] = (
+    Difference(
+        "storage engine of internal tables",
+        DELIBERATE,
+        "drydock's internal tables are stored by DuckDB: SHOW CREATE TABLE writes `ENGINE=DuckDB`",
+        ALL_CASES,
+        _duckdb_engine,
+    ),
+    Difference(
+        "CURRENT_TIMESTAMP defaults",
+        MARIADB_NOT_MYSQL8,
+        "MySQL 8 writes `CURRENT_TIMESTAMP[(n)]` and marks the default `DEFAULT_GENERATED` in "
+        "DESCRIBE's Extra; MariaDB writes `current_timestamp()`",
+        ALL_CASES,
+        _mysql8_current_timestamp,
+    ),
     Difference(
         "integer display widths",
         MARIADB_NOT_MYSQL8,
@@ -203,10 +250,6 @@ DIFFERENCES: tuple[Difference, ...] = (
     ),
 )
 _ALTER_INFO = "ALTER TABLE sends no `Records: n  Duplicates: 0  Warnings: 0` info string"
-_DECLARED_TYPES = (
-    "declared types not kept by the data dictionary: CHAR/TEXT/LONGTEXT/VARCHAR(n) shown as "
-    "varchar(65535), ENUM as text, BIT/SET/YEAR missing, TINYINT(1) as tinyint"
-)
 _DEFINITIONS = (
     "column definitions: table columns lack NOT_NULL/PRI_KEY/NO_DEFAULT_VALUE/AUTO_INCREMENT "
     "flags and carry BINARY|NUM; string lengths are 65535 characters, not the declared ones; "
@@ -244,35 +287,15 @@ KNOWN_GAPS: dict[str, str] = {
     "error_division_by_zero": (
         "division by zero: no warning 1365 in SELECT, no error 1365 in a strict INSERT"
     ),
-    "types_integer_columns": "TINYINT(1) shown as tinyint (declared display width not kept)",
     "types_decimal_float_columns": "DOUBLE 1e100 reads back as 1e+100",
-    "types_string_columns": _DECLARED_TYPES,
     "types_binary_columns": (
         "BIT(8) is text: reads back as a string of 0/1 digits, DESCRIBE shows text"
     ),
     "types_temporal_columns": "YEAR type missing (CREATE TABLE fails, 1105)",
     "types_enum_set_columns": "SET type missing (CREATE TABLE fails, 1105)",
     "types_json_column": "JSON text not normalised as MySQL prints it",
-    "types_show_full_columns": (
-        "SHOW FULL COLUMNS: Privileges only `select`, column COMMENT lost, VARCHAR(n) as "
-        "65535, DECIMAL default `0` not `0.00`"
-    ),
-    "types_defaults_and_auto_increment": (
-        "DATETIME / TIMESTAMP shown as datetime(6) / timestamp(6); VARCHAR(n) as 65535"
-    ),
-    "show_create_table_types": _DECLARED_TYPES,
-    "show_create_table_keys": "SHOW CREATE TABLE: VARCHAR(n) as 65535, secondary KEY lines lost",
-    "show_index_rows": "SHOW INDEX answers drydock's Lance index columns, not MySQL's key rows",
-    "information_schema_columns": _DECLARED_TYPES,
-    "information_schema_columns_types": _DECLARED_TYPES,
-    "information_schema_statistics": (
-        "STATISTICS: unique keys named after their first column, secondary keys missing, "
-        "NULLABLE empty"
-    ),
-    "information_schema_table_constraints": (
-        "TABLE_CONSTRAINTS: no FOREIGN KEY rows; unique keys named after their column"
-    ),
-    "information_schema_key_column_usage": "KEY_COLUMN_USAGE: no FOREIGN KEY rows (REFERENCED_*)",
+    "show_create_table_types": "YEAR type missing (CREATE TABLE fails, 1105)",
+    "information_schema_columns_types": "YEAR type missing (CREATE TABLE fails, 1105)",
     "select_decimal_division": "`/` is DOUBLE division, not DECIMAL with 4 more digits",
     "select_aggregate_types": "AVG is DOUBLE, not DECIMAL with 4 more digits",
     "select_float_double": (
