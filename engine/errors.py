@@ -87,6 +87,8 @@ class Errors:
     TABLE_EXISTS = ErrorSpec(1050, "42S01", "Table '{table}' already exists")
     BAD_TABLE = ErrorSpec(1051, "42S02", "Unknown table '{table}'")
     CANT_DROP_KEY = ErrorSpec(1091, "42000", "Can't DROP '{key}'; check that column/key exists")
+    DUP_KEYNAME = ErrorSpec(1061, "42000", "Duplicate key name '{key}'")
+    KEY_COLUMN_MISSING = ErrorSpec(1072, "42000", "Key column '{column}' doesn't exist in table")
     TRANSACTION_ABORTED = ErrorSpec(
         3101,
         "40000",

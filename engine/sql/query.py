@@ -44,7 +44,6 @@ from drydock.engine.sql.external_binding import (
     ExternalBinding,
     Resolver,
 )
-from drydock.engine.sql.identifiers import quoted
 from drydock.engine.dictionary import store as dictionary_store
 from drydock.engine.sql.table_traits import TableTraits, Traits
 from drydock.engine.sql.transactions import SessionTransaction
@@ -320,15 +319,30 @@ class QuerySession(ExternalBinding, StatementExecution):
         rows = self._cursor.execute("SELECT json_serialize_sql(?)", [sql]).fetchall()  # drained
         return str(rows[0][0]) if rows else '{"error": true}'
 
-    def drop_index(self, schema: str, name: str) -> None:
-        """DROP INDEX of an internal table's index (engine/statements/internal_index.py checked
-        the privilege and that the index belongs to the table)."""
+    def change_definition(self, build: Callable[[Any], list[str]]) -> None:
+        """DDL that changes an internal table's definition in the data dictionary (CREATE/DROP
+        INDEX, RENAME TABLE: engine/statements/internal_index.py): ``build`` reads what it needs
+        on the session's cursor inside the transaction and returns the statements (DuckDB's own
+        DDL and the store's, engine/dictionary/store.py) that run in it, all or nothing."""
         self.transaction.check_usable()
+        own = not self.transaction.open
+        if own:
+            self._cursor.execute("BEGIN TRANSACTION")
         try:
-            self._cursor.execute(f"DROP INDEX {INTERNAL}.{quoted(schema)}.{quoted(name)}")
-        except duckdb.Error as exc:
-            self.transaction.after_failure()
-            raise Errors.QUERY_FAILED.error(detail=first_line(exc)) from None
+            for statement in build(self._cursor):
+                self._cursor.execute(statement)
+        except BaseException as exc:
+            if own:
+                self._cursor.execute("ROLLBACK")
+            else:
+                self.transaction.after_failure()
+            if isinstance(exc, duckdb.Error):
+                raise Errors.QUERY_FAILED.error(detail=first_line(exc)) from None
+            raise
+        finally:
+            self._traits.changed()
+        if own:
+            self._cursor.execute("COMMIT")
 
 
 def _view_of(resolver: Resolver | None) -> Callable[[Reference], Any] | None:
