@@ -133,7 +133,7 @@ def _internal_index_rows(engine: Engine, db: str, table: str) -> list[tuple[Any,
         return [
             tuple(r)
             for r in engine.query.fetch(
-                "SELECT ?, non_unique, index_name, seq_in_index, column_name, collation, "
+                'SELECT ?, non_unique, index_name, seq_in_index, column_name, "collation", '
                 "cardinality, sub_part::BIGINT, packed, nullable, index_type, comment, "
                 "index_comment, is_visible, expression FROM mysql_is.main.statistics "
                 "WHERE table_schema = ? AND table_name = ? "
