@@ -16,6 +16,7 @@ from drydock.engine.core import Engine
 from drydock.engine.errors import Errors
 from drydock.engine.support.like import LikePattern
 from drydock.engine.results import Diagnostic, Result
+from drydock.engine.security.privileges import Privilege
 from drydock.engine.session import SessionContext
 from drydock.engine.statements.registry import handles
 
@@ -95,6 +96,9 @@ def describe(engine: Engine, stmt: ast.Describe, ctx: SessionContext) -> Result:
 def show_columns(engine: Engine, stmt: ast.ShowColumns, ctx: SessionContext) -> Result:
     catalog, db, table = engine.metadata.split(ctx, stmt.parts)
     rows = _filter(engine.metadata.column_rows(ctx, catalog, db, table), stmt.like)
+    if stmt.full and catalog.lower() == INTERNAL:
+        held = _column_privileges(engine, ctx, db, table)
+        rows = [(*r[:7], held, *r[8:]) for r in rows]
     if stmt.full:
         return Result(
             columns=FULL_COLUMNS,
@@ -119,6 +123,27 @@ INDEX_COLUMNS = [
     "Indexed_rows",
     "Unindexed_rows",
 ]
+
+
+# MySQL's column privileges (SHOW FULL COLUMNS' Privileges) and the drydock privilege that
+# grants each on an internal table: LOAD_PRIV writes rows, ALTER_PRIV changes the definition
+# (foreign keys included, what MySQL's REFERENCES is for)
+_COLUMN_PRIVILEGES = (
+    ("select", Privilege.SELECT),
+    ("insert", Privilege.LOAD),
+    ("update", Privilege.LOAD),
+    ("references", Privilege.ALTER),
+)
+
+
+def _column_privileges(engine: Engine, ctx: SessionContext, db: str, table: str) -> str:
+    """The Privileges column as MySQL shows it to this user ("select,insert,update,references"
+    for one holding every privilege on the table)."""
+    return ",".join(
+        name
+        for name, privilege in _COLUMN_PRIVILEGES
+        if engine.privileges.has(ctx, privilege, INTERNAL, db, table)
+    )
 
 
 def _internal_index_rows(engine: Engine, db: str, table: str) -> list[tuple[Any, ...]]:

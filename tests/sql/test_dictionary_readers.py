@@ -261,3 +261,17 @@ def test_index_ddl_rename_and_like_keep_the_definition(srv: ServerProcess) -> No
             "SELECT TABLE_NAME, INDEX_NAME FROM information_schema.STATISTICS "
             "WHERE TABLE_SCHEMA = 'r' AND TABLE_NAME LIKE 'k%' ORDER BY 1, 2",
         ) == [("k", "ia"), ("k", "PRIMARY"), ("k3", "ia"), ("k3", "PRIMARY")]
+
+
+def test_privileges_are_the_users_own(srv: ServerProcess) -> None:
+    """SHOW FULL COLUMNS' Privileges: what this user holds on the table (SELECT_PRIV: select;
+    LOAD_PRIV: insert,update; ALTER_PRIV: references)."""
+    srv.query("CREATE USER 'reader'@'%' IDENTIFIED BY 'pw'")
+    srv.query("GRANT SELECT_PRIV ON internal.r.p TO 'reader'@'%'")
+    with srv.connect(user="reader", password="pw") as conn, conn.cursor() as cur:
+        cur.execute("SHOW FULL COLUMNS FROM r.p")
+        assert {row[7] for row in cur.fetchall()} == {"select"}
+    srv.query("GRANT LOAD_PRIV ON internal.r.p TO 'reader'@'%'")
+    with srv.connect(user="reader", password="pw") as conn, conn.cursor() as cur:
+        cur.execute("SHOW FULL COLUMNS FROM r.p")
+        assert {row[7] for row in cur.fetchall()} == {"select,insert,update"}
