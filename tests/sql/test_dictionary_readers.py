@@ -275,3 +275,24 @@ def test_privileges_are_the_users_own(srv: ServerProcess) -> None:
     with srv.connect(user="reader", password="pw") as conn, conn.cursor() as cur:
         cur.execute("SHOW FULL COLUMNS FROM r.p")
         assert {row[7] for row in cur.fetchall()} == {"select,insert,update"}
+
+
+def test_com_field_list_sends_the_columns_definitions(srv: ServerProcess) -> None:
+    """COM_FIELD_LIST: each column as a SELECT of the table defines it (not all VARCHAR)."""
+    from pymysql.constants import COMMAND, FIELD_TYPE
+    from pymysql.protocol import FieldDescriptorPacket
+
+    with srv.connect() as conn:
+        conn.select_db("r")
+        conn._execute_command(COMMAND.COM_FIELD_LIST, "t\x00")  # noqa: SLF001 — no public API
+        fields = []
+        while not (packet := conn._read_packet()).is_eof_packet():  # noqa: SLF001
+            field = FieldDescriptorPacket(packet.get_all_data(), conn.encoding)
+            fields.append((field.name, field.type_code, field.org_table))
+    assert fields[:5] == [
+        ("id", FIELD_TYPE.LONG, "t"),
+        ("name", FIELD_TYPE.VAR_STRING, "t"),
+        ("tag", FIELD_TYPE.VAR_STRING, "t"),
+        ("price", FIELD_TYPE.NEWDECIMAL, "t"),
+        ("created", FIELD_TYPE.DATETIME, "t"),
+    ]
