@@ -13,7 +13,7 @@ from sqlglot import exp
 from drydock.engine.dictionary import changes, declare
 from drydock.engine.dictionary import store as dictionary_store
 from drydock.engine.session import INTERNAL, SessionContext
-from drydock.engine.sql import info_schema, mysql_ddl
+from drydock.engine.sql import info_schema, info_schema_dictionary, mysql_ddl
 
 # (sees everything, visible databases, visible (database, table) pairs) — Privileges.visibility
 Visibility = tuple[bool, set[str], set[tuple[str, str]]]
@@ -41,6 +41,9 @@ _FILTERED = {
     "statistics": ("table_schema", "table_name"),
     "key_column_usage": ("table_schema", "table_name"),
     "table_constraints": ("table_schema", "table_name"),
+    "referential_constraints": ("constraint_schema", "table_name"),
+    # CHECK_CONSTRAINTS names no table: filtered on the view that does (engine/sql/info_schema.py)
+    "check_constraints": ("constraint_schema", "table_name"),
 }
 
 
@@ -50,6 +53,11 @@ def _visible_rows(name: str, visibility: Visibility) -> exp.Expr:
     source = exp.select("*").from_(exp.table_(name, db="main", catalog=info_schema.ATTACHED_NAME))
     if sees_all:
         return source
+    if name in info_schema_dictionary.BY_TABLE:
+        columns, hidden = info_schema_dictionary.BY_TABLE[name]
+        source = exp.select(*columns).from_(
+            exp.table_(hidden, db="main", catalog=info_schema.ATTACHED_NAME)
+        )
     db_col, table_col = _FILTERED[name]
     terms = [f"{db_col} = 'information_schema'"]
     if dbs:

@@ -267,6 +267,10 @@ def install(con: duckdb.DuckDBPyConnection) -> None:
     }
     if ATTACHED_NAME not in attached:
         con.execute(f"ATTACH ':memory:' AS {ATTACHED_NAME}")
+    con.execute(
+        f'CREATE OR REPLACE VIEW {ATTACHED_NAME}.main."__drydock_check_constraints" AS '
+        f"{dictionary_views.CHECKS_BY_TABLE}"
+    )
     for table, columns in INFO_SCHEMA["information_schema"].items():
         body = _REAL_VIEWS.get(table) or _empty_view(columns)
         con.execute(f"CREATE OR REPLACE VIEW {ATTACHED_NAME}.main.{table} AS {body}")

@@ -168,9 +168,21 @@ VIEWS = {
                r.referenced_table_name
         FROM {rows("referential_rows")} AS r
     """,
-    "check_constraints": f"""
-        SELECT 'def' AS constraint_catalog, schema_name AS constraint_schema, constraint_name,
-               check_clause
-        FROM {rows("check_rows")}
+    "check_constraints": """
+        SELECT constraint_catalog, constraint_schema, constraint_name, check_clause
+        FROM mysql_is.main.__drydock_check_constraints
     """,
+}
+# CHECK_CONSTRAINTS with the table each check belongs to, which MySQL's view does not show: what
+# a user who may not see every table is filtered on (engine/sql/adapt.py)
+CHECKS_BY_TABLE = f"""
+    SELECT 'def' AS constraint_catalog, schema_name AS constraint_schema, constraint_name,
+           check_clause, table_name
+    FROM {rows("check_rows")}
+"""
+BY_TABLE = {
+    "check_constraints": (
+        ("constraint_catalog", "constraint_schema", "constraint_name", "check_clause"),
+        "__drydock_check_constraints",
+    )
 }

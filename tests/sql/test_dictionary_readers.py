@@ -271,6 +271,15 @@ def test_privileges_are_the_users_own(srv: ServerProcess) -> None:
     with srv.connect(user="reader", password="pw") as conn, conn.cursor() as cur:
         cur.execute("SHOW FULL COLUMNS FROM r.p")
         assert {row[7] for row in cur.fetchall()} == {"select"}
+        # constraints of tables the user may not see stay hidden, as their tables do
+        for view in ("CHECK_CONSTRAINTS", "REFERENTIAL_CONSTRAINTS", "TABLE_CONSTRAINTS"):
+            cur.execute(
+                f"SELECT CONSTRAINT_NAME FROM information_schema.{view} "
+                "WHERE CONSTRAINT_SCHEMA = 'r' ORDER BY 1"
+            )
+            assert [r[0] for r in cur.fetchall()] == (
+                ["PRIMARY", "uq"] if view == "TABLE_CONSTRAINTS" else []
+            ), view
     srv.query("GRANT LOAD_PRIV ON internal.r.p TO 'reader'@'%'")
     with srv.connect(user="reader", password="pw") as conn, conn.cursor() as cur:
         cur.execute("SHOW FULL COLUMNS FROM r.p")
