@@ -1,7 +1,8 @@
 """The ALTER TABLE clauses DuckDB carries out in place, without copying the rows (MySQL's INSTANT
 / INPLACE changes): RENAME TO, ADD COLUMN at the end (nullable, no key), DROP COLUMN (of a table
-without PRIMARY/UNIQUE keys, in no check), RENAME COLUMN (in no key), ALTER COLUMN SET/DROP DEFAULT, and the clauses only
-the data dictionary keeps (INDEX keys, foreign keys, comments, table options).
+without PRIMARY/UNIQUE keys, in no check), RENAME COLUMN (in no key), ALTER COLUMN SET/DROP
+DEFAULT, and the clauses only the data dictionary keeps (INDEX keys, foreign keys, comments, table
+options).
 
 DuckDB refuses every ALTER once the table has an index of its own (CREATE INDEX): such a table,
 and any other clause, is rebuilt (engine/sql/mysql_alter.py).
