@@ -87,6 +87,8 @@ class Errors:
     TABLE_EXISTS = ErrorSpec(1050, "42S01", "Table '{table}' already exists")
     BAD_TABLE = ErrorSpec(1051, "42S02", "Unknown table '{table}'")
     CANT_DROP_KEY = ErrorSpec(1091, "42000", "Can't DROP '{key}'; check that column/key exists")
+    DUP_KEYNAME = ErrorSpec(1061, "42000", "Duplicate key name '{key}'")
+    KEY_COLUMN_MISSING = ErrorSpec(1072, "42000", "Key column '{column}' doesn't exist in table")
     TRANSACTION_ABORTED = ErrorSpec(
         3101,
         "40000",
@@ -190,9 +192,7 @@ class Errors:
     QUERY_FAILED = ErrorSpec(1105, "HY000", "{detail}")
     # -- ALTER TABLE (engine/dictionary/alter.py, engine/sql/mysql_alter.py) -------------------
     DUP_FIELDNAME = ErrorSpec(1060, "42S21", "Duplicate column name '{column}'")
-    DUP_KEYNAME = ErrorSpec(1061, "42000", "Duplicate key name '{key}'")
     MULTIPLE_PRI_KEY = ErrorSpec(1068, "42000", "Multiple primary key defined")
-    KEY_COLUMN_MISSING = ErrorSpec(1072, "42000", "Key column '{column}' doesn't exist in table")
     WRONG_AUTO_KEY = ErrorSpec(
         1075,
         "42000",

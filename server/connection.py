@@ -21,7 +21,7 @@ import ssl
 import time
 from collections.abc import Awaitable, Callable, Sized
 
-from mysql_mimic import packets, types
+from mysql_mimic import types
 from mysql_mimic.auth import IdentityProvider
 from mysql_mimic.constants import KillKind
 from mysql_mimic.errors import MysqlError
@@ -30,7 +30,7 @@ from mysql_mimic.types import Capabilities, ServerStatus
 
 from drydock.engine.errors import DrydockError, Errors
 from drydock.grammar import lexer
-from drydock.server import tls, wire
+from drydock.server import column_meta, tls, wire
 from drydock.server.login import HANDSHAKE_TIMEOUT_SECONDS, Login, LoginFailed, peer_host
 from drydock.server.result_writer import ResultWriter
 from drydock.server.stmt_commands import StmtCommands
@@ -323,21 +323,25 @@ class DrydockConnection:
         await self.stream.write(self.writer.ok())
 
     async def handle_field_list(self, data: bytes) -> None:
+        """COM_FIELD_LIST (the mysql CLI's auto-rehash): each column's definition as a SELECT of
+        the table sends it (types, lengths and flags from the data dictionary, server/
+        column_meta.py), followed by its default as SHOW COLUMNS shows it."""
         field_list = wire.parse_com_field_list(self.session.client_charset, data)
-        sql = f"SHOW COLUMNS FROM `{field_list.table.replace('`', '``')}`"
-        result = await run_query(self.session, sql)
+        table = "`" + field_list.table.replace("`", "``") + "`"
+        shown = await run_query(self.session, f"SHOW COLUMNS FROM {table}")
+        defaults = {str(row[0]).lower(): row[4] for row in shown.rows}
+        probe = await run_query(self.session, f"SELECT * FROM {table} LIMIT 0")
         charset = self.session.server_charset
-        for row in result.rows:
-            await self.stream.write(
-                packets.make_column_definition_41(
-                    server_charset=charset,
-                    table=field_list.table,
-                    name=row[0],
-                    is_com_field_list=True,
-                    default=row[4],
-                ),
-                drain=False,
-            )
+        for column in probe.columns:
+            default = defaults.get(column.name.lower())
+            tail = (
+                types.uint_len(0)
+                if default is None
+                else types.uint_len(len(encoded := charset.encode(str(default))))
+                + types.str_len(encoded)
+            )  # the default values of COM_FIELD_LIST, as mysql-mimic writes them
+            definition = column_meta.definition(column, self.writer.column_meta(column), charset)
+            await self.stream.write(definition + tail, drain=False)
         await self.stream.write(self.writer.ok_or_eof())
 
 

@@ -132,7 +132,10 @@ def column_def(node: exp.ColumnDef) -> tuple[ColumnDef, list[KeyDef], list[Check
         elif isinstance(c, exp.CharacterSetColumnConstraint):
             column = replace(column, charset=c.this.name.lower())
         elif isinstance(c, exp.CollateColumnConstraint):
-            collation = c.this.name.lower()
+            # the MySQL name, also once engine/sql/collation.py has put DuckDB's in its place
+            collation = constraint.meta.get("mysql_collation") or c.meta.get(
+                "mysql_collation", c.this.name.lower()
+            )
             column = replace(column, collation=collation, charset=collation.split("_")[0])
         elif isinstance(c, exp.DefaultColumnConstraint):
             column = replace(column, default=_default_text(c.this))

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from drydock.engine.dictionary import info_rows
 from drydock.engine.dictionary.model import TableDef, table_from_json
 from drydock.engine.session import INTERNAL
 
@@ -27,21 +28,43 @@ CREATE = (
     f"CREATE TABLE IF NOT EXISTS {TABLE} (schema_name VARCHAR NOT NULL, "
     "table_name VARCHAR NOT NULL, definition VARCHAR NOT NULL, "
     "PRIMARY KEY (schema_name, table_name))",
+    # what information_schema shows of each definition (engine/dictionary/info_rows.py), as JSON
+    # lists its views unnest: worked out when the definition is saved, not per query
+    *(
+        f"ALTER TABLE {TABLE} ADD COLUMN IF NOT EXISTS {kind} VARCHAR"
+        for kind in info_rows.ROW_KINDS
+    ),
 )
+_ROW_COLUMNS = ", ".join(info_rows.ROW_KINDS)
 
 
 def ensure(cursor: Any) -> None:
     for statement in CREATE:
         cursor.execute(statement)
+    # definitions saved before their information_schema rows were kept
+    stale = cursor.execute(f"SELECT definition FROM {TABLE} WHERE columns_rows IS NULL").fetchall()
+    for (definition,) in stale:
+        cursor.execute(save_sql(table_from_json(definition)))
+
+
+def _values(table: TableDef) -> str:
+    rows = info_rows.rows_json(table)
+    return ", ".join(
+        [
+            _literal(table.schema.lower()),
+            _literal(table.name.lower()),
+            _literal(table.to_json()),
+            *(_literal(rows[kind]) for kind in info_rows.ROW_KINDS),
+        ]
+    )
 
 
 def save_sql(table: TableDef) -> str:
     """The statement that records ``table`` (replacing any earlier definition of that name), to
     run in the DDL's own transaction."""
     return (
-        f"INSERT OR REPLACE INTO {TABLE} VALUES ("
-        f"{_literal(table.schema.lower())}, {_literal(table.name.lower())}, "
-        f"{_literal(table.to_json())})"
+        f"INSERT OR REPLACE INTO {TABLE} (schema_name, table_name, definition, {_ROW_COLUMNS}) "
+        f"VALUES ({_values(table)})"
     )
 
 
@@ -49,9 +72,8 @@ def save_new_sql(table: TableDef) -> str:
     """:func:`save_sql` only while DuckDB has no table of that name: run before a CREATE TABLE,
     so ``IF NOT EXISTS`` over an existing table leaves that table's definition alone."""
     return (
-        f"INSERT OR REPLACE INTO {TABLE} SELECT "
-        f"{_literal(table.schema.lower())}, {_literal(table.name.lower())}, "
-        f"{_literal(table.to_json())} WHERE NOT EXISTS (SELECT 1 FROM duckdb_tables() "
+        f"INSERT OR REPLACE INTO {TABLE} (schema_name, table_name, definition, {_ROW_COLUMNS}) "
+        f"SELECT {_values(table)} WHERE NOT EXISTS (SELECT 1 FROM duckdb_tables() "
         f"WHERE database_name = '{INTERNAL}' AND lower(schema_name) = "
         f"{_literal(table.schema.lower())} AND lower(table_name) = {_literal(table.name.lower())})"
     )

@@ -10,10 +10,10 @@ from typing import Any
 
 from sqlglot import exp
 
-from drydock.engine.dictionary import declare
+from drydock.engine.dictionary import changes, declare
 from drydock.engine.dictionary import store as dictionary_store
 from drydock.engine.session import INTERNAL, SessionContext
-from drydock.engine.sql import info_schema, mysql_ddl
+from drydock.engine.sql import info_schema, info_schema_dictionary, mysql_ddl
 
 # (sees everything, visible databases, visible (database, table) pairs) — Privileges.visibility
 Visibility = tuple[bool, set[str], set[tuple[str, str]]]
@@ -41,6 +41,9 @@ _FILTERED = {
     "statistics": ("table_schema", "table_name"),
     "key_column_usage": ("table_schema", "table_name"),
     "table_constraints": ("table_schema", "table_name"),
+    "referential_constraints": ("constraint_schema", "table_name"),
+    # CHECK_CONSTRAINTS names no table: filtered on the view that does (engine/sql/info_schema.py)
+    "check_constraints": ("constraint_schema", "table_name"),
 }
 
 
@@ -50,6 +53,11 @@ def _visible_rows(name: str, visibility: Visibility) -> exp.Expr:
     source = exp.select("*").from_(exp.table_(name, db="main", catalog=info_schema.ATTACHED_NAME))
     if sees_all:
         return source
+    if name in info_schema_dictionary.BY_TABLE:
+        columns, hidden = info_schema_dictionary.BY_TABLE[name]
+        source = exp.select(*columns).from_(
+            exp.table_(hidden, db="main", catalog=info_schema.ATTACHED_NAME)
+        )
     db_col, table_col = _FILTERED[name]
     terms = [f"{db_col} = 'information_schema'"]
     if dbs:
@@ -83,6 +91,20 @@ def _drop_no_result_modifiers(expression: exp.Expr) -> None:
             select.set("operation_modifiers", kept or None)
 
 
+def _copy_definition(
+    create: exp.Create, like: exp.LikeProperty, ctx: SessionContext, schema: str, name: str
+) -> None:
+    """CREATE TABLE … LIKE: the source's definition, copied in the CREATE's own transaction
+    (engine/dictionary/changes.py); IF NOT EXISTS over an existing table leaves its own."""
+    source = like.this
+    if not isinstance(source, exp.Table):
+        return
+    if create.args.get("exists") and ctx.query.table_exists(schema, name):
+        return
+    origin = (source.text("db") or ctx.database or "main", source.name)
+    create.meta["definition_change"] = lambda cursor: changes.copied(cursor, origin, (schema, name))
+
+
 def _sql_string(value: str) -> str:
     return "'" + value.replace("'", "''") + "'"
 
@@ -114,6 +136,9 @@ def adapt(
         first, after = mysql_ddl.adapt_create_table(expression, schema)
         if declared is not None:  # recorded in the CREATE's own transaction
             first = [dictionary_store.save_new_sql(declared), *first]
+        like = expression.find(exp.LikeProperty)
+        if declared is None and isinstance(like, exp.LikeProperty) and table is not None:
+            _copy_definition(expression, like, ctx, schema, table.name)
         expression.meta["create_first"], expression.meta["create_after"] = first, after
     in_info_schema = (ctx.database or "").lower() == "information_schema"
     if ctx.catalog.lower() != INTERNAL:

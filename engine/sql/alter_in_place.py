@@ -1,7 +1,8 @@
 """The ALTER TABLE clauses DuckDB carries out in place, without copying the rows (MySQL's INSTANT
-/ INPLACE changes): RENAME TO, ADD COLUMN at the end (nullable, no key), DROP COLUMN (in no
-key or check), RENAME COLUMN (in no key), ALTER COLUMN SET/DROP DEFAULT, and the clauses only
-the data dictionary keeps (INDEX keys, foreign keys, comments, table options).
+/ INPLACE changes): RENAME TO, ADD COLUMN at the end (nullable, no key), DROP COLUMN (of a table
+without PRIMARY/UNIQUE keys, in no check), RENAME COLUMN (in no key), ALTER COLUMN SET/DROP
+DEFAULT, and the clauses only the data dictionary keeps (INDEX keys, foreign keys, comments, table
+options).
 
 DuckDB refuses every ALTER once the table has an index of its own (CREATE INDEX): such a table,
 and any other clause, is rebuilt (engine/sql/mysql_alter.py).
@@ -96,7 +97,9 @@ def _drop(clause: exp.Drop, table: str, old: TableDef, in_keys: set[str]) -> lis
         if column is None:
             continue  # DROP COLUMN IF EXISTS of a missing column (apply_alter refused the rest)
         checked = any(column.name.lower() in check_columns(c) for c in old.checks)
-        if column.name.lower() in in_keys or column.auto_increment or checked:
+        # any PRIMARY/UNIQUE key: DuckDB's index of it refuses the drop of a column before its
+        # own ("an index depends on a column after it"), so such a table is rebuilt
+        if in_keys or column.auto_increment or checked:
             return None
         out.append(f"ALTER TABLE {table} DROP COLUMN {quoted(column.name)}")
     return out

@@ -110,5 +110,7 @@ def translate(expression: exp.Expr) -> exp.Expr:
         if isinstance(node, exp.Collate):
             node.set("expression", _identifier(name))
         else:
+            # the data dictionary keeps the name the user declared (engine/dictionary/declare.py)
+            node.meta["mysql_collation"] = name.lower()
             node.set("this", _identifier(name))
     return expression

@@ -21,12 +21,15 @@ an expression it did not evaluate) is left as it is, for DuckDB.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
+from decimal import Decimal, InvalidOperation, ROUND_HALF_UP, localcontext
 from typing import Any
 
 from drydock.engine.dictionary.model import BINARY_TYPES, INTEGER_TYPES, STRING_TYPES, ColumnDef
 from drydock.engine.errors import Errors
 from drydock.engine.results import Diagnostic
+
+# digits of Python decimal arithmetic here: more than MySQL DECIMAL's 65, and its exponent range
+_DECIMAL_DIGITS = 100
 
 
 @dataclass(frozen=True)
@@ -171,6 +174,11 @@ class ValueRules:
         return max(low, min(high, whole))
 
     def _decimal(self, column: ColumnDef, value: Any, row: int) -> Any:
+        with localcontext() as context:  # MySQL's DECIMAL has up to 65 digits; Python's default 28
+            context.prec = _DECIMAL_DIGITS
+            return self._decimal_in_context(column, value, row)
+
+    def _decimal_in_context(self, column: ColumnDef, value: Any, row: int) -> Any:
         number = _number(value)
         if number is None or column.precision is None:
             return value

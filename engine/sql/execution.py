@@ -10,7 +10,7 @@ it uses.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
@@ -80,7 +80,12 @@ class StatementExecution(SessionDeadline):
                 changed_sql = expression.meta.get("changed_rows_sql")
                 if changed_sql:
                     changed = int(self._cursor.execute(changed_sql).fetchall()[0][0])
-                self._run_statement(sql, expression.meta.get("create_first") or [], after)
+                self._run_statement(
+                    sql,
+                    expression.meta.get("create_first") or [],
+                    after,
+                    expression.meta.get("definition_change"),
+                )
             if _is_ddl(expression):
                 self._traits.changed()  # engine/sql/table_traits.py
                 self._ddl_in_transaction = self._ddl_in_transaction or self.transaction.open
@@ -204,10 +209,18 @@ class StatementExecution(SessionDeadline):
             self._cursor.execute("COMMIT")
         return before, int(rows[0][0]) if rows else 0, after
 
-    def _run_statement(self, sql: str, before: list[str], after: list[str]) -> None:
+    def _run_statement(
+        self,
+        sql: str,
+        before: list[str],
+        after: list[str],
+        definition_change: Callable[[Any], list[str]] | None = None,
+    ) -> None:
         """``sql`` with the statements it needs before (an AUTO_INCREMENT column's sequence) and
-        after (DROP TABLE: that sequence), all in one transaction: nothing is left half done."""
-        if not before and not after:
+        after (DROP TABLE: that sequence), all in one transaction: nothing is left half done.
+        ``definition_change`` (CREATE TABLE … LIKE: engine/dictionary/changes.py) reads the data
+        dictionary inside that transaction, after ``sql``, and gives the statements that follow."""
+        if not before and not after and definition_change is None:
             self._cursor.execute(sql)
             return
         own = not self.transaction.open
@@ -215,6 +228,8 @@ class StatementExecution(SessionDeadline):
             self._cursor.execute("BEGIN TRANSACTION")
         try:
             for statement in [*before, sql, *after]:
+                self._cursor.execute(statement)
+            for statement in definition_change(self._cursor) if definition_change else []:
                 self._cursor.execute(statement)
         except BaseException:
             if own:

@@ -17,14 +17,14 @@ from typing import TYPE_CHECKING
 import duckdb
 from mysql_mimic.constants import INFO_SCHEMA
 
-from drydock.engine.dictionary import store as dictionary_store
 from drydock.engine.session import INTERNAL
+from drydock.engine.sql import info_schema_dictionary as dictionary_views
+from drydock.engine.sql.info_schema_dictionary import HIDDEN_SCHEMAS
 
 if TYPE_CHECKING:
     import pyarrow as pa
 
 ATTACHED_NAME = "mysql_is"
-HIDDEN_SCHEMAS = ("information_schema", "pg_catalog", "main", dictionary_store.SCHEMA)
 
 # DuckDB type -> MySQL DATA_TYPE, NUMERIC_PRECISION (decimal digits, not DuckDB's bits),
 # NUMERIC_SCALE, DATETIME_PRECISION, COLUMN_TYPE. DECIMAL(p,s) and VARCHAR are spelled out in the
@@ -78,22 +78,9 @@ _ON_UPDATE_TEXT = (
     "'on update CURRENT_TIMESTAMP' || replace(comment, '__drydock_on_update_current_timestamp', '')"
 )
 
-_KEYS = f"""(
-    SELECT schema_name, table_name, constraint_column_names AS columns,
-           CASE WHEN constraint_type = 'PRIMARY KEY' THEN 'PRIMARY KEY' ELSE 'UNIQUE' END AS
-               key_type,
-           CASE WHEN constraint_type = 'PRIMARY KEY' THEN 'PRIMARY'
-                ELSE constraint_column_names[1] END AS key_name
-    FROM duckdb_constraints()
-    WHERE database_name = '{INTERNAL}' AND schema_name NOT IN {HIDDEN_SCHEMAS}
-      AND constraint_type IN ('PRIMARY KEY', 'UNIQUE')
-)"""
-_KEY_COLUMNS = f"""(
-    SELECT schema_name, table_name, key_name, key_type, u.column_name, u.ordinal_position
-    FROM {_KEYS} AS k,
-         LATERAL (SELECT unnest(k.columns) AS column_name,
-                         generate_subscripts(k.columns, 1) AS ordinal_position) AS u
-)"""
+# SHOW FULL COLUMNS' Privileges / COLUMNS.PRIVILEGES: what a user holding every privilege on the
+# table sees in MySQL 8.0 (drydock does not narrow it to the asking user's grants)
+PRIVILEGES = "select,insert,update,references"
 
 _REAL_VIEWS = {
     "schemata": f"""
@@ -108,13 +95,16 @@ _REAL_VIEWS = {
     "tables": f"""
         SELECT 'def' AS table_catalog, schema_name AS table_schema, table_name,
                'BASE TABLE' {_NOCASE} AS table_type, 'DuckDB' AS engine, 10 AS version,
-               'Dynamic' AS row_format, estimated_size AS table_rows, 0 AS avg_row_length,
+               'Dynamic' AS row_format, t.estimated_size AS table_rows, 0 AS avg_row_length,
                0 AS data_length, 0 AS max_data_length, 0 AS index_length, 0 AS data_free,
                NULL::BIGINT AS auto_increment, NULL::TIMESTAMP AS create_time,
                NULL::TIMESTAMP AS update_time, NULL::TIMESTAMP AS check_time,
-               'utf8mb4_0900_ai_ci' AS table_collation, NULL::BIGINT AS checksum,
-               '' AS create_options, coalesce(comment, '') AS table_comment
-        FROM duckdb_tables()
+               coalesce(json_extract_string(d.definition, '$.collation'), 'utf8mb4_0900_ai_ci')
+                   AS table_collation, NULL::BIGINT AS checksum, '' AS create_options,
+               coalesce(json_extract_string(d.definition, '$.comment'), comment, '')
+                   AS table_comment
+        FROM duckdb_tables() AS t
+        LEFT JOIN {dictionary_views.DEFINED} AS d USING (schema_name, table_name)
         WHERE database_name = '{INTERNAL}' AND schema_name NOT IN {HIDDEN_SCHEMAS}
         UNION ALL
         SELECT 'def', schema_name, view_name, 'VIEW', NULL, NULL, NULL, NULL, 0, 0, 0, 0, 0,
@@ -123,32 +113,54 @@ _REAL_VIEWS = {
         WHERE database_name = '{INTERNAL}' AND schema_name NOT IN {HIDDEN_SCHEMAS}
           AND NOT internal
     """,
+    # A column of a table with a definition answers from the dictionary's row (d.*), unless
+    # its type is one MySQL has no name for (FLOAT[3]: d.mysql is false), whose type is DuckDB's;
+    # a column without such a row answers from DuckDB's own type, default and constraints.
     "columns": f"""
         SELECT 'def' AS table_catalog, schema_name AS table_schema, table_name, column_name,
                column_index AS ordinal_position,
-               CASE WHEN {_AUTO_INCREMENT} THEN NULL ELSE column_default END AS column_default,
-               (CASE WHEN is_nullable THEN 'YES' ELSE 'NO' END) {_NOCASE} AS is_nullable,
-               data_type_ {_NOCASE} AS data_type,
-               char_length AS character_maximum_length,
-               char_length * 4 AS character_octet_length,
-               numeric_precision_ AS numeric_precision, numeric_scale_ AS numeric_scale,
-               my_datetime_precision AS datetime_precision,
-               CASE WHEN char_length IS NOT NULL THEN 'utf8mb4' END AS character_set_name,
-               CASE WHEN char_length IS NOT NULL THEN 'utf8mb4_0900_ai_ci' END AS collation_name,
-               column_type_ {_NOCASE} AS column_type,
-               coalesce(key_, '') {_NOCASE} AS column_key,
-               (CASE WHEN {_AUTO_INCREMENT} THEN 'auto_increment'
+               CASE WHEN defined THEN d_default
+                    WHEN {_AUTO_INCREMENT} THEN NULL ELSE column_default END AS column_default,
+               (CASE WHEN defined THEN d_nullable WHEN is_nullable THEN 'YES' ELSE 'NO' END)
+                   {_NOCASE} AS is_nullable,
+               (CASE WHEN typed THEN d_data_type ELSE data_type_ END) {_NOCASE} AS data_type,
+               (CASE WHEN typed THEN d_char_length ELSE char_length END)::INTEGER
+                   AS character_maximum_length,
+               (CASE WHEN typed THEN d_octet_length ELSE char_length * 4 END)::INTEGER
+                   AS character_octet_length,
+               (CASE WHEN typed THEN d_precision ELSE numeric_precision_ END)::INTEGER
+                   AS numeric_precision,
+               (CASE WHEN typed THEN d_scale ELSE numeric_scale_ END)::INTEGER AS numeric_scale,
+               (CASE WHEN typed THEN d_datetime_precision ELSE my_datetime_precision END)::INTEGER
+                   AS datetime_precision,
+               CASE WHEN typed THEN d_charset
+                    WHEN char_length IS NOT NULL THEN 'utf8mb4' END AS character_set_name,
+               CASE WHEN typed THEN d_collation
+                    WHEN char_length IS NOT NULL THEN 'utf8mb4_0900_ai_ci' END AS collation_name,
+               (CASE WHEN typed THEN d_column_type ELSE column_type_ END) {_NOCASE} AS column_type,
+               (CASE WHEN defined THEN d_key ELSE coalesce(key_, '') END) {_NOCASE} AS column_key,
+               (CASE WHEN defined THEN d_extra
+                     WHEN {_AUTO_INCREMENT} THEN 'auto_increment'
                      WHEN {_ON_UPDATE} THEN
                          (CASE WHEN column_default IS NOT NULL AND upper(column_default) LIKE
                              '%CURRENT_TIMESTAMP%'
                                THEN 'DEFAULT_GENERATED ' ELSE '' END) || {_ON_UPDATE_TEXT}
                      ELSE '' END) {_NOCASE} AS extra,
-               'select' AS privileges,
-               CASE WHEN {_ON_UPDATE} THEN '' ELSE coalesce(comment, '') END AS column_comment, ''
-                   AS generation_expression,
-               NULL::VARCHAR AS srs_id
+               '{PRIVILEGES}' AS privileges,
+               CASE WHEN defined THEN d_comment
+                    WHEN {_ON_UPDATE} THEN '' ELSE coalesce(comment, '') END AS column_comment,
+               '' AS generation_expression, NULL::VARCHAR AS srs_id
         FROM (
             SELECT c.*, m.*, k.key_,
+                   d.column_name IS NOT NULL AS defined, coalesce(d.mysql, false) AS typed,
+                   d.data_type AS d_data_type, d.column_type AS d_column_type,
+                   d.character_maximum_length AS d_char_length,
+                   d.character_octet_length AS d_octet_length,
+                   d.numeric_precision AS d_precision, d.numeric_scale AS d_scale,
+                   d.datetime_precision AS d_datetime_precision,
+                   d.character_set_name AS d_charset, d.collation_name AS d_collation,
+                   d.is_nullable AS d_nullable, d.column_default AS d_default,
+                   d.column_key AS d_key, d.extra AS d_extra, d.column_comment AS d_comment,
                    coalesce(m.my_type, CASE WHEN c.data_type LIKE 'DECIMAL%' THEN 'decimal' ELSE
                        'text' END) AS data_type_,
                    CASE WHEN c.data_type = 'VARCHAR' THEN coalesce(c.character_maximum_length,
@@ -168,38 +180,17 @@ _REAL_VIEWS = {
                 k_column,
                               min(CASE WHEN key_type = 'PRIMARY KEY' THEN 'PRI' ELSE 'UNI' END) AS
                                   key_
-                       FROM {_KEY_COLUMNS} WHERE ordinal_position = 1 GROUP BY ALL) AS k
+                       FROM {dictionary_views.DUCK_KEY_COLUMNS} WHERE ordinal_position = 1
+                       GROUP BY ALL) AS k
                    ON k.k_schema = c.schema_name AND k.k_table = c.table_name AND k.k_column =
                        c.column_name
+            LEFT JOIN {dictionary_views.rows("columns_rows")} AS d
+                   ON d.schema_name = c.schema_name AND d.table_name = c.table_name
+                  AND lower(d.column_name) = lower(c.column_name)
             WHERE c.database_name = '{INTERNAL}' AND c.schema_name NOT IN {HIDDEN_SCHEMAS}
         )
     """,
-    # Keys: DuckDB's PRIMARY KEY and UNIQUE constraints, named as MySQL names them (the primary
-    # key is always 'PRIMARY'; a unique key is named after its first column).
-    "table_constraints": f"""
-        SELECT key_name AS constraint_name, 'def' AS constraint_catalog,
-               schema_name AS constraint_schema, schema_name AS table_schema, table_name,
-               key_type {_NOCASE} AS constraint_type, 'YES' AS enforced
-        FROM {_KEYS}
-    """,
-    "key_column_usage": f"""
-        SELECT 'def' AS constraint_catalog, schema_name AS constraint_schema, key_name AS
-            constraint_name,
-               'def' AS table_catalog, schema_name AS table_schema, table_name, column_name,
-               ordinal_position, NULL::BIGINT AS position_in_unique_constraint,
-               NULL::VARCHAR AS referenced_table_schema, NULL::VARCHAR AS referenced_table_name,
-               NULL::VARCHAR AS referenced_column_name
-        FROM {_KEY_COLUMNS}
-    """,
-    "statistics": f"""
-        SELECT 'def' AS table_catalog, schema_name AS table_schema, table_name,
-               0 AS non_unique, schema_name AS index_schema, key_name AS index_name,
-               ordinal_position AS seq_in_index, column_name, 'A' AS collation,
-               NULL::BIGINT AS cardinality, NULL::VARCHAR AS sub_part, NULL::VARCHAR AS packed,
-               '' AS nullable, 'BTREE' AS index_type, '' AS comment, '' AS index_comment,
-               'YES' AS is_visible, NULL::VARCHAR AS expression
-        FROM {_KEY_COLUMNS}
-    """,
+    **dictionary_views.VIEWS,
 }
 
 _DUCK_TYPE = {"TEXT": "VARCHAR", "INT": "BIGINT"}
@@ -276,9 +267,16 @@ def install(con: duckdb.DuckDBPyConnection) -> None:
     }
     if ATTACHED_NAME not in attached:
         con.execute(f"ATTACH ':memory:' AS {ATTACHED_NAME}")
+    con.execute(
+        f'CREATE OR REPLACE VIEW {ATTACHED_NAME}.main."__drydock_check_constraints" AS '
+        f"{dictionary_views.CHECKS_BY_TABLE}"
+    )
     for table, columns in INFO_SCHEMA["information_schema"].items():
         body = _REAL_VIEWS.get(table) or _empty_view(columns)
         con.execute(f"CREATE OR REPLACE VIEW {ATTACHED_NAME}.main.{table} AS {body}")
+    for table in dictionary_views.VIEWS.keys() - INFO_SCHEMA["information_schema"].keys():
+        # information_schema tables mysql-mimic does not list (CHECK_CONSTRAINTS)
+        con.execute(f"CREATE OR REPLACE VIEW {ATTACHED_NAME}.main.{table} AS {_REAL_VIEWS[table]}")
     for table, columns in EMPTY_EXTRA.items():
         view = f"{ATTACHED_NAME}.main.{table}"
         con.execute(f"CREATE OR REPLACE VIEW {view} AS {_empty_view(columns)}")

@@ -47,7 +47,6 @@ from drydock.engine.sql.external_binding import (
     ExternalBinding,
     Resolver,
 )
-from drydock.engine.sql.identifiers import quoted
 from drydock.engine.dictionary import store as dictionary_store
 from drydock.engine.dictionary.model import ForeignKeyDef, TableDef
 from drydock.engine.sql.table_traits import TableTraits, Traits
@@ -485,20 +484,36 @@ class QuerySession(ExternalBinding, StatementExecution):
         rows = self._cursor.execute("SELECT json_serialize_sql(?)", [sql]).fetchall()  # drained
         return str(rows[0][0]) if rows else '{"error": true}'
 
-    def drop_index(self, schema: str, name: str) -> None:
-        """DROP INDEX of an internal table's index (engine/statements/internal_index.py checked
-        the privilege and that the index belongs to the table)."""
+    def change_definition(self, build: Callable[[Any], list[str]]) -> None:
+        """DDL that changes an internal table's definition in the data dictionary (CREATE/DROP
+        INDEX, RENAME TABLE: engine/statements/internal_index.py): ``build`` reads what it needs
+        on the session's cursor inside the transaction and returns the statements (DuckDB's own
+        DDL and the store's, engine/dictionary/store.py) that run in it, all or nothing."""
         self.transaction.check_usable()
-        autocommitted = not self.transaction.open
-        statement = exp.Drop(kind="INDEX")
-        self.transaction.statement_started(self._schema, statement)
+        own = not self.transaction.open
+        ddl = exp.Alter()  # logged for a replay as DDL, which clears savepoints (transactions.py)
+        self.transaction.statement_started(self._schema, ddl)
         try:
-            with self._writes.committing() if autocommitted else nullcontext():
-                self._cursor.execute(f"DROP INDEX {INTERNAL}.{quoted(schema)}.{quoted(name)}")
-            self.transaction.statement_succeeded(statement)
-        except duckdb.Error as exc:
+            with self._writes.committing() if own else nullcontext():
+                if own:
+                    self._cursor.execute("BEGIN TRANSACTION")
+                try:
+                    for statement in build(self._cursor):
+                        self._cursor.execute(statement)
+                except BaseException:
+                    if own:
+                        self._cursor.execute("ROLLBACK")
+                    raise
+                if own:
+                    self._cursor.execute("COMMIT")
+        except BaseException as exc:
             self.transaction.statement_failed()
-            raise Errors.QUERY_FAILED.error(detail=first_line(exc)) from None
+            if isinstance(exc, duckdb.Error):
+                raise Errors.QUERY_FAILED.error(detail=first_line(exc)) from None
+            raise
+        finally:
+            self._traits.changed()
+        self.transaction.statement_succeeded(ddl)
 
 
 def _session_variable(ctx: SessionContext, name: str, default: Any) -> Any:

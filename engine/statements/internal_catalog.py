@@ -13,6 +13,10 @@ from typing import Any
 from drydock.engine import ast
 from drydock.engine.lakehouse.catalogs.base import Column
 from drydock.engine.core import Engine
+from drydock.engine.dictionary import create_text
+from drydock.engine.dictionary import store as dictionary_store
+from drydock.engine.dictionary.model import table_from_json
+from drydock.engine.sql.mysql_ddl import SEQUENCE_PREFIX
 from drydock.engine.errors import Errors
 from drydock.engine.sql.info_schema import ATTACHED_NAME, external_column_row
 from drydock.engine.session import INTERNAL
@@ -33,10 +37,7 @@ def show_create_table(engine: Engine, stmt: ast.ShowCreateTable, ctx: SessionCon
             priv="SHOW", user=ctx.user, host=ctx.host, table=f"{db}.{table}"
         )
     if catalog.lower() == INTERNAL:
-        lines = _internal_lines(engine, db, table)
-        if not lines:
-            raise Errors.UNKNOWN_TABLE.error(table=f"{db}.{table}")
-        options = TABLE_OPTIONS.format(engine="DuckDB")
+        lines, options = _internal(engine, db, table)
     else:
         lines = _external_lines(engine.metadata.columns(ctx, catalog, db, table))
         options = TABLE_OPTIONS.format(engine=engine.catalogs.get(catalog).type.capitalize())
@@ -52,7 +53,9 @@ def quote(name: str) -> str:
     return "`" + name.replace("`", "``") + "`"
 
 
-def _internal_lines(engine: Engine, db: str, table: str) -> list[str]:
+def _internal(engine: Engine, db: str, table: str) -> tuple[list[str], str]:
+    """The lines and table options of an internal table: from its definition in the data
+    dictionary, else (no definition) from DuckDB's columns and keys."""
     columns = engine.query.fetch(
         f"SELECT column_name, column_type, is_nullable, column_default, extra FROM "
         f"{ATTACHED_NAME}.main.columns "
@@ -60,11 +63,40 @@ def _internal_lines(engine: Engine, db: str, table: str) -> list[str]:
         [db, table],
     )
     if not columns:
-        return []
-    lines = [
-        _column_line(name, column_type, nullable == "YES", default) + _extra_text(extra)
+        raise Errors.UNKNOWN_TABLE.error(table=f"{db}.{table}")
+    duck_lines = [
+        (name, _column_line(name, column_type, nullable == "YES", default) + _extra_text(extra))
         for name, column_type, nullable, default, extra in columns
     ]
+    rows = engine.query.fetch(
+        f"SELECT definition FROM {dictionary_store.TABLE} WHERE schema_name = ? AND table_name = ?",
+        [db.lower(), table.lower()],
+    )
+    if not rows:
+        lines = [line for _, line in duck_lines] + _duck_key_lines(engine, db, table)
+        return lines, TABLE_OPTIONS.format(engine="DuckDB")
+    definition = table_from_json(rows[0][0])
+    return create_text.lines(definition, duck_lines), create_text.options(
+        definition, _next_auto_increment(engine, db, table)
+    )
+
+
+def _next_auto_increment(engine: Engine, db: str, table: str) -> int | None:
+    """The value the table's AUTO_INCREMENT sequence (engine/sql/mysql_ddl.py) gives next."""
+    rows = engine.query.fetch(
+        "SELECT coalesce(s.last_value + s.increment_by, s.start_value) "
+        "FROM duckdb_columns() AS c JOIN duckdb_sequences() AS s "
+        "ON c.column_default LIKE '%' || s.sequence_name || '%' "
+        "AND s.database_name = c.database_name "
+        "WHERE c.database_name = ? AND c.schema_name = ? AND c.table_name = ? "
+        "AND s.sequence_name LIKE ?",
+        [INTERNAL, db, table, f"{SEQUENCE_PREFIX}%"],
+    )
+    return int(rows[0][0]) if rows and rows[0][0] is not None else None
+
+
+def _duck_key_lines(engine: Engine, db: str, table: str) -> list[str]:
+    lines = []
     keys = engine.query.fetch(
         f"SELECT constraint_name, list(column_name ORDER BY ordinal_position) "
         f"FROM {ATTACHED_NAME}.main.key_column_usage WHERE table_schema = ? AND table_name = ? "

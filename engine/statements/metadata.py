@@ -3,7 +3,12 @@ external catalogs."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from drydock.engine import ast
+from drydock.engine.dictionary import info_rows
+from drydock.engine.dictionary import store as dictionary_store
+from drydock.engine.dictionary.model import table_from_json
 from drydock.engine.sql import dotted_names
 from drydock.engine.sql.metadata import split_database
 from drydock.engine.session import INTERNAL
@@ -11,6 +16,7 @@ from drydock.engine.core import Engine
 from drydock.engine.errors import Errors
 from drydock.engine.support.like import LikePattern
 from drydock.engine.results import Diagnostic, Result
+from drydock.engine.security.privileges import Privilege
 from drydock.engine.session import SessionContext
 from drydock.engine.statements.registry import handles
 
@@ -90,6 +96,9 @@ def describe(engine: Engine, stmt: ast.Describe, ctx: SessionContext) -> Result:
 def show_columns(engine: Engine, stmt: ast.ShowColumns, ctx: SessionContext) -> Result:
     catalog, db, table = engine.metadata.split(ctx, stmt.parts)
     rows = _filter(engine.metadata.column_rows(ctx, catalog, db, table), stmt.like)
+    if stmt.full and catalog.lower() == INTERNAL:
+        held = _column_privileges(engine, ctx, db, table)
+        rows = [(*r[:7], held, *r[8:]) for r in rows]
     if stmt.full:
         return Result(
             columns=FULL_COLUMNS,
@@ -116,12 +125,107 @@ INDEX_COLUMNS = [
 ]
 
 
-@handles(ast.ShowIndex, columns=INDEX_COLUMNS)
+# MySQL's column privileges (SHOW FULL COLUMNS' Privileges) and the drydock privilege that
+# grants each on an internal table: LOAD_PRIV writes rows, ALTER_PRIV changes the definition
+# (foreign keys included, what MySQL's REFERENCES is for)
+_COLUMN_PRIVILEGES = (
+    ("select", Privilege.SELECT),
+    ("insert", Privilege.LOAD),
+    ("update", Privilege.LOAD),
+    ("references", Privilege.ALTER),
+)
+
+
+def _column_privileges(engine: Engine, ctx: SessionContext, db: str, table: str) -> str:
+    """The Privileges column as MySQL shows it to this user ("select,insert,update,references"
+    for one holding every privilege on the table)."""
+    return ",".join(
+        name
+        for name, privilege in _COLUMN_PRIVILEGES
+        if engine.privileges.has(ctx, privilege, INTERNAL, db, table)
+    )
+
+
+def _internal_index_rows(engine: Engine, db: str, table: str) -> list[tuple[Any, ...]]:
+    definition = engine.query.fetch(
+        f"SELECT d.definition, t.estimated_size FROM {dictionary_store.TABLE} AS d "
+        "JOIN duckdb_tables() AS t ON t.database_name = ? AND lower(t.schema_name) = "
+        "d.schema_name AND lower(t.table_name) = d.table_name "
+        "WHERE d.schema_name = ? AND d.table_name = ?",
+        [INTERNAL, db.lower(), table.lower()],
+    )
+    if not definition:  # no definition: DuckDB's PRIMARY KEY / UNIQUE constraints
+        return [
+            tuple(r)
+            for r in engine.query.fetch(
+                'SELECT ?, non_unique, index_name, seq_in_index, column_name, "collation", '
+                "cardinality, sub_part::BIGINT, packed, nullable, index_type, comment, "
+                "index_comment, is_visible, expression FROM mysql_is.main.statistics "
+                "WHERE table_schema = ? AND table_name = ? "
+                "ORDER BY index_name <> 'PRIMARY', index_name, seq_in_index",
+                [table, db, table],
+            )
+        ]
+    return [
+        (
+            table,
+            r["non_unique"],
+            r["index_name"],
+            r["seq_in_index"],
+            r["column_name"],
+            r["collation"],
+            definition[0][1],  # as information_schema.STATISTICS.CARDINALITY
+            r["sub_part"],
+            None,
+            r["nullable"],
+            r["index_type"],
+            "",
+            r["index_comment"],
+            "YES",
+            None,
+        )
+        for r in info_rows.statistics_rows(table_from_json(definition[0][0]))
+    ]
+
+
+# SHOW INDEX of an internal table: MySQL 8.0's columns, one row per key part
+MYSQL_INDEX_COLUMNS = [
+    "Table",
+    "Non_unique",
+    "Key_name",
+    "Seq_in_index",
+    "Column_name",
+    "Collation",
+    "Cardinality",
+    "Sub_part",
+    "Packed",
+    "Null",
+    "Index_type",
+    "Comment",
+    "Index_comment",
+    "Visible",
+    "Expression",
+]
+
+
+@handles(ast.ShowIndex)
 def show_index(engine: Engine, stmt: ast.ShowIndex, ctx: SessionContext) -> Result:
+    """SHOW INDEX / SHOW KEYS: an internal table's keys as MySQL lists them; an external table's
+    Lance indexes (name, column, type, uuid, rows covered)."""
     catalog, db, table = engine.metadata.split(ctx, stmt.parts)
     engine.metadata.require_table(ctx, catalog, db, table)
     if catalog == INTERNAL:
-        return Result(columns=INDEX_COLUMNS, rows=[])
+        return Result(
+            columns=MYSQL_INDEX_COLUMNS,
+            rows=_internal_index_rows(engine, db, table),
+            column_types={
+                "Non_unique": "INTEGER",
+                "Seq_in_index": "INTEGER",
+                "Cardinality": "BIGINT",
+                "Sub_part": "BIGINT",
+                "Expression": "VARCHAR",
+            },
+        )
     indexes = engine.metadata._guard(catalog, lambda c: c.indexes(db, table))  # noqa: SLF001
     rows = [
         (table, 1, i.name, 1, i.column, i.type, i.uuid, i.indexed_rows, i.unindexed_rows)

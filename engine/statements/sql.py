@@ -31,6 +31,7 @@ from drydock.engine.sql import (
 from drydock.engine.support.config_keys import Key
 from drydock.engine.core import Engine
 from drydock.engine.search.settings import session_settings
+from drydock.engine.dictionary import changes
 from drydock.engine.statements.explain import explain_rows
 from drydock.engine.errors import DrydockError, Errors
 from drydock.engine.sql.session_variables import GLOBAL_CONFIG
@@ -39,7 +40,7 @@ from drydock.engine.security.privileges import Privilege, Privileges
 from drydock.engine.results import Diagnostic, Result
 from drydock.engine.session import SessionContext
 from drydock.engine.sql.sql_relations import Reference
-from drydock.engine.statements import dump_statements, metadata, variables
+from drydock.engine.statements import dump_statements, internal_index, metadata, variables
 from drydock.engine.sql.user_variables import literal_expression, substitute_user_variables
 from drydock.grammar.lexer import may_quote_names
 from drydock.grammar.sql import RenameTables
@@ -77,6 +78,9 @@ def run_sql(engine: Engine, stmt: ast.SqlStatement, ctx: SessionContext) -> Resu
         return dump_statements.alter_keys(engine, expression, ctx)
     if isinstance(expression, RenameTables):
         return _rename_tables(engine, expression if stmt.fresh else expression.copy(), ctx)
+    if _is_internal_index(engine, expression, ctx):
+        assert isinstance(expression, exp.Create)
+        return internal_index.create_from_sql(engine, expression, ctx)
     if isinstance(expression, exp.Describe) and not isinstance(expression.this, exp.Query):
         # EXPLAIN t is DESCRIBE t (MySQL): the grammar's SHOW COLUMNS answers it
         # (engine/statements/metadata.py)
@@ -212,7 +216,12 @@ def _rename_tables(engine: Engine, rename: RenameTables, ctx: SessionContext) ->
         ctx.query.begin()
     try:
         for alter in rename.expressions:
+            source, target = _rename_names(alter, ctx)
             run_query(engine, alter, ctx)
+            # the definition follows (engine/dictionary/changes.py), in the same transaction
+            ctx.query.change_definition(
+                lambda cursor, s=source, t=target: changes.renamed(cursor, s, t)
+            )
     except BaseException:
         if own:
             ctx.query.rollback()
@@ -220,6 +229,29 @@ def _rename_tables(engine: Engine, rename: RenameTables, ctx: SessionContext) ->
     if own:
         ctx.query.commit()
     return Result.ok()
+
+
+def _rename_names(alter: exp.Expr, ctx: SessionContext) -> tuple[tuple[str, str], tuple[str, str]]:
+    """(schema, name) before and after one RENAME TABLE pair."""
+    source = alter.this
+    rename = alter.find(exp.AlterRename)
+    target = rename.this if rename is not None else None
+    default = ctx.database or "main"
+    if not isinstance(source, exp.Table) or not isinstance(target, exp.Table):
+        return (default, ""), (default, "")
+    before = (source.text("db") or default, source.name)
+    return before, (target.text("db") or before[0], target.name)
+
+
+def _is_internal_index(engine: Engine, expression: exp.Expr, ctx: SessionContext) -> bool:
+    """CREATE [UNIQUE] INDEX on an internal table (engine/statements/internal_index.py)."""
+    if not (isinstance(expression, exp.Create) and _kind(expression) == "INDEX"):
+        return False
+    index = expression.this
+    table = index.args.get("table") if isinstance(index, exp.Index) else None
+    if not isinstance(table, exp.Table):
+        return False
+    return internal_index.is_internal(engine, ctx, internal_index.table_parts(table))
 
 
 # -- session values ---------------------------------------------------------------------------
@@ -362,14 +394,6 @@ def _authorize_rename(
     for privilege in (Privilege.CREATE, Privilege.LOAD):
         privileges.require_table(ctx, privilege, INTERNAL, old.db, new.name)
     return new
-
-
-def authorize_alter_of(engine: Engine, table: exp.Table, ctx: SessionContext) -> None:
-    """ALTER_PRIV on internal ``db.table`` (DROP INDEX i ON t), then that it exists (1146)."""
-    db, name = table.text("db"), table.name
-    engine.privileges.require_table(ctx, Privilege.ALTER, INTERNAL, db, name)
-    if not ctx.query.table_exists(db, name):
-        raise Errors.UNKNOWN_TABLE.error(table=f"{db}.{name}")
 
 
 def _objects(expression: exp.Expr) -> list[exp.Expr]:

@@ -30,10 +30,6 @@ def output(shared_server: ServerProcess) -> polyglot.Output:
     )
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="declared TINYINT(1) not yet reported",
-)
 def test_cast_booleans_over_tinyint_1(output: polyglot.Output) -> None:
     """mysql2 casts only a TINYINT column whose definition says display width 1; today the
     column definition carries the width of any TINYINT, and 1 / 0 stay Integer."""

@@ -138,7 +138,54 @@ def _mysql8_column_default(sql: str, answer: Answer) -> Answer:
     return answer.replace(rows=rows)
 
 
+_NOW = re.compile(r"current_timestamp\((\d*)\)")
+
+
+def _mysql8_current_timestamp(sql: str, answer: Answer) -> Answer:
+    """MySQL 8 writes `CURRENT_TIMESTAMP` / `CURRENT_TIMESTAMP(3)`; MariaDB `current_timestamp()`.
+    MySQL 8's DESCRIBE / SHOW COLUMNS Extra marks such a default `DEFAULT_GENERATED`."""
+
+    def spell(text: str) -> str:
+        return _NOW.sub(
+            lambda m: f"CURRENT_TIMESTAMP({m.group(1)})" if m.group(1) else "CURRENT_TIMESTAMP",
+            text,
+        )
+
+    answer = _map_text(answer, spell)
+    names = [c.name for c in answer.columns]
+    if not ("Default" in names and "Extra" in names):
+        return answer
+    default, extra = names.index("Default"), names.index("Extra")
+
+    def mark(row: tuple) -> tuple:
+        if not str(row[default] or "").startswith("CURRENT_TIMESTAMP"):
+            return row
+        text = " ".join(w for w in ("DEFAULT_GENERATED", row[extra]) if w)
+        return row[:extra] + (text,) + row[extra + 1 :]
+
+    return answer.replace(rows=tuple(mark(r) for r in answer.rows))
+
+
+def _duckdb_engine(sql: str, answer: Answer) -> Answer:
+    return _map_text(answer, lambda text: text.replace("ENGINE=InnoDB", "ENGINE=DuckDB"))
+
+
 DIFFERENCES: tuple[Difference, ...] = (
+    Difference(
+        "storage engine of internal tables",
+        DELIBERATE,
+        "drydock's internal tables are stored by DuckDB: SHOW CREATE TABLE writes `ENGINE=DuckDB`",
+        ALL_CASES,
+        _duckdb_engine,
+    ),
+    Difference(
+        "CURRENT_TIMESTAMP defaults",
+        MARIADB_NOT_MYSQL8,
+        "MySQL 8 writes `CURRENT_TIMESTAMP[(n)]` and marks the default `DEFAULT_GENERATED` in "
+        "DESCRIBE's Extra; MariaDB writes `current_timestamp()`",
+        ALL_CASES,
+        _mysql8_current_timestamp,
+    ),
     Difference(
         "integer display widths",
         MARIADB_NOT_MYSQL8,
@@ -202,10 +249,6 @@ DIFFERENCES: tuple[Difference, ...] = (
         _no_unsigned_cast_note,
     ),
 )
-_DECLARED_TYPES = (
-    "declared types not kept by the data dictionary: CHAR/TEXT/LONGTEXT/VARCHAR(n) shown as "
-    "varchar(65535), ENUM as text, BIT/SET/YEAR missing, TINYINT(1) as tinyint"
-)
 _DEFINITIONS = (
     "column definitions: expressions and information_schema / SHOW columns are described from "
     "DuckDB's types (BINARY|NUM flags, text length 65535, comparisons TINYINT, COUNT length 20, "
@@ -223,9 +266,7 @@ KNOWN_GAPS: dict[str, str] = {
     "error_division_by_zero": (
         "division by zero: no warning 1365 in SELECT, no error 1365 in a strict INSERT"
     ),
-    "types_integer_columns": "TINYINT(1) shown as tinyint (declared display width not kept)",
     "types_decimal_float_columns": "DOUBLE 1e100 reads back as 1e+100",
-    "types_string_columns": _DECLARED_TYPES,
     "types_binary_columns": (
         "BIT(8) is stored as an unsigned integer and sent as its number, not its bytes"
     ),
@@ -233,26 +274,6 @@ KNOWN_GAPS: dict[str, str] = {
         "a TIME column holds one day (DuckDB's TIME): '-12:30:00' is refused with 1292"
     ),
     "types_enum_set_columns": "SET members are not put in declared order on insert",
-    "types_show_full_columns": (
-        "SHOW FULL COLUMNS: Privileges only `select`, column COMMENT lost, VARCHAR(n) as "
-        "65535, DECIMAL default `0` not `0.00`"
-    ),
-    "types_defaults_and_auto_increment": (
-        "DATETIME / TIMESTAMP shown as datetime(6) / timestamp(6); VARCHAR(n) as 65535"
-    ),
-    "show_create_table_types": _DECLARED_TYPES,
-    "show_create_table_keys": "SHOW CREATE TABLE: VARCHAR(n) as 65535, secondary KEY lines lost",
-    "show_index_rows": "SHOW INDEX answers drydock's Lance index columns, not MySQL's key rows",
-    "information_schema_columns": _DECLARED_TYPES,
-    "information_schema_columns_types": _DECLARED_TYPES,
-    "information_schema_statistics": (
-        "STATISTICS: unique keys named after their first column, secondary keys missing, "
-        "NULLABLE empty"
-    ),
-    "information_schema_table_constraints": (
-        "TABLE_CONSTRAINTS: no FOREIGN KEY rows; unique keys named after their column"
-    ),
-    "information_schema_key_column_usage": "KEY_COLUMN_USAGE: no FOREIGN KEY rows (REFERENCED_*)",
     "select_decimal_division": "`/` is DOUBLE division, not DECIMAL with 4 more digits",
     "select_float_double": (
         "a FLOAT column reads as its float32 value widened to double (0.10000000149011612)"

@@ -341,9 +341,9 @@ public class DrydockJdbcCheck {
                 }
             }
             Map<String, String> expected = new LinkedHashMap<>();
-            // MySQL's COLUMN_SIZE: decimal digits for numbers; DuckDB keeps no VARCHAR length.
+            // MySQL's COLUMN_SIZE: decimal digits for numbers, the declared length of a VARCHAR.
             expected.put("id", "INT/" + Types.INTEGER + "/1/size=10/digits=0/nullable=0/NO");
-            expected.put("name", "VARCHAR/" + Types.VARCHAR + "/2/size=65535/digits=null/nullable=1/YES");
+            expected.put("name", "VARCHAR/" + Types.VARCHAR + "/2/size=40/digits=null/nullable=1/YES");
             expected.put("score", "DECIMAL/" + Types.DECIMAL + "/3/size=5/digits=2/nullable=1/YES");
             expected.put("born", "DATE/" + Types.DATE + "/4/size=10/digits=null/nullable=1/YES");
             expectEq(expected, columns, "getColumns");

@@ -12,10 +12,10 @@ from tests.conftest import ServerProcess
 
 EXPECTED = """CREATE TABLE `orders` (
   `id` int NOT NULL,
-  `code` varchar(65535) DEFAULT NULL,
-  `price` decimal(10,2) DEFAULT '0',
+  `code` varchar(20) DEFAULT NULL,
+  `price` decimal(10,2) DEFAULT '0.00',
   `paid` tinyint(1) DEFAULT '0',
-  `note` varchar(65535) NOT NULL,
+  `note` varchar(50) NOT NULL,
   PRIMARY KEY (`id`),
   UNIQUE KEY `code` (`code`)
 ) ENGINE=DuckDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_0900_ai_ci"""

@@ -26,7 +26,6 @@ TEXTS = {
     ast.ShowBackends: "SHOW BACKENDS",
     ast.ShowFrontends: "SHOW FRONTENDS",
     ast.ShowCatalogs: "SHOW CATALOGS",
-    ast.ShowIndex: "SHOW INDEX FROM d.t",
     ast.Describe: "DESCRIBE d.t",
     ast.ShowGrants: "SHOW GRANTS",
     ast.ShowCreateDatabase: "SHOW CREATE DATABASE d",

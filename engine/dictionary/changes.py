@@ -1,0 +1,90 @@
+"""The dictionary statements of DDL that changes a definition without declaring one: CREATE TABLE
+… LIKE (the source's definition, renamed), RENAME TABLE (the definition moves, and the foreign keys
+of the schema's other tables follow it), CREATE/DROP INDEX (a key added or removed). Each
+function reads the store on the DDL's own cursor, inside its transaction, and returns the
+statements that run there (engine/dictionary/store.py); a table without a definition stays
+without one.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+from drydock.engine.dictionary import store
+from drydock.engine.dictionary.model import KeyDef, TableDef
+
+
+def copied(cursor: Any, source: tuple[str, str], target: tuple[str, str]) -> list[str]:
+    """CREATE TABLE target LIKE source: MySQL copies the columns, keys and checks, not the
+    foreign keys (manual 15.1.20.3); generated check names follow the new table's name."""
+    definition = store.load(cursor, *source)
+    if definition is None:
+        return []
+    schema, name = target
+    checks = tuple(
+        replace(c, name=_renamed(c.name, definition.name, name, "_chk_")) for c in definition.checks
+    )
+    copy = replace(
+        definition,
+        schema=schema,
+        name=name,
+        foreign_keys=(),
+        checks=checks,
+        comment=definition.comment,
+    )
+    return [store.save_sql(copy)]
+
+
+def renamed(cursor: Any, source: tuple[str, str], target: tuple[str, str]) -> list[str]:
+    """RENAME TABLE source TO target: the definition under its new name (generated constraint
+    names follow it, as in MySQL 8.0), and every foreign key of the old schema that referenced
+    it now references the new name."""
+    statements = []
+    definition = store.load(cursor, *source)
+    if definition is not None:
+        statements += [store.delete_sql(*source), store.save_sql(_moved(definition, *target))]
+    for other in store.load_schema(cursor, source[0]):
+        if other.name.lower() == source[1].lower():
+            continue
+        fks = tuple(
+            replace(fk, ref_schema=target[0], ref_table=target[1])
+            if fk.ref_schema.lower() == source[0].lower()
+            and fk.ref_table.lower() == source[1].lower()
+            else fk
+            for fk in other.foreign_keys
+        )
+        if fks != other.foreign_keys:
+            statements.append(store.save_sql(replace(other, foreign_keys=fks)))
+    return statements
+
+
+def _moved(definition: TableDef, schema: str, name: str) -> TableDef:
+    old = definition.name
+    fks = tuple(
+        replace(
+            fk,
+            name=_renamed(fk.name, old, name, "_ibfk_"),
+            ref_schema=schema if fk.ref_table.lower() == old.lower() else fk.ref_schema,
+            ref_table=name if fk.ref_table.lower() == old.lower() else fk.ref_table,
+        )
+        for fk in definition.foreign_keys
+    )
+    checks = tuple(replace(c, name=_renamed(c.name, old, name, "_chk_")) for c in definition.checks)
+    return replace(definition, schema=schema, name=name, foreign_keys=fks, checks=checks)
+
+
+def _renamed(constraint: str, old: str, new: str, infix: str) -> str:
+    prefix = f"{old}{infix}"
+    if constraint.lower().startswith(prefix.lower()) and constraint[len(prefix) :].isdigit():
+        return f"{new}{infix}{constraint[len(prefix) :]}"
+    return constraint
+
+
+def with_key(definition: TableDef, key: KeyDef) -> TableDef:
+    return replace(definition, keys=(*definition.keys, key))
+
+
+def without_key(definition: TableDef, name: str) -> TableDef:
+    lowered = name.lower()
+    return replace(definition, keys=tuple(k for k in definition.keys if k.name.lower() != lowered))
