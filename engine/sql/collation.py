@@ -91,6 +91,20 @@ def _pattern_matching(node: exp.Expr) -> None:
         node.set("flag", exp.Literal.string(("c" if binary else "i") + given))
 
 
+def default_like_escape(expression: exp.Expr, backslash_escapes: bool) -> None:
+    """MySQL's LIKE escapes ``%`` and ``_`` with a backslash unless ESCAPE names another
+    character, and with none under NO_BACKSLASH_ESCAPES (manual 14.8.1); DuckDB's LIKE has no
+    escape character unless told. Django escapes every ``_`` it searches for (``startswith``)."""
+    if not backslash_escapes:
+        return
+    for like in list(expression.find_all(exp.Like, exp.ILike)):
+        if isinstance(like.parent, exp.Escape) and like.arg_key == "this":
+            continue
+        escaped = exp.Escape(expression=exp.Literal.string("\\"))
+        like.replace(escaped)
+        escaped.set("this", like)
+
+
 def translate(expression: exp.Expr) -> exp.Expr:
     """``x COLLATE <mysql name>`` → DuckDB's collation, in place (column definitions too); LIKE
     and REGEXP case-sensitive as MySQL decides it (:func:`_pattern_matching`)."""

@@ -124,6 +124,15 @@ _SQL_MODE_COMBINATIONS = {
 NOT_HONOURED_SQL_MODES = ("PIPES_AS_CONCAT", "HIGH_NOT_PRECEDENCE")
 
 
+def sql_mode_names(ctx: Any) -> set[str]:
+    """The modes of a session's sql_mode (MySQL 8's default when it has none)."""
+    try:
+        mode = ctx.variables.get("sql_mode") if ctx.variables is not None else None
+    except Exception:  # noqa: BLE001 - a variables object without sql_mode: MySQL's default
+        mode = None
+    return set(str(MYSQL_DEFAULT_SQL_MODE if mode is None else mode).upper().split(","))
+
+
 def sql_mode_for_set(value: Any) -> str:
     """``SET sql_mode = value``: the value stored (:func:`normalize_sql_mode`), or 1231 for an
     unknown mode and for a mode drydock does not honour (:data:`NOT_HONOURED_SQL_MODES`)."""

@@ -34,7 +34,7 @@ from drydock.engine.search.settings import session_settings
 from drydock.engine.dictionary import changes
 from drydock.engine.statements.explain import explain_rows
 from drydock.engine.errors import DrydockError, Errors
-from drydock.engine.sql.session_variables import GLOBAL_CONFIG
+from drydock.engine.sql.session_variables import GLOBAL_CONFIG, sql_mode_names
 from drydock.engine.session import INTERNAL
 from drydock.engine.security.privileges import Privilege, Privileges
 from drydock.engine.results import Diagnostic, Result
@@ -95,6 +95,9 @@ def run_sql(engine: Engine, stmt: ast.SqlStatement, ctx: SessionContext) -> Resu
         own = expression if stmt.fresh else expression.copy()
         session_limits.apply(own, ctx)  # sql_select_limit / sql_safe_updates, on the AST
         loose_group_by.apply(own, ctx)  # sql_mode without ONLY_FULL_GROUP_BY: ANY_VALUE
+        collation.default_like_escape(  # LIKE 'a\_%': MySQL's backslash escape
+            own, "NO_BACKSLASH_ESCAPES" not in sql_mode_names(ctx)
+        )
         if may_quote_names(stmt.text):  # a dotted database name can only be quoted
             dotted_names.split_table_references(engine.catalogs, own)  # `lc.db`.t → lc.db.t
         skipped: list[Diagnostic] = []  # catalogs the listings below could not reach: warnings
