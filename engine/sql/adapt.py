@@ -89,6 +89,27 @@ def _drop_no_result_modifiers(expression: exp.Expr) -> None:
         if modifiers:
             kept = [m for m in modifiers if m.name.upper() not in _NO_RESULT_MODIFIERS]
             select.set("operation_modifiers", kept or None)
+    for order in list(expression.find_all(exp.Order)):
+        _drop_constant_order(order)
+
+
+def _drop_constant_order(order: exp.Order) -> None:
+    """``ORDER BY NULL`` (Django's way to ask MySQL not to sort a GROUP BY) and ``ORDER BY 'x'``
+    order nothing in MySQL; DuckDB refuses them ("ORDER BY non-integer literal"). An integer
+    literal is a position and stays."""
+    kept = [
+        o
+        for o in order.expressions
+        if not (
+            isinstance(o.this, exp.Null) or (isinstance(o.this, exp.Literal) and o.this.is_string)
+        )
+    ]
+    if len(kept) == len(order.expressions):
+        return
+    if kept:
+        order.set("expressions", kept)
+    else:
+        order.pop()
 
 
 def _copy_definition(

@@ -1,4 +1,4 @@
-"""LIKE's escape character as MySQL's (manual 14.8.1): a backslash unless ESCAPE names another,
+"""SQL forms ORMs send, answered as MySQL. LIKE's escape character as MySQL's (manual 14.8.1): a backslash unless ESCAPE names another,
 none under NO_BACKSLASH_ESCAPES (engine/sql/collation.py default_like_escape). Django escapes
 every ``_`` and ``%`` it searches for: ``codename__startswith='change_'`` is
 ``LIKE BINARY 'change\\_%'``."""
@@ -42,3 +42,15 @@ def test_django_startswith_over_a_table(shared_server) -> None:  # type: ignore[
     cur.execute("INSERT INTO like_escape.p VALUES ('change_user'), ('changeuser'), ('view_user')")
     cur.execute(r"SELECT codename FROM like_escape.p WHERE codename LIKE BINARY 'change\_%'")
     assert cur.fetchall() == (("change_user",),)
+
+
+def test_order_by_null_orders_nothing(shared_server) -> None:  # type: ignore[no-untyped-def]
+    """Django's GROUP BY … ORDER BY NULL (MySQL: do not sort); a string constant orders nothing
+    too; an integer is a position (engine/sql/adapt.py)."""
+    cur = shared_server.connect().cursor()
+    cur.execute(
+        "SELECT x, count(*) FROM (SELECT 1 AS x UNION ALL SELECT 1) t GROUP BY x ORDER BY NULL"
+    )
+    assert cur.fetchall() == ((1, 2),)
+    cur.execute("SELECT 2 AS a UNION ALL SELECT 1 ORDER BY 'z', 1")
+    assert cur.fetchall() == ((1,), (2,))
