@@ -265,6 +265,12 @@ class Errors:
     )
     DATA_TRUNCATED = ErrorSpec(1265, "01000", "Data truncated for column '{column}' at row {row}")
     CHECK_VIOLATED = ErrorSpec(3819, "HY000", "Check constraint '{name}' is violated.")
+    FK_REFERENCED_TABLE_DROP = ErrorSpec(
+        3730,
+        "HY000",
+        "Cannot drop table '{table}' referenced by a foreign key constraint '{name}' on table "
+        "'{child}'.",
+    )
     NO_DEFAULT_FOR_FIELD = ErrorSpec(1364, "HY000", "Field '{column}' doesn't have a default value")
     BAD_FIELD = ErrorSpec(1054, "42S22", "Unknown column '{column}' in '{where}'")
     WRONG_FIELD_WITH_GROUP = ErrorSpec(

@@ -401,6 +401,9 @@ class QuerySession(ExternalBinding, StatementExecution):
         """MySQL's strict-mode rules and foreign keys on an INSERT, UPDATE or DELETE of an
         internal table with a dictionary definition (engine/sql/enforcement.py): its warnings,
         or MySQL's error."""
+        if isinstance(expression, exp.Drop):
+            self._refuse_dropping_a_parent(expression, ctx)
+            return []
         if isinstance(expression, exp.Insert):
             table = mysql_dml.target_table(expression)
         elif isinstance(expression, (exp.Update, exp.Delete)) and isinstance(
@@ -434,6 +437,26 @@ class QuerySession(ExternalBinding, StatementExecution):
             return enforcement.enforce_update(
                 expression, definition, self._cursor, strict, fk_checks, referencing
             )
+
+    def _refuse_dropping_a_parent(self, drop: exp.Drop, ctx: SessionContext) -> None:
+        """MySQL 3730: DROP TABLE of a table another table's foreign key references (unless that
+        table goes in the same statement, or FOREIGN_KEY_CHECKS = 0)."""
+        if str(drop.args.get("kind") or "").upper() != "TABLE":
+            return
+        if not _session_variable(ctx, "foreign_key_checks", True):
+            return
+        tables = [
+            t
+            for t in drop.args.get("tables") or [drop.this]
+            if isinstance(t, exp.Table) and t.text("catalog").lower() == INTERNAL
+        ]
+        going = {(t.text("db").lower(), t.name.lower()) for t in tables}
+        for table in tables:
+            for child, key in self._declared_traits(table).referenced_by:
+                if (child.schema.lower(), child.name.lower()) not in going:
+                    raise Errors.FK_REFERENCED_TABLE_DROP.error(
+                        table=table.name, name=key.name, child=child.name
+                    )
 
     def _children_of(self, table: TableDef) -> tuple[tuple[TableDef, ForeignKeyDef], ...]:
         return self._traits.get(

@@ -343,3 +343,24 @@ def test_on_duplicate_key_update_literal(cur: Any) -> None:
     cur.execute("INSERT INTO t VALUES (1, 'c', 'x') ON DUPLICATE KEY UPDATE e = 'Y'")
     cur.execute("SELECT a, e FROM t")
     assert cur.fetchall() == (("ab", "y"),)
+
+
+def test_drop_table_a_foreign_key_references(cur: Any) -> None:
+    """MySQL 3730: a referenced parent is not dropped while foreign key checks are on; after its
+    child, or with FOREIGN_KEY_CHECKS = 0 (dump loaders, Django's flush), it is."""
+    cur.execute("CREATE TABLE par (id INT PRIMARY KEY)")
+    cur.execute(
+        "CREATE TABLE kid (id INT, p INT, CONSTRAINT kid_p FOREIGN KEY (p) REFERENCES par (id))"
+    )
+    assert _error(cur, "DROP TABLE par") == (
+        3730,
+        "Cannot drop table 'par' referenced by a foreign key constraint 'kid_p' on table 'kid'.",
+    )
+    cur.execute("SELECT count(*) FROM par")  # still there
+    cur.execute("DROP TABLE kid")
+    cur.execute("DROP TABLE par")
+    cur.execute("CREATE TABLE par (id INT PRIMARY KEY)")
+    cur.execute("CREATE TABLE kid (id INT, p INT, FOREIGN KEY (p) REFERENCES par (id))")
+    cur.execute("SET FOREIGN_KEY_CHECKS = 0")
+    cur.execute("DROP TABLE par")
+    cur.execute("SET FOREIGN_KEY_CHECKS = 1")

@@ -1,7 +1,8 @@
-"""SQL forms ORMs send, answered as MySQL. LIKE's escape character as MySQL's (manual 14.8.1): a backslash unless ESCAPE names another,
-none under NO_BACKSLASH_ESCAPES (engine/sql/collation.py default_like_escape). Django escapes
-every ``_`` and ``%`` it searches for: ``codename__startswith='change_'`` is
-``LIKE BINARY 'change\\_%'``."""
+"""SQL forms ORMs send, answered as MySQL. LIKE's escape character (manual 14.8.1): a backslash
+unless ESCAPE names another, none under NO_BACKSLASH_ESCAPES (engine/sql/collation.py
+default_like_escape); Django escapes every ``_`` and ``%`` it searches for
+(``codename__startswith='change_'`` is ``LIKE BINARY 'change\\_%'``). ORDER BY NULL (Django's
+GROUP BY) orders nothing."""
 
 from __future__ import annotations
 
