@@ -16,6 +16,7 @@ import sqlglot
 from sqlglot import exp
 
 from drydock.engine.dictionary import declare
+from drydock.engine.dictionary import changes
 from drydock.engine.dictionary.model import (
     CheckDef,
     ColumnDef,
@@ -85,7 +86,7 @@ def _apply(plan: AlterPlan, clause: exp.Expr) -> None:
         new_name = target.name if isinstance(target, (exp.Table, exp.Identifier)) else ""
         if new_name and new_name != table.name:
             plan.renamed_from = plan.renamed_from or table.name
-            plan.table = replace(table, name=new_name)
+            plan.table = changes.moved(table, table.schema, new_name)
     elif isinstance(clause, exp.AutoIncrementProperty):
         value = clause.this
         if isinstance(value, exp.Literal) and value.name.isdigit():

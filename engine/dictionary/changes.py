@@ -43,7 +43,14 @@ def renamed(cursor: Any, source: tuple[str, str], target: tuple[str, str]) -> li
     statements = []
     definition = store.load(cursor, *source)
     if definition is not None:
-        statements += [store.delete_sql(*source), store.save_sql(_moved(definition, *target))]
+        statements += [store.delete_sql(*source), store.save_sql(moved(definition, *target))]
+    return statements + referencing_renamed(cursor, source, target)
+
+
+def referencing_renamed(cursor: Any, source: tuple[str, str], target: tuple[str, str]) -> list[str]:
+    """The definitions of the old schema whose foreign keys referenced ``source``, now
+    referencing ``target``."""
+    statements = []
     for other in store.load_schema(cursor, source[0]):
         if other.name.lower() == source[1].lower():
             continue
@@ -59,7 +66,9 @@ def renamed(cursor: Any, source: tuple[str, str], target: tuple[str, str]) -> li
     return statements
 
 
-def _moved(definition: TableDef, schema: str, name: str) -> TableDef:
+def moved(definition: TableDef, schema: str, name: str) -> TableDef:
+    """``definition`` under a new name: generated constraint names (``t_ibfk_N``, ``t_chk_N``)
+    follow it, as in MySQL 8.0."""
     old = definition.name
     fks = tuple(
         replace(

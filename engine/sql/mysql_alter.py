@@ -26,6 +26,7 @@ import duckdb
 import sqlglot
 from sqlglot import exp
 
+from drydock.engine.dictionary import changes
 from drydock.engine.dictionary import store as dictionary_store
 from drydock.engine.dictionary.alter import AlterPlan, plan_alter
 from drydock.engine.dictionary.model import (
@@ -127,6 +128,11 @@ def _save(cursor: Any, schema: str, plan: AlterPlan) -> None:
     if plan.renamed_from:
         cursor.execute(dictionary_store.delete_sql(schema, plan.renamed_from))
     cursor.execute(dictionary_store.save_sql(plan.table))
+    if plan.renamed_from:  # other tables' foreign keys follow the new name
+        for statement in changes.referencing_renamed(
+            cursor, (schema, plan.renamed_from), (schema, plan.table.name)
+        ):
+            cursor.execute(statement)
 
 
 def _shape(table: TableDef) -> tuple[Any, ...]:

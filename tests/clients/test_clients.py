@@ -122,7 +122,7 @@ def test_information_schema_columns_are_mysql_shaped(shared_server: ServerProces
             ("f", "double", "double", 22, None, 1),
             ("flag", "tinyint", "tinyint(1)", 3, 0, 1),
             ("d", "decimal", "decimal(7,3)", 7, 3, 1),
-            ("ts", "datetime", "datetime(6)", None, None, 1),
+            ("ts", "datetime", "datetime", None, None, 1),  # as declared (no fsp)
         )
         cur.execute(
             "SELECT table_name FROM information_schema.tables "

@@ -52,12 +52,6 @@ def test_column_info(output: polyglot.Output) -> None:
     }
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="SHOW KEYS FROM `db`.`t` (and SHOW INDEX) answers no rows for an internal table with "
-    "a PRIMARY KEY (information_schema.key_column_usage has it): engine/statements/metadata.py "
-    "show_index; DBD::MariaDB's primary_key reads the Key_name = 'PRIMARY' rows",
-)
 def test_primary_key(output: polyglot.Output) -> None:
     assert output.check("primary_key") == {"columns": ("scalar", "id")}
 
