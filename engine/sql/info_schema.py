@@ -124,9 +124,10 @@ _REAL_VIEWS = {
                (CASE WHEN defined THEN d_nullable WHEN is_nullable THEN 'YES' ELSE 'NO' END)
                    {_NOCASE} AS is_nullable,
                (CASE WHEN typed THEN d_data_type ELSE data_type_ END) {_NOCASE} AS data_type,
-               (CASE WHEN typed THEN d_char_length ELSE char_length END)::INTEGER
+               -- BIGINT, as MySQL's: a LONGTEXT holds 4294967295 characters
+               (CASE WHEN typed THEN d_char_length ELSE char_length END)::BIGINT
                    AS character_maximum_length,
-               (CASE WHEN typed THEN d_octet_length ELSE char_length * 4 END)::INTEGER
+               (CASE WHEN typed THEN d_octet_length ELSE char_length * 4 END)::BIGINT
                    AS character_octet_length,
                (CASE WHEN typed THEN d_precision ELSE numeric_precision_ END)::INTEGER
                    AS numeric_precision,
