@@ -223,14 +223,23 @@ class StatementExecution(SessionDeadline):
         if not before and not after and definition_change is None:
             self._cursor.execute(sql)
             return
-        own = not self.transaction.open
-        if own:
-            self._cursor.execute("BEGIN TRANSACTION")
-        try:
+
+        def run() -> None:
             for statement in [*before, sql, *after]:
                 self._cursor.execute(statement)
             for statement in definition_change(self._cursor) if definition_change else []:
                 self._cursor.execute(statement)
+
+        self._atomically(run)
+
+    def _atomically(self, work: Callable[[], None]) -> None:
+        """``work`` (statements on the session's cursor) all or nothing: in the session's open
+        transaction, else in one of its own, committed at its end and rolled back at a failure."""
+        own = not self.transaction.open
+        if own:
+            self._cursor.execute("BEGIN TRANSACTION")
+        try:
+            work()
         except BaseException:
             if own:
                 self._cursor.execute("ROLLBACK")

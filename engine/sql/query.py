@@ -339,18 +339,14 @@ class QuerySession(ExternalBinding, StatementExecution):
     def _alter(self, alter: exp.Alter, table: exp.Table, ctx: SessionContext) -> Result | None:
         """An ALTER TABLE carried out on the table's definition, all in one transaction (the
         session's, or one of its own); None for a table without a definition."""
-        own = not self.transaction.open
-        if own:
-            self._cursor.execute("BEGIN TRANSACTION")
-        try:
+        outcomes: list[mysql_alter.Outcome | None] = []
+
+        def work() -> None:
             with self.duckdb_errors(alter, ctx):
-                outcome = mysql_alter.run(self._cursor, alter, table)
-        except BaseException:
-            if own:
-                self._cursor.execute("ROLLBACK")
-            raise
-        if own:
-            self._cursor.execute("COMMIT" if outcome is not None else "ROLLBACK")
+                outcomes.append(mysql_alter.run(self._cursor, alter, table))
+
+        self._atomically(work)  # None: it read the dictionary only, and changed nothing
+        outcome = outcomes[0]
         if outcome is None:
             return None
         self._traits.changed()  # engine/sql/table_traits.py
@@ -518,17 +514,7 @@ class QuerySession(ExternalBinding, StatementExecution):
         self.transaction.statement_started(self._schema, ddl)
         try:
             with self._writes.committing() if own else nullcontext():
-                if own:
-                    self._cursor.execute("BEGIN TRANSACTION")
-                try:
-                    for statement in build(self._cursor):
-                        self._cursor.execute(statement)
-                except BaseException:
-                    if own:
-                        self._cursor.execute("ROLLBACK")
-                    raise
-                if own:
-                    self._cursor.execute("COMMIT")
+                self._atomically(lambda: self._execute_all(build(self._cursor)))
         except BaseException as exc:
             self.transaction.statement_failed()
             if isinstance(exc, duckdb.Error):
@@ -537,6 +523,10 @@ class QuerySession(ExternalBinding, StatementExecution):
         finally:
             self._traits.changed()
         self.transaction.statement_succeeded(ddl)
+
+    def _execute_all(self, statements: list[str]) -> None:
+        for statement in statements:
+            self._cursor.execute(statement)
 
 
 def _session_variable(ctx: SessionContext, name: str, default: Any) -> Any:

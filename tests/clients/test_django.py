@@ -1,10 +1,17 @@
-"""Django's ORM on drydock through its MySQL backend (mysqlclient): nested ``transaction.atomic()``
+"""Django on drydock through its MySQL backend (mysqlclient). A whole application
+(tests/clients/programs/django_app.py, in its own process): `migrate` of the contrib apps on a
+fresh database — CREATE TABLE, ALTER TABLE … ADD CONSTRAINT … FOREIGN KEY, MODIFY, indexes,
+information_schema introspection — then the ORM as an application uses it, nested atomic() and
+inspectdb (which reads the data dictionary). In this process: nested ``transaction.atomic()``
 blocks are savepoints, and ``get_or_create`` is ``SAVEPOINT; INSERT … (1062); ROLLBACK TO
 SAVEPOINT`` (engine/sql/savepoints.py). Settings are configured in this process."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import uuid
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -95,3 +102,39 @@ def test_nested_atomic_and_get_or_create(shared_server: ServerProcess) -> None:
         ]
     finally:
         connections[alias].close()
+
+
+# -- a whole application, in a process of its own (Django's settings are per process)
+PROGRAM = Path(__file__).resolve().parent / "programs" / "django_app.py"
+STEPS = [
+    "migrate",
+    "crud",
+    "lookups",
+    "aggregates",
+    "nested_atomic",
+    "sessions_delete_update",
+    "inspectdb",
+]
+
+
+@pytest.fixture(scope="module")
+def django_run(shared_server: ServerProcess) -> subprocess.CompletedProcess[str]:
+    conn = shared_server.connect()
+    conn.cursor().execute("CREATE DATABASE django_app")
+    conn.close()
+    return subprocess.run(
+        [sys.executable, str(PROGRAM), shared_server.host, str(shared_server.port), "django_app"],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+
+
+@pytest.mark.parametrize("step", STEPS)
+def test_step(django_run: subprocess.CompletedProcess[str], step: str) -> None:
+    done = {
+        line.split(" ", 1)[1] for line in django_run.stdout.splitlines() if line.startswith("OK ")
+    }
+    assert step in done, (
+        f"step {step} did not complete:\n{django_run.stdout}\n{django_run.stderr[-4000:]}"
+    )

@@ -5,10 +5,9 @@ from __future__ import annotations
 
 import datetime as dt
 
-import pymysql
 
 from tests.conftest import ServerProcess
-from tests.sql.test_mysql_functions import _text
+from tests.support.select_answers import wrong_answers
 
 CASES = [
     ("PERIOD_ADD(202401, 13)", "202502"),
@@ -62,16 +61,8 @@ CASES = [
 
 
 def test_datetime_functions_answer_as_mysql(shared_server: ServerProcess) -> None:
-    wrong = []
     with shared_server.connect() as conn, conn.cursor() as cur:
-        for expression, expected in CASES:
-            try:
-                cur.execute(f"SELECT {expression}")
-                got = _text(cur.fetchone()[0])
-            except pymysql.MySQLError as exc:
-                got = f"error {exc.args[0]}: {exc.args[1]}"
-            if got != expected:
-                wrong.append(f"{expression}: got {got!r}, MySQL {expected!r}")
+        wrong = wrong_answers(cur, CASES)
     assert not wrong, "\n".join(wrong)
 
 

@@ -9,38 +9,18 @@ import datetime as dt
 
 import pymysql
 import pytest
-from mysql_mimic import ResultColumn
-from mysql_mimic.types import ColumnType
 
-from drydock.server.results import time_text
 from tests.conftest import ServerProcess
+from tests.support.select_answers import wrong_answers
 from tests.support.lance_fixtures import create_user
 from tests.support.mysql_functions_corpus import CORPUS
-
-
-def _text(value: object) -> str | None:
-    if value is None:
-        return None
-    if isinstance(value, bytes):
-        return value.decode()
-    if isinstance(value, dt.timedelta):  # a TIME, in MySQL's text ('-838:59:59')
-        return time_text(ResultColumn("t", ColumnType.TIME), value).decode()
-    return str(value)
 
 
 def test_corpus_matches_mysql_manual(shared_server: ServerProcess) -> None:
     """Every corpus expression answers MySQL's documented result (one query per row, so a
     failure names the function)."""
-    wrong = []
     with shared_server.connect() as conn, conn.cursor() as cur:
-        for expression, expected, source in CORPUS:
-            try:
-                cur.execute(f"SELECT {expression}")
-                got = _text(cur.fetchone()[0])
-            except pymysql.MySQLError as exc:
-                got = f"error {exc.args[0]}: {exc.args[1]}"
-            if got != expected:
-                wrong.append(f"{expression}: got {got!r}, MySQL {expected!r} ({source})")
+        wrong = wrong_answers(cur, CORPUS)
     assert not wrong, "\n".join(wrong)
 
 

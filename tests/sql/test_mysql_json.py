@@ -10,6 +10,7 @@ import pytest
 from mysql_mimic.types import ColumnType
 
 from tests.conftest import ServerProcess
+from tests.support.select_answers import wrong_answers
 
 D = '{"a": 1, "b": [1, 2]}'
 
@@ -71,23 +72,9 @@ CASES = [
 ]
 
 
-def _text(value: object) -> str | None:
-    if value is None:
-        return None
-    return value.decode() if isinstance(value, bytes) else str(value)
-
-
 def test_json_functions_answer_as_mysql_8(shared_server: ServerProcess) -> None:
-    wrong = []
     with shared_server.connect() as conn, conn.cursor() as cur:
-        for expression, expected in CASES:
-            try:
-                cur.execute(f"SELECT {expression}")
-                got = _text(cur.fetchone()[0])
-            except pymysql.MySQLError as exc:
-                got = f"error {exc.args[0]}: {exc.args[1]}"
-            if got != expected:
-                wrong.append(f"{expression}: got {got!r}, MySQL {expected!r}")
+        wrong = wrong_answers(cur, CASES)
     assert not wrong, "\n".join(wrong)
 
 

@@ -3,10 +3,9 @@ MariaDB 10.11 answers the same for each."""
 
 from __future__ import annotations
 
-import pymysql
 
 from tests.conftest import ServerProcess
-from tests.sql.test_mysql_functions import _text
+from tests.support.select_answers import wrong_answers
 
 CASES = [
     ("BIT_COUNT(b'1111')", "4"),
@@ -26,14 +25,6 @@ CASES = [
 
 
 def test_bit_count_and_conv_answer_as_mysql(shared_server: ServerProcess) -> None:
-    wrong = []
     with shared_server.connect() as conn, conn.cursor() as cur:
-        for expression, expected in CASES:
-            try:
-                cur.execute(f"SELECT {expression}")
-                got = _text(cur.fetchone()[0])
-            except pymysql.MySQLError as exc:
-                got = f"error {exc.args[0]}: {exc.args[1]}"
-            if got != expected:
-                wrong.append(f"{expression}: got {got!r}, MySQL {expected!r}")
+        wrong = wrong_answers(cur, CASES)
     assert not wrong, "\n".join(wrong)
