@@ -385,16 +385,21 @@ def _time_value(fsp: int) -> Convert:
 
 
 def _time_text(fsp: int) -> TextEncoder:
-    def encode(column: ResultColumn, v: Any) -> bytes:
-        if not isinstance(v, dt.timedelta):
-            return str(v).encode("ascii", "replace")
-        sign = "-" if v < dt.timedelta(0) else ""
-        magnitude = -v if sign else v
-        hours, rest = divmod(magnitude.days * 86400 + magnitude.seconds, 3600)
-        minutes, seconds = divmod(rest, 60)
-        text = f"{sign}{hours:02d}:{minutes:02d}:{seconds:02d}"
-        if fsp:
-            text += "." + f"{magnitude.microseconds:06d}"[:fsp]
-        return text.encode("ascii")
+    return lambda column, v: time_text(column, v, fsp)
 
-    return encode
+
+def time_text(column: ResultColumn, value: Any, fsp: int | None = None) -> bytes:
+    """A TIME in the text protocol as MySQL writes it: [-]HH:MM:SS, hours past 24 (str() of a
+    timedelta says '-1 day, 23:00:00'), then ``fsp`` fractional digits — or, for a TIME of no
+    declared precision, six when there is a fraction."""
+    if not isinstance(value, dt.timedelta):
+        return str(value).encode("ascii", "replace")
+    sign = "-" if value < dt.timedelta(0) else ""
+    magnitude = -value if sign else value
+    hours, rest = divmod(magnitude.days * 86400 + magnitude.seconds, 3600)
+    minutes, seconds = divmod(rest, 60)
+    text = f"{sign}{hours:02d}:{minutes:02d}:{seconds:02d}"
+    digits = (6 if magnitude.microseconds else 0) if fsp is None else fsp
+    if digits:
+        text += "." + f"{magnitude.microseconds:06d}"[:digits]
+    return text.encode("ascii")

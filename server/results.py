@@ -23,7 +23,7 @@ from drydock.engine.errors import Errors
 from drydock.engine.results import Result, RowStream
 from drydock.engine.sql.mysql_json_doc import mysql_text
 from drydock.server.column_meta import ColumnMeta, from_duck_type, temporal
-from drydock.server.declared_columns import Declared, declared
+from drydock.server.declared_columns import Declared, declared, time_text
 
 _EXACT = {
     "BOOLEAN": ColumnType.TINY,
@@ -133,19 +133,6 @@ def _to_timedelta(value: Any) -> Any:
             microseconds=value.microsecond,
         )
     return value
-
-
-def time_text(column: ResultColumn, value: Any) -> bytes:
-    """A TIME in the text protocol as MySQL writes it: [-]HH:MM:SS[.ffffff], hours past 24
-    (str() of a timedelta says '-1 day, 23:00:00')."""
-    if not isinstance(value, dt.timedelta):
-        return str(value).encode("ascii", "replace")
-    sign = "-" if value < dt.timedelta(0) else ""
-    magnitude = -value if sign else value
-    hours, rest = divmod(magnitude.days * 86400 + magnitude.seconds, 3600)
-    minutes, seconds = divmod(rest, 60)
-    fraction = f".{magnitude.microseconds:06d}" if magnitude.microseconds else ""
-    return f"{sign}{hours:02d}:{minutes:02d}:{seconds:02d}{fraction}".encode("ascii")
 
 
 def _json_text(value: Any) -> Any:

@@ -1,7 +1,7 @@
 """Django against a drydock server, as an application uses it: `migrate` of the contrib apps
 (auth, contenttypes, sessions, admin) on a fresh database, ORM CRUD, lookups, aggregates, nested
 atomic(), sessions, deletes and inspectdb. Run in a process of its own (Django's settings are
-global) by tests/clients/test_django_app.py. Prints one `OK <step>` line per step; the first
+global) by tests/clients/test_django.py. Prints one `OK <step>` line per step; the first
 failure raises. argv: host port database"""
 
 from __future__ import annotations
