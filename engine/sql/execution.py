@@ -185,29 +185,32 @@ class StatementExecution(SessionDeadline):
         table = mysql_dml.target_table(insert) if isinstance(insert, exp.Insert) else None
         gap = mysql_dml.catch_up(key, self._cursor, table) if table is not None else None
         warnings = [] if gap is None else [Errors.AUTO_INCREMENT_BEHIND.warning(gap=gap)]
+        # the info string (``Records: 3  Duplicates: 0  Warnings: 0``) as for any other INSERT
+        info = (
+            dml_counts.insert_result(insert, affected, None, None).info
+            if isinstance(insert, exp.Insert)
+            else None
+        )
         return Result.ok(
             affected_rows=affected,
             warnings=warnings,
             last_insert_id=mysql_dml.first_generated(key, rows) if key.generates else 0,
+            info=info,
         )
 
     def _run_counted(self, sql: str, count_sql: str) -> tuple[int, int, int]:
         """(the table's rows before, DuckDB's row count, the rows after) of an INSERT, in one
         transaction (the session's, or one of its own)."""
-        own = not self.transaction.open
-        if own:
-            self._cursor.execute("BEGIN TRANSACTION")
-        try:
-            before = int(self._cursor.execute(count_sql).fetchall()[0][0])
+        counts: list[int] = []
+
+        def run() -> None:
+            counts.append(int(self._cursor.execute(count_sql).fetchall()[0][0]))
             rows = self._cursor.execute(sql).fetchall()
-            after = int(self._cursor.execute(count_sql).fetchall()[0][0])
-        except BaseException:
-            if own:
-                self._cursor.execute("ROLLBACK")
-            raise
-        if own:
-            self._cursor.execute("COMMIT")
-        return before, int(rows[0][0]) if rows else 0, after
+            counts.append(int(rows[0][0]) if rows else 0)
+            counts.append(int(self._cursor.execute(count_sql).fetchall()[0][0]))
+
+        self._atomically(run)
+        return counts[0], counts[1], counts[2]
 
     def _run_statement(
         self,
