@@ -259,30 +259,29 @@ def _name_keys(table: TableDef) -> TableDef:
     # MySQL lists the primary key first, then unique keys, then the others, in declared order
     order = {"PRIMARY": 0, "UNIQUE": 1}
     named.sort(key=lambda k: order.get(k.kind, 2))
-    fks = []
-    used = [f.name for f in table.foreign_keys if f.name]
-    counter = 0
-    for fk in table.foreign_keys:
-        if not fk.name:
-            counter += 1
-            while f"{table.name}_ibfk_{counter}" in used:
-                counter += 1
-            fk = replace(fk, name=f"{table.name}_ibfk_{counter}")
-        fks.append(fk)
-    return replace(table, keys=tuple(named), foreign_keys=tuple(fks))
+    names = _numbered([f.name for f in table.foreign_keys], f"{table.name}_ibfk_")
+    fks = tuple(replace(fk, name=n) for fk, n in zip(table.foreign_keys, names))
+    return replace(table, keys=tuple(named), foreign_keys=fks)
 
 
 def _name_checks(table: str, checks: list[CheckDef]) -> list[CheckDef]:
-    used = {c.name for c in checks if c.name}
-    named, counter = [], 0
-    for check in checks:
-        if not check.name:
+    names = _numbered([c.name for c in checks], f"{table}_chk_")
+    return [replace(check, name=n) for check, n in zip(checks, names)]
+
+
+def _numbered(names: list[str], prefix: str) -> list[str]:
+    """The unnamed ("") of ``names`` as MySQL numbers them: ``prefix1``, ``prefix2``, … skipping
+    the numbers a given name already takes."""
+    used = {n for n in names if n}
+    out, counter = [], 0
+    for name in names:
+        if not name:
             counter += 1
-            while f"{table}_chk_{counter}" in used:
+            while f"{prefix}{counter}" in used:
                 counter += 1
-            check = replace(check, name=f"{table}_chk_{counter}")
-        named.append(check)
-    return named
+            name = f"{prefix}{counter}"
+        out.append(name)
+    return out
 
 
 def _foreign_key_indexes(table: TableDef) -> TableDef:

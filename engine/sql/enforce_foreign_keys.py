@@ -217,12 +217,23 @@ def parent_delete(
                 parent_delete(child, children_of(child), doomed, cursor, children_of, depth + 1)
             )
             before.append(f"DELETE FROM {target} AS t WHERE {doomed}")
-        elif fk.on_delete == "SET NULL":
-            sets = ", ".join(f"{quoted(c)} = NULL" for c in fk.columns)
-            before.append(f"UPDATE {target} AS t SET {sets} WHERE {doomed}")
-        elif cursor.execute(f"SELECT 1 FROM {target} AS t WHERE {doomed} LIMIT 1").fetchall():
-            raise Errors.ROW_IS_REFERENCED.error(detail=detail(child, fk))
+        else:
+            before.extend(_set_null_or_refuse(fk.on_delete, child, fk, doomed, cursor))
     return before
+
+
+def _set_null_or_refuse(
+    action: str, child: TableDef, fk: ForeignKeyDef, doomed: str, cursor: Any
+) -> list[str]:
+    """A child's SET NULL update of the ``doomed`` rows (SQL on alias ``t``); for RESTRICT / NO
+    ACTION none, or 1451 when such a row exists."""
+    target = table_sql(child.schema, child.name)
+    if action == "SET NULL":
+        sets = ", ".join(f"{quoted(c)} = NULL" for c in fk.columns)
+        return [f"UPDATE {target} AS t SET {sets} WHERE {doomed}"]
+    if cursor.execute(f"SELECT 1 FROM {target} AS t WHERE {doomed} LIMIT 1").fetchall():
+        raise Errors.ROW_IS_REFERENCED.error(detail=detail(child, fk))
+    return []
 
 
 def _referencing_rows(child: TableDef, fk: ForeignKeyDef, parent_condition: str) -> str:
@@ -262,11 +273,8 @@ def parent_update(update: exp.Update, referencing: Referencing, cursor: Any) -> 
                 f"UPDATE {target} AS c SET {sets} FROM (SELECT {old}, {values} FROM {parent} "
                 f"AS t WHERE {condition}) AS m WHERE {match}"
             )
-        elif fk.on_update == "SET NULL":
-            sets = ", ".join(f"{quoted(c)} = NULL" for c in fk.columns)
-            before.append(f"UPDATE {target} AS t SET {sets} WHERE {doomed}")
-        elif cursor.execute(f"SELECT 1 FROM {target} AS t WHERE {doomed} LIMIT 1").fetchall():
-            raise Errors.ROW_IS_REFERENCED.error(detail=detail(child, fk))
+        else:
+            before.extend(_set_null_or_refuse(fk.on_update, child, fk, doomed, cursor))
     return before
 
 

@@ -108,13 +108,11 @@ def suspect_rows(
     where = update.args.get("where")
     where_sql = f" WHERE {where.this.sql(dialect='duckdb')}" if where is not None else ""
     selected = ", ".join(f"{v} AS v{i}" for i, v in enumerate(values))
-    sql = (
-        f"SELECT * FROM (SELECT row_number() OVER () AS n, {selected} "
-        f"FROM {update.this.sql(dialect='duckdb')}{where_sql}) WHERE "
-        + " OR ".join(f"({c})" for c in conditions)
-        + f" ORDER BY n LIMIT {SUSPECT_ROWS}"
+    numbered = (
+        f"SELECT row_number() OVER () AS n, {selected} "
+        f"FROM {update.this.sql(dialect='duckdb')}{where_sql}"
     )
-    return [(int(r[0]), tuple(r[1:])) for r in cursor.execute(sql).fetchall()]
+    return _first_suspects(cursor, numbered, conditions)
 
 
 def clip(assignment: exp.EQ, column: ColumnDef) -> None:
@@ -192,9 +190,20 @@ def select_suspects(
     ]
     if not conditions:
         return []
+    numbered = (
+        f"SELECT row_number() OVER () AS n, * FROM ({source.sql(dialect='duckdb')})"
+        f" AS s({', '.join(names)})"
+    )
+    return _first_suspects(cursor, numbered, conditions)
+
+
+def _first_suspects(
+    cursor: Any, numbered: str, conditions: list[str]
+) -> list[tuple[int, tuple[Any, ...]]]:
+    """(n, values) of the first rows of ``numbered`` (a query of ``n`` and ``v0, v1, …``) that
+    meet any of ``conditions``, in reading order."""
     sql = (
-        f"SELECT * FROM (SELECT row_number() OVER () AS n, * FROM ({source.sql(dialect='duckdb')})"
-        f" AS s({', '.join(names)})) WHERE "
+        f"SELECT * FROM ({numbered}) WHERE "
         + " OR ".join(f"({c})" for c in conditions)
         + f" ORDER BY n LIMIT {SUSPECT_ROWS}"
     )
