@@ -20,11 +20,13 @@ import numpy as np
 import pyarrow as pa
 import pytest
 
-from drydock.engine.jobs.runtime.ray_tasks import fragment_groups, segment_uuid
+from drydock.engine.jobs.runtime.ray_build import failure_text
+from drydock.engine.jobs.runtime.ray_tasks import fragment_groups, sample_rates, segment_uuid
 from tests.conftest import ServerProcess, make_server
 from tests.support.lance_fixtures import (
     Warehouse,
     admit,
+    s3_warehouse,
     create_catalog,
     local_warehouse,
     rows,
@@ -103,6 +105,7 @@ def vectors(seed: int = 7) -> np.ndarray:
 
 
 def write_table(wh: Warehouse, name: str, data: np.ndarray) -> lance.LanceDataset:
+    """``data`` as table ``db.name`` of ``wh``, in fragments of FRAGMENT_ROWS rows."""
     schema = pa.schema(
         [pa.field("id", pa.int64()), pa.field("emb", pa.list_(pa.float32(), DIM), nullable=False)]
     )
@@ -112,7 +115,12 @@ def write_table(wh: Warehouse, name: str, data: np.ndarray) -> lance.LanceDatase
             "emb": pa.FixedSizeListArray.from_arrays(pa.array(data.ravel()), DIM),
         }
     ).cast(schema)
-    return lance.write_dataset(table, wh.uri("db", name), max_rows_per_file=FRAGMENT_ROWS)
+    return lance.write_dataset(
+        table,
+        wh.uri("db", name),
+        max_rows_per_file=FRAGMENT_ROWS,
+        storage_options=wh.storage_options or None,
+    )
 
 
 def recall_at_10(dataset: lance.LanceDataset, data: np.ndarray, queries: np.ndarray) -> float:
@@ -168,6 +176,32 @@ def test_fragment_groups_and_segment_uuids() -> None:
     assert segment_uuid(base, 1) == segment_uuid(base, 1) != segment_uuid(base, 2)
 
 
+def test_sample_rates_fit_a_table_smaller_than_the_sample() -> None:
+    # pylance's global training wants sample_rate x k rows (k = partitions, 2^num_bits for PQ)
+    assert sample_rates(1_000_000, 16, 8, 256) == (256, 256)  # big enough: as asked
+    assert sample_rates(6000, 16, 8, 256) == (256, 23)  # PQ trains on 23 x 256 = 5888 rows
+    assert sample_rates(3000, 16, 8, 256) == (187, 11)
+    assert sample_rates(300, 16, 8, 16) == (16, 1)
+    assert sample_rates(10, 16, 8, 256) == (1, 1)  # never 0 (admission refuses tables this small)
+
+
+def test_failure_text_names_the_cause_with_secrets_masked() -> None:
+    from ray.exceptions import RayTaskError, WorkerCrashedError
+
+    secret = "s3cr3t-value-1234"
+    options = {"aws_secret_access_key": secret, "aws_region": "us-east-1"}
+    inner = ValueError(f"cannot read s3://bucket/t.lance with key {secret}:\n  details here")
+    wrapped = RayTaskError("build_segment", "Traceback ...", inner)
+    text = failure_text(wrapped, options)
+    assert text == "ValueError: cannot read s3://bucket/t.lance with key ***: details here", text
+    assert failure_text(WorkerCrashedError(), options) == (
+        "the Ray worker died (WorkerCrashedError)"
+    )
+    url = failure_text(OSError("GET https://user:pw0rd@host/x failed"), {})
+    assert "pw0rd" not in url and url.startswith("OSError: GET https://"), url
+    assert len(failure_text(RuntimeError("x" * 5000), {})) < 400  # one bounded line
+
+
 def test_distributed_build_matches_single_process_recall(tmp_path: Path, cluster: Any) -> None:
     wh = local_warehouse(tmp_path / "wh")
     data = vectors()
@@ -184,14 +218,15 @@ def test_distributed_build_matches_single_process_recall(tmp_path: Path, cluster
             "ray",
             "RAY_TASKS_ENDED",
         ), brief(job)
-        assert "2 Ray segments" in job["Message"] and f"{N} rows indexed" in job["Message"], job
+        assert "2 Ray segments merged into one" in job["Message"], job
+        assert f"{N} rows indexed" in job["Message"], job
         built = lance.dataset(wh.uri("db", "t"))
         assert built.version == 2  # exactly one commit
         [described] = built.describe_indices()
-        assert (described.name, described.num_rows_indexed) == ("v", N)
-        uuids = {i["uuid"] for i in built.list_indices()}
-        # two segments; segment 0 carries the job's uuid, segment 1's is derived from it
-        assert len(uuids) == 2 and any(segment_uuid(u, 1) in uuids for u in uuids), uuids
+        # two segments built, merged into one before the commit: a search opens one index
+        assert (described.name, described.num_rows_indexed, len(described.segments)) == ("v", N, 1)
+        [uuid] = {i["uuid"] for i in built.list_indices()}
+        assert segment_dirs(wh, "t") == [uuid]  # the merged-away segments' folders are gone
         rng = np.random.default_rng(99)  # queries near the data, as real ones are
         queries = (data[rng.integers(0, N, 100)] + rng.normal(size=(100, DIM)) * 0.5).astype(
             "float32"
@@ -354,5 +389,99 @@ def test_default_backend_never_loads_ray(tmp_path: Path) -> None:
         assert server.proc is not None
         maps = Path(f"/proc/{server.proc.pid}/maps").read_text()
         assert "_raylet" not in maps and "/ray/" not in maps
+    finally:
+        server.stop()
+
+
+def test_table_smaller_than_the_training_sample_builds_on_ray(tmp_path: Path, cluster: Any) -> None:
+    """3,000 rows with the default sample_rate 256: pylance's global training refuses (it wants
+    256 x 16 rows for IVF, 256 x 256 for PQ), a local build trains on the rows there are."""
+    wh = local_warehouse(tmp_path / "wh")
+    small = vectors()[:3000]
+    write_table(wh, "t", small)
+    server = ray_server(tmp_path, cluster)
+    try:
+        c = create_catalog(server, wh)
+        properties = (
+            'PROPERTIES ("index_type" = "IVF_PQ", "num_partitions" = "16", '
+            '"num_sub_vectors" = "8", "max_iters" = "10")'
+        )
+        job = wait_job(
+            server,
+            admit(server, f"CREATE INDEX v ON {c}.db.t (emb) USING ANN {properties}"),
+            reaped,
+            180,
+        )
+        assert (job["State"], job["ResultCode"], job["BackendId"]) == (
+            "COMMITTED",
+            "NATIVE_OK",
+            "ray",
+        ), brief(job)
+        built = lance.dataset(wh.uri("db", "t"))
+        [described] = built.describe_indices()
+        assert (described.num_rows_indexed, len(described.segments)) == (3000, 1)
+        rng = np.random.default_rng(5)
+        queries = (small[rng.integers(0, 3000, 50)] + rng.normal(size=(50, DIM)) * 0.5).astype(
+            "float32"
+        )
+        assert recall_at_10(built, small, queries) > 0.5  # a trained model, not noise
+    finally:
+        server.stop()
+
+
+@pytest.fixture
+def s3wh(s3: Any) -> Warehouse:
+    return s3_warehouse(s3)
+
+
+def test_distributed_build_on_object_storage_is_merged(
+    tmp_path: Path, cluster: Any, s3: Any, s3wh: Warehouse
+) -> None:
+    """On S3 the merged segment's folder is moved to the job's uuid by copies; one segment and one
+    folder remain."""
+    write_table(s3wh, "t", vectors())
+    server = ray_server(tmp_path, cluster)
+    try:
+        c = create_catalog(server, s3wh)
+        job = wait_job(
+            server, admit(server, f"CREATE INDEX v ON {c}.db.t (emb) USING ANN {PQ}"), reaped, 180
+        )
+        assert (job["State"], job["ResultCode"]) == ("COMMITTED", "NATIVE_OK"), brief(job)
+        assert "2 Ray segments merged into one" in job["Message"], job
+        built = s3wh.dataset("db", "t")
+        [described] = built.describe_indices()
+        assert (described.num_rows_indexed, len(described.segments)) == (N, 1)
+        [uuid] = {i["uuid"] for i in built.list_indices()}
+        got = built.to_table(columns=["id"], nearest={"column": "emb", "q": vectors()[7], "k": 5})
+        assert 7 in got["id"].to_pylist()  # the relocated index answers
+        bucket, _, prefix = s3wh.uri("db", "t").removeprefix("s3://").partition("/")
+        listing = s3.client().list_objects_v2(Bucket=bucket, Prefix=f"{prefix}/_indices/")
+        keys = [o["Key"] for o in listing["Contents"] if not o["Key"].endswith("/")]
+        assert {k.split("/_indices/")[1].split("/")[0] for k in keys} == {uuid}, keys
+    finally:
+        server.stop()
+
+
+def test_failed_task_message_carries_its_cause_with_secrets_masked(
+    tmp_path: Path, cluster: Any, s3wh: Warehouse
+) -> None:
+    from tests.support.s3 import SECRET_KEY
+
+    write_table(s3wh, "t", vectors())
+    server = ray_server(tmp_path, cluster, DRYDOCK_FAULT_RAY_MODE="fail_segment")
+    try:
+        c = create_catalog(server, s3wh)
+        job = wait_job(
+            server, admit(server, f"CREATE INDEX v ON {c}.db.t (emb) USING ANN {PQ}"), reaped, 180
+        )
+        assert (job["State"], job["ResultCode"]) == (
+            "NOT_COMMITTED",
+            "SEGMENT_FAILED_BEFORE_COMMIT",
+        ), brief(job)
+        message = job["Message"]
+        assert "failed after 2 attempts: OSError: injected failure reading s3://" in message, job
+        assert "aws_secret_access_key" in message and "***" in message, job
+        assert SECRET_KEY not in message, job
+        assert SECRET_KEY not in server.log_text(), "the server log shows the secret"
     finally:
         server.stop()

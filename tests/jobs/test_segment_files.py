@@ -1,11 +1,18 @@
-"""A failed distributed build's uncommitted segment folders are removed — exactly those, on local
-disk and on object storage (a moto S3 server on 127.0.0.1)."""
+"""A failed distributed build's uncommitted segment folders are removed — exactly those — and a
+merged segment's folder is moved to the job's uuid, on local disk and on object storage (a moto S3
+server on 127.0.0.1)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from drydock.engine.jobs.runtime.segment_files import remove_segments
+import pytest
+
+from drydock.engine.jobs.runtime.segment_files import (
+    can_relocate,
+    relocate_segment,
+    remove_segments,
+)
 from tests.support.s3 import S3Server
 
 
@@ -59,3 +66,38 @@ def test_wrong_credentials_leave_the_folders_and_say_which(s3: S3Server) -> None
         "aws_endpoint": "http://127.0.0.1:1",
     }  # nothing listens there
     assert remove_segments(f"s3://{bucket}/t.lance", options, ["seg-a"]) == ["seg-a"]
+
+
+def test_local_merged_folder_replaces_the_job_uuid_folder(tmp_path: Path) -> None:
+    indices = tmp_path / "t.lance" / "_indices"
+    for name, body in (("job", b"segment 0"), ("merged", b"merged"), ("other", b"x")):
+        (indices / name).mkdir(parents=True)
+        (indices / name / "index.idx").write_bytes(body)
+    relocate_segment(str(tmp_path / "t.lance"), {}, "merged", "job")
+    assert sorted(p.name for p in indices.iterdir()) == ["job", "other"]
+    assert (indices / "job" / "index.idx").read_bytes() == b"merged"
+    with pytest.raises(ValueError):
+        relocate_segment(str(tmp_path / "t.lance"), {}, "other", "../escape")
+    assert can_relocate(str(tmp_path)) and can_relocate("s3://b/t.lance")
+    assert not can_relocate("gs://b/t.lance")
+
+
+def test_merged_folder_on_object_storage_is_copied_to_the_job_uuid(s3: S3Server) -> None:
+    bucket = s3.make_bucket("segments-relocate")
+    client = s3.client()
+    for key, body in (
+        ("t.lance/_indices/job/index.idx", b"segment 0"),
+        ("t.lance/_indices/job/stale.idx", b"segment 0 only"),
+        ("t.lance/_indices/merged/index.idx", b"merged"),
+        ("t.lance/_indices/merged/auxiliary.idx", b"aux"),
+    ):
+        client.put_object(Bucket=bucket, Key=key, Body=body)
+    relocate_segment(f"s3://{bucket}/t.lance", s3.lance_storage_options, "merged", "job")
+    keys = sorted(
+        o["Key"]
+        for o in client.list_objects_v2(Bucket=bucket)["Contents"]
+        if not o["Key"].endswith("/")
+    )
+    assert keys == ["t.lance/_indices/job/auxiliary.idx", "t.lance/_indices/job/index.idx"]
+    body = client.get_object(Bucket=bucket, Key="t.lance/_indices/job/index.idx")["Body"].read()
+    assert body == b"merged"

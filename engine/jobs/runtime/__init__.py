@@ -6,5 +6,6 @@ of isolated worker processes (``supervisor.py``, ``supervisor_state.py``, ``work
 ``ray_tasks.py``, ``segment_files.py``).
 
 May import: `drydock.engine`, `drydock.engine.support`, `drydock.engine.store`,
-`drydock.engine.lakehouse`, `drydock.engine.jobs.control`, `drydock.engine.jobs`.
+`drydock.engine.lakehouse`, `drydock.engine.jobs.control`, `drydock.engine.jobs`,
+`drydock.engine.security`.
 """

@@ -2,12 +2,15 @@
 ray_backend.py).
 
 Train once (one task on a sample) → one segment task per fragment group, in parallel, each with its
-own deterministic uuid (ray_tasks.segment_uuid) → **one** commit here, from the pinned version,
-then ``num_rows_indexed`` is checked (a compaction between build and commit leaves an index over 0
-rows). Ray's retries are off (``max_retries=0``); drydock retries a failed segment itself, under the
-same uuid, so a re-run overwrites its folder. A segment that still fails, a cancel or the wall clock
-ends the build *before* the commit: nothing is committed (only this coordinator commits), the
-result is typed, the other tasks are force-cancelled (a plain cancel does not interrupt pylance).
+own deterministic uuid (ray_tasks.segment_uuid) → one merge task joins the segments into one (a
+search opens one index, not one per segment: as fast as a single-node build) and its folder is
+moved to the job's uuid (segment_files.relocate_segment) → **one** commit here, from the pinned
+version, then ``num_rows_indexed`` is checked (a compaction between build and commit leaves an
+index over 0 rows). Ray's retries are off (``max_retries=0``); drydock retries a failed segment
+itself, under the same uuid, so a re-run overwrites its folder. A segment that still fails, a
+cancel or the wall clock ends the build *before* the commit: nothing is committed (only this
+coordinator commits), the result is typed, the other tasks are force-cancelled (a plain cancel does
+not interrupt pylance). A failed task's Message carries its exception's text, secrets masked.
 
 The slot is released only with Ray's own proof (every attempt final, its worker process dead);
 only then are a failed build's segment folders removed (a live task could still write them).
@@ -15,20 +18,28 @@ only then are a failed build's segment folders removed (a live task could still 
 
 from __future__ import annotations
 
+import dataclasses
 import logging
+import re
 import threading
 import time
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from drydock.engine.jobs.runtime import ray_tasks
-from drydock.engine.jobs.runtime.segment_files import remove_segments
+from drydock.engine.jobs.runtime.segment_files import (
+    can_relocate,
+    relocate_segment,
+    remove_segments,
+)
+from drydock.engine.security.redact import redact_text, secret_values
 from drydock.engine.jobs.control.backend import BackendEvents, Dispatch, WorkerResult
 from drydock.engine.jobs.control.states import ResultCode, TerminationProof
 
 logger = logging.getLogger(__name__)
 SEGMENT_ATTEMPTS = 2  # drydock's retry policy: a failed segment runs once more under the same uuid
 POLL_SECONDS = 0.2
+CAUSE_CHARS = 300  # a failed task's exception text in the Message, at most
 PROOF_WAIT_SECONDS = 30.0  # then the backend's prover thread keeps asking Ray
 
 
@@ -71,6 +82,7 @@ class Segment:
 class Timings:
     train: float = 0.0
     encode: float = 0.0
+    merge: float = 0.0
     commit: float = 0.0
     rows: int = 0
     segment_seconds: list[float] = field(default_factory=list)
@@ -85,6 +97,8 @@ class RayBuild:
             set()
         )  # every task this build submitted (each retry is a new task)
         self.segments: list[Segment] = []
+        self.merged_uuid = ""  # the merge task's own folder until it is moved to the job's uuid
+        self.merge_note = ""  # why the segments were committed unmerged, if they were
         self.timings = Timings()
         self._cancelled = threading.Event()
         self._stopping = False
@@ -120,7 +134,7 @@ class RayBuild:
             self._force_cancel()
             result = WorkerResult(
                 ResultCode.SEGMENT_FAILED_BEFORE_COMMIT,
-                f"distributed build failed before commit: {type(exc).__name__}",
+                f"distributed build failed before commit: {self._failure_text(exc)}",
                 self._advanced(),
             )
         if result is not None:
@@ -178,32 +192,72 @@ class RayBuild:
         self._encode(params, model)
         if self._cancelled.is_set():
             self._check_interrupts("the last segment")
-        return self._commit(dataset)
+        return self._commit(dataset, self._merge())
 
     def _train(self, params: dict[str, Any]) -> dict[str, Any]:
         self._progress("training IVF/PQ (1 task)")
         started = time.monotonic()
-        ref = self.backend.submit_task(
-            self,
+        d = self.d
+        model = self._one_task(
+            "training",
             ray_tasks.train,
-            self.d.uri,
-            self.d.admitted_version,
-            self.d.storage_options,
-            self.d.column,
+            d.uri,
+            d.admitted_version,
+            d.storage_options,
+            d.column,
             params,
             1,
         )
-        self._pending = [ref]
-        while not self.backend.ray.wait([ref], timeout=POLL_SECONDS)[0]:
-            self._check_interrupts("training")
-        try:
-            model: dict[str, Any] = self.backend.ray.get(ref)
-        except Exception as exc:  # noqa: BLE001 - the cause is named by class below
-            raise BuildFailed(
-                ResultCode.SEGMENT_FAILED_BEFORE_COMMIT, f"training task failed: {_cause(exc)}"
-            ) from None
         self.timings.train = time.monotonic() - started
         return model
+
+    def _one_task(self, stage: str, function: Any, *args: Any) -> dict[str, Any]:
+        """Run one task to its end (cancel and wall clock still apply); its result."""
+        ref = self.backend.submit_task(self, function, *args)
+        self._pending = [ref]
+        while not self.backend.ray.wait([ref], timeout=POLL_SECONDS)[0]:
+            self._check_interrupts(stage)
+        try:
+            result: dict[str, Any] = self.backend.ray.get(ref)
+        except Exception as exc:  # noqa: BLE001 - its cause goes into the Message
+            raise BuildFailed(
+                ResultCode.SEGMENT_FAILED_BEFORE_COMMIT,
+                f"{stage} task failed: {self._failure_text(exc)}; nothing was committed",
+            ) from None
+        return result
+
+    def _merge(self) -> list[Any]:
+        """The segments to commit: one, merged from all, under the job's uuid; or the segments
+        themselves when there is only one or the storage cannot relocate the merged folder."""
+        indices = [s.result["index"] for s in self.segments if s.result]
+        if len(indices) < 2:
+            return indices
+        d = self.d
+        if not can_relocate(d.uri):
+            self.merge_note = "; segments not merged: no folder move on this storage"
+            return indices
+        self._progress(f"merging {len(indices)} segments (1 task)")
+        started = time.monotonic()
+        merged = self._one_task(
+            "merge",
+            ray_tasks.merge_segments,
+            d.uri,
+            d.admitted_version,
+            d.storage_options,
+            indices,
+            1,
+        )["index"]
+        self.merged_uuid = str(merged.uuid)
+        try:  # segment 0's folder (the job's uuid, uncommitted) gives way to the merged one
+            relocate_segment(d.uri, d.storage_options, self.merged_uuid, d.index_uuid)
+        except (OSError, ValueError) as exc:
+            raise BuildFailed(
+                ResultCode.SEGMENT_FAILED_BEFORE_COMMIT,
+                f"moving the merged segment failed: {self._failure_text(exc)}; "
+                "nothing was committed",
+            ) from None
+        self.timings.merge = time.monotonic() - started
+        return [dataclasses.replace(merged, uuid=d.index_uuid)]
 
     def _encode(self, params: dict[str, Any], model: dict[str, Any]) -> None:
         started = time.monotonic()
@@ -252,7 +306,7 @@ class RayBuild:
         try:
             segment.result = self.backend.ray.get(segment.ref)
         except Exception as exc:  # noqa: BLE001 - retried under the same uuid, then the job fails
-            cause = _cause(exc)
+            cause = self._failure_text(exc)
             if segment.attempts < SEGMENT_ATTEMPTS and not self._cancelled.is_set():
                 logger.warning(
                     "job %s: segment %s failed (%s); retrying under the same uuid",
@@ -286,15 +340,14 @@ class RayBuild:
                 f"wall-clock limit reached during {stage}, before commit",
             )
 
-    def _commit(self, dataset: Any) -> WorkerResult | None:
+    def _commit(self, dataset: Any, indices: list[Any]) -> WorkerResult | None:
         """The one commit, from the pinned version. Committing the same segment list again would
         be safe (docs/job-contract.md, "Library behaviour relied on"), but an ambiguous failure is
         left to the evidence rules instead (no result)."""
         import lance
 
-        self._progress(f"committing {len(self.segments)} segments")
+        self._progress(f"committing {len(indices)} of {len(self.segments)} segments")
         started = time.monotonic()
-        indices = [s.result["index"] for s in self.segments if s.result]
         try:
             dataset.commit_existing_index_segments(self.d.index_name, self.d.column, indices)
         # classified by class and by a positive presence check
@@ -312,7 +365,7 @@ class RayBuild:
             ):  # refused before writing a manifest (e.g. overlapping coverage)
                 return WorkerResult(
                     ResultCode.SEGMENT_FAILED_BEFORE_COMMIT,
-                    "commit refused: ValueError",
+                    f"commit refused: {self._failure_text(exc)}",
                     self._advanced(),
                 )
             return None  # cannot tell: no trusted result; the version history settles it later
@@ -320,8 +373,12 @@ class RayBuild:
         present, rows, version = self._present()
         if not present:
             return None
+        self._remove_merged_sources(indices)
         t = self.timings
-        split = f"train {t.train:.1f}s, encode {t.encode:.1f}s, commit {t.commit:.2f}s"
+        split = (
+            f"train {t.train:.1f}s, encode {t.encode:.1f}s, merge {t.merge:.2f}s, "
+            f"commit {t.commit:.2f}s"
+        )
         if not rows:
             return WorkerResult(
                 ResultCode.NATIVE_OK,
@@ -329,12 +386,32 @@ class RayBuild:
                 True,
                 committed_version=version,
             )
+        shape = (
+            f"{len(self.segments)} Ray segments merged into one"
+            if len(indices) == 1 < len(self.segments)
+            else f"{len(self.segments)} Ray segments"
+        )
         return WorkerResult(
             ResultCode.NATIVE_OK,
-            f"index built as {len(self.segments)} Ray segments, {rows} rows indexed ({split})",
+            f"index built as {shape}, {rows} rows indexed ({split}){self.merge_note}",
             True,
             committed_version=version,
         )
+
+    def _remove_merged_sources(self, committed: list[Any]) -> None:
+        """Once the merged segment is committed, the segments it was merged from are referenced by
+        no version: their folders (all but the job's uuid, which now holds the merged one) go."""
+        if len(committed) != 1 or len(self.segments) < 2:
+            return
+        sources = [s.uuid for s in self.segments if s.uuid != self.d.index_uuid]
+        left = remove_segments(self.d.uri, self.d.storage_options, sources)
+        if left:
+            logger.warning(
+                "job %s: merged-away segment folders left under %s/_indices: %s",
+                self.d.job_id,
+                self.d.uri,
+                ", ".join(left),
+            )
 
     def _present(self) -> tuple[bool, int | None, int]:
         from drydock.engine.jobs.worker import _index_present
@@ -364,7 +441,8 @@ class RayBuild:
         """A failed build's uncommitted segment folders (pylance's cleanup keeps them for 7 days),
         on
         local disk or object storage, with the dataset's own storage options."""
-        left = remove_segments(self.d.uri, self.d.storage_options, [s.uuid for s in self.segments])
+        uuids = [s.uuid for s in self.segments] + [self.merged_uuid]
+        left = remove_segments(self.d.uri, self.d.storage_options, uuids)
         if left:
             logger.warning(
                 "job %s: uncommitted segment folders left under %s/_indices: %s",
@@ -382,11 +460,25 @@ class RayBuild:
             else None
         )
 
+    def _failure_text(self, exc: BaseException) -> str:
+        return failure_text(exc, self.d.storage_options)
+
+
+def failure_text(exc: BaseException, storage_options: dict[str, str]) -> str:
+    """A failure for the Message, its secrets (the dataset's storage options, URL credentials)
+    masked: a dead worker by class, else the exception's class and text."""
+    return redact_text(_cause(exc), secret_values(storage_options))
+
 
 def _cause(exc: BaseException) -> str:
-    """Which failure, by class: a dead worker, a cancel, or the task's own exception type."""
+    """Which failure: a dead worker by class, else the task's own exception, class and text (its
+    first ``CAUSE_CHARS`` characters, on one line)."""
     cause = getattr(exc, "cause", None)  # RayTaskError wraps the task's exception
-    name = type(cause).__name__ if isinstance(cause, BaseException) else type(exc).__name__
+    failure = cause if isinstance(cause, BaseException) else exc
+    name = type(failure).__name__
     if name in ("WorkerCrashedError", "NodeDiedError", "OutOfMemoryError"):
         return f"the Ray worker died ({name})"
-    return name
+    text = re.sub(r"\s+", " ", str(failure)).strip()
+    if len(text) > CAUSE_CHARS:
+        text = text[: CAUSE_CHARS - 1] + "…"
+    return f"{name}: {text}" if text else name

@@ -5,10 +5,13 @@ This module imports nothing from drydock: it is shipped to the Ray workers by va
 so a Ray node needs pylance and numpy, not drydock. Both tasks open the *pinned* dataset version.
 
 - ``train``: IVF centroids and PQ codebook, once, on a sample — every segment must be encoded with
-  this one model (segments that train their own model lose recall and cannot be merged).
+  this one model (segments that train their own model lose recall and cannot be merged). A table
+  smaller than the sample is trained on (nearly) all its rows, as a local build does.
 - ``build_segment``: one index segment over a group of fragments with pylance's segment API
   (``create_index_uncommitted``), under a uuid fixed by the coordinator, so a re-run overwrites the
   same folder instead of leaving a second copy. Nothing is committed here.
+- ``merge_segments``: the segments merged into one (``merge_existing_index_segments``): a search
+  then opens one index instead of one per segment. Nothing is committed here either.
 """
 
 from __future__ import annotations
@@ -23,6 +26,8 @@ FAULT_KILL_SEGMENT = (
     "kill_segment"  # test-only (DRYDOCK_FAULT_RAY_MODE): the last segment's worker dies
 )
 FAULT_HOLD_SEGMENT = "hold_segment"  # test-only: segment tasks block until they are force-cancelled
+# test-only: segment tasks raise an error that echoes the storage options, as storage errors can
+FAULT_FAIL_SEGMENT = "fail_segment"
 
 
 def _lance(threads: int) -> Any:
@@ -63,6 +68,18 @@ def fragment_groups(fragments: list[tuple[int, int]], segments: int) -> list[lis
     return groups
 
 
+def sample_rates(
+    rows: int, num_partitions: int, num_bits: int, sample_rate: int
+) -> tuple[int, int]:
+    """The (IVF, PQ) sample rates to train with. pylance's global training refuses a table with
+    fewer than ``sample_rate × k`` rows (k = partitions for IVF, 2^num_bits for PQ), where a local
+    ``create_index`` trains on all the rows there are; lowering the rate to what the table holds
+    trains on (nearly: a whole multiple of k) all of them, the same model a local build trains."""
+    ivf = min(sample_rate, rows // max(1, num_partitions))
+    pq = min(sample_rate, rows // (1 << num_bits))
+    return max(1, ivf), max(1, pq)
+
+
 def train(
     uri: str,
     version: int,
@@ -71,7 +88,8 @@ def train(
     params: dict[str, Any],
     threads: int,
 ) -> dict[str, Any]:
-    """IVF centroids + PQ codebook of the pinned version (pylance ``prepare_global_ivf_pq``)."""
+    """IVF centroids + PQ codebook of the pinned version (what pylance's ``prepare_global_ivf_pq``
+    does, with the sample rates of ``sample_rates``)."""
     lance = _lance(threads)
     from lance.indices import IndicesBuilder
 
@@ -79,17 +97,27 @@ def train(
     dataset = lance.dataset(uri, version=version, storage_options=storage_options or None)
     if int(dataset.version) != version:
         raise ValueError("pinned open returned another version")
-    model = IndicesBuilder(dataset, column).prepare_global_ivf_pq(
+    num_bits = int(params.get("num_bits", 8))
+    max_iters = int(params.get("max_iters", 50))
+    ivf_rate, pq_rate = sample_rates(
+        dataset.count_rows(),
+        int(params["num_partitions"]),
+        num_bits,
+        int(params.get("sample_rate", 256)),
+    )
+    builder = IndicesBuilder(dataset, column)
+    ivf = builder.train_ivf(
         params["num_partitions"],
-        params["num_sub_vectors"],
         distance_type=params.get("metric", "l2"),
-        sample_rate=int(params.get("sample_rate", 256)),
-        max_iters=int(params.get("max_iters", 50)),
-        num_bits=int(params.get("num_bits", 8)),
+        sample_rate=ivf_rate,
+        max_iters=max_iters,
+    )
+    pq = builder.train_pq(
+        ivf, params["num_sub_vectors"], sample_rate=pq_rate, max_iters=max_iters, num_bits=num_bits
     )
     return {
-        "ivf_centroids": model["ivf_centroids"],
-        "pq_codebook": model["pq_codebook"],
+        "ivf_centroids": ivf.centroids,
+        "pq_codebook": pq.codebook,
         "seconds": time.monotonic() - started,
     }
 
@@ -116,6 +144,8 @@ def build_segment(
     if fault == FAULT_HOLD_SEGMENT:
         while True:  # only a force-cancel (which kills this worker) ends it
             time.sleep(0.2)
+    if fault == FAULT_FAIL_SEGMENT:
+        raise OSError(f"injected failure reading {uri} with options {storage_options}")
     lance = _lance(threads)
     started = time.monotonic()
     dataset = lance.dataset(uri, version=version, storage_options=storage_options or None)
@@ -136,3 +166,21 @@ def build_segment(
         index_uuid=index_uuid,
     )
     return {"index": index, "rows": rows, "seconds": time.monotonic() - started}
+
+
+def merge_segments(
+    uri: str,
+    version: int,
+    storage_options: dict[str, str],
+    segments: list[Any],
+    threads: int,
+) -> dict[str, Any]:
+    """The built segments (pylance ``Index`` each, all of one model) merged into one uncommitted
+    segment, under a uuid pylance chooses; returns its ``Index``."""
+    lance = _lance(threads)
+    started = time.monotonic()
+    dataset = lance.dataset(uri, version=version, storage_options=storage_options or None)
+    if int(dataset.version) != version:
+        raise ValueError("pinned open returned another version")
+    merged = dataset.merge_existing_index_segments(list(segments))
+    return {"index": merged, "seconds": time.monotonic() - started}

@@ -1,13 +1,17 @@
-"""Removing a failed distributed build's uncommitted index segments, locally or on object storage.
+"""The folders of a distributed build's uncommitted index segments, locally or on object storage.
 
-pylance's own cleanup keeps unreferenced index folders for 7 days (a build may still be writing
-them); drydock knows when a build ended without a commit and every task is proven ended, so it
-removes the folders of exactly the segment uuids it derived for that build, nothing else.
+- Removing: pylance's own cleanup keeps unreferenced index folders for 7 days (a build may still be
+  writing them); drydock knows when a build ended without a commit and every task is proven ended,
+  so it removes the folders of exactly the segment uuids it derived for that build, nothing else.
+- Relocating: pylance's segment merge writes the merged segment under a uuid of its own choosing;
+  the job's evidence rules look for the job's pre-assigned uuid, so the merged folder is moved to
+  that uuid before the one commit (``relocate_segment``).
 """
 
 from __future__ import annotations
 
 import logging
+import os
 import shutil
 from collections.abc import Iterable, Mapping
 from pathlib import Path
@@ -50,6 +54,39 @@ def remove_segments(
             logger.warning("segment folder %s/_indices/%s not removed: %s", uri, segment, exc)
             left.append(segment)
     return left
+
+
+def can_relocate(uri: str) -> bool:
+    """Whether ``relocate_segment`` supports this dataset's storage (local disk and S3)."""
+    return urlparse(uri).scheme in ("", "file", "s3", "s3a")
+
+
+def relocate_segment(
+    uri: str, storage_options: Mapping[str, str], source_uuid: str, target_uuid: str
+) -> None:
+    """Move ``<uri>/_indices/<source_uuid>`` to ``<uri>/_indices/<target_uuid>``, replacing what
+    was there (an uncommitted segment: the caller never relocates onto a committed one). Raises
+    OSError or ValueError when it cannot; the target may then be partly written."""
+    for name in (source_uuid, target_uuid):
+        if not name or "/" in name or name in (".", ".."):
+            raise ValueError(f"not a segment uuid: {name!r}")
+    parsed = urlparse(uri)
+    if parsed.scheme in ("", "file"):
+        root = Path(parsed.path if parsed.scheme else uri) / "_indices"
+        shutil.rmtree(root / target_uuid, ignore_errors=True)
+        os.rename(root / source_uuid, root / target_uuid)  # one directory rename: atomic
+        return
+    fs, base = _filesystem(uri, storage_options)
+    source, target = f"{base}/_indices/{source_uuid}", f"{base}/_indices/{target_uuid}"
+    try:
+        fs.delete_dir(target)
+    except FileNotFoundError:
+        pass
+    files = fs.get_file_info(pafs.FileSelector(source, recursive=True))
+    for info in files:  # object stores have no directory rename: a server-side copy per file
+        if info.type == pafs.FileType.File:
+            fs.copy_file(info.path, target + info.path[len(source) :])
+    fs.delete_dir(source)
 
 
 def _filesystem(uri: str, options: Mapping[str, str]) -> tuple[pafs.FileSystem, str]:
