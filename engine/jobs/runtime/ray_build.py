@@ -354,6 +354,7 @@ class RayBuild:
         except Exception as exc:  # noqa: BLE001
             present, _, _ = self._present()
             if present:
+                self._remove_merged_sources(indices)
                 return WorkerResult(
                     ResultCode.NATIVE_OK, "index committed (the commit call raised after it)", True
                 )
