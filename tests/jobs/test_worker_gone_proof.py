@@ -11,6 +11,7 @@ from __future__ import annotations
 import errno
 import os
 import subprocess
+import sys
 import threading
 import time
 import uuid
@@ -20,18 +21,30 @@ from typing import Any
 
 import pytest
 
-from drydock.engine.jobs.control.backend import Dispatch, log_name
+from dataclasses import replace
+
+from drydock.engine.jobs.control.backend import LOCAL_BACKEND, Dispatch, log_name
 from drydock.engine.jobs.control.states import TerminationProof
 from drydock.engine.jobs.runtime import isolation as iso
 from drydock.engine.jobs.runtime.supervisor import Supervisor
+from drydock.engine.jobs.runtime.supervisor_state import start_ticks
+from drydock.engine.store.config import Config
+from drydock.engine.store.metastore import MetaStore
 from tests.jobs.test_supervisor_workers import (  # noqa: F401 - fixtures used by name
+    Events,
     cgroup_supervisor,
     make_dispatch,
     rlimit_run,
 )
+from tests.support.jobfactory import new_job
 from tests.support.waiting import wait_until
 
 FAR = 3_600_000  # ms: a deadline no test reaches
+# starts a grandchild that keeps its process group and session, then exits when stdin closes
+LEAVE_A_GRANDCHILD = (
+    "import subprocess, sys; "
+    "subprocess.Popen(['sleep', '600'], stdin=subprocess.DEVNULL); sys.stdin.read()"
+)
 
 
 def gone(pid: int) -> bool:
@@ -120,6 +133,27 @@ def test_rlimit_mode_holds_the_slot_while_a_grandchild_remains_in_the_workers_se
         "exited with code 0; processes it left in its session ended later",
     )
     assert gone(stray) and supervisor.status()["held"] == 0
+
+
+def test_an_earlier_epochs_worker_is_not_proven_gone_while_its_session_has_a_process(
+    tmp_path: Path,
+) -> None:
+    """After a restart in rlimit mode: the recorded worker is gone but left a grandchild in its
+    session. On main a gone pid alone proved the run over."""
+    supervisor = Supervisor(Config(MetaStore(tmp_path / "m.sqlite")), Events(), "e", tmp_path / "w")
+    job = replace(new_job(), id=1, invocation_id="inv-local", backend_id=LOCAL_BACKEND)
+    leader = subprocess.Popen(
+        [sys.executable, "-c", LEAVE_A_GRANDCHILD], stdin=subprocess.PIPE, start_new_session=True
+    )
+    recorded = (leader.pid, start_ticks(leader.pid))
+    [stray] = wait_until(
+        lambda: [p for p in iso.session_members(leader.pid) if p != leader.pid], 30, "grandchild"
+    )
+    assert leader.communicate(timeout=30) == (None, None) and leader.returncode == 0
+    assert not gone(stray)
+    assert not supervisor.earlier_run_gone(job, recorded)  # the stray is killed now
+    wait_until(lambda: gone(stray), 10, "the stray to be killed")
+    assert supervisor.earlier_run_gone(job, recorded)
 
 
 # -- cgroups: the whole subtree, and rmdir
