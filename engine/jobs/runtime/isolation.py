@@ -95,7 +95,8 @@ def session_members(leader: int) -> list[int]:
     """Live processes in the process group or the session ``leader`` started (a worker runs in its
     own session: pgid = sid = its pid). Zombies run nothing and are left out. The kernel does not
     hand out a pid again while it still names a group or session with members, so a match is a
-    process the worker left."""
+    process the worker left (once they are all gone the number is free again, but it comes back
+    only after the kernel's pids wrap around pid_max)."""
     members = []
     for entry in os.scandir("/proc"):
         if not entry.name.isdigit():

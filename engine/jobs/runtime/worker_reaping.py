@@ -169,7 +169,9 @@ class WorkerReaper(SupervisorState):
         for invocation_id, worker in held:
             if worker.process.poll() is None:
                 continue
-            if self._remains(worker, wait=0.5):
+            why = self._remains(worker, wait=0.5)
+            if why:
+                worker.withheld = why
                 continue
             with self._lock:
                 self._held.pop(invocation_id, None)
