@@ -219,6 +219,8 @@ def _inject_faults() -> None:
         stray = subprocess.Popen(["sleep", "600"], start_new_session=True)
         print(f"stray pid {stray.pid}", file=sys.stderr, flush=True)
         os._exit(0)
+    if fault in ("group_stray", "nested_stray"):  # a grandchild left in its group and session
+        _leave_grandchild(nested_cgroup=fault == "nested_stray")
     if fault == "stderr_flood":
         sys.stderr.write("first line\n" + "x" * (4 * 2**20) + "\nlast line\n")
         sys.stderr.flush()
@@ -234,6 +236,34 @@ def _inject_faults() -> None:
         while True:  # until the cgroup's memory limit kills us
             hog.append(bytearray(64 * 2**20))
             hog[-1][::4096] = b"x" * len(hog[-1][::4096])
+
+
+def _leave_grandchild(nested_cgroup: bool) -> None:
+    """Test-only: start a process that keeps this worker's process group and session (and, with
+    ``nested_cgroup``, sits in a cgroup made under this worker's own), then exit."""
+    import subprocess
+    from pathlib import Path
+
+    stray = subprocess.Popen(
+        ["sleep", "600"],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    if nested_cgroup:
+        root = Path("/sys/fs/cgroup")
+        for line in Path("/proc/self/cgroup").read_text().splitlines():
+            _, controllers, path = line.split(":", 2)
+            if controllers in ("memory", "pids"):  # v1
+                nested = root / controllers / path.lstrip("/") / "nested"
+            elif controllers == "" and (root / "cgroup.controllers").exists():  # v2
+                nested = root / path.lstrip("/") / "nested"
+            else:
+                continue
+            nested.mkdir()
+            (nested / "cgroup.procs").write_text(str(stray.pid))
+    print(f"stray pid {stray.pid}", file=sys.stderr, flush=True)
+    os._exit(0)
 
 
 def execute(d: Dispatch) -> WorkerResult | None:

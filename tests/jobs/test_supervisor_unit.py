@@ -342,13 +342,13 @@ def test_preflight_passes_here_and_a_worker_cgroup_enforces_what_was_written(
             f"/{isolation.parent_name}/w-1-abcdef01"
             in Path(f"/proc/{child.pid}/cgroup").read_text()
         )
-        assert group.procs() == [child.pid] and not group.empty()
+        assert group.procs() == [child.pid] and group.populated()
         isolation.kill_all(group)
         assert child.wait(timeout=10) == -9
     finally:
         child.kill()
         child.wait()
-    assert group.empty()
+    assert not group.populated()
     assert [g.name for g in isolation.find("w-1-")] == ["w-1-abcdef01"]
     assert isolation.remove(group)
     assert not any(d.exists() for d in group.dirs)

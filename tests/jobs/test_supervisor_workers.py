@@ -196,11 +196,8 @@ def cgroup_supervisor(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterat
     for supervisor in made:
         supervisor.stop()
         for base in supervisor.isolation._bases:
-            for child in base.iterdir() if base.exists() else []:
-                if child.is_dir():
-                    child.rmdir()
-            if base.exists():
-                base.rmdir()
+            for d, _, _ in os.walk(base, topdown=False):  # nested cgroups first
+                Path(d).rmdir()
 
 
 def test_a_worker_replying_with_a_deeply_nested_frame_is_killed_and_its_exit_reported(

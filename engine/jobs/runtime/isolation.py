@@ -6,6 +6,13 @@ work, unless ``lance_index_worker_isolation = rlimit`` says to run with rlimits 
 always apply: CORE=0, NOFILE=1024, CPU = 4 × wall clock, non-dumpable, and RLIMIT_AS only as a
 generous fuse (under a tight address-space limit the native library aborts with SIGABRT instead of
 raising MemoryError: docs/job-contract.md, "Library behaviour relied on").
+
+What proves a worker gone (besides reaping the exact child): on cgroup v2 its cgroup's
+``cgroup.events`` reads ``populated 0`` (the kernel counts the whole subtree, nested cgroups the
+worker made included); on v1, no ``cgroup.procs`` anywhere in its subtree lists a process; then
+every directory of the subtree is removed, and a failed ``rmdir`` proves nothing. Without cgroups
+(rlimit mode) the worker runs in its own session (pgid = sid = its pid) and is gone once no live
+process is left in that process group or session.
 """
 
 from __future__ import annotations
@@ -36,21 +43,73 @@ class Limits:
 class WorkerCgroup:
     name: str
     dirs: list[Path] = field(default_factory=list)  # one per hierarchy (v1) or one (v2)
+    unified: bool = False  # cgroup v2: cgroup.events says whether the subtree is populated
+
+    def subtree(self) -> list[Path]:
+        """Every cgroup directory of this worker, descendants (made by the worker) before their
+        parents: the order they can be removed in."""
+        found: list[Path] = []
+        for d in self.dirs:
+            for parent, _, _ in os.walk(d, topdown=False):
+                found.append(Path(parent))
+        return found
 
     def procs(self) -> list[int]:
+        """The processes anywhere in the subtree (those the kernel lists at this instant)."""
         pids: set[int] = set()
-        for d in self.dirs:
+        for d in self.subtree():
             try:
                 pids |= {int(x) for x in (d / "cgroup.procs").read_text().split()}
             except (OSError, ValueError):
                 continue
         return sorted(pids)
 
-    def empty(self) -> bool:
-        return all(
-            not (d / "cgroup.procs").exists() or not (d / "cgroup.procs").read_text().split()
-            for d in self.dirs
-        )
+    def populated(self) -> bool:
+        """Whether any process remains anywhere in the subtree. Raises OSError when that cannot be
+        read (an unreadable cgroup proves nothing); a cgroup already removed is empty."""
+        if self.unified:
+            return any(d.exists() and _events_value(d, "populated") != "0" for d in self.dirs)
+        for d in self.subtree():
+            try:
+                if (d / "cgroup.procs").read_text().split():
+                    return True
+            except FileNotFoundError:
+                continue  # removed meanwhile
+        return False
+
+
+def _events_value(d: Path, key: str) -> str:
+    for line in (d / "cgroup.events").read_text().splitlines():
+        name, _, value = line.partition(" ")
+        if name == key:
+            return value.strip()
+    raise OSError(f"{d / 'cgroup.events'} has no {key!r} line")
+
+
+def _rmdir(d: Path) -> None:
+    """Remove one cgroup directory (a seam the tests use to make the kernel refuse)."""
+    d.rmdir()
+
+
+def session_members(leader: int) -> list[int]:
+    """Live processes in the process group or the session ``leader`` started (a worker runs in its
+    own session: pgid = sid = its pid). Zombies run nothing and are left out. The kernel does not
+    hand out a pid again while it still names a group or session with members, so a match is a
+    process the worker left (once they are all gone the number is free again, but it comes back
+    only after the kernel's pids wrap around pid_max)."""
+    members = []
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry.name}/stat") as stat:
+                fields = stat.read().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue  # ended meanwhile
+        state, pgrp, session = fields[0], int(fields[2]), int(fields[3])
+        if state not in ("Z", "X") and leader in (pgrp, session):
+            members.append(int(entry.name))
+    return members
 
 
 def _own_path(controller: str) -> str:
@@ -134,7 +193,7 @@ class Isolation:
     # -- per invocation
     # -------------------------------------------------------------------------------
     def create(self, name: str, limits: Limits) -> WorkerCgroup:
-        group = WorkerCgroup(name)
+        group = WorkerCgroup(name, unified=self.kind == "cgroup-v2")
         for base in self._bases:
             d = base / name
             d.mkdir(exist_ok=True)
@@ -169,13 +228,25 @@ class Isolation:
                 raise RuntimeError(f"pid {pid} is not in {d} after the move")
 
     def kill_all(self, group: WorkerCgroup) -> None:
-        for d in group.dirs:  # cgroup v2 (Linux 5.14+): one atomic kill, no race with fork
+        for d in group.dirs:  # cgroup v2 (Linux 5.14+): one atomic kill of the subtree, no race
             if (d / "cgroup.kill").exists():
                 try:
                     (d / "cgroup.kill").write_text("1")
                 except OSError:
                     pass
         for pid in group.procs():
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+
+    def kill_session(self, leader: int) -> None:
+        """SIGKILL every process left in the process group and session ``leader`` started."""
+        try:
+            os.killpg(leader, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+        for pid in session_members(leader):  # members that moved to another group of the session
             try:
                 os.kill(pid, signal.SIGKILL)
             except ProcessLookupError:
@@ -193,18 +264,20 @@ class Isolation:
         return hits
 
     def remove(self, group: WorkerCgroup, timeout: float = 5.0) -> bool:
+        """Remove the whole subtree, nested cgroups first. False if a directory is still there at
+        the timeout (the kernel refuses ``rmdir`` while a cgroup has members or children)."""
         deadline = time.monotonic() + timeout
-        ok = True
-        for d in group.dirs:
+        for d in group.subtree():
             while d.exists():
                 try:
-                    d.rmdir()
+                    _rmdir(d)
+                except FileNotFoundError:
+                    break
                 except OSError:
                     if time.monotonic() > deadline:
-                        ok = False
-                        break
+                        return False
                     time.sleep(0.05)
-        return ok
+        return True
 
     def find(self, prefix: str) -> list[WorkerCgroup]:
         """Worker cgroups left by an earlier process (start-up sweep)."""
@@ -214,7 +287,9 @@ class Isolation:
                 continue
             for d in base.iterdir():
                 if d.is_dir() and d.name.startswith(prefix):
-                    found.setdefault(d.name, WorkerCgroup(d.name)).dirs.append(d)
+                    found.setdefault(
+                        d.name, WorkerCgroup(d.name, unified=self.kind == "cgroup-v2")
+                    ).dirs.append(d)
         return list(found.values())
 
 

@@ -11,14 +11,17 @@
 - One monitor thread per worker (engine/jobs/runtime/worker_monitor.py) reads its frames (caps and
   nesting depth checked before anything is allocated or parsed) and its stderr (into a bounded
   file), enforces the wall-clock deadline with SIGTERM → grace → SIGKILL, reaps the exact child and
-  checks its cgroup is empty before reporting CHILD_REAPED (engine/jobs/runtime/worker_reaping.py).
+  proves nothing it started still runs (its cgroup subtree unpopulated and removed; with rlimits
+  only, its process group and session empty) before reporting CHILD_REAPED
+  (engine/jobs/runtime/worker_reaping.py).
   Whatever goes wrong in the monitor, the worker is killed and its exit is still reported, with the
   reason.
 - Every exit is reported with its cause (signal, the cgroup limit the kernel enforced, the wall
   clock, a protocol violation) and logged at WARNING unless it was a clean exit.
-- A worker whose cgroup stays non-empty after the reap (stray processes) gets no proof yet: the
-  reaper thread re-checks such held workers every second, kills what remains and records
-  CHILD_REAPED once the cgroup is empty, so held slots do not stop dispatch until a restart.
+- A worker not proven gone after the reap (stray processes, a cgroup the kernel would not remove)
+  gets no proof yet: the reaper thread re-checks such held workers every second, kills what
+  remains and records CHILD_REAPED once the proof holds, so held slots do not stop dispatch until a
+  restart.
 
 ``Supervisor`` is built in layers, one concern a module: the bookkeeping of invocations and
 workers (engine/jobs/runtime/supervisor_state.py), the end of a worker, the monitor, the spawner,
@@ -46,6 +49,7 @@ from drydock.engine.jobs.control.backend import (
     ProtocolError,
 )
 from drydock.engine.jobs.control.records import JobRecord
+from drydock.engine.jobs.runtime.isolation import session_members
 from drydock.engine.jobs.runtime.protocol import dispatch_frame
 from drydock.engine.jobs.runtime.supervisor_state import Submission, cgroup_name, start_ticks
 from drydock.engine.jobs.runtime.worker_env import with_ambient_credentials
@@ -136,7 +140,8 @@ class Supervisor(WorkerSpawner, Backend):
 
     def earlier_run_gone(self, job: JobRecord, worker: tuple[int, int | None] | None) -> bool:
         """An earlier epoch's local worker: its cgroup emptied and removed, and its recorded
-        process gone (killed now if it still runs; proven on a later ask once it is gone)."""
+        process gone with nothing left in its process group or session (killed now if anything
+        still runs; proven on a later ask once it is gone)."""
         if job.backend_id == RAY_BACKEND:
             return False  # only Ray's state API can prove a Ray run over
         if self.isolation.kind.startswith("cgroup"):
@@ -147,12 +152,17 @@ class Supervisor(WorkerSpawner, Backend):
         if worker is None:
             return True  # never released: a worker without a record never received its dispatch
         pid, ticks = worker
-        if start_ticks(pid) != ticks:
-            return True  # that process is gone (the pid is free or reused)
+        now = start_ticks(pid)
+        if now is not None and now != ticks:
+            return True  # the pid was handed out again: nothing kept its group or session alive
+        if now is None and not session_members(pid):
+            return True  # gone, and nothing left in its process group or session
+        # alive, or gone with strays in its group or session (they keep its number from reuse)
         try:
             os.kill(pid, signal.SIGKILL)
         except ProcessLookupError:
-            return True
+            pass
+        self.isolation.kill_session(pid)
         return False
 
     # -- submit / cancel

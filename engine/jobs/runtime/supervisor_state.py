@@ -41,6 +41,7 @@ class RunningWorker:
     kill_reason: str = ""  # why the supervisor ended it; the first reason wins
     notes: list[str] = field(default_factory=list)  # what else the monitor saw (at most MAX_NOTES)
     ending: str = ""  # how it ended, once reaped
+    withheld: str = ""  # why it is not proven gone yet (held), "" once proven or not yet asked
 
 
 @dataclass
@@ -86,7 +87,7 @@ class SupervisorState:
         self._running: dict[str, RunningWorker] = {}
         self._held: dict[
             str, RunningWorker
-        ] = {}  # reaped, but stray processes keep the cgroup non-empty
+        ] = {}  # reaped, but not proven gone: strays remain or its cgroup is still there
         self._lock = threading.Lock()
         self._stopping = threading.Event()
 
@@ -117,6 +118,8 @@ class SupervisorState:
             pass
         if sig == signal.SIGKILL and worker.cgroup is not None:
             self.isolation.kill_all(worker.cgroup)
+        elif sig == signal.SIGKILL:  # rlimit mode: the worker leads its own session
+            self.isolation.kill_session(worker.process.pid)
 
 
 def register(sel: selectors.BaseSelector, worker: RunningWorker) -> None:

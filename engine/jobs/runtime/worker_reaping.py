@@ -1,7 +1,9 @@
 """The end of a local worker: reap the exact child, drain its stderr, say how it ended and why
-(signal, the cgroup limit the kernel enforced, the wall clock), check its cgroup is empty before
-reporting CHILD_REAPED; a worker whose cgroup stays non-empty is held and re-checked every second
-by the reaper thread until its strays are gone.
+(signal, the cgroup limit the kernel enforced, the wall clock), then prove nothing it started still
+runs before reporting CHILD_REAPED: its cgroup subtree unpopulated (cgroup v2 ``cgroup.events``
+``populated 0``; v1: no process in any ``cgroup.procs`` of the subtree) and removed, or without
+cgroups (rlimit mode) no live process left in its process group or session. A worker not proven
+gone is held, its slot with it, and re-checked every second by the reaper thread until it is.
 """
 
 from __future__ import annotations
@@ -16,7 +18,11 @@ import time
 from drydock.engine.errors import exception_text
 from drydock.engine.jobs.control.backend import Dispatch
 from drydock.engine.jobs.control.states import TerminationProof
-from drydock.engine.jobs.runtime.isolation import WorkerCgroup, cpu_limit_seconds
+from drydock.engine.jobs.runtime.isolation import (
+    WorkerCgroup,
+    cpu_limit_seconds,
+    session_members,
+)
 from drydock.engine.jobs.runtime.supervisor_state import RunningWorker, SupervisorState, note
 
 logger = logging.getLogger(__name__)
@@ -31,10 +37,8 @@ class WorkerReaper(SupervisorState):
         worker.ending = self._describe(
             worker, code
         )  # reads the cgroup's counters: before it is removed
-        proof = None
-        if worker.cgroup is None or self._cgroup_emptied(worker.cgroup, wait=5.0):
-            proof = TerminationProof.CHILD_REAPED
-        self._report(worker, proof)
+        worker.withheld = self._remains(worker, wait=5.0)
+        self._report(worker, None if worker.withheld else TerminationProof.CHILD_REAPED)
 
     def _reap(self, worker: RunningWorker) -> int:
         try:
@@ -68,16 +72,31 @@ class WorkerReaper(SupervisorState):
             hits.append("native abort (a failed allocation under the address-space fuse aborts)")
         return hits
 
-    def _cgroup_emptied(self, group: WorkerCgroup, wait: float) -> bool:
-        """Kill what remains in ``group``; True, with the cgroup removed, once it is empty."""
+    def _remains(self, worker: RunningWorker, wait: float) -> str:
+        """Kill whatever the (reaped) worker left; "" once nothing of it can still run, else why
+        that is not proven yet."""
+        if worker.cgroup is None:
+            return self._session_remains(worker.process.pid, wait)
+        group = worker.cgroup
         self.isolation.kill_all(group)
         deadline = time.monotonic() + wait
-        while not _empty(group) and time.monotonic() < deadline:
+        while _populated(group) and time.monotonic() < deadline:
             time.sleep(0.05)
-        if not _empty(group):
-            return False  # fail closed: something may still run
-        self.isolation.remove(group)
-        return True
+        if _populated(group):
+            return "its cgroup is still populated"  # fail closed: something may still run
+        if not self.isolation.remove(group, timeout=min(wait, 5.0)):
+            return "its cgroup could not be removed"  # a cgroup still there proves nothing
+        return ""
+
+    def _session_remains(self, leader: int, wait: float) -> str:
+        """rlimit mode: the worker ran in its own session, so what it started (a double fork
+        included) stays in its process group or session unless it calls setsid itself."""
+        self.isolation.kill_session(leader)
+        deadline = time.monotonic() + wait
+        while session_members(leader) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        left = session_members(leader)
+        return f"processes {left} remain in its process group or session" if left else ""
 
     def _report(self, worker: RunningWorker, proof: TerminationProof | None) -> None:
         d = worker.dispatch
@@ -91,13 +110,14 @@ class WorkerReaper(SupervisorState):
             d.job_id,
             worker.process.pid,
             worker.ending,
-            proof.value if proof else "withheld: its cgroup is not empty (re-checked until it is)",
+            proof.value if proof else f"withheld: {worker.withheld} (re-checked until proven)",
         )
         self._emit_exit(d, proof, worker.ending)
 
     def _finish_failed(self, worker: RunningWorker, exc: Exception) -> None:
         note(worker, f"supervisor error while finishing: {exception_text(exc)}")
         worker.ending = worker.ending or "; ".join([worker.kill_reason, *worker.notes]).strip("; ")
+        worker.withheld = worker.withheld or "the supervisor failed while finishing it"
         with self._lock:
             self._held[worker.dispatch.invocation_id] = worker
         self._retire(worker.dispatch.invocation_id)
@@ -141,14 +161,17 @@ class WorkerReaper(SupervisorState):
                 logger.exception("re-checking held index workers failed")
 
     def recheck_held(self) -> int:
-        """Kill what remains of each held worker; record CHILD_REAPED for those now gone."""
+        """Kill what remains of each held worker; record CHILD_REAPED for those now proven
+        gone."""
         with self._lock:
             held = list(self._held.items())
         proven = 0
         for invocation_id, worker in held:
             if worker.process.poll() is None:
                 continue
-            if worker.cgroup is not None and not self._cgroup_emptied(worker.cgroup, wait=0.5):
+            why = self._remains(worker, wait=0.5)
+            if why:
+                worker.withheld = why
                 continue
             with self._lock:
                 self._held.pop(invocation_id, None)
@@ -160,17 +183,25 @@ class WorkerReaper(SupervisorState):
             self._emit_exit(
                 worker.dispatch,
                 TerminationProof.CHILD_REAPED,
-                f"{worker.ending}; processes it left in its cgroup ended later",
+                f"{worker.ending}; {_proven_later(worker)}",
             )
             proven += 1
         return proven
 
 
-def _empty(group: WorkerCgroup) -> bool:
+def _proven_later(worker: RunningWorker) -> str:
+    if worker.cgroup is None:
+        return "processes it left in its session ended later"
+    if worker.withheld == "its cgroup could not be removed":
+        return "its cgroup was removed later"
+    return "processes it left in its cgroup ended later"
+
+
+def _populated(group: WorkerCgroup) -> bool:
     try:
-        return group.empty()
+        return group.populated()
     except OSError:
-        return False  # unreadable proves nothing
+        return True  # unreadable proves nothing
 
 
 def _signal_name(number: int) -> str:

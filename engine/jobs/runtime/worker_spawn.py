@@ -1,7 +1,8 @@
 """The local supervisor's spawner thread: the time budget, the worker's cgroup, the process
-started with an allow-listed environment (engine/jobs/runtime/worker_env.py), its handshake, the
-move into its cgroup, the worker record, and only then the dispatch (the release of the worker's
-fork barrier). Any failure before release kills the child: proof NEVER_LAUNCHED.
+started in its own session with an allow-listed environment (engine/jobs/runtime/worker_env.py),
+its handshake, the move into its cgroup (without cgroups: a check that it leads its session), the
+worker record, and only then the dispatch (the release of the worker's fork barrier). Any failure
+before release kills the child: proof NEVER_LAUNCHED.
 """
 
 from __future__ import annotations
@@ -128,6 +129,9 @@ class WorkerSpawner(WorkerMonitor):
                 stderr=subprocess.PIPE,
                 env=self._environment(limits.wall_clock_seconds),
                 close_fds=True,
+                # its own session (pgid = sid = its pid): without cgroups, what it starts is
+                # found and killed by its group or session (engine/jobs/runtime/isolation.py)
+                start_new_session=True,
             )
         except (
             OSError,
@@ -166,7 +170,8 @@ class WorkerSpawner(WorkerMonitor):
         self._drain_stderr(worker)
         if worker.cgroup is not None:
             self.isolation.kill_all(worker.cgroup)
-            self.isolation.remove(worker.cgroup)
+            if not self.isolation.remove(worker.cgroup):
+                logger.warning("job %s: cgroup %s left behind", d.job_id, worker.cgroup.name)
         if isinstance(exc, _CancelledBeforeRelease):
             self._never_launched(
                 d, "cancelled before the worker was released", ResultCode.CANCELLED_BEFORE_COMMIT
@@ -193,6 +198,8 @@ class WorkerSpawner(WorkerMonitor):
             raise ProtocolError("handshake does not name the child we started")
         if worker.cgroup is not None:
             self.isolation.move(worker.cgroup, process.pid)
+        elif os.getsid(process.pid) != process.pid:  # the rlimit-mode proof counts on it
+            raise RuntimeError("worker does not lead its own session")
         self._events.on_spawned(
             d.job_id,
             d.invocation_id,
