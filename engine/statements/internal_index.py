@@ -32,6 +32,7 @@ from drydock.engine.results import Result
 from drydock.engine.security.privileges import Privilege
 from drydock.engine.session import INTERNAL, SessionContext
 from drydock.engine.sql.identifiers import quoted
+from drydock.engine.statements import shared_store
 
 # A plain index names no USING: with USING it is a Lance index job, which internal tables refuse
 # (5101), as Doris does.
@@ -112,6 +113,7 @@ def _create(
 def _authorize_alter_of(engine: Engine, table: exp.Table, ctx: SessionContext) -> None:
     """ALTER_PRIV on internal ``db.table``, then that it exists (1146)."""
     db, name = table.text("db"), table.name
+    shared_store.refuse_internal_change(engine.store, f"CREATE/DROP INDEX on {db}.{name}")
     engine.privileges.require_table(ctx, Privilege.ALTER, INTERNAL, db, name)
     if not ctx.query.table_exists(db, name):
         raise Errors.UNKNOWN_TABLE.error(table=f"{db}.{name}")
