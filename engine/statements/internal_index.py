@@ -88,7 +88,7 @@ def _part(column: exp.Expr) -> KeyPart:
 def _create(
     engine: Engine, ctx: SessionContext, table: exp.Table, key: KeyDef, if_not_exists: bool
 ) -> Result:
-    _authorize_alter_of(engine, table, ctx)
+    _authorize_alter_of(engine, table, ctx, "CREATE INDEX")
     db, name = table.text("db"), table.name
 
     def build(cursor: Any) -> list[str]:
@@ -110,10 +110,11 @@ def _create(
     return Result.ok()
 
 
-def _authorize_alter_of(engine: Engine, table: exp.Table, ctx: SessionContext) -> None:
-    """ALTER_PRIV on internal ``db.table``, then that it exists (1146)."""
+def _authorize_alter_of(engine: Engine, table: exp.Table, ctx: SessionContext, verb: str) -> None:
+    """Not on a shared store (5300), ALTER_PRIV on internal ``db.table``, then that it exists
+    (1146)."""
     db, name = table.text("db"), table.name
-    shared_store.refuse_internal_change(engine.store, f"CREATE/DROP INDEX on {db}.{name}")
+    shared_store.refuse_internal_change(engine.store, f"{verb} on {db}.{name}")
     engine.privileges.require_table(ctx, Privilege.ALTER, INTERNAL, db, name)
     if not ctx.query.table_exists(db, name):
         raise Errors.UNKNOWN_TABLE.error(table=f"{db}.{name}")
@@ -141,7 +142,7 @@ def _duck_index_exists(cursor: Any, db: str, table: str, index: str) -> bool:
 def drop(engine: Engine, stmt: ast.DropIndex, ctx: SessionContext) -> Result:
     table = _table(engine, ctx, stmt.table)
     db, name = table.text("db"), table.name
-    _authorize_alter_of(engine, table, ctx)
+    _authorize_alter_of(engine, table, ctx, "DROP INDEX")
 
     def build(cursor: Any) -> list[str]:
         definition = dictionary_store.load(cursor, db, name)
