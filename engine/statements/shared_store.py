@@ -9,9 +9,11 @@ would need DuckLake (catalog in PostgreSQL), which has no build for the DuckDB d
 internal table or database is refused (5300) and points to Lance or Paimon catalog tables, which
 every frontend reads from the same warehouse.
 
-What stays allowed: SELECT without tables, information_schema / mysql / performance_schema reads,
-reads and procedures on catalog tables, and ``CREATE TEMPORARY TABLE`` (one session's by nature;
-not refused on this ground — drydock does not support it on either store yet).
+What stays allowed: SELECT without tables, information_schema reads, SHOW statements, reads,
+index jobs and procedures on catalog tables, and ``CREATE TEMPORARY TABLE`` (one session's by
+nature; not refused on this ground — drydock does not support it on either store yet). Which
+statements count is decided by ``internal_change`` (engine/statements/sql.py) for plain SQL and by
+engine/statements/internal_index.py for CREATE / DROP INDEX.
 """
 
 from __future__ import annotations
