@@ -546,6 +546,16 @@ class Errors:
     LANCE_INDEX_JOB_ILLEGAL_TRANSITION = ErrorSpec(
         5108, "HY000", "Lance index job {job_id}: illegal {move}"
     )
+    # Internal tables on a store several frontends share (engine/statements/shared_store.py)
+    INTERNAL_CATALOG_PER_FRONTEND = ErrorSpec(
+        5300,
+        "HY000",
+        "{what} refused: the metadata store is a PostgreSQL store several frontends share, and "
+        "internal tables live in each frontend's own DuckDB catalog, so the table would exist on "
+        "one frontend only; keep shared tables in a Lance or Paimon catalog instead (written by "
+        "Lance or Paimon, registered with CREATE CATALOG, read as catalog.db.table through any "
+        "frontend)",
+    )
     SHOW_JOBS_INVALID = ErrorSpec(1105, "HY000", "{detail}")
     # Fence and quota conflicts (Doris' DdlException texts: docs/doris-compatibility.md)
     LANCE_INDEX_FENCED = ErrorSpec(

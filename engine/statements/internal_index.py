@@ -32,6 +32,7 @@ from drydock.engine.results import Result
 from drydock.engine.security.privileges import Privilege
 from drydock.engine.session import INTERNAL, SessionContext
 from drydock.engine.sql.identifiers import quoted
+from drydock.engine.statements import shared_store
 
 # A plain index names no USING: with USING it is a Lance index job, which internal tables refuse
 # (5101), as Doris does.
@@ -87,7 +88,7 @@ def _part(column: exp.Expr) -> KeyPart:
 def _create(
     engine: Engine, ctx: SessionContext, table: exp.Table, key: KeyDef, if_not_exists: bool
 ) -> Result:
-    _authorize_alter_of(engine, table, ctx)
+    _authorize_alter_of(engine, table, ctx, "CREATE INDEX")
     db, name = table.text("db"), table.name
 
     def build(cursor: Any) -> list[str]:
@@ -109,9 +110,11 @@ def _create(
     return Result.ok()
 
 
-def _authorize_alter_of(engine: Engine, table: exp.Table, ctx: SessionContext) -> None:
-    """ALTER_PRIV on internal ``db.table``, then that it exists (1146)."""
+def _authorize_alter_of(engine: Engine, table: exp.Table, ctx: SessionContext, verb: str) -> None:
+    """Not on a shared store (5300), ALTER_PRIV on internal ``db.table``, then that it exists
+    (1146)."""
     db, name = table.text("db"), table.name
+    shared_store.refuse_internal_change(engine.store, f"{verb} on {db}.{name}")
     engine.privileges.require_table(ctx, Privilege.ALTER, INTERNAL, db, name)
     if not ctx.query.table_exists(db, name):
         raise Errors.UNKNOWN_TABLE.error(table=f"{db}.{name}")
@@ -139,7 +142,7 @@ def _duck_index_exists(cursor: Any, db: str, table: str, index: str) -> bool:
 def drop(engine: Engine, stmt: ast.DropIndex, ctx: SessionContext) -> Result:
     table = _table(engine, ctx, stmt.table)
     db, name = table.text("db"), table.name
-    _authorize_alter_of(engine, table, ctx)
+    _authorize_alter_of(engine, table, ctx, "DROP INDEX")
 
     def build(cursor: Any) -> list[str]:
         definition = dictionary_store.load(cursor, db, name)

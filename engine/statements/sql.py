@@ -40,7 +40,13 @@ from drydock.engine.security.privileges import Privilege, Privileges
 from drydock.engine.results import Diagnostic, Result
 from drydock.engine.session import SessionContext
 from drydock.engine.sql.sql_relations import Reference
-from drydock.engine.statements import dump_statements, internal_index, metadata, variables
+from drydock.engine.statements import (
+    dump_statements,
+    internal_index,
+    metadata,
+    shared_store,
+    variables,
+)
 from drydock.engine.sql.user_variables import literal_expression, substitute_user_variables
 from drydock.grammar.lexer import may_quote_names
 from drydock.grammar.sql import RenameTables
@@ -167,6 +173,7 @@ def run_query(
     expression = bind_session_values(expression, ctx)
     expression = mysql_dml.rewrite(collation.translate(mysql_functions.translate(expression)))
     references = [] if _is_database_ddl(expression) else sql_relations.resolve(expression, ctx)
+    shared_store.refuse_internal_change(engine.store, internal_change(expression, ctx))
     authorize(engine.privileges, expression, references, ctx)
     visibility = engine.privileges.visibility(ctx, INTERNAL)
 
@@ -424,6 +431,40 @@ def _targets(expression: exp.Expr) -> tuple[Privilege, set[int]]:
     if isinstance(expression, exp.Alter):
         return Privilege.ALTER, {id(expression.this)}
     return Privilege.SELECT, set()
+
+
+_VERBS: dict[type, str] = {
+    exp.Insert: "INSERT INTO",  # REPLACE and ON DUPLICATE KEY UPDATE too (engine/sql/mysql_dml.py)
+    exp.Update: "UPDATE",
+    exp.Delete: "DELETE FROM",
+    exp.TruncateTable: "TRUNCATE TABLE",
+    exp.Create: "CREATE",
+    exp.Drop: "DROP",
+    exp.Alter: "ALTER",  # RENAME TABLE is an ALTER TABLE … RENAME TO per pair
+}
+
+
+def internal_change(expression: exp.Expr, ctx: SessionContext) -> str:
+    """The internal table or database a statement creates, changes or fills, as ``CREATE TABLE
+    db.t`` ('' when none): what engine/statements/shared_store.py refuses on a shared store. A
+    TEMPORARY table is one session's, so it is none."""
+    verb = _VERBS.get(type(expression), type(expression).__name__.upper())
+    if _is_database_ddl(expression):
+        for node in _objects(expression):
+            catalog, db = database_named(node, ctx)
+            if catalog.lower() == INTERNAL:
+                return f"{verb} {_kind(expression)} {db}"
+        return ""
+    if expression.find(exp.TemporaryProperty) is not None or expression.args.get("temporary"):
+        return ""
+    _, targets = _targets(expression)
+    # the target nodes themselves, not the references: a table made in information_schema is
+    # no reference (drydock answers that schema) but would be this frontend's alone all the same
+    for node in expression.find_all(exp.Table):
+        if id(node) in targets and sql_relations.catalog_of(node, ctx).lower() == INTERNAL:
+            kind = f" {_kind(expression)}" if isinstance(expression, DDL) else ""
+            return f"{verb}{kind} {node.text('db') or ctx.database or ''}.{node.name}"
+    return ""
 
 
 def audit_target(expression: exp.Expr, ctx: SessionContext) -> str:
