@@ -161,7 +161,12 @@ def adapt(
         if declared is None and isinstance(like, exp.LikeProperty) and table is not None:
             _copy_definition(expression, like, ctx, schema, table.name)
         expression.meta["create_first"], expression.meta["create_after"] = first, after
-    in_info_schema = (ctx.database or "").lower() == "information_schema"
+    # a CREATE / DROP DATABASE names a database, not a table: never pointed at information_schema
+    names_a_database = (
+        isinstance(expression, (exp.Create, exp.Drop))
+        and str(expression.args.get("kind", "")).upper() == "SCHEMA"
+    )
+    in_info_schema = (ctx.database or "").lower() == "information_schema" and not names_a_database
     if ctx.catalog.lower() != INTERNAL:
         # DATABASE() is the session's database in its external catalog; DuckDB's CURRENT_SCHEMA()
         # would answer the internal schema the cursor happens to be on (JDBC's getTables uses it).

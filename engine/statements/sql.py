@@ -174,6 +174,7 @@ def run_query(
     expression = mysql_dml.rewrite(collation.translate(mysql_functions.translate(expression)))
     references = [] if _is_database_ddl(expression) else sql_relations.resolve(expression, ctx)
     shared_store.refuse_internal_change(engine.store, internal_change(expression, ctx))
+    refuse_system_schema_change(expression, ctx)
     authorize(engine.privileges, expression, references, ctx)
     visibility = engine.privileges.visibility(ctx, INTERNAL)
 
@@ -465,6 +466,28 @@ def internal_change(expression: exp.Expr, ctx: SessionContext) -> str:
             kind = f" {_kind(expression)}" if isinstance(expression, DDL) else ""
             return f"{verb}{kind} {node.text('db') or ctx.database or ''}.{node.name}"
     return ""
+
+
+# Schemas that are read-only in MySQL for every user, root included (1044); drydock answers
+# information_schema itself and has no performance_schema, so a table there could only be a stray.
+SYSTEM_SCHEMAS = frozenset({"information_schema", "performance_schema"})
+
+
+def refuse_system_schema_change(expression: exp.Expr, ctx: SessionContext) -> None:
+    """1044 when a statement would create, change or fill a table in a system schema — named or
+    the session's current database — or create or drop a system schema itself."""
+    if _is_database_ddl(expression):
+        names = [database_named(node, ctx)[1] for node in _objects(expression)]
+    else:
+        _, targets = _targets(expression)
+        names = [
+            node.text("db") or ctx.database or ""
+            for node in expression.find_all(exp.Table)
+            if id(node) in targets and sql_relations.catalog_of(node, ctx).lower() == INTERNAL
+        ]
+    for name in names:
+        if name.lower() in SYSTEM_SCHEMAS:
+            raise Errors.DB_ACCESS_DENIED.error(user=ctx.user, host=ctx.host, db=name)
 
 
 def audit_target(expression: exp.Expr, ctx: SessionContext) -> str:
