@@ -28,6 +28,7 @@ from urllib.parse import parse_qs, unquote, urlsplit
 
 _TABLE = r"/databases/(?P<db>[^/]+)/tables/(?P<table>[^/]+)"
 _STARTUP_SECONDS = 10.0
+_NEXT = "nextPageToken"  # every list answer is one page: no token for a next one
 
 
 class RestError(Exception):
@@ -142,7 +143,7 @@ class PaimonRestServer:
         return CatalogFactory.create({"warehouse": str(self.root)})
 
     def _list_databases(self) -> str:
-        return json.dumps({"databases": sorted(self._catalog().list_databases())})
+        return json.dumps({"databases": sorted(self._catalog().list_databases()), _NEXT: None})
 
     def _create_database(self, data: dict[str, Any]) -> str:
         from pypaimon.catalog.catalog_exception import DatabaseAlreadyExistException
@@ -165,7 +166,7 @@ class PaimonRestServer:
 
     def _list_tables(self, db: str) -> str:
         self._require_database(db)
-        return json.dumps({"tables": sorted(self._catalog().list_tables(db))})
+        return json.dumps({"tables": sorted(self._catalog().list_tables(db)), _NEXT: None})
 
     def _create_table(self, data: dict[str, Any], db: str) -> str:
         from pypaimon.api.api_request import CreateTableRequest

@@ -220,7 +220,8 @@ class PaimonConnector(Connector):
                 return self._catalog
         from pypaimon import CatalogFactory
 
-        built = CatalogFactory.create(self.catalog_options())
+        with metastores.service_errors(self.name, self.properties):
+            built = CatalogFactory.create(self.catalog_options())
         with self._lock:
             if self._catalog is None:
                 self._catalog = built
@@ -236,7 +237,11 @@ class PaimonConnector(Connector):
 
     # -- cache ------------------------------------------------------------------------------------
     def _cached(self, key: tuple[str, ...], load: Callable[[], T]) -> T:
-        return self._cache.get(key, load)
+        def service_load() -> T:
+            with metastores.service_errors(self.name, self.properties):
+                return load()
+
+        return self._cache.get(key, service_load)
 
     def attach(self, calls: CatalogCalls) -> None:
         self._cache.attach(self.name, calls)

@@ -18,6 +18,8 @@ if they agree. A REST or JDBC catalog needs global ADMIN to create or change (pl
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from urllib.parse import urlparse
 
 from drydock.engine.errors import Errors
@@ -127,3 +129,24 @@ def pypaimon_options(kind: str, properties: dict[str, str]) -> dict[str, str]:
         options["warehouse"] = properties["warehouse"].strip()
         options["token.provider"] = options.get("token.provider", "bear").lower()
     return options
+
+
+@contextmanager
+def service_errors(catalog: str, properties: dict[str, str]) -> Iterator[None]:
+    """A REST service's refusal or absence as a typed error saying which service and why; the
+    client's generic wrapper ('rest exception') would hide the cause. Secrets are masked by the
+    caller's redaction of every catalog error, and the token is never part of these texts."""
+    from pypaimon.api.rest_exception import RESTException
+
+    try:
+        yield
+    except RESTException as exc:
+        uri = properties.get("uri", "").strip()
+        cause = exc.__cause__
+        if cause is not None and str(exc) == "rest exception":  # transport or decoding failure
+            detail = f"the Paimon REST service at {uri} could not be used: {type(cause).__name__}"
+            first = str(cause).splitlines()[0] if str(cause) else ""
+            detail += f": {first[:300]}" if first else ""
+        else:
+            detail = f"the Paimon REST service at {uri} refused: {str(exc)[:300]}"
+        raise Errors.CATALOG_ACCESS_FAILED.error(name=catalog, detail=detail) from None
