@@ -12,8 +12,8 @@ options pypaimon's catalog of that kind is opened with.
 * ``hms`` / ``hive``: refused: no Hive Metastore client here (pypaimon has no Hive catalog).
 
 The kind is spelled ``paimon.catalog.type`` (Doris) or ``metastore`` (Paimon); both may be given
-if they agree. A REST or JDBC catalog needs global ADMIN to create or change (placement.py): its
-``uri`` reaches a service or a database the warehouse roots cannot bound.
+if they agree. A REST or JDBC catalog needs global ADMIN to create, change or drop (placement.py):
+its ``uri`` reaches a service or a database the warehouse roots cannot bound.
 """
 
 from __future__ import annotations
