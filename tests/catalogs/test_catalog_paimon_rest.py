@@ -6,6 +6,7 @@ queried, time-travelled and read as system tables through a real drydock server.
 from __future__ import annotations
 
 import sqlite3
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -144,7 +145,7 @@ def test_hms_stays_refused_and_says_why(server: ServerProcess) -> None:
     assert "no Hive Metastore can be installed or reached from this server" in message
 
 
-# -- JDBC (SQLite) ----------------------------------------------------------------------------
+# -- JDBC (SQLite, PostgreSQL) ---------------------------------------------------------------
 def jdbc_options(tmp_path: Path) -> dict[str, str]:
     return {
         "metastore": "jdbc",
@@ -153,14 +154,43 @@ def jdbc_options(tmp_path: Path) -> dict[str, str]:
     }
 
 
+def pg_jdbc_options(tmp_path: Path, cluster: Any) -> dict[str, str]:
+    from tests.support.pg import PG_DB, PG_PASSWORD, PG_USER
+
+    return {
+        "metastore": "jdbc",
+        "uri": f"jdbc:postgresql://127.0.0.1:{cluster.port}/{PG_DB}",
+        "jdbc.user": PG_USER,
+        "jdbc.password": PG_PASSWORD,
+        "catalog-key": f"k{uuid.uuid4().hex[:8]}",  # this test's rows in pypaimon's shared tables
+        "warehouse": str(tmp_path / "jdbc-wh"),
+    }
+
+
 def test_jdbc_sqlite_catalog(server: ServerProcess, tmp_path: Path) -> None:
     options = jdbc_options(tmp_path)
-    writer: Any = paimon(options)
-    make_tables(writer)
+    make_tables(paimon(options))
     # the table list lives in the database: pypaimon's JDBC catalog wrote it there
     with sqlite3.connect(tmp_path / "catalog.db") as db:
         names = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
     assert names, "pypaimon's JDBC catalog created no tables"
+    check_jdbc_reads(server, options)
+
+
+def test_jdbc_postgresql_catalog(server: ServerProcess, tmp_path: Path, pg_cluster: Any) -> None:
+    from tests.support.pg import PG_PASSWORD
+
+    options = pg_jdbc_options(tmp_path, pg_cluster)
+    make_tables(paimon(options))
+    check_jdbc_reads(server, options)
+    shown = server.query("SHOW CREATE CATALOG pj")[0][1]
+    assert PG_PASSWORD not in shown and '"jdbc.password" = "***"' in shown
+    server.query(create_sql("pbad", {"type": "paimon", **options, "jdbc.password": "nope-77"}))
+    code, message = error_of(server, "SHOW DATABASES FROM pbad")
+    assert code == 1105 and "nope-77" not in message and PG_PASSWORD not in message, message
+
+
+def check_jdbc_reads(server: ServerProcess, options: dict[str, str]) -> None:
     server.query(create_sql("pj", {"type": "paimon", **options, "meta.cache.ttl-second": "0"}))
     check_reads(server, "pj")
     assert server.query("SELECT count(*) FROM pj.sales.orders FOR VERSION AS OF 1") == [(3,)]
