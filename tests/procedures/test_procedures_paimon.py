@@ -17,7 +17,7 @@ from tests.support.paimon_procs import PARTED, Lake, any_lake, local_lake, row
 FUTURE = "'2999-01-01 00:00:00'"
 
 
-@pytest.fixture(params=["local", "s3", "rest"])
+@pytest.fixture(params=["local", "s3", "rest", "jdbc"])
 def lake(request: pytest.FixtureRequest, proc_server: ServerProcess, tmp_path: Path) -> Lake:  # noqa: F811
     return any_lake(request, proc_server, tmp_path)
 

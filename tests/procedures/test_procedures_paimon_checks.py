@@ -541,7 +541,7 @@ def partitioned(lake: Lake) -> None:
         lake.append("db.p", [{"id": days, "item": day, "dt": day}])
 
 
-@pytest.fixture(params=["local", "s3", "rest"])
+@pytest.fixture(params=["local", "s3", "rest", "jdbc"])
 def any_where(request: pytest.FixtureRequest, proc_server: ServerProcess, tmp_path: Path) -> Lake:  # noqa: F811
     return any_lake(request, proc_server, tmp_path)
 

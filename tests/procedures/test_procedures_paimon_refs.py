@@ -15,7 +15,7 @@ from tests.support.s3 import S3Server
 FUTURE = "'2999-01-01 00:00:00'"
 
 
-@pytest.fixture(params=["local", "s3", "rest"])
+@pytest.fixture(params=["local", "s3", "rest", "jdbc"])
 def lake(request: pytest.FixtureRequest, proc_server: ServerProcess, tmp_path: Path) -> Lake:  # noqa: F811
     return any_lake(request, proc_server, tmp_path)
 

@@ -227,6 +227,13 @@ def rest_lake(server: ServerProcess, rest: PaimonRestServer, ttl: str = "0") -> 
     return lake
 
 
+def jdbc_lake(server: ServerProcess, tmp_path: Path, ttl: str = "0") -> Lake:
+    """A catalog whose table list is in a SQLite database (pypaimon's JDBC catalog)."""
+    root = str(tmp_path / f"wh-{uuid.uuid4().hex[:6]}")
+    options = {"metastore": "jdbc", "uri": f"jdbc:sqlite:{root}.db", "warehouse": root}
+    return make_lake(server, root, options, options, ttl=ttl)
+
+
 @pytest.fixture
 def rest(tmp_path: Path) -> Iterator[PaimonRestServer]:
     """A Paimon REST service on its own warehouse directory, one per test."""
@@ -236,11 +243,13 @@ def rest(tmp_path: Path) -> Iterator[PaimonRestServer]:
 
 
 def any_lake(request: pytest.FixtureRequest, server: ServerProcess, tmp_path: Path) -> Lake:
-    """The ``lake`` of a test parametrized over local, s3 and rest."""
+    """The ``lake`` of a test parametrized over local, s3, rest and jdbc."""
     if request.param == "local":
         return local_lake(server, tmp_path)
     if request.param == "rest":
         return rest_lake(server, request.getfixturevalue("rest"))
+    if request.param == "jdbc":
+        return jdbc_lake(server, tmp_path)
     return s3_lake(server, request.getfixturevalue("s3"))
 
 
