@@ -82,6 +82,8 @@ def test_rest_token_is_never_shown(server: ServerProcess, rest: PaimonRestServer
         f"Catalog 'bad': the Paimon REST service at {rest.uri} refused: Not authorized" in message
     )
     assert TOKEN not in message
+    log = server.log_text()  # the server's log: the audit of both CREATE CATALOGs, the error
+    assert TOKEN not in log and wrong not in log
 
 
 def test_rest_unknown_warehouse_and_unreachable_service(

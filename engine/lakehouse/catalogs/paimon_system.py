@@ -3,8 +3,8 @@
 The rows come from pypaimon's own system tables (pypaimon/table/system/*, the same column names
 and types as Paimon's Java ``org.apache.paimon.table.system`` classes; see
 docs/catalog-system-tables.md), read through the catalog's pypaimon client (filesystem, REST or
-JDBC) exactly as a pypaimon user reads them. drydock only decides which names exist, refuses time travel on them (they describe
-the table now), and maps a missing branch to a typed error.
+JDBC) exactly as a pypaimon user reads them. drydock only decides which names exist, refuses
+time travel on them (they describe the table now), and maps a missing branch to a typed error.
 """
 
 from __future__ import annotations
