@@ -288,11 +288,15 @@ BAD_PROPERTIES: list[tuple[dict[str, str], str]] = [
     ),
     (
         {"type": "paimon", "warehouse": "/w", "paimon.catalog.type": "jdbc"},
-        "Unknown 'paimon.catalog.type' 'jdbc'",
+        "A Paimon JDBC catalog needs 'uri'",
     ),
     (
         {"type": "paimon", "warehouse": "/w", "paimon.catalog.type": "rest"},
-        "'rest' is not supported",
+        "A Paimon REST catalog needs 'uri'",
+    ),
+    (
+        {"type": "paimon", "warehouse": "/w", "paimon.catalog.type": "glue"},
+        "Unknown Paimon metastore 'glue'; supported: filesystem, rest, jdbc",
     ),
     ({"type": "paimon", "warehouse": "relative/wh"}, "must be an absolute local path"),
     ({"type": "paimon", "warehouse": "file://otherhost/wh"}, "must be an absolute local path"),
@@ -326,7 +330,7 @@ def test_bad_properties_change_nothing(server: ServerProcess, tmp_path: Path) ->
     code, message = error_of(
         server, "ALTER CATALOG pc SET PROPERTIES ('paimon.catalog.type' = 'rest')"
     )
-    assert code == 1105 and "'rest' is not supported" in message
+    assert code == 1105 and "A Paimon REST catalog needs 'uri'" in message
     assert error_of(server, "ALTER CATALOG pc SET PROPERTIES ('warehose' = '/x')")[0] == 1105
     assert server.query("SHOW CREATE CATALOG pc") == before
 

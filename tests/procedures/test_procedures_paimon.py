@@ -12,16 +12,14 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import ServerProcess
-from tests.support.paimon_procs import PARTED, Lake, local_lake, row, s3_lake
+from tests.support.paimon_procs import PARTED, Lake, any_lake, local_lake, row
 
 FUTURE = "'2999-01-01 00:00:00'"
 
 
-@pytest.fixture(params=["local", "s3"])
+@pytest.fixture(params=["local", "s3", "rest", "jdbc"])
 def lake(request: pytest.FixtureRequest, proc_server: ServerProcess, tmp_path: Path) -> Lake:  # noqa: F811
-    if request.param == "local":
-        return local_lake(proc_server, tmp_path)
-    return s3_lake(proc_server, request.getfixturevalue("s3"))
+    return any_lake(request, proc_server, tmp_path)
 
 
 def history(lake: Lake) -> dict[str, set[str]]:

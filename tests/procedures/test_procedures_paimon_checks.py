@@ -11,7 +11,7 @@ import pymysql
 import pytest
 
 from tests.conftest import ServerProcess
-from tests.support.paimon_procs import PARTED, ROWS, Lake, local_lake, row, s3_lake
+from tests.support.paimon_procs import PARTED, ROWS, Lake, any_lake, local_lake, row, s3_lake
 from tests.support.s3 import S3Server
 from tests.security.test_audit import audit_rows
 
@@ -541,18 +541,13 @@ def partitioned(lake: Lake) -> None:
         lake.append("db.p", [{"id": days, "item": day, "dt": day}])
 
 
-@pytest.mark.parametrize("where", ["local", "s3"])
-def test_expire_partitions_and_mark_partition_done(
-    where: str,
-    proc_server: ServerProcess,  # noqa: F811
-    tmp_path: Path,
-    request: pytest.FixtureRequest,
-) -> None:
-    lake = (
-        local_lake(proc_server, tmp_path)
-        if where == "local"
-        else s3_lake(proc_server, request.getfixturevalue("s3"))
-    )
+@pytest.fixture(params=["local", "s3", "rest", "jdbc"])
+def any_where(request: pytest.FixtureRequest, proc_server: ServerProcess, tmp_path: Path) -> Lake:  # noqa: F811
+    return any_lake(request, proc_server, tmp_path)
+
+
+def test_expire_partitions_and_mark_partition_done(any_where: Lake) -> None:
+    lake = any_where
     partitioned(lake)
     today = dt.date.today()
     old = [(today - dt.timedelta(days=d)).isoformat() for d in (40, 20)]

@@ -12,16 +12,14 @@ import pytest
 
 from drydock.engine.errors import Errors
 from tests.conftest import ServerProcess
-from tests.support.paimon_procs import PARTED, Lake, local_lake, s3_lake
+from tests.support.paimon_procs import PARTED, Lake, any_lake
 
 DAYS = ("2024-01-01", "2024-01-02", "2024-01-03")
 
 
-@pytest.fixture(params=["local", "s3"])
+@pytest.fixture(params=["local", "s3", "rest", "jdbc"])
 def lake(request: pytest.FixtureRequest, proc_server: ServerProcess, tmp_path: Path) -> Lake:  # noqa: F811
-    if request.param == "local":
-        return local_lake(proc_server, tmp_path)
-    return s3_lake(proc_server, request.getfixturevalue("s3"))
+    return any_lake(request, proc_server, tmp_path)
 
 
 def parted(lake: Lake) -> list[tuple[object, ...]]:

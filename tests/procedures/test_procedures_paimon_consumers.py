@@ -14,20 +14,18 @@ from drydock.engine.errors import Errors
 from tests.conftest import ServerProcess
 from tests.support.paimon_procs import (
     Lake,
+    any_lake,
     concurrently,
     local_lake,
     row,
-    s3_lake,
 )  # noqa: F401
 
 FUTURE = "'2999-01-01 00:00:00'"
 
 
-@pytest.fixture(params=["local", "s3"])
+@pytest.fixture(params=["local", "s3", "rest", "jdbc"])
 def lake(request: pytest.FixtureRequest, proc_server: ServerProcess, tmp_path: Path) -> Lake:  # noqa: F811
-    if request.param == "local":
-        return local_lake(proc_server, tmp_path)
-    return s3_lake(proc_server, request.getfixturevalue("s3"))
+    return any_lake(request, proc_server, tmp_path)
 
 
 def consumers(lake: Lake, name: str = "db.t") -> dict[str, int]:

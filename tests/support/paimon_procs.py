@@ -19,6 +19,7 @@ import pytest
 from drydock.engine.lakehouse.catalogs.paimon import PaimonConnector
 from drydock.engine.lakehouse.procedures.paimon_common import HOOK_DIR_ENV
 from tests.conftest import ServerProcess
+from tests.support.paimon_rest_server import PaimonRestServer
 from tests.support.s3 import S3Server
 
 ROWS = pa.schema(
@@ -214,6 +215,42 @@ def s3_lake(server: ServerProcess, s3: S3Server, ttl: str = "0") -> Lake:
         "x", {"type": "paimon", "warehouse": root, **s3.catalog_properties()}
     )
     return make_lake(server, root, connector.filesystem_options(), s3.catalog_properties(), s3, ttl)
+
+
+def rest_lake(server: ServerProcess, rest: PaimonRestServer, ttl: str = "0") -> Lake:
+    """A catalog on a Paimon REST service (tests/support/paimon_rest_server.py): drydock and the
+    independent engine both reach the tables through pypaimon's REST client."""
+    options = rest.client_options()
+    properties = {k: v for k, v in options.items() if k != "token.provider"}
+    lake = make_lake(server, options["warehouse"], options, properties, ttl=ttl)
+    lake.warehouse = str(rest.root)  # where the service keeps the files (Lake.table_dir)
+    return lake
+
+
+def jdbc_lake(server: ServerProcess, tmp_path: Path, ttl: str = "0") -> Lake:
+    """A catalog whose table list is in a SQLite database (pypaimon's JDBC catalog)."""
+    root = str(tmp_path / f"wh-{uuid.uuid4().hex[:6]}")
+    options = {"metastore": "jdbc", "uri": f"jdbc:sqlite:{root}.db", "warehouse": root}
+    return make_lake(server, root, options, options, ttl=ttl)
+
+
+@pytest.fixture
+def rest(tmp_path: Path) -> Iterator[PaimonRestServer]:
+    """A Paimon REST service on its own warehouse directory, one per test."""
+    service = PaimonRestServer(tmp_path / "rest-warehouse").start()
+    yield service
+    service.stop()
+
+
+def any_lake(request: pytest.FixtureRequest, server: ServerProcess, tmp_path: Path) -> Lake:
+    """The ``lake`` of a test parametrized over local, s3, rest and jdbc."""
+    if request.param == "local":
+        return local_lake(server, tmp_path)
+    if request.param == "rest":
+        return rest_lake(server, request.getfixturevalue("rest"))
+    if request.param == "jdbc":
+        return jdbc_lake(server, tmp_path)
+    return s3_lake(server, request.getfixturevalue("s3"))
 
 
 @pytest.fixture(scope="module")

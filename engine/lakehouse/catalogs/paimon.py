@@ -1,13 +1,10 @@
-"""Apache Paimon catalogs through pypaimon: a filesystem catalog on a local or S3 warehouse.
+"""Apache Paimon catalogs through pypaimon: a warehouse (local or S3) whose table list lives in the
+warehouse itself, a Paimon REST catalog service or a JDBC database (paimon_metastores.py).
 
 Tables are read with pypaimon (read builder → Arrow) and executed by DuckDB. Every read is pinned
 to one snapshot, so one statement sees one consistent version of each table even while external
 writers commit. Metadata (database and table lists, table schemas, the latest snapshot of each
 table) is cached per connector for ``meta.cache.ttl-second`` and dropped by REFRESH.
-
-pypaimon's REST catalog is not offered: no Paimon REST server can run here (the pypaimon wheel
-does not ship its test mock server and the Java server is not installable), so it could not be
-tested, and an untested catalog type must not be accepted.
 """
 
 from __future__ import annotations
@@ -19,6 +16,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import urlparse
 
+from drydock.engine.lakehouse.catalogs import paimon_metastores as metastores
 from drydock.engine.lakehouse.catalogs.base import Column, Connector, TimeTravel
 from drydock.engine.lakehouse.catalogs.cache import MetadataCache
 from drydock.engine.errors import Errors
@@ -43,20 +41,6 @@ _S3_OPTIONS = {
     "s3.region": "s3.region",
     "use_path_style": "s3.path.style.access",
 }
-_CATALOG_TYPES = ("filesystem",)
-_REST_UNSUPPORTED = (
-    "'paimon.catalog.type' = 'rest' is not supported: pypaimon's REST catalog has "
-    "not been verified against a Paimon REST server; use 'filesystem'"
-)
-# Doris spells a Paimon catalog on a Hive Metastore 'hms' (Paimon itself: metastore = 'hive').
-_HMS_KINDS = ("hms", "hive")
-_HMS_UNSUPPORTED = (
-    "'paimon.catalog.type' = '{kind}' is not supported: there is no Hive Metastore client here "
-    "(pypaimon has no Hive catalog, and no Thrift metastore client is installed), so the "
-    "metastore cannot be asked where tables are. Supported: 'paimon.catalog.type' = "
-    "'filesystem' with 'warehouse' = the warehouse directory (an absolute local path, "
-    "file:// or s3://); tables an HMS catalog registered in that warehouse read the same way"
-)
 _LOCAL_SCHEMES = ("", "file")
 _S3_SCHEMES = ("s3", "s3a")
 DEFAULT_CACHE_TTL_SECONDS = 60.0
@@ -136,24 +120,25 @@ def _bool(value: str) -> bool | None:
 class PaimonConnector(Connector):
     TYPE = "paimon"
     REQUIRED = ("warehouse",)
-    OPTIONAL = ("paimon.catalog.type", "meta.cache.ttl-second", *_S3_OPTIONS)
+    OPTIONAL = (
+        *metastores.METASTORE_KEYS,
+        "meta.cache.ttl-second",
+        *_S3_OPTIONS,
+        *dict.fromkeys(metastores.REST_KEYS + metastores.JDBC_KEYS),
+    )
 
     @classmethod
     def validate_properties(cls, properties: dict[str, str]) -> None:
-        kind = properties.get("paimon.catalog.type", "filesystem").strip().lower()
-        if (
-            kind in _HMS_KINDS
-        ):  # before the property check: 'hive.metastore.uris' is not the problem
-            raise Errors.CATALOG_BAD_PROPERTY.error(detail=_HMS_UNSUPPORTED.format(kind=kind))
+        # The metastore first: for HMS, 'hive.metastore.uris' is not the problem to report.
+        kind = metastores.metastore_of(properties)
         super().validate_properties(properties)
-        if kind == "rest":
-            raise Errors.CATALOG_BAD_PROPERTY.error(detail=_REST_UNSUPPORTED)
-        if kind not in _CATALOG_TYPES:
-            raise Errors.CATALOG_BAD_PROPERTY.error(
-                detail=f"Unknown 'paimon.catalog.type' '{kind}'; supported: "
-                f"{', '.join(_CATALOG_TYPES)}"
-            )
-        warehouse = properties["warehouse"].strip()
+        metastores.validate(kind, properties)
+        if kind != "rest":  # a REST warehouse is the service's name for it, not a path
+            cls._validate_warehouse_path(properties["warehouse"].strip())
+        cls._validate_options(properties)
+
+    @staticmethod
+    def _validate_warehouse_path(warehouse: str) -> None:
         parsed = urlparse(warehouse)
         scheme = parsed.scheme.lower()
         if scheme in _LOCAL_SCHEMES:
@@ -174,6 +159,9 @@ class PaimonConnector(Connector):
                 detail=f"Unsupported 'warehouse' scheme '{scheme}'; use a local path, file:// or "
                 f"s3://"
             )
+
+    @staticmethod
+    def _validate_options(properties: dict[str, str]) -> None:
         if "use_path_style" in properties and _bool(properties["use_path_style"]) is None:
             raise Errors.CATALOG_BAD_PROPERTY.error(detail="'use_path_style' must be true or false")
         ttl = properties.get("meta.cache.ttl-second")
@@ -188,6 +176,7 @@ class PaimonConnector(Connector):
 
     def __init__(self, name: str, properties: dict[str, str]):
         super().__init__(name, properties)
+        self.metastore = metastores.metastore_of(properties)
         self._ttl = float(properties.get("meta.cache.ttl-second", DEFAULT_CACHE_TTL_SECONDS))
         self._lock = threading.RLock()
         self._catalog: Any = None
@@ -212,6 +201,14 @@ class PaimonConnector(Connector):
             options["s3.path.style.access"] = str(_bool(options["s3.path.style.access"])).lower()
         return options
 
+    def catalog_options(self) -> dict[str, str]:
+        """pypaimon's catalog options: the warehouse and S3 settings (the table files' store, for
+        every metastore) and the metastore's own options (a REST warehouse is a name)."""
+        options = self.filesystem_options()
+        if self.metastore == "rest":
+            del options["warehouse"]
+        return options | metastores.pypaimon_options(self.metastore, self.properties)
+
     def catalog(self) -> Any:
         """The pypaimon catalog (built once per connector; REFRESH CATALOG builds a new connector).
 
@@ -223,7 +220,8 @@ class PaimonConnector(Connector):
                 return self._catalog
         from pypaimon import CatalogFactory
 
-        built = CatalogFactory.create(self.filesystem_options())
+        with metastores.service_errors(self.name, self.properties):
+            built = CatalogFactory.create(self.catalog_options())
         with self._lock:
             if self._catalog is None:
                 self._catalog = built
@@ -239,7 +237,11 @@ class PaimonConnector(Connector):
 
     # -- cache ------------------------------------------------------------------------------------
     def _cached(self, key: tuple[str, ...], load: Callable[[], T]) -> T:
-        return self._cache.get(key, load)
+        def service_load() -> T:
+            with metastores.service_errors(self.name, self.properties):
+                return load()
+
+        return self._cache.get(key, service_load)
 
     def attach(self, calls: CatalogCalls) -> None:
         self._cache.attach(self.name, calls)

@@ -2,9 +2,9 @@
 
 The rows come from pypaimon's own system tables (pypaimon/table/system/*, the same column names
 and types as Paimon's Java ``org.apache.paimon.table.system`` classes; see
-docs/catalog-system-tables.md), read through the filesystem catalog exactly as a pypaimon user
-reads them. drydock only decides which names exist, refuses time travel on them (they describe
-the table now), and maps a missing branch to a typed error.
+docs/catalog-system-tables.md), read through the catalog's pypaimon client (filesystem, REST or
+JDBC) exactly as a pypaimon user reads them. drydock only decides which names exist, refuses
+time travel on them (they describe the table now), and maps a missing branch to a typed error.
 """
 
 from __future__ import annotations
@@ -47,11 +47,23 @@ def parse_suffix(suffix: str) -> tuple[str | None, str | None]:
 def read_system_table(catalog: Any, db: str, table: str, suffix: str) -> Any:
     """All rows of ``db.table$suffix`` as a pyarrow Table (system tables are small metadata)."""
     system = catalog.get_table(f"{db}.{table}{SYSTEM_SEPARATOR}{suffix}")
+    if not hasattr(system, "system_table_name"):
+        system = _system_table_over(catalog, db, table, suffix)
     builder = system.new_read_builder()
     rows = builder.new_read().to_arrow(builder.new_scan().plan().splits())
     if system.system_table_name() == "snapshots" and "operation" not in rows.column_names:
         rows = _with_operation(system.base_table, rows)
     return rows
+
+
+def _system_table_over(catalog: Any, db: str, table: str, suffix: str) -> Any:
+    """pypaimon 2.1's JDBC catalog answers ``t$snapshots`` with the table itself: build the
+    system table over the (branch's) table as its REST and filesystem catalogs do."""
+    from pypaimon.table.system import system_table_loader
+
+    branch, system_name = parse_suffix(suffix)
+    on = f"{db}.{table}" + (f"{SYSTEM_SEPARATOR}{BRANCH_PREFIX}{branch}" if branch else "")
+    return system_table_loader.load(system_name, catalog.get_table(on))
 
 
 def _with_operation(base: Any, rows: Any) -> Any:

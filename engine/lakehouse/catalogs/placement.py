@@ -6,6 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from drydock.engine.errors import Errors
+from drydock.engine.lakehouse.catalogs import paimon_metastores
+from drydock.engine.security.privileges import Privilege
 from drydock.engine.store.config import Config
 from drydock.engine.support.locations import (
     LOCAL_ROOTS_KEY,
@@ -34,6 +36,11 @@ class Placement:
 
         ``written`` holds what the statement itself wrote: only those values are echoed back.
         """
+        if properties.get("type", "").strip().lower() == "paimon":
+            if paimon_metastores.needs_admin(properties) and not admin:
+                raise Errors.SPECIFIC_ACCESS_DENIED.error(priv=Privilege.ADMIN.verb)
+            if not paimon_metastores.uses_warehouse_path(properties):
+                return  # a REST warehouse is a name its service resolves, not a location here
         for key in WAREHOUSE_KEYS:
             value = properties.get(key)
             if not value:
