@@ -7,7 +7,8 @@ deadline sweep → termination-proof sweep → evidence reconciliation → refre
 
 Durable before send: the dispatch is built while the job is still PENDING, from what admission
 stored with it (bounds, spec, schema contract, pinned version); a failure there leaves it PENDING,
-retried a bounded number of times with the reason as its Message. Then ``mark_running``
+retried with capped exponential backoff within a configurable window (prepare_retry.py) with the
+reason as its Message. Then ``mark_running``
 (invocation id, pre-assigned index uuid, deadline, process epoch) commits before the backend
 sees a byte, and each job is submitted exactly once. While enable_lance_index_local_file_mutation
 is off, a job on a local dataset waits PENDING and says so.
@@ -38,6 +39,7 @@ from drydock.engine.jobs.control.backend import (
     ProtocolError,
     WorkerResult,
 )
+from drydock.engine.jobs.control.prepare_retry import retry_delay
 from drydock.engine.jobs.control.records import JobRecord
 from drydock.engine.jobs.control.reconcile import reconcile_job
 from drydock.engine.jobs.control.refresh import due_refreshes, refresh_job
@@ -52,11 +54,6 @@ if TYPE_CHECKING:
     from drydock.engine.support.metrics import Metrics
 
 logger = logging.getLogger(__name__)
-MAX_PREPARE_ATTEMPTS = 5  # failed dispatch preparations before a PENDING job ends NOT_COMMITTED
-RETRY_BASE_SECONDS = (
-    1.0  # backoff after the n-th failure: base * 2**(n-1), at most RETRY_MAX_SECONDS
-)
-RETRY_MAX_SECONDS = 60.0
 LOCAL_HOLD_MESSAGE = (
     "waiting: enable_lance_index_local_file_mutation = false; this local dataset is not "
     "changed while it is off"
@@ -283,8 +280,8 @@ class Dispatcher:
         return Prepared(job, dispatch, deadline_ms)
 
     def _preparation_failed(self, job: JobRecord, exc: Exception) -> None:
-        """Bounded retry with backoff; a permanent failure or the last attempt ends
-        NOT_COMMITTED."""
+        """Capped exponential backoff within the retry window; a permanent failure, or one whose
+        next try would fall outside the window, ends NOT_COMMITTED."""
         why = (
             str(exc) if isinstance(exc, (PrepareError, ProtocolError)) else type(exc).__name__
         )  # no library text
@@ -293,7 +290,9 @@ class Dispatcher:
         permanent = isinstance(exc, ProtocolError) or (
             isinstance(exc, PrepareError) and exc.permanent
         )
-        if permanent or attempt >= MAX_PREPARE_ATTEMPTS:
+        window = float(self._config.get(Key.LANCE_INDEX_JOB_DISPATCH_RETRY_WINDOW_SECOND))
+        delay = None if permanent else retry_delay(attempt, window)
+        if delay is None:
             self._retry_at.pop(job.id, None)
             self._jobs.reject_pending(
                 job.id,
@@ -301,13 +300,11 @@ class Dispatcher:
                 f"{why}",
             )
             return
-        self._retry_at[job.id] = time.monotonic() + min(
-            RETRY_BASE_SECONDS * 2 ** (attempt - 1), RETRY_MAX_SECONDS
-        )
+        self._retry_at[job.id] = time.monotonic() + delay
         self._jobs.note_pending(
             job.id,
-            f"dispatch preparation failed (attempt {attempt} of {MAX_PREPARE_ATTEMPTS}): {why}; "
-            "the job stays PENDING and is retried",
+            f"dispatch preparation failed (attempt {attempt}): {why}; the job stays PENDING and "
+            f"is retried in {delay:g} s (for up to {window:g} s after the first failure)",
             failed_attempt=True,
         )
 
