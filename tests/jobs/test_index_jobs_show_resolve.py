@@ -571,3 +571,43 @@ def test_concurrent_resolves_all_answer_the_idempotent_success(
             )
     finally:
         server.stop()
+
+
+def test_concurrent_resolves_through_two_frontends_on_postgresql(
+    tmp_path: Path, pg_dsn: str
+) -> None:
+    """The same race with the 8 clients split over two frontends sharing one PostgreSQL store (the
+    setting issue 27 found it in): each frontend's lost CAS catches up with the other's release."""
+    from tests.store.test_frontends import _frontend
+
+    wh = local_warehouse(tmp_path / "wh")
+    wh.write("db", "t", vector_table(300))
+    first = _frontend(tmp_path, "fe_a", pg_dsn, lease=10)
+    second: ServerProcess | None = None
+    try:
+        c = create_catalog(first, wh)
+        pause(first)
+        jobs = [admit(first, f"CREATE INDEX j{n} ON {c}.db.t (id) USING BTREE") for n in range(2)]
+        with offline_engine(first) as engine:
+            for job in jobs:
+                drive_unknown(engine, job)
+        first.start()
+        second = _frontend(tmp_path, "fe_b", pg_dsn, lease=10)
+        success = (1, [("Warning", 5106, FORCE_RELEASE_WARNING)])
+        for job in jobs:
+            before = int(show_job(second, job)["Revision"])
+            barrier = threading.Barrier(CONCURRENT_RESOLVERS)
+            with ThreadPoolExecutor(CONCURRENT_RESOLVERS) as pool:
+                futures = [
+                    pool.submit(_resolve_outcome, (first, second)[n % 2], job, barrier)
+                    for n in range(CONCURRENT_RESOLVERS)
+                ]
+                outcomes = [future.result() for future in futures]
+            assert outcomes == [success] * CONCURRENT_RESOLVERS
+            for frontend in (first, second):
+                released = show_job(frontend, job)
+                assert (released["ForceReleased"], released["Revision"]) == ("YES", str(before + 1))
+    finally:
+        first.stop()
+        if second is not None:
+            second.stop()
