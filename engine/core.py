@@ -146,6 +146,7 @@ class Engine:
             audit=self.audit,
             backends=backends(self.config, self.data_dir / "workers"),
             epoch=self.epoch,
+            alive_frontends=self.frontend.alive_count,  # local datasets: local_dispatch.py
         )
         # the backend is replaced when the lease is regained: read through the dispatcher each time
         self.metrics.attach(

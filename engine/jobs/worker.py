@@ -13,12 +13,14 @@ from __future__ import annotations
 
 import ctypes
 import os
+import re
 import signal
 import sys
 import time
 from typing import Any
 
 from drydock.engine.support import cpu_sets
+from drydock.engine.support.url_secrets import mask_text
 from drydock.engine.jobs.control.contract import ContractError, field_contract, index_contract
 from drydock.engine.jobs.runtime.isolation import apply_worker_rlimits
 from drydock.engine.jobs.control.backend import Dispatch, WorkerResult
@@ -123,6 +125,40 @@ def _latest_version(d: Dispatch) -> int | None:
         return int(lance.dataset(d.uri, storage_options=d.storage_options).version)
     except Exception:  # noqa: BLE001 - only used to compare versions; absence proves nothing here
         return None
+
+
+def open_error_text(d: Dispatch, exc: BaseException) -> str:
+    """The pinned open's error as a Message may carry it: the class and the library's text, with
+    the storage options' values and any URL credentials masked, clipped."""
+    text = f"{type(exc).__name__}: {exc}"
+    for value in sorted(d.storage_options.values(), key=len, reverse=True):
+        if len(value) >= 3:
+            text = text.replace(value, "***")
+    text = _RUST_SOURCE.sub("", mask_text(" ".join(text.split())))
+    return text if len(text) <= _OPEN_ERROR_CHARS else text[: _OPEN_ERROR_CHARS - 3] + "..."
+
+
+_RUST_SOURCE = re.compile(r",? \S+\.rs:\d+:\d+")  # lance appends its source locations: noise
+_OPEN_ERROR_CHARS = 512  # the durable Message is 1024 bytes; the prefix and verdict need room
+
+
+def pinned_open_failed(d: Dispatch, latest: int | None, error: str) -> WorkerResult:
+    """The pinned version could not be opened. STALE_ADMISSION only when a read-only open of the
+    latest version observed a strictly newer one (the pinned version was superseded); otherwise
+    nothing shows the admission is stale — RESOURCE_REJECTED with the saved open error."""
+    if latest is not None and latest > d.admitted_version:
+        return WorkerResult(
+            ResultCode.PRE_INVOCATION_STALE_ADMISSION,
+            f"admitted version {d.admitted_version} could not be opened and version {latest} "
+            f"exists: {error}",
+            True,
+        )
+    seen = "the latest version could not be opened" if latest is None else f"latest is {latest}"
+    return WorkerResult(
+        ResultCode.PRE_INVOCATION_RESOURCE_REJECTED,
+        f"admitted version {d.admitted_version} could not be opened ({seen}): {error}",
+        False,
+    )
 
 
 def _build(d: Dispatch, dataset: Any) -> None:
@@ -279,18 +315,8 @@ def execute(d: Dispatch) -> WorkerResult | None:
         dataset = lance.dataset(
             d.uri, version=d.admitted_version, storage_options=d.storage_options
         )
-    except Exception:  # noqa: BLE001 - which pre-invocation code is decided below, not by the text
-        if advanced():
-            return WorkerResult(
-                ResultCode.PRE_INVOCATION_STALE_ADMISSION,
-                "admitted version is gone; newer exist",
-                True,
-            )
-        return WorkerResult(
-            ResultCode.PRE_INVOCATION_RESOURCE_REJECTED,
-            "admitted version could not be opened",
-            False,
-        )
+    except Exception as exc:  # noqa: BLE001 - which pre-invocation code is decided below, not by the text
+        return pinned_open_failed(d, _latest_version(d), open_error_text(d, exc))
     if int(dataset.version) != d.admitted_version:
         return WorkerResult(
             ResultCode.PRE_INVOCATION_STALE_ADMISSION,

@@ -329,33 +329,47 @@ def resolve_lance_index_job(
     visibility = JobVisibility(engine.catalogs, engine.privileges, ctx, authoritative=True)
     if job is None or not visibility.may_alter(job):  # orphans need ADMIN; both answer "not found"
         raise Errors.LANCE_INDEX_JOB_NOT_FOUND.error(job_id=stmt.job_id)
-    if job.state is st.MutationState.UNKNOWN and job.force_released:
-        return Result.ok(warnings=warning)  # idempotent retry
-    if job.state is not st.MutationState.UNKNOWN:
-        raise Errors.LANCE_INDEX_JOB_NOT_UNKNOWN.error(job_id=job.id, state=job.state.value)
+    actor = f"'{ctx.user}'@'{ctx.account_host}'"
+    for _ in range(_RESOLVE_ATTEMPTS):
+        verdict = st.resolve_verdict(job.state, job.force_released)
+        if verdict is st.ResolveVerdict.ALREADY_RELEASED:
+            return Result.ok(warnings=warning)  # idempotent: this retry's or a concurrent release
+        if verdict is st.ResolveVerdict.NOT_UNKNOWN:
+            raise Errors.LANCE_INDEX_JOB_NOT_UNKNOWN.error(job_id=job.id, state=job.state.value)
+        _check_releasable(visibility, job, stmt.note)
+        pause_point("during_resolve")
+        if engine.jobs.force_release(job.id, job.revision, actor, stmt.note) is not None:
+            return Result.ok(warnings=warning)
+        # the revision moved under us: a concurrent RESOLVE released it (→ the idempotent
+        # success above) or another change landed (→ decide again on the new revision)
+        latest = engine.jobs.get(job.id)
+        if latest is None:
+            raise Errors.LANCE_INDEX_JOB_NOT_FOUND.error(job_id=stmt.job_id)
+        job = latest
+    raise Errors.LANCE_INDEX_JOB_RESOLUTION_INCOMPLETE.error(
+        job_id=job.id,
+        detail="the job changed concurrently while still UNKNOWN; retry the statement",
+    )
+
+
+# a job that keeps changing while UNKNOWN (not by a release) is reported, not chased forever
+_RESOLVE_ATTEMPTS = 5
+
+
+def _check_releasable(visibility: JobVisibility, job: JobRecord, note: str) -> None:
+    """5105 when the target can't be resolved, then the note rules (Doris' check order)."""
     if visibility.resolution(job).failed:
         raise Errors.LANCE_INDEX_JOB_RESOLUTION_INCOMPLETE.error(
             job_id=job.id,
             detail="the persisted target could not be resolved with current catalog metadata; "
             "see the server log for the cause",
         )
-    note = stmt.note.strip()
-    if not note:
+    if not note.strip():
         raise Errors.LANCE_INDEX_INVALID.error(detail="force release note must not be empty")
-    if utf8_len(stmt.note) > MAX_FORCE_TEXT_BYTES:
+    if utf8_len(note) > MAX_FORCE_TEXT_BYTES:
         raise Errors.LANCE_INDEX_INVALID.error(
             detail=f"force release note exceeds {MAX_FORCE_TEXT_BYTES} UTF-8 bytes"
         )
-    pause_point("during_resolve")
-    released = engine.jobs.force_release(
-        job.id, job.revision, f"'{ctx.user}'@'{ctx.account_host}'", stmt.note
-    )
-    if released is None:
-        raise Errors.LANCE_INDEX_JOB_RESOLUTION_INCOMPLETE.error(
-            job_id=job.id,
-            detail="the job changed concurrently while still UNKNOWN; retry the statement",
-        )
-    return Result.ok(warnings=warning)
 
 
 @handles(ast.CancelLanceIndexJob, audit=job_target)

@@ -204,6 +204,15 @@ def _index_job_fields() -> list[ConfigField]:
             validator=positive_int,
         ),
         f(
+            "lance_index_job_dispatch_retry_window_second",
+            "long",
+            600,
+            "How long a PENDING job whose dispatch could not be prepared is retried (capped "
+            "exponential backoff, 1 s doubling to 60 s) before it ends NOT_COMMITTED",
+            master_only=True,
+            validator=positive_long,
+        ),
+        f(
             "lance_index_job_dispatcher_paused",
             "boolean",
             False,

@@ -178,6 +178,13 @@ class Membership:
             for r in self._store.query("SELECT * FROM frontends ORDER BY name")
         ]
 
+    def alive_count(self) -> int:
+        """Frontends whose heartbeat is within the lease window (SHOW FRONTENDS' Alive), this one
+        included. A store of this process's own (embedded) has exactly this frontend."""
+        if not self._store.shared:
+            return 1
+        return sum(row.alive for row in self.rows())
+
     # -- the heartbeat
     # ----------------------------------------------------------------------------------
     def join(self) -> None:

@@ -26,6 +26,7 @@ class Key(StrEnum):
     LANCE_INDEX_JOB_MAX_DISPATCH_PER_ROUND = "lance_index_job_max_dispatch_per_round"
     LANCE_INDEX_JOB_MAX_INFLIGHT_PER_BACKEND = "lance_index_job_max_inflight_per_backend"
     LANCE_INDEX_JOB_REFRESH_RETRY_SECOND = "lance_index_job_refresh_retry_second"
+    LANCE_INDEX_JOB_DISPATCH_RETRY_WINDOW_SECOND = "lance_index_job_dispatch_retry_window_second"
     LANCE_INDEX_JOB_DISPATCHER_PAUSED = "lance_index_job_dispatcher_paused"
     LANCE_INDEX_WORKER_ISOLATION = "lance_index_worker_isolation"
     LANCE_INDEX_WORKER_MEMORY_LIMIT_BYTES = "lance_index_worker_memory_limit_bytes"

@@ -159,8 +159,8 @@ def test_a_dispatch_that_fails_to_build_stays_pending_says_why_and_is_retried(en
     )
     assert (held.dispatch_attempts, held.revision) == (1, 1)
     assert held.message == (
-        "dispatch preparation failed (attempt 1 of 5): OSError; "
-        "the job stays PENDING and is retried"
+        "dispatch preparation failed (attempt 1): OSError; the job stays PENDING and is retried "
+        "in 1 s (for up to 600 s after the first failure)"
     )  # the class, never library text
     assert engine.jobs.fence_holder(held.fence) == job.id and not accepted.sent
     engine.dispatcher.round()  # the backoff has not passed: nothing happens, nothing is written
@@ -176,17 +176,22 @@ def test_a_dispatch_that_fails_to_build_stays_pending_says_why_and_is_retried(en
     )
 
 
-def test_dispatch_preparation_is_retried_a_bounded_number_of_times(engine: Any) -> None:
+def test_dispatch_preparation_is_retried_within_the_configured_window(engine: Any) -> None:
+    """Issue 27: retries span the window (default ten minutes: past the old 5 attempts, ~15 s),
+    with capped exponential backoff; the window is a frontend config key."""
     engine.dispatcher.backend.submit = accepted = Accepting()
     broken = pending(engine, "broken", properties="{}")  # a damaged record: the spec cannot be read
-    for attempt in range(1, 5):
+    for attempt, delay in [(1, 1), (2, 2), (3, 4), (4, 8), (5, 16), (6, 32), (7, 60), (8, 60)]:
         engine.dispatcher.round()
         job = engine.jobs.get(broken.id)
         assert (job.state, job.dispatch_attempts) == (M.PENDING, attempt)
-        assert job.message.startswith(
-            f"dispatch preparation failed (attempt {attempt} of 5): KeyError"
+        assert job.message == (
+            f"dispatch preparation failed (attempt {attempt}): KeyError; the job stays PENDING "
+            f"and is retried in {delay} s (for up to 600 s after the first failure)"
         )
         due_now(engine, job)
+    # a shorter window: 1+2+4+8+16+32+60+60 = 183 s already waited, the next 60 s would pass 200
+    engine.config.set("lance_index_job_dispatch_retry_window_second", "200")
     engine.dispatcher.round()
     done = engine.jobs.get(broken.id)
     assert (
@@ -196,7 +201,7 @@ def test_dispatch_preparation_is_retried_a_bounded_number_of_times(engine: Any) 
         done.termination_proof,
         done.invocation_id,
     ) == (M.NOT_COMMITTED, C.PRE_INVOCATION_RESOURCE_REJECTED, R.NOT_REQUIRED, P.NONE, "")
-    assert done.message == "dispatch could not be prepared (5 attempts): KeyError"
+    assert done.message == "dispatch could not be prepared (9 attempts): KeyError"
     assert (
         not st.holds_possible_live_slot(done.facts) and engine.jobs.fence_holder(done.fence) is None
     )

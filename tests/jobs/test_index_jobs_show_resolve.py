@@ -10,7 +10,8 @@ What each test proves:
   RESOLVE needs ALTER;
 - orphan rows (table gone, locator changed, catalog dropped) are shown to ADMIN only;
 - RESOLVE's check order (5103 → 5104 → 5105 → note rules), the OK packet with one warning that
-  SHOW WARNINGS returns (defect 4), idempotent retry, the released fence; a job driven to UNKNOWN
+  SHOW WARNINGS returns (defect 4), idempotent retry (also for 8 clients racing one job, issue 27),
+  the released fence; a job driven to UNKNOWN
   through the manager API; a job the dataset's history settles (RECONCILED) instead;
 - defect 8: a job whose persisted locator differs from the table's current dataset is resolved only
   on the ADMIN/orphan path, and releasing it leaves the fence at the new location alone; a table
@@ -20,10 +21,13 @@ What each test proves:
 from __future__ import annotations
 
 import shutil
+import threading
 import uuid
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+import pymysql
 import pytest
 
 from drydock.engine.jobs.control.manager import FORCE_RELEASE_WARNING
@@ -510,3 +514,100 @@ def test_resolve_check_order_warning_row_idempotence_and_locator_mismatch(
             assert code == 1064 and "mismatched input" in text, sql
     finally:
         server.stop()
+
+
+CONCURRENT_RESOLVERS = 8
+
+
+def _resolve_outcome(server: ServerProcess, job_id: int, barrier: threading.Barrier) -> object:
+    """One client's RESOLVE, started together with the others: its (warnings, SHOW WARNINGS) or
+    its error (code, message)."""
+    with server.connect() as conn, conn.cursor() as cur:
+        barrier.wait()
+        try:
+            cur.execute(f"RESOLVE LANCE INDEX JOB {job_id} AS FORCE_RELEASE COMMENT 'race'")
+        except pymysql.err.MySQLError as exc:
+            return exc.args[0], exc.args[1]
+        count = cur.warning_count
+        cur.execute("SHOW WARNINGS")
+        return count, list(cur.fetchall())
+
+
+@pytest.mark.parametrize("store", ["sqlite", "postgresql"])
+def test_concurrent_resolves_all_answer_the_idempotent_success(
+    tmp_path: Path, store: str, request: pytest.FixtureRequest
+) -> None:
+    """Issue 27: 8 clients RESOLVE one UNKNOWN job at once. One release is written (one revision
+    step); every client — the winner and the seven that raced it — gets the same OK packet with the
+    same warning row, never 5105 "changed concurrently" for a release that already landed."""
+    server = make_server(
+        tmp_path, *store_choice_for(request, tmp_path / "data", store).args
+    ).start()
+    try:
+        wh = local_warehouse(tmp_path / "wh")
+        wh.write("db", "t", vector_table(300))
+        c = create_catalog(server, wh)
+        pause(server)
+        jobs = [admit(server, f"CREATE INDEX i{n} ON {c}.db.t (id) USING BTREE") for n in range(3)]
+        with offline_engine(server) as engine:
+            for job in jobs:
+                drive_unknown(engine, job)
+        server.start()
+        success = (1, [("Warning", 5106, FORCE_RELEASE_WARNING)])
+        for job in jobs:  # several rounds: each one a fresh race
+            before = int(show_job(server, job)["Revision"])
+            barrier = threading.Barrier(CONCURRENT_RESOLVERS)
+            with ThreadPoolExecutor(CONCURRENT_RESOLVERS) as pool:
+                futures = [
+                    pool.submit(_resolve_outcome, server, job, barrier)
+                    for _ in range(CONCURRENT_RESOLVERS)
+                ]
+                outcomes = [future.result() for future in futures]
+            assert outcomes == [success] * CONCURRENT_RESOLVERS
+            released = show_job(server, job)
+            assert (released["ForceReleased"], released["Revision"]) == (
+                "YES",
+                str(before + 1),
+            )
+    finally:
+        server.stop()
+
+
+def test_concurrent_resolves_through_two_frontends_on_postgresql(
+    tmp_path: Path, pg_dsn: str
+) -> None:
+    """The same race with the 8 clients split over two frontends sharing one PostgreSQL store (the
+    setting issue 27 found it in): each frontend's lost CAS catches up with the other's release."""
+    from tests.store.test_frontends import _frontend
+
+    wh = local_warehouse(tmp_path / "wh")
+    wh.write("db", "t", vector_table(300))
+    first = _frontend(tmp_path, "fe_a", pg_dsn, lease=10)
+    second: ServerProcess | None = None
+    try:
+        c = create_catalog(first, wh)
+        pause(first)
+        jobs = [admit(first, f"CREATE INDEX j{n} ON {c}.db.t (id) USING BTREE") for n in range(2)]
+        with offline_engine(first) as engine:
+            for job in jobs:
+                drive_unknown(engine, job)
+        first.start()
+        second = _frontend(tmp_path, "fe_b", pg_dsn, lease=10)
+        success = (1, [("Warning", 5106, FORCE_RELEASE_WARNING)])
+        for job in jobs:
+            before = int(show_job(second, job)["Revision"])
+            barrier = threading.Barrier(CONCURRENT_RESOLVERS)
+            with ThreadPoolExecutor(CONCURRENT_RESOLVERS) as pool:
+                futures = [
+                    pool.submit(_resolve_outcome, (first, second)[n % 2], job, barrier)
+                    for n in range(CONCURRENT_RESOLVERS)
+                ]
+                outcomes = [future.result() for future in futures]
+            assert outcomes == [success] * CONCURRENT_RESOLVERS
+            for frontend in (first, second):
+                released = show_job(frontend, job)
+                assert (released["ForceReleased"], released["Revision"]) == ("YES", str(before + 1))
+    finally:
+        first.stop()
+        if second is not None:
+            second.stop()

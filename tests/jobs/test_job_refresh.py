@@ -1,4 +1,5 @@
-"""Defect 7: a refresh whose table lookup failed transiently must not be marked DONE."""
+"""Defect 7: a refresh whose table lookup failed transiently must not be marked DONE; nor one whose
+catalog is gone (issue 27: fail-closed)."""
 
 from __future__ import annotations
 
@@ -100,9 +101,15 @@ def test_transient_lookup_failure_is_failed_not_done_and_keeps_the_fence(tmp_pat
     assert connector.refreshed == [("lc", "db", "t"), ("lc", "db", "t")]
 
 
-def test_a_gone_catalog_is_a_verified_absence(tmp_path: Path) -> None:
+def test_a_gone_catalog_ends_failed_and_keeps_the_fence(tmp_path: Path) -> None:
+    """Issue 27: the reference fails closed — no refresh ran, so the refresh is FAILED, not DONE,
+    and the fence stays held (FAILED retries later)."""
     store = MetaStore(tmp_path / "m.sqlite")
     jobs = JobManager(store)
+    connector = FlakyConnector()
     job_id = _committed_job(jobs, catalog_id=2)
-    done = refresh_job(jobs, FakeCatalogs(FlakyConnector()), _get(jobs, job_id))
-    assert done is not None and done.refresh_state is st.RefreshState.DONE
+    failed = refresh_job(jobs, FakeCatalogs(connector), _get(jobs, job_id))
+    assert failed is not None and failed.refresh_state is st.RefreshState.FAILED
+    assert failed.message == "metadata refresh failed: catalog id 2 no longer exists"
+    assert jobs.fence_holder(failed.fence) == job_id
+    assert connector.refreshed == []

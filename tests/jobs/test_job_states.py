@@ -185,6 +185,18 @@ def test_classification_table(
     )
 
 
+@pytest.mark.parametrize("state,released", list(itertools.product(M, [False, True])))
+def test_resolve_verdict_table(state: st.MutationState, released: bool) -> None:
+    """Every (state, force_released): a release that already landed is the idempotent success, so
+    RESOLVEs that raced one another all answer it (issue 27)."""
+    expected = (
+        st.ResolveVerdict.NOT_UNKNOWN
+        if state is not M.UNKNOWN
+        else (st.ResolveVerdict.ALREADY_RELEASED if released else st.ResolveVerdict.RELEASE)
+    )
+    assert st.resolve_verdict(state, released) is expected
+
+
 ALL_FACTS = [
     st.JobFacts(m, r, fr, plo, tp)
     for m, r, fr, plo, tp in itertools.product(

@@ -79,17 +79,18 @@ def test_a_deeply_nested_frame_under_its_size_cap_is_a_protocol_error_not_a_recu
 ):
     body = nested(4000)
     assert len(body) < 8192  # under the result cap: only the depth check stands in the way
-    with pytest.raises(ProtocolError, match="nests deeper than 32 levels"):
+    with pytest.raises(ProtocolError, match="nests deeper than 16 levels"):
         FrameBuffer((RESULT,)).feed(raw_frame(RESULT, body))
-    with pytest.raises(ProtocolError, match="nests deeper than 32 levels"):
+    with pytest.raises(ProtocolError, match="nests deeper than 16 levels"):
         read_frame(io.BytesIO(raw_frame(DISPATCH, body)), (DISPATCH,))  # the worker's reader too
 
 
 def test_nesting_up_to_the_cap_parses_and_brackets_inside_strings_do_not_count() -> None:
-    [(_, body)] = FrameBuffer((RESULT,)).feed(raw_frame(RESULT, nested(32)))
+    """The cap is the reference's 16 (issue 27): 16 levels parse, 17 are refused."""
+    [(_, body)] = FrameBuffer((RESULT,)).feed(raw_frame(RESULT, nested(16)))
     assert "code" in body
-    with pytest.raises(ProtocolError, match="nests deeper"):
-        FrameBuffer((RESULT,)).feed(raw_frame(RESULT, nested(33)))
+    with pytest.raises(ProtocolError, match="nests deeper than 16 levels"):
+        FrameBuffer((RESULT,)).feed(raw_frame(RESULT, nested(17)))
     text = b'{"message": "[[[[{{{{ \\" [[[[" , "n": [[1]]}'
     [(_, body)] = FrameBuffer((RESULT,)).feed(
         raw_frame(RESULT, b'{"m":"' + b"[" * 5000 + b'\\"{"}')
@@ -208,7 +209,7 @@ def test_a_worker_replying_with_a_deeply_nested_frame_is_killed_and_its_exit_rep
     supervisor, events, _ = rlimit_run("nested")
     [(proof, detail)] = events.exits(timeout=30)
     assert proof is TerminationProof.CHILD_REAPED
-    assert detail == "killed by SIGKILL: protocol violation: frame body nests deeper than 32 levels"
+    assert detail == "killed by SIGKILL: protocol violation: frame body nests deeper than 16 levels"
     assert supervisor.status()["inflight"] == 0
 
 

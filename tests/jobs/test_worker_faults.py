@@ -244,7 +244,7 @@ def test_a_hung_worker_gets_sigterm_at_its_deadline_then_sigkill_after_the_grace
             "killed by SIGKILL: protocol violation: b'R' frame announces 10485759 bytes, cap is "
             "8192",
         ),
-        ("nested", "killed by SIGKILL: protocol violation: frame body nests deeper than 32 levels"),
+        ("nested", "killed by SIGKILL: protocol violation: frame body nests deeper than 16 levels"),
     ],
 )
 def test_a_crashing_or_babbling_worker_ends_unknown_then_reconciled(

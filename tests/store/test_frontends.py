@@ -46,6 +46,10 @@ from tests.support.lance_fixtures import (
 )
 from tests.support.pg import PgCluster
 
+# Every frontend here runs on this host: the local warehouse is one file system for all of them,
+# which is what lets the leader dispatch its jobs while several frontends are alive (issue 27).
+SHARED = {"warehouse.shared_filesystem": "true"}
+
 # -- the decision, exhaustively --------------------------------------------------------------------
 
 
@@ -265,7 +269,7 @@ def test_three_frontends_admit_concurrently_and_agree(
         wh.write("db", f"t{i}", vector_table(200, seed=i))
     frontends = [_frontend(tmp_path, f"fe_{n}", pg_dsn, lease=10) for n in "abc"]
     try:
-        catalog = create_catalog(frontends[0], wh)
+        catalog = create_catalog(frontends[0], wh, **SHARED)
         shows = [rows(f, "SHOW FRONTENDS") for f in frontends]
         for own, table in zip(frontends, shows, strict=True):
             assert sorted(r[0] for r in table) == ["fe_a", "fe_b", "fe_c"]
@@ -372,7 +376,7 @@ def test_kill9_of_the_leader_mid_build_a_follower_takes_over_and_the_job_commits
     follower = _frontend(tmp_path, "fe_b", pg_dsn, lease)
     try:
         assert _leader([leader, follower])[0] is leader  # the first one up took the lease
-        catalog = create_catalog(follower, wh)
+        catalog = create_catalog(follower, wh, **SHARED)
         version_before = wh.dataset("db", "t").version
         job_id = admit(follower, f"CREATE INDEX by_id ON {catalog}.db.t (id) USING BTREE")
         wait_until(lambda: "by_id" in wh.indexes("db", "t"), 60, "the worker committed the index")
@@ -520,7 +524,7 @@ def test_a_paused_leader_is_deposed_and_its_late_result_changes_nothing(
     new = _frontend(tmp_path, "fe_b", pg_dsn, lease)
     try:
         assert _leader([old, new])[0] is old
-        catalog = create_catalog(new, wh)
+        catalog = create_catalog(new, wh, **SHARED)
         version_before = wh.dataset("db", "t").version
         job_id = admit(new, f"CREATE INDEX by_id ON {catalog}.db.t (id) USING BTREE")
         wait_job(new, job_id, until=lambda j: j["State"] == "RUNNING", timeout=30)

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from drydock.engine.errors import Errors
+from drydock.engine.lakehouse.catalogs.lance_fs import SHARED_FILESYSTEM
 
 if TYPE_CHECKING:
     from drydock.engine.lakehouse.catalogs.manager import CatalogRecord
@@ -28,11 +29,12 @@ class CatalogGuard:
 
     def refuse_retarget(self, record: CatalogRecord, merged: dict[str, str]) -> None:
         """ALTER CATALOG … SET PROPERTIES that changes where the catalog points (anything but its
-        comment) while a job on it is unresolved: the job's locator would name another dataset."""
+        comment, or whether its warehouse is a shared file system, which a held local job waits for)
+        while a job on it is unresolved: the job's locator would name another dataset."""
         target_keys = {
             k
             for k in set(record.properties) | set(merged)
-            if record.properties.get(k) != merged.get(k) and k not in ("comment",)
+            if record.properties.get(k) != merged.get(k) and k not in ("comment", SHARED_FILESYSTEM)
         }
         if not target_keys:
             return

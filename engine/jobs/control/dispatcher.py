@@ -7,10 +7,12 @@ deadline sweep → termination-proof sweep → evidence reconciliation → refre
 
 Durable before send: the dispatch is built while the job is still PENDING, from what admission
 stored with it (bounds, spec, schema contract, pinned version); a failure there leaves it PENDING,
-retried a bounded number of times with the reason as its Message. Then ``mark_running``
+retried with capped exponential backoff within a configurable window (prepare_retry.py) with the
+reason as its Message. Then ``mark_running``
 (invocation id, pre-assigned index uuid, deadline, process epoch) commits before the backend
-sees a byte, and each job is submitted exactly once. While enable_lance_index_local_file_mutation
-is off, a job on a local dataset waits PENDING and says so.
+sees a byte, and each job is submitted exactly once. A job on a local dataset waits PENDING, and
+says why, while enable_lance_index_local_file_mutation is off or while its store has several alive
+frontends and its catalog does not declare a shared file system (local_dispatch.py).
 The pause switch is a hard barrier: setting it waits for an in-flight dispatch step to
 finish, and every step re-checks it under the same lock.
 """
@@ -22,13 +24,14 @@ import logging
 import threading
 import time
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from drydock.engine.support.faults import pause_point
 from drydock.engine.support.host import host_id
 from drydock.engine.jobs.control import states as st
-from drydock.engine.jobs.control.admission import local_mutation_allowed
+from drydock.engine.jobs.control.admission import is_local
 from drydock.engine.jobs.control.backend import (
     RAY_BACKEND,
     Backend,
@@ -38,10 +41,13 @@ from drydock.engine.jobs.control.backend import (
     ProtocolError,
     WorkerResult,
 )
+from drydock.engine.jobs.control.local_dispatch import local_hold_reason
+from drydock.engine.jobs.control.prepare_retry import retry_delay
 from drydock.engine.jobs.control.records import JobRecord
 from drydock.engine.jobs.control.reconcile import reconcile_job
 from drydock.engine.jobs.control.refresh import due_refreshes, refresh_job
 from drydock.engine.jobs.control.validation import IndexSpec
+from drydock.engine.lakehouse.catalogs.lance_fs import shared_filesystem
 from drydock.engine.support.config_keys import Key
 
 if TYPE_CHECKING:
@@ -52,15 +58,6 @@ if TYPE_CHECKING:
     from drydock.engine.support.metrics import Metrics
 
 logger = logging.getLogger(__name__)
-MAX_PREPARE_ATTEMPTS = 5  # failed dispatch preparations before a PENDING job ends NOT_COMMITTED
-RETRY_BASE_SECONDS = (
-    1.0  # backoff after the n-th failure: base * 2**(n-1), at most RETRY_MAX_SECONDS
-)
-RETRY_MAX_SECONDS = 60.0
-LOCAL_HOLD_MESSAGE = (
-    "waiting: enable_lance_index_local_file_mutation = false; this local dataset is not "
-    "changed while it is off"
-)
 
 
 class PrepareError(Exception):
@@ -91,6 +88,7 @@ class Dispatcher:
         audit: AuditLog,
         backends: BackendFactory,
         epoch: str,
+        alive_frontends: Callable[[], int] = lambda: 1,
     ):
         self._jobs = jobs
         self._config = config
@@ -99,6 +97,8 @@ class Dispatcher:
         self._audit = audit  # evidence reconciliation audits what it settled
         self.epoch = epoch
         self._backends = backends
+        self._alive_frontends = alive_frontends  # frontends heartbeating on this store
+        self._alive_this_round: int | None = None  # read once a round, and only for a local job
         self.backend: Backend = backends(self, epoch)
         self._wake = threading.Event()
         self._stop = threading.Event()
@@ -215,6 +215,7 @@ class Dispatcher:
         if self._paused():
             return
         budget = int(config.get(Key.LANCE_INDEX_JOB_MAX_DISPATCH_PER_ROUND))
+        self._alive_this_round = None
         pending = jobs.live_jobs(st.MutationState.PENDING)
         self._retry_at = {i: t for i, t in self._retry_at.items() if i in {j.id for j in pending}}
         for job in pending:
@@ -247,15 +248,26 @@ class Dispatcher:
                 budget -= 1  # a dispatch proven never enqueued costs no budget either
 
     def _held(self, job: JobRecord) -> bool:
-        """While enable_lance_index_local_file_mutation is off, a local job waits PENDING and says
-        why."""
-        if not local_mutation_allowed(self._config, job.locator):
-            self._jobs.note_pending(job.id, LOCAL_HOLD_MESSAGE)
-            return True
-        reason = self.backend.hold_reason(job)  # e.g. the Ray head is unreachable
+        """A job that must wait PENDING (local_dispatch.py, or the backend's reason) says why."""
+        reason = self._local_hold(job) or self.backend.hold_reason(job)  # e.g. Ray unreachable
         if reason:
             self._jobs.note_pending(job.id, reason)
         return bool(reason)
+
+    def _local_hold(self, job: JobRecord) -> str | None:
+        if not is_local(job.locator):
+            return None
+        switch_on = bool(self._config.get(Key.ENABLE_LANCE_INDEX_LOCAL_FILE_MUTATION))
+        record = self._catalogs.by_id(job.catalog_id)  # gone: preparation says so, permanently
+        shared = record is not None and shared_filesystem(record.properties)
+        if switch_on and not shared and self._alive_this_round is None:
+            self._alive_this_round = self._alive_frontends()
+        return local_hold_reason(
+            local=True,
+            switch_on=switch_on,
+            alive_frontends=self._alive_this_round or 0,
+            shared_filesystem=shared,
+        )
 
     def _retry_due(self, job: JobRecord) -> bool:
         return job.dispatch_attempts == 0 or time.monotonic() >= self._retry_at.get(job.id, 0.0)
@@ -283,8 +295,8 @@ class Dispatcher:
         return Prepared(job, dispatch, deadline_ms)
 
     def _preparation_failed(self, job: JobRecord, exc: Exception) -> None:
-        """Bounded retry with backoff; a permanent failure or the last attempt ends
-        NOT_COMMITTED."""
+        """Capped exponential backoff within the retry window; a permanent failure, or one whose
+        next try would fall outside the window, ends NOT_COMMITTED."""
         why = (
             str(exc) if isinstance(exc, (PrepareError, ProtocolError)) else type(exc).__name__
         )  # no library text
@@ -293,7 +305,9 @@ class Dispatcher:
         permanent = isinstance(exc, ProtocolError) or (
             isinstance(exc, PrepareError) and exc.permanent
         )
-        if permanent or attempt >= MAX_PREPARE_ATTEMPTS:
+        window = float(self._config.get(Key.LANCE_INDEX_JOB_DISPATCH_RETRY_WINDOW_SECOND))
+        delay = None if permanent else retry_delay(attempt, window)
+        if delay is None:
             self._retry_at.pop(job.id, None)
             self._jobs.reject_pending(
                 job.id,
@@ -301,13 +315,11 @@ class Dispatcher:
                 f"{why}",
             )
             return
-        self._retry_at[job.id] = time.monotonic() + min(
-            RETRY_BASE_SECONDS * 2 ** (attempt - 1), RETRY_MAX_SECONDS
-        )
+        self._retry_at[job.id] = time.monotonic() + delay
         self._jobs.note_pending(
             job.id,
-            f"dispatch preparation failed (attempt {attempt} of {MAX_PREPARE_ATTEMPTS}): {why}; "
-            "the job stays PENDING and is retried",
+            f"dispatch preparation failed (attempt {attempt}): {why}; the job stays PENDING and "
+            f"is retried in {delay:g} s (for up to {window:g} s after the first failure)",
             failed_attempt=True,
         )
 

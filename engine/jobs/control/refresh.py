@@ -3,7 +3,8 @@ cached metadata of the job's table is refreshed before its fence and quota are r
 
 DONE only after an actual refresh that re-read the table, or a *positively verified* absence of
 the table; a lookup that fails transiently ends FAILED and is retried later (DONE on a failed
-lookup would release the fence on a guess).
+lookup would release the fence on a guess). A job whose catalog is gone ends FAILED too, as the
+reference does (fail-closed): nothing re-read the table, so nothing proves its metadata current.
 """
 
 from __future__ import annotations
@@ -43,8 +44,12 @@ def refresh_job(jobs: JobManager, catalogs: RefreshCatalogs, job: JobRecord) -> 
         return None
     pause_point("during_refresh")
     record = catalogs.by_id(job.catalog_id)
-    if record is None:
-        return jobs.refresh_finished(job.id, ok=True)  # the catalog is gone: nothing cached
+    if record is None:  # fail-closed: no refresh ran, so none is claimed
+        return jobs.refresh_finished(
+            job.id,
+            ok=False,
+            message=f"metadata refresh failed: catalog id {job.catalog_id} no longer exists",
+        )
     try:
         catalogs.refresh(record.name, job.db, job.tbl)
         connector = catalogs.connector(record.name)

@@ -196,6 +196,23 @@ def classify(
     return _UNKNOWN
 
 
+class ResolveVerdict(str, Enum):
+    """What RESOLVE … AS FORCE_RELEASE does to a job it found in a given state."""
+
+    RELEASE = "RELEASE"  # UNKNOWN, not yet released: write the release
+    ALREADY_RELEASED = "ALREADY_RELEASED"  # a release already landed: the idempotent success
+    NOT_UNKNOWN = "NOT_UNKNOWN"  # any other state: 5104
+
+
+def resolve_verdict(state: MutationState, force_released: bool) -> ResolveVerdict:
+    """The same for the first RESOLVE and for every one that raced it: a release that already
+    landed (by this statement's retry or a concurrent one) answers the idempotent success, never
+    "changed concurrently"."""
+    if state is not MutationState.UNKNOWN:
+        return ResolveVerdict.NOT_UNKNOWN
+    return ResolveVerdict.ALREADY_RELEASED if force_released else ResolveVerdict.RELEASE
+
+
 @dataclass(frozen=True)
 class JobFacts:
     """The fields the derived predicates read."""

@@ -18,9 +18,9 @@ from drydock.engine.jobs.control.backend import Dispatch, ProtocolError, WorkerR
 
 DISPATCH, HANDSHAKE, PROGRESS, RESULT = b"D", b"H", b"P", b"R"
 CAPS = {DISPATCH: 512 * 1024, HANDSHAKE: 4 * 1024, PROGRESS: 1024, RESULT: 8 * 1024}
-MAX_JSON_DEPTH = (
-    32  # our frames nest 3 deep; json.loads recurses once per level (RecursionError ~1000)
-)
+# The reference's decode limit. Our frames nest 3 deep; json.loads recurses once per level
+# (RecursionError ~1000), so the check runs before the parser sees the body.
+MAX_JSON_DEPTH = 16
 _JSON_STRING = re.compile(rb'"(?:[^"\\]|\\.)*"', re.DOTALL)
 _NOT_BRACKETS = bytes(b for b in range(256) if b not in b"[]{}")
 

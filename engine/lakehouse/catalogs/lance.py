@@ -75,6 +75,7 @@ class LanceConnector(Connector):
         "s3.session_token",
         "s3.region",
         "use_path_style",
+        lance_fs.SHARED_FILESYSTEM,
     )
 
     @classmethod
@@ -96,6 +97,7 @@ class LanceConnector(Connector):
                 detail="Properties 's3.access_key' and 's3.secret_key' must be given together"
             )
         _ttl(properties)
+        lance_fs.validate_shared_filesystem(properties)
 
     def __init__(self, name: str, properties: dict[str, str]):
         super().__init__(name, properties)

@@ -167,3 +167,29 @@ def list_dirs(fs: pafs.FileSystem, path: str) -> list[str] | None:
 
 def is_dir(fs: pafs.FileSystem, path: str) -> bool:
     return bool(fs.get_file_info(path).type == pafs.FileType.Directory)
+
+
+# A local warehouse that every frontend sharing the store mounts at the same path (NFS, a cluster
+# file system): its index jobs may be dispatched on whichever frontend leads
+# (engine/jobs/control/local_dispatch.py). Without it only a lone frontend dispatches them.
+# Validated at CREATE and ALTER CATALOG.
+SHARED_FILESYSTEM = "warehouse.shared_filesystem"
+
+
+def validate_shared_filesystem(properties: dict[str, str]) -> bool:
+    value = properties.get(SHARED_FILESYSTEM)
+    if value is None:
+        return False
+    shared = parse_bool(SHARED_FILESYSTEM, value)
+    if parse_warehouse(properties["warehouse"]).scheme != "file":
+        raise Errors.CATALOG_BAD_PROPERTY.error(
+            detail=f"Property '{SHARED_FILESYSTEM}' applies only to a local (file) warehouse; "
+            "an object-store warehouse is shared by every frontend already: remove it"
+        )
+    return shared
+
+
+def shared_filesystem(properties: dict[str, str]) -> bool:
+    """Whether the catalog declares its local warehouse a file system every frontend shares
+    (validated when set; anything but a true value reads as not shared: fail closed)."""
+    return properties.get(SHARED_FILESYSTEM, "").strip().lower() in TRUE_VALUES
