@@ -118,7 +118,7 @@ def contract_holds(d: Dispatch, dataset: Any) -> bool:
     return recomputed_contract(d, dataset) == fields[0]
 
 
-def _latest_version(d: Dispatch) -> int | None:
+def latest_version(d: Dispatch) -> int | None:
     import lance
 
     try:
@@ -308,7 +308,7 @@ def execute(d: Dispatch) -> WorkerResult | None:
     _inject_faults()
 
     def advanced() -> bool:
-        latest = _latest_version(d)
+        latest = latest_version(d)
         return latest is not None and latest > d.admitted_version
 
     try:
@@ -316,7 +316,7 @@ def execute(d: Dispatch) -> WorkerResult | None:
             d.uri, version=d.admitted_version, storage_options=d.storage_options
         )
     except Exception as exc:  # noqa: BLE001 - which pre-invocation code is decided below, not by the text
-        return pinned_open_failed(d, _latest_version(d), open_error_text(d, exc))
+        return pinned_open_failed(d, latest_version(d), open_error_text(d, exc))
     if int(dataset.version) != d.admitted_version:
         return WorkerResult(
             ResultCode.PRE_INVOCATION_STALE_ADMISSION,

@@ -153,20 +153,20 @@ class RayBuild:
     def _execute(self) -> WorkerResult | None:
         import lance
 
-        from drydock.engine.jobs.worker import contract_holds
+        from drydock.engine.jobs.worker import (
+            contract_holds,
+            latest_version,
+            open_error_text,
+            pinned_open_failed,
+        )
 
         d = self.d
         try:
             dataset = lance.dataset(
                 d.uri, version=d.admitted_version, storage_options=d.storage_options or None
             )
-        except Exception:  # noqa: BLE001 - which pre-invocation code is decided by the version seen
-            code = (
-                ResultCode.PRE_INVOCATION_STALE_ADMISSION
-                if self._advanced()
-                else ResultCode.PRE_INVOCATION_RESOURCE_REJECTED
-            )
-            return WorkerResult(code, "admitted version could not be opened", self._advanced())
+        except Exception as exc:  # noqa: BLE001 - the code is decided by the version seen (worker.py)
+            return pinned_open_failed(d, latest_version(d), open_error_text(d, exc))
         if int(dataset.version) != d.admitted_version or not contract_holds(d, dataset):
             return WorkerResult(
                 ResultCode.PRE_INVOCATION_STALE_ADMISSION,
@@ -420,9 +420,9 @@ class RayBuild:
         return _index_present(self.d)  # looks for segment 0's uuid, the job's pre-assigned one
 
     def _advanced(self) -> bool:
-        from drydock.engine.jobs.worker import _latest_version
+        from drydock.engine.jobs.worker import latest_version
 
-        latest = _latest_version(self.d)
+        latest = latest_version(self.d)
         return latest is not None and latest > self.d.admitted_version
 
     def _progress(self, text: str) -> None:
