@@ -44,6 +44,7 @@ MBMAXLEN = 4  # utf8mb4, the results' character set
 MAX_PRECISION = 65
 MAX_SCALE = 30
 DIV_PRECISION_INCREMENT = 4
+MAX_LENGTH = 4294967295  # the definition's length is 4 bytes (LONGTEXT)
 DOUBLE_LENGTH = 23  # MySQL's float_length(NOT_FIXED_DEC): DBL_DIG + 8
 
 _INTEGERS = (
@@ -134,7 +135,7 @@ def double(nullable: bool) -> MySQLType:
 
 
 def string(characters: int, nullable: bool) -> MySQLType:
-    length = characters * MBMAXLEN
+    length = min(characters * MBMAXLEN, MAX_LENGTH)
     if length > 65535:  # longer than a VARCHAR can be: a (MEDIUM/LONG) TEXT
         return MySQLType(ColumnType.BLOB, length, NOT_FIXED_DEC, nullable, binary=False, blob=True)
     return MySQLType(ColumnType.VAR_STRING, length, NOT_FIXED_DEC, nullable, binary=False)
