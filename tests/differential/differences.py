@@ -300,11 +300,27 @@ DIFFERENCES: tuple[Difference, ...] = (
         _no_unsigned_cast_note,
     ),
 )
-_DEFINITIONS = (
-    "column definitions: expressions and information_schema / SHOW columns are described from "
-    "DuckDB's types (BINARY|NUM flags, text length 65535, comparisons TINYINT, COUNT length 20, "
-    "…), not MySQL's; declared table columns match"
+_SHOW_DEFINITIONS = (
+    "column definitions of SHOW / DESCRIBE: MariaDB's are blanked (declared difference: MySQL 8's "
+    "differ), drydock's are compared as sent, so these match only once drydock sends MySQL 8's "
+    "definitions of its SHOW results and the difference spells them"
 )
+_DIVISION = (
+    "column definitions: `/` is computed as DOUBLE, so its MySQL type (DECIMAL, scale + 4) is "
+    "not sent"
+)
+_LAST_INSERT_ID = (
+    "column definitions: LAST_INSERT_ID() is replaced by its value before typing (BIGINT(1), "
+    "not BIGINT UNSIGNED(21))"
+)
+_DATE_FUNCTIONS = (
+    "column definitions: DATE_ADD on a string, DATEDIFF, DATE_FORMAT, YEAR/MONTH/DAY, "
+    "DAYOFWEEK, TIMESTAMPDIFF are not typed"
+)
+_DATE_ARITHMETIC = (
+    "column definitions: DATE + INTERVAL is computed as a DATETIME; DATE_FORMAT is not typed"
+)
+_CAST = "column definitions: CAST is not typed (and CAST(-1 AS UNSIGNED) fails: the values gap)"
 
 KNOWN_GAPS: dict[str, str] = {
     "error_division_by_zero": (
@@ -326,31 +342,31 @@ KNOWN_GAPS: dict[str, str] = {
     "select_date_column_arithmetic": "DATE column + INTERVAL n DAY is a DATETIME, not a DATE",
     "select_cast": "CAST(-1 AS UNSIGNED) is 1264, not the wrapped value",
     # column definitions (test_column_definitions)
-    "alter_add_column" + DEFINITIONS: _DEFINITIONS,
-    "alter_modify_column" + DEFINITIONS: _DEFINITIONS,
-    "alter_change_column" + DEFINITIONS: _DEFINITIONS,
-    "alter_rename_column_and_table" + DEFINITIONS: _DEFINITIONS,
-    "alter_alter_column_default" + DEFINITIONS: _DEFINITIONS,
-    "alter_add_primary_key" + DEFINITIONS: _DEFINITIONS,
-    "insert_auto_increment" + DEFINITIONS: _DEFINITIONS,
-    "error_division_by_zero" + DEFINITIONS: _DEFINITIONS,
-    "show_create_table_types" + DEFINITIONS: _DEFINITIONS,
-    "show_create_table_keys" + DEFINITIONS: _DEFINITIONS,
-    "show_index_rows" + DEFINITIONS: _DEFINITIONS,
-    "show_tables_and_full_tables" + DEFINITIONS: _DEFINITIONS,
-    "select_decimal_division" + DEFINITIONS: _DEFINITIONS,
-    "select_date_functions" + DEFINITIONS: _DEFINITIONS,
-    "select_date_column_arithmetic" + DEFINITIONS: _DEFINITIONS,
-    "select_cast" + DEFINITIONS: _DEFINITIONS,
-    "types_integer_columns" + DEFINITIONS: _DEFINITIONS,
-    "types_decimal_float_columns" + DEFINITIONS: _DEFINITIONS,
-    "types_string_columns" + DEFINITIONS: _DEFINITIONS,
-    "types_binary_columns" + DEFINITIONS: _DEFINITIONS,
-    "types_temporal_columns" + DEFINITIONS: _DEFINITIONS,
-    "types_enum_set_columns" + DEFINITIONS: _DEFINITIONS,
-    "types_json_column" + DEFINITIONS: _DEFINITIONS,
-    "types_show_full_columns" + DEFINITIONS: _DEFINITIONS,
-    "types_defaults_and_auto_increment" + DEFINITIONS: _DEFINITIONS,
+    "alter_add_column" + DEFINITIONS: _SHOW_DEFINITIONS,
+    "alter_modify_column" + DEFINITIONS: _SHOW_DEFINITIONS,
+    "alter_change_column" + DEFINITIONS: _SHOW_DEFINITIONS,
+    "alter_rename_column_and_table" + DEFINITIONS: _SHOW_DEFINITIONS,
+    "alter_alter_column_default" + DEFINITIONS: _SHOW_DEFINITIONS,
+    "alter_add_primary_key" + DEFINITIONS: _SHOW_DEFINITIONS,
+    "insert_auto_increment" + DEFINITIONS: _LAST_INSERT_ID,
+    "error_division_by_zero" + DEFINITIONS: _DIVISION,
+    "show_create_table_types" + DEFINITIONS: _SHOW_DEFINITIONS,
+    "show_create_table_keys" + DEFINITIONS: _SHOW_DEFINITIONS,
+    "show_index_rows" + DEFINITIONS: _SHOW_DEFINITIONS,
+    "show_tables_and_full_tables" + DEFINITIONS: _SHOW_DEFINITIONS,
+    "select_decimal_division" + DEFINITIONS: _DIVISION,
+    "select_date_functions" + DEFINITIONS: _DATE_FUNCTIONS,
+    "select_date_column_arithmetic" + DEFINITIONS: _DATE_ARITHMETIC,
+    "select_cast" + DEFINITIONS: _CAST,
+    "types_integer_columns" + DEFINITIONS: _SHOW_DEFINITIONS,
+    "types_decimal_float_columns" + DEFINITIONS: _SHOW_DEFINITIONS,
+    "types_string_columns" + DEFINITIONS: _SHOW_DEFINITIONS,
+    "types_binary_columns" + DEFINITIONS: _SHOW_DEFINITIONS,
+    "types_temporal_columns" + DEFINITIONS: _SHOW_DEFINITIONS,
+    "types_enum_set_columns" + DEFINITIONS: _SHOW_DEFINITIONS,
+    "types_json_column" + DEFINITIONS: _SHOW_DEFINITIONS,
+    "types_show_full_columns" + DEFINITIONS: _SHOW_DEFINITIONS,
+    "types_defaults_and_auto_increment" + DEFINITIONS: _SHOW_DEFINITIONS,
 }
 
 
