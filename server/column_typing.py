@@ -15,7 +15,8 @@ from sqlglot import exp
 from drydock.engine.results import Result
 from drydock.engine.sql.result_origins import Computed, Origin
 from drydock.server.declared_columns import declared
-from drydock.server.expression_columns import ExpressionTyping, MySQLType, from_declared
+from drydock.server.expression_columns import ExpressionTyping
+from drydock.server.mysql_types import MySQLType, from_declared
 from drydock.server.metadata_columns import metadata_column
 
 _INFORMATION_SCHEMA = "information_schema"

@@ -22,6 +22,8 @@ MySQL's rules, as its Item classes apply them:
 - strings are VAR_STRING in utf8mb4 (length = characters × 4, decimals 31): CONCAT adds lengths,
   UPPER/LOWER/TRIM/REVERSE keep them, SUBSTRING/LEFT/LPAD with a constant length take it;
 - IF/CASE/COALESCE/IFNULL/NULLIF aggregate their result branches' types;
+- date parts are BIGINT of their digits and a sign (YEAR 5, MONTH/DAY 3, DAYOFWEEK 2), DATE()
+  and LAST_DAY() DATE, DATE_FORMAT with a constant format the widest text it prints;
 - flags: NOT_NULL when the value can never be NULL, UNSIGNED, BINARY for numbers and temporals
   (their character set is binary) and binary strings, BLOB for the BLOB types. An expression
   never carries NUM (libmysqlclient sets it itself). A grouped query sends its columns from a
@@ -31,143 +33,30 @@ MySQL's rules, as its Item classes apply them:
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
-from mysql_mimic.charset import CharacterSet
 from mysql_mimic.types import ColumnType
 from sqlglot import exp
 
-from drydock.server.declared_columns import BINARY, BLOB, NOT_NULL, UNSIGNED, Declared
-
-NOT_FIXED_DEC = 31  # MySQL's decimals of strings and of DOUBLE without a scale
-MBMAXLEN = 4  # utf8mb4, the results' character set
-MAX_PRECISION = 65
-MAX_SCALE = 30
-DIV_PRECISION_INCREMENT = 4
-MAX_LENGTH = 4294967295  # the definition's length is 4 bytes (LONGTEXT)
-DOUBLE_LENGTH = 23  # MySQL's float_length(NOT_FIXED_DEC): DBL_DIG + 8
-
-_INTEGERS = (
-    ColumnType.TINY,
-    ColumnType.SHORT,
-    ColumnType.INT24,
-    ColumnType.LONG,
-    ColumnType.LONGLONG,
-    ColumnType.YEAR,
+from drydock.server.function_columns import FUNCTION_RULES
+from drydock.server.mysql_types import (
+    DIV_PRECISION_INCREMENT,
+    MAX_PRECISION,
+    MAX_SCALE,
+    NOT_FIXED_DEC,
+    NULL,
+    MySQLType,
+    Rule,
+    Typing,
+    boolean,
+    decimal,
+    double,
+    integer,
+    integer_digits,
+    string,
 )
-_REALS = (ColumnType.FLOAT, ColumnType.DOUBLE)
-_STRINGS = (ColumnType.VAR_STRING, ColumnType.STRING, ColumnType.VARCHAR, ColumnType.BLOB)
-
-
-@dataclass(frozen=True)
-class MySQLType:
-    """One result column's type as MySQL sends it."""
-
-    type: ColumnType
-    length: int  # display length; bytes in utf8mb4 for strings
-    decimals: int = 0
-    nullable: bool = True
-    unsigned: bool = False
-    binary: bool = True  # the binary character set: numbers, temporals, binary strings
-    precision: int = 0  # digits of a number (MySQL's decimal_precision())
-    blob: bool = False
-    other_flags: int = 0  # flags of a table column: NO_DEFAULT_VALUE, keys
-
-    @property
-    def flags(self) -> int:
-        return (
-            (0 if self.nullable else NOT_NULL)
-            | (UNSIGNED if self.unsigned else 0)
-            | (BINARY if self.binary else 0)
-            | (BLOB if self.blob else 0)
-            | self.other_flags
-        )
-
-    @property
-    def is_integer(self) -> bool:
-        return self.type in _INTEGERS
-
-    @property
-    def is_decimal(self) -> bool:
-        return self.type == ColumnType.NEWDECIMAL
-
-    @property
-    def is_real(self) -> bool:
-        return self.type in _REALS
-
-    @property
-    def is_exact(self) -> bool:
-        return self.is_integer or self.is_decimal
-
-    @property
-    def is_string(self) -> bool:
-        return self.type in _STRINGS
-
-    @property
-    def is_null(self) -> bool:
-        return self.type == ColumnType.NULL
-
-    @property
-    def characters(self) -> int:
-        """The length in characters, as a string argument of a string function counts it."""
-        if self.is_string and not self.binary:
-            return self.length // MBMAXLEN
-        return self.length
-
-
-def integer(length: int, precision: int, nullable: bool, unsigned: bool = False) -> MySQLType:
-    return MySQLType(ColumnType.LONGLONG, length, 0, nullable, unsigned, precision=precision)
-
-
-def boolean(nullable: bool) -> MySQLType:
-    return integer(1, 1, nullable)
-
-
-def decimal(precision: int, scale: int, nullable: bool, unsigned: bool = False) -> MySQLType:
-    precision = min(precision, MAX_PRECISION)
-    scale = min(scale, MAX_SCALE)
-    length = precision + (1 if scale else 0) + (0 if unsigned else 1)
-    return MySQLType(ColumnType.NEWDECIMAL, length, scale, nullable, unsigned, precision=precision)
-
-
-def double(nullable: bool) -> MySQLType:
-    return MySQLType(ColumnType.DOUBLE, DOUBLE_LENGTH, NOT_FIXED_DEC, nullable)
-
-
-def string(characters: int, nullable: bool) -> MySQLType:
-    length = min(characters * MBMAXLEN, MAX_LENGTH)
-    if length > 65535:  # longer than a VARCHAR can be: a (MEDIUM/LONG) TEXT
-        return MySQLType(ColumnType.BLOB, length, NOT_FIXED_DEC, nullable, binary=False, blob=True)
-    return MySQLType(ColumnType.VAR_STRING, length, NOT_FIXED_DEC, nullable, binary=False)
-
-
-NULL = MySQLType(ColumnType.NULL, 0, 0, True)
-
-
-def from_declared(column: Declared) -> MySQLType:
-    """A declared table column as an operand: its wire definition."""
-    unsigned = bool(column.flags & UNSIGNED)
-    precision = 0
-    if column.type in _INTEGERS:
-        precision = column.length - (0 if unsigned else 1)
-    elif column.type == ColumnType.NEWDECIMAL:
-        precision = column.length - (1 if column.decimals else 0) - (0 if unsigned else 1)
-    return MySQLType(
-        column.type,
-        column.length,
-        column.decimals,
-        nullable=not column.flags & NOT_NULL,
-        unsigned=unsigned,
-        # as an operand, a number or temporal is in the binary character set (a table column's
-        # own definition leaves BINARY to binary strings and temporals)
-        binary=column.type not in _STRINGS or column.charset == CharacterSet.binary,
-        precision=precision,
-        blob=bool(column.flags & BLOB),
-    )
-
 
 ColumnTypes = Callable[[exp.Column], "MySQLType | None"]
-Rule = Callable[["ExpressionTyping", exp.Expr], "MySQLType | None"]
 
 
 class ExpressionTyping:
@@ -199,7 +88,7 @@ class ExpressionTyping:
 
 
 # -- literals and columns -------------------------------------------------------------------------
-def _literal(typing: ExpressionTyping, node: exp.Expr) -> MySQLType | None:
+def _literal(typing: Typing, node: exp.Expr) -> MySQLType | None:
     text = node.name
     if node.is_string:
         return string(len(text), False)
@@ -216,7 +105,7 @@ def _literal(typing: ExpressionTyping, node: exp.Expr) -> MySQLType | None:
     return integer(len(text), len(text), False, unsigned=int(text) > 2**63 - 1)
 
 
-def _neg(typing: ExpressionTyping, node: exp.Expr) -> MySQLType | None:
+def _neg(typing: Typing, node: exp.Expr) -> MySQLType | None:
     arg = typing.of(node.this)
     if arg is None or not (arg.is_exact or arg.is_real):
         return None
@@ -226,18 +115,14 @@ def _neg(typing: ExpressionTyping, node: exp.Expr) -> MySQLType | None:
 
 
 # -- arithmetic -----------------------------------------------------------------------------------
-def _numbers(typing: ExpressionTyping, node: exp.Expr) -> tuple[MySQLType, MySQLType] | None:
+def _numbers(typing: Typing, node: exp.Expr) -> tuple[MySQLType, MySQLType] | None:
     found = typing.operands([node.this, node.expression])
     if found is None or not all(t.is_exact or t.is_real or t.is_null for t in found):
         return None
     return found[0], found[1]
 
 
-def _integer_digits(t: MySQLType) -> int:
-    return t.precision - t.decimals
-
-
-def _additive(typing: ExpressionTyping, node: exp.Expr) -> MySQLType | None:
+def _additive(typing: Typing, node: exp.Expr) -> MySQLType | None:
     pair = _numbers(typing, node)
     if pair is None:
         return None
@@ -248,14 +133,14 @@ def _additive(typing: ExpressionTyping, node: exp.Expr) -> MySQLType | None:
     if a.is_real or b.is_real:
         return double(nullable)
     scale = max(a.decimals, b.decimals)
-    precision = max(_integer_digits(a), _integer_digits(b)) + 1 + scale
+    precision = max(integer_digits(a), integer_digits(b)) + 1 + scale
     if a.is_integer and b.is_integer:
         unsigned = a.unsigned or b.unsigned
         return integer(precision + (0 if unsigned else 1), precision, nullable, unsigned)
     return decimal(precision, scale, nullable, a.unsigned and b.unsigned)
 
 
-def _multiply(typing: ExpressionTyping, node: exp.Expr) -> MySQLType | None:
+def _multiply(typing: Typing, node: exp.Expr) -> MySQLType | None:
     pair = _numbers(typing, node)
     if pair is None or pair[0].is_null or pair[1].is_null:
         return None
@@ -271,7 +156,7 @@ def _multiply(typing: ExpressionTyping, node: exp.Expr) -> MySQLType | None:
     return decimal(precision, scale, nullable, a.unsigned and b.unsigned)
 
 
-def _divide(typing: ExpressionTyping, node: exp.Expr) -> MySQLType | None:
+def _divide(typing: Typing, node: exp.Expr) -> MySQLType | None:
     pair = _numbers(typing, node)
     if pair is None or pair[0].is_null or pair[1].is_null:
         return None
@@ -282,7 +167,7 @@ def _divide(typing: ExpressionTyping, node: exp.Expr) -> MySQLType | None:
     return decimal(precision, a.decimals + DIV_PRECISION_INCREMENT, True, a.unsigned and b.unsigned)
 
 
-def _integer_divide(typing: ExpressionTyping, node: exp.Expr) -> MySQLType | None:
+def _integer_divide(typing: Typing, node: exp.Expr) -> MySQLType | None:
     pair = _numbers(typing, node)
     if pair is None or pair[0].is_null or pair[1].is_null or pair[0].is_real:
         return None
@@ -292,7 +177,7 @@ def _integer_divide(typing: ExpressionTyping, node: exp.Expr) -> MySQLType | Non
     return integer(length, length - (0 if unsigned else 1), True, unsigned)
 
 
-def _modulo(typing: ExpressionTyping, node: exp.Expr) -> MySQLType | None:
+def _modulo(typing: Typing, node: exp.Expr) -> MySQLType | None:
     pair = _numbers(typing, node)
     if pair is None or pair[0].is_null or pair[1].is_null:
         return None
@@ -300,13 +185,13 @@ def _modulo(typing: ExpressionTyping, node: exp.Expr) -> MySQLType | None:
     if a.is_real or b.is_real:
         return double(True)
     scale = max(a.decimals, b.decimals)
-    precision = max(_integer_digits(a), _integer_digits(b)) + scale
+    precision = max(integer_digits(a), integer_digits(b)) + scale
     if a.is_integer and b.is_integer:
         return integer(precision + (0 if a.unsigned else 1), precision, True, a.unsigned)
     return decimal(precision, scale, True, a.unsigned)
 
 
-def _bitwise(typing: ExpressionTyping, node: exp.Expr) -> MySQLType | None:
+def _bitwise(typing: Typing, node: exp.Expr) -> MySQLType | None:
     args = [a for a in (node.this, node.args.get("expression")) if a is not None]
     found = typing.operands(args)
     if found is None:
@@ -315,7 +200,7 @@ def _bitwise(typing: ExpressionTyping, node: exp.Expr) -> MySQLType | None:
 
 
 # -- comparisons and logic ------------------------------------------------------------------------
-def _predicate(typing: ExpressionTyping, node: exp.Expr) -> MySQLType | None:
+def _predicate(typing: Typing, node: exp.Expr) -> MySQLType | None:
     args = [a for a in node.iter_expressions() if not isinstance(a, exp.Null)]
     nulls = any(isinstance(a, exp.Null) for a in node.iter_expressions())
     found = typing.operands(args)
@@ -324,20 +209,20 @@ def _predicate(typing: ExpressionTyping, node: exp.Expr) -> MySQLType | None:
     return boolean(nulls or any(t.nullable for t in found))
 
 
-def _never_null_predicate(typing: ExpressionTyping, node: exp.Expr) -> MySQLType | None:
+def _never_null_predicate(typing: Typing, node: exp.Expr) -> MySQLType | None:
     return boolean(False)
 
 
-def _true_false(typing: ExpressionTyping, node: exp.Expr) -> MySQLType | None:
+def _true_false(typing: Typing, node: exp.Expr) -> MySQLType | None:
     return boolean(False)
 
 
 # -- aggregates -----------------------------------------------------------------------------------
-def _count(typing: ExpressionTyping, node: exp.Expr) -> MySQLType | None:
+def _count(typing: Typing, node: exp.Expr) -> MySQLType | None:
     return integer(21, 20, False)
 
 
-def _sum(typing: ExpressionTyping, node: exp.Expr) -> MySQLType | None:
+def _sum(typing: Typing, node: exp.Expr) -> MySQLType | None:
     arg = typing.of(node.this)
     if arg is None or not (arg.is_exact or arg.is_real):
         return None
@@ -346,7 +231,7 @@ def _sum(typing: ExpressionTyping, node: exp.Expr) -> MySQLType | None:
     return decimal(arg.precision + 22, arg.decimals, True)  # DECIMAL_LONGLONG_DIGITS more
 
 
-def _avg(typing: ExpressionTyping, node: exp.Expr) -> MySQLType | None:
+def _avg(typing: Typing, node: exp.Expr) -> MySQLType | None:
     arg = typing.of(node.this)
     if arg is None or not (arg.is_exact or arg.is_real):
         return None
@@ -356,157 +241,17 @@ def _avg(typing: ExpressionTyping, node: exp.Expr) -> MySQLType | None:
     return decimal(arg.precision + step, arg.decimals + step, True)
 
 
-def _min_max(typing: ExpressionTyping, node: exp.Expr) -> MySQLType | None:
+def _min_max(typing: Typing, node: exp.Expr) -> MySQLType | None:
     arg = typing.of(node.this)
     return replace(arg, nullable=True) if arg is not None else None
 
 
-# -- strings --------------------------------------------------------------------------------------
-def _characters(t: MySQLType) -> int:
-    return t.characters
-
-
-def _concat(typing: ExpressionTyping, node: exp.Expr) -> MySQLType | None:
-    """Nullable whatever its arguments: a result longer than max_allowed_packet is NULL."""
-    found = typing.operands(list(node.expressions))
-    if found is None:
-        return None
-    return string(sum(_characters(t) for t in found), True)
-
-
-def _concat_ws(typing: ExpressionTyping, node: exp.Expr) -> MySQLType | None:
-    found = typing.operands(list(node.expressions))
-    if not found:
-        return None
-    separator, parts = found[0], found[1:]
-    characters = sum(_characters(t) for t in parts) + _characters(separator) * max(
-        len(parts) - 1, 0
-    )
-    return string(characters, True)
-
-
-def _same_length(typing: ExpressionTyping, node: exp.Expr) -> MySQLType | None:
-    arg = typing.of(node.this)
-    if arg is None or arg.is_null:
-        return None
-    return string(_characters(arg), True)
-
-
-def _constant(node: exp.Expr | None) -> int | None:
-    if isinstance(node, exp.Literal) and not node.is_string and node.name.isdigit():
-        return int(node.name)
-    return None
-
-
-def _substring(typing: ExpressionTyping, node: exp.Expr) -> MySQLType | None:
-    arg = typing.of(node.this)
-    if arg is None or arg.is_null:
-        return None
-    characters = _characters(arg)
-    length = _constant(node.args.get("length"))
-    if length is not None:
-        characters = min(characters, length)
-    return string(characters, True)
-
-
-def _left_right(typing: ExpressionTyping, node: exp.Expr) -> MySQLType | None:
-    arg = typing.of(node.this)
-    if arg is None or arg.is_null:
-        return None
-    length = _constant(node.expression)
-    characters = _characters(arg) if length is None else min(_characters(arg), length)
-    return string(characters, True)
-
-
-def _pad(typing: ExpressionTyping, node: exp.Expr) -> MySQLType | None:
-    length = _constant(node.expression)
-    if length is None:
-        return None
-    return string(length, True)
-
-
-def _replace(typing: ExpressionTyping, node: exp.Expr) -> MySQLType | None:
-    found = typing.operands([node.this, node.expression, node.args["replacement"]])
-    if found is None:
-        return None
-    subject, search, substitute = (_characters(t) for t in found)
-    characters = subject
-    if substitute > search and search:
-        characters = subject // search * (substitute - search) + subject
-    return string(characters, True)
-
-
-def _length(typing: ExpressionTyping, node: exp.Expr) -> MySQLType | None:
-    arg = typing.of(node.this)
-    if arg is None:
-        return None
-    return integer(10, 10, arg.nullable)
-
-
-# -- choices --------------------------------------------------------------------------------------
-def _aggregate(found: list[MySQLType], nullable: bool) -> MySQLType | None:
-    """MySQL's type aggregation of IF/CASE/COALESCE branches (NULL branches ignored)."""
-    typed = [t for t in found if not t.is_null]
-    if not typed:
-        return NULL
-    if all(t.is_string for t in typed) and not any(t.binary for t in typed):
-        return string(max(_characters(t) for t in typed), nullable)
-    if not all(t.is_exact or t.is_real for t in typed):
-        return None
-    if any(t.is_real for t in typed):
-        return double(nullable)
-    scale = max(t.decimals for t in typed)
-    digits = max(_integer_digits(t) for t in typed)
-    unsigned = all(t.unsigned for t in typed)
-    if all(t.is_integer for t in typed):
-        return integer(digits + (0 if unsigned else 1), digits, nullable, unsigned)
-    return decimal(digits + scale, scale, nullable, unsigned)
-
-
-def _if(typing: ExpressionTyping, node: exp.Expr) -> MySQLType | None:
-    branches = [node.args.get("true"), node.args.get("false")]
-    if any(b is None for b in branches):
-        return None
-    found = typing.operands(branches)  # type: ignore[arg-type]
-    if found is None:
-        return None
-    return _aggregate(found, any(t.nullable for t in found))
-
-
-def _case(typing: ExpressionTyping, node: exp.Expr) -> MySQLType | None:
-    branches = [w.args.get("true") for w in node.args.get("ifs") or []]
-    default = node.args.get("default")
-    found = typing.operands([b for b in branches + [default] if b is not None])
-    if found is None:
-        return None
-    return _aggregate(found, default is None or any(t.nullable for t in found))
-
-
-def _coalesce(typing: ExpressionTyping, node: exp.Expr) -> MySQLType | None:
-    found = typing.operands([node.this, *node.expressions])
-    if found is None:
-        return None
-    return _aggregate(found, all(t.nullable for t in found))
-
-
-def _nullif(typing: ExpressionTyping, node: exp.Expr) -> MySQLType | None:
-    arg = typing.of(node.this)
-    return replace(arg, nullable=True) if arg is not None else None
-
-
-def _column(typing: ExpressionTyping, node: exp.Expr) -> MySQLType | None:
+def _column(typing: Typing, node: exp.Expr) -> MySQLType | None:
     return typing.column(node)
 
 
-def _inner(typing: ExpressionTyping, node: exp.Expr) -> MySQLType | None:
+def _inner(typing: Typing, node: exp.Expr) -> MySQLType | None:
     return typing.of(node.this)
-
-
-def _date(typing: ExpressionTyping, node: exp.Expr) -> MySQLType | None:
-    arg = typing.of(node.this)
-    if arg is None:
-        return None
-    return MySQLType(ColumnType.DATE, 10, 0, True)
 
 
 _RULES: dict[type[exp.Expr], Rule] = {
@@ -552,21 +297,5 @@ _RULES: dict[type[exp.Expr], Rule] = {
     exp.Avg: _avg,
     exp.Min: _min_max,
     exp.Max: _min_max,
-    exp.Concat: _concat,
-    exp.ConcatWs: _concat_ws,
-    exp.Upper: _same_length,
-    exp.Lower: _same_length,
-    exp.Trim: _same_length,
-    exp.Reverse: _same_length,
-    exp.Substring: _substring,
-    exp.Left: _left_right,
-    exp.Right: _left_right,
-    exp.Pad: _pad,
-    exp.Replace: _replace,
-    exp.Length: _length,
-    exp.If: _if,
-    exp.Case: _case,
-    exp.Coalesce: _coalesce,
-    exp.Nullif: _nullif,
-    exp.TsOrDsToDate: _date,
+    **FUNCTION_RULES,
 }

@@ -11,7 +11,7 @@ from __future__ import annotations
 from mysql_mimic.types import ColumnType
 
 from drydock.server.declared_columns import NO_DEFAULT_VALUE, NOT_NULL, UNSIGNED
-from drydock.server.expression_columns import MySQLType
+from drydock.server.mysql_types import MySQLType
 
 
 def _text(length: int, nullable: bool = False) -> MySQLType:

@@ -314,11 +314,13 @@ _LAST_INSERT_ID = (
     "not BIGINT UNSIGNED(21))"
 )
 _DATE_FUNCTIONS = (
-    "column definitions: DATE_ADD on a string, DATEDIFF, DATE_FORMAT, YEAR/MONTH/DAY, "
-    "DAYOFWEEK, TIMESTAMPDIFF are not typed"
+    "column definitions: DATE_ADD on a string and DATEDIFF are not typed; YEAR/MONTH/DAY/"
+    "DAYOFWEEK have MySQL 8's lengths (5/3/3/2, MariaDB 4/2/2/1) and DATE_FORMAT its decimals "
+    "(31, MariaDB 0), which need a declared difference"
 )
 _DATE_ARITHMETIC = (
-    "column definitions: DATE + INTERVAL is computed as a DATETIME; DATE_FORMAT is not typed"
+    "column definitions: DATE + INTERVAL is computed as a DATETIME; DATE_FORMAT's decimals are "
+    "MySQL 8's (31, MariaDB 0)"
 )
 _CAST = "column definitions: CAST is not typed (and CAST(-1 AS UNSIGNED) fails: the values gap)"
 

@@ -9,7 +9,8 @@ from mysql_mimic.types import ColumnType
 
 from drydock.grammar.sql import DrydockMySQL
 from drydock.server.declared_columns import BINARY, NOT_NULL, UNSIGNED
-from drydock.server.expression_columns import ExpressionTyping, MySQLType, integer
+from drydock.server.expression_columns import ExpressionTyping
+from drydock.server.mysql_types import MySQLType, integer
 
 LONGLONG, NEWDECIMAL, VAR_STRING = ColumnType.LONGLONG, ColumnType.NEWDECIMAL, ColumnType.VAR_STRING
 INT_COLUMN = integer(11, 10, nullable=True)  # an INT column as an operand
@@ -64,3 +65,20 @@ def test_a_grouped_query_sends_no_binary_flag_on_numbers() -> None:
 def test_an_unknown_column_or_function_leaves_the_type_unknown() -> None:
     assert _typed("x + 1") is None
     assert _typed("SOUNDEX('a')") is None
+
+
+@pytest.mark.parametrize(
+    "expression, definition",
+    [
+        ("YEAR('2024-02-29')", (LONGLONG, 5, 0, BINARY)),
+        ("MONTH('2024-02-29')", (LONGLONG, 3, 0, BINARY)),
+        ("DAYOFWEEK('2024-02-29')", (LONGLONG, 2, 0, BINARY)),
+        ("LAST_DAY('2024-02-10')", (ColumnType.DATE, 10, 0, BINARY)),
+        ("DATE_FORMAT('2024-02-29 13:14:15', '%Y/%m/%d %H:%i')", (VAR_STRING, 84, 31, 0)),
+        ("DATE_FORMAT(n, '%W')", (VAR_STRING, 256, 31, 0)),
+    ],
+)
+def test_mysql_types_of_date_functions(
+    expression: str, definition: tuple[int, int, int, int]
+) -> None:
+    assert _definition(expression) == definition
