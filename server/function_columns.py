@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from mysql_mimic.types import ColumnType
+import sqlglot
 from sqlglot import exp
 
 from drydock.grammar.sql import DrydockMySQL
@@ -202,8 +203,11 @@ def _date_format(typing: Typing, node: exp.Expr) -> MySQLType | None:
 
 
 def _mysql_format(node: exp.Expr) -> str:
-    """The format as MySQL wrote it (sqlglot keeps strftime's spelling: %W is %A there)."""
-    return str(DrydockMySQL().generator().format_time(node) or "").strip("'")
+    """The format as MySQL wrote it (sqlglot keeps strftime's spelling: %W is %A there); the
+    generator writes it as a quoted literal, which the grammar reads back."""
+    written = DrydockMySQL().generator().format_time(node) or "''"
+    literal = sqlglot.parse_one(written, dialect=DrydockMySQL)
+    return literal.name if isinstance(literal, exp.Literal) else ""
 
 
 FUNCTION_RULES: dict[type[exp.Expr], Rule] = {
