@@ -51,6 +51,9 @@ class Result:
     # Per column (by position), where it comes from (engine/sql/result_origins.py Origin), for the
     # schema/table/org_table/org_name of MySQL's column definitions; empty when unknown.
     column_origins: list[Any] = field(default_factory=list)
+    # Per column (by position), the expression it is (engine/sql/result_origins.py Computed), for
+    # MySQL's type of the column (server/expression_columns.py); empty when none is.
+    column_expressions: list[Any] = field(default_factory=list)
     # The first AUTO_INCREMENT value an INSERT generated (the OK packet's last_insert_id), and
     # FOUND_ROWS() of a SELECT SQL_CALC_FOUND_ROWS with a LIMIT (engine/sql/statement_info.py).
     last_insert_id: int = 0

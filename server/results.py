@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+from dataclasses import replace
 from decimal import Decimal
 from collections.abc import Callable, Sequence
 from operator import itemgetter
@@ -22,7 +23,8 @@ from mysql_mimic.types import ColumnType
 from drydock.engine.errors import Errors
 from drydock.engine.results import Result, RowStream
 from drydock.engine.sql.mysql_json_doc import mysql_text
-from drydock.server.column_meta import ColumnMeta, from_duck_type, temporal
+from drydock.server.column_meta import BINARY_FLAG, ColumnMeta, from_duck_type, temporal
+from drydock.server.column_typing import column_types, fits
 from drydock.server.declared_columns import Declared, declared, time_text
 
 _EXACT = {
@@ -298,6 +300,11 @@ def _plan(
             # the stored type's conversion: a BOOLEAN behind TINYINT(1) still sends 0/1)
             columns[i], types[i] = found.column(columns[i].name), found.type
             converters[i] = found.convert or converters[i]
+    for i, mysql_type in enumerate(column_types(result)):  # expressions, information_schema
+        if mysql_type is not None and fits(types[i], mysql_type):
+            binary = mysql_type.binary and mysql_type.is_string
+            columns[i] = _typed_column(columns[i], mysql_type.type, binary)
+            types[i] = mysql_type.type
     convert: RowConverter | None = None
     if any(converters):
 
@@ -319,6 +326,13 @@ def _plan(
         return out_columns, in_set
     typed = convert
     return out_columns, lambda rows: in_set(typed(rows))
+
+
+def _typed_column(column: ResultColumn, type_code: ColumnType, binary: bool) -> ResultColumn:
+    charset = CharacterSet.binary if binary else CharacterSet.utf8mb4
+    if column.type == ColumnType.TIME:
+        return ResultColumn(column.name, type_code, charset, text_encoder=time_text)
+    return ResultColumn(column.name, type_code, charset)
 
 
 def _checked(
@@ -372,6 +386,7 @@ def inferred_columns(rows: Sequence[Sequence[Any]], names: Sequence[Any]) -> lis
 
 
 MetaByColumn = dict[int, tuple[ResultColumn, ColumnMeta]]
+GROUP_FLAG = 32768  # MySQL's internal flag of a grouping field; the same bit as NUM_FLAG
 
 
 def column_metas(wire: AllowedResult, result: Result) -> MetaByColumn:
@@ -383,22 +398,32 @@ def column_metas(wire: AllowedResult, result: Result) -> MetaByColumn:
     origins = result.column_origins if len(result.column_origins) == len(wire[1]) else []
     sample = wire[0].first if isinstance(wire[0], StreamedRows) else wire[0]
     found = declared_columns(result) if result.column_types else []
+    typed = column_types(result) if result.column_types else []
     for i, column in enumerate(wire[1]):
         if not isinstance(column, ResultColumn):
             continue
         shape = found[i] if found else None
         if shape is not None:
             origin = origins[i]
-            out[id(column)] = (
-                column,
-                shape.meta(origin.schema, origin.table, origin.definition.name),
-            )
+            meta = shape.meta(origin.schema, origin.table, origin.definition.name)
+            if origin.group_key:
+                meta = replace(meta, flags=(meta.flags & ~BINARY_FLAG) | GROUP_FLAG)
+            out[id(column)] = (column, meta)
             continue
-        meta = (
-            from_duck_type(result.column_types.get(column.name, ""))
-            if result.column_types
-            else ColumnMeta()
-        )
+        mysql_type = typed[i] if typed else None
+        if mysql_type is not None and mysql_type.type == column.type:
+            meta = ColumnMeta(
+                length=mysql_type.length,
+                decimals=mysql_type.decimals,
+                flags=mysql_type.flags,
+                declared=True,
+            )
+        else:
+            meta = (
+                from_duck_type(result.column_types.get(column.name, ""))
+                if result.column_types
+                else ColumnMeta()
+            )
         if meta.decimals == 6 and column.type in (ColumnType.DATETIME, ColumnType.TIME):
             meta = _seconds_only(meta, column.type, sample, i)
         origin = origins[i] if origins else None
@@ -411,6 +436,7 @@ def column_metas(wire: AllowedResult, result: Result) -> MetaByColumn:
                 length=meta.length,
                 decimals=meta.decimals,
                 flags=meta.flags,
+                declared=meta.declared,
             )
         out[id(column)] = (column, meta)
     return out

@@ -270,6 +270,7 @@ class QuerySession(ExternalBinding, StatementExecution):
         if searched is None:
             counted = count_pushdown(expression, ctx, resolver)
             if counted is not None:
+                result_origins.attach(counted, planned)  # COUNT(*)'s MySQL type
                 return counted
         registered: list[str] = []
         try:

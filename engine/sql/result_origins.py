@@ -1,7 +1,9 @@
 """Where each result column comes from: MySQL's column definitions name the schema, the table
 (as aliased in the query), the original table and the original column of every column that is
 a plain column reference (JDBC getTableName / getColumnName, SQLAlchemy, BI tools use them).
-Expressions have none, as in MySQL.
+Expressions have none, as in MySQL; each is kept as a :class:`Computed` (a copy of its MySQL
+AST with the tables it can name), from which the server works out MySQL's type of the column
+(server/expression_columns.py).
 
 Read from the statement's MySQL AST before drydock adapts it for DuckDB: top-level SELECT only;
 ``*`` only over one table (with joins the star's expansion order is DuckDB's business). Once the
@@ -33,9 +35,24 @@ class Origin:
     source: exp.Table | None = field(default=None, compare=False, repr=False)
     # the internal table's declared definition (:func:`define`), None when it has none
     definition: TableDef | None = field(default=None, compare=False, repr=False)
+    # a GROUP BY column of a grouped query: MySQL sends it from the temporary table that groups
+    # the rows, whose field carries the internal GROUP_FLAG (the NUM bit) and no BINARY flag
+    group_key: bool = False
 
 
-Plan = list["Origin | None | str"]  # per projection: an origin, nothing, or '*' of a table
+@dataclass(frozen=True)
+class Computed:
+    """A projection that is an expression, as the query wrote it (a copy taken before adapt()
+    rewrites it for DuckDB), with the tables of its FROM clause by lower-case alias (their
+    declared definitions added by :func:`define`) and whether the query groups its rows."""
+
+    node: exp.Expr
+    tables: dict[str, Origin] = field(compare=False, repr=False)
+    grouped: bool = False
+
+
+# per projection: an origin, an expression, nothing, or '*' of a table
+Plan = list["Origin | Computed | None | str"]
 
 
 def plan(expression: exp.Expr, ctx: SessionContext) -> tuple[Plan, Origin | None] | None:
@@ -48,13 +65,16 @@ def plan(expression: exp.Expr, ctx: SessionContext) -> tuple[Plan, Origin | None
     single = tables[0] if len(tables) == 1 else None
     star = _table_origin(single, ctx) if single is not None else None
     out: Plan = []
+    sources: dict[str, Origin] | None = None
     for projection in expression.expressions:
         column = projection.this if isinstance(projection, exp.Alias) else projection
         if isinstance(column, exp.Star):
             out.append("*")
             continue
         if not isinstance(column, exp.Column):
-            out.append(None)
+            if sources is None:
+                sources = _sources(by_alias, ctx)
+            out.append(Computed(column.copy(), sources, _grouped(expression)))
             continue
         if isinstance(column.this, exp.Star):
             table = by_alias.get(column.table.lower())
@@ -70,6 +90,7 @@ def plan(expression: exp.Expr, ctx: SessionContext) -> tuple[Plan, Origin | None
                 column.name,
                 isinstance(projection, exp.Alias),
                 source=base.source,
+                group_key=column.name.lower() in _group_keys(expression),
             )
             if base
             else None
@@ -97,6 +118,37 @@ def resolve(planned: tuple[Plan, Origin | None] | None, columns: list[str]) -> l
         else:
             out.append(item if isinstance(item, Origin) else None)
     return out if len(out) == len(columns) else []
+
+
+def _sources(by_alias: dict[str, exp.Expr], ctx: SessionContext) -> dict[str, Origin]:
+    out = {}
+    for alias, table in by_alias.items():
+        origin = _table_origin(table, ctx)
+        if origin is not None:
+            out[alias] = origin
+    return out
+
+
+def _group_keys(select: exp.Select) -> set[str]:
+    group = select.args.get("group")
+    if group is None:
+        return set()
+    return {c.name.lower() for c in group.expressions if isinstance(c, exp.Column)}
+
+
+def _grouped(select: exp.Select) -> bool:
+    return select.args.get("group") is not None
+
+
+def computed(
+    planned: tuple[Plan, Origin | None] | None, columns: list[str]
+) -> list[Computed | None]:
+    """The expression behind each result column (by position), None for the others; [] when a
+    ``*`` makes the positions uncertain or nothing is an expression."""
+    if planned is None or "*" in planned[0] or len(planned[0]) != len(columns):
+        return []
+    out = [item if isinstance(item, Computed) else None for item in planned[0]]
+    return out if any(out) else []
 
 
 def _from_tables(select: exp.Select) -> list[exp.Expr]:
@@ -143,10 +195,27 @@ def define(
         definition = found[id(table)]
         return origin if definition is None else replace(origin, definition=definition)
 
+    tables_done: dict[int, dict[str, Origin]] = {}
+
+    def with_tables(item: Computed) -> Computed:
+        if id(item.tables) not in tables_done:  # the projections share one dict of tables
+            tables_done[id(item.tables)] = {a: defined(o) for a, o in item.tables.items()}
+        return replace(item, tables=tables_done[id(item.tables)])
+
     return (
-        [defined(p) if isinstance(p, Origin) else p for p in projections],
+        [_each(p, defined, with_tables) for p in projections],
         defined(star) if star is not None else None,
     )
+
+
+def _each(
+    item: Origin | Computed | None | str,
+    defined: Callable[[Origin], Origin],
+    with_tables: Callable[[Computed], Computed],
+) -> Origin | Computed | None | str:
+    if isinstance(item, Origin):
+        return defined(item)
+    return with_tables(item) if isinstance(item, Computed) else item
 
 
 def attach(result: Result, planned: tuple[Plan, Origin | None] | None) -> None:
@@ -155,6 +224,7 @@ def attach(result: Result, planned: tuple[Plan, Origin | None] | None) -> None:
     information_schema.tables`` answers a ``TABLE_NAME`` column; JDBC and BI tools read them so)."""
     origins = resolve(planned, result.columns)
     result.column_origins = origins
+    result.column_expressions = computed(planned, result.columns)
     if not origins:
         return
     for i, (name, origin) in enumerate(zip(list(result.columns), origins)):

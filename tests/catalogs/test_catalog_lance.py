@@ -350,8 +350,11 @@ def test_count_star_from_metadata_matches_a_scan(
         assert [(d[0], d[1]) for d in cur.description] == [
             ("count(*)", pymysql.constants.FIELD_TYPE.LONGLONG)
         ]  # as written
+        counted = cur.description[0]
+        assert (counted[3], counted[6]) == (21, False)  # MySQL's COUNT: BIGINT(21) NOT NULL
         cur.execute(f"SELECT count(*) FROM {c}.db1.t WHERE id >= 0")  # a scan
         assert cur.fetchall() == ((90,),)
+        assert cur.description[0][1:] == counted[1:]
         cur.execute(f"SELECT count(*) AS n FROM {c}.db1.t FOR VERSION AS OF 1")
         assert cur.fetchall() == ((100,),) and cur.description[0][0] == "n"
         cur.execute(f"SELECT count(*), count(*) FROM {c}.db1.t x")

@@ -1,0 +1,84 @@
+"""MySQL's type of select-list expressions (server/expression_columns.py): type code, length,
+decimals and flags as MySQL 8 sends them, from the MySQL AST."""
+
+from __future__ import annotations
+
+import pytest
+import sqlglot
+from mysql_mimic.types import ColumnType
+
+from drydock.grammar.sql import DrydockMySQL
+from drydock.server.declared_columns import BINARY, NOT_NULL, UNSIGNED
+from drydock.server.expression_columns import ExpressionTyping
+from drydock.server.mysql_types import MySQLType, integer
+
+LONGLONG, NEWDECIMAL, VAR_STRING = ColumnType.LONGLONG, ColumnType.NEWDECIMAL, ColumnType.VAR_STRING
+INT_COLUMN = integer(11, 10, nullable=True)  # an INT column as an operand
+
+
+def _typed(expression: str, grouped: bool = False) -> MySQLType | None:
+    select = sqlglot.parse_one(f"SELECT {expression}", dialect=DrydockMySQL)
+    typing = ExpressionTyping(lambda column: INT_COLUMN if column.name == "n" else None, grouped)
+    return typing.result(select.expressions[0])
+
+
+def _definition(expression: str, grouped: bool = False) -> tuple[int, int, int, int]:
+    found = _typed(expression, grouped)
+    assert found is not None, expression
+    return found.type, found.length, found.decimals, found.flags
+
+
+@pytest.mark.parametrize(
+    "expression, definition",
+    [
+        ("1 + 2", (LONGLONG, 3, 0, NOT_NULL | BINARY)),
+        ("7 - 10", (LONGLONG, 4, 0, NOT_NULL | BINARY)),
+        ("6 * 7", (LONGLONG, 3, 0, NOT_NULL | BINARY)),
+        ("7 DIV 2", (LONGLONG, 1, 0, BINARY)),
+        ("1.5 + 2.25", (NEWDECIMAL, 6, 2, NOT_NULL | BINARY)),
+        ("0.1 + 0.2", (NEWDECIMAL, 5, 1, NOT_NULL | BINARY)),
+        ("1 / 3", (NEWDECIMAL, 7, 4, BINARY)),  # nullable: division by zero is NULL
+        ("1.0 / 3", (NEWDECIMAL, 8, 5, BINARY)),
+        ("'a' = 'A'", (LONGLONG, 1, 0, NOT_NULL | BINARY)),
+        ("NULL = NULL", (LONGLONG, 1, 0, BINARY)),
+        ("NULL <=> NULL", (LONGLONG, 1, 0, NOT_NULL | BINARY)),
+        ("5 & 3", (LONGLONG, 21, 0, NOT_NULL | UNSIGNED | BINARY)),
+        ("COUNT(*)", (LONGLONG, 21, 0, NOT_NULL | BINARY)),
+        ("SUM(n)", (NEWDECIMAL, 33, 0, BINARY)),
+        ("AVG(n)", (NEWDECIMAL, 16, 4, BINARY)),
+        ("MIN(n)", (LONGLONG, 11, 0, BINARY)),
+        ("CONCAT('a', 'bc')", (VAR_STRING, 12, 31, 0)),
+        ("UPPER('abc')", (VAR_STRING, 12, 31, 0)),
+        ("LPAD('7', 3, '0')", (VAR_STRING, 12, 31, 0)),
+        ("IF(1 > 0, 'yes', 'no')", (VAR_STRING, 12, 31, NOT_NULL)),
+        ("COALESCE(NULL, 5)", (LONGLONG, 2, 0, NOT_NULL | BINARY)),
+    ],
+)
+def test_mysql_types_of_expressions(expression: str, definition: tuple[int, int, int, int]) -> None:
+    assert _definition(expression) == definition
+
+
+def test_a_grouped_query_sends_no_binary_flag_on_numbers() -> None:
+    assert _definition("COUNT(*)", grouped=True) == (LONGLONG, 21, 0, NOT_NULL)
+
+
+def test_an_unknown_column_or_function_leaves_the_type_unknown() -> None:
+    assert _typed("x + 1") is None
+    assert _typed("SOUNDEX('a')") is None
+
+
+@pytest.mark.parametrize(
+    "expression, definition",
+    [
+        ("YEAR('2024-02-29')", (LONGLONG, 5, 0, BINARY)),
+        ("MONTH('2024-02-29')", (LONGLONG, 3, 0, BINARY)),
+        ("DAYOFWEEK('2024-02-29')", (LONGLONG, 2, 0, BINARY)),
+        ("LAST_DAY('2024-02-10')", (ColumnType.DATE, 10, 0, BINARY)),
+        ("DATE_FORMAT('2024-02-29 13:14:15', '%Y/%m/%d %H:%i')", (VAR_STRING, 84, 31, 0)),
+        ("DATE_FORMAT(n, '%W')", (VAR_STRING, 256, 31, 0)),
+    ],
+)
+def test_mysql_types_of_date_functions(
+    expression: str, definition: tuple[int, int, int, int]
+) -> None:
+    assert _definition(expression) == definition
