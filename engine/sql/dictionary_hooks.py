@@ -20,7 +20,14 @@ from drydock.engine.dictionary.model import ForeignKeyDef, TableDef
 from drydock.engine.errors import Errors
 from drydock.engine.results import Diagnostic, OkInfo, Result
 from drydock.engine.session import INTERNAL, SessionContext
-from drydock.engine.sql import enforce_checks, enforce_values, enforcement, mysql_alter, mysql_dml
+from drydock.engine.sql import (
+    enforce_checks,
+    enforce_values,
+    enforcement,
+    mysql_alter,
+    mysql_ddl,
+    mysql_dml,
+)
 from drydock.engine.sql.duckdb_errors import first_line
 from drydock.engine.sql.execution import StatementExecution
 from drydock.engine.sql.savepoints import WriteClock
@@ -54,6 +61,45 @@ class DictionaryHooks(StatementExecution):
         self._traits.changed()  # engine/sql/table_traits.py
         info = OkInfo(records=outcome.records) if outcome.info else None
         return Result.ok(affected_rows=outcome.records, info=info)
+
+    def _drop_tables(self, drop: exp.Drop, ctx: SessionContext) -> Result | None:
+        """``DROP TABLE a, b, …`` of internal tables (DuckDB drops one object a statement), as
+        MySQL: all or nothing — missing tables are error 1051 naming them all (nothing dropped),
+        or with IF EXISTS a Note 1051 each while the others go — in one transaction, each
+        table's AUTO_INCREMENT sequence and dictionary row with it. None for one table."""
+        tables = drop.args.get("tables") or []
+        if str(drop.args.get("kind") or "").upper() != "TABLE" or len(tables) < 2:
+            return None
+        if not all(
+            isinstance(t, exp.Table) and t.text("catalog").lower() == INTERNAL for t in tables
+        ):
+            return None
+        self._refuse_dropping_a_parent(drop, ctx)
+        missing = [t for t in tables if not self.table_exists(t.text("db"), t.name)]
+        gone = {id(t) for t in missing}
+        names = [f"{t.text('db')}.{t.name}" for t in missing]
+        if missing and not drop.args.get("exists"):
+            raise Errors.BAD_TABLE.error(table=",".join(names))
+        present = [t for t in tables if id(t) not in gone]
+
+        def work() -> None:
+            with self.duckdb_errors(drop, ctx):
+                for table in present:
+                    one = exp.Drop(
+                        tables=[table.copy()], kind="TABLE", cascade=drop.args.get("cascade")
+                    )
+                    sequences = mysql_ddl.sequences_of(self._cursor, one)  # read before it goes
+                    for statement in [
+                        one.sql(dialect="duckdb"),
+                        *sequences,
+                        *mysql_ddl.definitions_dropped(one),
+                    ]:
+                        self._cursor.execute(statement)
+
+        self._atomically(work)
+        self._traits.changed()  # engine/sql/table_traits.py
+        self._ddl_in_transaction = self._ddl_in_transaction or self.transaction.open
+        return Result.ok(warnings=[Errors.BAD_TABLE.note(table=name) for name in names])
 
     def _table_definition(self, table: exp.Table) -> TableDef | None:
         """The declared definition of an internal table, for its result columns."""

@@ -277,6 +277,10 @@ class QuerySession(ExternalBinding, DictionaryHooks):
                 done = self._alter(expression, altered, ctx)  # engine/sql/mysql_alter.py
                 if done is not None:
                     return done
+            if isinstance(expression, exp.Drop):  # DROP TABLE a, b: one by one, all or none
+                dropped = self._drop_tables(expression, ctx)  # engine/sql/dictionary_hooks.py
+                if dropped is not None:
+                    return dropped
             planned = result_origins.define(planned, self._table_definition)
             self._bind_info_schema(expression, ctx, resolver, registered)
             key = self._complete_insert(expression)

@@ -110,3 +110,11 @@ INSERT INTO t VALUES (2);
 ROLLBACK TO SAVEPOINT s1;
 COMMIT;
 SELECT * FROM t;
+
+-- name: enum_non_member_non_strict
+-- sql_mode '': a non-member of an ENUM is stored as '' (index 0) with warning 1265, not NULL.
+CREATE TABLE t (id INT PRIMARY KEY, e ENUM('a','b'));
+-- check:
+SET sql_mode = '';
+INSERT INTO t VALUES (1, 'c'), (2, NULL), (3, 'B');
+SELECT id, e FROM t ORDER BY id;

@@ -79,3 +79,22 @@ CREATE TABLE t (n INT);
 -- check:
 SELECT 1 / 0;
 INSERT INTO t VALUES (1 / 0);
+
+-- name: drop_several_tables_missing
+-- DROP TABLE of several tables, some missing: error 1051 names every missing one. (MySQL 8 then
+-- has dropped nothing — atomic DDL; MariaDB drops the others, so what is left is not compared.)
+CREATE TABLE a (id INT PRIMARY KEY);
+CREATE TABLE b (id INT PRIMARY KEY);
+-- check:
+DROP TABLE a, nope1, b, nope2;
+
+-- name: drop_several_tables_if_exists
+-- DROP TABLE IF EXISTS of several tables: the others go, with a Note 1051 per missing table.
+CREATE TABLE a (id INT PRIMARY KEY);
+CREATE TABLE b (id INT PRIMARY KEY);
+CREATE TABLE c (id INT PRIMARY KEY);
+-- check:
+DROP TABLE IF EXISTS a, nope1, b;
+SELECT id FROM a;
+SELECT id FROM b;
+SELECT id FROM c;
