@@ -14,8 +14,10 @@ from contextlib import nullcontext
 from typing import Any
 
 import duckdb
+import sqlglot
 from sqlglot import exp
 
+from drydock.engine.dictionary import changes
 from drydock.engine.dictionary.model import ForeignKeyDef, TableDef
 from drydock.engine.errors import Errors
 from drydock.engine.results import Diagnostic, OkInfo, Result
@@ -34,6 +36,7 @@ from drydock.engine.sql.savepoints import WriteClock
 from drydock.engine.sql.session_variables import MYSQL_DEFAULT_SQL_MODE
 from drydock.engine.sql.table_traits import Traits
 from drydock.engine.sql.verdict_cache import verify
+from drydock.grammar.sql import DrydockMySQL
 
 
 class DictionaryHooks(StatementExecution):
@@ -100,6 +103,35 @@ class DictionaryHooks(StatementExecution):
         self._traits.changed()  # engine/sql/table_traits.py
         self._ddl_in_transaction = self._ddl_in_transaction or self.transaction.open
         return Result.ok(warnings=[Errors.BAD_TABLE.note(table=name) for name in names])
+
+    def _create_like(self, create: exp.Expr, ctx: SessionContext) -> None:
+        """CREATE TABLE t2 LIKE t1 of an internal table with a definition becomes the CREATE TABLE
+        that definition declares under t2's name (engine/dictionary/changes.py), in place, before
+        adapt(): DuckDB then holds t2's keys, checks, defaults and AUTO_INCREMENT as t1's, and
+        the dictionary its definition, as MySQL copies them (no foreign keys)."""
+        if not isinstance(create, exp.Create) or str(create.args.get("kind")).upper() != "TABLE":
+            return
+        like = create.find(exp.LikeProperty)
+        target = create.this
+        if not isinstance(like, exp.LikeProperty) or not isinstance(target, exp.Table):
+            return
+        source = like.this
+        if ctx.catalog.lower() != INTERNAL or not isinstance(source, exp.Table):
+            return
+        if source.text("catalog") and source.text("catalog").lower() != INTERNAL:
+            return
+        db = source.text("db") or ctx.database or "main"
+        definition = self._declared_traits(exp.table_(source.name, db=db)).definition
+        schema = target.text("db") or ctx.database or "main"
+        text = changes.like_create_sql(definition, schema, target.name) if definition else None
+        if text is None:
+            return  # no definition: DuckDB's types, as before
+        declared = sqlglot.parse_one(text, read=DrydockMySQL)
+        body = declared.this
+        if not isinstance(declared, exp.Create) or not isinstance(body, exp.Schema):
+            return
+        create.set("this", exp.Schema(this=target, expressions=body.expressions))
+        create.set("properties", declared.args.get("properties"))
 
     def _table_definition(self, table: exp.Table) -> TableDef | None:
         """The declared definition of an internal table, for its result columns."""

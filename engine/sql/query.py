@@ -256,6 +256,7 @@ class QuerySession(ExternalBinding, DictionaryHooks):
         search: SearchSettings | None = None,
     ) -> Result:
         planned = result_origins.plan(expression, ctx)  # before adapt() rewrites table names
+        self._create_like(expression, ctx)  # CREATE TABLE … LIKE: dictionary_hooks.py
         adapt(expression, ctx, visibility)
         # Searches run on pylance first (engine/search/planner.py); DuckDB reads what they found.
         searched = None

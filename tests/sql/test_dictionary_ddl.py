@@ -100,3 +100,99 @@ def test_drop_several_tables_refuses_a_referenced_parent(cur: Any) -> None:
     assert _rows(cur, "SHOW TABLES") == [("kid",), ("other",), ("par",)]
     cur.execute("DROP TABLE par, kid")
     assert _rows(cur, "SHOW TABLES") == [("other",)]
+
+
+def test_insert_select_keys_foreign_keys_checks(cur: Any) -> None:
+    """INSERT … SELECT is judged row by row as MySQL 8 does: 1062 (under the collation, and
+    between rows of the source), 1452, 3819 — before DuckDB runs it, so a transaction lives on."""
+    cur.execute("CREATE TABLE par (id INT PRIMARY KEY)")
+    cur.execute("INSERT INTO par VALUES (1), (2)")
+    cur.execute(
+        "CREATE TABLE t (id INT PRIMARY KEY, name VARCHAR(10), p INT, n INT, UNIQUE KEY uname "
+        "(name), CONSTRAINT t_p FOREIGN KEY (p) REFERENCES par (id), CONSTRAINT pos CHECK (n > 0))"
+    )
+    cur.execute("INSERT INTO t VALUES (1, 'Ann', 1, 1)")
+    cur.execute("CREATE TABLE src (id INT, name VARCHAR(10), p INT, n INT)")
+    cur.execute("BEGIN")
+    cur.execute("INSERT INTO src VALUES (2, 'bob', 2, 1), (3, 'ANN', 1, 1)")
+    assert _error(cur, "INSERT INTO t SELECT * FROM src ORDER BY id") == (
+        1062,
+        "Duplicate entry 'ANN' for key 't.uname'",
+    )
+    cur.execute("DELETE FROM src")
+    cur.execute("INSERT INTO src VALUES (2, 'bob', 2, 1), (3, 'Bob', 1, 1)")
+    assert _error(cur, "INSERT INTO t SELECT * FROM src ORDER BY id") == (
+        1062,
+        "Duplicate entry 'Bob' for key 't.uname'",
+    )
+    cur.execute("DELETE FROM src")
+    cur.execute("INSERT INTO src VALUES (2, 'bob', 9, 1)")
+    code, message = _error(cur, "INSERT INTO t SELECT * FROM src")
+    assert code == 1452 and "CONSTRAINT `t_p` FOREIGN KEY (`p`) REFERENCES `par`" in message
+    cur.execute("UPDATE src SET p = 2, n = 0")
+    assert _error(cur, "INSERT INTO t SELECT * FROM src") == (
+        3819,
+        "Check constraint 'pos' is violated.",
+    )
+    cur.execute("UPDATE src SET n = 5")
+    cur.execute("INSERT INTO t SELECT * FROM src")  # the transaction survived every error
+    cur.execute("COMMIT")
+    assert _rows(cur, "SELECT id, name, p, n FROM t ORDER BY id") == [
+        (1, "Ann", 1, 1),
+        (2, "bob", 2, 5),
+    ]
+    # IGNORE: the failing rows are skipped, a warning each
+    cur.execute("DELETE FROM src")
+    cur.execute(
+        "INSERT INTO src VALUES (3, 'ann', 1, 1), (4, 'cy', 7, 1), (5, 'di', 1, -1), "
+        "(6, 'ed', NULL, 2)"
+    )
+    cur.execute("INSERT IGNORE INTO t SELECT * FROM src ORDER BY id")
+    assert [w[1] for w in _warnings(cur)] == [1062, 1452, 3819]
+    assert _rows(cur, "SELECT id FROM t ORDER BY id") == [(1,), (2,), (6,)]
+    # FOREIGN_KEY_CHECKS = 0: no parent needed
+    cur.execute("SET FOREIGN_KEY_CHECKS = 0")
+    cur.execute("INSERT INTO t SELECT 7, 'fy', 99, 1")
+    cur.execute("SET FOREIGN_KEY_CHECKS = 1")
+    assert _rows(cur, "SELECT count(*) FROM t") == [(4,)]
+
+
+def test_create_table_like_copies_keys_checks_and_columns(cur: Any) -> None:
+    """MySQL's LIKE copies columns, keys, checks and AUTO_INCREMENT (restarting at 1), not
+    foreign keys: the copy enforces them as the original does."""
+    cur.execute("CREATE TABLE par (id INT PRIMARY KEY)")
+    cur.execute(
+        "CREATE TABLE t1 (id INT AUTO_INCREMENT PRIMARY KEY, email VARCHAR(8) NOT NULL "
+        "DEFAULT 'none', n INT DEFAULT 1, p INT, UNIQUE KEY ue (email), KEY kn (n), "
+        "CONSTRAINT pos CHECK (n > 0), CHECK (n < 100), "
+        "CONSTRAINT t1_p FOREIGN KEY (p) REFERENCES par (id)) COMMENT='people'"
+    )
+    cur.execute("INSERT INTO t1 (email) VALUES ('a'), ('b')")
+    cur.execute("CREATE TABLE t2 LIKE t1")
+    created = _rows(cur, "SHOW CREATE TABLE t2")[0][1]
+    original = _rows(cur, "SHOW CREATE TABLE t1")[0][1]
+    expected = (
+        original.replace("`t1`", "`t2`")
+        .replace("t1_chk_1", "t2_chk_1")
+        .replace(" AUTO_INCREMENT=3", "")
+    )
+    expected = "\n".join(line for line in expected.split("\n") if "FOREIGN KEY" not in line)
+    assert created == expected.replace("`pos` CHECK", "`pos` CHECK")
+    assert "FOREIGN KEY" not in created and "t2_chk_1" in created and "COMMENT='people'" in created
+    cur.execute("INSERT INTO t2 (email, p) VALUES ('x', 99)")  # no foreign key on the copy
+    assert _rows(cur, "SELECT id, email, n, p FROM t2") == [(1, "x", 1, 99)]
+    assert _error(cur, "INSERT INTO t2 (email) VALUES ('X')")[0] == 1062
+    assert _error(cur, "INSERT INTO t2 (email) SELECT 'X'")[0] == 1062
+    assert _error(cur, "INSERT INTO t2 (email) VALUES ('too long text')")[0] == 1406
+    assert _error(cur, "INSERT INTO t2 (email, n) VALUES ('y', 0)") == (
+        3819,
+        "Check constraint 'pos' is violated.",
+    )
+    assert _error(cur, "INSERT INTO t2 (email, n) VALUES ('y', 100)") == (
+        3819,
+        "Check constraint 't2_chk_1' is violated.",
+    )
+    # DuckDB holds the primary key too: REPLACE finds the row it replaces
+    cur.execute("REPLACE INTO t2 (id, email) VALUES (1, 'z')")
+    assert _rows(cur, "SELECT id, email FROM t2") == [(1, "z")]
+    assert _rows(cur, "SHOW INDEX FROM t2")[0][2] == "PRIMARY"
