@@ -196,3 +196,31 @@ def test_create_table_like_copies_keys_checks_and_columns(cur: Any) -> None:
     cur.execute("REPLACE INTO t2 (id, email) VALUES (1, 'z')")
     assert _rows(cur, "SELECT id, email FROM t2") == [(1, "z")]
     assert _rows(cur, "SHOW INDEX FROM t2")[0][2] == "PRIMARY"
+
+
+def test_fulltext_index_recorded(cur: Any) -> None:
+    """CREATE FULLTEXT INDEX / FULLTEXT KEY on an internal table: a FULLTEXT key in the
+    dictionary (SHOW INDEX, SHOW CREATE TABLE, information_schema.STATISTICS); MATCH … AGAINST
+    on it answers 1191 (only Lance tables have text indexes)."""
+    cur.execute(
+        "CREATE TABLE t (id INT PRIMARY KEY, title VARCHAR(50), body TEXT, FULLTEXT KEY fb (body))"
+    )
+    cur.execute("CREATE FULLTEXT INDEX ftb ON t (title, body)")
+    shown = _rows(cur, "SHOW INDEX FROM t")
+    assert [(r[2], r[3], r[4], r[10]) for r in shown] == [
+        ("PRIMARY", 1, "id", "BTREE"),
+        ("fb", 1, "body", "FULLTEXT"),
+        ("ftb", 1, "title", "FULLTEXT"),
+        ("ftb", 2, "body", "FULLTEXT"),
+    ]
+    created = _rows(cur, "SHOW CREATE TABLE t")[0][1]
+    assert "  FULLTEXT KEY `ftb` (`title`,`body`)" in created
+    assert _rows(
+        cur,
+        "SELECT INDEX_NAME, INDEX_TYPE FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = "
+        "'ddl_db' AND TABLE_NAME = 't' AND INDEX_NAME = 'ftb' ORDER BY SEQ_IN_INDEX",
+    ) == [("ftb", "FULLTEXT"), ("ftb", "FULLTEXT")]
+    assert _error(cur, "CREATE FULLTEXT INDEX ftb ON t (title)")[0] == 1061
+    assert _error(cur, "SELECT id FROM t WHERE MATCH (body) AGAINST ('x')")[0] == 1191
+    cur.execute("DROP INDEX ftb ON t")
+    assert [r[2] for r in _rows(cur, "SHOW INDEX FROM t")] == ["PRIMARY", "fb"]
