@@ -57,11 +57,14 @@ def renamed(cursor: Any, source: tuple[str, str], target: tuple[str, str]) -> li
 
 
 def referencing_renamed(cursor: Any, source: tuple[str, str], target: tuple[str, str]) -> list[str]:
-    """The definitions of the old schema whose foreign keys referenced ``source``, now
+    """The definitions (of any schema) whose foreign keys referenced ``source``, now
     referencing ``target``."""
     statements = []
-    for other in store.load_schema(cursor, source[0]):
-        if other.name.lower() == source[1].lower():
+    for other in store.load_with_foreign_keys(cursor):
+        if (other.schema.lower(), other.name.lower()) in (
+            (source[0].lower(), source[1].lower()),
+            (target[0].lower(), target[1].lower()),
+        ):
             continue
         fks = tuple(
             replace(fk, ref_schema=target[0], ref_table=target[1])

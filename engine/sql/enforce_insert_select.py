@@ -34,10 +34,11 @@ class _Rule:
     condition: str  # true for a row of the numbered source (aliased s) that breaks the rule
     spec: ErrorSpec
     arguments: dict[str, str]
-    shown: str = "''"  # SQL of the duplicate key an error names as ``value``
+    shown: str = "NULL"  # SQL of the duplicate key an error names as ``value`` (keys only)
+    names_value: bool = False
 
     def error_arguments(self, shown: str) -> dict[str, str]:
-        return {**self.arguments, "value": shown} if self.shown != "''" else self.arguments
+        return {**self.arguments, "value": shown} if self.names_value else self.arguments
 
 
 def enforce(
@@ -148,7 +149,7 @@ def _key_rules(table: TableDef, position: dict[str, int]) -> list[_Rule]:
         )
         shown = "concat_ws('-', " + ", ".join(f"CAST({v} AS VARCHAR)" for _c, v, _f in parts) + ")"
         where = {"key": f"{table.name}.{key.name}"}
-        rules.append(_Rule(condition, Errors.DUP_ENTRY, where, shown))
+        rules.append(_Rule(condition, Errors.DUP_ENTRY, where, shown, names_value=True))
     return rules
 
 

@@ -224,3 +224,38 @@ def test_fulltext_index_recorded(cur: Any) -> None:
     assert _error(cur, "SELECT id FROM t WHERE MATCH (body) AGAINST ('x')")[0] == 1191
     cur.execute("DROP INDEX ftb ON t")
     assert [r[2] for r in _rows(cur, "SHOW INDEX FROM t")] == ["PRIMARY", "fb"]
+
+
+def test_rename_table_into_another_database(cur: Any) -> None:
+    """RENAME TABLE db1.t TO db2.t and ALTER TABLE … RENAME TO db.t move the table, its rows, its
+    definition and its AUTO_INCREMENT counter; foreign keys referencing it follow."""
+    cur.execute("CREATE TABLE par (id INT AUTO_INCREMENT PRIMARY KEY, name VARCHAR(5) UNIQUE)")
+    cur.execute("INSERT INTO par (name) VALUES ('a'), ('b')")
+    cur.execute(
+        "CREATE TABLE kid (id INT PRIMARY KEY, p INT, CONSTRAINT kid_p FOREIGN KEY (p) "
+        "REFERENCES par (id))"
+    )
+    cur.execute("INSERT INTO kid VALUES (1, 1)")
+    cur.execute("RENAME TABLE ddl_db.par TO ddl_other.par")
+    assert _rows(cur, "SHOW TABLES") == [("kid",)]
+    assert _rows(cur, "SELECT id, name FROM ddl_other.par ORDER BY id") == [(1, "a"), (2, "b")]
+    created = _rows(cur, "SHOW CREATE TABLE ddl_other.par")[0][1]
+    assert "`name` varchar(5)" in created and "AUTO_INCREMENT=3" in created
+    assert "REFERENCES `ddl_other`.`par` (`id`)" in _rows(cur, "SHOW CREATE TABLE kid")[0][1]
+    assert _error(cur, "INSERT INTO kid VALUES (2, 7)")[0] == 1452
+    cur.execute("INSERT INTO kid VALUES (2, 2)")
+    assert _error(cur, "DELETE FROM ddl_other.par WHERE id = 2")[0] == 1451
+    assert _error(cur, "INSERT INTO ddl_other.par (name) VALUES ('toolong')")[0] == 1406
+    assert _error(cur, "INSERT INTO ddl_other.par (name) VALUES ('A')")[0] == 1062
+    cur.execute("INSERT INTO ddl_other.par (name) VALUES ('c')")
+    assert _rows(cur, "SELECT max(id) FROM ddl_other.par") == [(3,)]
+    # back, under another name, by ALTER TABLE
+    cur.execute("ALTER TABLE ddl_other.par RENAME TO ddl_db.parent")
+    assert _rows(cur, "SHOW TABLES FROM ddl_other") == []
+    assert "REFERENCES `parent` (`id`)" in _rows(cur, "SHOW CREATE TABLE kid")[0][1]
+    assert _error(cur, "INSERT INTO kid VALUES (3, 9)")[0] == 1452
+    # the target database must exist, and hold no table of that name
+    assert _error(cur, "RENAME TABLE parent TO nodb.parent")[0] == 1049
+    cur.execute("CREATE TABLE ddl_other.parent (x INT)")
+    assert _error(cur, "RENAME TABLE parent TO ddl_other.parent")[0] == 1050
+    assert _rows(cur, "SELECT count(*) FROM parent") == [(3,)]
