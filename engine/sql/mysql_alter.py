@@ -122,10 +122,8 @@ def _rename_schema(alter: exp.Alter) -> str:
 def _move(
     cursor: Any, schema: str, old: TableDef, plan: AlterPlan, into: str, alter: exp.Alter
 ) -> Outcome:
-    """RENAME TABLE db1.t TO db2.t2 (or ALTER TABLE … RENAME TO db2.t2): DuckDB renames no table
-    into another schema, so the table is rebuilt there from its definition (keys, checks,
-    defaults, its AUTO_INCREMENT counter), its rows copied and the old one dropped, in the
-    caller's transaction; the definition moves and other tables' foreign keys follow it."""
+    """RENAME TABLE db1.t TO db2.t2: DuckDB moves no table between schemas, so it is rebuilt in
+    db2 (its rows copied, the old one dropped); the definition moves, foreign keys follow it."""
     found = cursor.execute(
         "SELECT count(*) FROM duckdb_schemas() WHERE database_name = ? AND schema_name = ?",
         [INTERNAL, into],

@@ -13,9 +13,8 @@ transaction: that is what SHOW INDEX / SHOW CREATE TABLE / information_schema an
 UNIQUE index also becomes a DuckDB index, which enforces it; a plain KEY is a MySQL access path
 DuckDB does not need, and a FULLTEXT key (``CREATE FULLTEXT INDEX``) is recorded only: MATCH …
 AGAINST on an internal table answers 1191 (only Lance tables have text indexes). A table
-without a definition keeps what it had before the dictionary: a
-DuckDB index of every kind. An index of another table is never dropped through this table's
-name: the index must belong to it.
+without a definition keeps what it had before the dictionary: a DuckDB index of every kind. An
+index of another table is never dropped through this table's name: the index must belong to it.
 """
 
 from __future__ import annotations
