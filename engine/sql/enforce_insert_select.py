@@ -56,8 +56,15 @@ def enforce(
         return []
     values = ", ".join(f"v{i}" for i in range(len(names)))
     source = insert.expression.sql(dialect="duckdb")
+    # each value as the column stores it (TRY_CAST: a value that does not convert is the
+    # statement's own error, and no probe may fail inside an explicit transaction)
+    stored = _stored_types(cursor, table)
+    typed = ", ".join(
+        f"TRY_CAST(v{i} AS {stored[n.lower()]}) AS v{i}" if n.lower() in stored else f"v{i}"
+        for i, n in enumerate(names)
+    )
     numbered = (
-        f"WITH R AS MATERIALIZED (SELECT row_number() OVER () AS n, * FROM ({source}) "
+        f"WITH R AS MATERIALIZED (SELECT row_number() OVER () AS n, {typed} FROM ({source}) "
         f"AS src({values}))"
     )
     cases = " ".join(f"WHEN {r.condition} THEN {i}" for i, r in enumerate(rules))
@@ -91,6 +98,15 @@ def enforce(
         ),
     )
     return warnings
+
+
+def _stored_types(cursor: Any, table: TableDef) -> dict[str, str]:
+    rows = cursor.execute(
+        "SELECT column_name, data_type FROM duckdb_columns() WHERE database_name = ? "
+        "AND schema_name = ? AND table_name = ?",
+        [INTERNAL, table.schema, table.name],
+    ).fetchall()
+    return {str(name).lower(): str(kind) for name, kind in rows}
 
 
 def _rules(insert: exp.Insert, table: TableDef, names: list[str], fk_checks: bool) -> list[_Rule]:
