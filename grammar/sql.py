@@ -117,6 +117,17 @@ class DrydockMySQL(MySQL):
                 return ReleaseSavepoint(this=self._savepoint_name())
             return super()._parse_statement()
 
+        def _parse_create(self) -> Any:
+            """``CREATE FULLTEXT INDEX i ON t (cols)``: the CREATE INDEX sqlglot parses, marked
+            ``meta["fulltext"]`` (engine/statements/internal_index.py records a FULLTEXT key)."""
+            fulltext = self._match_text_seq("FULLTEXT", "INDEX", advance=False)
+            if fulltext:
+                self._advance()
+            create = super()._parse_create()
+            if fulltext and isinstance(create, exp.Create):
+                create.meta["fulltext"] = True
+            return create
+
         def _savepoint_name(self) -> Any:
             name = self._parse_id_var(any_token=True)  # MySQL: words it reserves too
             if name is None:

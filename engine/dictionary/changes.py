@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from drydock.engine.dictionary import store
+from drydock.engine.dictionary import create_text, store
 from drydock.engine.dictionary.model import KeyDef, TableDef
 
 
@@ -21,19 +21,28 @@ def copied(cursor: Any, source: tuple[str, str], target: tuple[str, str]) -> lis
     definition = store.load(cursor, *source)
     if definition is None:
         return []
-    schema, name = target
+    return [store.save_sql(like_copy(definition, *target))]
+
+
+def like_copy(definition: TableDef, schema: str, name: str) -> TableDef:
+    """What CREATE TABLE name LIKE definition declares: its columns, keys, checks and options,
+    no foreign keys; generated check names follow the new name."""
     checks = tuple(
         replace(c, name=_renamed(c.name, definition.name, name, "_chk_")) for c in definition.checks
     )
-    copy = replace(
-        definition,
-        schema=schema,
-        name=name,
-        foreign_keys=(),
-        checks=checks,
-        comment=definition.comment,
-    )
-    return [store.save_sql(copy)]
+    return replace(definition, schema=schema, name=name, foreign_keys=(), checks=checks)
+
+
+def like_create_sql(definition: TableDef, schema: str, name: str) -> str | None:
+    """CREATE TABLE … LIKE as the MySQL CREATE TABLE it stands for (create_text.py), so the copy
+    is created, declared and enforced as the original was; None when a column has no MySQL type
+    (DuckDB's own, FLOAT[3]): the copy is then made from DuckDB's types."""
+    copy = like_copy(definition, schema, name)
+    if not all(c.is_mysql_type for c in copy.columns):
+        return None
+    body = ",\n  ".join(create_text.lines(copy, [(c.name, "") for c in copy.columns]))
+    options = create_text.options(copy, None).removeprefix(f"ENGINE={copy.engine}").strip()
+    return f"CREATE TABLE {create_text.quote(name)} (\n  {body}\n) {options}"
 
 
 def renamed(cursor: Any, source: tuple[str, str], target: tuple[str, str]) -> list[str]:
@@ -48,11 +57,14 @@ def renamed(cursor: Any, source: tuple[str, str], target: tuple[str, str]) -> li
 
 
 def referencing_renamed(cursor: Any, source: tuple[str, str], target: tuple[str, str]) -> list[str]:
-    """The definitions of the old schema whose foreign keys referenced ``source``, now
+    """The definitions (of any schema) whose foreign keys referenced ``source``, now
     referencing ``target``."""
     statements = []
-    for other in store.load_schema(cursor, source[0]):
-        if other.name.lower() == source[1].lower():
+    for other in store.load_with_foreign_keys(cursor):
+        if (other.schema.lower(), other.name.lower()) in (
+            (source[0].lower(), source[1].lower()),
+            (target[0].lower(), target[1].lower()),
+        ):
             continue
         fks = tuple(
             replace(fk, ref_schema=target[0], ref_table=target[1])

@@ -109,6 +109,15 @@ def load_schema(cursor: Any, schema: str) -> list[TableDef]:
     return [table_from_json(r[0]) for r in rows]
 
 
+def load_with_foreign_keys(cursor: Any) -> list[TableDef]:
+    """Every definition that declares a foreign key (in any schema)."""
+    rows = cursor.execute(
+        f"SELECT definition FROM {TABLE} WHERE definition NOT LIKE '%\"foreign_keys\":[]%' "
+        "ORDER BY schema_name, table_name"
+    ).fetchall()
+    return [table_from_json(r[0]) for r in rows]
+
+
 def _literal(text: str) -> str:
     """A DuckDB string literal: standard SQL, where only the quote itself is doubled."""
     return "'" + text.replace("'", "''") + "'"

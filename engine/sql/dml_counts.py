@@ -100,7 +100,8 @@ def insert_result(insert: exp.Insert, count: int, before: int | None, after: int
     if before is not None and after is not None and _splits(insert):
         inserted = max(after - before, 0)
     elif insert.args.get("alternative") == "IGNORE":
-        records = _values_rows(insert) or count
+        # INSERT IGNORE … SELECT: the source rows engine/sql/enforce_insert_select.py skipped
+        records = _values_rows(insert) or count + int(insert.meta.get("skipped_rows") or 0)
     values_rows = _values_rows(insert)
     skips_unchanged = _skips_unchanged(insert) and values_rows is not None
     if skips_unchanged:

@@ -21,7 +21,7 @@ from drydock.engine.results import Diagnostic
 from drydock.grammar.sql import DrydockMySQL
 
 
-def _parsed(check: CheckDef) -> exp.Expr | None:
+def parsed(check: CheckDef) -> exp.Expr | None:
     try:
         return sqlglot.parse_one(check.expression, read=DrydockMySQL)
     except sqlglot.errors.ParseError:
@@ -37,7 +37,7 @@ def names(table: TableDef) -> tuple[tuple[str, str], ...]:
     enforced check: what the DuckDB error's expression is matched against."""
     found = []
     for check in table.checks:
-        node = _parsed(check)
+        node = parsed(check)
         if check.enforced and node is not None:
             found.append((check.name, _bare(node.sql(dialect="duckdb"))))
     return tuple(found)
@@ -81,7 +81,7 @@ def insert_rows(
     tuples = ", ".join(rows[i].sql(dialect="duckdb") for i in kept)
     columns = ", ".join(f'"{n}"' for n in given)
     for check in table.checks:
-        node = _parsed(check)
+        node = parsed(check)
         if not check.enforced or node is None or not _columns(node) <= set(given):
             continue
         condition = node.sql(dialect="duckdb")
@@ -111,7 +111,7 @@ def update_rows(update: exp.Update, table: TableDef, target_sql: str, cursor: An
     where = update.args.get("where")
     condition_sql = f"coalesce(({where.this.sql(dialect='duckdb')}), FALSE)" if where else "TRUE"
     for check in table.checks:
-        node = _parsed(check)
+        node = parsed(check)
         if not check.enforced or node is None or not _columns(node) & set(assigned):
             continue
         for column in list(node.find_all(exp.Column)):

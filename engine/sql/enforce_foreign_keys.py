@@ -40,9 +40,13 @@ def detail(child: TableDef, fk: ForeignKeyDef) -> str:
     """The parenthesised part of MySQL's 1451/1452 message."""
     columns = ", ".join(f"`{c}`" for c in fk.columns)
     refs = ", ".join(f"`{c}`" for c in fk.ref_columns)
+    # a parent in another database is named with it, as SHOW CREATE TABLE names it
+    parent = f"`{fk.ref_table}`"
+    if fk.ref_schema and fk.ref_schema.lower() != child.schema.lower():
+        parent = f"`{fk.ref_schema}`.{parent}"
     text = (
         f"`{child.schema}`.`{child.name}`, CONSTRAINT `{fk.name}` FOREIGN KEY ({columns}) "
-        f"REFERENCES `{fk.ref_table}` ({refs})"
+        f"REFERENCES {parent} ({refs})"
     )
     for clause, action in (("ON DELETE", fk.on_delete), ("ON UPDATE", fk.on_update)):
         if action in ("CASCADE", "SET NULL"):

@@ -131,7 +131,11 @@ def clip(assignment: exp.EQ, column: ColumnDef) -> None:
         value = f"least(greatest(CAST({value} AS DOUBLE), {low}), {top})"
     elif kind == "enum":
         cases = " ".join(f"WHEN {_string(m.lower())} THEN {_string(m)}" for m in column.values)
-        value = f"CASE lower(CAST({value} AS VARCHAR)) {cases} ELSE NULL END"
+        # a non-member is '' (index 0); NULL stays NULL
+        value = (
+            f"CASE WHEN ({value}) IS NULL THEN NULL ELSE "
+            f"CASE lower(CAST({value} AS VARCHAR)) {cases} ELSE '' END END"
+        )
     if not column.nullable and not column.auto_increment:
         default = implicit_default(column)
         if default is not None:

@@ -137,7 +137,9 @@ class ValueRules:
         else:
             return value
         self._problem(Errors.DATA_TRUNCATED, column, row)
-        return None  # MySQL stores '' (index 0), which DuckDB's ENUM cannot hold
+        return (
+            ""  # index 0, MySQL's error value (engine/sql/mysql_ddl.py lists it in DuckDB's ENUM)
+        )
 
     def _set(self, column: ColumnDef, value: Any, row: int) -> Any:
         members = column.values

@@ -14,7 +14,8 @@ was, and the statement changes nothing.
   probed with one query per key.
 - ``INSERT … SELECT`` and ``UPDATE t SET c = expr``: DuckDB finds the rows whose new values may
   break a rule (a filter per column, engine/sql/enforce_sql.py); Python judges those; non-strict
-  mode wraps the value in the SQL that clips it.
+  mode wraps the value in the SQL that clips it. ``INSERT … SELECT``'s rows are then judged
+  against keys, foreign keys and checks by DuckDB (engine/sql/enforce_insert_select.py).
 
 A table without a definition (created before the dictionary, or by CREATE TABLE … AS SELECT)
 is written as before: DuckDB's own checks only.
@@ -33,7 +34,12 @@ from drydock.engine.dictionary.model import INTEGER_TYPES, ColumnDef, KeyDef, Ta
 from drydock.engine.errors import Errors
 from drydock.engine.results import Diagnostic
 from drydock.engine.session import INTERNAL
-from drydock.engine.sql import enforce_checks, enforce_foreign_keys, enforce_sql
+from drydock.engine.sql import (
+    enforce_checks,
+    enforce_foreign_keys,
+    enforce_insert_select,
+    enforce_sql,
+)
 from drydock.engine.sql.enforce_foreign_keys import Referencing
 from drydock.engine.sql.enforce_sql import fold, insensitive, sql_literal
 from drydock.engine.sql.enforce_values import Mode, ValueRules, implicit_default
@@ -50,7 +56,7 @@ def enforce_insert(
     warnings. Raises MySQL's error in strict mode (nothing has run)."""
     source = insert.expression
     if isinstance(source, (exp.Select, exp.SetOperation)):
-        return _insert_select(insert, table, cursor, strict)
+        return _insert_select(insert, table, cursor, strict, fk_checks)
     if not isinstance(source, exp.Values):
         return []
     columns = _target_columns(insert, table)
@@ -136,11 +142,12 @@ def enforce_update(
 
 
 def _insert_select(
-    insert: exp.Insert, table: TableDef, cursor: Any, strict: bool
+    insert: exp.Insert, table: TableDef, cursor: Any, strict: bool, fk_checks: bool
 ) -> list[Diagnostic]:
     """``INSERT … SELECT``: the source's rows that may break a column's rule are judged in
     Python (strict: the first error); outside strict mode (or IGNORE) the source is wrapped in
-    the clipping. Keys, foreign keys and checks: DuckDB's own."""
+    the clipping. Then its rows against the keys, foreign keys and checks
+    (engine/sql/enforce_insert_select.py)."""
     columns = _target_columns(insert, table)
     if columns is None:
         return []
@@ -161,7 +168,10 @@ def _insert_select(
                 clip.add(column.name.lower())
     if clip:
         insert.set("expression", enforce_sql.clipped_source(insert.expression, columns, clip))
-    return rules.warnings
+    names = _target_names(insert, table)
+    return rules.warnings + enforce_insert_select.enforce(
+        insert, table, names, cursor, ignore, fk_checks
+    )
 
 
 def enforce_delete(

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 import secrets
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import duckdb
@@ -75,9 +75,17 @@ def run(cursor: Any, alter: exp.Alter, table: exp.Table) -> Outcome | None:
     runs DuckDB's own ALTER as before)."""
     schema, name = table.text("db"), table.name
     old = dictionary_store.load(cursor, schema, name)
+    into = _rename_schema(alter) or schema  # RENAME TO other_db.t: the table moves there
     if old is None:
+        if into != schema:
+            raise Errors.NOT_SUPPORTED.error(
+                what="RENAME TABLE into another database of a table without a MySQL definition "
+                "(made by CREATE TABLE ... AS SELECT)"
+            )
         return None
     plan = plan_alter(old, clauses(alter))
+    if into != schema:
+        return _move(cursor, schema, old, plan, into, alter)
     new = plan.table
     moved = plan.renamed_from and plan.renamed_from.lower() != new.name.lower()
     if moved and _exists(cursor, schema, new.name):
@@ -103,6 +111,35 @@ def run(cursor: Any, alter: exp.Alter, table: exp.Table) -> Outcome | None:
     return Outcome(records=rows if retyped else 0, info=not _renames_only(alter))
 
 
+def _rename_schema(alter: exp.Alter) -> str:
+    """The database RENAME TO names (``other_db.t``), or ""."""
+    for action in alter.args.get("actions") or []:
+        if isinstance(action, exp.AlterRename) and isinstance(action.this, exp.Table):
+            return action.this.text("db")
+    return ""
+
+
+def _move(
+    cursor: Any, schema: str, old: TableDef, plan: AlterPlan, into: str, alter: exp.Alter
+) -> Outcome:
+    """RENAME TABLE db1.t TO db2.t2: DuckDB moves no table between schemas, so it is rebuilt in
+    db2 (its rows copied, the old one dropped); the definition moves, foreign keys follow it."""
+    found = cursor.execute(
+        "SELECT count(*) FROM duckdb_schemas() WHERE database_name = ? AND schema_name = ?",
+        [INTERNAL, into],
+    ).fetchall()
+    if not found[0][0]:
+        raise Errors.UNKNOWN_DATABASE.error(db=into)
+    if _exists(cursor, into, plan.table.name):
+        raise Errors.TABLE_EXISTS.error(table=plan.table.name)
+    _refuse_if_referenced(cursor, schema, old.name)
+    plan.table = replace(plan.table, schema=into)
+    plan.renamed_from = plan.renamed_from or old.name
+    _validate(cursor, schema, old, plan)
+    _rebuild(cursor, schema, old, plan, into)
+    return Outcome(records=0, info=not _renames_only(alter))
+
+
 def _refuse_if_referenced(cursor: Any, schema: str, name: str) -> None:
     """DuckDB keeps a FOREIGN KEY declared in CREATE TABLE and then alters, drops or renames no
     table that key references: a clear error instead of DuckDB's."""
@@ -124,13 +161,14 @@ def _renames_only(alter: exp.Alter) -> bool:
 
 
 def _save(cursor: Any, schema: str, plan: AlterPlan) -> None:
-    """The new definition, in place of the old one (under its old name when renamed)."""
+    """The new definition, in place of the old one (under its old name when renamed; in its new
+    database when moved: ``plan.table.schema``)."""
     if plan.renamed_from:
         cursor.execute(dictionary_store.delete_sql(schema, plan.renamed_from))
     cursor.execute(dictionary_store.save_sql(plan.table))
     if plan.renamed_from:  # other tables' foreign keys follow the new name
         for statement in changes.referencing_renamed(
-            cursor, (schema, plan.renamed_from), (schema, plan.table.name)
+            cursor, (schema, plan.renamed_from), (plan.table.schema, plan.table.name)
         ):
             cursor.execute(statement)
 
@@ -240,14 +278,18 @@ def _first_row(cursor: Any, table: str, value: str, condition: str) -> int | Non
 
 
 # -- the rebuild -----------------------------------------------------------------------------------
-def _rebuild(cursor: Any, schema: str, old: TableDef, plan: AlterPlan) -> None:
+def _rebuild(
+    cursor: Any, schema: str, old: TableDef, plan: AlterPlan, into: str | None = None
+) -> None:
+    """The table rebuilt from ``plan`` (in schema ``into`` when it moves there)."""
     new = plan.table
+    into = into or schema
     old_table = _qualified(schema, old.name)
-    sequence = _sequence(cursor, schema, old, plan)
+    sequence = _sequence(cursor, schema, old, plan, into)
     temporary = f"{_TEMPORARY_PREFIX}{secrets.token_hex(8)}"
     indexes = _indexes(cursor, schema, old.name)
     types = _types(cursor, schema, old, plan)
-    cursor.execute(f"CREATE TABLE {_qualified(schema, temporary)} ({_body(new, types, sequence)})")
+    cursor.execute(f"CREATE TABLE {_qualified(into, temporary)} ({_body(new, types, sequence)})")
     targets, values = [], []
     for column in new.columns:
         source = plan.sources.get(column.name.lower())
@@ -261,7 +303,7 @@ def _rebuild(cursor: Any, schema: str, old: TableDef, plan: AlterPlan) -> None:
         raise Errors.NOT_SUPPORTED.error(what="an ALTER TABLE that keeps none of the columns")
     try:
         cursor.execute(
-            f"INSERT INTO {_qualified(schema, temporary)} ({', '.join(targets)}) "
+            f"INSERT INTO {_qualified(into, temporary)} ({', '.join(targets)}) "
             f"SELECT {', '.join(values)} FROM {old_table}"
         )
     except duckdb.ConstraintException as exc:
@@ -271,16 +313,16 @@ def _rebuild(cursor: Any, schema: str, old: TableDef, plan: AlterPlan) -> None:
         raise Errors.CHECK_VIOLATED.error(name=violated) from None
     old_sequence = _current_sequence(cursor, schema, old.name)
     cursor.execute(f"DROP TABLE {old_table}")
-    cursor.execute(f"ALTER TABLE {_qualified(schema, temporary)} RENAME TO {quoted(new.name)}")
+    cursor.execute(f"ALTER TABLE {_qualified(into, temporary)} RENAME TO {quoted(new.name)}")
     if old_sequence is not None and _sequence_sql(old_sequence) != sequence:
         cursor.execute(f"DROP SEQUENCE IF EXISTS {_sequence_sql(old_sequence)}")
-    for statement in _index_statements(indexes, plan, schema):
+    for statement in _index_statements(indexes, plan, into):
         cursor.execute(statement)
     for column in new.columns:
         if column.on_update:
             precision = column.on_update[len("CURRENT_TIMESTAMP") :]
             cursor.execute(
-                f"COMMENT ON COLUMN {_qualified(schema, new.name)}.{quoted(column.name)} "
+                f"COMMENT ON COLUMN {_qualified(into, new.name)}.{quoted(column.name)} "
                 f"IS '{ON_UPDATE_MARK}{precision}'"
             )
     _save(cursor, schema, plan)
@@ -372,7 +414,7 @@ def _sequence_sql(sequence: tuple[str, str]) -> str:
     return f"{quoted(sequence[0])}.{quoted(sequence[1])}"
 
 
-def _sequence(cursor: Any, schema: str, old: TableDef, plan: AlterPlan) -> str | None:
+def _sequence(cursor: Any, schema: str, old: TableDef, plan: AlterPlan, into: str) -> str | None:
     """The sequence the new AUTO_INCREMENT column draws from: the old one when the column keeps
     its values and no AUTO_INCREMENT = n moves it, else a new one starting past the values (and
     past what the old sequence gave)."""
@@ -382,7 +424,7 @@ def _sequence(cursor: Any, schema: str, old: TableDef, plan: AlterPlan) -> str |
     source = plan.sources.get(column.name.lower())
     current = _current_sequence(cursor, schema, old.name)
     was_auto = source is not None and (old.column(source) or column).auto_increment
-    if current is not None and was_auto and plan.auto_increment_start is None:
+    if current is not None and was_auto and plan.auto_increment_start is None and into == schema:
         return _sequence_sql(current)
     start = 1
     if source is not None:
@@ -400,8 +442,8 @@ def _sequence(cursor: Any, schema: str, old: TableDef, plan: AlterPlan) -> str |
             start = max(start, int(given[0][0]) + 1)
     start = max(start, plan.auto_increment_start or 1)
     name = f"{SEQUENCE_PREFIX}{secrets.token_hex(8)}"
-    cursor.execute(f'CREATE SEQUENCE {quoted(schema)}."{name}" START {start}')
-    return f'{quoted(schema)}."{name}"'
+    cursor.execute(f'CREATE SEQUENCE {quoted(into)}."{name}" START {start}')
+    return f'{quoted(into)}."{name}"'
 
 
 def _indexes(cursor: Any, schema: str, table: str) -> list[tuple[str, bool, list[str]]]:

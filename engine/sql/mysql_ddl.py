@@ -117,6 +117,18 @@ def storage_type(data_type: exp.DataType) -> None:
         _float_type(data_type)
     elif kind == exp.DataType.Type.DECIMAL:
         _decimal_type(data_type)
+    elif kind == exp.DataType.Type.ENUM:
+        _enum_type(data_type)
+
+
+def _enum_type(data_type: exp.DataType) -> None:
+    """MySQL's ENUM holds '' (index 0, sorted first) besides its members: non-strict mode stores
+    it for a non-member (warning 1265). DuckDB's ENUM holds only what it lists, so '' is listed
+    first; the dictionary keeps the declared members, and strict mode refuses ''."""
+    members = data_type.expressions
+    if any(isinstance(m, exp.Literal) and m.is_string and m.name == "" for m in members):
+        return
+    data_type.set("expressions", [exp.Literal.string(""), *members])
 
 
 def _decimal_type(data_type: exp.DataType) -> None:

@@ -10,7 +10,8 @@ Here: :class:`QueryEngine` (the internal DuckDB database) and :class:`QuerySessi
 live by concern in engine/sql/adapt.py (MySQL AST → DuckDB's), engine/sql/count_pushdown.py,
 engine/sql/external_binding.py (relations bound on the cursor), engine/sql/verdict_cache.py
 (DuckDB's parse of the final text checked, passing verdicts kept), engine/sql/execution.py (run,
-results, streaming, errors) and engine/sql/deadlines.py (max_execution_time).
+results, streaming, errors), engine/sql/deadlines.py (max_execution_time) and
+engine/sql/dictionary_hooks.py (the data dictionary's enforcement, ALTER and DDL hooks).
 """
 
 from __future__ import annotations
@@ -40,23 +41,19 @@ from drydock.engine.sql import (
 )
 from drydock.engine.sql.adapt import Visibility, adapt
 from drydock.engine.sql.count_pushdown import count_pushdown
-from drydock.engine.sql.duckdb_errors import first_line
-from drydock.engine.sql.execution import StatementExecution
+from drydock.engine.sql.dictionary_hooks import DictionaryHooks
 from drydock.engine.sql.external_binding import (
     BOUND_EXTERNAL_PER_SESSION,
     ExternalBinding,
     Resolver,
 )
 from drydock.engine.dictionary import store as dictionary_store
-from drydock.engine.dictionary.model import ForeignKeyDef, TableDef
-from drydock.engine.sql.table_traits import TableTraits, Traits
+from drydock.engine.sql.table_traits import TableTraits
 from drydock.engine.sql.savepoints import RecordingCursor, WriteClock
 from drydock.engine.sql.transactions import SessionTransaction, is_read
 from drydock.engine.sql.deadlines import Deadline
-from drydock.engine.errors import DrydockError, Errors
-from drydock.engine.results import Diagnostic, OkInfo, Result
-from drydock.engine.sql import enforce_checks, enforce_values, enforcement
-from drydock.engine.sql.session_variables import MYSQL_DEFAULT_SQL_MODE
+from drydock.engine.errors import DrydockError
+from drydock.engine.results import Result
 from drydock.engine.session import SessionContext
 from drydock.engine.sql.sql_relations import Reference
 from drydock.engine.sql.verdict_cache import verify
@@ -171,7 +168,7 @@ class QueryEngine:
         self._db.close()
 
 
-class QuerySession(ExternalBinding, StatementExecution):
+class QuerySession(ExternalBinding, DictionaryHooks):
     def __init__(
         self,
         cursor: duckdb.DuckDBPyConnection,
@@ -259,6 +256,7 @@ class QuerySession(ExternalBinding, StatementExecution):
         search: SearchSettings | None = None,
     ) -> Result:
         planned = result_origins.plan(expression, ctx)  # before adapt() rewrites table names
+        self._create_like(expression, ctx)  # CREATE TABLE … LIKE: dictionary_hooks.py
         adapt(expression, ctx, visibility)
         # Searches run on pylance first (engine/search/planner.py); DuckDB reads what they found.
         searched = None
@@ -281,6 +279,10 @@ class QuerySession(ExternalBinding, StatementExecution):
                 done = self._alter(expression, altered, ctx)  # engine/sql/mysql_alter.py
                 if done is not None:
                     return done
+            if isinstance(expression, exp.Drop):  # DROP TABLE a, b: one by one, all or none
+                dropped = self._drop_tables(expression, ctx)  # engine/sql/dictionary_hooks.py
+                if dropped is not None:
+                    return dropped
             planned = result_origins.define(planned, self._table_definition)
             self._bind_info_schema(expression, ctx, resolver, registered)
             key = self._complete_insert(expression)
@@ -337,23 +339,6 @@ class QuerySession(ExternalBinding, StatementExecution):
                 return None
         return [str(row[1]) for row in rows]
 
-    def _alter(self, alter: exp.Alter, table: exp.Table, ctx: SessionContext) -> Result | None:
-        """An ALTER TABLE carried out on the table's definition, all in one transaction (the
-        session's, or one of its own); None for a table without a definition."""
-        outcomes: list[mysql_alter.Outcome | None] = []
-
-        def work() -> None:
-            with self.duckdb_errors(alter, ctx):
-                outcomes.append(mysql_alter.run(self._cursor, alter, table))
-
-        self._atomically(work)  # None: it read the dictionary only, and changed nothing
-        outcome = outcomes[0]
-        if outcome is None:
-            return None
-        self._traits.changed()  # engine/sql/table_traits.py
-        info = OkInfo(records=outcome.records) if outcome.info else None
-        return Result.ok(affected_rows=outcome.records, info=info)
-
     def _complete_insert(self, expression: exp.Expr) -> mysql_dml.AutoIncrement | None:
         """An INSERT into an internal table: its conflict target, and ``RETURNING`` the
         AUTO_INCREMENT column when the sequence gives values (engine/sql/mysql_dml.py)."""
@@ -370,100 +355,6 @@ class QuerySession(ExternalBinding, StatementExecution):
         if key is not None:
             self._cursor.note_sequence(key.sequence)  # a savepoint's replay gives the same ids
         return key
-
-    def _table_definition(self, table: exp.Table) -> TableDef | None:
-        """The declared definition of an internal table, for its result columns."""
-        return self._declared_traits(table).definition
-
-    def _declared_traits(self, table: exp.Table) -> Traits:
-        """What the dictionary declares of an internal table (engine/sql/table_traits.py). Inside a
-        transaction that ran no DDL the committed definitions kept in the cache hold (a SELECT
-        there pays no dictionary read), and what it reads is kept while no definition changed
-        since it began (its snapshot is then the committed state); after DDL in it, its own
-        are read."""
-        open_ = self.transaction.open
-        traits = self._traits.get(
-            self._cursor,
-            table.text("db"),
-            table.name,
-            cache=not (open_ and self._ddl_in_transaction),
-            keep=not open_
-            or (not self._ddl_in_transaction and self._begun_at == self._traits.generation),
-        )
-        return traits
-
-    def _enforce(
-        self, expression: exp.Expr, ctx: SessionContext, authorized: set[tuple[str, str]]
-    ) -> list[Diagnostic]:
-        """MySQL's strict-mode rules and foreign keys on an INSERT, UPDATE or DELETE of an
-        internal table with a dictionary definition (engine/sql/enforcement.py): its warnings,
-        or MySQL's error."""
-        if isinstance(expression, exp.Drop):
-            self._refuse_dropping_a_parent(expression, ctx)
-            return []
-        if isinstance(expression, exp.Insert):
-            table = mysql_dml.target_table(expression)
-        elif isinstance(expression, (exp.Update, exp.Delete)) and isinstance(
-            expression.this, exp.Table
-        ):
-            table = expression.this
-        else:
-            return []
-        if table is None or table.text("catalog").lower() != INTERNAL:
-            return []
-        traits = self._declared_traits(table)
-        definition = traits.definition
-        if definition is None:
-            return []
-        # the checks run parts of the statement (its subqueries, WHERE, SET values) in queries
-        # of their own: DuckDB's parse of those parts is verified first, as the statement's is
-        verify(expression, "", authorized, self._serialize)
-        strict = enforce_values.strict(_session_variable(ctx, "sql_mode", MYSQL_DEFAULT_SQL_MODE))
-        fk_checks = bool(_session_variable(ctx, "foreign_key_checks", True))
-        if definition.checks:  # DuckDB's own CHECK error named as MySQL names it
-            expression.meta["checks"] = enforce_checks.names(definition)
-        with self.duckdb_errors(expression, ctx):
-            if isinstance(expression, exp.Insert):
-                return enforcement.enforce_insert(
-                    expression, definition, self._cursor, strict, fk_checks
-                )
-            referencing = traits.referenced_by if fk_checks else ()
-            if isinstance(expression, exp.Delete):
-                enforcement.enforce_delete(expression, self._cursor, referencing, self._children_of)
-                return []
-            return enforcement.enforce_update(
-                expression, definition, self._cursor, strict, fk_checks, referencing
-            )
-
-    def _refuse_dropping_a_parent(self, drop: exp.Drop, ctx: SessionContext) -> None:
-        """MySQL 3730: DROP TABLE of a table another table's foreign key references (unless that
-        table goes in the same statement, or FOREIGN_KEY_CHECKS = 0)."""
-        if str(drop.args.get("kind") or "").upper() != "TABLE":
-            return
-        if not _session_variable(ctx, "foreign_key_checks", True):
-            return
-        tables = [
-            t
-            for t in drop.args.get("tables") or [drop.this]
-            if isinstance(t, exp.Table) and t.text("catalog").lower() == INTERNAL
-        ]
-        going = {(t.text("db").lower(), t.name.lower()) for t in tables}
-        for table in tables:
-            for child, key in self._declared_traits(table).referenced_by:
-                if (child.schema.lower(), child.name.lower()) not in going:
-                    raise Errors.FK_REFERENCED_TABLE_DROP.error(
-                        table=table.name, name=key.name, child=child.name
-                    )
-
-    def _children_of(self, table: TableDef) -> tuple[tuple[TableDef, ForeignKeyDef], ...]:
-        return self._traits.get(
-            self._cursor, table.schema, table.name, cache=not self.transaction.open
-        ).referenced_by
-
-    def _table_traits(self, table: exp.Table) -> Traits:
-        return self._traits.get(
-            self._cursor, table.text("db"), table.name, cache=not self.transaction.open
-        )
 
     # -- transactions (engine/sql/transactions.py)
     # ----------------------------------------------------
@@ -503,39 +394,6 @@ class QuerySession(ExternalBinding, StatementExecution):
     def _serialize(self, sql: str) -> str:
         rows = self._cursor.execute("SELECT json_serialize_sql(?)", [sql]).fetchall()  # drained
         return str(rows[0][0]) if rows else '{"error": true}'
-
-    def change_definition(self, build: Callable[[Any], list[str]]) -> None:
-        """DDL that changes an internal table's definition in the data dictionary (CREATE/DROP
-        INDEX, RENAME TABLE: engine/statements/internal_index.py): ``build`` reads what it needs
-        on the session's cursor inside the transaction and returns the statements (DuckDB's own
-        DDL and the store's, engine/dictionary/store.py) that run in it, all or nothing."""
-        self.transaction.check_usable()
-        own = not self.transaction.open
-        ddl = exp.Alter()  # logged for a replay as DDL, which clears savepoints (transactions.py)
-        self.transaction.statement_started(self._schema, ddl)
-        try:
-            with self._writes.committing() if own else nullcontext():
-                self._atomically(lambda: self._execute_all(build(self._cursor)))
-        except BaseException as exc:
-            self.transaction.statement_failed()
-            if isinstance(exc, duckdb.Error):
-                raise Errors.QUERY_FAILED.error(detail=first_line(exc)) from None
-            raise
-        finally:
-            self._traits.changed()
-        self.transaction.statement_succeeded(ddl)
-
-    def _execute_all(self, statements: list[str]) -> None:
-        for statement in statements:
-            self._cursor.execute(statement)
-
-
-def _session_variable(ctx: SessionContext, name: str, default: Any) -> Any:
-    try:
-        value = ctx.variables.get(name) if ctx.variables is not None else None
-    except Exception:  # noqa: BLE001 - a variables object without it: MySQL's default
-        return default
-    return default if value is None else value
 
 
 def _view_of(resolver: Resolver | None) -> Callable[[Reference], Any] | None:

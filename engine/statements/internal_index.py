@@ -1,7 +1,7 @@
 """Indexes on internal (DuckDB) tables, as ORMs and MySQL scripts create them (MySQL 8.0
 manual 15.1.15, 15.1.27):
 
-  CREATE [UNIQUE] INDEX i ON [db.]t (col[(n)] [DESC], …)      DROP INDEX i ON [db.]t
+  CREATE [UNIQUE|FULLTEXT] INDEX i ON [db.]t (col[(n)] [DESC], …)      DROP INDEX i ON [db.]t
 
 The Lark grammar owns CREATE/DROP INDEX for Lance index jobs; when the table is internal its
 handler (engine/statements/index_jobs.py) comes here instead, as does the plain-SQL pipeline's
@@ -11,9 +11,10 @@ index changes.
 A table with a definition in the data dictionary gets the key in it, in the DDL's own
 transaction: that is what SHOW INDEX / SHOW CREATE TABLE / information_schema answer from. Only a
 UNIQUE index also becomes a DuckDB index, which enforces it; a plain KEY is a MySQL access path
-DuckDB does not need. A table without a definition keeps what it had before the dictionary: a
-DuckDB index of every kind. An index of another table is never dropped through this table's
-name: the index must belong to it.
+DuckDB does not need, and a FULLTEXT key (``CREATE FULLTEXT INDEX``) is recorded only: MATCH …
+AGAINST on an internal table answers 1191 (only Lance tables have text indexes). A table
+without a definition keeps what it had before the dictionary: a DuckDB index of every kind. An
+index of another table is never dropped through this table's name: the index must belong to it.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from drydock.engine.dictionary import changes
 from drydock.engine.dictionary import store as dictionary_store
 from drydock.engine.dictionary.model import KeyDef, KeyPart
 from drydock.engine.errors import Errors
-from drydock.engine.results import Result
+from drydock.engine.results import OkInfo, Result
 from drydock.engine.security.privileges import Privilege
 from drydock.engine.session import INTERNAL, SessionContext
 from drydock.engine.sql.identifiers import quoted
@@ -37,6 +38,8 @@ from drydock.engine.statements import shared_store
 # A plain index names no USING: with USING it is a Lance index job, which internal tables refuse
 # (5101), as Doris does.
 PLAIN_METHODS = ("",)
+# MySQL's OK of CREATE / DROP INDEX (an ALTER TABLE that copies no rows)
+_NO_RECORDS = OkInfo(records=0)
 
 
 def is_internal(engine: Engine, ctx: SessionContext, parts: tuple[str, ...]) -> bool:
@@ -72,6 +75,8 @@ def create_from_sql(engine: Engine, create: exp.Create, ctx: SessionContext) -> 
     if not isinstance(target, exp.Table) or not isinstance(params, exp.IndexParameters):
         raise Errors.NOT_SUPPORTED.error(what=create.sql(dialect="mysql")[:60])
     kind = "UNIQUE" if create.args.get("unique") else "INDEX"
+    if create.meta.get("fulltext"):  # CREATE FULLTEXT INDEX (grammar/sql.py)
+        kind = "FULLTEXT"
     key = KeyDef(index.name, kind, tuple(_part(c) for c in params.args.get("columns") or []))
     table = _table(engine, ctx, table_parts(target))
     return _create(engine, ctx, table, key, bool(create.args.get("exists")))
@@ -95,6 +100,11 @@ def _create(
         definition = dictionary_store.load(cursor, db, name)
         duck = _duck_index_sql(db, name, key, if_not_exists)
         if definition is None:  # no definition: a DuckDB index, as before the dictionary
+            if key.kind == "FULLTEXT":
+                raise Errors.NOT_SUPPORTED.error(
+                    what="CREATE FULLTEXT INDEX on a table without a MySQL definition "
+                    "(made by CREATE TABLE ... AS SELECT)"
+                )
             return [duck]
         if definition.key(key.name) is not None or _duck_index_exists(cursor, db, name, key.name):
             if if_not_exists:
@@ -107,7 +117,7 @@ def _create(
         return [duck, *statements] if key.unique else statements
 
     ctx.query.change_definition(build)
-    return Result.ok()
+    return Result.ok(info=_NO_RECORDS)
 
 
 def _authorize_alter_of(engine: Engine, table: exp.Table, ctx: SessionContext, verb: str) -> None:
@@ -163,4 +173,4 @@ def drop(engine: Engine, stmt: ast.DropIndex, ctx: SessionContext) -> Result:
         return [*drop_duck, dictionary_store.save_sql(changes.without_key(definition, stmt.name))]
 
     ctx.query.change_definition(build)
-    return Result.ok()
+    return Result.ok(info=_NO_RECORDS)

@@ -382,7 +382,8 @@ def _authorize_rename(
     privileges: Privileges, expression: exp.Expr, references: list[Reference], ctx: SessionContext
 ) -> exp.Expr | None:
     """ALTER TABLE … RENAME TO / RENAME TABLE need what MySQL asks (manual 15.1.36): ALTER and
-    DROP on the old table, CREATE and INSERT (LOAD) on the new name, in the same database."""
+    DROP on the old table, CREATE and INSERT (LOAD) on the new name, in its database (another
+    internal database moves the table: engine/sql/mysql_alter.py)."""
     if not isinstance(expression, exp.Alter):
         return None
     renames = [a for a in expression.args.get("actions") or [] if isinstance(a, exp.AlterRename)]
@@ -392,18 +393,15 @@ def _authorize_rename(
     if old is None:
         raise Errors.RELATIONS_UNKNOWN.error(detail="the table to rename was not resolved")
     new = renames[0].this
-    new_db = new.text("db") if isinstance(new, exp.Table) else ""
-    if (
-        new_db
-        and new_db.lower() != old.db.lower()
-        or (isinstance(new, exp.Table) and new.text("catalog"))
-    ):
-        raise Errors.NOT_SUPPORTED.error(what="RENAME TABLE into another database")
+    new_db = (new.text("db") if isinstance(new, exp.Table) else "") or old.db
+    new_catalog = new.text("catalog") if isinstance(new, exp.Table) else ""
+    if new_catalog and new_catalog.lower() != INTERNAL:
+        raise Errors.NOT_SUPPORTED.error(what="RENAME TABLE into another catalog")
     if old.catalog.lower() != INTERNAL:
         raise Errors.READ_ONLY_CATALOG.error(catalog=old.catalog)
     privileges.require_table(ctx, Privilege.DROP, old.catalog, old.db, old.table)
     for privilege in (Privilege.CREATE, Privilege.LOAD):
-        privileges.require_table(ctx, privilege, INTERNAL, old.db, new.name)
+        privileges.require_table(ctx, privilege, INTERNAL, new_db, new.name)
     return new
 
 

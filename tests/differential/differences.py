@@ -355,6 +355,7 @@ KNOWN_GAPS: dict[str, str] = {
     "show_create_table_types" + DEFINITIONS: _SHOW_DEFINITIONS,
     "show_create_table_keys" + DEFINITIONS: _SHOW_DEFINITIONS,
     "show_index_rows" + DEFINITIONS: _SHOW_DEFINITIONS,
+    "fulltext_index_recorded" + DEFINITIONS: _SHOW_DEFINITIONS,
     "show_tables_and_full_tables" + DEFINITIONS: _SHOW_DEFINITIONS,
     "select_decimal_division" + DEFINITIONS: _DIVISION,
     "select_date_functions" + DEFINITIONS: _DATE_FUNCTIONS,

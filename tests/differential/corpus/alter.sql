@@ -86,3 +86,26 @@ INSERT INTO t VALUES (1, 'abcdef');
 -- check:
 ALTER TABLE t MODIFY COLUMN v VARCHAR(3);
 SELECT v FROM t;
+
+-- name: rename_table_into_another_database
+-- RENAME TABLE t TO other_db.t moves the table with its rows and keys; a foreign key referencing
+-- it follows it.
+DROP DATABASE IF EXISTS diff_rename_other;
+CREATE DATABASE diff_rename_other;
+CREATE TABLE par (id INT AUTO_INCREMENT PRIMARY KEY, name VARCHAR(5), UNIQUE KEY uname (name));
+INSERT INTO par (name) VALUES ('a'), ('b');
+CREATE TABLE kid (id INT PRIMARY KEY, p INT, CONSTRAINT kid_p FOREIGN KEY (p) REFERENCES par (id));
+INSERT INTO kid VALUES (1, 1);
+-- check:
+RENAME TABLE par TO diff_rename_other.par;
+SELECT id, name FROM diff_rename_other.par ORDER BY id;
+SELECT id FROM par;
+INSERT INTO kid VALUES (2, 7);
+INSERT INTO kid VALUES (2, 2);
+DELETE FROM diff_rename_other.par WHERE id = 2;
+INSERT INTO diff_rename_other.par (name) VALUES ('c');
+SELECT id, name FROM diff_rename_other.par ORDER BY id;
+ALTER TABLE diff_rename_other.par RENAME TO par2;
+SELECT id FROM par2 ORDER BY id;
+DROP TABLE kid;
+DROP DATABASE diff_rename_other;

@@ -110,3 +110,25 @@ INSERT INTO t VALUES (2);
 ROLLBACK TO SAVEPOINT s1;
 COMMIT;
 SELECT * FROM t;
+
+-- name: enum_non_member_non_strict
+-- sql_mode '': a non-member of an ENUM is stored as '' (index 0) with warning 1265, not NULL.
+CREATE TABLE t (id INT PRIMARY KEY, e ENUM('a','b'));
+-- check:
+SET sql_mode = '';
+INSERT INTO t VALUES (1, 'c'), (2, NULL), (3, 'B');
+SELECT id, e FROM t ORDER BY id;
+
+-- name: create_table_like_enforces
+-- CREATE TABLE … LIKE: the copy has the original's keys, lengths, defaults and AUTO_INCREMENT
+-- (restarting at 1), but not its foreign keys.
+CREATE TABLE par (id INT PRIMARY KEY);
+CREATE TABLE t1 (id INT AUTO_INCREMENT PRIMARY KEY, email VARCHAR(8) NOT NULL DEFAULT 'none', n INT DEFAULT 1, p INT, UNIQUE KEY ue (email), CONSTRAINT t1_p FOREIGN KEY (p) REFERENCES par (id));
+INSERT INTO t1 (email) VALUES ('a'), ('b');
+-- check:
+CREATE TABLE t2 LIKE t1;
+INSERT INTO t2 (email, p) VALUES ('x', 99);
+INSERT INTO t2 (email) VALUES ('X');
+INSERT INTO t2 (email) SELECT 'X';
+INSERT INTO t2 (email) VALUES ('too long text');
+SELECT id, email, n, p FROM t2 ORDER BY id;
