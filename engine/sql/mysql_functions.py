@@ -27,13 +27,17 @@ from sqlglot import exp
 from drydock.engine.errors import Errors
 from drydock.engine.sql import (
     date_arithmetic,
+    exact_division,
+    mysql_casts,
     mysql_date_format,
     mysql_datetime,
     mysql_json,
     mysql_json_calls,
     mysql_numeric,
+    runtime_warnings,
     string_numbers,
 )
+from drydock.engine.sql.runtime_warnings import Collector
 from drydock.engine.sql.sql_templates import TS, instantiate, template
 
 
@@ -145,11 +149,13 @@ _MACROS = {
 
 def install(con: duckdb.DuckDBPyConnection) -> None:
     """(Re)create the macros in drydock's attached ``mysql_is`` database. Idempotent."""
-    for name, body in [*_MACROS.items(), *mysql_datetime.MACROS.items()]:  # callees first
+    macros = [*_MACROS.items(), *mysql_datetime.MACROS.items(), *mysql_casts.MACROS.items()]
+    for name, body in macros:  # callees first
         con.execute(f"CREATE OR REPLACE MACRO {MACRO_SCHEMA}.{name}{body}")
     mysql_json.install(con)
     mysql_json_calls.install(con)
     mysql_numeric.install(con)
+    runtime_warnings.install(con)
 
 
 _TS = TS
@@ -480,7 +486,7 @@ def _in_column_definition(node: Any) -> bool:
     return False
 
 
-def translate(expression: exp.Expr) -> exp.Expr:
+def translate(expression: exp.Expr, warnings: Collector | None = None) -> exp.Expr:
     """``expression`` with every MySQL function call above given MySQL's meaning, in place
     (innermost calls first, so an argument is rewritten before the call that takes it)."""
     node: Any
@@ -496,7 +502,7 @@ def translate(expression: exp.Expr) -> exp.Expr:
     for node in reversed(nodes):
         if not isinstance(node, exp.Func) or _in_column_definition(node):
             continue
-        replacement = _rewrite(node)
+        replacement = mysql_casts.rewrite(node, warnings) or _rewrite(node)
         if replacement is None:
             continue
         if node is expression:
@@ -506,8 +512,9 @@ def translate(expression: exp.Expr) -> exp.Expr:
         if isinstance(node, (exp.Add, exp.Sub)):
             date_arithmetic.typed_interval_operand(node)
     string_numbers.numeric_operands(expression)
+    result = exact_division.rewrite(expression)  # 1 / 3 = 0.3333
     for node in reversed(dated):  # innermost first; each stays in the tree
         wrapper = exp.Cast(to=exp.DataType.build("DATE"))
         node.replace(wrapper)
         wrapper.set("this", node)
-    return expression
+    return result

@@ -257,9 +257,6 @@ _DEFINITIONS = (
 )
 
 KNOWN_GAPS: dict[str, str] = {
-    "error_division_by_zero": (
-        "division by zero: no warning 1365 in SELECT, no error 1365 in a strict INSERT"
-    ),
     "show_create_table_types": (
         "MariaDB's SHOW CREATE TABLE differs from MySQL 8 beyond the declared differences "
         "(TEXT/BLOB `DEFAULT NULL`, an unquoted DECIMAL default): a declared difference to write"
@@ -267,10 +264,7 @@ KNOWN_GAPS: dict[str, str] = {
     "types_temporal_columns": (
         "a TIME column holds one day (DuckDB's TIME): '-12:30:00' is refused with 1292"
     ),
-    "select_decimal_division": "`/` is DOUBLE division, not DECIMAL with 4 more digits",
-    "select_string_functions": "LENGTH counts characters, not bytes",
     "select_date_column_arithmetic": "DATE column + INTERVAL n DAY is a DATETIME, not a DATE",
-    "select_cast": "CAST(-1 AS UNSIGNED) is 1264, not the wrapped value",
     # column definitions (test_column_definitions)
     "alter_add_column" + DEFINITIONS: _DEFINITIONS,
     "alter_modify_column" + DEFINITIONS: _DEFINITIONS,
