@@ -36,17 +36,24 @@ def _is_date(node: Any) -> bool:
 ARITHMETIC = (exp.DateAdd, exp.DateSub, exp.Add, exp.Sub)
 
 
-def is_date_arithmetic(node: Any) -> bool:
+def date_operand(node: Any) -> exp.Expr | None:
+    """The operand of date arithmetic with date units only (``x + INTERVAL n DAY``,
+    ``DATE_ADD(x, INTERVAL n MONTH)``) whose being a DATE makes the result a DATE, else None."""
     if isinstance(node, (exp.DateAdd, exp.DateSub)):
-        return node.text("unit").upper() in _DATE_UNITS and _is_date(node.this)
+        return node.this if node.text("unit").upper() in _DATE_UNITS else None
     if isinstance(node, (exp.Add, exp.Sub)):
         sides = [node.this, node.expression]
         intervals = [s for s in sides if isinstance(s, exp.Interval)]
         if len(intervals) != 1 or intervals[0].text("unit").upper() not in _DATE_UNITS:
-            return False
+            return None
         other = sides[1] if sides[0] is intervals[0] else sides[0]
-        return (isinstance(node, exp.Add) or other is node.this) and _is_date(other)
-    return False
+        return other if isinstance(node, exp.Add) or other is node.this else None
+    return None
+
+
+def is_date_arithmetic(node: Any) -> bool:
+    operand = date_operand(node)
+    return operand is not None and _is_date(operand)
 
 
 def typed_interval_operand(node: exp.Add | exp.Sub) -> None:

@@ -35,7 +35,7 @@ _INTEGER_TYPES = (
 )
 _ARITHMETIC = (exp.Add, exp.Sub, exp.Mul, exp.Div)
 # a table's own expressions (DEFAULT, CHECK, generated columns) are stored as written
-_STORED = (exp.Schema, exp.ColumnDef, exp.ColumnConstraint, exp.Alter)
+STORED = (exp.Schema, exp.ColumnDef, exp.ColumnConstraint, exp.Alter)
 
 
 def _internal(scale: int) -> int:
@@ -118,7 +118,7 @@ def rewrite(expression: exp.Expr) -> exp.Expr:
     divisions = [
         n
         for n in expression.walk(bfs=False)
-        if isinstance(n, exp.Div) and scale_of(n) is not None and not n.find_ancestor(*_STORED)
+        if isinstance(n, exp.Div) and scale_of(n) is not None and not n.find_ancestor(*STORED)
     ]
     if not divisions:
         return expression

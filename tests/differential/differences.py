@@ -264,7 +264,6 @@ KNOWN_GAPS: dict[str, str] = {
     "types_temporal_columns": (
         "a TIME column holds one day (DuckDB's TIME): '-12:30:00' is refused with 1292"
     ),
-    "select_date_column_arithmetic": "DATE column + INTERVAL n DAY is a DATETIME, not a DATE",
     # column definitions (test_column_definitions)
     "alter_add_column" + DEFINITIONS: _DEFINITIONS,
     "alter_modify_column" + DEFINITIONS: _DEFINITIONS,
