@@ -66,3 +66,27 @@ def typed_interval_operand(node: exp.Add | exp.Sub) -> None:
     for side in sides:
         if isinstance(side, exp.Literal) and side.is_string:
             side.replace(instantiate(TS, [side.copy()]))
+
+
+_SYNONYMS = {"ADDDATE": exp.DateAdd, "SUBDATE": exp.DateSub}
+
+
+def adddate_as_date_add(expression: exp.Expr) -> exp.Expr:
+    """ADDDATE / SUBDATE (MySQL 12.7): with an INTERVAL they are DATE_ADD / DATE_SUB; with a
+    number, that many days. DuckDB has neither; sqlglot leaves them as unknown calls. Returns
+    the expression (or its replacement when it is such a call)."""
+    for node in list(expression.find_all(exp.Anonymous)):
+        kind = _SYNONYMS.get(str(node.name).upper())
+        if kind is None or len(node.expressions) != 2:
+            continue
+        value, amount = node.expressions
+        if isinstance(amount, exp.Interval):
+            unit = amount.args.get("unit") or exp.var("DAY")
+            amount = amount.this
+        else:
+            unit = exp.var("DAY")
+        call = kind(this=value.copy(), expression=amount.copy(), unit=unit.copy())
+        if node is expression:
+            return call
+        node.replace(call)
+    return expression

@@ -490,6 +490,7 @@ def translate(expression: exp.Expr, warnings: Collector | None = None) -> exp.Ex
     """``expression`` with every MySQL function call above given MySQL's meaning, in place
     (innermost calls first, so an argument is rewritten before the call that takes it)."""
     node: Any
+    expression = date_arithmetic.adddate_as_date_add(expression)
     nodes = list(expression.walk(bfs=False))
     # decided on the client's own tree, before any call in it is rewritten
     dated = [

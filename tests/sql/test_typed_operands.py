@@ -61,3 +61,16 @@ def test_date_column_plus_date_units_is_a_date_with_time_units_a_datetime(
             "2024-03-01 00:00:00",
         ),
     ]
+
+
+def test_adddate_and_subdate_are_date_add_and_date_sub(shared_server: Any) -> None:
+    rows = _texts(
+        shared_server,
+        *_TABLE,
+        "SELECT ADDDATE('2024-01-31', 1), ADDDATE(dt, INTERVAL 1 MONTH), SUBDATE(dt, 2), "
+        "ADDDATE(dt, INTERVAL 2 HOUR), SUBDATE(ts, INTERVAL 1 DAY) FROM n ORDER BY dt",
+    )
+    assert rows == [
+        ("2024-02-01", "2024-02-29", "2024-01-29", "2024-01-31 02:00:00", "2024-01-30 10:00:00"),
+        ("2024-02-01", "2024-03-29", "2024-02-27", "2024-02-29 02:00:00", "2024-02-28 00:00:00"),
+    ]
