@@ -1,9 +1,11 @@
-"""DATE_FORMAT's %D and week specifiers, and TIME_FORMAT (MySQL 8.0 manual 12.7), which
-strftime cannot print: the constant format is cut at those specifiers, strftime prints the pieces
-between and drydock's macros (engine/sql/mysql_functions.py) the rest."""
+"""DATE_FORMAT's %D and week specifiers, TIME_FORMAT, and STR_TO_DATE's %X%V %W (MySQL 8.0
+manual 12.7), which strftime / strptime cannot handle: a constant format is cut at those
+specifiers; strftime prints the pieces between and drydock's macros
+(engine/sql/mysql_functions.py) the rest."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import sqlglot
@@ -91,3 +93,47 @@ def _split_tokens(fmt: str, cut: tuple[str, ...]) -> list[str]:
     if run:
         pieces.append(run)
     return pieces
+
+
+# STR_TO_DATE's year-of-week specifiers after sqlglot's MySQL→strftime translation (%W → %A)
+_YEARWEEK_TOKENS = {"%X": r"([0-9]{4})", "%V": r"([0-9]{1,2})", "%A": r"([A-Za-z]+)"}
+
+
+def str_to_yearweek(node: exp.Expr) -> exp.Expr | None:
+    """STR_TO_DATE(s, '%X%V %W') (Metabase's week grain): strptime has no %X/%V of MySQL's
+    meaning, so the three fields are cut out by a regular expression built from the constant
+    format and the day is computed (macro mysql_yearweek_day)."""
+    fmt = node.args.get("format")
+    if not (isinstance(fmt, exp.Literal) and fmt.is_string and "%X" in fmt.name):
+        return None
+    pattern, order, i = "", [], 0
+    text = fmt.name
+    while i < len(text):
+        token = text[i : i + 2] if text[i] == "%" else text[i]
+        if token in _YEARWEEK_TOKENS and token not in order:
+            pattern += _YEARWEEK_TOKENS[token]
+            order.append(token)
+        elif token.startswith("%") and token != "%%":
+            raise Errors.NOT_SUPPORTED.error(what=f"STR_TO_DATE with %X and {token[:8]}")
+        else:
+            pattern += re.escape(token[-1])
+        i += len(token)
+    if sorted(order) != sorted(_YEARWEEK_TOKENS):
+        raise Errors.NOT_SUPPORTED.error(what="STR_TO_DATE with %X but not all of %X, %V and %W")
+    fields = [
+        instantiate(
+            "regexp_extract(CAST({0} AS VARCHAR), {1}, {2})",
+            [
+                node.this,
+                exp.Literal.string("^" + pattern + "$"),
+                exp.Literal.number(order.index(t) + 1),
+            ],
+        )
+        for t in ("%X", "%V", "%A")
+    ]
+    day = instantiate(
+        "mysql_is.main.mysql_yearweek_day(TRY_CAST(NULLIF({0}, '') AS INTEGER), "
+        "TRY_CAST(NULLIF({1}, '') AS INTEGER), {2})",
+        fields,
+    )
+    return day if isinstance(node, exp.StrToDate) else instantiate("CAST({0} AS TIMESTAMP)", [day])
