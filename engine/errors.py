@@ -284,6 +284,8 @@ class Errors:
     OUT_OF_RANGE = ErrorSpec(1264, "22003", "Out of range value {value} for type {type}")
     DATA_OUT_OF_RANGE = ErrorSpec(1690, "22003", "{type} value is out of range in '{expr}'")
     TRUNCATED_WRONG_VALUE = ErrorSpec(1366, "HY000", "Incorrect {type} value: '{value}'")
+    TRUNCATED_INCORRECT = ErrorSpec(1292, "22007", "Truncated incorrect {type} value: '{value}'")
+    DIVISION_BY_ZERO = ErrorSpec(1365, "22012", "Division by 0")
     WRONG_DATETIME_VALUE = ErrorSpec(1292, "22007", "Incorrect {type} value: '{value}'")
     ROW_IS_REFERENCED = ErrorSpec(
         1451,

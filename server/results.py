@@ -23,6 +23,7 @@ from mysql_mimic.types import ColumnType
 from drydock.engine.errors import Errors
 from drydock.engine.results import Result, RowStream
 from drydock.engine.sql.mysql_json_doc import mysql_text
+from drydock.server import float_text
 from drydock.server.column_meta import BINARY_FLAG, ColumnMeta, from_duck_type, temporal
 from drydock.server.column_typing import column_types, fits
 from drydock.server.declared_columns import Declared, declared, time_text
@@ -305,6 +306,9 @@ def _plan(
             binary = mysql_type.binary and mysql_type.is_string
             columns[i] = _typed_column(columns[i], mysql_type.type, binary)
             types[i] = mysql_type.type
+    for i, converter in enumerate(converters):
+        if types[i] in (ColumnType.FLOAT, ColumnType.DOUBLE):
+            converters[i] = _approximate_text(converter, _is_float_column(result, i, types[i]))
     convert: RowConverter | None = None
     if any(converters):
 
@@ -350,6 +354,29 @@ def _checked(
         return out if isinstance(out, list) else list(out)  # type: ignore[arg-type]
 
     return checked
+
+
+def _is_float_column(result: Result, i: int, column_type: ColumnType) -> bool:
+    """A FLOAT read from a table column (MySQL types FLOAT arithmetic DOUBLE: ``f + 0`` prints
+    the float32 widened, where DuckDB keeps it FLOAT)."""
+    origins = result.column_origins
+    return (
+        column_type == ColumnType.FLOAT
+        and len(origins) == len(result.columns)
+        and origins[i] is not None
+    )
+
+
+def _approximate_text(converter: Callable[[Any], Any] | None, single: bool) -> Callable[[Any], Any]:
+    """FLOAT/DOUBLE values as MySQL's text (server/float_text.py); the binary protocol reads
+    the text back with float()."""
+    text = float_text.float_text if single else float_text.double_text
+
+    def convert(value: Any) -> Any:
+        value = converter(value) if converter is not None else value
+        return text(value) if isinstance(value, float) else value
+
+    return convert
 
 
 def declared_columns(result: Result) -> list[Declared | None]:

@@ -102,14 +102,22 @@ def _probe_for(select: exp.Select, avgs: list[exp.Avg]) -> exp.Select:
     arguments = [
         a.this.expressions[0] if isinstance(a.this, exp.Distinct) else a.this for a in avgs
     ]
+    return probe_select(select, arguments, "__drydock_avg")
+
+
+def probe_select(
+    select: exp.Select, values: list[exp.Expr], label: str, grouped: bool = False
+) -> exp.Select:
+    """``SELECT <values> FROM <select's FROM and joins>`` (and its GROUP BY when ``grouped``),
+    with the CTEs in scope: binding it types ``values`` as ``select`` would."""
     probe = exp.Select(
-        expressions=[exp.alias_(arg.copy(), f"__drydock_avg{i}") for i, arg in enumerate(arguments)]
+        expressions=[exp.alias_(value.copy(), f"{label}{i}") for i, value in enumerate(values)]
     )
-    for key in ("from_", "joins"):
+    for key in ("from_", "joins", "group") if grouped else ("from_", "joins"):
         if select.args.get(key):
             probe.set(
                 key,
-                select.args[key].copy() if key == "from_" else [j.copy() for j in select.args[key]],
+                select.args[key].copy() if key != "joins" else [j.copy() for j in select.args[key]],
             )
     ancestor: exp.Expr | None = select
     ctes: list[exp.Expr] = []

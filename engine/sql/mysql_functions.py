@@ -18,22 +18,28 @@ the manual's own examples.
 
 from __future__ import annotations
 
-import functools
 import re
 from typing import Any
 
 import duckdb
-import sqlglot
 from sqlglot import exp
 
 from drydock.engine.errors import Errors
 from drydock.engine.sql import (
+    date_arithmetic,
+    exact_division,
+    mysql_casts,
+    mysql_date_format,
     mysql_datetime,
     mysql_json,
     mysql_json_calls,
     mysql_numeric,
+    runtime_warnings,
     string_numbers,
 )
+from drydock.engine.sql.runtime_warnings import Collector
+from drydock.engine.sql.sql_templates import TS, instantiate, template
+
 
 MACRO_SCHEMA = "mysql_is.main"
 
@@ -143,14 +149,16 @@ _MACROS = {
 
 def install(con: duckdb.DuckDBPyConnection) -> None:
     """(Re)create the macros in drydock's attached ``mysql_is`` database. Idempotent."""
-    for name, body in [*_MACROS.items(), *mysql_datetime.MACROS.items()]:  # callees first
+    macros = [*_MACROS.items(), *mysql_datetime.MACROS.items(), *mysql_casts.MACROS.items()]
+    for name, body in macros:  # callees first
         con.execute(f"CREATE OR REPLACE MACRO {MACRO_SCHEMA}.{name}{body}")
     mysql_json.install(con)
     mysql_json_calls.install(con)
     mysql_numeric.install(con)
+    runtime_warnings.install(con)
 
 
-_TS = "TRY_CAST({0} AS TIMESTAMP)"
+_TS = TS
 _DATE = "TRY_CAST({0} AS DATE)"
 
 # MySQL function (upper-case) → DuckDB template with {0}, {1}, … for the arguments, by arity.
@@ -210,23 +218,6 @@ _NOW_FUNCTIONS = {"NOW", "SYSDATE", "LOCALTIME", "LOCALTIMESTAMP", "CURRENT_TIME
 _NOW_TEMPLATE = "make_timestamp(epoch_us(now()) // {k} * {k})"
 
 
-@functools.cache
-def _template(text: str) -> Any:
-    return sqlglot.parse_one(text, read="duckdb")
-
-
-def _instantiate(text: str, args: list[exp.Expr]) -> exp.Expr:
-    """``text`` (a template) with ``{i}`` bound to the i-th argument sub-tree."""
-    placeholders = [f"__drydock_arg{i}" for i in range(len(args))]
-    node = _template(text.format(*placeholders)).copy()
-    by_name = dict(zip(placeholders, args))
-    for column in list(node.find_all(exp.Column)):
-        arg = by_name.get(column.name)
-        if arg is not None and not column.table:
-            column.replace(arg.copy())
-    return node
-
-
 def _present(*args: Any) -> list[exp.Expr]:
     """A call's arguments, all of them given (sqlglot leaves a missing one None)."""
     if any(a is None for a in args):
@@ -276,7 +267,7 @@ def _now(name: str, args: list[exp.Expr]) -> exp.Expr:
             raise Errors.WRONG_ARGUMENTS.error(
                 where=f"{name}: precision {precision} is greater than 6"
             )
-    return _template(_NOW_TEMPLATE.format(k=10 ** (6 - precision))).copy()
+    return template(_NOW_TEMPLATE.format(k=10 ** (6 - precision))).copy()
 
 
 def _from_unixtime_format(args: list[exp.Expr]) -> exp.Expr:
@@ -288,69 +279,9 @@ def _from_unixtime_format(args: list[exp.Expr]) -> exp.Expr:
             what="FROM_UNIXTIME with a format that is not a constant string"
         )
     formatted = exp.TimeToStr(
-        this=_instantiate(_TEMPLATES["FROM_UNIXTIME"][1], args[:1]), format=fmt.copy()
+        this=instantiate(_TEMPLATES["FROM_UNIXTIME"][1], args[:1]), format=fmt.copy()
     )
-    return _ordinal_days(formatted) or formatted
-
-
-def _ordinal_days(node: exp.TimeToStr) -> exp.Expr | None:
-    """DATE_FORMAT with %D (strftime has none): the format cut at each %D, the pieces formatted
-    by strftime and the day with its suffix put between them; None when there is no %D."""
-    fmt = node.args.get("format")
-    if not (isinstance(fmt, exp.Literal) and fmt.is_string):
-        return None
-    computed = {"%D": "mysql_is.main.mysql_ordinal_day(day({0}))", **mysql_datetime.WEEK_SPECIFIERS}
-    pieces = _split_tokens(fmt.name, tuple(computed))
-    if not any(piece in computed for piece in pieces):
-        return None
-    value = node.this
-    parts = [
-        _instantiate(computed[piece], [value])
-        if piece in computed
-        else exp.TimeToStr(this=value.copy(), format=exp.Literal.string(piece))
-        for piece in pieces
-    ]
-    joined = parts[0]
-    for part in parts[1:]:
-        joined = exp.DPipe(this=joined, expression=part, safe=True)
-    return joined
-
-
-def _time_format(args: list[exp.Expr]) -> exp.Expr:
-    """TIME_FORMAT(t, fmt) (MySQL 12.7): DATE_FORMAT's clock specifiers on a TIME, whose hours may
-    exceed 23 (%H and %k then print them all; the 12-hour ones print them modulo 12) and whose
-    sign leads. The constant format is cut at %H/%k; each piece between is DATE_FORMAT of the
-    clock part, so sqlglot's own MySQL→strftime translation handles every other specifier."""
-    if len(args) != 2:
-        raise Errors.WRONG_ARGUMENTS.error(where="TIME_FORMAT")
-    fmt = args[1]
-    if not (isinstance(fmt, exp.Literal) and fmt.is_string):
-        raise Errors.NOT_SUPPORTED.error(
-            what="TIME_FORMAT with a format that is not a constant string"
-        )
-    secs = _instantiate("mysql_is.main.mysql_time_secs({0})", args[:1])
-    pieces: list[exp.Expr] = [_instantiate("CASE WHEN {0} < 0 THEN '-' ELSE '' END", [secs])]
-    for piece in _split_tokens(fmt.name, ("%H", "%k")):
-        if piece in ("%H", "%k"):
-            pieces.append(
-                _instantiate(
-                    "mysql_is.main.mysql_time_hours({0})"
-                    if piece == "%H"
-                    else "CAST(CAST(floor(abs({0}) / 3600) AS BIGINT) AS VARCHAR)",
-                    [secs],
-                )
-            )
-            continue
-        formatted: Any = sqlglot.parse_one(
-            f"DATE_FORMAT(x, {exp.Literal.string(piece).sql(dialect='mysql')})", read="mysql"
-        )
-        formatted.set("this", _instantiate("mysql_is.main.mysql_time_clock({0})", [secs]))
-        pieces.append(formatted)
-    joined = pieces[0]
-    for piece_node in pieces[1:]:
-        joined = exp.DPipe(this=joined, expression=piece_node, safe=True)
-    # NULL in, NULL out (|| on a NULL piece already gives NULL; the sign piece is never NULL)
-    return _instantiate("CASE WHEN {0} IS NULL THEN NULL ELSE {1} END", [secs, joined])
+    return mysql_date_format.ordinal_days(formatted) or formatted
 
 
 def _json_search(name: str, args: list[exp.Expr]) -> exp.Expr:
@@ -360,7 +291,7 @@ def _json_search(name: str, args: list[exp.Expr]) -> exp.Expr:
         if len(args) not in (2, 3):
             raise Errors.WRONG_ARGUMENTS.error(where=name)
         path = args[2] if len(args) == 3 else exp.Literal.string("$")
-        return _instantiate(
+        return instantiate(
             f"{mysql_json.CONTAINS}(CAST({{0}} AS VARCHAR), CAST({{1}} AS VARCHAR), "
             "CAST({2} AS VARCHAR))",
             [args[0], args[1], path],
@@ -368,97 +299,34 @@ def _json_search(name: str, args: list[exp.Expr]) -> exp.Expr:
     if len(args) < 3:
         raise Errors.WRONG_ARGUMENTS.error(where=name)
     paths = exp.Array(expressions=[exp.cast(p.copy(), "VARCHAR") for p in args[2:]])
-    return _instantiate(
+    return instantiate(
         f"{mysql_json.CONTAINS_PATH}(CAST({{0}} AS VARCHAR), CAST({{1}} AS VARCHAR), {{2}})",
         [args[0], args[1], paths],
     )
 
 
-def _split_tokens(fmt: str, cut: tuple[str, ...]) -> list[str]:
-    """``fmt`` cut into the specifiers ``cut`` and the runs between them ('%%' stays in a run)."""
-    pieces: list[str] = []
-    run, i = "", 0
-    while i < len(fmt):
-        token = fmt[i : i + 2] if fmt[i] == "%" else fmt[i]
-        if token in cut:
-            if run:
-                pieces.append(run)
-            pieces.append(token)
-            run = ""
-        else:
-            run += token
-        i += len(token)
-    if run:
-        pieces.append(run)
-    return pieces
-
-
-# STR_TO_DATE's year-of-week specifiers after sqlglot's MySQL→strftime translation (%W → %A)
-_YEARWEEK_TOKENS = {"%X": r"([0-9]{4})", "%V": r"([0-9]{1,2})", "%A": r"([A-Za-z]+)"}
-
-
-def _str_to_yearweek(node: exp.Expr) -> exp.Expr | None:
-    """STR_TO_DATE(s, '%X%V %W') (Metabase's week grain): strptime has no %X/%V of MySQL's
-    meaning, so the three fields are cut out by a regular expression built from the constant
-    format and the day is computed (macro mysql_yearweek_day)."""
-    fmt = node.args.get("format")
-    if not (isinstance(fmt, exp.Literal) and fmt.is_string and "%X" in fmt.name):
-        return None
-    pattern, order, i = "", [], 0
-    text = fmt.name
-    while i < len(text):
-        token = text[i : i + 2] if text[i] == "%" else text[i]
-        if token in _YEARWEEK_TOKENS and token not in order:
-            pattern += _YEARWEEK_TOKENS[token]
-            order.append(token)
-        elif token.startswith("%") and token != "%%":
-            raise Errors.NOT_SUPPORTED.error(what=f"STR_TO_DATE with %X and {token[:8]}")
-        else:
-            pattern += re.escape(token[-1])
-        i += len(token)
-    if sorted(order) != sorted(_YEARWEEK_TOKENS):
-        raise Errors.NOT_SUPPORTED.error(what="STR_TO_DATE with %X but not all of %X, %V and %W")
-    fields = [
-        _instantiate(
-            "regexp_extract(CAST({0} AS VARCHAR), {1}, {2})",
-            [
-                node.this,
-                exp.Literal.string("^" + pattern + "$"),
-                exp.Literal.number(order.index(t) + 1),
-            ],
-        )
-        for t in ("%X", "%V", "%A")
-    ]
-    day = _instantiate(
-        "mysql_is.main.mysql_yearweek_day(TRY_CAST(NULLIF({0}, '') AS INTEGER), "
-        "TRY_CAST(NULLIF({1}, '') AS INTEGER), {2})",
-        fields,
-    )
-    return day if isinstance(node, exp.StrToDate) else _instantiate("CAST({0} AS TIMESTAMP)", [day])
-
-
 def _retype(node: exp.Expr) -> exp.Expr | None:
     """Typed sqlglot nodes whose arguments DuckDB must see as MySQL reads them."""
     if isinstance(node, _DATETIME_ARGUMENT) and isinstance(node.this, exp.Literal):
-        node.set("this", _instantiate(_TS, [node.this]))
+        node.set("this", instantiate(_TS, [node.this]))
     elif isinstance(node, _CLOCK_ARGUMENT) and isinstance(node.this, exp.Literal):
-        node.set("this", _instantiate(_CLOCK, [node.this]))
+        node.set("this", instantiate(_CLOCK, [node.this]))
     elif (dated := _retype_datetime(node)) is not None:
         return dated
     elif isinstance(node, exp.TimestampDiff):
         unit = _UNITS.get(node.text("unit").upper())
         if unit is None:
             raise Errors.WRONG_ARGUMENTS.error(where=f"TIMESTAMPDIFF unit {node.text('unit')[:32]}")
-        return _instantiate(
+        return instantiate(
             f"date_sub('{unit}', {_TS.format('{0}')}, {_TS.format('{1}')})",
             [node.expression, node.this],
         )
     elif isinstance(node, (exp.StrToDate, exp.StrToTime)):
-        return _str_to_yearweek(node)
+        return mysql_date_format.str_to_yearweek(node)
     elif isinstance(node, exp.Cast) and node.to.is_type(exp.DataType.Type.TIME):
         return _long_time(node.this)
     elif isinstance(node, exp.TimeToStr):
-        return _ordinal_days(node)
+        return mysql_date_format.ordinal_days(node)
     elif (
         isinstance(node, (exp.DateAdd, exp.DateSub))
         and isinstance(node.this, exp.Literal)
@@ -466,10 +334,10 @@ def _retype(node: exp.Expr) -> exp.Expr | None:
         and ":" in node.this.name
     ):
         # DATE_ADD('2024-01-01 10:00:00', …) keeps the time (sqlglot would cast the string to DATE)
-        node.set("this", _instantiate(_TS, [node.this]))
+        node.set("this", instantiate(_TS, [node.this]))
     elif isinstance(node, exp.DateDiff) and _is_year_zero(node.expression):
         # TO_DAYS(d), which sqlglot expands to DATEDIFF(d, '0000-01-01') + 1
-        return _instantiate(
+        return instantiate(
             "(date_diff('day', DATE '0001-01-01', TRY_CAST({0} AS DATE)) + 365)", [node.this]
         )
     return None
@@ -479,29 +347,29 @@ def _retype_datetime(node: exp.Expr) -> exp.Expr | None:
     """The typed sqlglot nodes engine/sql/mysql_datetime.py gives MySQL's meaning."""
     if isinstance(node, exp.TimeFromParts):  # MAKETIME
         parts = [node.args.get(k) for k in ("hour", "min", "sec")]
-        return _instantiate(mysql_datetime.MAKETIME, _present(*parts))
+        return instantiate(mysql_datetime.MAKETIME, _present(*parts))
     if type(node) is exp.Time:
-        return _instantiate(mysql_datetime.CLOCK, [node.this])
+        return instantiate(mysql_datetime.CLOCK, [node.this])
     if type(node) is exp.Timestamp and node.args.get("zone") is not None:
-        return _instantiate(mysql_datetime.TIMESTAMP_PLUS_TIME, [node.this, node.args["zone"]])
+        return instantiate(mysql_datetime.TIMESTAMP_PLUS_TIME, [node.this, node.args["zone"]])
     if isinstance(node, exp.TimestampDiff):
         months = mysql_datetime.MONTH_UNITS.get(node.text("unit").upper())
         if months is None:
             return None
-        return _instantiate(
+        return instantiate(
             mysql_datetime.MONTHS_DIFF,
             [node.expression, node.this, exp.Literal.number(months)],
         )
     if isinstance(node, exp.BitwiseCount):
-        return _instantiate(mysql_numeric.BIT_COUNT, [node.this])
+        return instantiate(mysql_numeric.BIT_COUNT, [node.this])
     if isinstance(node, exp.Extract):
         template = mysql_datetime.compound_extract(node.this.name)
         if template is None:
             value = node.expression
             if isinstance(value, exp.Literal) and value.is_string:  # read as a DATETIME
-                node.set("expression", _instantiate(_TS, [value]))
+                node.set("expression", instantiate(_TS, [value]))
             return None
-        return _instantiate(template.format(_TS), [node.expression])
+        return instantiate(template.format(_TS), [node.expression])
     if isinstance(node, (exp.UtcTimestamp, exp.UtcTime)):
         now = _now("UTC_TIMESTAMP", [node.this] if node.this is not None else [])
         return now if isinstance(node, exp.UtcTimestamp) else exp.cast(now, "TIME")
@@ -526,7 +394,7 @@ def _long_time(value: exp.Expr) -> exp.Expr | None:
         return None
     micros = ((int(hours) * 60 + int(minutes)) * 60 + int(seconds)) * 1_000_000
     micros = min(micros + int((fraction or "0").ljust(6, "0")), MAX_TIME_MICROS)
-    return _instantiate(f"to_microseconds({-micros if sign else micros})", [])
+    return instantiate(f"to_microseconds({-micros if sign else micros})", [])
 
 
 def _is_year_zero(node: exp.Expr | None) -> bool:
@@ -550,7 +418,7 @@ def _rewrite(node: Any) -> exp.Expr | None:
     if name == "FROM_UNIXTIME" and len(args) == 2:
         return _from_unixtime_format(args)
     if name == "TIME_FORMAT":
-        return _time_format(args)
+        return mysql_date_format.time_format(args)
     if name == "GET_FORMAT":
         return mysql_datetime.get_format(args)
     if name in ("JSON_CONTAINS", "JSON_CONTAINS_PATH"):
@@ -561,7 +429,7 @@ def _rewrite(node: Any) -> exp.Expr | None:
     text = by_arity.get(len(args))
     if text is None:
         raise Errors.WRONG_ARGUMENTS.error(where=name)
-    return _instantiate(text, args)
+    return instantiate(text, args)
 
 
 def _in_column_definition(node: Any) -> bool:
@@ -574,71 +442,24 @@ def _in_column_definition(node: Any) -> bool:
     return False
 
 
-# MySQL 12.7 DATE_ADD(): "If the date argument is a DATE value and your calculations involve
-# only YEAR, MONTH, and DAY parts (that is, no time parts), the result is a DATE value" (also
-# for `d + INTERVAL n unit`); DuckDB answers a TIMESTAMP. Superset's quarter grain relies on it.
-_DATE_UNITS = {"YEAR", "QUARTER", "MONTH", "WEEK", "DAY", "YEAR_MONTH"}
-_DATE_FUNCTIONS = {"MAKEDATE", "FROM_DAYS", "CURDATE", "CURRENT_DATE"}
-
-
-def _is_date(node: Any) -> bool:
-    """Whether ``node`` (as the client wrote it) is a DATE by MySQL's typing rules."""
-    if isinstance(node, exp.Paren):
-        return _is_date(node.this)
-    if isinstance(node, (exp.TsOrDsToDate, exp.CurrentDate, exp.LastDay)):
-        return True
-    if isinstance(node, exp.Cast):
-        return node.to.is_type(exp.DataType.Type.DATE)
-    if isinstance(node, exp.Anonymous):
-        return str(node.name).upper() in _DATE_FUNCTIONS
-    if isinstance(node, exp.Literal) and node.is_string:  # '2018-05-01' is read as a DATE
-        return re.fullmatch(r"[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}", node.name) is not None
-    return _is_date_arithmetic(node)
-
-
-_ARITHMETIC = (exp.DateAdd, exp.DateSub, exp.Add, exp.Sub)
-
-
-def _is_date_arithmetic(node: Any) -> bool:
-    if isinstance(node, (exp.DateAdd, exp.DateSub)):
-        return node.text("unit").upper() in _DATE_UNITS and _is_date(node.this)
-    if isinstance(node, (exp.Add, exp.Sub)):
-        sides = [node.this, node.expression]
-        intervals = [s for s in sides if isinstance(s, exp.Interval)]
-        if len(intervals) != 1 or intervals[0].text("unit").upper() not in _DATE_UNITS:
-            return False
-        other = sides[1] if sides[0] is intervals[0] else sides[0]
-        return (isinstance(node, exp.Add) or other is node.this) and _is_date(other)
-    return False
-
-
-def _typed_interval_operand(node: exp.Add | exp.Sub) -> None:
-    """'2024-01-01 10:00:00' + INTERVAL 1 SECOND: MySQL reads the string as a DATETIME (12.7
-    DATE_ADD); DuckDB has no VARCHAR + INTERVAL. (A date-only string with date units then
-    becomes a DATE again: :func:`_is_date_arithmetic`.)"""
-    sides = [node.this, node.expression]
-    if sum(isinstance(side, exp.Interval) for side in sides) != 1:
-        return
-    for side in sides:
-        if isinstance(side, exp.Literal) and side.is_string:
-            side.replace(_instantiate(_TS, [side.copy()]))
-
-
-def translate(expression: exp.Expr) -> exp.Expr:
+def translate(expression: exp.Expr, warnings: Collector | None = None) -> exp.Expr:
     """``expression`` with every MySQL function call above given MySQL's meaning, in place
     (innermost calls first, so an argument is rewritten before the call that takes it)."""
     node: Any
+    expression = date_arithmetic.adddate_as_date_add(expression)
     nodes = list(expression.walk(bfs=False))
     # decided on the client's own tree, before any call in it is rewritten
-    date_arithmetic = [
+    dated = [
         n
         for n in nodes
-        if isinstance(n, _ARITHMETIC) and _is_date_arithmetic(n) and n is not expression
+        if isinstance(n, date_arithmetic.ARITHMETIC)
+        and date_arithmetic.is_date_arithmetic(n)
+        and n is not expression
     ]
     for node in reversed(nodes):
         if not isinstance(node, exp.Func) or _in_column_definition(node):
             continue
-        replacement = _rewrite(node)
+        replacement = mysql_casts.rewrite(node, warnings) or _rewrite(node)
         if replacement is None:
             continue
         if node is expression:
@@ -646,10 +467,11 @@ def translate(expression: exp.Expr) -> exp.Expr:
         node.replace(replacement)
     for node in nodes:
         if isinstance(node, (exp.Add, exp.Sub)):
-            _typed_interval_operand(node)
+            date_arithmetic.typed_interval_operand(node)
     string_numbers.numeric_operands(expression)
-    for node in reversed(date_arithmetic):  # innermost first; each stays in the tree
+    result = exact_division.rewrite(expression)  # 1 / 3 = 0.3333
+    for node in reversed(dated):  # innermost first; each stays in the tree
         wrapper = exp.Cast(to=exp.DataType.build("DATE"))
         node.replace(wrapper)
         wrapper.set("this", node)
-    return expression
+    return result

@@ -33,6 +33,7 @@ from drydock.engine.sql import (
     group_by_keys,
     dml_counts,
     exact_avg,
+    typed_operands,
     info_schema,
     mysql_alter,
     mysql_dml,
@@ -290,6 +291,10 @@ class QuerySession(ExternalBinding, DictionaryHooks):
             group_by_keys.complete(expression, self._table_traits)  # functional dependence
             if expression.find(exp.Avg) is not None:  # MySQL's exact AVG of exact numbers
                 exact_avg.rewrite(
+                    expression, lambda probe: self._probe_types(probe, authorized, expression, ctx)
+                )
+            if typed_operands.wanted(expression):  # DATE + INTERVAL, exact / of columns
+                typed_operands.rewrite(
                     expression, lambda probe: self._probe_types(probe, authorized, expression, ctx)
                 )
             changed_rows = dml_counts.changed_rows_query(expression)  # UPDATE's OK packet

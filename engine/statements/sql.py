@@ -19,10 +19,12 @@ from sqlglot import exp
 from drydock.engine import ast
 from drydock.engine.sql import (
     collation,
+    division_by_zero,
     dotted_names,
     loose_group_by,
     mysql_dml,
     mysql_functions,
+    runtime_warnings,
     session_limits,
     sql_relations,
     statement_info,
@@ -171,20 +173,29 @@ def run_query(
         raise Errors.STATEMENT_NOT_ALLOWED.error(what=_kind_text(expression))
     transactions.before_statement(ctx)
     expression = bind_session_values(expression, ctx)
-    expression = mysql_dml.rewrite(collation.translate(mysql_functions.translate(expression)))
-    references = [] if _is_database_ddl(expression) else sql_relations.resolve(expression, ctx)
-    shared_store.refuse_internal_change(engine.store, internal_change(expression, ctx))
-    refuse_system_schema_change(expression, ctx)
-    authorize(engine.privileges, expression, references, ctx)
-    visibility = engine.privileges.visibility(ctx, INTERNAL)
+    warnings = runtime_warnings.Collector()  # raised row by row while DuckDB runs it
+    try:
+        expression = mysql_functions.translate(expression, warnings)
+        division_by_zero.guard(
+            expression, warnings, division_by_zero.outcome(expression, sql_mode_names(ctx))
+        )
+        expression = mysql_dml.rewrite(collation.translate(expression))
+        references = [] if _is_database_ddl(expression) else sql_relations.resolve(expression, ctx)
+        shared_store.refuse_internal_change(engine.store, internal_change(expression, ctx))
+        refuse_system_schema_change(expression, ctx)
+        authorize(engine.privileges, expression, references, ctx)
+        visibility = engine.privileges.visibility(ctx, INTERNAL)
 
-    def scan(catalog: str, db: str, table: str, travel: Any) -> Any:
-        return engine.metadata.scan(ctx, catalog, db, table, travel)
+        def scan(catalog: str, db: str, table: str, travel: Any) -> Any:
+            return engine.metadata.scan(ctx, catalog, db, table, travel)
 
-    search = session_settings(ctx, int(engine.config.get(Key.VECTOR_SEARCH_MAX_K)))
-    result = ctx.query.run(
-        expression, ctx, references, visibility, scan, stream=stream, search=search
-    )
+        search = session_settings(ctx, int(engine.config.get(Key.VECTOR_SEARCH_MAX_K)))
+        result = ctx.query.run(
+            expression, ctx, references, visibility, scan, stream=stream, search=search
+        )
+    finally:
+        raised = warnings.collect()
+    result.warnings.extend(raised)
     if isinstance(expression, exp.Describe):  # EXPLAIN <query> (engine/statements/explain.py)
         return explain_rows(engine, expression, references, result, ctx)
     return result

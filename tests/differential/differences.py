@@ -325,10 +325,6 @@ _DATE_ARITHMETIC = (
 _CAST = "column definitions: CAST is not typed (and CAST(-1 AS UNSIGNED) fails: the values gap)"
 
 KNOWN_GAPS: dict[str, str] = {
-    "error_division_by_zero": (
-        "division by zero: no warning 1365 in SELECT, no error 1365 in a strict INSERT"
-    ),
-    "types_decimal_float_columns": "DOUBLE 1e100 reads back as 1e+100",
     "show_create_table_types": (
         "MariaDB's SHOW CREATE TABLE differs from MySQL 8 beyond the declared differences "
         "(TEXT/BLOB `DEFAULT NULL`, an unquoted DECIMAL default): a declared difference to write"
@@ -336,13 +332,6 @@ KNOWN_GAPS: dict[str, str] = {
     "types_temporal_columns": (
         "a TIME column holds one day (DuckDB's TIME): '-12:30:00' is refused with 1292"
     ),
-    "select_decimal_division": "`/` is DOUBLE division, not DECIMAL with 4 more digits",
-    "select_float_double": (
-        "a FLOAT column reads as its float32 value widened to double (0.10000000149011612)"
-    ),
-    "select_string_functions": "LENGTH counts characters, not bytes",
-    "select_date_column_arithmetic": "DATE column + INTERVAL n DAY is a DATETIME, not a DATE",
-    "select_cast": "CAST(-1 AS UNSIGNED) is 1264, not the wrapped value",
     # column definitions (test_column_definitions)
     "alter_add_column" + DEFINITIONS: _SHOW_DEFINITIONS,
     "alter_modify_column" + DEFINITIONS: _SHOW_DEFINITIONS,
