@@ -38,6 +38,7 @@ from dataclasses import replace
 from mysql_mimic.types import ColumnType
 from sqlglot import exp
 
+from drydock.engine.sql.mysql_functions import MYSQL_CALL
 from drydock.server.function_columns import FUNCTION_RULES
 from drydock.server.mysql_types import (
     DIV_PRECISION_INCREMENT,
@@ -75,6 +76,10 @@ class ExpressionTyping:
         return replace(found, binary=found.binary and found.is_string)
 
     def of(self, node: exp.Expr) -> MySQLType | None:
+        # a call engine/sql/mysql_functions.py rewrote is typed as the client wrote it
+        meta = getattr(node, "_meta", None)
+        if meta and MYSQL_CALL in meta:
+            node = meta[MYSQL_CALL]
         rule = _RULES.get(type(node))
         return rule(self, node) if rule is not None else None
 

@@ -442,6 +442,9 @@ def _in_column_definition(node: Any) -> bool:
     return False
 
 
+MYSQL_CALL = "mysql_call"  # meta key: the MySQL call a rewritten node stands for
+
+
 def translate(expression: exp.Expr, warnings: Collector | None = None) -> exp.Expr:
     """``expression`` with every MySQL function call above given MySQL's meaning, in place
     (innermost calls first, so an argument is rewritten before the call that takes it)."""
@@ -462,6 +465,8 @@ def translate(expression: exp.Expr, warnings: Collector | None = None) -> exp.Ex
         replacement = mysql_casts.rewrite(node, warnings) or _rewrite(node)
         if replacement is None:
             continue
+        # the client's call, for typing its result column (server/expression_columns.py)
+        replacement.meta[MYSQL_CALL] = node
         if node is expression:
             return replacement
         node.replace(replacement)
