@@ -264,6 +264,9 @@ class Errors:
         1264, "22003", "Out of range value for column '{column}' at row {row}"
     )
     DATA_TRUNCATED = ErrorSpec(1265, "01000", "Data truncated for column '{column}' at row {row}")
+    WRONG_VALUE_FOR_COLUMN = ErrorSpec(
+        1292, "22007", "Incorrect {type} value: '{value}' for column '{column}' at row {row}"
+    )
     CHECK_VIOLATED = ErrorSpec(3819, "HY000", "Check constraint '{name}' is violated.")
     FK_REFERENCED_TABLE_DROP = ErrorSpec(
         3730,

@@ -10,6 +10,9 @@ error, or MySQL's warning (MySQL 8.0 manual 5.1.11 "Strict SQL Mode", 13.1.7, 13
 - Integers: rounded to whole numbers, then within the type's range (UNSIGNED and MEDIUMINT
   included, DuckDB has no MEDIUMINT), else 1264; non-strict clips to the nearest bound.
 - DECIMAL(p,s): extra scale rounded (Note 1265), more integer digits than p-s are 1264.
+- TIME: read as MySQL reads it (engine/sql/time_columns.py), the fraction rounded to the fsp;
+  out of ±838:59:59 or no time at all is 1292 in strict mode, otherwise clipped with warning
+  1264 (or 00:00:00 with 1265 for no time).
 - NULL in a NOT NULL column: 1048; non-strict multi-row statements store the type's implicit
   default with warning 1048.
 
@@ -27,6 +30,7 @@ from typing import Any
 from drydock.engine.dictionary.model import BINARY_TYPES, INTEGER_TYPES, STRING_TYPES, ColumnDef
 from drydock.engine.errors import Errors
 from drydock.engine.results import Diagnostic
+from drydock.engine.sql import time_columns
 
 # digits of Python decimal arithmetic here: more than MySQL DECIMAL's 65, and its exponent range
 _DECIMAL_DIGITS = 100
@@ -71,6 +75,8 @@ class ValueRules:
             return self._integer(column, value, row)
         if kind == "decimal":
             return self._decimal(column, value, row)
+        if kind == "time":
+            return self._time(column, value, row)
         return value
 
     def _problem(self, spec: Any, column: ColumnDef, row: int, note: bool = False) -> None:
@@ -196,6 +202,23 @@ class ValueRules:
             self._problem(Errors.DATA_TRUNCATED, column, row, note=True)
         return rounded
 
+    def _time(self, column: ColumnDef, value: Any, row: int) -> Any:
+        parsed = time_columns.parse(value, column.fsp or 0)
+        if parsed is None:
+            return value
+        if parsed.in_range and parsed.microseconds is not None:
+            return time_columns.text(parsed.microseconds)
+        if self.mode.raises:
+            shown = value if isinstance(value, str) else str(value)
+            raise Errors.WRONG_VALUE_FOR_COLUMN.error(
+                type="time", value=shown, column=column.name, row=row
+            )
+        if parsed.microseconds is None:
+            self.warnings.append(Errors.DATA_TRUNCATED.warning(column=column.name, row=row))
+            return time_columns.text(0)
+        self.warnings.append(Errors.COLUMN_OUT_OF_RANGE.warning(column=column.name, row=row))
+        return time_columns.text(time_columns.clipped(parsed.microseconds))
+
 
 def implicit_default(column: ColumnDef) -> Any:
     """MySQL's implicit default of a type (manual 13.6): what non-strict NULL becomes."""
@@ -206,6 +229,8 @@ def implicit_default(column: ColumnDef) -> Any:
         return column.values[0] if column.values else None
     if kind in STRING_TYPES or kind in BINARY_TYPES or kind == "set":
         return ""
+    if kind == "time":
+        return time_columns.text(0)
     return None  # dates: MySQL's zero date, which DuckDB has not; DuckDB reports the NULL
 
 

@@ -119,6 +119,11 @@ def storage_type(data_type: exp.DataType) -> None:
         _decimal_type(data_type)
     elif kind == exp.DataType.Type.ENUM:
         _enum_type(data_type)
+    elif kind == exp.DataType.Type.TIME:
+        # MySQL's TIME spans ±838:59:59, DuckDB's one day: an INTERVAL of microseconds holds it
+        # (engine/sql/time_columns.py); the dictionary keeps TIME and its fsp
+        data_type.set("this", exp.DataType.Type.INTERVAL)
+        data_type.set("expressions", [])
 
 
 def _enum_type(data_type: exp.DataType) -> None:
