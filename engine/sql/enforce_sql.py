@@ -21,6 +21,7 @@ from drydock.engine.dictionary.model import (
     KeyDef,
     TableDef,
 )
+from drydock.engine.sql import time_columns
 from drydock.engine.sql.enforce_values import implicit_default
 from drydock.engine.sql.identifiers import quoted
 
@@ -89,6 +90,8 @@ def suspect(column: ColumnDef, value: str) -> str | None:
         checks.append(f"abs(TRY_CAST({value} AS DOUBLE)) >= {top} - 0.5 / {10**scale}")
         if column.unsigned:
             checks.append(f"TRY_CAST({value} AS DOUBLE) < 0")
+    elif kind == "time":
+        checks.append(time_columns.suspect_sql(value, column.fsp or 0))
     return " OR ".join(f"coalesce({c}, FALSE)" for c in checks) if checks else None
 
 
@@ -129,6 +132,8 @@ def clip(assignment: exp.EQ, column: ColumnDef) -> None:
         top = f"{10 ** (column.precision - scale)} - {1 / 10**scale}"
         low = "0" if column.unsigned else f"-({top})"
         value = f"least(greatest(CAST({value} AS DOUBLE), {low}), {top})"
+    elif kind == "time":
+        value = time_columns.stored_sql(value, column.fsp or 0)
     elif kind == "enum":
         cases = " ".join(f"WHEN {_string(m.lower())} THEN {_string(m)}" for m in column.values)
         # a non-member is '' (index 0); NULL stays NULL

@@ -17,6 +17,7 @@ from __future__ import annotations
 from sqlglot import exp
 
 M = "mysql_is.main."
+_MAX_TIME_US = (838 * 3600 + 59 * 60 + 59) * 1_000_000
 
 MACROS = {
     # MySQL 14.7 PERIOD_ADD: YYMM or YYYYMM; a two-digit year below 70 is 20YY, else 19YY
@@ -54,12 +55,27 @@ MACROS = {
         WHEN s IS NULL OR l IS NULL THEN NULL
         WHEN l = '' OR strpos(s, ',') > 0 THEN 0
         ELSE COALESCE(list_position(string_split(lower(l), ','), lower(s)), 0) END)""",
+    # a value written to a TIME column (engine/sql/time_columns.py), from its text t: a number
+    # is HHMMSS[.f] (MySQL 13.2.3), anything else what DuckDB reads as an INTERVAL; microseconds
+    "mysql_hhmmss_us": """(d) AS (sign(d) * (CAST(floor(abs(d)) AS BIGINT) // 10000 * 3600000000
+        + CAST(floor(abs(d)) AS BIGINT) // 100 % 100 * 60000000
+        + CAST(floor(abs(d)) AS BIGINT) % 100 * 1000000
+        + CAST(round((abs(d) - floor(abs(d))) * 1000000) AS BIGINT)))""",
+    "mysql_time_text_us": f"""(t) AS (CASE WHEN t SIMILAR TO '-?[0-9]+(\\.[0-9]*)?'
+        THEN {M}mysql_hhmmss_us(TRY_CAST(t AS DECIMAL(38, 6)))
+        ELSE epoch_us(TRY_CAST(t AS INTERVAL)) END)""",
+    # ... rounded half away from zero to the fsp's step, clipped to ±838:59:59, as an INTERVAL;
+    # a text that is no time is 00:00:00 (non-strict MySQL)
+    "mysql_time_store": f"""(x, step) AS (CASE WHEN x IS NULL THEN NULL ELSE to_microseconds(CAST(
+        greatest(least(coalesce(
+            sign({M}mysql_time_text_us(trim(CAST(x AS VARCHAR))))
+            * round(abs({M}mysql_time_text_us(trim(CAST(x AS VARCHAR)))) / step) * step, 0),
+        {_MAX_TIME_US}), -{_MAX_TIME_US}) AS BIGINT)) END)""",
     # two-digit week of a DATE_FORMAT week specifier
     "mysql_week2": f"(d, m) AS (lpad(CAST({M}mysql_week(d, m) AS VARCHAR), 2, '0'))",
 }
 
 _TS = "TRY_CAST({0} AS TIMESTAMP)"
-_MAX_TIME_US = (838 * 3600 + 59 * 60 + 59) * 1_000_000
 
 TEMPLATES: dict[str, dict[int, str]] = {
     "PERIOD_ADD": {2: f"{M}mysql_period_add(CAST({{0}} AS BIGINT), CAST({{1}} AS BIGINT))"},

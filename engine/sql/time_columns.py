@@ -26,9 +26,14 @@ from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 from typing import Any
 
+import sqlglot
+from sqlglot import exp
+
 MAX_SECONDS = 838 * 3600 + 59 * 60 + 59
 MAX_MICROSECONDS = MAX_SECONDS * 1_000_000
 STORAGE_TYPE = "INTERVAL"
+TIME_STORE_MACRO = "mysql_is.main.mysql_time_store"  # engine/sql/mysql_datetime.py
+_UNREAD = object()
 
 _US = 1_000_000
 # [-][D ]H[:M[:S]][.f] — hours with or without days; a bare number is the HHMMSS form
@@ -148,21 +153,37 @@ def text(microseconds: int) -> str:
     return shown + (f".{fraction:06d}" if fraction else "")
 
 
-def suspect_sql(value: str) -> str:
-    """A DuckDB condition true when ``value`` (SQL) may not be a TIME in MySQL's range: not an
-    INTERVAL of microseconds within ±838:59:59 (Python then reads the value, :func:`parse`)."""
-    interval = f"TRY_CAST({value} AS INTERVAL)"
+def suspect_sql(value: str, fsp: int) -> str:
+    """A DuckDB condition true when ``value`` (SQL, any type) may not be stored as it is: its
+    text is not [-]H:MM:SS[.f] within ±838:59:59 at the column's fsp (Python then reads the
+    value, :func:`parse`)."""
+    shown = f"trim(CAST({value} AS VARCHAR))"
+    us = f"epoch_us(TRY_CAST({shown} AS INTERVAL))"
     return (
-        f"({value}) IS NOT NULL AND ({interval} IS NULL OR abs(epoch_us({interval})) > "
-        f"{MAX_MICROSECONDS} OR NOT (TRY_CAST({value} AS VARCHAR) SIMILAR TO "
-        "'-?[0-9]+:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?'))"
+        f"({value}) IS NOT NULL AND (NOT ({shown} SIMILAR TO "
+        f"'-?[0-9]+:[0-9]{{2}}:[0-9]{{2}}(\\.[0-9]+)?') OR {us} IS NULL "
+        f"OR abs({us}) > {MAX_MICROSECONDS} OR {us} % {10 ** (6 - fsp)} <> 0)"
     )
 
 
-def clip_sql(value: str) -> str:
-    """``value`` (SQL) clipped to MySQL's TIME range, for non-strict assignments."""
-    interval = f"TRY_CAST({value} AS INTERVAL)"
-    return (
-        f"to_microseconds(greatest(least(epoch_us({interval}), {MAX_MICROSECONDS}), "
-        f"-{MAX_MICROSECONDS}))"
-    )
+def stored_sql(value: str, fsp: int) -> str:
+    """What a TIME column of ``fsp`` stores for ``value`` (SQL) outside strict mode (or once
+    strict mode found it in range): a literal read here as MySQL reads it; an expression by the
+    macro doing the same for numbers (HHMMSS) and DuckDB's INTERVAL texts, clipped to the range."""
+    try:
+        node = sqlglot.parse_one(value, read="duckdb")
+    except sqlglot.errors.ParseError:
+        node = None
+    given: Any = _UNREAD
+    if isinstance(node, exp.Literal):
+        given = node.this if node.is_string else Decimal(node.this)
+    elif (
+        isinstance(node, exp.Neg) and isinstance(node.this, exp.Literal) and not node.this.is_string
+    ):
+        given = -Decimal(node.this.this)
+    if given is not _UNREAD:
+        parsed = parse(given, fsp)
+        if parsed is not None:
+            micros = 0 if parsed.microseconds is None else clipped(parsed.microseconds)
+            return f"CAST('{text(micros)}' AS INTERVAL)"
+    return f"{TIME_STORE_MACRO}({value}, {10 ** (6 - fsp)})"
