@@ -71,3 +71,31 @@ SHOW COLUMNS FROM t LIKE 'n%';
 CREATE TABLE t (id BIGINT AUTO_INCREMENT PRIMARY KEY, created DATETIME DEFAULT CURRENT_TIMESTAMP, updated TIMESTAMP NULL DEFAULT NULL ON UPDATE CURRENT_TIMESTAMP, status VARCHAR(10) DEFAULT 'new', qty INT NOT NULL DEFAULT 1);
 -- check:
 DESCRIBE t;
+
+-- name: types_time_range
+-- TIME spans -838:59:59..838:59:59 (MySQL 13.2.3): negative values, more than 24 hours, the
+-- 'D HH:MM' and HHMMSS forms, ordered and compared as durations.
+CREATE TABLE t (id INT PRIMARY KEY, tm TIME);
+INSERT INTO t VALUES (1, '-12:30:00'), (2, '100:00:00'), (3, '12:30:00'), (4, '838:59:59'), (5, '-838:59:59'), (6, '1 12:30'), (7, '123000'), (8, 10203), (9, NULL);
+-- check:
+SELECT id, tm FROM t ORDER BY tm, id;
+SELECT id FROM t WHERE tm = '12:30:00' ORDER BY id;
+SELECT id FROM t WHERE tm > '01:00' ORDER BY id;
+SELECT id FROM t WHERE tm < '-01:00:00' ORDER BY id;
+SELECT id FROM t WHERE tm BETWEEN '00:00:00' AND '24:00:00' ORDER BY id;
+SELECT MIN(tm), MAX(tm), COUNT(tm) FROM t;
+SELECT id, TIME_TO_SEC(tm) FROM t ORDER BY id;
+SELECT id, TIME_FORMAT(tm, '%H:%i:%s') FROM t WHERE id < 5 ORDER BY id;
+
+-- name: types_time_out_of_range
+-- Strict mode refuses a TIME beyond ±838:59:59 or no time at all (1292); without it the value is
+-- clipped (warning 1264) or 00:00:00 (warning 1265).
+CREATE TABLE t (tm TIME);
+-- check:
+INSERT INTO t VALUES ('839:00:00');
+INSERT INTO t VALUES (-8390000);
+INSERT INTO t VALUES ('abc');
+UPDATE t SET tm = '900:00:00';
+SET SESSION sql_mode = '';
+INSERT INTO t VALUES ('900:00:00'), ('-900:00:00'), ('abc');
+SELECT tm FROM t ORDER BY tm;
