@@ -33,6 +33,7 @@ from drydock.engine.sql import (
     group_by_keys,
     dml_counts,
     exact_avg,
+    time_compare,
     typed_operands,
     info_schema,
     mysql_alter,
@@ -287,6 +288,11 @@ class QuerySession(ExternalBinding, DictionaryHooks):
             planned = result_origins.define(planned, self._table_definition)
             self._bind_info_schema(expression, ctx, resolver, registered)
             key = self._complete_insert(expression)
+            time_compare.rewrite(  # literals compared with a TIME column, read as MySQL's
+                expression,
+                self._table_traits,
+                lambda probe: self._probe_types(probe, authorized, expression, ctx),
+            )
             enforced = self._enforce(expression, ctx, authorized)  # before DuckDB runs it
             group_by_keys.complete(expression, self._table_traits)  # functional dependence
             if expression.find(exp.Avg) is not None:  # MySQL's exact AVG of exact numbers
