@@ -99,3 +99,20 @@ UPDATE t SET tm = '900:00:00';
 SET SESSION sql_mode = '';
 INSERT INTO t VALUES ('900:00:00'), ('-900:00:00'), ('abc');
 SELECT tm FROM t ORDER BY tm;
+
+-- name: types_time_comparisons
+-- Values compared with a TIME column are converted to TIME as MySQL converts them: HHMMSS
+-- strings and numbers, 'D HH:MM', a TIME, in WHERE, BETWEEN, IN, HAVING, UPDATE and DELETE.
+CREATE TABLE t (id INT PRIMARY KEY, tm TIME);
+INSERT INTO t VALUES (1, '-12:30:00'), (2, '100:00:00'), (3, '12:30:00'), (4, '838:59:59'), (5, '1 12:30');
+-- check:
+SELECT id FROM t WHERE tm = '123000' ORDER BY id;
+SELECT id FROM t WHERE tm > 10000 ORDER BY id;
+SELECT id FROM t WHERE tm IN ('123000', 1000000) ORDER BY id;
+SELECT id FROM t WHERE tm BETWEEN -123000 AND '1 00:00' ORDER BY id;
+SELECT id FROM t WHERE tm > TIME '01:00:00' ORDER BY id;
+SELECT id FROM t WHERE tm > SEC_TO_TIME(3600) ORDER BY id;
+SELECT id, COUNT(*) FROM t WHERE tm > '2:00' GROUP BY id HAVING MAX(tm) > 1000000 ORDER BY id;
+UPDATE t SET tm = '00:00:01' WHERE tm = 123000;
+DELETE FROM t WHERE tm = -123000;
+SELECT id, tm FROM t ORDER BY tm;
