@@ -33,7 +33,7 @@ from drydock.engine.sql import (
     group_by_keys,
     dml_counts,
     exact_avg,
-    time_compare,
+    time_operands,
     typed_operands,
     info_schema,
     mysql_alter,
@@ -288,7 +288,7 @@ class QuerySession(ExternalBinding, DictionaryHooks):
             planned = result_origins.define(planned, self._table_definition)
             self._bind_info_schema(expression, ctx, resolver, registered)
             key = self._complete_insert(expression)
-            time_compare.rewrite(  # literals compared with a TIME column, read as MySQL's
+            time_operands.rewrite(  # literals compared with a TIME column, read as MySQL's
                 expression,
                 self._table_traits,
                 lambda probe: self._probe_types(probe, authorized, expression, ctx),

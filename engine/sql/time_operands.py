@@ -1,5 +1,8 @@
-"""Comparisons with a TIME column of an internal table, as MySQL compares them (MySQL 8.0 manual
-14.3 "Type Conversion in Expression Evaluation": the other operand is converted to TIME).
+"""Expressions reading a TIME column of an internal table, answered as MySQL answers them: its
+comparisons (MySQL 8.0 manual 14.3 "Type Conversion in Expression Evaluation": the other operand
+is converted to TIME), HOUR/MINUTE/SECOND (of the magnitude: HOUR('-12:30:00') is 12),
+CAST(… AS TIME(n)) (rounded to n digits) and ADDTIME/SUBTIME/TIMEDIFF (INTERVAL arithmetic, a
+TIME as MySQL types them; the macros of engine/sql/mysql_datetime.py read text and timestamps).
 
 The column is a DuckDB INTERVAL (engine/sql/time_columns.py). DuckDB casts a string to an
 INTERVAL by its own reading, which agrees with MySQL's for '[-]H:MM[:SS[.f]]' but not for
@@ -11,6 +14,11 @@ TIME operand becomes the INTERVAL since midnight.
 The operand types are asked of DuckDB as for exact AVG (engine/sql/exact_avg.py: one DESCRIBE of
 ``SELECT <the operands> FROM <the same FROM>``), only for statements reading an internal table
 that has a declared TIME column (its traits, engine/sql/table_traits.py, are kept).
+
+Not made MySQL's, so refused by DuckDB with a typed error rather than answered otherwise:
+arithmetic (``t + 0``, SUM, AVG: 1582) and DATE_FORMAT of a TIME column. A TIME(n) column in a
+string context (CAST AS CHAR, CONCAT) prints its fraction without trailing zeros and TIME_TO_SEC
+of it drops the fraction (README, "Internal tables").
 """
 
 from __future__ import annotations
@@ -19,6 +27,7 @@ from collections.abc import Callable
 from decimal import Decimal
 from typing import Any
 
+import sqlglot
 from sqlglot import exp
 
 from drydock.engine.session import INTERNAL
@@ -69,31 +78,87 @@ def _groups(expression: exp.Expr) -> list[list[exp.Expr]]:
     return groups
 
 
+def _functions(expression: exp.Expr) -> list[tuple[exp.Expr, list[exp.Expr]]]:
+    """(call, its operands) of the calls that read a TIME otherwise than DuckDB reads an
+    INTERVAL: HOUR/MINUTE/SECOND, CAST(… AS TIME), ADDTIME/SUBTIME/TIMEDIFF (their macros)."""
+    found: list[tuple[exp.Expr, list[exp.Expr]]] = []
+    for node in expression.find_all(exp.Hour, exp.Minute, exp.Second, exp.Cast, exp.Anonymous):
+        if isinstance(node, exp.Cast):
+            if node.to.is_type(exp.DataType.Type.TIME) and _literal(node.this) is _UNREAD:
+                found.append((node, [node.this]))
+        elif isinstance(node, exp.Anonymous):
+            if node.name.lower() in _TIME_MACROS and isinstance(node.parent, exp.Dot):
+                found.append((node, list(node.expressions[:2])))
+        else:
+            found.append((node, [node.this]))
+    return found
+
+
 def rewrite(expression: exp.Expr, traits_of: TraitsOf, probe: Probe) -> None:
-    """The comparisons of the module docstring made MySQL's, in place."""
+    """The comparisons and calls of the module docstring made MySQL's, in place."""
     if not _has_time_column(expression, traits_of):
         return
     groups = _groups(expression)
+    calls = _functions(expression)
     # per SELECT, aggregates probed grouped and other operands not (a WHERE operand need not be
     # a GROUP BY key)
     by_select: dict[tuple[int, bool], tuple[exp.Select, list[exp.Expr]]] = {}
     target = _target(expression)
-    for group in groups:
-        for operand in group:
-            select = operand.find_ancestor(exp.Select) or target
-            if _literal(operand) is _UNREAD and select is not None:
-                grouped = operand.find(exp.AggFunc) is not None
-                by_select.setdefault((id(select), grouped), (select, []))[1].append(operand)
+    for operand in [o for g in groups for o in g] + [o for _c, os in calls for o in os]:
+        select = operand.find_ancestor(exp.Select) or target
+        if _literal(operand) is _UNREAD and select is not None:
+            grouped = operand.find(exp.AggFunc) is not None
+            by_select.setdefault((id(select), grouped), (select, []))[1].append(operand)
     types: dict[int, str] = {}
     for (_id, grouped), (select, operands) in reversed(list(by_select.items())):
         found = probe(probe_select(select, operands, "__drydock_time", grouped=grouped))
         if found is not None and len(found) == len(operands):
             types.update((id(o), t.upper()) for o, t in zip(operands, found))
+    for call, operands in calls:  # before the comparisons replace operands
+        if any(types.get(id(o)) == "INTERVAL" for o in operands):
+            _call(call, operands)
     for group in groups:
         if not any(types.get(id(o)) == "INTERVAL" for o in group):
             continue
         for operand in group:
             _as_time(operand, types.get(id(operand)))
+
+
+_TIME_MACROS = ("mysql_addtime", "mysql_timediff")
+_SECS = "mysql_is.main.mysql_time_secs"
+_US = f"to_microseconds(CAST(round({_SECS}({{}}) * 1000000) AS BIGINT))"
+
+
+def _sql(template: str, *operands: exp.Expr) -> exp.Expr:
+    return sqlglot.parse_one(
+        template.format(*(o.sql(dialect="duckdb") for o in operands)), read="duckdb"
+    )
+
+
+def _call(call: exp.Expr, operands: list[exp.Expr]) -> None:
+    """A call reading a TIME (an INTERVAL) as MySQL does: HOUR/MINUTE/SECOND of its magnitude,
+    CAST AS TIME(n) rounded to n digits, ADDTIME/SUBTIME/TIMEDIFF as INTERVAL arithmetic (a
+    TIME, as MySQL types them)."""
+    if isinstance(call, (exp.Hour, exp.Minute, exp.Second)):
+        value = operands[0]
+        call.set("this", _sql("CASE WHEN {0} < INTERVAL 0 SECOND THEN -{0} ELSE {0} END", value))
+    elif isinstance(call, exp.Cast):
+        fsp = call.to.expressions[0].name if call.to.expressions else "0"
+        step = 10 ** (6 - int(fsp)) if fsp.isdigit() and int(fsp) <= 6 else 1_000_000
+        call.replace(_sql(f"{time_columns.TIME_STORE_MACRO}({{0}}, {step})", operands[0]))
+    elif call.name.lower() == "mysql_addtime":
+        sign = call.expressions[2].sql(dialect="duckdb")
+        us = f"to_microseconds(CAST(round({sign} * {_SECS}({{1}}) * 1000000) AS BIGINT))"
+        _replace_macro(call, _sql(f"({{0}} + {us})", *operands))
+    else:  # mysql_timediff
+        us = f"CAST(round(({_SECS}({{0}}) - {_SECS}({{1}})) * 1000000) AS BIGINT)"
+        _replace_macro(call, _sql(f"to_microseconds({us})", *operands))
+
+
+def _replace_macro(call: exp.Expr, by: exp.Expr) -> None:
+    """Replace ``mysql_is.main.<call>`` (the call under its schema's Dot)."""
+    if call.parent is not None:
+        call.parent.replace(by)
 
 
 def _target(expression: exp.Expr) -> exp.Select | None:
