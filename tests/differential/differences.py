@@ -353,6 +353,10 @@ KNOWN_GAPS: dict[str, str] = {
     "types_binary_columns" + DEFINITIONS: _SHOW_DEFINITIONS,
     "types_temporal_columns" + DEFINITIONS: _SHOW_DEFINITIONS,
     "types_enum_set_columns" + DEFINITIONS: _SHOW_DEFINITIONS,
+    "types_time_functions" + DEFINITIONS: (
+        "column definitions: HOUR/MINUTE/SECOND, CAST AS CHAR and TIME_FORMAT are not typed "
+        "(DuckDB's BIGINT and VARCHAR lengths)"
+    ),
     "types_time_comparisons" + DEFINITIONS: (
         "column definitions of a GROUP BY result: a key column carries NUM, COUNT(*) no BINARY "
         "(any table, not the TIME column's)"

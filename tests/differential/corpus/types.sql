@@ -116,3 +116,15 @@ SELECT id, COUNT(*) FROM t WHERE tm > '2:00' GROUP BY id HAVING MAX(tm) > 100000
 UPDATE t SET tm = '00:00:01' WHERE tm = 123000;
 DELETE FROM t WHERE tm = -123000;
 SELECT id, tm FROM t ORDER BY tm;
+
+-- name: types_time_functions
+-- Functions reading a TIME column beyond one day or below zero: HOUR/MINUTE/SECOND of the
+-- magnitude, ADDTIME/SUBTIME/TIMEDIFF, CAST AS TIME, TIME_FORMAT, + INTERVAL, ORDER BY DESC.
+CREATE TABLE t (id INT PRIMARY KEY, tm TIME);
+INSERT INTO t VALUES (1, '-12:30:00'), (2, '100:00:00'), (3, '01:02:03');
+-- check:
+SELECT id, HOUR(tm), MINUTE(tm), SECOND(tm) FROM t ORDER BY id;
+SELECT id, ADDTIME(tm, '01:00:00'), SUBTIME(tm, '01:00:00'), TIMEDIFF(tm, '01:00:00') FROM t ORDER BY id;
+SELECT id, CAST(tm AS TIME), CAST(tm AS CHAR), TIME_FORMAT(tm, '%H.%i') FROM t ORDER BY id;
+SELECT id, tm + INTERVAL 1 HOUR FROM t ORDER BY id;
+SELECT id, tm FROM t ORDER BY tm DESC;
