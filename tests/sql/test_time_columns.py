@@ -1,0 +1,139 @@
+"""A TIME column of an internal table holds MySQL's range, -838:59:59..838:59:59
+(engine/sql/time_columns.py: a DuckDB INTERVAL): values read as MySQL reads them on INSERT,
+UPDATE and INSERT … SELECT, range errors in strict mode and clipping otherwise, and the
+expressions of engine/sql/time_operands.py answered as MySQL answers them."""
+
+from __future__ import annotations
+
+import datetime as dt
+from decimal import Decimal
+
+import pymysql
+import pytest
+
+from drydock.engine.sql import time_columns
+
+H = 3600 * 1_000_000
+
+PARSED = [
+    ("12:30:00", 0, 45000 * 1_000_000),
+    ("-12:30:00", 0, -45000 * 1_000_000),
+    ("100:00:00", 0, 100 * H),
+    ("838:59:59", 0, time_columns.MAX_MICROSECONDS),
+    ("1 12:30", 0, 36 * H + 30 * 60 * 1_000_000),
+    ("12:30", 0, 45000 * 1_000_000),
+    ("123000", 0, 45000 * 1_000_000),  # HHMMSS
+    ("1230", 0, 750 * 1_000_000),  # MMSS
+    ("12", 0, 12 * 1_000_000),  # SS
+    (123000, 0, 45000 * 1_000_000),
+    (Decimal("-10203.5"), 0, -(3723 * 1_000_000 + 1_000_000)),  # rounded half away from zero
+    ("01:00:00.1235", 3, H + 124_000),
+    ("01:00:00.5", 0, H + 1_000_000),
+    ("2024-01-01 10:00:00", 0, 10 * H),
+    (dt.timedelta(hours=-2), 0, -2 * H),
+    (dt.time(1, 2, 3), 0, 3723 * 1_000_000),
+]
+
+
+@pytest.mark.parametrize(("value", "fsp", "micros"), PARSED, ids=[repr(p[0]) for p in PARSED])
+def test_values_are_read_as_mysql_reads_them(value: object, fsp: int, micros: int) -> None:
+    parsed = time_columns.parse(value, fsp)
+    assert parsed is not None and parsed.microseconds == micros
+
+
+@pytest.mark.parametrize("value", ["abc", "12:60:00", "1:2:3:4", 126000])
+def test_a_value_that_is_no_time_is_recognised(value: object) -> None:
+    parsed = time_columns.parse(value, 0)
+    assert parsed is not None and parsed.microseconds is None
+
+
+def test_out_of_range_is_known_and_clipped() -> None:
+    parsed = time_columns.parse("839:00:00", 0)
+    assert parsed is not None and not parsed.in_range
+    assert time_columns.text(time_columns.clipped(-(10**15))) == "-838:59:59"
+
+
+def test_canonical_text_keeps_sign_and_fraction() -> None:
+    assert time_columns.text(-(H + 500_000)) == "-01:00:00.500000"
+    assert time_columns.text(100 * H) == "100:00:00"
+
+
+def _cursor(server):  # type: ignore[no-untyped-def]
+    conn = server.connect()
+    cur = conn.cursor()
+    cur.execute("CREATE DATABASE IF NOT EXISTS time_columns")
+    cur.execute("USE time_columns")
+    cur.execute("DROP TABLE IF EXISTS t")
+    cur.execute("DROP TABLE IF EXISTS s")
+    cur.execute("CREATE TABLE t (id INT PRIMARY KEY, tm TIME, t3 TIME(3))")
+    return conn, cur
+
+
+def test_whole_range_round_trips_in_text_and_binary_protocol(shared_server) -> None:  # type: ignore[no-untyped-def]
+    conn, cur = _cursor(shared_server)
+    cur.execute(
+        "INSERT INTO t VALUES (1, '-838:59:59', '-00:00:01.25'), (2, '838:59:59', '100:00:00.5'),"
+        " (3, '1 12:30', 1230), (4, 123000, NULL)"
+    )
+    cur.execute("SELECT CAST(tm AS CHAR), tm FROM t ORDER BY tm")
+    rows = cur.fetchall()
+    assert [r[0] for r in rows] == ["-838:59:59", "12:30:00", "36:30:00", "838:59:59"]
+    assert rows[0][1] == -dt.timedelta(hours=838, minutes=59, seconds=59)
+    cur.execute("SELECT t3 FROM t WHERE id IN (1, 2, 3) ORDER BY id")
+    assert [r[0] for r in cur.fetchall()] == [
+        -dt.timedelta(seconds=1, microseconds=250000),
+        dt.timedelta(hours=100, microseconds=500000),
+        dt.timedelta(minutes=12, seconds=30),
+    ]
+    conn.close()
+
+
+def test_strict_mode_refuses_out_of_range_and_non_strict_clips(shared_server) -> None:  # type: ignore[no-untyped-def]
+    conn, cur = _cursor(shared_server)
+    for value in ("'839:00:00'", "-8390000", "'abc'"):
+        with pytest.raises(pymysql.err.OperationalError) as error:
+            cur.execute(f"INSERT INTO t (id, tm) VALUES (1, {value})")
+        assert error.value.args[0] == 1292
+    cur.execute("INSERT INTO t (id, tm) VALUES (1, '01:00:00')")
+    with pytest.raises(pymysql.err.OperationalError) as error:
+        cur.execute("UPDATE t SET tm = '900:00:00'")
+    assert error.value.args[0] == 1292
+    cur.execute("SET SESSION sql_mode = ''")
+    cur.execute("INSERT INTO t (id, tm) VALUES (2, '900:00:00'), (3, '-900:00:00'), (4, 'x')")
+    cur.execute("SHOW WARNINGS")
+    assert [w[1] for w in cur.fetchall()] == [1264, 1264, 1265]
+    cur.execute("UPDATE t SET tm = concat('9', '00:00:00') WHERE id = 1")
+    cur.execute("CREATE TABLE s (n INT)")
+    cur.execute("INSERT INTO s VALUES (123000), (9000000)")
+    cur.execute("INSERT INTO t (id, tm) SELECT n, n FROM s")
+    cur.execute("SELECT id, CAST(tm AS CHAR) FROM t ORDER BY id")
+    assert cur.fetchall() == (
+        (1, "838:59:59"),
+        (2, "838:59:59"),
+        (3, "-838:59:59"),
+        (4, "00:00:00"),
+        (123000, "12:30:00"),
+        (9000000, "838:59:59"),
+    )
+    conn.close()
+
+
+def test_expressions_read_the_column_as_mysql(shared_server) -> None:  # type: ignore[no-untyped-def]
+    conn, cur = _cursor(shared_server)
+    cur.execute("INSERT INTO t (id, tm) VALUES (1, '-12:30:00'), (2, '100:00:00'), (3, '12:30:00')")
+    cur.execute("SELECT id FROM t WHERE tm = '123000' OR tm < -10000 ORDER BY id")
+    assert cur.fetchall() == ((1,), (3,))
+    cur.execute("SELECT id FROM t WHERE tm > TIME '13:00:00'")
+    assert cur.fetchall() == ((2,),)
+    cur.execute("SELECT HOUR(tm), MINUTE(tm), TIME_TO_SEC(tm) FROM t WHERE id = 1")
+    assert cur.fetchall() == ((12, 30, -45000),)
+    cur.execute("SELECT CAST(TIMEDIFF(tm, '01:00') AS CHAR) FROM t WHERE id = 2")
+    assert cur.fetchall() == (("99:00:00",),)
+    cur.execute("SELECT MIN(tm), MAX(tm) FROM t")
+    assert cur.fetchall() == ((-dt.timedelta(hours=12, minutes=30), dt.timedelta(hours=100)),)
+    cur.execute("DELETE FROM t WHERE tm = -123000")
+    cur.execute("SELECT id FROM t ORDER BY tm DESC")
+    assert cur.fetchall() == ((2,), (3,))
+    with pytest.raises(pymysql.err.MySQLError):  # refused, never answered otherwise than MySQL
+        cur.execute("SELECT SUM(tm) FROM t")
+    conn.close()
