@@ -320,8 +320,7 @@ class QuerySession(ExternalBinding, DictionaryHooks):
                 result.plan = searched
             return result
         finally:
-            for name in registered:
-                self._cursor.unregister(name)
+            self._release_registered(registered)  # engine/sql/external_binding.py
 
     def _probe_types(
         self, probe: exp.Select, authorized: Any, expression: exp.Expr, ctx: SessionContext
