@@ -18,9 +18,11 @@ from sqlglot import exp
 from drydock.engine.sql.savepoints import RecordingCursor
 from drydock.engine.errors import Errors
 from drydock.engine.lakehouse.catalogs.base import TimeTravel
+from drydock.engine.results import Result
+from drydock.engine.search.direct_answer import direct_result
 from drydock.engine.search.planner import Prepared
 from drydock.engine.session import INTERNAL, SessionContext
-from drydock.engine.sql import info_schema
+from drydock.engine.sql import info_schema, result_origins
 from drydock.engine.sql.adapt import external_info_schema_catalog
 from drydock.engine.sql.sql_relations import RESERVED_PREFIX, Reference
 from drydock.engine.support.lru import Lru
@@ -130,6 +132,21 @@ class ExternalBinding:
             table.set("catalog", None)
             table.set("version", None)
         return internal
+
+    def _searched_result(
+        self, expression: exp.Expr, searched: Prepared | None, planned: Any
+    ) -> Result | None:
+        """The result of a search statement formed from the rows found, when nothing is left
+        for DuckDB to do (engine/search/direct_answer.py): nothing is registered or run."""
+        if searched is None or not searched.results:
+            return None
+        result = direct_result(expression, searched.results)
+        if result is None:
+            return None
+        result_origins.attach(result, planned)  # as engine/sql/query.py attaches them
+        result.warnings.extend(searched.notes)
+        result.plan = searched
+        return result
 
     def _release_registered(self, registered: list[str]) -> None:
         """Unregister what a statement registered for itself, but a search's small result,

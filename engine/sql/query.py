@@ -266,6 +266,9 @@ class QuerySession(ExternalBinding, DictionaryHooks):
             searched = prepare(
                 expression, references, _view_of(resolver), search, run=not explaining
             )
+        answered = self._searched_result(expression, searched, planned)  # external_binding.py
+        if answered is not None:
+            return answered
         if searched is None:
             counted = count_pushdown(expression, ctx, resolver)
             if counted is not None:

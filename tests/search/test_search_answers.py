@@ -24,7 +24,8 @@ SETUP = (
     "CREATE DATABASE IF NOT EXISTS answers",
     "CREATE TABLE IF NOT EXISTS answers.cat (category INT, name VARCHAR(20))",
     "DELETE FROM answers.cat",
-    "INSERT INTO answers.cat VALUES (1, 'one'), (3, 'three'), (7, 'seven'), (17, 'seventeen'), (23, 'twenty-three'), (47, 'forty-seven')",
+    "INSERT INTO answers.cat VALUES (1, 'one'), (3, 'three'), (7, 'seven'), (17, 'seventeen'), "
+    "(23, 'twenty-three'), (47, 'forty-seven')",
 )
 
 
