@@ -1,14 +1,14 @@
 """A search statement answered from the rows the search found, without a DuckDB statement.
 
 A statement that only selects columns of the rows found, in the search's order, with nothing
-left for DuckDB to compute — ``SELECT cols FROM t ORDER BY l2_distance_approximate(emb, q)
-LIMIT k`` (or ``inner_product_approximate … DESC``, or a full-text ``WHERE MATCH … ORDER BY
-score DESC LIMIT k``) — gets the result DuckDB would give: the same rows in the same order
-(the ordering column sorted the same way, stably), the same values (each column a plain column
-of types whose Python values DuckDB and Arrow give alike) and DuckDB's type names for the
-columns. Registering the found rows and running the statement costs a few milliseconds per
-search (bench/README.md); every other statement runs on DuckDB as before
-(tests/search/test_search_answers.py compares the answers).
+left for DuckDB to compute — ``SELECT cols FROM t [WHERE int_col = n AND …] ORDER BY
+l2_distance_approximate(emb, q) LIMIT k`` (or ``inner_product_approximate … DESC``, or a
+full-text ``WHERE MATCH … ORDER BY score DESC LIMIT k``) — gets the result DuckDB would give:
+the same rows in the same order (the ordering column sorted the same way, stably), the same
+values (each column a plain column of types whose Python values DuckDB and Arrow give alike)
+and DuckDB's type names for the columns. Registering the found rows and running the statement
+costs a few milliseconds per search (bench/README.md); every other statement runs on DuckDB as
+before (tests/search/test_search_answers.py compares the answers).
 """
 
 from __future__ import annotations
@@ -55,7 +55,8 @@ def direct_result(expression: exp.Expr, results: dict[int, Any]) -> Result | Non
     source = expression.args.get("from_") or expression.args.get("from")
     table = source.this if isinstance(source, exp.From) else None
     found = results.get(id(table)) if isinstance(table, exp.Table) else None
-    if found is None or not _no_condition(expression):
+    found = _kept(expression, found) if found is not None else None
+    if found is None:
         return None
     k = _limit(expression)
     ordering = _ordering(expression, found)
@@ -76,11 +77,16 @@ def direct_result(expression: exp.Expr, results: dict[int, Any]) -> Result | Non
     )
 
 
-def _no_condition(select: exp.Select) -> bool:
-    """No WHERE, or one the full-text planning reduced to TRUE (its conditions matched)."""
+def _kept(select: exp.Select, found: pa.Table) -> pa.Table | None:
+    """The found rows that satisfy WHERE: none but TRUE (what the full-text planning leaves of
+    its conditions) and comparisons of an integer column with integer constants, which Arrow
+    evaluates as DuckDB does (a NULL compares as unknown: the row goes); None for any other
+    condition. The search applied them first already (a prefilter): checked again here as
+    DuckDB checks them again."""
     where = select.args.get("where")
     if where is None:
-        return True
+        return found
+    keep: Any = None
     items: list[exp.Expr] = [where.this]
     while items:
         item = items.pop()
@@ -89,8 +95,54 @@ def _no_condition(select: exp.Select) -> bool:
         elif isinstance(item, exp.Paren):
             items.append(item.this)
         elif item != exp.true():
-            return False
-    return True
+            mask = _integer_condition(item, found)
+            if mask is None:
+                return None
+            keep = mask if keep is None else pc.and_kleene(keep, mask)
+    return found if keep is None else found.filter(keep, null_selection_behavior="drop")
+
+
+_COMPARE: dict[type[exp.Expr], Any] = {
+    exp.EQ: pc.equal,
+    exp.NEQ: pc.not_equal,
+    exp.LT: pc.less,
+    exp.LTE: pc.less_equal,
+    exp.GT: pc.greater,
+    exp.GTE: pc.greater_equal,
+}
+
+
+def _integer_condition(item: exp.Expr, found: pa.Table) -> Any:
+    """``col <op> n`` or ``col IN (n, …)`` over an integer column of the found rows: its mask;
+    None for anything else."""
+    compare = _COMPARE.get(type(item))
+    column = item.this
+    if compare is not None:
+        constants = [item.expression]
+    elif isinstance(item, exp.In) and not item.args.get("query") and not item.args.get("field"):
+        constants = list(item.expressions)
+    else:
+        return None
+    if not isinstance(column, exp.Column) or not constants:
+        return None
+    name = field_name(found.schema, column.name)
+    if name is None or not pa.types.is_integer(found.schema.field(name).type):
+        return None
+    values = [_integer(c) for c in constants]
+    if any(v is None for v in values):
+        return None
+    data = found.column(name)
+    if compare is not None:
+        return compare(data, pa.scalar(values[0], pa.int64()))
+    return pc.is_in(data, value_set=pa.array(values, pa.int64()))
+
+
+def _integer(node: exp.Expr) -> int | None:
+    negative = isinstance(node, exp.Neg)
+    inner = node.this if negative else node
+    if not isinstance(inner, exp.Literal) or not inner.is_int:
+        return None
+    return -int(inner.name) if negative else int(inner.name)
 
 
 def _limit(select: exp.Select) -> int | None:

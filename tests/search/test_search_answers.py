@@ -49,6 +49,10 @@ def statements(data: SearchData) -> list[str]:
         "ON c.category = top.category ORDER BY top.id",
         f"SELECT count(*), sum(category), min(id), avg(category) FROM ({top}) t",
         f"SELECT category, count(*) FROM ({top}) t GROUP BY category ORDER BY category",
+        f"SELECT id, category FROM lc.db.docs WHERE category IN (3, 17, 23) {order} LIMIT 6",
+        f"SELECT category, id FROM lc.db.docs WHERE id >= 100 AND category <> 23 {order} LIMIT 5",
+        "SELECT id, MATCH (body) AGAINST ('river') AS s FROM lc.db.docs "
+        "WHERE MATCH (body) AGAINST ('river') AND category < 10 ORDER BY s DESC LIMIT 4",
         "SELECT id, MATCH (body) AGAINST ('zebra w5') AS score FROM lc.db.docs "
         "WHERE MATCH (body) AGAINST ('zebra w5') ORDER BY score DESC, id LIMIT 6",
         "SELECT id, MATCH (body) AGAINST ('harbor') AS score FROM lc.db.docs "
