@@ -7,7 +7,8 @@
   Lance tables with pylance: ``planner.py`` (and ``vector_plan.py``, ``full_text.py``), the
   conditions Lance applies first (``lance_filter.py``), the indexes of a dataset version
   (``indexes.py``), one table's search (``table_search.py``), the session's parameters
-  (``settings.py``).
+  (``settings.py``); a statement that only selects the rows a search found, in its order, is
+  answered from them without a DuckDB statement (``direct_answer.py``).
 
 engine/sql/query.py calls into this package; nothing here imports engine/sql.
 

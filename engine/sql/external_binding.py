@@ -18,9 +18,11 @@ from sqlglot import exp
 from drydock.engine.sql.savepoints import RecordingCursor
 from drydock.engine.errors import Errors
 from drydock.engine.lakehouse.catalogs.base import TimeTravel
+from drydock.engine.results import Result
+from drydock.engine.search.direct_answer import direct_result
 from drydock.engine.search.planner import Prepared
 from drydock.engine.session import INTERNAL, SessionContext
-from drydock.engine.sql import info_schema
+from drydock.engine.sql import info_schema, result_origins
 from drydock.engine.sql.adapt import external_info_schema_catalog
 from drydock.engine.sql.sql_relations import RESERVED_PREFIX, Reference
 from drydock.engine.support.lru import Lru
@@ -30,6 +32,13 @@ from drydock.engine.support.lru import Lru
 # The connector hands out one object per pinned version, so a REFRESH yields a new object and a new
 # registration; an object no longer handed out is simply evicted.
 BOUND_EXTERNAL_PER_SESSION = 8
+# The rows a search found (engine/search/planner.py) are registered for one statement. Registering
+# replaces a view of the same name, while unregistering costs about as much again (~0.5 ms of a
+# search's ~5 ms fixed cost, bench/README.md): a small result is registered under a name per
+# position in the statement, reused by the next search, and stays until then; a larger one is
+# unregistered when the statement ends, so no session keeps many rows alive.
+KEPT_FOUND_ROWS = 4096
+KEPT_FOUND_PREFIX = f"{RESERVED_PREFIX}kept_found_"
 # (catalog, db, table, time travel) → an Arrow object DuckDB can scan
 Resolver = Callable[[str, str, str, TimeTravel | None], Any]
 
@@ -82,7 +91,8 @@ class ExternalBinding:
         (FOR VERSION/TIME AS OF or latest), and a table named twice in one statement is resolved
         once, so a statement reads one consistent version of each table. A reference a search
         answered (engine/search/planner.py) reads the rows it found, registered for this
-        statement only (``registered``); one the planner resolved reads that view. Returns the
+        statement only (``registered``, released by :meth:`_release_registered`); one the
+        planner resolved reads that view. Returns the
         internal (db, table) pairs, lower-cased."""
         internal: set[tuple[str, str]] = set()
         pinned: dict[tuple[str, str, str, TimeTravel | None], str] = {}
@@ -103,7 +113,9 @@ class ExternalBinding:
             key = (ref.catalog.lower(), ref.db, ref.relation, travel)
             found = searched.results.get(id(table)) if searched is not None else None
             if found is not None and registered is not None:
-                name = f"{RESERVED_PREFIX}found_{len(registered)}"
+                small = found.num_rows <= KEPT_FOUND_ROWS
+                prefix = KEPT_FOUND_PREFIX if small else f"{RESERVED_PREFIX}found_"
+                name = f"{prefix}{len(registered)}"
                 self._cursor.register(name, found)
                 registered.append(name)
             else:
@@ -120,6 +132,28 @@ class ExternalBinding:
             table.set("catalog", None)
             table.set("version", None)
         return internal
+
+    def _searched_result(
+        self, expression: exp.Expr, searched: Prepared | None, planned: Any
+    ) -> Result | None:
+        """The result of a search statement formed from the rows found, when nothing is left
+        for DuckDB to do (engine/search/direct_answer.py): nothing is registered or run."""
+        if searched is None or not searched.results:
+            return None
+        result = direct_result(expression, searched.results)
+        if result is None:
+            return None
+        result_origins.attach(result, planned)  # as engine/sql/query.py attaches them
+        result.warnings.extend(searched.notes)
+        result.plan = searched
+        return result
+
+    def _release_registered(self, registered: list[str]) -> None:
+        """Unregister what a statement registered for itself, but a search's small result,
+        whose name the next search re-registers (replacing it) — see KEPT_FOUND_ROWS."""
+        for name in registered:
+            if not name.startswith(KEPT_FOUND_PREFIX):
+                self._cursor.unregister(name)
 
     def _bind_info_schema(
         self,

@@ -267,6 +267,9 @@ class QuerySession(ExternalBinding, DictionaryHooks):
             searched = prepare(
                 expression, references, _view_of(resolver), search, run=not explaining
             )
+        answered = self._searched_result(expression, searched, planned)  # external_binding.py
+        if answered is not None:
+            return answered
         if searched is None:
             counted = count_pushdown(expression, ctx, resolver)
             if counted is not None:
@@ -326,8 +329,7 @@ class QuerySession(ExternalBinding, DictionaryHooks):
                 result.plan = searched
             return result
         finally:
-            for name in registered:
-                self._cursor.unregister(name)
+            self._release_registered(registered)  # engine/sql/external_binding.py
 
     def _probe_types(
         self, probe: exp.Select, authorized: Any, expression: exp.Expr, ctx: SessionContext
