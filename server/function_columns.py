@@ -210,7 +210,25 @@ def _mysql_format(node: exp.Expr) -> str:
     return literal.name if isinstance(literal, exp.Literal) else ""
 
 
+# -- information functions ------------------------------------------------------------------------
+# MySQL's Item_func_last_insert_id (BIGINT UNSIGNED), Item_func_row_count, Item_func_found_rows:
+# 21 digits, never NULL. engine/statements/sql.py replaces the call by its value and keeps the
+# call for typing.
+_INFORMATION = {
+    "last_insert_id": integer(21, 20, False, unsigned=True),
+    "row_count": integer(21, 20, False),
+    "found_rows": integer(21, 20, False),
+}
+
+
+def _information(typing: Typing, node: exp.Expr) -> MySQLType | None:
+    if node.expressions:
+        return None
+    return _INFORMATION.get(str(node.name).lower())
+
+
 FUNCTION_RULES: dict[type[exp.Expr], Rule] = {
+    exp.Anonymous: _information,
     exp.Concat: _concat,
     exp.ConcatWs: _concat_ws,
     exp.Upper: _same_length,

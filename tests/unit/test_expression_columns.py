@@ -8,6 +8,7 @@ import sqlglot
 from mysql_mimic.types import ColumnType
 
 from drydock.grammar.sql import DrydockMySQL
+from drydock.engine.sql.mysql_functions import MYSQL_CALL
 from drydock.server.declared_columns import BINARY, NOT_NULL, UNSIGNED
 from drydock.server.expression_columns import ExpressionTyping
 from drydock.server.mysql_types import MySQLType, integer
@@ -82,3 +83,18 @@ def test_mysql_types_of_date_functions(
     expression: str, definition: tuple[int, int, int, int]
 ) -> None:
     assert _definition(expression) == definition
+
+
+def test_information_functions_are_typed_as_the_call_they_replace() -> None:
+    """LAST_INSERT_ID() becomes its value before the query runs (engine/statements/sql.py); the
+    literal keeps the call, so the column is MySQL's BIGINT UNSIGNED(21) NOT NULL."""
+    select = sqlglot.parse_one("SELECT LAST_INSERT_ID(), ROW_COUNT()", dialect=DrydockMySQL)
+    call, row_count = select.expressions
+    literal = sqlglot.exp.Literal.number(7)
+    literal.meta[MYSQL_CALL] = call
+    typing = ExpressionTyping(lambda column: None, False)
+    found = typing.result(literal)
+    assert found is not None
+    assert (found.type, found.length, found.flags) == (LONGLONG, 21, NOT_NULL | UNSIGNED | BINARY)
+    counted = typing.result(row_count)
+    assert counted is not None and (counted.length, counted.flags) == (21, NOT_NULL | BINARY)
