@@ -362,10 +362,6 @@ DIFFERENCES: tuple[Difference, ...] = (
         _mysql8_show_definitions,
     ),
 )
-_DIVISION = (
-    "column definitions: `/` is computed as DOUBLE, so its MySQL type (DECIMAL, scale + 4) is "
-    "not sent"
-)
 _DATE_FUNCTIONS = (
     "column definitions: DATE_ADD on a string and DATEDIFF are not typed; YEAR/MONTH/DAY/"
     "DAYOFWEEK have MySQL 8's lengths (5/3/3/2, MariaDB 4/2/2/1) and DATE_FORMAT its decimals "
@@ -386,8 +382,6 @@ KNOWN_GAPS: dict[str, str] = {
         "a TIME column holds one day (DuckDB's TIME): '-12:30:00' is refused with 1292"
     ),
     # column definitions (test_column_definitions)
-    "error_division_by_zero" + DEFINITIONS: _DIVISION,
-    "select_decimal_division" + DEFINITIONS: _DIVISION,
     "select_date_functions" + DEFINITIONS: _DATE_FUNCTIONS,
     "select_date_column_arithmetic" + DEFINITIONS: _DATE_ARITHMETIC,
     "select_cast" + DEFINITIONS: _CAST,

@@ -8,6 +8,7 @@ import sqlglot
 from mysql_mimic.types import ColumnType
 
 from drydock.grammar.sql import DrydockMySQL
+from drydock.engine.sql import exact_division
 from drydock.engine.sql.mysql_functions import MYSQL_CALL
 from drydock.server.declared_columns import BINARY, NOT_NULL, UNSIGNED
 from drydock.server.expression_columns import ExpressionTyping
@@ -98,3 +99,17 @@ def test_information_functions_are_typed_as_the_call_they_replace() -> None:
     assert (found.type, found.length, found.flags) == (LONGLONG, 21, NOT_NULL | UNSIGNED | BINARY)
     counted = typing.result(row_count)
     assert counted is not None and (counted.length, counted.flags) == (21, NOT_NULL | BINARY)
+
+
+def test_an_exact_division_rewritten_for_duckdb_is_typed_as_written() -> None:
+    """engine/sql/exact_division.py rewrites `1 / 3` into integer arithmetic and a CAST; the
+    column is still MySQL's DECIMAL(7, 4) of the client's division."""
+    select = sqlglot.parse_one("SELECT 1 / 3, 1.0 / 3", dialect=DrydockMySQL)
+    exact_division.rewrite(select)
+    typing = ExpressionTyping(lambda column: None, False)
+    found = [typing.result(e) for e in select.expressions]
+    assert all(isinstance(e, sqlglot.exp.Cast) for e in select.expressions)
+    assert [(t.type, t.length, t.decimals) for t in found if t] == [
+        (NEWDECIMAL, 7, 4),
+        (NEWDECIMAL, 8, 5),
+    ]
