@@ -256,5 +256,7 @@ FUNCTION_RULES: dict[type[exp.Expr], Rule] = {
     exp.Minute: _date_part(3),
     exp.Second: _date_part(3),
     exp.LastDay: _last_day,
+    # Item_func_timestamp_diff: an Item_int_func's BIGINT(21), NULL for a bad date
+    exp.TimestampDiff: lambda typing, node: integer(21, 20, True),
     exp.TimeToStr: _date_format,
 }

@@ -253,6 +253,24 @@ def _mysql8_bigint_expressions(sql: str, answer: Answer) -> Answer:
     return answer.replace(columns=tuple(bigint(c) for c in answer.columns))
 
 
+_DATE_PARTS = ("YEAR(", "MONTH(", "DAY(", "DAYOFWEEK(")
+
+
+def _mysql8_date_function_types(sql: str, answer: Answer) -> Answer:
+    """YEAR/MONTH/DAY/DAYOFWEEK: MySQL 8's BIGINT of the part's digits and a sign (5/3/3/2),
+    MariaDB's INT of the digits (4/2/2/1); DATE_FORMAT: MySQL 8's string decimals 31, MariaDB 0."""
+
+    def mysql8(c: Column) -> Column:
+        name = c.name.upper()
+        if c.type_code == 3 and name.startswith(_DATE_PARTS):
+            return Column(c.name, 8, c.length + 1, c.decimals, c.flags)
+        if c.type_code == 253 and c.decimals == 0 and name.startswith("DATE_FORMAT("):
+            return Column(c.name, c.type_code, c.length, 31, c.flags)
+        return c
+
+    return answer.replace(columns=tuple(mysql8(c) for c in answer.columns))
+
+
 def _duckdb_engine(sql: str, answer: Answer) -> Answer:
     return _map_text(answer, lambda text: text.replace("ENGINE=InnoDB", "ENGINE=DuckDB"))
 
@@ -345,6 +363,15 @@ DIFFERENCES: tuple[Difference, ...] = (
         _mysql8_bigint_expressions,
     ),
     Difference(
+        "date part and DATE_FORMAT definitions",
+        MARIADB_NOT_MYSQL8,
+        "MySQL 8 types YEAR/MONTH/DAY/DAYOFWEEK as BIGINT of the part's digits and a sign "
+        "(lengths 5/3/3/2; MariaDB INT of 4/2/2/1) and sends DATE_FORMAT with decimals 31 "
+        "(MariaDB 0)",
+        ("select_date_functions", "select_date_column_arithmetic"),
+        _mysql8_date_function_types,
+    ),
+    Difference(
         "CAST of a negative number AS UNSIGNED",
         MARIADB_NOT_MYSQL8,
         "MySQL 8 wraps it silently; MariaDB adds Note 1105",
@@ -363,13 +390,8 @@ DIFFERENCES: tuple[Difference, ...] = (
     ),
 )
 _DATE_FUNCTIONS = (
-    "column definitions: DATE_ADD on a string and DATEDIFF are not typed; YEAR/MONTH/DAY/"
-    "DAYOFWEEK have MySQL 8's lengths (5/3/3/2, MariaDB 4/2/2/1) and DATE_FORMAT its decimals "
-    "(31, MariaDB 0), which need a declared difference"
-)
-_DATE_ARITHMETIC = (
-    "column definitions: DATE + INTERVAL is computed as a DATETIME; DATE_FORMAT's decimals are "
-    "MySQL 8's (31, MariaDB 0)"
+    "column definitions: DATE_ADD on a string is computed as a DATE (MySQL 8: a string) and "
+    "DATEDIFF is not typed"
 )
 _CAST = "column definitions: CAST is not typed (and CAST(-1 AS UNSIGNED) fails: the values gap)"
 
@@ -383,7 +405,6 @@ KNOWN_GAPS: dict[str, str] = {
     ),
     # column definitions (test_column_definitions)
     "select_date_functions" + DEFINITIONS: _DATE_FUNCTIONS,
-    "select_date_column_arithmetic" + DEFINITIONS: _DATE_ARITHMETIC,
     "select_cast" + DEFINITIONS: _CAST,
     "types_temporal_columns" + DEFINITIONS: (
         "the case's setup fails on drydock: a TIME column holds one day (see its values gap)"
