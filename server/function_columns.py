@@ -227,7 +227,38 @@ def _information(typing: Typing, node: exp.Expr) -> MySQLType | None:
     return _INFORMATION.get(str(node.name).lower())
 
 
+# -- CAST ----------------------------------------------------------------------------------------
+_BIGINT_DIGITS = 20  # MY_INT64_NUM_DECIMAL_DIGITS
+
+
+def _cast(typing: Typing, node: exp.Expr) -> MySQLType | None:
+    """MySQL 8's Item_typecast_*: SIGNED keeps the operand's characters (at most 20), UNSIGNED is
+    BIGINT UNSIGNED(20), DECIMAL(p,s) and CHAR(n) their declared size (CHAR: the operand's
+    characters), DOUBLE MySQL's DOUBLE; nullable as the operand (CHAR: always). Temporal
+    targets: not here."""
+    assert isinstance(node, exp.Cast)
+    arg = typing.of(node.this)
+    if arg is None or arg.is_null:
+        return None
+    to, nullable = node.to, arg.nullable
+    params = [int(p.name) for p in to.expressions if p.name.isdigit()]
+    if to.is_type(exp.DataType.Type.BIGINT):
+        length = min(arg.characters, _BIGINT_DIGITS)
+        return integer(length, max(length - 1, 1), nullable)
+    if to.is_type(exp.DataType.Type.UBIGINT):
+        return integer(_BIGINT_DIGITS, _BIGINT_DIGITS, nullable, unsigned=True)
+    if to.is_type(exp.DataType.Type.DECIMAL):
+        precision, scale = (params + [10, 0][len(params) :])[:2] if params else (10, 0)
+        return decimal(precision, scale, nullable)
+    if to.is_type(exp.DataType.Type.CHAR, exp.DataType.Type.VARCHAR):
+        return string(params[0] if params else arg.characters, True)  # a bad conversion: NULL
+    if to.is_type(exp.DataType.Type.DOUBLE):
+        return double(nullable)
+    return None
+
+
 FUNCTION_RULES: dict[type[exp.Expr], Rule] = {
+    exp.Cast: _cast,
     exp.Anonymous: _information,
     exp.Concat: _concat,
     exp.ConcatWs: _concat_ws,

@@ -258,13 +258,14 @@ _DATE_PARTS = ("YEAR(", "MONTH(", "DAY(", "DAYOFWEEK(")
 
 def _mysql8_date_function_types(sql: str, answer: Answer) -> Answer:
     """YEAR/MONTH/DAY/DAYOFWEEK: MySQL 8's BIGINT of the part's digits and a sign (5/3/3/2),
-    MariaDB's INT of the digits (4/2/2/1); DATE_FORMAT: MySQL 8's string decimals 31, MariaDB 0."""
+    MariaDB's INT of the digits (4/2/2/1); DATE_FORMAT and CAST … AS CHAR: MySQL 8's string
+    decimals 31, MariaDB 0."""
 
     def mysql8(c: Column) -> Column:
         name = c.name.upper()
         if c.type_code == 3 and name.startswith(_DATE_PARTS):
             return Column(c.name, 8, c.length + 1, c.decimals, c.flags)
-        if c.type_code == 253 and c.decimals == 0 and name.startswith("DATE_FORMAT("):
+        if c.type_code == 253 and c.decimals == 0 and name.startswith(("DATE_FORMAT(", "CAST(")):
             return Column(c.name, c.type_code, c.length, 31, c.flags)
         return c
 
@@ -359,16 +360,17 @@ DIFFERENCES: tuple[Difference, ...] = (
             "select_comparisons_collation",
             "select_if_case_coalesce",
             "select_boolean_and_bit_ops",
+            "select_cast",
         ),
         _mysql8_bigint_expressions,
     ),
     Difference(
-        "date part and DATE_FORMAT definitions",
+        "date part, DATE_FORMAT and CAST AS CHAR definitions",
         MARIADB_NOT_MYSQL8,
         "MySQL 8 types YEAR/MONTH/DAY/DAYOFWEEK as BIGINT of the part's digits and a sign "
-        "(lengths 5/3/3/2; MariaDB INT of 4/2/2/1) and sends DATE_FORMAT with decimals 31 "
-        "(MariaDB 0)",
-        ("select_date_functions", "select_date_column_arithmetic"),
+        "(lengths 5/3/3/2; MariaDB INT of 4/2/2/1) and sends DATE_FORMAT and CAST … AS CHAR "
+        "with decimals 31 (MariaDB 0)",
+        ("select_date_functions", "select_date_column_arithmetic", "select_cast"),
         _mysql8_date_function_types,
     ),
     Difference(
@@ -393,8 +395,6 @@ _DATE_FUNCTIONS = (
     "column definitions: DATE_ADD on a string is computed as a DATE (MySQL 8: a string) and "
     "DATEDIFF is not typed"
 )
-_CAST = "column definitions: CAST is not typed (and CAST(-1 AS UNSIGNED) fails: the values gap)"
-
 KNOWN_GAPS: dict[str, str] = {
     "show_create_table_types": (
         "MariaDB's SHOW CREATE TABLE differs from MySQL 8 beyond the declared differences "
@@ -405,7 +405,6 @@ KNOWN_GAPS: dict[str, str] = {
     ),
     # column definitions (test_column_definitions)
     "select_date_functions" + DEFINITIONS: _DATE_FUNCTIONS,
-    "select_cast" + DEFINITIONS: _CAST,
     "types_temporal_columns" + DEFINITIONS: (
         "the case's setup fails on drydock: a TIME column holds one day (see its values gap)"
     ),
