@@ -67,6 +67,9 @@ class Result:
     stream: RowStream | None = None
     # EXPLAIN: the searches engine/search/planner.py planned for the statement (its Prepared)
     plan: Any = None
+    # The SHOW statement this result answers as MySQL 8 does (COLUMNS, INDEX, TABLES, DATABASES,
+    # CREATE TABLE): the server sends MySQL 8's column definitions of it (server/show_columns.py)
+    show: str = ""
 
     @property
     def is_result_set(self) -> bool:

@@ -210,7 +210,56 @@ def _mysql_format(node: exp.Expr) -> str:
     return literal.name if isinstance(literal, exp.Literal) else ""
 
 
+# -- information functions ------------------------------------------------------------------------
+# MySQL's Item_func_last_insert_id (BIGINT UNSIGNED), Item_func_row_count, Item_func_found_rows:
+# 21 digits, never NULL. engine/statements/sql.py replaces the call by its value and keeps the
+# call for typing.
+_INFORMATION = {
+    "last_insert_id": integer(21, 20, False, unsigned=True),
+    "row_count": integer(21, 20, False),
+    "found_rows": integer(21, 20, False),
+}
+
+
+def _information(typing: Typing, node: exp.Expr) -> MySQLType | None:
+    if node.expressions:
+        return None
+    return _INFORMATION.get(str(node.name).lower())
+
+
+# -- CAST ----------------------------------------------------------------------------------------
+_BIGINT_DIGITS = 20  # MY_INT64_NUM_DECIMAL_DIGITS
+
+
+def _cast(typing: Typing, node: exp.Expr) -> MySQLType | None:
+    """MySQL 8's Item_typecast_*: SIGNED keeps the operand's characters (at most 20), UNSIGNED is
+    BIGINT UNSIGNED(20), DECIMAL(p,s) and CHAR(n) their declared size (CHAR: the operand's
+    characters), DOUBLE MySQL's DOUBLE; nullable as the operand (CHAR: always). Temporal
+    targets: not here."""
+    assert isinstance(node, exp.Cast)
+    arg = typing.of(node.this)
+    if arg is None or arg.is_null:
+        return None
+    to, nullable = node.to, arg.nullable
+    params = [int(p.name) for p in to.expressions if p.name.isdigit()]
+    if to.is_type(exp.DataType.Type.BIGINT):
+        length = min(arg.characters, _BIGINT_DIGITS)
+        return integer(length, max(length - 1, 1), nullable)
+    if to.is_type(exp.DataType.Type.UBIGINT):
+        return integer(_BIGINT_DIGITS, _BIGINT_DIGITS, nullable, unsigned=True)
+    if to.is_type(exp.DataType.Type.DECIMAL):
+        precision, scale = (params + [10, 0][len(params) :])[:2] if params else (10, 0)
+        return decimal(precision, scale, nullable)
+    if to.is_type(exp.DataType.Type.CHAR, exp.DataType.Type.VARCHAR):
+        return string(params[0] if params else arg.characters, True)  # a bad conversion: NULL
+    if to.is_type(exp.DataType.Type.DOUBLE):
+        return double(nullable)
+    return None
+
+
 FUNCTION_RULES: dict[type[exp.Expr], Rule] = {
+    exp.Cast: _cast,
+    exp.Anonymous: _information,
     exp.Concat: _concat,
     exp.ConcatWs: _concat_ws,
     exp.Upper: _same_length,
@@ -238,5 +287,7 @@ FUNCTION_RULES: dict[type[exp.Expr], Rule] = {
     exp.Minute: _date_part(3),
     exp.Second: _date_part(3),
     exp.LastDay: _last_day,
+    # Item_func_timestamp_diff: an Item_int_func's BIGINT(21), NULL for a bad date
+    exp.TimestampDiff: lambda typing, node: integer(21, 20, True),
     exp.TimeToStr: _date_format,
 }

@@ -77,6 +77,7 @@ METADATA_COLUMNS: dict[str, dict[str, MySQLType]] = {
         "NON_UNIQUE": _number(ColumnType.LONGLONG, 1, unsigned=False),
         "SEQ_IN_INDEX": _number(ColumnType.LONG, 2),
         "NULLABLE": YES_NO,
+        "INDEX_TYPE": _text(64),  # VARCHAR(16) NOT NULL
     },
     "TABLES": {"TABLE_TYPE": NAME},
     "TABLE_CONSTRAINTS": {"CONSTRAINT_TYPE": NAME},

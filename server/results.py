@@ -27,6 +27,8 @@ from drydock.server import float_text
 from drydock.server.column_meta import BINARY_FLAG, ColumnMeta, from_duck_type, temporal
 from drydock.server.column_typing import column_types, fits
 from drydock.server.declared_columns import Declared, declared, time_text
+from drydock.server.mysql_types import MySQLType
+from drydock.server.show_columns import show_column
 
 _EXACT = {
     "BOOLEAN": ColumnType.TINY,
@@ -194,7 +196,7 @@ def to_wire(
     if not result.is_result_set:
         return None
     if not result.column_types:  # engine-built rows (no DuckDB types): never streamed
-        columns = inferred_columns(result.rows, result.columns)
+        columns = _show_typed(inferred_columns(result.rows, result.columns), result)
         if _is_utf8(charset):
             return result.rows, columns
         return in_charset(result.rows, columns, charset)
@@ -306,6 +308,7 @@ def _plan(
             binary = mysql_type.binary and mysql_type.is_string
             columns[i] = _typed_column(columns[i], mysql_type.type, binary)
             types[i] = mysql_type.type
+    columns = _show_typed(columns, result)
     for i, converter in enumerate(converters):
         if types[i] in (ColumnType.FLOAT, ColumnType.DOUBLE):
             converters[i] = _approximate_text(converter, _is_float_column(result, i, types[i]))
@@ -330,6 +333,23 @@ def _plan(
         return out_columns, in_set
     typed = convert
     return out_columns, lambda rows: in_set(typed(rows))
+
+
+def _show_types(result: Result) -> list[MySQLType | None]:
+    """MySQL 8's type of each column of a SHOW result (server/show_columns.py); [] otherwise."""
+    if not result.show:
+        return []
+    return [show_column(result.show, name, result.rows) for name in result.columns]
+
+
+def _show_typed(columns: list[ResultColumn], result: Result) -> list[ResultColumn]:
+    """A SHOW result's columns with MySQL 8's types: its values are the engine's own (text,
+    integers, NULL), sent as those types whatever the first value looks like."""
+    for i, mysql_type in enumerate(_show_types(result)):
+        if mysql_type is not None:
+            binary = mysql_type.binary and mysql_type.is_string
+            columns[i] = _typed_column(columns[i], mysql_type.type, binary)
+    return columns
 
 
 def _typed_column(column: ResultColumn, type_code: ColumnType, binary: bool) -> ResultColumn:
@@ -425,7 +445,7 @@ def column_metas(wire: AllowedResult, result: Result) -> MetaByColumn:
     origins = result.column_origins if len(result.column_origins) == len(wire[1]) else []
     sample = wire[0].first if isinstance(wire[0], StreamedRows) else wire[0]
     found = declared_columns(result) if result.column_types else []
-    typed = column_types(result) if result.column_types else []
+    typed = _show_types(result) or (column_types(result) if result.column_types else [])
     for i, column in enumerate(wire[1]):
         if not isinstance(column, ResultColumn):
             continue

@@ -22,6 +22,9 @@ from sqlglot import exp
 from drydock.engine.sql.sql_templates import instantiate
 
 INCREMENT = 4  # MySQL's div_precision_increment default
+# meta key: the client's expression a rewritten node stands for, for typing its result column
+# (server/expression_columns.py); engine/sql/mysql_functions.py marks its rewrites with it too
+MYSQL_CALL = "mysql_call"
 _WORD = 9  # MySQL's decimal digits per word: the internal scale is a multiple of it
 _MAX_SCALE = 30  # MySQL's DECIMAL_MAX_SCALE
 _WIDTH = 38  # DuckDB's widest DECIMAL
@@ -128,20 +131,24 @@ def rewrite(expression: exp.Expr) -> exp.Expr:
         for div in divisions
     ]
     tops: dict[int, tuple[exp.Expr, int]] = {}
+    written: dict[int, exp.Expr] = {}  # each top as the client wrote it, for typing
     for div in divisions:
         top = _top(div)
         tops.setdefault(id(top), (top, scale_of(top) or 0))
+        written.setdefault(id(top), top.copy())
     for div, sa, sb, k in reversed(plans):  # innermost first
         replacement = _quotient(div, sa, sb, k)
         if id(div) in tops:
             tops[id(replacement)] = (replacement, tops.pop(id(div))[1])
+            written[id(replacement)] = written.pop(id(div))
         div.replace(replacement)
     result = expression
-    for top, scale in tops.values():
+    for key, (top, scale) in tops.items():
         rounded = exp.Cast(
             this=exp.Anonymous(this="round", expressions=[exp.Literal.number(scale)]),
             to=exp.DataType.build(f"DECIMAL({_WIDTH}, {scale})", dialect="duckdb"),
         )
+        rounded.meta[MYSQL_CALL] = written[key]
         if top is expression or (expression.parent is None and top.parent is None):
             result = rounded
         else:

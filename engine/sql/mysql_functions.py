@@ -442,7 +442,7 @@ def _in_column_definition(node: Any) -> bool:
     return False
 
 
-MYSQL_CALL = "mysql_call"  # meta key: the MySQL call a rewritten node stands for
+MYSQL_CALL = exact_division.MYSQL_CALL  # meta key: the MySQL call a rewritten node stands for
 
 
 def translate(expression: exp.Expr, warnings: Collector | None = None) -> exp.Expr:

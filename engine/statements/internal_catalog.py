@@ -46,7 +46,7 @@ def show_create_table(engine: Engine, stmt: ast.ShowCreateTable, ctx: SessionCon
         + ",\n".join(f"  {line}" for line in lines)
         + f"\n) {options}"
     )
-    return Result(columns=["Table", "Create Table"], rows=[(table, ddl)])
+    return Result(columns=["Table", "Create Table"], rows=[(table, ddl)], show="CREATE TABLE")
 
 
 def quote(name: str) -> str:

@@ -48,7 +48,10 @@ def show_databases(engine: Engine, stmt: ast.ShowDatabases, ctx: SessionContext)
                 engine.catalogs, ctx, engine.metadata, warnings
             )
     return Result(
-        columns=["Database"], rows=_filter([(n,) for n in names], stmt.like), warnings=warnings
+        columns=["Database"],
+        rows=_filter([(n,) for n in names], stmt.like),
+        warnings=warnings,
+        show="DATABASES",
     )
 
 
@@ -66,8 +69,12 @@ def show_tables(engine: Engine, stmt: ast.ShowTables, ctx: SessionContext) -> Re
     # the name as the client gave it
     column = f"Tables_in_{stmt.parts[0] if len(stmt.parts) == 1 else db}"
     if stmt.full:
-        return Result(columns=[column, "Table_type"], rows=_filter(list(tables), stmt.like))
-    return Result(columns=[column], rows=_filter([(t,) for t, _ in tables], stmt.like))
+        return Result(
+            columns=[column, "Table_type"], rows=_filter(list(tables), stmt.like), show="TABLES"
+        )
+    return Result(
+        columns=[column], rows=_filter([(t,) for t, _ in tables], stmt.like), show="TABLES"
+    )
 
 
 FULL_COLUMNS = [
@@ -104,11 +111,13 @@ def show_columns(engine: Engine, stmt: ast.ShowColumns, ctx: SessionContext) -> 
             columns=FULL_COLUMNS,
             rows=rows,
             column_types={"Collation": "VARCHAR", "Default": "VARCHAR"},
+            show="COLUMNS",
         )
     return Result(
         columns=COLUMNS,
         rows=[tuple(r[i] for i in _SHORT) for r in rows],
         column_types={"Default": "VARCHAR"},
+        show="COLUMNS",
     )
 
 
@@ -225,6 +234,7 @@ def show_index(engine: Engine, stmt: ast.ShowIndex, ctx: SessionContext) -> Resu
                 "Sub_part": "BIGINT",
                 "Expression": "VARCHAR",
             },
+            show="INDEX",
         )
     indexes = engine.metadata._guard(catalog, lambda c: c.indexes(db, table))  # noqa: SLF001
     rows = [

@@ -36,6 +36,7 @@ from drydock.engine.search.settings import session_settings
 from drydock.engine.dictionary import changes
 from drydock.engine.statements.explain import explain_rows
 from drydock.engine.errors import DrydockError, Errors
+from drydock.engine.sql.mysql_functions import MYSQL_CALL
 from drydock.engine.sql.session_variables import GLOBAL_CONFIG, sql_mode_names
 from drydock.engine.session import INTERNAL
 from drydock.engine.security.privileges import Privilege, Privileges
@@ -283,7 +284,14 @@ def bind_session_values(expression: exp.Expr, ctx: SessionContext) -> exp.Expr:
 
     def replace(node: exp.Expr) -> exp.Expr:
         value = _session_value(node, ctx)
-        return node if value is _NOT_SESSION_VALUE else literal_expression(value)
+        if value is _NOT_SESSION_VALUE:
+            return node
+        literal = literal_expression(value)
+        if isinstance(node, exp.Anonymous) and str(node.name).lower() in _STATEMENT_INFO:
+            # typed as the client's call (BIGINT UNSIGNED(21) for LAST_INSERT_ID()), not as the
+            # literal it became (server/expression_columns.py)
+            literal.meta[MYSQL_CALL] = node
+        return literal
 
     return expression.transform(replace, copy=False)
 

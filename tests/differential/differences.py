@@ -60,10 +60,70 @@ def _mysql8_collation(sql: str, answer: Answer) -> Answer:
     return _map_text(answer, lambda text: text.replace("utf8mb4_general_ci", "utf8mb4_0900_ai_ci"))
 
 
-def _show_definitions_not_compared(sql: str, answer: Answer) -> Answer:
+# MySQL 8's column definitions of SHOW results, (type code, length, decimals, flags): each is the
+# information_schema view column it is drawn from (docs/upstream-facts.md, "MySQL 8 SHOW column
+# definitions"); SHOW CREATE TABLE's `Create Table` length is set from its text.
+_NN, _BLOB, _UNS, _BIN, _ENUM, _NODEF, _NUMF = 0x1, 0x10, 0x20, 0x80, 0x100, 0x1000, 0x8000
+_DD_NAME = (253, 256, 0, _NN | _NODEF)  # VARCHAR(64) NOT NULL of a dictionary table
+_IF_YES_NO = (253, 12, 31, _NN)  # IF(…, 'YES', 'NO'): a string expression, 3 characters
+_MYSQL8_SHOW: dict[str, dict[str, tuple[int, int, int, int]]] = {
+    "COLUMNS": {
+        "Field": _DD_NAME,
+        "Type": (252, 16777215 * 4, 0, _NN | _BLOB | _NODEF),  # MEDIUMTEXT
+        "Collation": (253, 256, 31, 0),
+        "Null": _IF_YES_NO,
+        "Key": (254, 12, 0, _NN | _ENUM | _NODEF),  # ENUM('','PRI','UNI','MUL')
+        "Default": (252, 65535 * 4, 0, _BLOB),  # TEXT
+        "Extra": (253, 1024, 31, _NN),  # VARCHAR(256)
+        "Privileges": (253, 616, 31, 0),  # VARCHAR(154)
+        "Comment": (253, 8192, 31, _NN),  # IFNULL(VARCHAR(2048), '')
+    },
+    "INDEX": {
+        "Table": _DD_NAME,
+        "Non_unique": (8, 1, 0, _NN | _BIN),
+        "Key_name": _DD_NAME,
+        "Seq_in_index": (3, 10, 0, _NN | _UNS | _BIN | _NODEF | _NUMF),  # INT UNSIGNED
+        "Column_name": (253, 256, 31, 0),
+        "Collation": (253, 4, 31, 0),
+        "Cardinality": (8, 21, 0, _BIN),
+        "Sub_part": (8, 21, 0, _BIN),
+        "Packed": (6, 0, 0, _BIN),  # NULL
+        "Null": _IF_YES_NO,
+        "Index_type": (253, 44, 31, _NN),
+        "Comment": (253, 32, 31, _NN),
+        "Index_comment": (253, 8192, 0, _NN | _NODEF),  # VARCHAR(2048)
+        "Visible": _IF_YES_NO,
+        "Expression": (252, 4294967295, 31, _BLOB),  # LONGTEXT
+    },
+    "TABLES": {"Tables_in_": _DD_NAME, "Table_type": (254, 44, 0, _NN | _ENUM | _NODEF)},
+    "DATABASES": {"Database": _DD_NAME},
+    "CREATE TABLE": {"Table": (253, 256, 31, _NN)},
+}
+_SHOW_KIND = (
+    (re.compile(r"(?i)^\s*(describe|desc|show\s+(full\s+)?(columns|fields))\b"), "COLUMNS"),
+    (re.compile(r"(?i)^\s*show\s+(index|indexes|keys)\b"), "INDEX"),
+    (re.compile(r"(?i)^\s*show\s+(full\s+)?tables\b"), "TABLES"),
+    (re.compile(r"(?i)^\s*show\s+(databases|schemas)\b"), "DATABASES"),
+    (re.compile(r"(?i)^\s*show\s+create\s+table\b"), "CREATE TABLE"),
+)
+
+
+def _mysql8_show_definitions(sql: str, answer: Answer) -> Answer:
+    """MySQL 8's definitions of a SHOW result's columns; a SHOW not listed is compared by name."""
     if not _SHOW.match(sql):
         return answer
-    return answer.replace(columns=tuple(Column(c.name, 0, 0, 0, 0) for c in answer.columns))
+    kind = next((k for pattern, k in _SHOW_KIND if pattern.match(sql)), "")
+    listed = _MYSQL8_SHOW.get(kind, {})
+
+    def spelled(column: Column) -> Column:
+        name = "Tables_in_" if column.name.startswith("Tables_in_") else column.name
+        if kind == "CREATE TABLE" and name == "Create Table":
+            longest = max((len((r[1] or "").encode()) for r in answer.rows), default=0)
+            return Column(column.name, 253, max(longest, 1024) * 4, 31, _NN)
+        definition = listed.get(name)
+        return Column(column.name, *definition) if definition else Column(column.name, 0, 0, 0, 0)
+
+    return answer.replace(columns=tuple(spelled(c) for c in answer.columns))
 
 
 def _show_index_visible(sql: str, answer: Answer) -> Answer:
@@ -193,6 +253,25 @@ def _mysql8_bigint_expressions(sql: str, answer: Answer) -> Answer:
     return answer.replace(columns=tuple(bigint(c) for c in answer.columns))
 
 
+_DATE_PARTS = ("YEAR(", "MONTH(", "DAY(", "DAYOFWEEK(")
+
+
+def _mysql8_date_function_types(sql: str, answer: Answer) -> Answer:
+    """YEAR/MONTH/DAY/DAYOFWEEK: MySQL 8's BIGINT of the part's digits and a sign (5/3/3/2),
+    MariaDB's INT of the digits (4/2/2/1); DATE_FORMAT and CAST … AS CHAR: MySQL 8's string
+    decimals 31, MariaDB 0."""
+
+    def mysql8(c: Column) -> Column:
+        name = c.name.upper()
+        if c.type_code == 3 and name.startswith(_DATE_PARTS):
+            return Column(c.name, 8, c.length + 1, c.decimals, c.flags)
+        if c.type_code == 253 and c.decimals == 0 and name.startswith(("DATE_FORMAT(", "CAST(")):
+            return Column(c.name, c.type_code, c.length, 31, c.flags)
+        return c
+
+    return answer.replace(columns=tuple(mysql8(c) for c in answer.columns))
+
+
 def _duckdb_engine(sql: str, answer: Answer) -> Answer:
     return _map_text(answer, lambda text: text.replace("ENGINE=InnoDB", "ENGINE=DuckDB"))
 
@@ -229,14 +308,6 @@ DIFFERENCES: tuple[Difference, ...] = (
         "(it runs with `utf8mb4_general_ci`, also case- and accent-insensitive)",
         ALL_CASES,
         _mysql8_collation,
-    ),
-    Difference(
-        "column definitions of SHOW / DESCRIBE results",
-        MARIADB_NOT_MYSQL8,
-        "compared by name only: MySQL 8 answers SHOW from its data dictionary views, with types "
-        "and lengths MariaDB's do not share; clients read these results as text by position",
-        ALL_CASES,
-        _show_definitions_not_compared,
     ),
     Difference(
         "SHOW INDEX `Visible` / `Expression`",
@@ -289,8 +360,18 @@ DIFFERENCES: tuple[Difference, ...] = (
             "select_comparisons_collation",
             "select_if_case_coalesce",
             "select_boolean_and_bit_ops",
+            "select_cast",
         ),
         _mysql8_bigint_expressions,
+    ),
+    Difference(
+        "date part, DATE_FORMAT and CAST AS CHAR definitions",
+        MARIADB_NOT_MYSQL8,
+        "MySQL 8 types YEAR/MONTH/DAY/DAYOFWEEK as BIGINT of the part's digits and a sign "
+        "(lengths 5/3/3/2; MariaDB INT of 4/2/2/1) and sends DATE_FORMAT and CAST … AS CHAR "
+        "with decimals 31 (MariaDB 0)",
+        ("select_date_functions", "select_date_column_arithmetic", "select_cast"),
+        _mysql8_date_function_types,
     ),
     Difference(
         "CAST of a negative number AS UNSIGNED",
@@ -299,60 +380,28 @@ DIFFERENCES: tuple[Difference, ...] = (
         ("select_cast",),
         _no_unsigned_cast_note,
     ),
-)
-_SHOW_DEFINITIONS = (
-    "column definitions of SHOW / DESCRIBE: MariaDB's are blanked (declared difference: MySQL 8's "
-    "differ), drydock's are compared as sent, so these match only once drydock sends MySQL 8's "
-    "definitions of its SHOW results and the difference spells them"
-)
-_DIVISION = (
-    "column definitions: `/` is computed as DOUBLE, so its MySQL type (DECIMAL, scale + 4) is "
-    "not sent"
-)
-_LAST_INSERT_ID = (
-    "column definitions: LAST_INSERT_ID() is replaced by its value before typing (BIGINT(1), "
-    "not BIGINT UNSIGNED(21))"
+    Difference(
+        "column definitions of SHOW / DESCRIBE results",
+        MARIADB_NOT_MYSQL8,
+        "MySQL 8 answers SHOW COLUMNS, DESCRIBE, SHOW INDEX, SHOW TABLES and SHOW DATABASES from "
+        "its information_schema views: each column has the type of the view column it is drawn "
+        "from (`Field` VARCHAR(64), `Type` MEDIUMTEXT, `Key` ENUM, `Default` TEXT, …); SHOW CREATE "
+        "TABLE's `Create Table` is at least 1024 characters; MariaDB's types and lengths differ",
+        ALL_CASES,
+        _mysql8_show_definitions,
+    ),
 )
 _DATE_FUNCTIONS = (
-    "column definitions: DATE_ADD on a string and DATEDIFF are not typed; YEAR/MONTH/DAY/"
-    "DAYOFWEEK have MySQL 8's lengths (5/3/3/2, MariaDB 4/2/2/1) and DATE_FORMAT its decimals "
-    "(31, MariaDB 0), which need a declared difference"
+    "column definitions: DATE_ADD on a string is computed as a DATE (MySQL 8: a string) and "
+    "DATEDIFF is not typed"
 )
-_DATE_ARITHMETIC = (
-    "column definitions: DATE + INTERVAL is computed as a DATETIME; DATE_FORMAT's decimals are "
-    "MySQL 8's (31, MariaDB 0)"
-)
-_CAST = "column definitions: CAST is not typed (and CAST(-1 AS UNSIGNED) fails: the values gap)"
-
 KNOWN_GAPS: dict[str, str] = {
     "show_create_table_types": (
         "MariaDB's SHOW CREATE TABLE differs from MySQL 8 beyond the declared differences "
         "(TEXT/BLOB `DEFAULT NULL`, an unquoted DECIMAL default): a declared difference to write"
     ),
     # column definitions (test_column_definitions)
-    "alter_add_column" + DEFINITIONS: _SHOW_DEFINITIONS,
-    "alter_modify_column" + DEFINITIONS: _SHOW_DEFINITIONS,
-    "alter_change_column" + DEFINITIONS: _SHOW_DEFINITIONS,
-    "alter_rename_column_and_table" + DEFINITIONS: _SHOW_DEFINITIONS,
-    "alter_alter_column_default" + DEFINITIONS: _SHOW_DEFINITIONS,
-    "alter_add_primary_key" + DEFINITIONS: _SHOW_DEFINITIONS,
-    "insert_auto_increment" + DEFINITIONS: _LAST_INSERT_ID,
-    "error_division_by_zero" + DEFINITIONS: _DIVISION,
-    "show_create_table_types" + DEFINITIONS: _SHOW_DEFINITIONS,
-    "show_create_table_keys" + DEFINITIONS: _SHOW_DEFINITIONS,
-    "show_index_rows" + DEFINITIONS: _SHOW_DEFINITIONS,
-    "fulltext_index_recorded" + DEFINITIONS: _SHOW_DEFINITIONS,
-    "show_tables_and_full_tables" + DEFINITIONS: _SHOW_DEFINITIONS,
-    "select_decimal_division" + DEFINITIONS: _DIVISION,
     "select_date_functions" + DEFINITIONS: _DATE_FUNCTIONS,
-    "select_date_column_arithmetic" + DEFINITIONS: _DATE_ARITHMETIC,
-    "select_cast" + DEFINITIONS: _CAST,
-    "types_integer_columns" + DEFINITIONS: _SHOW_DEFINITIONS,
-    "types_decimal_float_columns" + DEFINITIONS: _SHOW_DEFINITIONS,
-    "types_string_columns" + DEFINITIONS: _SHOW_DEFINITIONS,
-    "types_binary_columns" + DEFINITIONS: _SHOW_DEFINITIONS,
-    "types_temporal_columns" + DEFINITIONS: _SHOW_DEFINITIONS,
-    "types_enum_set_columns" + DEFINITIONS: _SHOW_DEFINITIONS,
     "types_time_functions" + DEFINITIONS: (
         "column definitions: HOUR/MINUTE/SECOND, CAST AS CHAR and TIME_FORMAT are not typed "
         "(DuckDB's BIGINT and VARCHAR lengths)"
@@ -365,9 +414,6 @@ KNOWN_GAPS: dict[str, str] = {
         "column definitions: TIME_TO_SEC and TIME_FORMAT are not typed (DuckDB's BIGINT and "
         "VARCHAR lengths)"
     ),
-    "types_json_column" + DEFINITIONS: _SHOW_DEFINITIONS,
-    "types_show_full_columns" + DEFINITIONS: _SHOW_DEFINITIONS,
-    "types_defaults_and_auto_increment" + DEFINITIONS: _SHOW_DEFINITIONS,
 }
 
 

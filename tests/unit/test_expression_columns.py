@@ -8,6 +8,8 @@ import sqlglot
 from mysql_mimic.types import ColumnType
 
 from drydock.grammar.sql import DrydockMySQL
+from drydock.engine.sql import exact_division
+from drydock.engine.sql.mysql_functions import MYSQL_CALL
 from drydock.server.declared_columns import BINARY, NOT_NULL, UNSIGNED
 from drydock.server.expression_columns import ExpressionTyping
 from drydock.server.mysql_types import MySQLType, integer
@@ -48,6 +50,11 @@ def _definition(expression: str, grouped: bool = False) -> tuple[int, int, int, 
         ("AVG(n)", (NEWDECIMAL, 16, 4, BINARY)),
         ("MIN(n)", (LONGLONG, 11, 0, BINARY)),
         ("CONCAT('a', 'bc')", (VAR_STRING, 12, 31, 0)),
+        ("CAST('12' AS SIGNED)", (LONGLONG, 2, 0, NOT_NULL | BINARY)),
+        ("CAST(-1 AS UNSIGNED)", (LONGLONG, 20, 0, NOT_NULL | UNSIGNED | BINARY)),
+        ("CAST(3.14159 AS DECIMAL(5,1))", (NEWDECIMAL, 7, 1, NOT_NULL | BINARY)),
+        ("CAST(42 AS CHAR)", (VAR_STRING, 8, 31, 0)),
+        ("CAST(1 AS CHAR(5))", (VAR_STRING, 20, 31, 0)),
         ("UPPER('abc')", (VAR_STRING, 12, 31, 0)),
         ("LPAD('7', 3, '0')", (VAR_STRING, 12, 31, 0)),
         ("IF(1 > 0, 'yes', 'no')", (VAR_STRING, 12, 31, NOT_NULL)),
@@ -82,3 +89,32 @@ def test_mysql_types_of_date_functions(
     expression: str, definition: tuple[int, int, int, int]
 ) -> None:
     assert _definition(expression) == definition
+
+
+def test_information_functions_are_typed_as_the_call_they_replace() -> None:
+    """LAST_INSERT_ID() becomes its value before the query runs (engine/statements/sql.py); the
+    literal keeps the call, so the column is MySQL's BIGINT UNSIGNED(21) NOT NULL."""
+    select = sqlglot.parse_one("SELECT LAST_INSERT_ID(), ROW_COUNT()", dialect=DrydockMySQL)
+    call, row_count = select.expressions
+    literal = sqlglot.exp.Literal.number(7)
+    literal.meta[MYSQL_CALL] = call
+    typing = ExpressionTyping(lambda column: None, False)
+    found = typing.result(literal)
+    assert found is not None
+    assert (found.type, found.length, found.flags) == (LONGLONG, 21, NOT_NULL | UNSIGNED | BINARY)
+    counted = typing.result(row_count)
+    assert counted is not None and (counted.length, counted.flags) == (21, NOT_NULL | BINARY)
+
+
+def test_an_exact_division_rewritten_for_duckdb_is_typed_as_written() -> None:
+    """engine/sql/exact_division.py rewrites `1 / 3` into integer arithmetic and a CAST; the
+    column is still MySQL's DECIMAL(7, 4) of the client's division."""
+    select = sqlglot.parse_one("SELECT 1 / 3, 1.0 / 3", dialect=DrydockMySQL)
+    exact_division.rewrite(select)
+    typing = ExpressionTyping(lambda column: None, False)
+    found = [typing.result(e) for e in select.expressions]
+    assert all(isinstance(e, sqlglot.exp.Cast) for e in select.expressions)
+    assert [(t.type, t.length, t.decimals) for t in found if t] == [
+        (NEWDECIMAL, 7, 4),
+        (NEWDECIMAL, 8, 5),
+    ]
