@@ -132,3 +132,27 @@ INSERT INTO t2 (email) VALUES ('X');
 INSERT INTO t2 (email) SELECT 'X';
 INSERT INTO t2 (email) VALUES ('too long text');
 SELECT id, email, n, p FROM t2 ORDER BY id;
+
+-- name: division_warnings_once_per_row
+-- Warning 1365 once per row that divides by zero, on a table with a definition: INSERT IGNORE
+-- in strict mode, and INSERT / UPDATE under ERROR_FOR_DIVISION_BY_ZERO without strict mode (the
+-- answers compare each statement's warnings).
+CREATE TABLE t (id INT PRIMARY KEY, v INT);
+-- check:
+INSERT IGNORE INTO t VALUES (1, 1 / 0), (2, 2 / 0), (3, 3);
+SET sql_mode = 'ERROR_FOR_DIVISION_BY_ZERO';
+INSERT INTO t VALUES (4, 4 DIV 0);
+UPDATE t SET v = id / 0 WHERE id <= 3;
+SELECT * FROM t ORDER BY id;
+
+-- name: replace_column_list_takes_defaults
+-- REPLACE deletes the old row and inserts the new one: columns left out take their defaults,
+-- not the old row's values; affected rows are 2 for a replaced row and 1 for a new one.
+CREATE TABLE t (id INT PRIMARY KEY, v INT, w INT DEFAULT 7, s VARCHAR(5));
+INSERT INTO t VALUES (1, 1, 5, 'x'), (2, 2, 6, 'y');
+-- check:
+REPLACE INTO t (id, v) VALUES (1, 100);
+REPLACE INTO t (id, v) VALUES (9, 100);
+REPLACE INTO t (id, s) VALUES (2, 'z'), (10, 'n');
+REPLACE INTO t SET id = 1, s = 'q';
+SELECT * FROM t ORDER BY id;
