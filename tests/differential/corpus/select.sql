@@ -121,3 +121,12 @@ SELECT a.name, b.v FROM a LEFT JOIN b ON b.a_id = a.id ORDER BY a.id, b.v;
 -- Boolean expressions answer BIGINT 1/0; bit operators on unsigned BIGINT.
 -- check:
 SELECT TRUE, FALSE, 1 AND 0, 1 OR 0, NOT 1, 5 & 3, 5 | 3, 1 << 4;
+
+-- name: float_min_max_six_digits
+-- MIN and MAX of a FLOAT column are FLOAT: printed with FLOAT's 6 significant digits (0.1, not
+-- 0.10000000149011612), where arithmetic on it is DOUBLE.
+CREATE TABLE f (id INT PRIMARY KEY, x FLOAT, d DOUBLE);
+INSERT INTO f VALUES (1, 0.1, 0.1), (2, 3.3, 3.3), (3, 16777217, 1);
+-- check:
+SELECT MAX(x), MIN(x), MAX(x) AS m, MIN(d) FROM f GROUP BY x ORDER BY x;
+SELECT MAX(x + 0) FROM f GROUP BY x ORDER BY x;
