@@ -121,6 +121,16 @@ class Collector:
         )
         return exp.And(this=exp.Paren(this=condition), expression=record)
 
+    def take(self) -> list[Diagnostic]:
+        """The warnings recorded since the last take, the token still open (a streamed result's
+        later batches record more)."""
+        with _lock:
+            kept = _open.get(self.token)
+            if not kept:
+                return []
+            _open[self.token] = []
+            return kept
+
     def collect(self) -> list[Diagnostic]:
         with _lock:
             return _open.pop(self.token, [])

@@ -88,3 +88,19 @@ def test_a_declared_table_warns_once_per_row_in_show_warnings_and_the_ok_packet(
     cur.execute("UPDATE t SET v = id / 0 WHERE id <= 2")
     assert cur._result.warning_count == 2
     assert _warning_codes(cur) == [DIVISION_BY_ZERO] * 2
+
+
+def test_warnings_of_a_streamed_result_s_later_batches_are_kept(shared_server: Any) -> None:
+    """A large result set is sent batch by batch as DuckDB computes it (server/results.py
+    StreamedRows): the warnings its later batches raise reach the EOF packet and SHOW WARNINGS."""
+    cur = _session(shared_server, "div_stream")
+    cur.execute("CREATE TABLE n (i INT PRIMARY KEY)")
+    cur.execute(
+        "INSERT INTO n WITH RECURSIVE r(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM r "
+        "WHERE i < 2000) SELECT i FROM r"
+    )
+    # 200,000 rows; the divisor is 0 twice, at rows ~100,000 and ~200,000
+    cur.execute("SELECT a.i / ((a.i * 100 + b.i) % 100000) FROM n a, n b WHERE b.i <= 100")
+    assert len(cur.fetchall()) == 200_000
+    assert cur._result.warning_count == 2
+    assert _warning_codes(cur) == [DIVISION_BY_ZERO] * 2
