@@ -200,6 +200,32 @@ def _asks_for_next_value(value: exp.Expr) -> bool:
     return isinstance(value, exp.Literal) and not value.is_string and value.name == "0"
 
 
+def generated_rows(insert: exp.Insert, key: AutoIncrement) -> int:
+    """How many rows of ``insert`` take their value from the sequence (after
+    :func:`auto_increment` made each such value DEFAULT); 0 for INSERT … SELECT."""
+    source = insert.expression
+    if not key.generates or not isinstance(source, exp.Values):
+        return 0
+    named = insert.this.expressions if isinstance(insert.this, exp.Schema) else None
+    names = [c.name.lower() for c in named] if named else None
+    if names is not None and key.column.lower() not in names:
+        return len(source.expressions)
+    return sum(
+        1
+        for row in source.expressions
+        if isinstance(row, exp.Tuple)
+        and any(isinstance(v, exp.Var) and v.name.upper() == "DEFAULT" for v in row.expressions)
+    )
+
+
+def consume(key: AutoIncrement, cursor: Any, rows: int) -> None:
+    """Draw ``rows`` values from the sequence: MySQL's InnoDB (innodb_autoinc_lock_mode 2)
+    reserves a multi-row INSERT's values when it writes the first row and keeps them spent when
+    the statement fails, so the next INSERT's id leaves a gap."""
+    if rows > 0:
+        cursor.execute(f"SELECT max(nextval('{key.sequence}')) FROM range({int(rows)})").fetchall()
+
+
 def first_generated(key: AutoIncrement, returned: list[tuple[Any, ...]]) -> int:
     """LAST_INSERT_ID of the statement: the first value the sequence gave (RETURNING order)."""
     for (value,) in returned:

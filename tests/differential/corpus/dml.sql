@@ -156,3 +156,21 @@ REPLACE INTO t (id, v) VALUES (9, 100);
 REPLACE INTO t (id, s) VALUES (2, 'z'), (10, 'n');
 REPLACE INTO t SET id = 1, s = 'q';
 SELECT * FROM t ORDER BY id;
+
+-- name: failed_insert_spends_auto_increment
+-- A refused INSERT spends the AUTO_INCREMENT values InnoDB reserved when it wrote the first row
+-- (innodb_autoinc_lock_mode 2): a duplicate key or a missing parent spends them, a value
+-- refused in a later row spends the whole statement's, a value refused in row 1 spends none.
+CREATE TABLE p (id INT PRIMARY KEY);
+CREATE TABLE t (id INT AUTO_INCREMENT PRIMARY KEY, u VARCHAR(3) UNIQUE, pid INT, CONSTRAINT t_p FOREIGN KEY (pid) REFERENCES p (id));
+INSERT INTO t (u) VALUES ('a');
+-- check:
+INSERT INTO t (u) VALUES ('a');
+INSERT INTO t (u) VALUES ('b');
+INSERT INTO t (u) VALUES ('toolong');
+INSERT INTO t (u) VALUES ('c');
+INSERT INTO t (u) VALUES ('d'), ('toolong'), ('e');
+INSERT INTO t (u) VALUES ('f');
+INSERT INTO t (u, pid) VALUES ('g', 5);
+INSERT INTO t (id, u) VALUES (NULL, 'h');
+SELECT * FROM t ORDER BY id;
