@@ -87,7 +87,7 @@ def _enforce_insert(
             node = row.expressions[position]
             stored = rules.value(column, given, number)
             if stored is not given and (stored != given or type(stored) is not type(given)):
-                node.replace(literal(stored))
+                node.replace(_stored_value(node, literal(stored)))
                 row_values[position] = stored
     conflict = insert.args.get("conflict") is not None or insert.args.get("alternative") in (
         "REPLACE",
@@ -329,6 +329,15 @@ def _number(text: str) -> Any:
         return Decimal(text)
     except InvalidOperation:
         return _UNKNOWN
+
+
+def _stored_value(node: exp.Expr, value: exp.Expr) -> exp.Expr:
+    """``value`` in place of ``node``; a node that raises row warnings (1365 …) is still
+    evaluated, once, by the statement, so they are raised as MySQL raises them."""
+    if not runtime_warnings.tokens_in(node):
+        return value
+    evaluated = exp.Is(this=exp.paren(node.copy()), expression=exp.null())
+    return exp.Case(ifs=[exp.If(this=evaluated, true=value)], default=value.copy())
 
 
 def literal(value: Any) -> exp.Expr:
