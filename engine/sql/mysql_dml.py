@@ -135,11 +135,12 @@ def _replace_whole_row(
 
 
 def _table_columns(cursor: Any, schema: str, table: str) -> list[str]:
+    """The stored columns (a generated column follows the others by itself)."""
     return [
         r[0]
         for r in cursor.execute(
             "SELECT column_name FROM duckdb_columns() WHERE database_name = ? AND schema_name = ? "
-            "AND table_name = ? ORDER BY column_index",
+            "AND table_name = ? AND NOT is_generated ORDER BY column_index",
             [INTERNAL, schema, table],
         ).fetchall()
     ]

@@ -30,3 +30,14 @@ def test_replace_on_a_table_with_two_keys_replaces_by_the_primary_key(shared_ser
     assert cur.execute("REPLACE INTO t (id, u) VALUES (1, 'c')") == 2
     cur.execute("SELECT * FROM t")
     assert cur.fetchall() == ((1, "c", 7),)
+
+
+def test_replace_recomputes_a_generated_column(shared_server: Any) -> None:
+    cur = shared_server.connect().cursor()
+    cur.execute("CREATE DATABASE IF NOT EXISTS replace_generated")
+    cur.execute("USE replace_generated")
+    cur.execute("CREATE TABLE t (id INT PRIMARY KEY, v INT, g INT AS (v * 2))")
+    cur.execute("INSERT INTO t (id, v) VALUES (1, 1)")
+    assert cur.execute("REPLACE INTO t (id, v) VALUES (1, 5)") == 2
+    cur.execute("SELECT * FROM t")
+    assert cur.fetchall() == ((1, 5, 10),)
