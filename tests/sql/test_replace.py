@@ -41,3 +41,17 @@ def test_replace_recomputes_a_generated_column(shared_server: Any) -> None:
     assert cur.execute("REPLACE INTO t (id, v) VALUES (1, 5)") == 2
     cur.execute("SELECT * FROM t")
     assert cur.fetchall() == ((1, 5, 10),)
+
+
+def test_replace_into_an_auto_increment_table_counts_two_per_replaced_row(
+    shared_server: Any,
+) -> None:
+    cur = shared_server.connect().cursor()
+    cur.execute("CREATE DATABASE IF NOT EXISTS replace_auto_increment")
+    cur.execute("USE replace_auto_increment")
+    cur.execute("CREATE TABLE t (id INT AUTO_INCREMENT PRIMARY KEY, u VARCHAR(5), n INT DEFAULT 7)")
+    cur.execute("INSERT INTO t (u, n) VALUES ('a', 1), ('b', 2)")
+    assert cur.execute("REPLACE INTO t (id, u) VALUES (1, 'c'), (5, 'e')") == 3
+    assert cur.execute("REPLACE INTO t (u) VALUES ('d')") == 1
+    cur.execute("SELECT * FROM t ORDER BY id")
+    assert cur.fetchall() == ((1, "c", 7), (2, "b", 2), (5, "e", 7), (6, "d", 7))

@@ -174,3 +174,16 @@ INSERT INTO t (u) VALUES ('f');
 INSERT INTO t (u, pid) VALUES ('g', 5);
 INSERT INTO t (id, u) VALUES (NULL, 'h');
 SELECT * FROM t ORDER BY id;
+
+-- name: replace_and_upsert_counts_with_auto_increment
+-- REPLACE and ON DUPLICATE KEY UPDATE into a table with an AUTO_INCREMENT column count as
+-- elsewhere: 2 per replaced or changed row, 1 per inserted one.
+CREATE TABLE t (id INT AUTO_INCREMENT PRIMARY KEY, u VARCHAR(5) UNIQUE, n INT DEFAULT 7);
+INSERT INTO t (u, n) VALUES ('a', 1), ('b', 2);
+-- check:
+REPLACE INTO t (id, u) VALUES (1, 'c'), (5, 'e');
+REPLACE INTO t (u) VALUES ('d');
+INSERT INTO t (id, u, n) VALUES (2, 'b', 3) ON DUPLICATE KEY UPDATE n = VALUES(n);
+INSERT INTO t (id, u, n) VALUES (2, 'b', 3), (9, 'z', 1) ON DUPLICATE KEY UPDATE n = VALUES(n);
+INSERT INTO t (u, n) VALUES ('q', 3) ON DUPLICATE KEY UPDATE n = VALUES(n);
+SELECT * FROM t ORDER BY id;
