@@ -105,6 +105,28 @@ class RowStream:
         self.done = False
         self.on_end: list[Callable[[int], None]] = []
         self._fetch, self._close = fetch, close
+        # the statement's row warnings raised by later batches (engine/sql/runtime_warnings.py)
+        self._take_warnings: Callable[[], list[Diagnostic]] = list
+        self._end_warnings: Callable[[], list[Diagnostic]] = list
+        self._held: list[Diagnostic] = []
+
+    def follow_warnings(
+        self, take: Callable[[], list[Diagnostic]], end: Callable[[], list[Diagnostic]]
+    ) -> None:
+        """``take`` answers the warnings recorded since it was last called; ``end`` the rest, and
+        stops recording (called once, when the stream is done or closed)."""
+        self._take_warnings, self._end_warnings = take, end
+
+    def late_warnings(self) -> list[Diagnostic]:
+        """The warnings the batches fetched since the last call raised, for SHOW WARNINGS and
+        the EOF packet's count."""
+        taken = self._held + self._take_warnings()
+        self._held = []
+        return taken
+
+    def _stop_warnings(self) -> None:
+        end, self._end_warnings, self._take_warnings = self._end_warnings, list, list
+        self._held += end()
 
     def next_batch(self) -> list[tuple[Any, ...]]:
         if self.done:
@@ -113,9 +135,11 @@ class RowStream:
             batch = self._fetch()
         except BaseException:
             self.done = True  # the engine's result is gone with the error
+            self._stop_warnings()
             raise
         if not batch:
             self.done = True
+            self._stop_warnings()
             for callback in self.on_end:
                 callback(self.rows)
         self.rows += len(batch)
@@ -126,3 +150,4 @@ class RowStream:
         if not self.done:
             self.done = True
             self._close()
+        self._stop_warnings()

@@ -4,6 +4,8 @@ MariaDB 10.11, which prints them as MySQL 8 does):
 - a DOUBLE prints the shortest digits that read back as the same double;
 - a FLOAT column prints its float32 value rounded to 6 significant digits (FLT_DIG):
   0.1 (not 0.10000000149011612), 16777217 stored → 16777200;
+- MIN, MAX and ANY_VALUE of a FLOAT column are FLOAT too (:func:`keeps_float`); arithmetic on
+  one is DOUBLE (``f + 0`` prints the float32 widened);
 - both in plain decimal form while the decimal exponent is within -15..14
   (0.000000000000001, 100000000000000), else as d.ddde±N with no '+' and no leading
   exponent zeros (1e15, 1.2345e-16, 1e100; Python writes 1e+100).
@@ -13,7 +15,10 @@ from __future__ import annotations
 
 import math
 
+from sqlglot import exp
+
 FLT_DIG = 6  # significant digits MySQL prints of a FLOAT
+_SAME_TYPE_AGGREGATES = (exp.Max, exp.Min, exp.AnyValue)  # MySQL's result type is the argument's
 _FIXED_EXPONENTS = range(-15, 15)
 
 
@@ -61,3 +66,16 @@ def float_text(value: float) -> str:
     """A FLOAT column's value (a float32, possibly already widened to double) as MySQL prints
     it: 6 significant digits."""
     return _text(float(value), FLT_DIG)
+
+
+def keeps_float(node: exp.Expr | None) -> bool:
+    """Whether a projection whose DuckDB type is FLOAT is FLOAT in MySQL too: MIN / MAX /
+    ANY_VALUE of a column (DuckDB keeps FLOAT for ``f + 0`` as well, which MySQL makes DOUBLE)."""
+    while isinstance(node, (exp.Alias, exp.Paren)):
+        node = node.this
+    if not isinstance(node, _SAME_TYPE_AGGREGATES):
+        return False
+    argument = node.this
+    while isinstance(argument, exp.Paren):
+        argument = argument.this
+    return isinstance(argument, exp.Column)

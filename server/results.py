@@ -379,12 +379,13 @@ def _checked(
 def _is_float_column(result: Result, i: int, column_type: ColumnType) -> bool:
     """A FLOAT read from a table column (MySQL types FLOAT arithmetic DOUBLE: ``f + 0`` prints
     the float32 widened, where DuckDB keeps it FLOAT)."""
-    origins = result.column_origins
-    return (
-        column_type == ColumnType.FLOAT
-        and len(origins) == len(result.columns)
-        and origins[i] is not None
-    )
+    origins, computed = result.column_origins, result.column_expressions
+    if column_type != ColumnType.FLOAT:
+        return False
+    if len(origins) == len(result.columns) and origins[i] is not None:
+        return True
+    node = getattr(computed[i], "node", None) if len(computed) == len(result.columns) else None
+    return float_text.keeps_float(node)  # MAX(f), MIN(f)
 
 
 def _approximate_text(converter: Callable[[Any], Any] | None, single: bool) -> Callable[[Any], Any]:

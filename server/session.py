@@ -196,7 +196,11 @@ class DrydockSession(Session):
             else asyncio.get_running_loop().run_in_executor(executor, rows.next_batch)
         )
         try:
-            return await asyncio.shield(fetch)
+            batch = await asyncio.shield(fetch)
+            late = rows.stream.late_warnings()  # the batch's row warnings (1365 …)
+            self.ctx.diagnostics.extend(late)
+            self.statement_warnings += len(late)
+            return batch
         except asyncio.CancelledError:  # KILL CONNECTION: the fetch ends (interrupted) before the
             await asyncio.wait([fetch])  # session may close the DuckDB cursor it runs on
             if not fetch.cancelled():

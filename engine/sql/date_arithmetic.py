@@ -1,5 +1,14 @@
 """The type MySQL gives date arithmetic (``d + INTERVAL n unit``, DATE_ADD, DATE_SUB), decided
-on the client's own tree; engine/sql/mysql_functions.py casts what is a DATE back to DATE."""
+on the client's own tree; engine/sql/mysql_functions.py casts what is a DATE back to DATE.
+
+Compound units (``INTERVAL '1-2' YEAR_MONTH``, ``'1 2:03' DAY_MINUTE``, ``'3:4.5'
+MINUTE_MICROSECOND``; MySQL 8.0 manual 14.7 "Temporal Intervals"), which DuckDB lacks, become
+one amount of their smallest unit (14 MONTH, 1563 MINUTE, 184500000 MICROSECOND), read as
+MySQL's get_interval_info reads the text: an optional leading '-' for the whole value, then
+numbers separated by any non-digits; fewer numbers than the unit's fields fill its smallest
+fields ('5' DAY_HOUR is 5 hours); the last number of a ``*_MICROSECOND`` unit shorter than 6
+digits is a fraction ('.5' is 500000 µs); text left over (more numbers than fields) is NULL.
+"""
 
 from __future__ import annotations
 
@@ -70,11 +79,70 @@ def typed_interval_operand(node: exp.Add | exp.Sub) -> None:
 
 _SYNONYMS = {"ADDDATE": exp.DateAdd, "SUBDATE": exp.DateSub}
 
+_US = 1_000_000
+# compound unit → (its smallest unit, each field's size in that unit)
+_COMPOUND_UNITS: dict[str, tuple[str, tuple[int, ...]]] = {
+    "YEAR_MONTH": ("MONTH", (12, 1)),
+    "DAY_HOUR": ("HOUR", (24, 1)),
+    "DAY_MINUTE": ("MINUTE", (1440, 60, 1)),
+    "DAY_SECOND": ("SECOND", (86400, 3600, 60, 1)),
+    "HOUR_MINUTE": ("MINUTE", (60, 1)),
+    "HOUR_SECOND": ("SECOND", (3600, 60, 1)),
+    "MINUTE_SECOND": ("SECOND", (60, 1)),
+    "DAY_MICROSECOND": ("MICROSECOND", (86400 * _US, 3600 * _US, 60 * _US, _US, 1)),
+    "HOUR_MICROSECOND": ("MICROSECOND", (3600 * _US, 60 * _US, _US, 1)),
+    "MINUTE_MICROSECOND": ("MICROSECOND", (60 * _US, _US, 1)),
+    "SECOND_MICROSECOND": ("MICROSECOND", (_US, 1)),
+}
+
+
+def compound_amount(text: str, unit: str) -> int | None:
+    """``text`` of a compound ``unit`` as an amount of its smallest unit (module docstring);
+    None where MySQL answers NULL."""
+    smallest, sizes = _COMPOUND_UNITS[unit]
+    text = text.lstrip()
+    negative = text.startswith("-")
+    numbers = re.findall(r"[0-9]+", text[1:] if negative else text)
+    if len(numbers) > len(sizes):
+        return None
+    fields = [0] * (len(sizes) - len(numbers)) + [int(n) for n in numbers]
+    if smallest == "MICROSECOND" and numbers and len(numbers[-1]) < 6:
+        fields[-1] *= 10 ** (6 - len(numbers[-1]))
+    amount = sum(value * size for value, size in zip(fields, sizes))
+    return -amount if negative else amount
+
+
+def _simple_interval(amount: exp.Expr, unit: exp.Expr | None) -> tuple[exp.Expr, exp.Var] | None:
+    """(amount, unit) of a compound-unit interval in its smallest unit, else None."""
+    name = unit.name.upper() if isinstance(unit, (exp.Var, exp.Identifier)) else ""
+    if name not in _COMPOUND_UNITS or not isinstance(amount, exp.Literal):
+        return None
+    value = compound_amount(amount.name, name)
+    number = exp.null() if value is None else exp.Literal.number(value)
+    return number, exp.var(_COMPOUND_UNITS[name][0])
+
+
+def _compound_units(expression: exp.Expr) -> None:
+    """Every compound-unit interval with a literal amount in its smallest unit, in place."""
+    for node in list(expression.find_all(exp.DateAdd, exp.DateSub, exp.Interval)):
+        amount = node.this if isinstance(node, exp.Interval) else node.expression
+        simple = _simple_interval(amount, node.args.get("unit"))
+        if simple is not None:
+            amount.replace(simple[0])
+            node.set("unit", simple[1])
+
 
 def adddate_as_date_add(expression: exp.Expr) -> exp.Expr:
     """ADDDATE / SUBDATE (MySQL 12.7): with an INTERVAL they are DATE_ADD / DATE_SUB; with a
     number, that many days. DuckDB has neither; sqlglot leaves them as unknown calls. Returns
-    the expression (or its replacement when it is such a call)."""
+    the expression (or its replacement when it is such a call). Compound interval units become
+    their smallest unit (module docstring)."""
+    expression = _adddate_as_date_add(expression)
+    _compound_units(expression)
+    return expression
+
+
+def _adddate_as_date_add(expression: exp.Expr) -> exp.Expr:
     for node in list(expression.find_all(exp.Anonymous)):
         kind = _SYNONYMS.get(str(node.name).upper())
         if kind is None or len(node.expressions) != 2:

@@ -9,6 +9,7 @@ DROP TABLE of a referenced parent refused (3730), ALTER TABLE carried out on the
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from contextlib import nullcontext
 from typing import Any
@@ -19,7 +20,7 @@ from sqlglot import exp
 
 from drydock.engine.dictionary import changes
 from drydock.engine.dictionary.model import ForeignKeyDef, TableDef
-from drydock.engine.errors import Errors
+from drydock.engine.errors import DrydockError, Errors
 from drydock.engine.results import Diagnostic, OkInfo, Result
 from drydock.engine.session import INTERNAL, SessionContext
 from drydock.engine.sql import (
@@ -37,6 +38,9 @@ from drydock.engine.sql.session_variables import MYSQL_DEFAULT_SQL_MODE
 from drydock.engine.sql.table_traits import Traits
 from drydock.engine.sql.verdict_cache import verify
 from drydock.grammar.sql import DrydockMySQL
+
+# an INSERT refused with these has written (and numbered) its first row (_spend_auto_increment)
+_WRITTEN_ROW_ERRORS = {Errors.DUP_ENTRY.code, Errors.NO_REFERENCED_ROW.code}
 
 
 class DictionaryHooks(StatementExecution):
@@ -186,9 +190,13 @@ class DictionaryHooks(StatementExecution):
             expression.meta["checks"] = enforce_checks.names(definition)
         with self.duckdb_errors(expression, ctx):
             if isinstance(expression, exp.Insert):
-                return enforcement.enforce_insert(
-                    expression, definition, self._cursor, strict, fk_checks
-                )
+                try:
+                    return enforcement.enforce_insert(
+                        expression, definition, self._cursor, strict, fk_checks
+                    )
+                except DrydockError as exc:
+                    self._spend_auto_increment(expression, traits, exc)
+                    raise
             referencing = traits.referenced_by if fk_checks else ()
             if isinstance(expression, exp.Delete):
                 enforcement.enforce_delete(expression, self._cursor, referencing, self._children_of)
@@ -196,6 +204,19 @@ class DictionaryHooks(StatementExecution):
             return enforcement.enforce_update(
                 expression, definition, self._cursor, strict, fk_checks, referencing
             )
+
+    def _spend_auto_increment(self, insert: exp.Insert, traits: Traits, exc: DrydockError) -> None:
+        """A refused INSERT spends the AUTO_INCREMENT values MySQL would have reserved
+        (mysql_dml.consume): once the first row is written — a key (1062) or foreign key (1452)
+        failure, or a value refused in a later row; a value refused in row 1 spends none."""
+        if traits.auto_increment is None:
+            return
+        row = re.search(r"at row ([0-9]+)$", exc.message)  # the value errors name their row
+        if exc.code not in _WRITTEN_ROW_ERRORS and (row is None or int(row.group(1)) < 2):
+            return
+        column, sequence = traits.auto_increment
+        key = mysql_dml.AutoIncrement(column=column, sequence=sequence, generates=True)
+        mysql_dml.consume(key, self._cursor, mysql_dml.generated_rows(insert, key))
 
     def _refuse_dropping_a_parent(self, drop: exp.Drop, ctx: SessionContext) -> None:
         """MySQL 3730: DROP TABLE of a table another table's foreign key references (unless that

@@ -10,9 +10,9 @@ Each divisor that is not a non-zero number literal becomes
 (engine/sql/runtime_warnings.py), or ``CASE WHEN d = 0 THEN error(<1365>) ELSE d END`` where the
 statement must fail.
 
-Known difference: on a table the data dictionary declares, strict checks evaluate an INSERT's or
-UPDATE's new values before DuckDB writes them (engine/sql/enforcement.py), so a warning raised
-there is counted twice.
+On a table the data dictionary declares, strict checks evaluate an INSERT's or UPDATE's new
+values before DuckDB writes them (engine/sql/enforcement.py); they run muted
+(engine/sql/runtime_warnings.py), so each row's warning is raised once, by the statement.
 """
 
 from __future__ import annotations

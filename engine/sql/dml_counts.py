@@ -26,11 +26,13 @@ from sqlglot import exp
 
 from drydock.engine.results import OkInfo, Result
 from drydock.engine.sql import mysql_dml
+from drydock.engine.sql.runtime_warnings import without_warnings
 
 
 def changed_rows_query(update: exp.Expr) -> exp.Select | None:
     """``SELECT count(*) FROM t WHERE (<where>) AND (a IS DISTINCT FROM <new a> OR …)`` for a
-    single-table UPDATE without ORDER BY / LIMIT; None for other statements."""
+    single-table UPDATE without ORDER BY / LIMIT; None for other statements. It records none
+    of the UPDATE's row warnings (engine/sql/runtime_warnings.py): the UPDATE raises them."""
     if not isinstance(update, exp.Update) or not isinstance(update.this, exp.Table):
         return None
     if any(update.args.get(k) for k in ("from_", "order", "limit", "with_", "returning")):
@@ -41,10 +43,15 @@ def changed_rows_query(update: exp.Expr) -> exp.Select | None:
     ):
         return None
     changed = exp.or_(
-        *[exp.NullSafeNEQ(this=a.this.copy(), expression=a.expression.copy()) for a in assignments]
+        *[
+            exp.NullSafeNEQ(this=a.this.copy(), expression=without_warnings(a.expression))
+            for a in assignments
+        ]
     )
     where = update.args.get("where")
-    condition = changed if where is None else exp.and_(exp.paren(where.this.copy()), changed)
+    if where is not None:
+        where = without_warnings(where.this)
+    condition = changed if where is None else exp.and_(exp.paren(where), changed)
     return exp.select(exp.Count(this=exp.Star())).from_(update.this.copy()).where(condition)
 
 

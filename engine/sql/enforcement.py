@@ -39,6 +39,7 @@ from drydock.engine.sql import (
     enforce_foreign_keys,
     enforce_insert_select,
     enforce_sql,
+    runtime_warnings,
 )
 from drydock.engine.sql.enforce_foreign_keys import Referencing
 from drydock.engine.sql.enforce_sql import fold, insensitive, sql_literal
@@ -53,7 +54,16 @@ def enforce_insert(
     insert: exp.Insert, table: TableDef, cursor: Any, strict: bool, fk_checks: bool = True
 ) -> list[Diagnostic]:
     """Check (and, outside strict mode, fix) the rows of ``INSERT … VALUES``; returns the
-    warnings. Raises MySQL's error in strict mode (nothing has run)."""
+    warnings. Raises MySQL's error in strict mode (nothing has run). The checks' own queries
+    record none of the statement's row warnings (1365 …): the statement raises them when it
+    runs, once per row (engine/sql/runtime_warnings.py)."""
+    with runtime_warnings.muted(insert):
+        return _enforce_insert(insert, table, cursor, strict, fk_checks)
+
+
+def _enforce_insert(
+    insert: exp.Insert, table: TableDef, cursor: Any, strict: bool, fk_checks: bool
+) -> list[Diagnostic]:
     source = insert.expression
     if isinstance(source, (exp.Select, exp.SetOperation)):
         return _insert_select(insert, table, cursor, strict, fk_checks)
@@ -77,7 +87,7 @@ def enforce_insert(
             node = row.expressions[position]
             stored = rules.value(column, given, number)
             if stored is not given and (stored != given or type(stored) is not type(given)):
-                node.replace(literal(stored))
+                node.replace(_stored_value(node, literal(stored)))
                 row_values[position] = stored
     conflict = insert.args.get("conflict") is not None or insert.args.get("alternative") in (
         "REPLACE",
@@ -107,7 +117,20 @@ def enforce_update(
     referencing: Referencing = (),
 ) -> list[Diagnostic]:
     """Check the new values of ``UPDATE t SET …`` (single table) before it runs; outside strict
-    mode clip them in the assignments. Returns the warnings."""
+    mode clip them in the assignments. Returns the warnings (the checks' queries record none of
+    the statement's row warnings, as :func:`enforce_insert`)."""
+    with runtime_warnings.muted(update):
+        return _enforce_update(update, table, cursor, strict, fk_checks, referencing)
+
+
+def _enforce_update(
+    update: exp.Update,
+    table: TableDef,
+    cursor: Any,
+    strict: bool,
+    fk_checks: bool,
+    referencing: Referencing,
+) -> list[Diagnostic]:
     if update.args.get("from") or update.args.get("joins"):
         return []
     target = update.this
@@ -182,10 +205,11 @@ def enforce_delete(
     if not referencing or delete.args.get("using") or delete.args.get("joins"):
         return
     condition = enforce_foreign_keys.delete_condition(delete)
-    _run_first(
-        delete,
-        enforce_foreign_keys.parent_delete(None, referencing, condition, cursor, children_of),
-    )
+    with runtime_warnings.muted(delete):
+        actions = enforce_foreign_keys.parent_delete(
+            None, referencing, condition, cursor, children_of
+        )
+    _run_first(delete, actions)
 
 
 def _run_first(statement: exp.Expr, statements: list[str]) -> None:
@@ -305,6 +329,15 @@ def _number(text: str) -> Any:
         return Decimal(text)
     except InvalidOperation:
         return _UNKNOWN
+
+
+def _stored_value(node: exp.Expr, value: exp.Expr) -> exp.Expr:
+    """``value`` in place of ``node``; a node that raises row warnings (1365 …) is still
+    evaluated, once, by the statement, so they are raised as MySQL raises them."""
+    if not runtime_warnings.tokens_in(node):
+        return value
+    evaluated = exp.Is(this=exp.paren(node.copy()), expression=exp.null())
+    return exp.Case(ifs=[exp.If(this=evaluated, true=value)], default=value.copy())
 
 
 def literal(value: Any) -> exp.Expr:

@@ -72,10 +72,12 @@ class StatementExecution(SessionDeadline):
             self.limit_time(
                 ctx.time_limit_ms
             )  # max_execution_time: SELECTs only (engine/statements/sql.py)
-            counted = dml_counts.table_count_sql(expression) if key is None else None
+            counted = dml_counts.table_count_sql(expression)
             before = after_rows = changed = None
+            returned: list[tuple[Any, ...]] = []
             if counted is not None:  # REPLACE / ON DUPLICATE KEY UPDATE (engine/sql/dml_counts.py)
-                before, count, after_rows = self._run_counted(sql, counted)
+                before, returned, after_rows = self._run_counted(sql, counted)
+                count = int(returned[0][0]) if returned and key is None else len(returned)
             else:
                 changed_sql = expression.meta.get("changed_rows_sql")
                 if changed_sql:
@@ -94,7 +96,11 @@ class StatementExecution(SessionDeadline):
         with self.duckdb_errors(expression, ctx):
             description = self._cursor.description
             if key is not None:
-                return self._auto_increment_result(expression, key)
+                if counted is not None:
+                    return self._auto_increment_result(
+                        expression, key, returned, before, after_rows
+                    )
+                return self._auto_increment_result(expression, key, self._cursor.fetchall())
             if isinstance(expression, _ROW_COUNT_STATEMENTS):
                 if counted is None:
                     rows = self._cursor.fetchall()  # drained: DuckDB refuses new work meanwhile
@@ -177,40 +183,46 @@ class StatementExecution(SessionDeadline):
                 or Errors.QUERY_FAILED.error(detail=first_line(exc))
             ) from None
 
-    def _auto_increment_result(self, insert: exp.Expr, key: mysql_dml.AutoIncrement) -> Result:
+    def _auto_increment_result(
+        self,
+        insert: exp.Expr,
+        key: mysql_dml.AutoIncrement,
+        rows: list[tuple[Any, ...]],
+        before: int | None = None,
+        after: int | None = None,
+    ) -> Result:
         """The OK of an INSERT into a table with an AUTO_INCREMENT column
-        (engine/sql/mysql_dml.py)."""
-        rows = self._cursor.fetchall()  # RETURNING the column's values, or the row count
+        (engine/sql/mysql_dml.py). ``rows``: RETURNING the column's values, or the row count;
+        ``before``/``after``: the table's rows around a REPLACE / ON DUPLICATE KEY UPDATE."""
         affected = len(rows) if key.generates else (int(rows[0][0]) if rows else 0)
         table = mysql_dml.target_table(insert) if isinstance(insert, exp.Insert) else None
         gap = mysql_dml.catch_up(key, self._cursor, table) if table is not None else None
         warnings = [] if gap is None else [Errors.AUTO_INCREMENT_BEHIND.warning(gap=gap)]
-        # the info string (``Records: 3  Duplicates: 0  Warnings: 0``) as for any other INSERT
-        info = (
-            dml_counts.insert_result(insert, affected, None, None).info
+        # the counts and info string (``Records: 3  Duplicates: 0  Warnings: 0``) as for any
+        # other INSERT
+        counts = (
+            dml_counts.insert_result(insert, affected, before, after)
             if isinstance(insert, exp.Insert)
-            else None
+            else Result.ok(affected_rows=affected)
         )
-        return Result.ok(
-            affected_rows=affected,
-            warnings=warnings,
-            last_insert_id=mysql_dml.first_generated(key, rows) if key.generates else 0,
-            info=info,
-        )
+        counts.warnings = warnings
+        counts.last_insert_id = mysql_dml.first_generated(key, rows) if key.generates else 0
+        return counts
 
-    def _run_counted(self, sql: str, count_sql: str) -> tuple[int, int, int]:
-        """(the table's rows before, DuckDB's row count, the rows after) of an INSERT, in one
-        transaction (the session's, or one of its own)."""
+    def _run_counted(self, sql: str, count_sql: str) -> tuple[int, list[tuple[Any, ...]], int]:
+        """(the table's rows before, the INSERT's own rows — DuckDB's row count, or RETURNING's
+        values — , the rows after) of an INSERT, in one transaction (the session's, or one of
+        its own)."""
         counts: list[int] = []
+        returned: list[tuple[Any, ...]] = []
 
         def run() -> None:
             counts.append(int(self._cursor.execute(count_sql).fetchall()[0][0]))
-            rows = self._cursor.execute(sql).fetchall()
-            counts.append(int(rows[0][0]) if rows else 0)
+            returned[:] = self._cursor.execute(sql).fetchall()
             counts.append(int(self._cursor.execute(count_sql).fetchall()[0][0]))
 
         self._atomically(run)
-        return counts[0], counts[1], counts[2]
+        return counts[0], returned, counts[1]
 
     def _run_statement(
         self,

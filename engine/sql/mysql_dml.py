@@ -9,7 +9,8 @@ The rewrite (:func:`rewrite`) runs before authorization and changes no relation:
 still needs LOAD_PRIV (drydock's INSERT/UPDATE/DELETE privilege) and every source SELECT_PRIV.
 DuckDB needs a conflict target when a table has more than one unique key; :func:`complete` (at
 execution, with the catalog at hand) names the primary key then, as MySQL's REPLACE and ON
-DUPLICATE KEY act first on the primary key.
+DUPLICATE KEY act first on the primary key. REPLACE becomes ``ON CONFLICT DO UPDATE`` of every
+column not in the key, so the columns it leaves out take their defaults as in MySQL.
 
 AUTO_INCREMENT: :func:`auto_increment` finds a column whose default is a drydock sequence
 (engine/sql/mysql_ddl.py); an INSERT whose values it generates gets ``RETURNING`` it, so the OK
@@ -96,39 +97,50 @@ def complete(insert: exp.Insert, cursor: Any, schema: str) -> None:
             insert.set("alternative", None)
             insert.meta["ignore"] = True  # still IGNORE for the value rules (enforcement.py)
         return
-    if len(rows) < 2:
-        return  # zero or one key: DuckDB picks it itself
-    primary = [r[1] for r in rows if r[0] == "PRIMARY KEY"]
+    primary = [r[1] for r in rows if r[0] == "PRIMARY KEY"] or (
+        [rows[0][1]] if len(rows) == 1 else []
+    )
     if not primary:
-        return
+        return  # no key, or several keys none of them primary: DuckDB's own answer
     keys = [exp.to_identifier(c) for c in primary[0]]
     if insert.args.get("alternative") == "REPLACE":
-        columns = _insert_columns(insert, cursor, schema, table.name)
-        insert.set("alternative", None)
-        insert.set(
-            "conflict",
-            exp.OnConflict(
-                action=exp.var("DO UPDATE"),
-                conflict_keys=keys,
-                expressions=[
-                    exp.EQ(this=exp.column(c), expression=exp.column(c, table="excluded"))
-                    for c in columns
-                    if c not in primary[0]
-                ],
-            ),
-        )
-    elif isinstance(conflict, exp.OnConflict):
+        _replace_whole_row(insert, keys if len(rows) > 1 else [], primary[0], cursor, schema)
+    elif isinstance(conflict, exp.OnConflict) and len(rows) > 1:
         conflict.set("conflict_keys", keys)
 
 
-def _insert_columns(insert: exp.Insert, cursor: Any, schema: str, table: str) -> list[str]:
-    if isinstance(insert.this, exp.Schema) and insert.this.expressions:
-        return [c.name for c in insert.this.expressions]
+def _replace_whole_row(
+    insert: exp.Insert, keys: list[exp.Identifier], key_columns: list[str], cursor: Any, schema: str
+) -> None:
+    """REPLACE deletes the old row and inserts the new one, so a column the statement leaves out
+    takes its default, not the old row's value: ``ON CONFLICT [(keys)] DO UPDATE SET`` every
+    other column from ``excluded`` (which holds the defaults), where DuckDB's ``INSERT OR
+    REPLACE`` would keep the columns left out."""
+    table = target_table(insert)
+    assert table is not None
+    in_key = {c.lower() for c in key_columns}
+    columns = [c for c in _table_columns(cursor, schema, table.name) if c.lower() not in in_key]
+    insert.set("alternative", None)
+    insert.set(
+        "conflict",
+        exp.OnConflict(
+            action=exp.var("DO UPDATE" if columns else "DO NOTHING"),
+            conflict_keys=keys or None,
+            expressions=[
+                exp.EQ(this=exp.column(c, quoted=True), expression=exp.column(c, table="excluded"))
+                for c in columns
+            ],
+        ),
+    )
+
+
+def _table_columns(cursor: Any, schema: str, table: str) -> list[str]:
+    """The stored columns (a generated column follows the others by itself)."""
     return [
         r[0]
         for r in cursor.execute(
             "SELECT column_name FROM duckdb_columns() WHERE database_name = ? AND schema_name = ? "
-            "AND table_name = ? ORDER BY column_index",
+            "AND table_name = ? AND NOT is_generated ORDER BY column_index",
             [INTERNAL, schema, table],
         ).fetchall()
     ]
@@ -187,6 +199,32 @@ def _asks_for_next_value(value: exp.Expr) -> bool:
     ):
         return True
     return isinstance(value, exp.Literal) and not value.is_string and value.name == "0"
+
+
+def generated_rows(insert: exp.Insert, key: AutoIncrement) -> int:
+    """How many rows of ``insert`` take their value from the sequence (after
+    :func:`auto_increment` made each such value DEFAULT); 0 for INSERT … SELECT."""
+    source = insert.expression
+    if not key.generates or not isinstance(source, exp.Values):
+        return 0
+    named = insert.this.expressions if isinstance(insert.this, exp.Schema) else None
+    names = [c.name.lower() for c in named] if named else None
+    if names is not None and key.column.lower() not in names:
+        return len(source.expressions)
+    return sum(
+        1
+        for row in source.expressions
+        if isinstance(row, exp.Tuple)
+        and any(isinstance(v, exp.Var) and v.name.upper() == "DEFAULT" for v in row.expressions)
+    )
+
+
+def consume(key: AutoIncrement, cursor: Any, rows: int) -> None:
+    """Draw ``rows`` values from the sequence: MySQL's InnoDB (innodb_autoinc_lock_mode 2)
+    reserves a multi-row INSERT's values when it writes the first row and keeps them spent when
+    the statement fails, so the next INSERT's id leaves a gap."""
+    if rows > 0:
+        cursor.execute(f"SELECT max(nextval('{key.sequence}')) FROM range({int(rows)})").fetchall()
 
 
 def first_generated(key: AutoIncrement, returned: list[tuple[Any, ...]]) -> int:

@@ -8,12 +8,18 @@ the warning under the statement's token and returns true. The statement's :class
 opened the token and takes its warnings when the statement is done. A token is random and only
 an opened one records, so SQL that calls the function itself cannot reach another statement's
 warnings nor grow the registry. MySQL keeps at most ``max_error_count`` (1024) of them.
+
+Checks that run parts of a statement in queries of their own before the statement runs
+(engine/sql/enforcement.py evaluates an INSERT's or UPDATE's new values) run them
+:func:`muted`: the statement itself raises each row's warning once, as MySQL does.
 """
 
 from __future__ import annotations
 
+import contextlib
 import secrets
 import threading
+from collections.abc import Iterator
 
 import duckdb
 from duckdb.func import FunctionNullHandling
@@ -26,12 +32,13 @@ FUNCTION = "drydock_warning"
 MAX_KEPT = 1024  # MySQL's max_error_count default
 
 _open: dict[str, list[Diagnostic]] = {}
+_muted: dict[str, int] = {}  # token → how many muted() blocks hold it
 _lock = threading.Lock()
 
 
 def _record(token: str | None, code: int | None, message: str | None) -> bool:
     with _lock:
-        kept = _open.get(token or "")
+        kept = None if (token or "") in _muted else _open.get(token or "")
         if kept is not None and len(kept) < MAX_KEPT and code is not None:
             kept.append(Diagnostic("Warning", code, message or ""))
     return True
@@ -51,6 +58,45 @@ def install(con: duckdb.DuckDBPyConnection) -> None:
         null_handling=FunctionNullHandling.SPECIAL,
         side_effects=True,
     )
+
+
+def tokens_in(expression: exp.Expr) -> set[str]:
+    """The tokens of the warnings ``expression`` records."""
+    return {
+        call.expressions[0].name
+        for call in expression.find_all(exp.Anonymous)
+        if str(call.name).lower() == FUNCTION and call.expressions
+    }
+
+
+def without_warnings(expression: exp.Expr) -> exp.Expr:
+    """A copy of ``expression`` that records nothing (each recording call is TRUE, as it
+    returns): for a query that recomputes the statement's values only to count them."""
+
+    def silence(node: exp.Expr) -> exp.Expr:
+        if isinstance(node, exp.Anonymous) and str(node.name).lower() == FUNCTION:
+            return exp.true()
+        return node
+
+    return expression.copy().transform(silence, copy=False)
+
+
+@contextlib.contextmanager
+def muted(expression: exp.Expr) -> Iterator[None]:
+    """Queries run inside the block record none of ``expression``'s warnings (DuckDB may call
+    the function from any thread: muting is by token, not by thread)."""
+    tokens = tokens_in(expression)
+    with _lock:
+        for token in tokens:
+            _muted[token] = _muted.get(token, 0) + 1
+    try:
+        yield
+    finally:
+        with _lock:
+            for token in tokens:
+                _muted[token] -= 1
+                if not _muted[token]:
+                    del _muted[token]
 
 
 class Collector:
@@ -74,6 +120,16 @@ class Collector:
             ],
         )
         return exp.And(this=exp.Paren(this=condition), expression=record)
+
+    def take(self) -> list[Diagnostic]:
+        """The warnings recorded since the last take, the token still open (a streamed result's
+        later batches record more)."""
+        with _lock:
+            kept = _open.get(self.token)
+            if not kept:
+                return []
+            _open[self.token] = []
+            return kept
 
     def collect(self) -> list[Diagnostic]:
         with _lock:

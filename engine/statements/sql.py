@@ -194,9 +194,14 @@ def run_query(
         result = ctx.query.run(
             expression, ctx, references, visibility, scan, stream=stream, search=search
         )
-    finally:
-        raised = warnings.collect()
-    result.warnings.extend(raised)
+    except BaseException:
+        warnings.collect()
+        raise
+    if result.stream is None:
+        result.warnings.extend(warnings.collect())
+    else:  # later batches raise more: the server takes them as it fetches (server/session.py)
+        result.warnings.extend(warnings.take())
+        result.stream.follow_warnings(warnings.take, warnings.collect)
     if isinstance(expression, exp.Describe):  # EXPLAIN <query> (engine/statements/explain.py)
         return explain_rows(engine, expression, references, result, ctx)
     return result

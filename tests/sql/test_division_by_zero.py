@@ -64,11 +64,53 @@ def test_strict_insert_and_update_fail_insert_ignore_and_delete_warn(shared_serv
         with pytest.raises(pymysql.err.MySQLError) as caught:
             cur.execute(statement)
         assert caught.value.args[0] == DIVISION_BY_ZERO, statement
-    # the dictionary's checks evaluate the new values before DuckDB writes them, so a DML
-    # statement on a declared table counts each warning twice (engine/sql/division_by_zero.py)
+    # once per row, though the dictionary's checks evaluate the new values first
     cur.execute("INSERT IGNORE INTO t SELECT a / b, 2 FROM t")
-    assert set(_warning_codes(cur)) == {DIVISION_BY_ZERO}
+    assert _warning_codes(cur) == [DIVISION_BY_ZERO]
     cur.execute("DELETE FROM t WHERE a / 0 > 1")
-    assert set(_warning_codes(cur)) == {DIVISION_BY_ZERO}
+    assert _warning_codes(cur) == [DIVISION_BY_ZERO]  # a NULL dividend says nothing
     cur.execute("SELECT a, b FROM t ORDER BY b")
     assert cur.fetchall() == ((1, 0), (None, 2))
+
+
+def test_a_declared_table_warns_once_per_row_in_show_warnings_and_the_ok_packet(
+    shared_server: Any,
+) -> None:
+    cur = _session(shared_server, "div_once")
+    cur.execute("CREATE TABLE t (id INT PRIMARY KEY, v INT)")
+    cur.execute("INSERT IGNORE INTO t VALUES (1, 1 / 0), (2, 2 / 0), (3, 3)")
+    assert cur._result.warning_count == 2
+    assert _warning_codes(cur) == [DIVISION_BY_ZERO] * 2
+    cur.execute("SET sql_mode = 'ERROR_FOR_DIVISION_BY_ZERO'")
+    cur.execute("INSERT INTO t VALUES (4, 4 / 0)")
+    assert cur._result.warning_count == 1
+    assert _warning_codes(cur) == [DIVISION_BY_ZERO]
+    cur.execute("UPDATE t SET v = id / 0 WHERE id <= 2")
+    assert cur._result.warning_count == 2
+    assert _warning_codes(cur) == [DIVISION_BY_ZERO] * 2
+
+
+def test_warnings_of_a_streamed_result_s_later_batches_are_kept(shared_server: Any) -> None:
+    """A large result set is sent batch by batch as DuckDB computes it (server/results.py
+    StreamedRows): the warnings its later batches raise reach the EOF packet and SHOW WARNINGS."""
+    cur = _session(shared_server, "div_stream")
+    cur.execute("CREATE TABLE n (i INT PRIMARY KEY)")
+    cur.execute(
+        "INSERT INTO n WITH RECURSIVE r(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM r "
+        "WHERE i < 2000) SELECT i FROM r"
+    )
+    # 200,000 rows; the divisor is 0 twice, at rows ~100,000 and ~200,000
+    cur.execute("SELECT a.i / ((a.i * 100 + b.i) % 100000) FROM n a, n b WHERE b.i <= 100")
+    assert len(cur.fetchall()) == 200_000
+    assert cur._result.warning_count == 2
+    assert _warning_codes(cur) == [DIVISION_BY_ZERO] * 2
+
+
+def test_a_value_the_checks_clip_still_raises_its_division_warning(shared_server: Any) -> None:
+    cur = _session(shared_server, "div_clipped")
+    cur.execute("CREATE TABLE t (id INT PRIMARY KEY, v TINYINT)")
+    cur.execute("INSERT IGNORE INTO t VALUES (1, COALESCE(1 / 0, 1000))")
+    # MySQL lists 1365 first: drydock's checks run before DuckDB raises it
+    assert sorted(_warning_codes(cur)) == [1264, DIVISION_BY_ZERO]
+    cur.execute("SELECT v FROM t")
+    assert cur.fetchall() == ((127,),)

@@ -6,8 +6,9 @@ from __future__ import annotations
 import struct
 
 import pytest
+import sqlglot
 
-from drydock.server.float_text import double_text, float_text
+from drydock.server.float_text import double_text, float_text, keeps_float
 
 
 def _float32(value: float) -> float:
@@ -54,3 +55,19 @@ def test_double_prints_shortest_digits_plain_within_exponents_minus_15_to_14(
 )
 def test_float_column_prints_six_significant_digits_of_its_float32(value: float, text: str) -> None:
     assert float_text(_float32(value)) == text
+
+
+@pytest.mark.parametrize(
+    ("projection", "single"),
+    [
+        ("MAX(f)", True),
+        ("MIN(t.f) AS m", True),
+        ("ANY_VALUE((f))", True),
+        ("MAX(f + 0)", False),
+        ("SUM(f)", False),
+        ("f * 2", False),
+    ],
+)
+def test_min_and_max_of_a_column_keep_float(projection: str, single: bool) -> None:
+    node = sqlglot.parse_one(f"SELECT {projection} FROM t", read="mysql").expressions[0]
+    assert keeps_float(node) is single

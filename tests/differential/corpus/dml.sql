@@ -132,3 +132,58 @@ INSERT INTO t2 (email) VALUES ('X');
 INSERT INTO t2 (email) SELECT 'X';
 INSERT INTO t2 (email) VALUES ('too long text');
 SELECT id, email, n, p FROM t2 ORDER BY id;
+
+-- name: division_warnings_once_per_row
+-- Warning 1365 once per row that divides by zero, on a table with a definition: INSERT IGNORE
+-- in strict mode, and INSERT / UPDATE under ERROR_FOR_DIVISION_BY_ZERO without strict mode (the
+-- answers compare each statement's warnings).
+CREATE TABLE t (id INT PRIMARY KEY, v INT);
+-- check:
+INSERT IGNORE INTO t VALUES (1, 1 / 0), (2, 2 / 0), (3, 3);
+SET sql_mode = 'ERROR_FOR_DIVISION_BY_ZERO';
+INSERT INTO t VALUES (4, 4 DIV 0);
+UPDATE t SET v = id / 0 WHERE id <= 3;
+SELECT * FROM t ORDER BY id;
+
+-- name: replace_column_list_takes_defaults
+-- REPLACE deletes the old row and inserts the new one: columns left out take their defaults,
+-- not the old row's values; affected rows are 2 for a replaced row and 1 for a new one.
+CREATE TABLE t (id INT PRIMARY KEY, v INT, w INT DEFAULT 7, s VARCHAR(5));
+INSERT INTO t VALUES (1, 1, 5, 'x'), (2, 2, 6, 'y');
+-- check:
+REPLACE INTO t (id, v) VALUES (1, 100);
+REPLACE INTO t (id, v) VALUES (9, 100);
+REPLACE INTO t (id, s) VALUES (2, 'z'), (10, 'n');
+REPLACE INTO t SET id = 1, s = 'q';
+SELECT * FROM t ORDER BY id;
+
+-- name: failed_insert_spends_auto_increment
+-- A refused INSERT spends the AUTO_INCREMENT values InnoDB reserved when it wrote the first row
+-- (innodb_autoinc_lock_mode 2): a duplicate key or a missing parent spends them, a value
+-- refused in a later row spends the whole statement's, a value refused in row 1 spends none.
+CREATE TABLE p (id INT PRIMARY KEY);
+CREATE TABLE t (id INT AUTO_INCREMENT PRIMARY KEY, u VARCHAR(3) UNIQUE, pid INT, CONSTRAINT t_p FOREIGN KEY (pid) REFERENCES p (id));
+INSERT INTO t (u) VALUES ('a');
+-- check:
+INSERT INTO t (u) VALUES ('a');
+INSERT INTO t (u) VALUES ('b');
+INSERT INTO t (u) VALUES ('toolong');
+INSERT INTO t (u) VALUES ('c');
+INSERT INTO t (u) VALUES ('d'), ('toolong'), ('e');
+INSERT INTO t (u) VALUES ('f');
+INSERT INTO t (u, pid) VALUES ('g', 5);
+INSERT INTO t (id, u) VALUES (NULL, 'h');
+SELECT * FROM t ORDER BY id;
+
+-- name: replace_and_upsert_counts_with_auto_increment
+-- REPLACE and ON DUPLICATE KEY UPDATE into a table with an AUTO_INCREMENT column count as
+-- elsewhere: 2 per replaced or changed row, 1 per inserted one.
+CREATE TABLE t (id INT AUTO_INCREMENT PRIMARY KEY, u VARCHAR(5) UNIQUE, n INT DEFAULT 7);
+INSERT INTO t (u, n) VALUES ('a', 1), ('b', 2);
+-- check:
+REPLACE INTO t (id, u) VALUES (1, 'c'), (5, 'e');
+REPLACE INTO t (u) VALUES ('d');
+INSERT INTO t (id, u, n) VALUES (2, 'b', 3) ON DUPLICATE KEY UPDATE n = VALUES(n);
+INSERT INTO t (id, u, n) VALUES (2, 'b', 3), (9, 'z', 1) ON DUPLICATE KEY UPDATE n = VALUES(n);
+INSERT INTO t (u, n) VALUES ('q', 3) ON DUPLICATE KEY UPDATE n = VALUES(n);
+SELECT * FROM t ORDER BY id;

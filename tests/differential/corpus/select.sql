@@ -121,3 +121,29 @@ SELECT a.name, b.v FROM a LEFT JOIN b ON b.a_id = a.id ORDER BY a.id, b.v;
 -- Boolean expressions answer BIGINT 1/0; bit operators on unsigned BIGINT.
 -- check:
 SELECT TRUE, FALSE, 1 AND 0, 1 OR 0, NOT 1, 5 & 3, 5 | 3, 1 << 4;
+
+-- name: float_min_max_six_digits
+-- MIN and MAX of a FLOAT column are FLOAT: printed with FLOAT's 6 significant digits (0.1, not
+-- 0.10000000149011612), where arithmetic on it is DOUBLE.
+CREATE TABLE f (id INT PRIMARY KEY, x FLOAT, d DOUBLE);
+INSERT INTO f VALUES (1, 0.1, 0.1), (2, 3.3, 3.3), (3, 16777217, 1);
+-- check:
+SELECT MAX(x), MIN(x), MAX(x) AS m, MIN(d) FROM f GROUP BY x ORDER BY x;
+SELECT MAX(x + 0) FROM f GROUP BY x ORDER BY x;
+
+-- name: compound_interval_units
+-- Compound INTERVAL units: '1-2' YEAR_MONTH is 1 year 2 months; fewer numbers than fields fill
+-- the smallest fields ('5' DAY_HOUR is 5 hours); a *_MICROSECOND unit's last number is a
+-- fraction ('4.5' is 4.5 seconds); a leading '-' negates the whole value.
+CREATE TABLE d (id INT PRIMARY KEY, dt DATETIME, da DATE);
+INSERT INTO d VALUES (1, '2024-01-31 10:00:00', '2024-01-31');
+-- check:
+SELECT DATE_ADD(da, INTERVAL '1-2' YEAR_MONTH), da + INTERVAL '1-1' YEAR_MONTH FROM d;
+SELECT DATE_SUB(da, INTERVAL '-1-1' YEAR_MONTH), DATE_ADD(da, INTERVAL '1 1' DAY_HOUR) FROM d;
+SELECT DATE_SUB(dt, INTERVAL '1 2' DAY_HOUR), dt + INTERVAL '1 2:3' DAY_MINUTE FROM d;
+SELECT DATE_ADD(dt, INTERVAL '1 2:3:4' DAY_SECOND), DATE_ADD(dt, INTERVAL '2:3' HOUR_MINUTE) FROM d;
+SELECT DATE_ADD(dt, INTERVAL '2:3:4' HOUR_SECOND), dt - INTERVAL '3:4' MINUTE_SECOND FROM d;
+SELECT DATE_ADD(dt, INTERVAL '5' DAY_HOUR), DATE_ADD(dt, INTERVAL 1.5 HOUR_MINUTE) FROM d;
+SELECT DATE_ADD(dt, INTERVAL '1 2:3:4.5' DAY_MICROSECOND) FROM d;
+SELECT DATE_ADD(dt, INTERVAL '2:3:4.000005' HOUR_MICROSECOND) FROM d;
+SELECT DATE_ADD(dt, INTERVAL '3:4.5' MINUTE_MICROSECOND), dt + INTERVAL '4.5' SECOND_MICROSECOND FROM d;

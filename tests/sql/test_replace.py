@@ -1,0 +1,57 @@
+"""REPLACE as MySQL (engine/sql/mysql_dml.py): the old row is deleted and the new one inserted,
+so the columns a column list leaves out take their defaults; 2 affected rows per replaced row."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def test_replace_with_a_column_list_gives_the_other_columns_their_defaults(
+    shared_server: Any,
+) -> None:
+    cur = shared_server.connect().cursor()
+    cur.execute("CREATE DATABASE IF NOT EXISTS replace_defaults")
+    cur.execute("USE replace_defaults")
+    cur.execute("CREATE TABLE t (id INT PRIMARY KEY, v INT, w INT DEFAULT 7, s VARCHAR(5))")
+    cur.execute("INSERT INTO t VALUES (1, 1, 5, 'x'), (2, 2, 6, 'y')")
+    assert cur.execute("REPLACE INTO t (id, v) VALUES (1, 100)") == 2
+    assert cur.execute("REPLACE INTO t (id, v) VALUES (9, 100)") == 1
+    assert cur.execute("REPLACE INTO t SET id = 2, s = 'z'") == 2
+    cur.execute("SELECT * FROM t ORDER BY id")
+    assert cur.fetchall() == ((1, 100, 7, None), (2, None, 7, "z"), (9, 100, 7, None))
+
+
+def test_replace_on_a_table_with_two_keys_replaces_by_the_primary_key(shared_server: Any) -> None:
+    cur = shared_server.connect().cursor()
+    cur.execute("CREATE DATABASE IF NOT EXISTS replace_two_keys")
+    cur.execute("USE replace_two_keys")
+    cur.execute("CREATE TABLE t (id INT PRIMARY KEY, u VARCHAR(5) UNIQUE, w INT DEFAULT 7)")
+    cur.execute("INSERT INTO t VALUES (1, 'a', 1)")
+    assert cur.execute("REPLACE INTO t (id, u) VALUES (1, 'c')") == 2
+    cur.execute("SELECT * FROM t")
+    assert cur.fetchall() == ((1, "c", 7),)
+
+
+def test_replace_recomputes_a_generated_column(shared_server: Any) -> None:
+    cur = shared_server.connect().cursor()
+    cur.execute("CREATE DATABASE IF NOT EXISTS replace_generated")
+    cur.execute("USE replace_generated")
+    cur.execute("CREATE TABLE t (id INT PRIMARY KEY, v INT, g INT AS (v * 2))")
+    cur.execute("INSERT INTO t (id, v) VALUES (1, 1)")
+    assert cur.execute("REPLACE INTO t (id, v) VALUES (1, 5)") == 2
+    cur.execute("SELECT * FROM t")
+    assert cur.fetchall() == ((1, 5, 10),)
+
+
+def test_replace_into_an_auto_increment_table_counts_two_per_replaced_row(
+    shared_server: Any,
+) -> None:
+    cur = shared_server.connect().cursor()
+    cur.execute("CREATE DATABASE IF NOT EXISTS replace_auto_increment")
+    cur.execute("USE replace_auto_increment")
+    cur.execute("CREATE TABLE t (id INT AUTO_INCREMENT PRIMARY KEY, u VARCHAR(5), n INT DEFAULT 7)")
+    cur.execute("INSERT INTO t (u, n) VALUES ('a', 1), ('b', 2)")
+    assert cur.execute("REPLACE INTO t (id, u) VALUES (1, 'c'), (5, 'e')") == 3
+    assert cur.execute("REPLACE INTO t (u) VALUES ('d')") == 1
+    cur.execute("SELECT * FROM t ORDER BY id")
+    assert cur.fetchall() == ((1, "c", 7), (2, "b", 2), (5, "e", 7), (6, "d", 7))
