@@ -24,6 +24,7 @@ from drydock.engine.dictionary.model import (
 from drydock.engine.sql import time_columns
 from drydock.engine.sql.enforce_values import implicit_default
 from drydock.engine.sql.identifiers import quoted
+from drydock.engine.sql.mysql_casts import CLAMP
 
 
 def insensitive(column: ColumnDef, table: TableDef) -> bool:
@@ -126,12 +127,12 @@ def clip(assignment: exp.EQ, column: ColumnDef) -> None:
     if kind in STRING_TYPES and limit is not None:
         value = f"left(CAST({value} AS VARCHAR), {limit})"
     elif kind in INTEGER_TYPES and (bounds := column.integer_range()) is not None:
-        value = f"least(greatest(TRY_CAST({value} AS HUGEINT), {bounds[0]}), {bounds[1]})"
+        value = f"{CLAMP}(TRY_CAST({value} AS HUGEINT), {bounds[0]}, {bounds[1]})"
     elif kind == "decimal" and column.precision is not None:
         scale = column.scale or 0
         top = f"{10 ** (column.precision - scale)} - {1 / 10**scale}"
         low = "0" if column.unsigned else f"-({top})"
-        value = f"least(greatest(CAST({value} AS DOUBLE), {low}), {top})"
+        value = f"{CLAMP}(CAST({value} AS DOUBLE), {low}, {top})"
     elif kind == "time":
         value = time_columns.stored_sql(value, column.fsp or 0)
     elif kind == "enum":

@@ -17,10 +17,17 @@ from drydock.engine.errors import Errors
 from drydock.engine.sql.runtime_warnings import Collector
 from drydock.engine.sql.sql_templates import instantiate
 
+# DuckDB's least/greatest skip NULL arguments (least(NULL, 5) = 5), so every clamp goes through
+# mysql_clamp, which keeps NULL NULL and evaluates x once (a lambda over a one-element list: x may
+# raise row warnings, engine/sql/runtime_warnings.py).
 MACROS = {
-    "mysql_unsigned": """(h) AS (CAST(CASE WHEN h < 0 THEN greatest(h, -9223372036854775808)
-        + 18446744073709551616 ELSE least(h, 18446744073709551615) END AS UBIGINT))""",
+    "mysql_clamp": """(x, lo, hi) AS (list_transform([x],
+        lambda v: CASE WHEN v IS NULL THEN NULL ELSE least(greatest(v, lo), hi) END)[1])""",
+    "mysql_unsigned": """(h) AS (CAST(list_transform([h], lambda v: CASE WHEN v IS NULL THEN NULL
+        WHEN v < 0 THEN greatest(v, -9223372036854775808) + 18446744073709551616
+        ELSE least(v, 18446744073709551615) END)[1] AS UBIGINT))""",
 }
+CLAMP = "mysql_is.main.mysql_clamp"
 
 _BYTES = (
     "CASE WHEN typeof({0}) = 'BLOB' THEN octet_length(CAST({0} AS BLOB)) "

@@ -100,9 +100,9 @@ TEMPLATES: dict[str, dict[int, str]] = {
 # which the wire sends as TIME
 MAKETIME = (
     "CASE WHEN {1} < 0 OR {1} > 59 OR {2} < 0 OR {2} >= 60 THEN NULL ELSE to_microseconds("
-    "CAST(greatest(least(CASE WHEN {0} < 0 THEN -1 ELSE 1 END * (abs(CAST({0} AS BIGINT)) * 3600 "
-    "+ CAST({1} AS BIGINT) * 60 + CAST({2} AS DOUBLE)) * 1000000, "
-    f"{_MAX_TIME_US}), -{_MAX_TIME_US}) AS BIGINT)) END"
+    "CAST(mysql_is.main.mysql_clamp(CASE WHEN {0} < 0 THEN -1 ELSE 1 END * (abs(CAST({0} AS "
+    "BIGINT)) * 3600 + CAST({1} AS BIGINT) * 60 + CAST({2} AS DOUBLE)) * 1000000, "
+    f"-{_MAX_TIME_US}, {_MAX_TIME_US}) AS BIGINT)) END"
 )
 CLOCK = "COALESCE(TRY_CAST({0} AS TIME), CAST(TRY_CAST({0} AS TIMESTAMP) AS TIME))"
 TIMESTAMP_PLUS_TIME = (

@@ -186,8 +186,8 @@ _TEMPLATES: dict[str, dict[int, str]] = {
     # 12.7 SEC_TO_TIME(): a TIME, clamped to MySQL's range (±838:59:59); a DuckDB INTERVAL,
     # which the wire sends as TIME (server/results.py)
     "SEC_TO_TIME": {
-        1: "to_microseconds(CAST(round(greatest(least(CAST({0} AS DOUBLE), 3020399), -3020399) "
-        "* 1000000) AS BIGINT))"
+        1: "to_microseconds(CAST(round(mysql_is.main.mysql_clamp(CAST({0} AS DOUBLE), -3020399, "
+        "3020399) * 1000000) AS BIGINT))"
     },
     # MySQL counts days from year 0, which its calendar does not make a leap year (12.7 TO_DAYS)
     "FROM_DAYS": {1: "CAST(DATE '0001-01-01' + CAST({0} - 366 AS INTEGER) AS DATE)"},
