@@ -547,8 +547,13 @@ def test_a_paused_leader_is_deposed_and_its_late_result_changes_nothing(
             )
         finally:
             old.proc.send_signal(signal.SIGCONT)
+        # settled by evidence: COMMITTED or NOT_COMMITTED, not a released UNKNOWN still waiting
+        # for the reconciler's next pass
         job = wait_job(
-            new, job_id, until=lambda j: settled(j) and j["PossibleLive"] == "NO", timeout=60
+            new,
+            job_id,
+            until=lambda j: settled(j) and j["PossibleLive"] == "NO" and j["State"] != "UNKNOWN",
+            timeout=60,
         )
         wait_until(
             lambda: "lost the dispatcher lease" in old.log_text(), 15, "the old leader stepped down"
