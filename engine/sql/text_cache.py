@@ -335,8 +335,9 @@ def _prove(
         a == b for a, b in zip(texts[0][1], texts[1][1])
     ):  # two probes of one slot must differ
         return None
-    cut = _cut(*texts[0])
-    if cut is None or _cut(*texts[1]) != cut:
+    strings = [node.is_string for node in found.slots]
+    cut = _cut(*texts[0], strings)
+    if cut is None or _cut(*texts[1], strings) != cut:
         return None
     template = Template(cut[0], cut[1], real.planned, real.authorized, real.final)
     if template.fill(found.renderings()) != real.sql:
@@ -344,13 +345,13 @@ def _prove(
     return template
 
 
-def _cut(sql: str, renderings: list[str]) -> tuple[tuple[str, ...], tuple[int, ...]] | None:
+def _cut(
+    sql: str, renderings: list[str], strings: list[bool]
+) -> tuple[tuple[str, ...], tuple[int, ...]] | None:
     """``sql`` cut at each rendering, found exactly once (a number as a whole token)."""
     places: list[tuple[int, int, int]] = []
-    for slot, text in enumerate(renderings):
-        pattern = (
-            re.escape(text) if text.startswith("'") else rf"(?<![\w.]){re.escape(text)}(?![\w.])"
-        )
+    for slot, (text, is_string) in enumerate(zip(renderings, strings)):
+        pattern = re.escape(text) if is_string else rf"(?<![\w.]){re.escape(text)}(?![\w.])"
         hits = [m.start() for m in re.finditer(pattern, sql)]
         if len(hits) != 1:
             return None

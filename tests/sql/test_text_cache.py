@@ -260,6 +260,21 @@ def test_drop_and_create_table_between_two_executions(fresh: tuple[Engine, Run])
     assert with_cache == without and with_cache[0] == [(7,)]
 
 
+def test_alter_table_between_two_executions(fresh: tuple[Engine, Run]) -> None:
+    engine, run = fresh
+    run("USE d1")
+    _learnt(engine, run, "SELECT * FROM t WHERE id = {}", [1, 2, 3])
+    run("ALTER TABLE t MODIFY v VARCHAR(30) NOT NULL DEFAULT 'x'")
+    run("ALTER TABLE t ADD COLUMN w INT")
+    with_cache = _answer(run, "SELECT * FROM t WHERE id = 2")
+    engine.query.texts.enabled = False
+    try:
+        without = _answer(run, "SELECT * FROM t WHERE id = 2")
+    finally:
+        engine.query.texts.enabled = True
+    assert with_cache == without and with_cache[:2] == ([(2, "two", None)], ["id", "v", "w"])
+
+
 def test_set_sql_mode_between_two_executions(fresh: tuple[Engine, Run]) -> None:
     engine, run = fresh
     run("USE d1")
