@@ -12,6 +12,8 @@ engine/sql/external_binding.py (relations bound on the cursor), engine/sql/verdi
 (DuckDB's parse of the final text checked, passing verdicts kept), engine/sql/execution.py (run,
 results, streaming, errors), engine/sql/deadlines.py (max_execution_time) and
 engine/sql/dictionary_hooks.py (the data dictionary's enforcement, ALTER and DDL hooks).
+engine/sql/text_cache.py keeps the final text of a query per statement shape: ``_run`` records
+what it generated for a learning run, :meth:`QuerySession.run_template` runs a filled template.
 """
 
 from __future__ import annotations
