@@ -302,3 +302,24 @@ def test_revoke_between_two_executions(fresh: tuple[Engine, Run]) -> None:
     with pytest.raises(DrydockError) as refused:
         user("SELECT v FROM t WHERE id = 2")
     assert refused.value.code == 1142
+
+
+def test_session_values_are_never_cached(fresh: tuple[Engine, Run]) -> None:
+    engine, run = fresh
+    other_ctx = _context(engine)
+    other_ctx.connection_id = 2
+    other = _runner(engine, other_ctx)
+    for session in (run, other):
+        session("USE d1")
+        session("SET @k = 'zz'")
+    before = engine.query.texts.hits
+    query = "SELECT id FROM t WHERE id = CONNECTION_ID() + {} - 1 AND v <> @k"
+    for x in (2, 1, 3):
+        assert run(query.format(x)).rows == [(x,)]
+    assert run(query.format(1)).rows == [(1,)]
+    assert other(query.format(1)).rows == [(2,)]  # its own connection id
+    assert run("SELECT v FROM t WHERE id = 1 AND DATABASE() = 'd1'").rows == [("one",)]
+    assert run("SELECT v FROM t WHERE id = 1 AND DATABASE() = 'd1'").rows == [("one",)]
+    run("USE d2")
+    assert run("SELECT v FROM t WHERE id = 1 AND DATABASE() = 'd1'").rows == []
+    assert engine.query.texts.hits == before
