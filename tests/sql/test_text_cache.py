@@ -313,11 +313,15 @@ def test_session_values_are_never_cached(fresh: tuple[Engine, Run]) -> None:
         session("USE d1")
         session("SET @k = 'zz'")
     before = engine.query.texts.hits
-    query = "SELECT id FROM t WHERE id = CONNECTION_ID() + {} - 1 AND v <> @k"
+    query = "SELECT id FROM t WHERE id = CONNECTION_ID() + {}"
+    for x in (2, 1, 1):
+        assert run(query.format(x)).rows == [(x + 1,)]
+    assert other(query.format(1)).rows == [(3,)]  # its own connection id
+    query = "SELECT id FROM t WHERE id = {} AND v <> @k"
     for x in (2, 1, 3):
         assert run(query.format(x)).rows == [(x,)]
-    assert run(query.format(1)).rows == [(1,)]
-    assert other(query.format(1)).rows == [(2,)]  # its own connection id
+    run("SET @k = 'two'")
+    assert run(query.format(2)).rows == []
     assert run("SELECT v FROM t WHERE id = 1 AND DATABASE() = 'd1'").rows == [("one",)]
     assert run("SELECT v FROM t WHERE id = 1 AND DATABASE() = 'd1'").rows == [("one",)]
     run("USE d2")
