@@ -38,6 +38,8 @@ from typing import Any
 
 from sqlglot import exp
 
+from drydock.engine.errors import DrydockError
+from drydock.engine.results import Result
 from drydock.engine.support.lru import Lru
 from drydock.grammar import shapes
 
@@ -200,6 +202,7 @@ class Lookup:
     slots: list[exp.Literal]
     classes: list[ValueClass]
     template: Template | None = None
+    learning: bool = False  # a miss: the run is recorded and learnt from
     original: exp.Expr | None = None  # a copy as it arrived, to learn from on a miss
     recorder: Recorder = field(default_factory=lambda: Recorder(dry=False))
 
@@ -251,6 +254,7 @@ def lookup(expression: exp.Expr, ctx: Any, revision: int) -> Lookup | None:
     known, template = cache.get(key)
     found = Lookup(cache, key, slots, classes, template)
     if template is None and not known:
+        found.learning = True
         found.original = expression.copy()
         query.recorder = found.recorder
     return found if (template is not None or not known) else None
@@ -272,13 +276,33 @@ def _slots(expression: exp.Expr, count: int) -> list[exp.Literal] | None:
     return found  # type: ignore[return-value]
 
 
+def answer(found: Lookup | None, ctx: Any, stream: bool) -> Result | None:
+    """The result of a hit, run from its filled template; None on a miss, or when the run
+    failed with an error the full path words from its own tree (the statement only read, outside
+    a transaction: it runs again that way). KILL QUERY and max_execution_time are final."""
+    if found is None or found.template is None:
+        return None
+    sql = found.template.fill(found.renderings())
+    found.cache.hits += 1
+    try:
+        return ctx.query.run_template(found.template, sql, ctx, stream)  # type: ignore[no-any-return]
+    except DrydockError as error:
+        if error.code in FINAL_ERRORS or ctx.query.in_transaction:
+            raise
+        return None
+
+
 def learn(
     found: Lookup,
     ctx: Any,
-    generate: Callable[[exp.Expr], Generated | None],
+    run: Callable[[exp.Expr], object],
     has_session_values: Callable[[exp.Expr], bool],
 ) -> None:
-    """After a miss ran: keep its template when the proof holds, else None (never again)."""
+    """After a miss ran: keep its template when the proof holds, else None (never again).
+    ``run`` runs a statement as engine/statements/sql.py run_query does (a probe stops at
+    :class:`DryRun`); ``has_session_values``: whether binding session values changes a tree."""
+    if not found.learning:
+        return
     query = ctx.query
     query.recorder = None
     real = found.recorder.generated
@@ -291,7 +315,7 @@ def learn(
         and not has_session_values(original)
         and not _in_projection(original)
     ):
-        template = _prove(found, original, real, query, generate)
+        template = _prove(found, original, real, query, run)
     found.cache.put(found.key, template)
 
 
@@ -310,7 +334,7 @@ def _prove(
     original: exp.Expr,
     real: Generated,
     query: Any,
-    generate: Callable[[exp.Expr], Generated | None],
+    run: Callable[[exp.Expr], object],
 ) -> Template | None:
     texts: list[tuple[str, list[str]]] = []
     for probe_set in (0, 1):
@@ -323,11 +347,7 @@ def _prove(
             value = probe_value(cls, i, probe_set)
             node.set("this", value)
             renderings.append(rendering(node.is_string, value))
-        query.recorder = Recorder(dry=True)
-        try:
-            generated = generate(tree)
-        finally:
-            query.recorder = None
+        generated = _generate(query, tree, run)
         if generated is None or not generated.clean:
             return None
         texts.append((generated.sql, renderings))
@@ -343,6 +363,20 @@ def _prove(
     if template.fill(found.renderings()) != real.sql:
         return None
     return template
+
+
+def _generate(query: Any, tree: exp.Expr, run: Callable[[exp.Expr], object]) -> Generated | None:
+    """What the statement pipeline generates for ``tree``, nothing run."""
+    query.recorder = Recorder(dry=True)
+    try:
+        run(tree)
+    except DryRun as dry:
+        return dry.generated
+    except Exception:  # noqa: BLE001 - a probe that fails to generate only means no template
+        return None
+    finally:
+        query.recorder = None
+    return None
 
 
 def _cut(

@@ -10,7 +10,6 @@ no statement is answered by code drydock does not own.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 from mysql_mimic.schema import show_statement_to_info_schema_query
@@ -174,14 +173,10 @@ def run_query(
     if not _runs_on_duckdb(expression):
         raise Errors.STATEMENT_NOT_ALLOWED.error(what=_kind_text(expression))
     transactions.before_statement(ctx)
-    cached = text_cache.lookup(
-        expression, ctx, engine.privileges.revision
-    )  # engine/sql/text_cache.py
-    if cached is not None and cached.template is not None:
-        answered = _run_template(cached, ctx, stream)
-        if answered is not None:
-            return answered
-        cached = None
+    cached = text_cache.lookup(expression, ctx, engine.privileges.revision)  # the shape's text
+    answered = text_cache.answer(cached, ctx, stream)
+    if answered is not None:
+        return answered
     expression = bind_session_values(expression, ctx)
     warnings = runtime_warnings.Collector()  # raised row by row while DuckDB runs it
     try:
@@ -208,41 +203,14 @@ def run_query(
     result.warnings.extend(raised)
     if cached is not None:
         text_cache.learn(
-            cached, ctx, lambda probe: _generated(engine, probe, ctx), _has_session_values(ctx)
+            cached,
+            ctx,
+            lambda probe: run_query(engine, probe, ctx),
+            lambda tree: bind_session_values(tree.copy(), ctx) != tree,
         )
     if isinstance(expression, exp.Describe):  # EXPLAIN <query> (engine/statements/explain.py)
         return explain_rows(engine, expression, references, result, ctx)
     return result
-
-
-def _run_template(cached: text_cache.Lookup, ctx: SessionContext, stream: bool) -> Result | None:
-    """A SELECT of a known shape run from its cached DuckDB text (engine/sql/text_cache.py);
-    None when it failed with an error the full path words from its own tree (the statement
-    only read: it runs again that way). KILL QUERY and max_execution_time are final."""
-    assert cached.template is not None
-    sql = cached.template.fill(cached.renderings())
-    cached.cache.hits += 1
-    try:
-        return ctx.query.run_template(cached.template, sql, ctx, stream)  # type: ignore[no-any-return]
-    except DrydockError as error:
-        if error.code in text_cache.FINAL_ERRORS or ctx.query.in_transaction:
-            raise
-        return None
-
-
-def _generated(engine: Engine, probe: exp.Expr, ctx: SessionContext) -> text_cache.Generated | None:
-    """What run_query generates for ``probe`` (the session's recorder is dry: nothing runs)."""
-    try:
-        run_query(engine, probe, ctx)
-    except text_cache.DryRun as dry:
-        return dry.generated
-    except Exception:  # noqa: BLE001 - a probe that fails to generate only means no template
-        return None
-    return None
-
-
-def _has_session_values(ctx: SessionContext) -> Callable[[exp.Expr], bool]:
-    return lambda tree: bind_session_values(tree.copy(), ctx) != tree
 
 
 def _runs_on_duckdb(expression: exp.Expr) -> bool:
