@@ -17,13 +17,18 @@ time formats, intervals, ``DECIMAL(10,2)``), a shape that is not a query — is 
 every time, as before. Labels (grammar/sql.py ``label_projections``) are text spans of the
 statement: the shape keeps each label as a template over its slots.
 
-Security: what is cached is a parse only. Every execution still binds session values, resolves
+Each shape's tree is marked (``SHAPE_SERIAL``, ``SHAPE_SLOTS`` on the root, ``SLOT`` on each
+slot's Literal; copies keep them) so that engine/sql/text_cache.py can find the slots again after
+the statement's handler has worked on its copy.
+
+Security: what is cached here is a parse only. Every execution still binds session values, resolves
 and authorizes the relations and verifies DuckDB's parse of the final text; a literal can never
 name a relation or a function.
 """
 
 from __future__ import annotations
 
+import itertools
 import re
 import threading
 from collections.abc import Callable
@@ -56,6 +61,12 @@ _WORD_CHAR = re.compile(r"[\w$@.]")
 MARKER = "\x00"  # never in a statement we key (texts containing it are not keyed)
 MAX_KEY_CHARS = 8192
 MAX_LITERALS = 256
+# Marks left on a shape's tree (copied with it) for engine/sql/text_cache.py: the root carries
+# the shape's serial number and slot count, each slot's Literal node its slot number.
+SHAPE_SERIAL = "shape_serial"
+SHAPE_SLOTS = "shape_slots"
+SLOT = "shape_slot"
+_SERIALS = itertools.count(1)
 
 
 @dataclass(frozen=True)
@@ -264,6 +275,10 @@ def _build(
             return None
         slots.append(_path(nodes[0]))
     shape = Shape(probe_tree, tuple(slots), _labels(probe_tree, probe_text, probes), tokens)
+    for i, path in enumerate(slots):
+        _at(probe_tree, path).meta[SLOT] = i
+    probe_tree.meta[SHAPE_SERIAL] = next(_SERIALS)
+    probe_tree.meta[SHAPE_SLOTS] = len(slots)
     bound = shape.bind(literals, text)
     if (
         bound != parsed

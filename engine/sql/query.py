@@ -12,6 +12,8 @@ engine/sql/external_binding.py (relations bound on the cursor), engine/sql/verdi
 (DuckDB's parse of the final text checked, passing verdicts kept), engine/sql/execution.py (run,
 results, streaming, errors), engine/sql/deadlines.py (max_execution_time) and
 engine/sql/dictionary_hooks.py (the data dictionary's enforcement, ALTER and DDL hooks).
+engine/sql/text_cache.py keeps the final text of a query per statement shape: ``_run`` records
+what it generated for a learning run, :meth:`QuerySession.run_template` runs a filled template.
 """
 
 from __future__ import annotations
@@ -59,6 +61,7 @@ from drydock.engine.results import Result
 from drydock.engine.session import SessionContext
 from drydock.engine.sql.sql_relations import Reference
 from drydock.engine.sql.verdict_cache import verify
+from drydock.engine.sql import text_cache
 from drydock.engine.search.planner import prepare
 from drydock.engine.search.table_search import SearchSettings
 from drydock.engine.sql.external_binding import time_travel
@@ -104,10 +107,11 @@ class QueryEngine:
         # commits of writes by every session: a savepoint's replay is refused after one
         # (engine/sql/savepoints.py)
         self.writes = WriteClock()
+        self.texts = text_cache.TextCache()  # generated DuckDB texts per shape, every session's
 
     def session(self) -> QuerySession:
         with self._lock:
-            return QuerySession(self._db.cursor(), self.traits, self.writes)
+            return QuerySession(self._db.cursor(), self.traits, self.writes, self.texts)
 
     def fetch(self, sql: str, params: list[Any] | None = None) -> list[tuple[Any, ...]]:
         """A metadata query on a short-lived cursor of its own."""
@@ -176,6 +180,7 @@ class QuerySession(ExternalBinding, DictionaryHooks):
         cursor: duckdb.DuckDBPyConnection,
         traits: TableTraits | None = None,
         writes: WriteClock | None = None,
+        texts: text_cache.TextCache | None = None,
     ):
         # what a statement of an explicit transaction executes is logged for ROLLBACK TO
         # SAVEPOINT (engine/sql/savepoints.py)
@@ -198,6 +203,13 @@ class QuerySession(ExternalBinding, DictionaryHooks):
         self._deadline: Deadline | None = None
         self._deadline_token: object = None
         self._deadline_fired = False
+        # engine/sql/text_cache.py: the shared cache, and the recorder of a learning run
+        self.text_cache = texts
+        self.recorder: text_cache.Recorder | None = None
+
+    @property
+    def ddl_generation(self) -> int:
+        return self._traits.generation
 
     def interrupt(self) -> None:
         """KILL QUERY (server/connection.py): DuckDB stops the running statement within
@@ -225,6 +237,29 @@ class QuerySession(ExternalBinding, DictionaryHooks):
         ``stream``: a result set larger than one batch comes back as its first batch plus
         ``Result.stream`` (the rest, fetched while the server sends; the cursor serves nothing
         else until it is read or closed). Otherwise every row is fetched here."""
+        if self.recorder is not None and self.recorder.dry:  # text_cache.py's probe: never runs
+            return self._run(expression, ctx, references, visibility, resolver, stream, search)
+        return self._guarded(
+            expression,
+            lambda: self._run(expression, ctx, references, visibility, resolver, stream, search),
+        )
+
+    def run_template(
+        self, template: text_cache.Template, sql: str, ctx: SessionContext, stream: bool
+    ) -> Result:
+        """A SELECT whose text engine/sql/text_cache.py filled in: verified and run as
+        :meth:`run` runs a generated one."""
+        final = template.final
+
+        def execute() -> Result:
+            verify(final, sql, set(template.authorized), self._serialize)  # a verdict cache hit
+            result = self._execute(final, sql, ctx, None, stream=stream)
+            result_origins.attach(result, template.planned)
+            return result
+
+        return self._guarded(final, execute)
+
+    def _guarded(self, expression: exp.Expr, body: Callable[[], Result]) -> Result:
         self.transaction.check_usable()
         self.limit_time(0)  # nothing of an earlier statement's deadline is left (armed in _execute)
         # a write outside a transaction commits: counted for other sessions' savepoints
@@ -232,9 +267,7 @@ class QuerySession(ExternalBinding, DictionaryHooks):
         self.transaction.statement_started(self._schema, expression)
         try:
             with self._writes.committing() if autocommitted else nullcontext():
-                result = self._run(
-                    expression, ctx, references, visibility, resolver, stream, search
-                )
+                result = body()
             self.transaction.statement_succeeded(expression)
         except BaseException as exc:
             self.end_time_limit()  # no deadline interrupt may reach the check below
@@ -321,6 +354,12 @@ class QuerySession(ExternalBinding, DictionaryHooks):
                 changed_sql = counting.sql(dialect="duckdb")
                 verify(counting, changed_sql, authorized, self._serialize)
                 expression.meta["changed_rows_sql"] = changed_sql
+            if self.recorder is not None:  # engine/sql/text_cache.py learns (a probe stops here)
+                clean = not registered and not enforced and searched is None
+                clean = clean and changed_rows is None and key is None
+                self.recorder.record(
+                    text_cache.Generated(expression, sql, planned, frozenset(authorized), clean)
+                )
             result = self._execute(expression, sql, ctx, key, stream=stream and not registered)
             result_origins.attach(result, planned)
             result.warnings[:0] = enforced

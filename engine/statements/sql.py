@@ -28,6 +28,7 @@ from drydock.engine.sql import (
     session_limits,
     sql_relations,
     statement_info,
+    text_cache,
     transactions,
 )
 from drydock.engine.support.config_keys import Key
@@ -173,6 +174,10 @@ def run_query(
     if not _runs_on_duckdb(expression):
         raise Errors.STATEMENT_NOT_ALLOWED.error(what=_kind_text(expression))
     transactions.before_statement(ctx)
+    cached = text_cache.lookup(expression, ctx, engine.privileges.revision)  # the shape's text
+    answered = text_cache.answer(cached, ctx, stream)
+    if answered is not None:
+        return answered
     expression = bind_session_values(expression, ctx)
     warnings = runtime_warnings.Collector()  # raised row by row while DuckDB runs it
     try:
@@ -202,6 +207,13 @@ def run_query(
     else:  # later batches raise more: the server takes them as it fetches (server/session.py)
         result.warnings.extend(warnings.take())
         result.stream.follow_warnings(warnings.take, warnings.collect)
+    if cached is not None:
+        text_cache.learn(
+            cached,
+            ctx,
+            lambda probe: run_query(engine, probe, ctx),
+            lambda tree: bind_session_values(tree.copy(), ctx) != tree,
+        )
     if isinstance(expression, exp.Describe):  # EXPLAIN <query> (engine/statements/explain.py)
         return explain_rows(engine, expression, references, result, ctx)
     return result
