@@ -367,6 +367,18 @@ def test_killed_frontend_job_settles_from_ray_state_and_history(
             lambda j: "encoding" in j["Progress"] or j["State"] not in ("PENDING", "RUNNING"),
             240,
         )
+        # Ray records a task when its driver flushes task events (about once a second): a driver
+        # killed before that leaves tasks Ray's state API never lists, and an invocation nothing
+        # can prove over stays held (UNKNOWN, slot kept) until FORCE_RELEASE. Kill mid-build,
+        # once Ray knows the held segment tasks are running.
+        wait_until(
+            lambda: (
+                sum(b[12] for b in rows(server, "SHOW BACKENDS") if str(b[0]).startswith("ray:"))
+                >= 1
+            ),
+            20,
+            "Ray's state API lists the held segment tasks as running",
+        )
         server.kill9()
         server.start()
         job = wait_job(server, job_id, lambda j: j["CompletionReason"] == "RECONCILED", 120)
