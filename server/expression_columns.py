@@ -139,10 +139,7 @@ def _additive(typing: Typing, node: exp.Expr) -> MySQLType | None:
         return double(nullable)
     scale = max(a.decimals, b.decimals)
     precision = max(integer_digits(a), integer_digits(b)) + 1 + scale
-    if a.is_integer and b.is_integer:
-        unsigned = a.unsigned or b.unsigned
-        return integer(precision + (0 if unsigned else 1), precision, nullable, unsigned)
-    return decimal(precision, scale, nullable, a.unsigned and b.unsigned)
+    return _exact(a, b, precision, scale, nullable)
 
 
 def _multiply(typing: Typing, node: exp.Expr) -> MySQLType | None:
@@ -155,6 +152,11 @@ def _multiply(typing: Typing, node: exp.Expr) -> MySQLType | None:
         return double(nullable)
     precision = min(a.precision + b.precision, MAX_PRECISION)
     scale = min(a.decimals + b.decimals, MAX_SCALE)
+    return _exact(a, b, precision, scale, nullable)
+
+
+def _exact(a: MySQLType, b: MySQLType, precision: int, scale: int, nullable: bool) -> MySQLType:
+    """An exact result of two exact operands: an integer when both are, else a DECIMAL."""
     if a.is_integer and b.is_integer:
         unsigned = a.unsigned or b.unsigned
         return integer(precision + (0 if unsigned else 1), precision, nullable, unsigned)

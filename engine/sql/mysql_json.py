@@ -19,9 +19,9 @@ import re
 from typing import Any
 
 import duckdb
-from duckdb.func import FunctionNullHandling
 
 from drydock.engine.sql.mysql_json_doc import JsonError, parse
+from drydock.engine.sql.python_functions import register
 
 CONTAINS = "mysql_json_contains"
 CONTAINS_PATH = "mysql_json_contains_path"
@@ -167,24 +167,5 @@ def json_contains_path(document: str | None, mode: str | None, paths: list[str |
 
 def install(con: duckdb.DuckDBPyConnection) -> None:
     """Register the functions on ``con`` (its cursors see them). Idempotent."""
-    for name in (CONTAINS, CONTAINS_PATH):
-        try:
-            con.remove_function(name)
-        except duckdb.Error:
-            pass
-    con.create_function(
-        CONTAINS,
-        json_contains,
-        ["VARCHAR", "VARCHAR", "VARCHAR"],
-        "INTEGER",
-        null_handling=FunctionNullHandling.SPECIAL,
-        side_effects=False,
-    )
-    con.create_function(
-        CONTAINS_PATH,
-        json_contains_path,
-        ["VARCHAR", "VARCHAR", "VARCHAR[]"],
-        "INTEGER",
-        null_handling=FunctionNullHandling.SPECIAL,
-        side_effects=False,
-    )
+    register(con, CONTAINS, json_contains, ["VARCHAR", "VARCHAR", "VARCHAR"], "INTEGER")
+    register(con, CONTAINS_PATH, json_contains_path, ["VARCHAR", "VARCHAR", "VARCHAR[]"], "INTEGER")

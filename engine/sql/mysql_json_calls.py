@@ -14,12 +14,12 @@ from collections.abc import Callable
 from typing import Any
 
 import duckdb
-from duckdb.func import FunctionNullHandling
 from sqlglot import exp
 
 from drydock.engine.errors import Errors
 from drydock.engine.sql import mysql_json_info as info
 from drydock.engine.sql import mysql_json_modify as modify
+from drydock.engine.sql.python_functions import register
 
 MODIFY = "mysql_json_modify"
 REMOVE = "mysql_json_remove"
@@ -49,18 +49,7 @@ _FUNCTIONS: dict[str, tuple[Callable[..., Any], list[str], str]] = {
 def install(con: duckdb.DuckDBPyConnection) -> None:
     """Register the functions on ``con`` (its cursors see them). Idempotent."""
     for name, (function, parameters, returns) in _FUNCTIONS.items():
-        try:
-            con.remove_function(name)
-        except duckdb.Error:
-            pass
-        con.create_function(
-            name,
-            function,
-            parameters,  # type: ignore[arg-type]
-            returns,  # type: ignore[arg-type]
-            null_handling=FunctionNullHandling.SPECIAL,
-            side_effects=False,
-        )
+        register(con, name, function, parameters, returns)
 
 
 def _text(arg: exp.Expr) -> exp.Expr:

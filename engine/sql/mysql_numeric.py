@@ -8,7 +8,7 @@ counts the bits of the argument's own width (32 for an INTEGER -1) and refuses s
 from __future__ import annotations
 
 import duckdb
-from duckdb.func import FunctionNullHandling
+from drydock.engine.sql.python_functions import register
 
 CONV = "mysql_conv"
 _DIGITS = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ"
@@ -57,15 +57,4 @@ def conv(number: str | None, from_base: int | None, to_base: int | None) -> str 
 
 def install(con: duckdb.DuckDBPyConnection) -> None:
     """Register :func:`conv` on ``con`` (its cursors see it). Idempotent."""
-    try:
-        con.remove_function(CONV)
-    except duckdb.Error:
-        pass
-    con.create_function(
-        CONV,
-        conv,
-        ["VARCHAR", "BIGINT", "BIGINT"],  # type: ignore[list-item]
-        "VARCHAR",  # type: ignore[arg-type]
-        null_handling=FunctionNullHandling.SPECIAL,
-        side_effects=False,
-    )
+    register(con, CONV, conv, ["VARCHAR", "BIGINT", "BIGINT"], "VARCHAR")

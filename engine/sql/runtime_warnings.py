@@ -22,11 +22,11 @@ import threading
 from collections.abc import Iterator
 
 import duckdb
-from duckdb.func import FunctionNullHandling
 from sqlglot import exp
 
 from drydock.engine.errors import ErrorSpec
 from drydock.engine.results import Diagnostic
+from drydock.engine.sql.python_functions import register
 
 FUNCTION = "drydock_warning"
 MAX_KEPT = 1024  # MySQL's max_error_count default
@@ -46,18 +46,7 @@ def _record(token: str | None, code: int | None, message: str | None) -> bool:
 
 def install(con: duckdb.DuckDBPyConnection) -> None:
     """Register the recording function on ``con`` (its cursors see it). Idempotent."""
-    try:
-        con.remove_function(FUNCTION)
-    except duckdb.Error:
-        pass
-    con.create_function(
-        FUNCTION,
-        _record,
-        ["VARCHAR", "INTEGER", "VARCHAR"],  # type: ignore[list-item]
-        "BOOLEAN",  # type: ignore[arg-type]
-        null_handling=FunctionNullHandling.SPECIAL,
-        side_effects=True,
-    )
+    register(con, FUNCTION, _record, ["VARCHAR", "INTEGER", "VARCHAR"], "BOOLEAN", True)
 
 
 def tokens_in(expression: exp.Expr) -> set[str]:
