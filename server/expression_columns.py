@@ -27,7 +27,9 @@ MySQL's rules, as its Item classes apply them:
 - flags: NOT_NULL when the value can never be NULL, UNSIGNED, BINARY for numbers and temporals
   (their character set is binary) and binary strings, BLOB for the BLOB types. An expression
   never carries NUM (libmysqlclient sets it itself). A grouped query sends its columns from a
-  temporary table, whose fields do not carry BINARY.
+  temporary table, whose fields do not carry BINARY, unless an index of its one table starts
+  with the GROUP BY columns and no other order is asked for (MySQL then reads the rows grouped:
+  engine/sql/result_origins.py decides).
 """
 
 from __future__ import annotations
@@ -39,7 +41,7 @@ from mysql_mimic.types import ColumnType
 from sqlglot import exp
 
 from drydock.engine.sql.mysql_functions import MYSQL_CALL
-from drydock.server.function_columns import FUNCTION_RULES
+from drydock.server.function_columns import FUNCTION_RULES, date_arithmetic
 from drydock.server.mysql_types import (
     DIV_PRECISION_INCREMENT,
     MAX_PRECISION,
@@ -128,6 +130,11 @@ def _numbers(typing: Typing, node: exp.Expr) -> tuple[MySQLType, MySQLType] | No
 
 
 def _additive(typing: Typing, node: exp.Expr) -> MySQLType | None:
+    sides = [node.this, node.expression]
+    intervals = [side for side in sides if isinstance(side, exp.Interval)]
+    if intervals:  # `x + INTERVAL n unit`: date arithmetic on the other side
+        others = [side for side in sides if not isinstance(side, exp.Interval)]
+        return date_arithmetic(typing, others[0]) if len(others) == 1 else None
     pair = _numbers(typing, node)
     if pair is None:
         return None

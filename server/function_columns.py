@@ -190,7 +190,10 @@ def _date_format(typing: Typing, node: exp.Expr) -> MySQLType | None:
     """A constant format: the widest text its specifiers print."""
     if not isinstance(node.args.get("format"), exp.Literal):
         return None
-    text = _mysql_format(node)
+    return string(_format_width(_mysql_format(node)), True)
+
+
+def _format_width(text: str) -> int:
     size, i = 0, 0
     while i < len(text):
         if text[i] == "%" and i < len(text) - 1:
@@ -199,7 +202,32 @@ def _date_format(typing: Typing, node: exp.Expr) -> MySQLType | None:
         else:
             size += 1
         i += 1
-    return string(size, True)
+    return size
+
+
+def _time_format(typing: Typing, node: exp.Expr) -> MySQLType | None:
+    """TIME_FORMAT(t, format): MySQL's Item_func_time_format is a DATE_FORMAT (same widths)."""
+    if len(node.expressions) != 2 or not isinstance(node.expressions[1], exp.Literal):
+        return None
+    return string(_format_width(node.expressions[1].name), True)
+
+
+# DATE_ADD / DATE_SUB / `x + INTERVAL n unit` of a string (MySQL's Item_date_add_interval):
+# VARCHAR of MAX_DATETIME_FULL_WIDTH characters, since the string may hold any temporal.
+_DATETIME_FULL_WIDTH = 29
+
+
+def date_arithmetic(typing: Typing, operand: exp.Expr) -> MySQLType | None:
+    """The type of date arithmetic on ``operand``; only a string operand is typed here (a DATE,
+    DATETIME or TIME operand keeps the type DuckDB computes, which is MySQL's)."""
+    found = typing.of(operand)
+    if found is None or not found.is_string or found.binary:
+        return None
+    return string(_DATETIME_FULL_WIDTH, True)
+
+
+def _date_add(typing: Typing, node: exp.Expr) -> MySQLType | None:
+    return date_arithmetic(typing, node.this)
 
 
 def _mysql_format(node: exp.Expr) -> str:
@@ -225,6 +253,20 @@ def _information(typing: Typing, node: exp.Expr) -> MySQLType | None:
     if node.expressions:
         return None
     return _INFORMATION.get(str(node.name).lower())
+
+
+def _anonymous(typing: Typing, node: exp.Expr) -> MySQLType | None:
+    """Calls sqlglot keeps by name."""
+    rule = _BY_NAME.get(str(node.name).lower())
+    return rule(typing, node) if rule is not None else _information(typing, node)
+
+
+# MySQL's Item_func_time_to_sec: an Item_int_func of 10 characters (the seconds of ±838:59:59
+# and a sign), NULL for a bad time; its value is whole seconds
+_BY_NAME: dict[str, Rule] = {
+    "time_format": _time_format,
+    "time_to_sec": lambda typing, node: integer(10, 9, True),
+}
 
 
 # -- CAST ----------------------------------------------------------------------------------------
@@ -259,7 +301,7 @@ def _cast(typing: Typing, node: exp.Expr) -> MySQLType | None:
 
 FUNCTION_RULES: dict[type[exp.Expr], Rule] = {
     exp.Cast: _cast,
-    exp.Anonymous: _information,
+    exp.Anonymous: _anonymous,
     exp.Concat: _concat,
     exp.ConcatWs: _concat_ws,
     exp.Upper: _same_length,
@@ -290,4 +332,9 @@ FUNCTION_RULES: dict[type[exp.Expr], Rule] = {
     # Item_func_timestamp_diff: an Item_int_func's BIGINT(21), NULL for a bad date
     exp.TimestampDiff: lambda typing, node: integer(21, 20, True),
     exp.TimeToStr: _date_format,
+    exp.DateAdd: _date_add,
+    exp.DateSub: _date_add,
+    # DATEDIFF is TO_DAYS(a) - TO_DAYS(b) (MySQL's Create_func_datediff): integer arithmetic,
+    # BIGINT of 8 characters, NULL for a bad date
+    exp.DateDiff: lambda typing, node: integer(8, 7, True),
 }

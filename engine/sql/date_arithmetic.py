@@ -77,6 +77,34 @@ def typed_interval_operand(node: exp.Add | exp.Sub) -> None:
             side.replace(instantiate(TS, [side.copy()]))
 
 
+def _temporal_operand(node: Any) -> exp.Expr | None:
+    """The value side of date arithmetic (DATE_ADD's first argument, the side of ``+`` / ``-``
+    that is not the INTERVAL), whatever its units; None for anything else."""
+    if isinstance(node, (exp.DateAdd, exp.DateSub)):
+        return node.this
+    if isinstance(node, (exp.Add, exp.Sub)):
+        sides = [node.this, node.expression]
+        others = [s for s in sides if not isinstance(s, exp.Interval)]
+        return others[0] if len(others) == 1 else None
+    return None
+
+
+def is_string_result(node: Any) -> bool:
+    """Date arithmetic on a string literal, as a select-list item: MySQL's Item_date_add_interval
+    answers a VARCHAR then (the string could hold any temporal), which clients read as text."""
+    operand = _temporal_operand(node)
+    if not (isinstance(operand, exp.Literal) and operand.is_string):
+        return False
+    item = node.parent if isinstance(node.parent, exp.Alias) else node
+    return isinstance(item.parent, exp.Select) and item.arg_key == "expressions"
+
+
+# MySQL's text of a DATETIME result computed as a string: six fractional digits when there is a
+# fraction, none otherwise (Item_date_add_interval::val_str)
+DATETIME_TEXT = (
+    "regexp_replace(strftime(CAST({0} AS TIMESTAMP), '%Y-%m-%d %H:%M:%S.%f'), '\\.000000$', '')"
+)
+
 _SYNONYMS = {"ADDDATE": exp.DateAdd, "SUBDATE": exp.DateSub}
 
 _US = 1_000_000

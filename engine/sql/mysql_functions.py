@@ -459,6 +459,8 @@ def translate(expression: exp.Expr, warnings: Collector | None = None) -> exp.Ex
         and date_arithmetic.is_date_arithmetic(n)
         and n is not expression
     ]
+    # with the client's own copy, for typing (its operand is rewritten in place below)
+    as_text = [(n, n.copy()) for n in nodes if date_arithmetic.is_string_result(n)]
     for node in reversed(nodes):
         if not isinstance(node, exp.Func) or _in_column_definition(node):
             continue
@@ -479,4 +481,13 @@ def translate(expression: exp.Expr, warnings: Collector | None = None) -> exp.Ex
         wrapper = exp.Cast(to=exp.DataType.build("DATE"))
         node.replace(wrapper)
         wrapper.set("this", node)
+    for node, written in as_text:  # a select-list item: its value is the wrapper around it, if any
+        is_date = any(node is d for d in dated)
+        value = node.parent if is_date else node
+        text_of = "CAST({0} AS VARCHAR)" if is_date else date_arithmetic.DATETIME_TEXT
+        placeholder = exp.null()
+        value.replace(placeholder)
+        text = instantiate(text_of, [value])
+        text.meta[MYSQL_CALL] = written  # typed as the client wrote it
+        placeholder.replace(text)
     return result

@@ -38,6 +38,8 @@ class Origin:
     # a GROUP BY column of a grouped query: MySQL sends it from the temporary table that groups
     # the rows, whose field carries the internal GROUP_FLAG (the NUM bit) and no BINARY flag
     group_key: bool = False
+    # the GROUP BY columns when an index in that order could group the rows (:func:`define`)
+    group_index: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -49,6 +51,7 @@ class Computed:
     node: exp.Expr
     tables: dict[str, Origin] = field(compare=False, repr=False)
     grouped: bool = False
+    group_index: tuple[str, ...] = ()  # as Origin.group_index
 
 
 # per projection: an origin, an expression, nothing, or '*' of a table
@@ -66,6 +69,7 @@ def plan(expression: exp.Expr, ctx: SessionContext) -> tuple[Plan, Origin | None
     star = _table_origin(single, ctx) if single is not None else None
     out: Plan = []
     sources: dict[str, Origin] | None = None
+    group_index = _index_candidate(expression, single)
     for projection in expression.expressions:
         column = projection.this if isinstance(projection, exp.Alias) else projection
         if isinstance(column, exp.Star):
@@ -74,7 +78,7 @@ def plan(expression: exp.Expr, ctx: SessionContext) -> tuple[Plan, Origin | None
         if not isinstance(column, exp.Column):
             if sources is None:
                 sources = _sources(by_alias, ctx)
-            out.append(Computed(column.copy(), sources, _grouped(expression)))
+            out.append(Computed(column.copy(), sources, _grouped(expression), group_index))
             continue
         if isinstance(column.this, exp.Star):
             table = by_alias.get(column.table.lower())
@@ -91,6 +95,7 @@ def plan(expression: exp.Expr, ctx: SessionContext) -> tuple[Plan, Origin | None
                 isinstance(projection, exp.Alias),
                 source=base.source,
                 group_key=column.name.lower() in _group_keys(expression),
+                group_index=group_index,
             )
             if base
             else None
@@ -138,6 +143,43 @@ def _group_keys(select: exp.Select) -> set[str]:
 
 def _grouped(select: exp.Select) -> bool:
     return select.args.get("group") is not None
+
+
+def _index_candidate(select: exp.Select, single: exp.Expr | None) -> tuple[str, ...]:
+    """The GROUP BY columns (lower case) when MySQL could group by reading an index in order,
+    needing no temporary table: one table, every key a plain column of it, and no ORDER BY other
+    than those columns in that order, one direction. () otherwise."""
+    group = select.args.get("group")
+    if group is None or single is None or not isinstance(single, exp.Table):
+        return ()
+    alias = single.alias_or_name.lower()
+    keys: list[str] = []
+    for key in group.expressions:
+        if not isinstance(key, exp.Column) or (key.table and key.table.lower() != alias):
+            return ()
+        keys.append(key.name.lower())
+    order = select.args.get("order")
+    if order is not None:
+        terms = order.expressions
+        named = [t.this.name.lower() if isinstance(t.this, exp.Column) else None for t in terms]
+        if named != keys or len({bool(t.args.get("desc")) for t in terms}) > 1:
+            return ()
+    return tuple(keys)
+
+
+def _groups_by_index(columns: tuple[str, ...], definition: TableDef | None) -> bool:
+    """Whether an index of the table starts with exactly ``columns``, in that order and whole
+    (MySQL's test_if_order_by_key): MySQL then reads the rows grouped and sends the result
+    without a temporary table."""
+    if not columns or definition is None:
+        return False
+    for key in definition.keys:
+        parts = key.parts[: len(columns)]
+        if key.kind == "FULLTEXT" or any(p.prefix is not None for p in parts):
+            continue
+        if tuple(p.column.lower() for p in parts) == columns:
+            return True
+    return False
 
 
 def computed(
@@ -193,14 +235,20 @@ def define(
         if id(table) not in found:
             found[id(table)] = definition_of(table)
         definition = found[id(table)]
-        return origin if definition is None else replace(origin, definition=definition)
+        if definition is None:
+            return origin
+        by_index = origin.group_key and _groups_by_index(origin.group_index, definition)
+        return replace(origin, definition=definition, group_key=origin.group_key and not by_index)
 
     tables_done: dict[int, dict[str, Origin]] = {}
 
     def with_tables(item: Computed) -> Computed:
         if id(item.tables) not in tables_done:  # the projections share one dict of tables
             tables_done[id(item.tables)] = {a: defined(o) for a, o in item.tables.items()}
-        return replace(item, tables=tables_done[id(item.tables)])
+        tables = tables_done[id(item.tables)]
+        only = next(iter(tables.values())) if len(tables) == 1 else None
+        by_index = only is not None and _groups_by_index(item.group_index, only.definition)
+        return replace(item, tables=tables, grouped=item.grouped and not by_index)
 
     return (
         [_each(p, defined, with_tables) for p in projections],

@@ -253,23 +253,57 @@ def _mysql8_bigint_expressions(sql: str, answer: Answer) -> Answer:
     return answer.replace(columns=tuple(bigint(c) for c in answer.columns))
 
 
-_DATE_PARTS = ("YEAR(", "MONTH(", "DAY(", "DAYOFWEEK(")
+_DATE_PARTS = ("YEAR(", "MONTH(", "DAY(", "DAYOFWEEK(", "MINUTE(", "SECOND(")
+_DATETIME_FULL_WIDTH = 29  # MySQL's MAX_DATETIME_FULL_WIDTH
+_DATE_ADD = ("DATE_ADD(", "DATE_SUB(", "ADDDATE(", "SUBDATE(")
 
 
 def _mysql8_date_function_types(sql: str, answer: Answer) -> Answer:
-    """YEAR/MONTH/DAY/DAYOFWEEK: MySQL 8's BIGINT of the part's digits and a sign (5/3/3/2),
-    MariaDB's INT of the digits (4/2/2/1); DATE_FORMAT and CAST … AS CHAR: MySQL 8's string
-    decimals 31, MariaDB 0."""
+    """MySQL 8 (sql/item_timefunc.cc) vs MariaDB 10.11: date and time parts are BIGINT of the
+    part's digits and a sign (YEAR 5, MONTH/DAY/MINUTE/SECOND 3, DAYOFWEEK 2, HOUR 4 for TIME's
+    838 hours; MariaDB INT of 4/2/2/2/2/1/2); DATEDIFF, integer arithmetic, is BIGINT (MariaDB
+    INT); TIME_TO_SEC is BIGINT(10) (MariaDB 17); date
+    arithmetic on a string is VARCHAR(29) (MariaDB CHAR(19)); DATE_FORMAT, TIME_FORMAT and CAST …
+    AS CHAR have decimals 31 (MariaDB 0)."""
 
     def mysql8(c: Column) -> Column:
         name = c.name.upper()
+        if c.type_code == 3 and name.startswith("HOUR("):
+            return Column(c.name, 8, 4, c.decimals, c.flags)
         if c.type_code == 3 and name.startswith(_DATE_PARTS):
             return Column(c.name, 8, c.length + 1, c.decimals, c.flags)
-        if c.type_code == 253 and c.decimals == 0 and name.startswith(("DATE_FORMAT(", "CAST(")):
+        if c.type_code == 3 and name.startswith("DATEDIFF("):  # TO_DAYS(a) - TO_DAYS(b)
+            return Column(c.name, 8, c.length, c.decimals, c.flags)
+        if c.type_code == 8 and name.startswith("TIME_TO_SEC("):
+            return Column(c.name, 8, 10, c.decimals, c.flags)
+        if c.type_code == 254 and name.startswith(_DATE_ADD):
+            return Column(c.name, 253, _DATETIME_FULL_WIDTH * 4, 31, c.flags)
+        formats = ("DATE_FORMAT(", "TIME_FORMAT(", "CAST(")
+        if c.type_code == 253 and c.decimals == 0 and name.startswith(formats):
             return Column(c.name, c.type_code, c.length, 31, c.flags)
         return c
 
     return answer.replace(columns=tuple(mysql8(c) for c in answer.columns))
+
+
+_CREATE_DEFAULT_NULL = re.compile(
+    r"(?m)^(  `[^`]+` (?:tiny|medium|long)?(?:text|blob)\b.*?) DEFAULT NULL"
+)
+_CREATE_NUMBER_DEFAULT = re.compile(r"(?m)^(  `[^`]+` .*? DEFAULT )(-?[0-9][0-9.e+-]*)(?=[ ,\n]|$)")
+
+
+def _mysql8_create_table(sql: str, answer: Answer) -> Answer:
+    """SHOW CREATE TABLE: MySQL 8 writes no `DEFAULT NULL` for a TEXT/BLOB column (it can have
+    no other literal default) and quotes a number default (`DEFAULT '0.00'`); MariaDB writes
+    `text DEFAULT NULL` and `DEFAULT 0.00`."""
+    if not re.match(r"(?i)^\s*show\s+create\s+table\b", sql):
+        return answer
+
+    def spell(text: str) -> str:
+        text = _CREATE_DEFAULT_NULL.sub(r"\1", text)
+        return _CREATE_NUMBER_DEFAULT.sub(lambda m: f"{m.group(1)}'{m.group(2)}'", text)
+
+    return _map_text(answer, spell)
 
 
 def _duckdb_engine(sql: str, answer: Answer) -> Answer:
@@ -365,13 +399,30 @@ DIFFERENCES: tuple[Difference, ...] = (
         _mysql8_bigint_expressions,
     ),
     Difference(
-        "date part, DATE_FORMAT and CAST AS CHAR definitions",
+        "date and time function definitions",
         MARIADB_NOT_MYSQL8,
-        "MySQL 8 types YEAR/MONTH/DAY/DAYOFWEEK as BIGINT of the part's digits and a sign "
-        "(lengths 5/3/3/2; MariaDB INT of 4/2/2/1) and sends DATE_FORMAT and CAST … AS CHAR "
-        "with decimals 31 (MariaDB 0)",
-        ("select_date_functions", "select_date_column_arithmetic", "select_cast"),
+        "MySQL 8 types YEAR/MONTH/DAY/DAYOFWEEK/HOUR/MINUTE/SECOND as BIGINT of the part's digits "
+        "and a sign (lengths 5/3/3/2/4/3/3; MariaDB INT of 4/2/2/1/2/2/2), DATEDIFF as BIGINT "
+        "(MariaDB INT), TIME_TO_SEC as "
+        "BIGINT(10) (MariaDB 17), DATE_ADD/DATE_SUB of a string as VARCHAR(29) (MariaDB "
+        "CHAR(19)), and sends DATE_FORMAT, TIME_FORMAT and CAST … AS CHAR with decimals 31 "
+        "(MariaDB 0)",
+        (
+            "select_date_functions",
+            "select_date_column_arithmetic",
+            "select_cast",
+            "types_time_functions",
+            "types_time_range",
+        ),
         _mysql8_date_function_types,
+    ),
+    Difference(
+        "SHOW CREATE TABLE defaults",
+        MARIADB_NOT_MYSQL8,
+        "MySQL 8 writes no `DEFAULT NULL` for a TEXT/BLOB column and quotes a number default "
+        "(`DEFAULT '0.00'`); MariaDB writes `text DEFAULT NULL` and `DEFAULT 0.00`",
+        ALL_CASES,
+        _mysql8_create_table,
     ),
     Difference(
         "CAST of a negative number AS UNSIGNED",
@@ -391,30 +442,7 @@ DIFFERENCES: tuple[Difference, ...] = (
         _mysql8_show_definitions,
     ),
 )
-_DATE_FUNCTIONS = (
-    "column definitions: DATE_ADD on a string is computed as a DATE (MySQL 8: a string) and "
-    "DATEDIFF is not typed"
-)
-KNOWN_GAPS: dict[str, str] = {
-    "show_create_table_types": (
-        "MariaDB's SHOW CREATE TABLE differs from MySQL 8 beyond the declared differences "
-        "(TEXT/BLOB `DEFAULT NULL`, an unquoted DECIMAL default): a declared difference to write"
-    ),
-    # column definitions (test_column_definitions)
-    "select_date_functions" + DEFINITIONS: _DATE_FUNCTIONS,
-    "types_time_functions" + DEFINITIONS: (
-        "column definitions: HOUR/MINUTE/SECOND, CAST AS CHAR and TIME_FORMAT are not typed "
-        "(DuckDB's BIGINT and VARCHAR lengths)"
-    ),
-    "types_time_comparisons" + DEFINITIONS: (
-        "column definitions of a GROUP BY result: a key column carries NUM, COUNT(*) no BINARY "
-        "(any table, not the TIME column's)"
-    ),
-    "types_time_range" + DEFINITIONS: (
-        "column definitions: TIME_TO_SEC and TIME_FORMAT are not typed (DuckDB's BIGINT and "
-        "VARCHAR lengths)"
-    ),
-}
+KNOWN_GAPS: dict[str, str] = {}
 
 
 def expected_answers(

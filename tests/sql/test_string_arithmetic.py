@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import datetime
 
 import pytest
 from pymysql.constants import FIELD_TYPE
@@ -37,10 +36,22 @@ def test_type_is_double_and_bound_parameter_too(shared_server) -> None:  # type:
     assert cur.description[0][1] == FIELD_TYPE.DOUBLE
 
 
-def test_string_plus_interval_stays_datetime(shared_server) -> None:  # type: ignore[no-untyped-def]
+def test_string_plus_interval_is_the_datetime_as_a_string(shared_server) -> None:  # type: ignore[no-untyped-def]
+    """MySQL 8 manual, DATE_ADD(): "String otherwise" — the string could hold any temporal, so
+    the result is VARCHAR text of the DATETIME (six fractional digits only when there is a
+    fraction); compared with a DATETIME it is still read as one."""
     cur = shared_server.connect().cursor()
-    cur.execute("SELECT '2024-01-01 10:00:00' + INTERVAL 1 SECOND")
-    assert cur.fetchall()[0][0] == datetime.datetime(2024, 1, 1, 10, 0, 1)
+    cur.execute(
+        "SELECT '2024-01-01 10:00:00' + INTERVAL 1 SECOND, "
+        "DATE_ADD('2024-01-01 10:00:00.5', INTERVAL 1 SECOND), "
+        "DATE_SUB('2024-01-31', INTERVAL 1 MONTH)"
+    )
+    assert cur.fetchall()[0] == ("2024-01-01 10:00:01", "2024-01-01 10:00:01.500000", "2023-12-31")
+    assert [d[1] for d in cur.description] == [FIELD_TYPE.VAR_STRING] * 3
+    cur.execute(
+        "SELECT CAST('2024-01-01 10:00:01' AS DATETIME) = '2024-01-01 10:00:00' + INTERVAL 1 SECOND"
+    )
+    assert cur.fetchall()[0][0] == 1
 
 
 @pytest.mark.parametrize(

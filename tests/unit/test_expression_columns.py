@@ -72,6 +72,8 @@ def test_a_grouped_query_sends_no_binary_flag_on_numbers() -> None:
 def test_an_unknown_column_or_function_leaves_the_type_unknown() -> None:
     assert _typed("x + 1") is None
     assert _typed("SOUNDEX('a')") is None
+    # date arithmetic on a DATE/DATETIME/TIME operand keeps DuckDB's type, which is MySQL's
+    assert _typed("DATE_ADD(n, INTERVAL 1 DAY)") is None
 
 
 @pytest.mark.parametrize(
@@ -83,6 +85,14 @@ def test_an_unknown_column_or_function_leaves_the_type_unknown() -> None:
         ("LAST_DAY('2024-02-10')", (ColumnType.DATE, 10, 0, BINARY)),
         ("DATE_FORMAT('2024-02-29 13:14:15', '%Y/%m/%d %H:%i')", (VAR_STRING, 84, 31, 0)),
         ("DATE_FORMAT(n, '%W')", (VAR_STRING, 256, 31, 0)),
+        ("HOUR('10:00:00')", (LONGLONG, 4, 0, BINARY)),  # up to 838 hours and a sign
+        ("TIME_TO_SEC('10:00:00')", (LONGLONG, 10, 0, BINARY)),
+        ("TIME_FORMAT(n, '%H:%i:%s')", (VAR_STRING, 52, 31, 0)),
+        ("DATEDIFF('2024-03-01', '2024-02-01')", (LONGLONG, 8, 0, BINARY)),
+        # date arithmetic on a string: the string could hold any temporal, so VARCHAR(29)
+        ("DATE_ADD('2024-01-31', INTERVAL 1 MONTH)", (VAR_STRING, 116, 31, 0)),
+        ("DATE_SUB('2024-01-31 10:00:00', INTERVAL 1 HOUR)", (VAR_STRING, 116, 31, 0)),
+        ("'2024-01-01 10:00:00' + INTERVAL 1 SECOND", (VAR_STRING, 116, 31, 0)),
     ],
 )
 def test_mysql_types_of_date_functions(

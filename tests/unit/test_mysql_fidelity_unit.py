@@ -12,10 +12,13 @@ from mysql_mimic import ResultColumn
 from mysql_mimic.charset import CharacterSet
 from mysql_mimic.types import ColumnType
 
+from sqlglot import exp
+
+from drydock.engine.dictionary.model import ColumnDef, KeyDef, KeyPart, TableDef
 from drydock.engine.sql import result_origins, session_limits
 from drydock.engine.errors import DrydockError
 from drydock.engine.sql.result_origins import Origin
-from drydock.engine.session import SessionContext
+from drydock.engine.session import INTERNAL, SessionContext
 from drydock.grammar import lexer
 from drydock.server import column_meta
 
@@ -139,6 +142,49 @@ def test_origins_of_plain_columns_aliases_and_stars() -> None:
     )  # a star over a join: unknown
     assert _origins("SELECT b.v FROM a JOIN b ON a.i = b.i", ["v"]) == [Origin("d", "b", "b", "v")]
     assert _origins("INSERT INTO t VALUES (1)", []) == []
+
+
+def _grouping(sql: str, keys: tuple[KeyDef, ...]) -> tuple[list[bool], list[bool]]:
+    """Per plain column, whether it is sent as a temporary table's group key; per expression,
+    whether it is typed as a temporary table's field: for table t (a, b, c) with ``keys``."""
+    select = sqlglot.parse_one(sql, read="mysql")
+    for table in select.find_all(exp.Table):
+        table.set("catalog", exp.to_identifier(INTERNAL))
+    columns = tuple(ColumnDef(name, "int") for name in ("a", "b", "c"))
+    definition = TableDef("d", "t", columns, keys)
+    planned = result_origins.define(result_origins.plan(select, _ctx()), lambda t: definition)
+    assert planned is not None
+    items = planned[0]
+    return (
+        [i.group_key for i in items if isinstance(i, Origin)],
+        [i.grouped for i in items if isinstance(i, result_origins.Computed)],
+    )
+
+
+def test_a_query_grouped_by_an_index_in_its_order_needs_no_temporary_table() -> None:
+    """MySQL reads the rows grouped through an index that starts with the GROUP BY columns, so
+    nothing is sent from a temporary table (no GROUP_FLAG, BINARY kept); any other grouping,
+    or an ORDER BY of something else, groups in a temporary table."""
+    primary = (KeyDef("PRIMARY", "PRIMARY", (KeyPart("a"),)),)
+    both = (KeyDef("k", "INDEX", (KeyPart("b"), KeyPart("a"), KeyPart("c"))),)
+    by_a = "SELECT a, COUNT(*) FROM t GROUP BY a"
+    assert _grouping(by_a, primary) == ([False], [False])
+    assert _grouping(by_a + " ORDER BY a DESC", primary) == ([False], [False])
+    assert _grouping("SELECT a, b, SUM(c) FROM t GROUP BY a, b", both) == ([True, True], [True])
+    assert _grouping("SELECT a, b, SUM(c) FROM t GROUP BY a, b", both + primary) == (
+        [True, True],
+        [True],
+    )
+    assert _grouping("SELECT b, a, SUM(c) FROM t GROUP BY b, a", both) == ([False, False], [False])
+    assert _grouping(by_a, ()) == ([True], [True])
+    assert _grouping(by_a + " ORDER BY COUNT(*)", primary) == ([True], [True])
+    assert _grouping("SELECT b, COUNT(*) FROM t GROUP BY b", primary) == ([True], [True])
+    assert _grouping("SELECT LOWER(a), COUNT(*) FROM t GROUP BY LOWER(a)", primary) == (
+        [],
+        [True, True],
+    )
+    prefix = (KeyDef("p", "INDEX", (KeyPart("a", prefix=3),)),)
+    assert _grouping(by_a, prefix) == ([True], [True])
 
 
 def _limited(sql: str, **variables: Any) -> str:
