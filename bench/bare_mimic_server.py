@@ -14,8 +14,15 @@ Two flavours, one process each:
   (pymysql's ``SET NAMES`` / ``SET AUTOCOMMIT`` at connect, never timed) takes mysql-mimic's
   normal path, because a client expects an OK packet for it.
 
+- ``--session duckdb`` / ``duckdb-inline``: the floor of any mysql-mimic server over DuckDB
+  (bench/bench_lookup_floor.py). The session runs the text as it is on its own cursor of one
+  in-process DuckDB holding ``pk`` (``--pk-rows`` rows, INTEGER PRIMARY KEY, built as
+  bench_vs_mariadb.py builds it) and answers the rows: ``duckdb`` on a worker thread, as a server
+  must (a statement cannot hold the event loop), ``duckdb-inline`` on the event loop itself (no
+  thread hop at all, what no real server can afford).
+
 Prints ``bare-mimic ready on HOST:PORT`` once it accepts connections; stops on SIGTERM/SIGINT.
-Only the standard library and mysql-mimic are imported, so nothing of drydock is loaded.
+Only the standard library, mysql-mimic and duckdb are imported, so nothing of drydock is loaded.
 """
 
 from __future__ import annotations
@@ -45,10 +52,46 @@ class FixedAnswerSession(Session):
         return FIXED_ROWS, FIXED_COLUMNS
 
 
-async def _serve(host: str, port: int, session: str) -> None:
-    server = (
-        MysqlServer() if session == "default" else MysqlServer(session_factory=FixedAnswerSession)
+class DuckDBSession(Session):
+    """Runs every statement but SET on DuckDB as it is (no parsing, no checks)."""
+
+    engine: Any = None  # the process's DuckDB connection (set in _duckdb_session)
+    inline = False
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.cursor = self.engine.cursor()
+
+    def _run(self, sql: str) -> Any:
+        result = self.cursor.execute(sql)
+        return result.fetchall(), [d[0] for d in result.description]
+
+    async def handle_query(self, sql: str, attrs: dict[str, str]) -> Any:
+        if sql.lstrip()[:4].upper() == "SET ":
+            return await super().handle_query(sql, attrs)
+        if self.inline:
+            return self._run(sql)
+        return await asyncio.get_running_loop().run_in_executor(None, self._run, sql)
+
+
+def _duckdb_session(rows: int, inline: bool) -> type[Session]:
+    import duckdb
+
+    database = duckdb.connect()
+    database.execute("CREATE TABLE pk (id INTEGER PRIMARY KEY, v VARCHAR, n INTEGER)")
+    database.execute(
+        f"INSERT INTO pk SELECT range, CONCAT('v', range), range % 100 FROM range({rows})"
     )
+    return type("Session", (DuckDBSession,), {"engine": database, "inline": inline})
+
+
+async def _serve(host: str, port: int, session: str, pk_rows: int = 10_000) -> None:
+    if session.startswith("duckdb"):
+        server = MysqlServer(session_factory=_duckdb_session(pk_rows, session == "duckdb-inline"))
+    elif session == "default":
+        server = MysqlServer()
+    else:
+        server = MysqlServer(session_factory=FixedAnswerSession)
     await server.start_server(host=host, port=port)
     bound_host, bound_port = server.sockets()[0].getsockname()[:2]
     stop = asyncio.Event()
@@ -65,11 +108,14 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=0, help="0 = any free port")
-    parser.add_argument("--session", choices=["default", "custom"], default="default")
+    parser.add_argument(
+        "--session", choices=["default", "custom", "duckdb", "duckdb-inline"], default="default"
+    )
+    parser.add_argument("--pk-rows", type=int, default=10_000, help="rows of pk (duckdb)")
     args = parser.parse_args(argv)
     # Same as drydock's default (WARNING): no per-query log output on either side.
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr)
-    asyncio.run(_serve(args.host, args.port, args.session))
+    asyncio.run(_serve(args.host, args.port, args.session, args.pk_rows))
 
 
 if __name__ == "__main__":
