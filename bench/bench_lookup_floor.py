@@ -11,8 +11,12 @@ server can afford), next to drydock and the in-process baseline:
 - bare mysql-mimic + DuckDB (inline, thread): one pymysql client process, rows fetched;
 - drydock: the same client, the same table loaded through drydock.
 
-Rounds are interleaved (A B C D / D C B A); the median per side and each ratio to in-process
-DuckDB are printed. Exit code 0 whatever the numbers.
+And ``SELECT 1`` at 1 and 8 connections against MariaDB (when ``mariadbd`` is installed), next to
+bare mysql-mimic answering a fixed row without parsing (``--session custom``): the floor of any
+mysql-mimic server for issue 26's "SELECT 1 >= 0.5x MariaDB".
+
+Rounds are interleaved (A B C D / D C B A); the median per side and each ratio to the baseline
+(in-process DuckDB; MariaDB) are printed. Exit code 0 whatever the numbers.
 
     .venv/bin/python bench/bench_lookup_floor.py [--seconds 2] [--rounds 3]
 """
@@ -36,7 +40,8 @@ from bench.bench_vs_mariadb import (  # noqa: E402
     inprocess_qps,
     measure,
 )
-from bench.bench_wire import HOST, ROOT, Server, drydock_server  # noqa: E402
+from bench.bench_vs_mariadb import mariadb_server  # noqa: E402
+from bench.bench_wire import HOST, ROOT, Server, bare_server, drydock_server  # noqa: E402
 from bench.timing import fmt_ratio, fmt_samples, interleaved, median, median_ratio  # noqa: E402
 
 IN_PROCESS = "in-process DuckDB"
@@ -70,6 +75,45 @@ def load_drydock(port: int) -> None:
     conn.close()
 
 
+def _cell(
+    title: str,
+    base: str,
+    sides: list[tuple[str, Callable[[float], float]]],
+    args: argparse.Namespace,
+) -> None:
+    samples: dict[str, list[float]] = {label: [] for label, _ in sides}
+    for _, side in sides:
+        side(args.warmup)
+    for _, order in interleaved(sides, args.rounds):
+        for label, side in order:
+            samples[label].append(side(args.seconds))
+    print(f"\n{title}, qps, median of {args.rounds}:", flush=True)
+    for label, values in samples.items():
+        ratio = fmt_ratio(median_ratio(values, samples[base]))
+        print(f"  {label:<22} {median(values):>8,.0f}  {ratio} of {base}   ({fmt_samples(values)})")
+
+
+def run_select_one(args: argparse.Namespace, tmp: Path, drydock: Server) -> None:
+    maria = mariadb_server(tmp)
+    if maria is None:
+        print("\nmariadbd is not installed: SELECT 1 vs MariaDB left out", flush=True)
+        return
+    bare = bare_server(tmp, "custom")
+    try:
+        maria.start()
+        bare.start()
+        query = Query("SELECT 1", "SELECT 1", 1)
+        for n in (1, 8):
+            sides: list[tuple[str, Callable[[float], float]]] = [
+                (s.label, lambda seconds, port=s.port, n=n: measure(port, "", query, n, seconds))
+                for s in (maria, bare, drydock)
+            ]
+            _cell(f"SELECT 1, {n} connection(s)", maria.label, sides, args)
+    finally:
+        maria.stop()
+        bare.stop()
+
+
 def run(args: argparse.Namespace) -> None:
     with tempfile.TemporaryDirectory(prefix="drydock-floor-") as tmp_name:
         tmp = Path(tmp_name)
@@ -82,34 +126,22 @@ def run(args: argparse.Namespace) -> None:
                 s.start()
             load_drydock(drydock.port)
             for query in QUERIES[1:3]:
-                samples: dict[str, list[float]] = {IN_PROCESS: []}
                 sides: list[tuple[str, Callable[[float], float]]] = [
                     (IN_PROCESS, lambda seconds, q=query: inprocess_qps(con, q, seconds))
                 ]
                 for server in servers:
                     db = "bench" if server is drydock else ""
-                    label = server.label
 
                     def over_wire(
                         seconds: float, port: int = server.port, d: str = db, q: Query = query
                     ) -> float:
                         return measure(port, d, q, 1, seconds)
 
-                    sides.append((label, over_wire))
-                    samples[label] = []
-                for _, side in sides:
-                    side(args.warmup)
-                for _, order in interleaved(sides, args.rounds):
-                    for label, side in order:
-                        samples[label].append(side(args.seconds))
-                print(f"\n{query.name} (one connection), qps, median of {args.rounds}:")
-                base = samples[IN_PROCESS]
-                for label, values in samples.items():
-                    ratio = fmt_ratio(median_ratio(values, base))
-                    print(
-                        f"  {label:<22} {median(values):>8,.0f}  {ratio} of {IN_PROCESS}"
-                        f"   ({fmt_samples(values)})"
-                    )
+                    sides.append((server.label, over_wire))
+                _cell(f"{query.name} (one connection)", IN_PROCESS, sides, args)
+            for s in bares:
+                s.stop()
+            run_select_one(args, tmp, drydock)
         finally:
             con.close()
             for s in servers:
