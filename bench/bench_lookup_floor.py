@@ -41,26 +41,10 @@ from bench.bench_vs_mariadb import (  # noqa: E402
     measure,
 )
 from bench.bench_vs_mariadb import mariadb_server  # noqa: E402
-from bench.bench_wire import HOST, ROOT, Server, bare_server, drydock_server  # noqa: E402
+from bench.bench_wire import ROOT, Server, bare_server, drydock_server  # noqa: E402
 from bench.timing import fmt_ratio, fmt_samples, interleaved, median, median_ratio  # noqa: E402
 
 IN_PROCESS = "in-process DuckDB"
-
-
-def bare_duckdb_server(tmp: Path, session: str) -> Server:
-    cmd = [
-        sys.executable,
-        str(ROOT / "bench" / "bare_mimic_server.py"),
-        "--host",
-        HOST,
-        "--port",
-        "0",
-        "--session",
-        session,
-        "--pk-rows",
-        str(PK_ROWS),
-    ]
-    return Server(f"bare-{session}", cmd, "bare-mimic ready on ", tmp / f"bare-{session}.log")
 
 
 def load_drydock(port: int) -> None:
@@ -118,7 +102,9 @@ def run(args: argparse.Namespace) -> None:
     with tempfile.TemporaryDirectory(prefix="drydock-floor-") as tmp_name:
         tmp = Path(tmp_name)
         drydock = drydock_server(tmp, ROOT)
-        bares = [bare_duckdb_server(tmp, s) for s in ("duckdb-inline", "duckdb")]
+        bares = [
+            bare_server(tmp, s, "--pk-rows", str(PK_ROWS)) for s in ("duckdb-inline", "duckdb")
+        ]
         servers = [drydock, *bares]
         con = inprocess_pk_table()
         try:

@@ -33,6 +33,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -388,23 +389,31 @@ def run_inprocess(args: argparse.Namespace, drydock: Server) -> list[Cell]:
         cell = Cell(q, 1, IN_PROCESS)
         measure(drydock.port, "bench", q, 1, args.warmup)
         inprocess_qps(con, q, args.warmup)
-        steps = [
-            lambda cell=cell, q=q: cell.drydock.append(
-                measure(drydock.port, "bench", q, 1, args.seconds)
-            ),
-            lambda cell=cell, q=q: cell.other.append(inprocess_qps(con, q, args.seconds)),
-        ]
-        for _, order in interleaved(steps, args.rounds):
-            for step in order:
-                step()
-        print(
-            f"  {q.name:<22} conns=1: drydock {fmt_samples(cell.drydock)} | in-process "
-            f"{fmt_samples(cell.other)}",
-            flush=True,
+        _interleave(
+            cell,
+            lambda q=q: measure(drydock.port, "bench", q, 1, args.seconds),
+            lambda q=q: inprocess_qps(con, q, args.seconds),
+            args.rounds,
         )
         cells.append(cell)
     con.close()
     return cells
+
+
+def _interleave(
+    cell: Cell, drydock: Callable[[], float], other: Callable[[], float], rounds: int
+) -> None:
+    """``rounds`` interleaved measurements of each side of ``cell`` against an in-process
+    baseline, then its progress line."""
+    steps = [lambda: cell.drydock.append(drydock()), lambda: cell.other.append(other())]
+    for _, order in interleaved(steps, rounds):
+        for step in order:
+            step()
+    print(
+        f"  {cell.query.name:<22} conns={cell.connections}: drydock {fmt_samples(cell.drydock)} "
+        f"| in-process {fmt_samples(cell.other)}",
+        flush=True,
+    )
 
 
 def run_lance(args: argparse.Namespace, tmp: Path, drydock: Server) -> list[Cell]:
@@ -422,21 +431,11 @@ def run_lance(args: argparse.Namespace, tmp: Path, drydock: Server) -> list[Cell
     for n in args.connections:
         cell = Cell(table_q, n, "in-process DuckDB + pylance, 1 thread")
         measure(drydock.port, "", table_q, n, args.warmup)
-        steps = [
-            lambda cell=cell, n=n: cell.drydock.append(
-                measure(drydock.port, "", table_q, n, args.seconds)
-            ),
-            lambda cell=cell: cell.other.append(
-                inprocess_lance_qps(root, local_template, LANCE.keys, args.seconds)
-            ),
-        ]
-        for _, order in interleaved(steps, args.rounds):
-            for step in order:
-                step()
-        print(
-            f"  {cell.query.name:<22} conns={n}: drydock {fmt_samples(cell.drydock)} | in-process "
-            f"{fmt_samples(cell.other)}",
-            flush=True,
+        _interleave(
+            cell,
+            lambda n=n: measure(drydock.port, "", table_q, n, args.seconds),
+            lambda: inprocess_lance_qps(root, local_template, LANCE.keys, args.seconds),
+            args.rounds,
         )
         cells.append(cell)
     return cells

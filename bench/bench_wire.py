@@ -138,7 +138,7 @@ def drydock_server(tmp: Path, root: Path) -> Server:
     return Server("drydock", cmd, "drydock ready on ", tmp / "drydock.log", cwd=root, env=env)
 
 
-def bare_server(tmp: Path, session: str) -> Server:
+def bare_server(tmp: Path, session: str, *options: str) -> Server:
     cmd = [
         sys.executable,
         str(ROOT / "bench" / "bare_mimic_server.py"),
@@ -148,6 +148,7 @@ def bare_server(tmp: Path, session: str) -> Server:
         "0",
         "--session",
         session,
+        *options,
     ]
     return Server(f"bare-mimic-{session}", cmd, "bare-mimic ready on ", tmp / f"bare-{session}.log")
 
