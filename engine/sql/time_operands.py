@@ -31,7 +31,7 @@ import sqlglot
 from sqlglot import exp
 
 from drydock.engine.session import INTERNAL
-from drydock.engine.sql import time_columns
+from drydock.engine.sql import time_columns, time_contexts
 from drydock.engine.sql.exact_avg import Probe, probe_select
 from drydock.engine.sql.table_traits import Traits
 
@@ -98,6 +98,7 @@ def rewrite(expression: exp.Expr, traits_of: TraitsOf, probe: Probe) -> None:
     """The comparisons and calls of the module docstring made MySQL's, in place."""
     if not _has_time_column(expression, traits_of):
         return
+    time_contexts.rewrite(expression, traits_of)  # numbers, texts, dates: before the probes
     groups = _groups(expression)
     calls = _functions(expression)
     # per SELECT, aggregates probed grouped and other operands not (a WHERE operand need not be

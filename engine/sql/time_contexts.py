@@ -1,0 +1,170 @@
+"""A TIME column of an internal table (a DuckDB INTERVAL, engine/sql/time_columns.py) where MySQL 8
+converts it to another type, answered as MySQL answers:
+
+- numeric context (MySQL 8.0 manual 13.2.8 "Conversion Between Date and Time Types": a TIME in
+  numeric context is the number HHMMSS[.fraction]): the operand of ``+ - * / DIV %`` (not of
+  ``+ INTERVAL``) and of SUM/AVG is that number, an integer for TIME(0) and DECIMAL(7+n, n) for
+  TIME(n) (MySQL's Item::numeric_context_result_type; '-838:59:59' is -8385959, TIME(2)
+  '01:00:00.50' is 10000.50); ``-t`` is that number as a DOUBLE (Item_func_num1 types by the
+  operand's result type, a string's for a TIME field);
+- string context: CAST(… AS CHAR) and CONCAT print exactly n fractional digits for TIME(n)
+  ('01:00:00.500' for TIME(3); DuckDB's INTERVAL text drops trailing zeros);
+- date context: DATE_FORMAT formats the DATETIME the TIME becomes on the current date (13.2.8:
+  the TIME is elapsed time added to CURRENT_DATE, so '100:00:00' is four days on, 04:00:00 and
+  '-01:00:00' is yesterday 23:00:00);
+- ``t + INTERVAL …`` / DATE_ADD / DATE_SUB whose result leaves -838:59:59..838:59:59 is NULL
+  with warning 1441 "Datetime function: time field overflow" (MySQL's date_add_interval).
+
+A column reference is found a TIME column by name against the definitions of the internal tables
+the statement reads (its qualifier, when written, picks the table); a name two tables share with
+different precisions is left as it is.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import sqlglot
+from sqlglot import exp
+
+from drydock.engine.errors import Errors
+from drydock.engine.session import INTERNAL
+from drydock.engine.sql import exact_division, runtime_warnings, time_columns
+from drydock.engine.sql.table_traits import Traits
+
+TraitsOf = Callable[[exp.Table], Traits]
+_ARITHMETIC = (exp.Add, exp.Sub, exp.Mul, exp.Div, exp.IntDiv, exp.Mod)
+_TEXT_TYPES = (
+    exp.DataType.Type.CHAR,
+    exp.DataType.Type.VARCHAR,
+    exp.DataType.Type.NCHAR,
+    exp.DataType.Type.NVARCHAR,
+    exp.DataType.Type.TEXT,
+)
+# the current date at midnight, as NOW() reads the clock (engine/sql/mysql_functions.py)
+_TODAY = "date_trunc('day', make_timestamp(epoch_us(now())))"
+
+
+def time_columns_of(expression: exp.Expr, traits_of: TraitsOf) -> dict[str, list[tuple[set, int]]]:
+    """Column name → (the names that qualify it: table and alias, its fsp) of every TIME column
+    of the internal tables ``expression`` reads."""
+    found: dict[str, list[tuple[set, int]]] = {}
+    for table in expression.find_all(exp.Table):
+        if table.text("catalog").lower() != INTERNAL:
+            continue
+        definition = traits_of(table).definition
+        if definition is None:
+            continue
+        names = {table.name.lower(), table.alias_or_name.lower()}
+        for column in definition.columns:
+            if column.data_type == "time":
+                found.setdefault(column.name.lower(), []).append((names, column.fsp or 0))
+    return found
+
+
+def _fsp(column: exp.Column, time_columns_found: dict[str, list[tuple[set, int]]]) -> int | None:
+    """The fsp of the TIME column ``column`` names, or None (not a TIME column, or ambiguous)."""
+    entries = time_columns_found.get(column.name.lower(), [])
+    qualifier = column.table.lower()
+    if qualifier:
+        entries = [e for e in entries if qualifier in e[0]]
+    precisions = {fsp for _names, fsp in entries}
+    return precisions.pop() if len(precisions) == 1 else None
+
+
+def rewrite(expression: exp.Expr, traits_of: TraitsOf) -> None:
+    """Each TIME column in a context of the module docstring converted as MySQL converts it."""
+    found = time_columns_of(expression, traits_of)
+    if not found:
+        return
+    divided = False
+    for column in list(expression.find_all(exp.Column)):
+        fsp = _fsp(column, found)
+        if fsp is None:
+            continue
+        parent = column.parent
+        if isinstance(parent, exp.Paren):
+            column, parent = parent, parent.parent  # type: ignore[assignment]
+        if parent is None:
+            continue
+        if _interval_arithmetic(parent, column):
+            _in_range(parent)
+        elif isinstance(parent, exp.Neg):  # Item_func_neg: a TIME (not an exact number) is DOUBLE
+            column.replace(_sql(f"CAST({_number_sql(fsp)} AS DOUBLE)", column))
+        elif _numeric_context(parent, column):
+            column.replace(_sql(_number_sql(fsp), column))
+            divided = divided or isinstance(parent, exp.Div) or bool(parent.find_ancestor(exp.Div))
+        elif fsp and _string_context(parent):
+            column.replace(_sql(_text_sql(fsp), column))
+        elif isinstance(parent, exp.TsOrDsToTimestamp) and isinstance(parent.parent, exp.TimeToStr):
+            parent.replace(_sql(f"({_TODAY} + {{0}})", column))
+        elif isinstance(parent, exp.TimeToStr) and parent.this is column:
+            column.replace(_sql(f"({_TODAY} + {{0}})", column))
+    if divided:  # the number is exact: MySQL's DECIMAL division of it (adapt ran before)
+        exact_division.rewrite(expression)
+
+
+def _interval_arithmetic(parent: exp.Expr | None, column: exp.Expr) -> bool:
+    if isinstance(parent, (exp.DateAdd, exp.DateSub)):
+        return parent.this is column
+    return isinstance(parent, (exp.Add, exp.Sub)) and any(
+        isinstance(side, exp.Interval) for side in (parent.this, parent.expression)
+    )
+
+
+def _numeric_context(parent: exp.Expr | None, column: exp.Expr) -> bool:
+    if isinstance(parent, (exp.Sum, exp.Avg)):
+        return parent.this is column
+    return isinstance(parent, _ARITHMETIC)
+
+
+def _string_context(parent: exp.Expr | None) -> bool:
+    if isinstance(parent, exp.Cast):
+        return parent.to.this in _TEXT_TYPES
+    return isinstance(parent, (exp.Concat, exp.ConcatWs))
+
+
+def _sql(template: str, *operands: exp.Expr) -> exp.Expr:
+    return sqlglot.parse_one(
+        template.format(*(o.sql(dialect="duckdb") for o in operands)), read="duckdb"
+    )
+
+
+def _number_sql(fsp: int) -> str:
+    """The TIME {0} as MySQL's number HHMMSS[.f]: BIGINT for fsp 0, else DECIMAL(7+fsp, fsp)."""
+    us = "epoch_us({0})"
+    magnitude = f"abs({us})"
+    hhmmss = (
+        f"({magnitude} // 3600000000 * 10000 + {magnitude} // 60000000 % 60 * 100"
+        f" + {magnitude} // 1000000 % 60)"
+    )
+    if not fsp:
+        return f"CAST(sign({us}) * {hhmmss} AS BIGINT)"
+    whole = f"CAST(sign({us}) * ({hhmmss} * 1000000 + {magnitude} % 1000000) AS DECIMAL(18, 0))"
+    return f"CAST({whole} * 0.000001 AS DECIMAL({7 + fsp}, {fsp}))"
+
+
+def _text_sql(fsp: int) -> str:
+    """The TIME(fsp) {0} as MySQL prints it, with exactly fsp fractional digits (DuckDB's text
+    of the INTERVAL, [-]HH:MM:SS[.f], has the fraction without trailing zeros)."""
+    shown = "CAST({0} AS VARCHAR)"
+    width = f"CAST(strpos({shown}, '.') + {fsp} AS INTEGER)"
+    return (
+        f"CASE WHEN contains({shown}, '.') THEN rpad({shown}, {width}, '0')"
+        f" ELSE {shown} || '.{'0' * fsp}' END"
+    )
+
+
+def _in_range(node: exp.Expr) -> None:
+    """``node`` (TIME arithmetic with an interval) NULL where it leaves TIME's range, with
+    MySQL's warning 1441 for each such row."""
+    value = node.copy()
+    outside = _sql(f"abs(epoch_us({{0}})) > {time_columns.MAX_MICROSECONDS}", value)
+    warnings = runtime_warnings.current()
+    if warnings is not None:
+        spec = Errors.DATETIME_FUNCTION_OVERFLOW
+        message = exp.Literal.string(spec.text(field="time"))
+        outside = warnings.warn_if(outside, spec, message)
+    node.replace(
+        exp.Case(ifs=[exp.If(this=outside, true=exp.Null())], default=exp.Paren(this=value))
+    )
