@@ -15,9 +15,10 @@ converts it to another type, answered as MySQL answers:
 - ``t + INTERVAL …`` / DATE_ADD / DATE_SUB whose result leaves -838:59:59..838:59:59 is NULL
   with warning 1441 "Datetime function: time field overflow" (MySQL's date_add_interval).
 
-A column reference is found a TIME column by name against the definitions of the internal tables
-the statement reads (its qualifier, when written, picks the table); a name two tables share with
-different precisions is left as it is.
+A column reference (also in parentheses, MIN or MAX) is found a TIME column by name against the
+definitions of the internal tables the statement reads (its qualifier, when written, picks the
+table); a name two tables share with different precisions is left as it is, and so is a TIME
+that is no column of such a table (a subquery's column, ADDTIME(…), a CASE: README).
 """
 
 from __future__ import annotations
@@ -83,7 +84,8 @@ def rewrite(expression: exp.Expr, traits_of: TraitsOf) -> None:
         if fsp is None:
             continue
         parent = column.parent
-        if isinstance(parent, exp.Paren):
+        # (t), MIN(t), MAX(t) are the TIME itself
+        while isinstance(parent, (exp.Paren, exp.Min, exp.Max)) and parent.this is column:
             column, parent = parent, parent.parent  # type: ignore[assignment]
         if parent is None:
             continue

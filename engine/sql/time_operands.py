@@ -15,10 +15,10 @@ The operand types are asked of DuckDB as for exact AVG (engine/sql/exact_avg.py:
 ``SELECT <the operands> FROM <the same FROM>``), only for statements reading an internal table
 that has a declared TIME column (its traits, engine/sql/table_traits.py, are kept).
 
-Not made MySQL's, so refused by DuckDB with a typed error rather than answered otherwise:
-arithmetic (``t + 0``, SUM, AVG: 1582) and DATE_FORMAT of a TIME column. A TIME(n) column in a
-string context (CAST AS CHAR, CONCAT) prints its fraction without trailing zeros and TIME_TO_SEC
-of it drops the fraction (README, "Internal tables").
+The column in numeric context (arithmetic, SUM, AVG), string context (CAST AS CHAR, CONCAT),
+date context (DATE_FORMAT) and ``+ INTERVAL`` is converted as MySQL converts it first
+(engine/sql/time_contexts.py). TIME_TO_SEC of a TIME(n) column drops the fraction (README,
+"Internal tables").
 """
 
 from __future__ import annotations

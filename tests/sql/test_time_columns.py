@@ -134,6 +134,75 @@ def test_expressions_read_the_column_as_mysql(shared_server) -> None:  # type: i
     cur.execute("DELETE FROM t WHERE tm = -123000")
     cur.execute("SELECT id FROM t ORDER BY tm DESC")
     assert cur.fetchall() == ((2,), (3,))
-    with pytest.raises(pymysql.err.MySQLError):  # refused, never answered otherwise than MySQL
-        cur.execute("SELECT SUM(tm) FROM t")
+    conn.close()
+
+
+def test_numeric_context_is_the_number_hhmmss(shared_server) -> None:  # type: ignore[no-untyped-def]
+    conn, cur = _cursor(shared_server)
+    cur.execute(
+        "INSERT INTO t VALUES (1, '10:11:12', '01:00:00.5'), (2, '-838:59:59', '-00:00:01.25'),"
+        " (3, NULL, NULL)"
+    )
+    cur.execute("SELECT tm + 0, tm * 1, tm - 1, t3 + 0, -tm FROM t ORDER BY id")
+    rows = cur.fetchall()
+    assert rows[:2] == (
+        (101112, 101112, 101111, Decimal("10000.500"), -101112.0),
+        (-8385959, -8385959, -8385960, Decimal("-1.250"), 8385959.0),
+    )
+    assert rows[2] == (None, None, None, None, None)
+    assert [d[1] for d in cur.description] == [8, 8, 8, 246, 5]  # BIGINT, DECIMAL, DOUBLE
+    cur.execute("SELECT SUM(tm), AVG(tm), SUM(t3), AVG(t3), MAX(tm) / 2 FROM t WHERE id = 1")
+    assert cur.fetchall() == (
+        (
+            Decimal(101112),
+            Decimal("101112.0000"),
+            Decimal("10000.500"),
+            Decimal("10000.5000000"),
+            Decimal("50556.0000"),
+        ),
+    )
+    cur.execute("SELECT SUM(tm), AVG(t3) FROM t")
+    assert cur.fetchall() == ((Decimal(-8284847), Decimal("4999.6250000")),)
+    conn.close()
+
+
+def test_string_context_prints_the_declared_fraction(shared_server) -> None:  # type: ignore[no-untyped-def]
+    conn, cur = _cursor(shared_server)
+    cur.execute("INSERT INTO t VALUES (1, '10:11:12', '01:00:00.5'), (2, '-01:00:00', '838:59:59')")
+    cur.execute("SELECT CAST(t3 AS CHAR), CONCAT(t3, '|', tm), CAST(tm AS CHAR) FROM t ORDER BY id")
+    assert cur.fetchall() == (
+        ("01:00:00.500", "01:00:00.500|10:11:12", "10:11:12"),
+        ("838:59:59.000", "838:59:59.000|-01:00:00", "-01:00:00"),
+    )
+    conn.close()
+
+
+def test_date_format_reads_the_datetime_on_the_current_date(shared_server) -> None:  # type: ignore[no-untyped-def]
+    conn, cur = _cursor(shared_server)
+    cur.execute("INSERT INTO t VALUES (1, '100:00:00', '-00:00:00.25')")
+    cur.execute(
+        "SELECT DATE_FORMAT(tm, '%Y-%m-%d %T'), DATE_FORMAT(t3, '%Y-%m-%d %T.%f'),"
+        " DATE_FORMAT(UTC_DATE() + INTERVAL 4 DAY, '%Y-%m-%d 04:00:00'),"
+        " DATE_FORMAT(UTC_DATE() - INTERVAL 1 DAY, '%Y-%m-%d 23:59:59.750000') FROM t"
+    )
+    got_tm, got_t3, want_tm, want_t3 = cur.fetchone()
+    assert (got_tm, got_t3) == (want_tm, want_t3)
+    conn.close()
+
+
+def test_interval_arithmetic_past_the_range_is_null_with_1441(shared_server) -> None:  # type: ignore[no-untyped-def]
+    conn, cur = _cursor(shared_server)
+    cur.execute(
+        "INSERT INTO t (id, tm) VALUES (1, '838:59:59'), (2, '-838:59:59'), (3, '00:00:00')"
+    )
+    cur.execute("SELECT tm + INTERVAL 1 SECOND, DATE_SUB(tm, INTERVAL 1 SECOND) FROM t ORDER BY id")
+    assert cur.fetchall() == (
+        (None, dt.timedelta(hours=838, minutes=59, seconds=58)),
+        (-dt.timedelta(hours=838, minutes=59, seconds=58), None),
+        (dt.timedelta(seconds=1), -dt.timedelta(seconds=1)),
+    )
+    cur.execute("SHOW WARNINGS")
+    assert [(w[1], w[2]) for w in cur.fetchall()] == [
+        (1441, "Datetime function: time field overflow")
+    ] * 2
     conn.close()

@@ -140,6 +140,7 @@ SELECT tm + 0, tm * 1, tm - 1, tm / 2, t2 + 0, t3 + 0, t2 * 2, t3 - t2 FROM t OR
 SELECT SUM(tm), AVG(tm), SUM(t2), AVG(t2), SUM(t3), AVG(t3) FROM t;
 SELECT tm + 0 AS n FROM t WHERE tm + 0 > 101111 ORDER BY tm + 0;
 SELECT SUM(tm + 1), AVG(t2 * 2), SUM(t3) - 1 FROM t WHERE id > 1;
+SELECT MAX(tm) + 0 AS a, MIN(t3) * 1 AS b, (MAX(tm)) / 2 AS c, CONCAT(MAX(t3), '') AS d FROM t;
 
 -- name: types_time_as_text
 -- A TIME(n) column in a string context (CAST AS CHAR, CONCAT) prints exactly n fractional
