@@ -13,7 +13,8 @@ converts it to another type, answered as MySQL answers:
   the TIME is elapsed time added to CURRENT_DATE, so '100:00:00' is four days on, 04:00:00 and
   '-01:00:00' is yesterday 23:00:00);
 - ``t + INTERVAL …`` / DATE_ADD / DATE_SUB whose result leaves -838:59:59..838:59:59 is NULL
-  with warning 1441 "Datetime function: time field overflow" (MySQL's date_add_interval).
+  with warning 1441 "Datetime function: time field overflow" (MySQL's
+  Item_date_add_interval::get_time_internal), error 1441 in an INSERT or UPDATE in strict mode.
 
 A column reference (also in parentheses, MIN or MAX) is found a TIME column by name against the
 definitions of the internal tables the statement reads (its qualifier, when written, picks the
@@ -23,6 +24,7 @@ that is no column of such a table (a subquery's column, ADDTIME(…), a CASE: RE
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 
 import sqlglot
@@ -31,6 +33,7 @@ from sqlglot import exp
 from drydock.engine.errors import Errors
 from drydock.engine.session import INTERNAL
 from drydock.engine.sql import exact_division, runtime_warnings, time_columns
+from drydock.engine.sql.mysql_json_doc import ERROR_PREFIX
 from drydock.engine.sql.table_traits import Traits
 
 TraitsOf = Callable[[exp.Table], Traits]
@@ -73,11 +76,14 @@ def _fsp(column: exp.Column, time_columns_found: dict[str, list[tuple[set, int]]
     return precisions.pop() if len(precisions) == 1 else None
 
 
-def rewrite(expression: exp.Expr, traits_of: TraitsOf) -> None:
+def rewrite(
+    expression: exp.Expr, traits_of: TraitsOf, sql_modes: frozenset[str] | set[str] = frozenset()
+) -> None:
     """Each TIME column in a context of the module docstring converted as MySQL converts it."""
     found = time_columns_of(expression, traits_of)
     if not found:
         return
+    fails = _overflow_fails(expression, sql_modes)
     divided = False
     for column in list(expression.find_all(exp.Column)):
         fsp = _fsp(column, found)
@@ -90,7 +96,7 @@ def rewrite(expression: exp.Expr, traits_of: TraitsOf) -> None:
         if parent is None:
             continue
         if _interval_arithmetic(parent, column):
-            _in_range(parent)
+            _in_range(parent, fails)
         elif isinstance(parent, exp.Neg):  # Item_func_neg: a TIME (not an exact number) is DOUBLE
             column.replace(_sql(f"CAST({_number_sql(fsp)} AS DOUBLE)", column))
         elif _numeric_context(parent, column):
@@ -157,16 +163,25 @@ def _text_sql(fsp: int) -> str:
     )
 
 
-def _in_range(node: exp.Expr) -> None:
+def _overflow_fails(statement: exp.Expr, sql_modes: frozenset[str] | set[str]) -> bool:
+    """Whether warning 1441 is an error here: an INSERT or UPDATE (not IGNORE) in strict mode
+    (MySQL's Strict_error_handler turns ER_DATETIME_FUNCTION_OVERFLOW into an error)."""
+    strict = bool({"STRICT_TRANS_TABLES", "STRICT_ALL_TABLES"} & set(sql_modes))
+    changes = isinstance(statement, (exp.Insert, exp.Update)) and not statement.args.get("ignore")
+    return strict and changes
+
+
+def _in_range(node: exp.Expr, fails: bool) -> None:
     """``node`` (TIME arithmetic with an interval) NULL where it leaves TIME's range, with
-    MySQL's warning 1441 for each such row."""
+    MySQL's warning 1441 for each such row, or its error 1441 where the statement must fail."""
     value = node.copy()
     outside = _sql(f"abs(epoch_us({{0}})) > {time_columns.MAX_MICROSECONDS}", value)
+    spec = Errors.DATETIME_FUNCTION_OVERFLOW
+    outcome: exp.Expr = exp.Null()
     warnings = runtime_warnings.current()
-    if warnings is not None:
-        spec = Errors.DATETIME_FUNCTION_OVERFLOW
-        message = exp.Literal.string(spec.text(field="time"))
-        outside = warnings.warn_if(outside, spec, message)
-    node.replace(
-        exp.Case(ifs=[exp.If(this=outside, true=exp.Null())], default=exp.Paren(this=value))
-    )
+    if fails:
+        text = f"{ERROR_PREFIX}DATETIME_FUNCTION_OVERFLOW {json.dumps({'field': 'time'})}"
+        outcome = exp.Anonymous(this="error", expressions=[exp.Literal.string(text)])
+    elif warnings is not None:
+        outside = warnings.warn_if(outside, spec, exp.Literal.string(spec.text(field="time")))
+    node.replace(exp.Case(ifs=[exp.If(this=outside, true=outcome)], default=exp.Paren(this=value)))

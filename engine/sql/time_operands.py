@@ -94,11 +94,17 @@ def _functions(expression: exp.Expr) -> list[tuple[exp.Expr, list[exp.Expr]]]:
     return found
 
 
-def rewrite(expression: exp.Expr, traits_of: TraitsOf, probe: Probe) -> None:
-    """The comparisons and calls of the module docstring made MySQL's, in place."""
+def rewrite(
+    expression: exp.Expr,
+    traits_of: TraitsOf,
+    probe: Probe,
+    sql_modes: frozenset[str] | set[str] = frozenset(),
+) -> None:
+    """The comparisons and calls of the module docstring made MySQL's, in place (``sql_modes``:
+    the session's, which decide whether an overflow warns or fails)."""
     if not _has_time_column(expression, traits_of):
         return
-    time_contexts.rewrite(expression, traits_of)  # numbers, texts, dates: before the probes
+    time_contexts.rewrite(expression, traits_of, sql_modes)  # before the probes
     groups = _groups(expression)
     calls = _functions(expression)
     # per SELECT, aggregates probed grouped and other operands not (a WHERE operand need not be

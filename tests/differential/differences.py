@@ -346,6 +346,24 @@ def _mysql8_date_format_of_time(sql: str, answer: Answer) -> Answer:
     return answer.replace(rows=tuple(mysql8(r) for r in answer.rows))
 
 
+_PAST_TIME_MAX = re.compile(r"^-?838:59:59\.\d*[1-9]\d*$")
+
+
+def _mysql8_time_max_has_no_fraction(sql: str, answer: Answer) -> Answer:
+    """MySQL 8's TIME ends at 838:59:59.000000 (check_time_range_quick: at 838:59:59 a fraction is
+    out of range), so TIME + INTERVAL reaching 838:59:59.000005 is NULL with warning 1441
+    (sec_to_time → adjust_time_range); MariaDB's TIME reaches 838:59:59.999999."""
+    past = [v for row in answer.rows for v in row if v is not None and _PAST_TIME_MAX.match(v)]
+    if not past:
+        return answer
+    rows = tuple(
+        tuple(None if v is not None and _PAST_TIME_MAX.match(v) else v for v in row)
+        for row in answer.rows
+    )
+    warnings = answer.warnings + (("Warning", 1441),) * len(past)
+    return answer.replace(rows=rows, warnings=warnings)
+
+
 def _duckdb_engine(sql: str, answer: Answer) -> Answer:
     return _map_text(answer, lambda text: text.replace("ENGINE=InnoDB", "ENGINE=DuckDB"))
 
@@ -467,6 +485,14 @@ DIFFERENCES: tuple[Difference, ...] = (
         "formats the TIME itself (`0000-00-00`, hour 100)",
         ("types_time_date_format",),
         _mysql8_date_format_of_time,
+    ),
+    Difference(
+        "TIME's largest value",
+        MARIADB_NOT_MYSQL8,
+        "MySQL 8's TIME ends at `838:59:59.000000`: TIME + INTERVAL reaching `838:59:59.000005` is "
+        "NULL with warning 1441; MariaDB's TIME reaches `838:59:59.999999`",
+        ("types_time_interval_range",),
+        _mysql8_time_max_has_no_fraction,
     ),
     Difference(
         "SHOW CREATE TABLE defaults",

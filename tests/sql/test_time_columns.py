@@ -206,3 +206,16 @@ def test_interval_arithmetic_past_the_range_is_null_with_1441(shared_server) -> 
         (1441, "Datetime function: time field overflow")
     ] * 2
     conn.close()
+
+
+def test_interval_overflow_in_strict_update_is_error_1441(shared_server) -> None:  # type: ignore[no-untyped-def]
+    conn, cur = _cursor(shared_server)
+    cur.execute("INSERT INTO t (id, tm) VALUES (1, '838:59:59')")
+    with pytest.raises(pymysql.err.DataError) as error:
+        cur.execute("UPDATE t SET tm = tm + INTERVAL 1 SECOND")
+    assert error.value.args[0] == 1441
+    cur.execute("SET SESSION sql_mode = ''")
+    cur.execute("UPDATE t SET tm = tm + INTERVAL 1 SECOND")
+    cur.execute("SELECT tm FROM t")
+    assert cur.fetchall() == ((None,),)
+    conn.close()

@@ -154,13 +154,20 @@ SELECT id FROM t WHERE CONCAT(t3, '') = '01:00:00.500' ORDER BY id;
 
 -- name: types_time_interval_range
 -- TIME + INTERVAL (and DATE_ADD / DATE_SUB of a TIME) whose result leaves -838:59:59..838:59:59
--- is NULL with warning 1441 (Datetime function: time field overflow).
-CREATE TABLE t (id INT PRIMARY KEY, tm TIME);
-INSERT INTO t VALUES (1, '10:11:12'), (2, '-838:59:59'), (3, '838:59:59'), (4, '100:00:00');
+-- is NULL with warning 1441 (Datetime function: time field overflow), an error in an UPDATE in
+-- strict mode. TIME(n) + INTERVAL is TIME(n), or TIME(6) for a MICROSECOND unit.
+CREATE TABLE t (id INT PRIMARY KEY, tm TIME, t3 TIME(3));
+INSERT INTO t VALUES (1, '10:11:12', '01:00:00.5'), (2, '-838:59:59', '-12:30:00.125'), (3, '838:59:59', '838:59:59'), (4, '100:00:00', NULL);
 -- check:
 SELECT id, tm + INTERVAL 1 HOUR, tm - INTERVAL 1 SECOND FROM t ORDER BY id;
+SELECT id, t3 + INTERVAL 1 SECOND, t3 - INTERVAL 1 MINUTE, t3 + INTERVAL 5 MICROSECOND FROM t ORDER BY id;
 SELECT id, tm + INTERVAL 800 HOUR, DATE_ADD(tm, INTERVAL 30 DAY), DATE_SUB(tm, INTERVAL 1 SECOND) FROM t ORDER BY id;
 SELECT id FROM t WHERE tm + INTERVAL 1 SECOND IS NULL ORDER BY id;
+UPDATE t SET tm = tm + INTERVAL 1 SECOND WHERE id = 3;
+UPDATE t SET tm = tm - INTERVAL 1 HOUR WHERE id = 3;
+SET SESSION sql_mode = '';
+UPDATE t SET tm = tm - INTERVAL 1 SECOND WHERE id = 2;
+SELECT id, tm FROM t ORDER BY id;
 
 -- name: types_time_date_format
 -- DATE_FORMAT of a TIME formats the DATETIME the TIME is on the current date (MySQL 13.2.8:
