@@ -258,8 +258,16 @@ def _count(typing: Typing, node: exp.Expr) -> MySQLType | None:
     return integer(21, 20, False)
 
 
+def _argument(node: exp.Expr) -> exp.Expr:
+    """An aggregate's argument: SUM(DISTINCT x) is typed as SUM(x)."""
+    inner = node.this
+    if isinstance(inner, exp.Distinct) and len(inner.expressions) == 1:
+        return inner.expressions[0]
+    return inner
+
+
 def _sum(typing: Typing, node: exp.Expr) -> MySQLType | None:
-    arg = _number(typing.of(node.this))
+    arg = _number(typing.of(_argument(node)))
     if arg is None or not (arg.is_exact or arg.is_real):
         return None
     if arg.is_real:
@@ -268,7 +276,7 @@ def _sum(typing: Typing, node: exp.Expr) -> MySQLType | None:
 
 
 def _avg(typing: Typing, node: exp.Expr) -> MySQLType | None:
-    arg = _number(typing.of(node.this))
+    arg = _number(typing.of(_argument(node)))
     if arg is None or not (arg.is_exact or arg.is_real):
         return None
     if arg.is_real:

@@ -123,6 +123,8 @@ def _interval_arithmetic(parent: exp.Expr | None, column: exp.Expr) -> bool:
 def _numeric_context(parent: exp.Expr | None, column: exp.Expr) -> bool:
     if isinstance(parent, (exp.Sum, exp.Avg)):
         return parent.this is column
+    if isinstance(parent, exp.Distinct):  # SUM(DISTINCT t), AVG(DISTINCT t)
+        return isinstance(parent.parent, (exp.Sum, exp.Avg)) and len(parent.expressions) == 1
     return isinstance(parent, _ARITHMETIC)
 
 

@@ -138,6 +138,7 @@ INSERT INTO t VALUES (1, '10:11:12', '01:00:00.50', '01:00:00.5'), (2, '-838:59:
 -- check:
 SELECT tm + 0, tm * 1, tm - 1, tm / 2, t2 + 0, t3 + 0, t2 * 2, t3 - t2 FROM t ORDER BY id;
 SELECT SUM(tm), AVG(tm), SUM(t2), AVG(t2), SUM(t3), AVG(t3) FROM t;
+SELECT SUM(DISTINCT tm), AVG(DISTINCT t2), COUNT(DISTINCT tm) FROM t;
 SELECT tm + 0 AS n FROM t WHERE tm + 0 > 101111 ORDER BY tm + 0;
 SELECT SUM(tm + 1), AVG(t2 * 2), SUM(t3) - 1 FROM t WHERE id > 1;
 SELECT MAX(tm) + 0 AS a, MIN(t3) * 1 AS b, (MAX(tm)) / 2 AS c, CONCAT(MAX(t3), '') AS d FROM t;
