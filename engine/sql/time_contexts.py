@@ -18,8 +18,9 @@ converts it to another type, answered as MySQL answers:
 
 A column reference (also in parentheses, MIN or MAX) is found a TIME column by name against the
 definitions of the internal tables the statement reads (its qualifier, when written, picks the
-table); a name two tables share with different precisions is left as it is, and so is a TIME
-that is no column of such a table (a subquery's column, ADDTIME(…), a CASE: README).
+table); a name that could also be another column of the statement's tables (not a TIME, or a
+TIME of another precision) is left as it is, and so is a TIME that is no column of such a table
+(a subquery's column, ADDTIME(…), a CASE: README).
 """
 
 from __future__ import annotations
@@ -49,10 +50,13 @@ _TEXT_TYPES = (
 _TODAY = "date_trunc('day', make_timestamp(epoch_us(now())))"
 
 
-def time_columns_of(expression: exp.Expr, traits_of: TraitsOf) -> dict[str, list[tuple[set, int]]]:
-    """Column name → (the names that qualify it: table and alias, its fsp) of every TIME column
-    of the internal tables ``expression`` reads."""
-    found: dict[str, list[tuple[set, int]]] = {}
+Columns = dict[str, list[tuple[set[str], int | None]]]
+
+
+def columns_of(expression: exp.Expr, traits_of: TraitsOf) -> Columns:
+    """Column name → (the names that qualify it: table and alias; its fsp when it is a TIME,
+    else None) of every column of the internal tables ``expression`` reads."""
+    found: Columns = {}
     for table in expression.find_all(exp.Table):
         if table.text("catalog").lower() != INTERNAL:
             continue
@@ -61,27 +65,30 @@ def time_columns_of(expression: exp.Expr, traits_of: TraitsOf) -> dict[str, list
             continue
         names = {table.name.lower(), table.alias_or_name.lower()}
         for column in definition.columns:
-            if column.data_type == "time":
-                found.setdefault(column.name.lower(), []).append((names, column.fsp or 0))
+            fsp = (column.fsp or 0) if column.data_type == "time" else None
+            found.setdefault(column.name.lower(), []).append((names, fsp))
     return found
 
 
-def _fsp(column: exp.Column, time_columns_found: dict[str, list[tuple[set, int]]]) -> int | None:
-    """The fsp of the TIME column ``column`` names, or None (not a TIME column, or ambiguous)."""
-    entries = time_columns_found.get(column.name.lower(), [])
+def _fsp(column: exp.Column, columns: Columns) -> int | None:
+    """The fsp of the TIME column ``column`` names, or None: not a TIME column, or a name that
+    could also be another column (of another table, or a TIME of another precision)."""
+    entries = columns.get(column.name.lower(), [])
     qualifier = column.table.lower()
     if qualifier:
         entries = [e for e in entries if qualifier in e[0]]
     precisions = {fsp for _names, fsp in entries}
-    return precisions.pop() if len(precisions) == 1 else None
+    if len(precisions) != 1:
+        return None
+    return precisions.pop()
 
 
 def rewrite(
     expression: exp.Expr, traits_of: TraitsOf, sql_modes: frozenset[str] | set[str] = frozenset()
 ) -> None:
     """Each TIME column in a context of the module docstring converted as MySQL converts it."""
-    found = time_columns_of(expression, traits_of)
-    if not found:
+    found = columns_of(expression, traits_of)
+    if not any(fsp is not None for entries in found.values() for _names, fsp in entries):
         return
     fails = _overflow_fails(expression, sql_modes)
     divided = False
