@@ -219,3 +219,13 @@ def test_interval_overflow_in_strict_update_is_error_1441(shared_server) -> None
     cur.execute("SELECT tm FROM t")
     assert cur.fetchall() == ((None,),)
     conn.close()
+
+
+def test_a_name_another_table_also_has_is_read_as_that_table_says(shared_server) -> None:  # type: ignore[no-untyped-def]
+    conn, cur = _cursor(shared_server)
+    cur.execute("CREATE TABLE s (k INT PRIMARY KEY, tm INT)")
+    cur.execute("INSERT INTO t (id, tm) VALUES (1, '10:11:12')")
+    cur.execute("INSERT INTO s VALUES (1, 5)")
+    cur.execute("SELECT t.tm + 0, (SELECT tm + 1 FROM s WHERE s.k = t.id) FROM t")
+    assert cur.fetchall() == ((101112, 6),)
+    conn.close()
