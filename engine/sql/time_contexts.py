@@ -9,7 +9,8 @@ converts it to another type, answered as MySQL answers:
   operand's result type, a string's for a TIME field);
 - string context: CAST(… AS CHAR) and CONCAT print exactly n fractional digits for TIME(n)
   ('01:00:00.500' for TIME(3); DuckDB's INTERVAL text drops trailing zeros);
-- date context: DATE_FORMAT formats the DATETIME the TIME becomes on the current date (13.2.8:
+- date context: DATE_FORMAT, CAST(… AS DATE/DATETIME), DATE(), TIMESTAMP(), YEAR()/MONTH()/…,
+  DATEDIFF and UNIX_TIMESTAMP read the DATETIME the TIME becomes on the current date (13.2.8:
   the TIME is elapsed time added to CURRENT_DATE, so '100:00:00' is four days on, 04:00:00 and
   '-01:00:00' is yesterday 23:00:00);
 - ``t + INTERVAL …`` / DATE_ADD / DATE_SUB whose result leaves -838:59:59..838:59:59 is NULL
@@ -46,6 +47,12 @@ _TEXT_TYPES = (
     exp.DataType.Type.NVARCHAR,
     exp.DataType.Type.TEXT,
 )
+_DATE_TYPES = tuple(
+    getattr(exp.DataType.Type, name)
+    for name in ("DATE", "DATETIME", "TIMESTAMP", "TIMESTAMPTZ", "TIMESTAMPNTZ", "TIMESTAMPLTZ")
+    if hasattr(exp.DataType.Type, name)
+)
+_DATE_READERS = (exp.TimeToStr, exp.TsOrDsToTimestamp, exp.TsOrDsToDate, exp.Timestamp)
 # the current date at midnight, as NOW() reads the clock (engine/sql/mysql_functions.py)
 _TODAY = "date_trunc('day', make_timestamp(epoch_us(now())))"
 
@@ -111,9 +118,7 @@ def rewrite(
             divided = divided or isinstance(parent, exp.Div) or bool(parent.find_ancestor(exp.Div))
         elif fsp and _string_context(parent):
             column.replace(_sql(_text_sql(fsp), column))
-        elif isinstance(parent, exp.TsOrDsToTimestamp) and isinstance(parent.parent, exp.TimeToStr):
-            parent.replace(_sql(f"({_TODAY} + {{0}})", column))
-        elif isinstance(parent, exp.TimeToStr) and parent.this is column:
+        elif _date_context(parent, column):
             column.replace(_sql(f"({_TODAY} + {{0}})", column))
     if divided:  # the number is exact: MySQL's DECIMAL division of it (adapt ran before)
         exact_division.rewrite(expression)
@@ -133,6 +138,16 @@ def _numeric_context(parent: exp.Expr | None, column: exp.Expr) -> bool:
     if isinstance(parent, exp.Distinct):  # SUM(DISTINCT t), AVG(DISTINCT t)
         return isinstance(parent.parent, (exp.Sum, exp.Avg)) and len(parent.expressions) == 1
     return isinstance(parent, _ARITHMETIC)
+
+
+def _date_context(parent: exp.Expr, column: exp.Expr) -> bool:
+    """DATE_FORMAT, CAST AS DATE/DATETIME, DATE(), TIMESTAMP(), YEAR()/MONTH()/… (of DATE()),
+    DATEDIFF, UNIX_TIMESTAMP: where MySQL reads the TIME as a DATETIME (its get_date)."""
+    if isinstance(parent, (exp.Cast, exp.TryCast)):
+        return parent.to.is_type(*_DATE_TYPES)
+    if isinstance(parent, exp.DateDiff):
+        return True
+    return isinstance(parent, _DATE_READERS) and parent.this is column
 
 
 def _string_context(parent: exp.Expr | None) -> bool:

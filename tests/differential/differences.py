@@ -474,6 +474,7 @@ DIFFERENCES: tuple[Difference, ...] = (
             "types_time_range",
             "types_time_as_text",
             "types_time_date_format",
+            "types_time_as_datetime",
         ),
         _mysql8_date_function_types,
     ),

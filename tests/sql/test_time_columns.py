@@ -229,3 +229,16 @@ def test_a_name_another_table_also_has_is_read_as_that_table_says(shared_server)
     cur.execute("SELECT t.tm + 0, (SELECT tm + 1 FROM s WHERE s.k = t.id) FROM t")
     assert cur.fetchall() == ((101112, 6),)
     conn.close()
+
+
+def test_date_readers_read_the_datetime_on_the_current_date(shared_server) -> None:  # type: ignore[no-untyped-def]
+    conn, cur = _cursor(shared_server)
+    cur.execute("INSERT INTO t (id, tm) VALUES (1, '100:00:00')")
+    cur.execute(
+        "SELECT CAST(tm AS DATETIME) = UTC_DATE() + INTERVAL 100 HOUR, DATE(tm),"
+        " UTC_DATE() + INTERVAL 4 DAY, DATEDIFF(tm, UTC_DATE()),"
+        " UNIX_TIMESTAMP(tm) - UNIX_TIMESTAMP(UTC_DATE()) FROM t"
+    )
+    same, date, want_date, days, seconds = cur.fetchone()
+    assert (same, date, days, seconds) == (1, want_date, 4, 360000)
+    conn.close()

@@ -179,3 +179,13 @@ INSERT INTO t VALUES (1, '10:11:12', '01:00:00.5'), (2, '100:00:00', '-12:30:00.
 SELECT tm, DATE_FORMAT(tm, '%T') FROM t ORDER BY id;
 SELECT tm, DATE_FORMAT(tm, '%Y-%m-%d %T') FROM t ORDER BY id;
 SELECT t3, DATE_FORMAT(t3, '%Y-%m-%d %T.%f') FROM t ORDER BY id;
+
+-- name: types_time_as_datetime
+-- Where a date is read (CAST AS DATETIME / DATE, DATE(), TIMESTAMP(), YEAR()/MONTH()/DAY(),
+-- DATEDIFF) a TIME is the DATETIME it is on the current date (MySQL 13.2.8).
+CREATE TABLE t (id INT PRIMARY KEY, tm TIME);
+INSERT INTO t VALUES (1, '10:11:12'), (2, '100:00:00'), (3, '-01:00:00'), (4, NULL);
+-- check:
+SELECT id, CAST(tm AS DATETIME), CAST(tm AS DATE), DATE(tm), TIMESTAMP(tm) FROM t ORDER BY id;
+SELECT id, YEAR(tm), MONTH(tm), DAY(tm) FROM t ORDER BY id;
+SELECT id, DATEDIFF(tm, CURDATE()) FROM t ORDER BY id;
