@@ -227,7 +227,8 @@ def date_arithmetic(
     found = typing.of(operand)
     if found is not None and found.type == ColumnType.TIME:
         decimals = max(found.decimals, _interval_decimals(amount, unit.upper()))
-        return replace(found, length=10 + (decimals + 1 if decimals else 0), decimals=decimals)
+        length = 10 + (decimals + 1 if decimals else 0)  # maybe_null: an overflow is NULL
+        return replace(found, length=length, decimals=decimals, nullable=True)
     if found is None or not found.is_string or found.binary:
         return None
     return string(_DATETIME_FULL_WIDTH, True)
