@@ -15,7 +15,8 @@ converts it to another type, answered as MySQL answers:
   '-01:00:00' is yesterday 23:00:00);
 - ``t + INTERVAL …`` / DATE_ADD / DATE_SUB whose result leaves -838:59:59..838:59:59 is NULL
   with warning 1441 "Datetime function: time field overflow" (MySQL's
-  Item_date_add_interval::get_time_internal), error 1441 in an INSERT or UPDATE in strict mode.
+  Item_date_add_interval::get_time_internal; always for an interval of years, quarters or
+  months), error 1441 in an INSERT or UPDATE in strict mode.
 
 A column reference (also in parentheses, MIN or MAX) is found a TIME column by name against the
 definitions of the internal tables the statement reads (its qualifier, when written, picks the
@@ -195,11 +196,26 @@ def _overflow_fails(statement: exp.Expr, sql_modes: frozenset[str] | set[str]) -
     return strict and changes
 
 
+def _months(node: exp.Expr) -> bool:
+    """Whether the interval of ``node`` counts years, quarters or months."""
+    if isinstance(node, (exp.DateAdd, exp.DateSub)):
+        unit = node.text("unit")
+    else:
+        unit = next(
+            (s.text("unit") for s in (node.this, node.expression) if isinstance(s, exp.Interval)),
+            "",
+        )
+    return any(part in unit.upper() for part in ("YEAR", "QUARTER", "MONTH"))
+
+
 def _in_range(node: exp.Expr, fails: bool) -> None:
     """``node`` (TIME arithmetic with an interval) NULL where it leaves TIME's range, with
     MySQL's warning 1441 for each such row, or its error 1441 where the statement must fail."""
     value = node.copy()
-    outside = _sql(f"abs(epoch_us({{0}})) > {time_columns.MAX_MICROSECONDS}", value)
+    if _months(node):  # MySQL's get_time_internal: a TIME has no month to add to
+        outside = _sql("({0}) IS NOT NULL", value)
+    else:
+        outside = _sql(f"abs(epoch_us({{0}})) > {time_columns.MAX_MICROSECONDS}", value)
     spec = Errors.DATETIME_FUNCTION_OVERFLOW
     outcome: exp.Expr = exp.Null()
     warnings = runtime_warnings.current()

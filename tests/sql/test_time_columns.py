@@ -242,3 +242,20 @@ def test_date_readers_read_the_datetime_on_the_current_date(shared_server) -> No
     same, date, want_date, days, seconds = cur.fetchone()
     assert (same, date, days, seconds) == (1, want_date, 4, 360000)
     conn.close()
+
+
+def test_an_interval_of_months_on_a_time_is_null_with_1441(shared_server) -> None:  # type: ignore[no-untyped-def]
+    # MySQL 8's Item_date_add_interval::get_time_internal: interval.year || interval.month
+    conn, cur = _cursor(shared_server)
+    cur.execute("INSERT INTO t (id, tm) VALUES (1, '10:11:12'), (2, NULL)")
+    cur.execute(
+        "SELECT tm + INTERVAL 1 MONTH, DATE_SUB(tm, INTERVAL 1 YEAR), tm + INTERVAL 1 WEEK"
+        " FROM t ORDER BY id"
+    )
+    assert cur.fetchall() == (
+        (None, None, dt.timedelta(hours=178, minutes=11, seconds=12)),
+        (None, None, None),
+    )
+    cur.execute("SHOW WARNINGS")
+    assert [w[1] for w in cur.fetchall()] == [1441, 1441]
+    conn.close()
