@@ -289,6 +289,9 @@ class Errors:
     TRUNCATED_WRONG_VALUE = ErrorSpec(1366, "HY000", "Incorrect {type} value: '{value}'")
     TRUNCATED_INCORRECT = ErrorSpec(1292, "22007", "Truncated incorrect {type} value: '{value}'")
     DIVISION_BY_ZERO = ErrorSpec(1365, "22012", "Division by 0")
+    DATETIME_FUNCTION_OVERFLOW = ErrorSpec(
+        1441, "22008", "Datetime function: {field} field overflow"
+    )
     WRONG_DATETIME_VALUE = ErrorSpec(1292, "22007", "Incorrect {type} value: '{value}'")
     ROW_IS_REFERENCED = ErrorSpec(
         1451,

@@ -114,6 +114,8 @@ def _literal(typing: Typing, node: exp.Expr) -> MySQLType | None:
 
 def _neg(typing: Typing, node: exp.Expr) -> MySQLType | None:
     arg = typing.of(node.this)
+    if arg is not None and arg.type == ColumnType.TIME:  # Item_func_num1: a TIME is a DOUBLE
+        return double(arg.nullable)
     if arg is None or not (arg.is_exact or arg.is_real):
         return None
     if arg.is_real:
@@ -122,11 +124,29 @@ def _neg(typing: Typing, node: exp.Expr) -> MySQLType | None:
 
 
 # -- arithmetic -----------------------------------------------------------------------------------
+_TIME_INT_DIGITS = 7  # MySQL's TIME_INT_DIGITS: HHHMMSS of 838:59:59
+
+
+def _number(t: MySQLType | None) -> MySQLType | None:
+    """An operand of arithmetic, SUM or AVG as MySQL 8 reads it: a TIME is the number HHMMSS[.f]
+    (Item::numeric_context_result_type: an integer, or DECIMAL(7+fsp, fsp) with a fraction;
+    engine/sql/time_contexts.py computes it)."""
+    if t is None or t.type != ColumnType.TIME:
+        return t
+    digits = _TIME_INT_DIGITS + t.decimals
+    if t.decimals:
+        return decimal(digits, t.decimals, t.nullable)
+    return integer(digits + 1, digits, t.nullable)
+
+
 def _numbers(typing: Typing, node: exp.Expr) -> tuple[MySQLType, MySQLType] | None:
     found = typing.operands([node.this, node.expression])
-    if found is None or not all(t.is_exact or t.is_real or t.is_null for t in found):
+    if found is None:
         return None
-    return found[0], found[1]
+    a, b = _number(found[0]), _number(found[1])
+    if a is None or b is None or not all(t.is_exact or t.is_real or t.is_null for t in (a, b)):
+        return None
+    return a, b
 
 
 def _additive(typing: Typing, node: exp.Expr) -> MySQLType | None:
@@ -134,7 +154,9 @@ def _additive(typing: Typing, node: exp.Expr) -> MySQLType | None:
     intervals = [side for side in sides if isinstance(side, exp.Interval)]
     if intervals:  # `x + INTERVAL n unit`: date arithmetic on the other side
         others = [side for side in sides if not isinstance(side, exp.Interval)]
-        return date_arithmetic(typing, others[0]) if len(others) == 1 else None
+        if len(others) != 1:
+            return None
+        return date_arithmetic(typing, others[0], intervals[0].this, intervals[0].text("unit"))
     pair = _numbers(typing, node)
     if pair is None:
         return None
@@ -236,8 +258,16 @@ def _count(typing: Typing, node: exp.Expr) -> MySQLType | None:
     return integer(21, 20, False)
 
 
+def _argument(node: exp.Expr) -> exp.Expr:
+    """An aggregate's argument: SUM(DISTINCT x) is typed as SUM(x)."""
+    inner = node.this
+    if isinstance(inner, exp.Distinct) and len(inner.expressions) == 1:
+        return inner.expressions[0]
+    return inner
+
+
 def _sum(typing: Typing, node: exp.Expr) -> MySQLType | None:
-    arg = typing.of(node.this)
+    arg = _number(typing.of(_argument(node)))
     if arg is None or not (arg.is_exact or arg.is_real):
         return None
     if arg.is_real:
@@ -246,7 +276,7 @@ def _sum(typing: Typing, node: exp.Expr) -> MySQLType | None:
 
 
 def _avg(typing: Typing, node: exp.Expr) -> MySQLType | None:
-    arg = typing.of(node.this)
+    arg = _number(typing.of(_argument(node)))
     if arg is None or not (arg.is_exact or arg.is_real):
         return None
     if arg.is_real:

@@ -217,17 +217,33 @@ def _time_format(typing: Typing, node: exp.Expr) -> MySQLType | None:
 _DATETIME_FULL_WIDTH = 29
 
 
-def date_arithmetic(typing: Typing, operand: exp.Expr) -> MySQLType | None:
-    """The type of date arithmetic on ``operand``; only a string operand is typed here (a DATE,
-    DATETIME or TIME operand keeps the type DuckDB computes, which is MySQL's)."""
+def date_arithmetic(
+    typing: Typing, operand: exp.Expr, amount: exp.Expr | None = None, unit: str = ""
+) -> MySQLType | None:
+    """The type of date arithmetic on ``operand``; a string operand, and a TIME one (TIME of its
+    own fsp or the interval's, MySQL's Item_date_add_interval: 6 for a MICROSECOND unit, a
+    SECOND amount's fraction digits), are typed here (a DATE or DATETIME operand keeps the type
+    DuckDB computes, which is MySQL's)."""
     found = typing.of(operand)
+    if found is not None and found.type == ColumnType.TIME:
+        decimals = max(found.decimals, _interval_decimals(amount, unit.upper()))
+        length = 10 + (decimals + 1 if decimals else 0)  # maybe_null: an overflow is NULL
+        return replace(found, length=length, decimals=decimals, nullable=True)
     if found is None or not found.is_string or found.binary:
         return None
     return string(_DATETIME_FULL_WIDTH, True)
 
 
+def _interval_decimals(amount: exp.Expr | None, unit: str) -> int:
+    if "MICROSECOND" in unit:
+        return 6
+    if unit == "SECOND" and isinstance(amount, exp.Literal) and "." in amount.name:
+        return min(len(amount.name.split(".", 1)[1]), 6)
+    return 0
+
+
 def _date_add(typing: Typing, node: exp.Expr) -> MySQLType | None:
-    return date_arithmetic(typing, node.this)
+    return date_arithmetic(typing, node.this, node.expression, node.text("unit"))
 
 
 def _mysql_format(node: exp.Expr) -> str:

@@ -306,7 +306,7 @@ def _plan(
     for i, mysql_type in enumerate(column_types(result)):  # expressions, information_schema
         if mysql_type is not None and fits(types[i], mysql_type):
             binary = mysql_type.binary and mysql_type.is_string
-            columns[i] = _typed_column(columns[i], mysql_type.type, binary)
+            columns[i] = _typed_column(columns[i], mysql_type.type, binary, mysql_type.decimals)
             types[i] = mysql_type.type
     columns = _show_typed(columns, result)
     for i, converter in enumerate(converters):
@@ -352,10 +352,20 @@ def _show_typed(columns: list[ResultColumn], result: Result) -> list[ResultColum
     return columns
 
 
-def _typed_column(column: ResultColumn, type_code: ColumnType, binary: bool) -> ResultColumn:
+def _typed_column(
+    column: ResultColumn, type_code: ColumnType, binary: bool, fsp: int | None = None
+) -> ResultColumn:
+    """``column`` sent as ``type_code``; a TIME expression typed with ``fsp`` fractional digits
+    (``t3 + INTERVAL 1 SECOND`` is TIME(3)) is written with exactly those."""
     charset = CharacterSet.binary if binary else CharacterSet.utf8mb4
     if column.type == ColumnType.TIME:
-        return ResultColumn(column.name, type_code, charset, text_encoder=time_text)
+        digits = fsp if type_code == ColumnType.TIME and fsp is not None and fsp <= 6 else None
+        return ResultColumn(
+            column.name,
+            type_code,
+            charset,
+            text_encoder=lambda c, v: time_text(c, v, digits),
+        )
     return ResultColumn(column.name, type_code, charset)
 
 

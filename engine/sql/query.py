@@ -62,6 +62,7 @@ from drydock.engine.session import SessionContext
 from drydock.engine.sql.sql_relations import Reference
 from drydock.engine.sql.verdict_cache import verify
 from drydock.engine.sql import text_cache
+from drydock.engine.sql.session_variables import sql_mode_names
 from drydock.engine.search.planner import prepare
 from drydock.engine.search.table_search import SearchSettings
 from drydock.engine.sql.external_binding import time_travel
@@ -328,6 +329,7 @@ class QuerySession(ExternalBinding, DictionaryHooks):
                 expression,
                 self._table_traits,
                 lambda probe: self._probe_types(probe, authorized, expression, ctx),
+                sql_mode_names(ctx),
             )
             enforced = self._enforce(expression, ctx, authorized)  # before DuckDB runs it
             group_by_keys.complete(expression, self._table_traits)  # functional dependence

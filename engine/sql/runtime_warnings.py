@@ -17,6 +17,7 @@ Checks that run parts of a statement in queries of their own before the statemen
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import secrets
 import threading
 from collections.abc import Iterator
@@ -34,6 +35,11 @@ MAX_KEPT = 1024  # MySQL's max_error_count default
 _open: dict[str, list[Diagnostic]] = {}
 _muted: dict[str, int] = {}  # token → how many muted() blocks hold it
 _lock = threading.Lock()
+# the statement being run's collector, for rewrites that run after the statement's own ones
+# (engine/sql/time_contexts.py); a closed collector records nothing
+_current: contextvars.ContextVar[Collector | None] = contextvars.ContextVar(
+    "drydock_warnings", default=None
+)
 
 
 def _record(token: str | None, code: int | None, message: str | None) -> bool:
@@ -96,6 +102,7 @@ class Collector:
         self.token = secrets.token_hex(16)
         with _lock:
             _open[self.token] = []
+        _current.set(self)
 
     def warn_if(self, condition: exp.Expr, spec: ErrorSpec, message: exp.Expr) -> exp.Expr:
         """``condition AND <record spec's warning with text message>``: true where the warning
@@ -123,3 +130,8 @@ class Collector:
     def collect(self) -> list[Diagnostic]:
         with _lock:
             return _open.pop(self.token, [])
+
+
+def current() -> Collector | None:
+    """The collector of the statement this context runs (the last one opened in it)."""
+    return _current.get()

@@ -15,10 +15,10 @@ The operand types are asked of DuckDB as for exact AVG (engine/sql/exact_avg.py:
 ``SELECT <the operands> FROM <the same FROM>``), only for statements reading an internal table
 that has a declared TIME column (its traits, engine/sql/table_traits.py, are kept).
 
-Not made MySQL's, so refused by DuckDB with a typed error rather than answered otherwise:
-arithmetic (``t + 0``, SUM, AVG: 1582) and DATE_FORMAT of a TIME column. A TIME(n) column in a
-string context (CAST AS CHAR, CONCAT) prints its fraction without trailing zeros and TIME_TO_SEC
-of it drops the fraction (README, "Internal tables").
+The column in numeric context (arithmetic, SUM, AVG), string context (CAST AS CHAR, CONCAT),
+date context (DATE_FORMAT) and ``+ INTERVAL`` is converted as MySQL converts it first
+(engine/sql/time_contexts.py). TIME_TO_SEC of a TIME(n) column drops the fraction (README,
+"Internal tables").
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ import sqlglot
 from sqlglot import exp
 
 from drydock.engine.session import INTERNAL
-from drydock.engine.sql import time_columns
+from drydock.engine.sql import time_columns, time_contexts
 from drydock.engine.sql.exact_avg import Probe, probe_select
 from drydock.engine.sql.table_traits import Traits
 
@@ -94,10 +94,17 @@ def _functions(expression: exp.Expr) -> list[tuple[exp.Expr, list[exp.Expr]]]:
     return found
 
 
-def rewrite(expression: exp.Expr, traits_of: TraitsOf, probe: Probe) -> None:
-    """The comparisons and calls of the module docstring made MySQL's, in place."""
+def rewrite(
+    expression: exp.Expr,
+    traits_of: TraitsOf,
+    probe: Probe,
+    sql_modes: frozenset[str] | set[str] = frozenset(),
+) -> None:
+    """The comparisons and calls of the module docstring made MySQL's, in place (``sql_modes``:
+    the session's, which decide whether an overflow warns or fails)."""
     if not _has_time_column(expression, traits_of):
         return
+    time_contexts.rewrite(expression, traits_of, sql_modes)  # before the probes
     groups = _groups(expression)
     calls = _functions(expression)
     # per SELECT, aggregates probed grouped and other operands not (a WHERE operand need not be

@@ -12,6 +12,7 @@ that gets fixed turns its test red until its line here is removed.
 
 from __future__ import annotations
 
+import datetime
 import json
 import re
 from collections.abc import Callable
@@ -306,6 +307,63 @@ def _mysql8_create_table(sql: str, answer: Answer) -> Answer:
     return _map_text(answer, spell)
 
 
+_DATE_FORMAT_OF = re.compile(r"^DATE_FORMAT\((\w+), '(.*)'\)$")
+_CLOCK_TEXT = re.compile(r"^(-?)(\d+):(\d\d):(\d\d)(?:\.(\d+))?$")
+_STRFTIME = {"Y": "%Y", "m": "%m", "d": "%d", "H": "%H", "i": "%M", "s": "%S", "T": "%H:%M:%S"}
+
+
+def _mysql8_date_format_of_time(sql: str, answer: Answer) -> Answer:
+    """MySQL 8 formats a TIME as the DATETIME it is on the current date (manual 13.2.8: the TIME
+    is elapsed time added to CURRENT_DATE; the session time zone is UTC); MariaDB formats the TIME
+    itself (zero date parts, hours past 23 kept). Each `DATE_FORMAT(col, 'fmt')` column is
+    recomputed from the row's `col` value, which the statement selects too."""
+    names = [c.name for c in answer.columns]
+    now = datetime.datetime.now(datetime.UTC).replace(tzinfo=None)
+    today = datetime.datetime.combine(now.date(), datetime.time())
+
+    def mysql8(row: tuple) -> tuple:
+        out = list(row)
+        for i, name in enumerate(names):
+            call = _DATE_FORMAT_OF.match(name)
+            if call is None or call[1] not in names or row[names.index(call[1])] is None:
+                continue
+            clock = _CLOCK_TEXT.match(row[names.index(call[1])])
+            assert clock is not None, row
+            sign, hours, minutes, seconds, fraction = clock.groups()
+            elapsed = datetime.timedelta(
+                hours=int(hours),
+                minutes=int(minutes),
+                seconds=int(seconds),
+                microseconds=int((fraction or "").ljust(6, "0")),
+            )
+            stamp = today + (-elapsed if sign else elapsed)
+            spec = re.sub(
+                r"%(.)", lambda m: _STRFTIME.get(m[1], "%" + m[1]), call[2].replace("%f", "{f}")
+            )
+            out[i] = stamp.strftime(spec).replace("{f}", f"{stamp.microsecond:06d}")
+        return tuple(out)
+
+    return answer.replace(rows=tuple(mysql8(r) for r in answer.rows))
+
+
+_PAST_TIME_MAX = re.compile(r"^-?838:59:59\.\d*[1-9]\d*$")
+
+
+def _mysql8_time_max_has_no_fraction(sql: str, answer: Answer) -> Answer:
+    """MySQL 8's TIME ends at 838:59:59.000000 (check_time_range_quick: at 838:59:59 a fraction is
+    out of range), so TIME + INTERVAL reaching 838:59:59.000005 is NULL with warning 1441
+    (sec_to_time → adjust_time_range); MariaDB's TIME reaches 838:59:59.999999."""
+    past = [v for row in answer.rows for v in row if v is not None and _PAST_TIME_MAX.match(v)]
+    if not past:
+        return answer
+    rows = tuple(
+        tuple(None if v is not None and _PAST_TIME_MAX.match(v) else v for v in row)
+        for row in answer.rows
+    )
+    warnings = answer.warnings + (("Warning", 1441),) * len(past)
+    return answer.replace(rows=rows, warnings=warnings)
+
+
 def _duckdb_engine(sql: str, answer: Answer) -> Answer:
     return _map_text(answer, lambda text: text.replace("ENGINE=InnoDB", "ENGINE=DuckDB"))
 
@@ -395,6 +453,7 @@ DIFFERENCES: tuple[Difference, ...] = (
             "select_if_case_coalesce",
             "select_boolean_and_bit_ops",
             "select_cast",
+            "types_time_arithmetic",
         ),
         _mysql8_bigint_expressions,
     ),
@@ -413,8 +472,28 @@ DIFFERENCES: tuple[Difference, ...] = (
             "select_cast",
             "types_time_functions",
             "types_time_range",
+            "types_time_as_text",
+            "types_time_date_format",
+            "types_time_as_datetime",
         ),
         _mysql8_date_function_types,
+    ),
+    Difference(
+        "DATE_FORMAT of a TIME",
+        MARIADB_NOT_MYSQL8,
+        "MySQL 8 formats a TIME as the DATETIME it is on the current date (manual 13.2.8: "
+        "`'100:00:00'` is four days on at 04:00:00, `'-01:00:00'` yesterday at 23:00:00); MariaDB "
+        "formats the TIME itself (`0000-00-00`, hour 100)",
+        ("types_time_date_format",),
+        _mysql8_date_format_of_time,
+    ),
+    Difference(
+        "TIME's largest value",
+        MARIADB_NOT_MYSQL8,
+        "MySQL 8's TIME ends at `838:59:59.000000`: TIME + INTERVAL reaching `838:59:59.000005` is "
+        "NULL with warning 1441; MariaDB's TIME reaches `838:59:59.999999`",
+        ("types_time_interval_range",),
+        _mysql8_time_max_has_no_fraction,
     ),
     Difference(
         "SHOW CREATE TABLE defaults",

@@ -134,6 +134,128 @@ def test_expressions_read_the_column_as_mysql(shared_server) -> None:  # type: i
     cur.execute("DELETE FROM t WHERE tm = -123000")
     cur.execute("SELECT id FROM t ORDER BY tm DESC")
     assert cur.fetchall() == ((2,), (3,))
-    with pytest.raises(pymysql.err.MySQLError):  # refused, never answered otherwise than MySQL
-        cur.execute("SELECT SUM(tm) FROM t")
+    conn.close()
+
+
+def test_numeric_context_is_the_number_hhmmss(shared_server) -> None:  # type: ignore[no-untyped-def]
+    conn, cur = _cursor(shared_server)
+    cur.execute(
+        "INSERT INTO t VALUES (1, '10:11:12', '01:00:00.5'), (2, '-838:59:59', '-00:00:01.25'),"
+        " (3, NULL, NULL)"
+    )
+    cur.execute("SELECT tm + 0, tm * 1, tm - 1, t3 + 0, -tm FROM t ORDER BY id")
+    rows = cur.fetchall()
+    assert rows[:2] == (
+        (101112, 101112, 101111, Decimal("10000.500"), -101112.0),
+        (-8385959, -8385959, -8385960, Decimal("-1.250"), 8385959.0),
+    )
+    assert rows[2] == (None, None, None, None, None)
+    assert [d[1] for d in cur.description] == [8, 8, 8, 246, 5]  # BIGINT, DECIMAL, DOUBLE
+    cur.execute("SELECT SUM(tm), AVG(tm), SUM(t3), AVG(t3), MAX(tm) / 2 FROM t WHERE id = 1")
+    assert cur.fetchall() == (
+        (
+            Decimal(101112),
+            Decimal("101112.0000"),
+            Decimal("10000.500"),
+            Decimal("10000.5000000"),
+            Decimal("50556.0000"),
+        ),
+    )
+    cur.execute("SELECT SUM(tm), AVG(t3) FROM t")
+    assert cur.fetchall() == ((Decimal(-8284847), Decimal("4999.6250000")),)
+    conn.close()
+
+
+def test_string_context_prints_the_declared_fraction(shared_server) -> None:  # type: ignore[no-untyped-def]
+    conn, cur = _cursor(shared_server)
+    cur.execute("INSERT INTO t VALUES (1, '10:11:12', '01:00:00.5'), (2, '-01:00:00', '838:59:59')")
+    cur.execute("SELECT CAST(t3 AS CHAR), CONCAT(t3, '|', tm), CAST(tm AS CHAR) FROM t ORDER BY id")
+    assert cur.fetchall() == (
+        ("01:00:00.500", "01:00:00.500|10:11:12", "10:11:12"),
+        ("838:59:59.000", "838:59:59.000|-01:00:00", "-01:00:00"),
+    )
+    conn.close()
+
+
+def test_date_format_reads_the_datetime_on_the_current_date(shared_server) -> None:  # type: ignore[no-untyped-def]
+    conn, cur = _cursor(shared_server)
+    cur.execute("INSERT INTO t VALUES (1, '100:00:00', '-00:00:00.25')")
+    cur.execute(
+        "SELECT DATE_FORMAT(tm, '%Y-%m-%d %T'), DATE_FORMAT(t3, '%Y-%m-%d %T.%f'),"
+        " DATE_FORMAT(UTC_DATE() + INTERVAL 4 DAY, '%Y-%m-%d 04:00:00'),"
+        " DATE_FORMAT(UTC_DATE() - INTERVAL 1 DAY, '%Y-%m-%d 23:59:59.750000') FROM t"
+    )
+    got_tm, got_t3, want_tm, want_t3 = cur.fetchone()
+    assert (got_tm, got_t3) == (want_tm, want_t3)
+    conn.close()
+
+
+def test_interval_arithmetic_past_the_range_is_null_with_1441(shared_server) -> None:  # type: ignore[no-untyped-def]
+    conn, cur = _cursor(shared_server)
+    cur.execute(
+        "INSERT INTO t (id, tm) VALUES (1, '838:59:59'), (2, '-838:59:59'), (3, '00:00:00')"
+    )
+    cur.execute("SELECT tm + INTERVAL 1 SECOND, DATE_SUB(tm, INTERVAL 1 SECOND) FROM t ORDER BY id")
+    assert cur.fetchall() == (
+        (None, dt.timedelta(hours=838, minutes=59, seconds=58)),
+        (-dt.timedelta(hours=838, minutes=59, seconds=58), None),
+        (dt.timedelta(seconds=1), -dt.timedelta(seconds=1)),
+    )
+    cur.execute("SHOW WARNINGS")
+    assert [(w[1], w[2]) for w in cur.fetchall()] == [
+        (1441, "Datetime function: time field overflow")
+    ] * 2
+    conn.close()
+
+
+def test_interval_overflow_in_strict_update_is_error_1441(shared_server) -> None:  # type: ignore[no-untyped-def]
+    conn, cur = _cursor(shared_server)
+    cur.execute("INSERT INTO t (id, tm) VALUES (1, '838:59:59')")
+    with pytest.raises(pymysql.err.DataError) as error:
+        cur.execute("UPDATE t SET tm = tm + INTERVAL 1 SECOND")
+    assert error.value.args[0] == 1441
+    cur.execute("SET SESSION sql_mode = ''")
+    cur.execute("UPDATE t SET tm = tm + INTERVAL 1 SECOND")
+    cur.execute("SELECT tm FROM t")
+    assert cur.fetchall() == ((None,),)
+    conn.close()
+
+
+def test_a_name_another_table_also_has_is_read_as_that_table_says(shared_server) -> None:  # type: ignore[no-untyped-def]
+    conn, cur = _cursor(shared_server)
+    cur.execute("CREATE TABLE s (k INT PRIMARY KEY, tm INT)")
+    cur.execute("INSERT INTO t (id, tm) VALUES (1, '10:11:12')")
+    cur.execute("INSERT INTO s VALUES (1, 5)")
+    cur.execute("SELECT t.tm + 0, (SELECT tm + 1 FROM s WHERE s.k = t.id) FROM t")
+    assert cur.fetchall() == ((101112, 6),)
+    conn.close()
+
+
+def test_date_readers_read_the_datetime_on_the_current_date(shared_server) -> None:  # type: ignore[no-untyped-def]
+    conn, cur = _cursor(shared_server)
+    cur.execute("INSERT INTO t (id, tm) VALUES (1, '100:00:00')")
+    cur.execute(
+        "SELECT CAST(tm AS DATETIME) = UTC_DATE() + INTERVAL 100 HOUR, DATE(tm),"
+        " UTC_DATE() + INTERVAL 4 DAY, DATEDIFF(tm, UTC_DATE()),"
+        " UNIX_TIMESTAMP(tm) - UNIX_TIMESTAMP(UTC_DATE()) FROM t"
+    )
+    same, date, want_date, days, seconds = cur.fetchone()
+    assert (same, date, days, seconds) == (1, want_date, 4, 360000)
+    conn.close()
+
+
+def test_an_interval_of_months_on_a_time_is_null_with_1441(shared_server) -> None:  # type: ignore[no-untyped-def]
+    # MySQL 8's Item_date_add_interval::get_time_internal: interval.year || interval.month
+    conn, cur = _cursor(shared_server)
+    cur.execute("INSERT INTO t (id, tm) VALUES (1, '10:11:12'), (2, NULL)")
+    cur.execute(
+        "SELECT tm + INTERVAL 1 MONTH, DATE_SUB(tm, INTERVAL 1 YEAR), tm + INTERVAL 1 WEEK"
+        " FROM t ORDER BY id"
+    )
+    assert cur.fetchall() == (
+        (None, None, dt.timedelta(hours=178, minutes=11, seconds=12)),
+        (None, None, None),
+    )
+    cur.execute("SHOW WARNINGS")
+    assert [w[1] for w in cur.fetchall()] == [1441, 1441]
     conn.close()

@@ -128,3 +128,65 @@ SELECT id, ADDTIME(tm, '01:00:00'), SUBTIME(tm, '01:00:00'), TIMEDIFF(tm, '01:00
 SELECT id, CAST(tm AS TIME), CAST(tm AS CHAR), TIME_FORMAT(tm, '%H.%i') FROM t ORDER BY id;
 SELECT id, tm + INTERVAL 1 HOUR FROM t ORDER BY id;
 SELECT id, tm FROM t ORDER BY tm DESC;
+
+-- name: types_time_arithmetic
+-- A TIME in numeric context is the number HHMMSS[.fraction] (MySQL 13.2.8): arithmetic on the
+-- column is integer arithmetic for TIME(0), DECIMAL with the column's scale for TIME(n); SUM and
+-- AVG add those numbers ('-838:59:59' is -8385959, TIME(2) '01:00:00.50' is 10000.50).
+CREATE TABLE t (id INT PRIMARY KEY, tm TIME, t2 TIME(2), t3 TIME(3));
+INSERT INTO t VALUES (1, '10:11:12', '01:00:00.50', '01:00:00.5'), (2, '-838:59:59', '-00:00:01.25', '838:59:59'), (3, '100:00:00', NULL, '-12:30:00.125'), (4, NULL, '00:00:00', '00:00:00');
+-- check:
+SELECT tm + 0, tm * 1, tm - 1, tm / 2, t2 + 0, t3 + 0, t2 * 2, t3 - t2 FROM t ORDER BY id;
+SELECT SUM(tm), AVG(tm), SUM(t2), AVG(t2), SUM(t3), AVG(t3) FROM t;
+SELECT SUM(DISTINCT tm), AVG(DISTINCT t2), COUNT(DISTINCT tm) FROM t;
+SELECT tm + 0 AS n FROM t WHERE tm + 0 > 101111 ORDER BY tm + 0;
+SELECT SUM(tm + 1), AVG(t2 * 2), SUM(t3) - 1 FROM t WHERE id > 1;
+SELECT MAX(tm) + 0 AS a, MIN(t3) * 1 AS b, (MAX(tm)) / 2 AS c, CONCAT(MAX(t3), '') AS d FROM t;
+
+-- name: types_time_as_text
+-- A TIME(n) column in a string context (CAST AS CHAR, CONCAT) prints exactly n fractional
+-- digits, as the column itself is sent.
+CREATE TABLE t (id INT PRIMARY KEY, tm TIME, t2 TIME(2), t3 TIME(3), t6 TIME(6));
+INSERT INTO t VALUES (1, '10:11:12', '01:00:00.50', '01:00:00.5', '00:00:00.000001'), (2, '-838:59:59', '-00:00:01.25', '838:59:59', '-01:02:03.1'), (3, '100:00:00', NULL, '-12:30:00.125', '00:00:00');
+-- check:
+SELECT id, CAST(t3 AS CHAR), CAST(t2 AS CHAR), CAST(t6 AS CHAR), CAST(tm AS CHAR) FROM t ORDER BY id;
+SELECT id, CONCAT(t2, ''), CONCAT('[', t3, ']'), CONCAT(tm, 'x'), CONCAT_WS(',', t2, t6) FROM t ORDER BY id;
+SELECT id FROM t WHERE CONCAT(t3, '') = '01:00:00.500' ORDER BY id;
+
+-- name: types_time_interval_range
+-- TIME + INTERVAL (and DATE_ADD / DATE_SUB of a TIME) whose result leaves -838:59:59..838:59:59
+-- is NULL with warning 1441 (Datetime function: time field overflow), an error in an UPDATE in
+-- strict mode. TIME(n) + INTERVAL is TIME(n), or TIME(6) for a MICROSECOND unit.
+CREATE TABLE t (id INT PRIMARY KEY, tm TIME, t3 TIME(3), nn TIME NOT NULL);
+INSERT INTO t VALUES (1, '10:11:12', '01:00:00.5', '838:00:00'), (2, '-838:59:59', '-12:30:00.125', '00:00:00'), (3, '838:59:59', '838:59:59', '00:00:00'), (4, '100:00:00', NULL, '00:00:00');
+-- check:
+SELECT id, tm + INTERVAL 1 HOUR, tm - INTERVAL 1 SECOND FROM t ORDER BY id;
+SELECT id, t3 + INTERVAL 1 SECOND, t3 - INTERVAL 1 MINUTE, t3 + INTERVAL 5 MICROSECOND FROM t ORDER BY id;
+SELECT id, nn + INTERVAL 1 HOUR, DATE_ADD(nn, INTERVAL 1.5 SECOND) FROM t ORDER BY id;
+SELECT id, tm + INTERVAL 800 HOUR, DATE_ADD(tm, INTERVAL 30 DAY), DATE_SUB(tm, INTERVAL 1 SECOND) FROM t ORDER BY id;
+SELECT id FROM t WHERE tm + INTERVAL 1 SECOND IS NULL ORDER BY id;
+UPDATE t SET tm = tm + INTERVAL 1 SECOND WHERE id = 3;
+UPDATE t SET tm = tm - INTERVAL 1 HOUR WHERE id = 3;
+SET SESSION sql_mode = '';
+UPDATE t SET tm = tm - INTERVAL 1 SECOND WHERE id = 2;
+SELECT id, tm FROM t ORDER BY id;
+
+-- name: types_time_date_format
+-- DATE_FORMAT of a TIME formats the DATETIME the TIME is on the current date (MySQL 13.2.8:
+-- elapsed time added to CURRENT_DATE, so '100:00:00' is four days on at 04:00:00).
+CREATE TABLE t (id INT PRIMARY KEY, tm TIME, t3 TIME(3));
+INSERT INTO t VALUES (1, '10:11:12', '01:00:00.5'), (2, '100:00:00', '-12:30:00.125'), (3, '-01:00:00', NULL), (4, '00:00:00', '23:59:59.999');
+-- check:
+SELECT tm, DATE_FORMAT(tm, '%T') FROM t ORDER BY id;
+SELECT tm, DATE_FORMAT(tm, '%Y-%m-%d %T') FROM t ORDER BY id;
+SELECT t3, DATE_FORMAT(t3, '%Y-%m-%d %T.%f') FROM t ORDER BY id;
+
+-- name: types_time_as_datetime
+-- Where a date is read (CAST AS DATETIME / DATE, DATE(), TIMESTAMP(), YEAR()/MONTH()/DAY(),
+-- DATEDIFF) a TIME is the DATETIME it is on the current date (MySQL 13.2.8).
+CREATE TABLE t (id INT PRIMARY KEY, tm TIME);
+INSERT INTO t VALUES (1, '10:11:12'), (2, '100:00:00'), (3, '-01:00:00'), (4, NULL);
+-- check:
+SELECT id, CAST(tm AS DATETIME), CAST(tm AS DATE), DATE(tm), TIMESTAMP(tm) FROM t ORDER BY id;
+SELECT id, YEAR(tm), MONTH(tm), DAY(tm) FROM t ORDER BY id;
+SELECT id, DATEDIFF(tm, CURDATE()) FROM t ORDER BY id;
