@@ -265,6 +265,7 @@ class QuerySession(ExternalBinding, DictionaryHooks):
         # a write outside a transaction commits: counted for other sessions' savepoints
         autocommitted = not self.transaction.open and not is_read(expression)
         self.transaction.statement_started(self._schema, expression)
+        self._refusable = None
         try:
             with self._writes.committing() if autocommitted else nullcontext():
                 result = body()
@@ -273,6 +274,7 @@ class QuerySession(ExternalBinding, DictionaryHooks):
             self.end_time_limit()  # no deadline interrupt may reach the check below
             # engine/sql/transactions.py: DuckDB aborts the whole one
             self.transaction.statement_failed()
+            self._spend_after_refusal(exc)  # AUTO_INCREMENT values InnoDB keeps spent
             if isinstance(exc, duckdb.InterruptException):  # KILL QUERY that landed on one of the
                 raise self.interrupted_error() from None  # statement's own checks (verify, …)
             raise
@@ -324,6 +326,7 @@ class QuerySession(ExternalBinding, DictionaryHooks):
             planned = result_origins.define(planned, self._table_definition)
             self._bind_info_schema(expression, ctx, resolver, registered)
             key = self._complete_insert(expression)
+            self._note_insert(expression, key)  # a refusal spends its values (_guarded)
             time_operands.rewrite(  # literals compared with a TIME column, read as MySQL's
                 expression,
                 self._table_traits,

@@ -187,3 +187,23 @@ INSERT INTO t (id, u, n) VALUES (2, 'b', 3) ON DUPLICATE KEY UPDATE n = VALUES(n
 INSERT INTO t (id, u, n) VALUES (2, 'b', 3), (9, 'z', 1) ON DUPLICATE KEY UPDATE n = VALUES(n);
 INSERT INTO t (u, n) VALUES ('q', 3) ON DUPLICATE KEY UPDATE n = VALUES(n);
 SELECT * FROM t ORDER BY id;
+
+-- name: duckdb_refused_insert_spends_auto_increment
+-- An INSERT that DuckDB itself refuses (an arithmetic overflow in a later row, a date that does
+-- not exist) spends AUTO_INCREMENT values as InnoDB does: every value of the statement when a
+-- later row fails, none when the first row fails; inside a transaction too.
+CREATE TABLE t (id INT AUTO_INCREMENT PRIMARY KEY, n BIGINT, d DATE, u INT UNIQUE);
+INSERT INTO t (n) VALUES (0);
+-- check:
+INSERT INTO t (n) VALUES (1), (9223372036854775807 + 1), (3);
+INSERT INTO t (n) VALUES (4);
+INSERT INTO t (n) VALUES (9223372036854775807 + 1), (5);
+INSERT INTO t (n) VALUES (6);
+INSERT INTO t (n, d) VALUES (7, '2020-01-02'), (8, '2020-02-30');
+INSERT INTO t (n) VALUES (9);
+BEGIN;
+INSERT INTO t (n) VALUES (10), (9223372036854775807 + 1);
+INSERT INTO t (n, u) VALUES (11, 1), (12, 1);
+INSERT INTO t (n) VALUES (13);
+COMMIT;
+SELECT id, n FROM t ORDER BY id;
