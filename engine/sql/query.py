@@ -41,6 +41,7 @@ from drydock.engine.sql import (
     mysql_alter,
     mysql_dml,
     mysql_functions,
+    replace_rows,
     result_origins,
 )
 from drydock.engine.sql.adapt import Visibility, adapt
@@ -404,8 +405,13 @@ class QuerySession(ExternalBinding, DictionaryHooks):
             return None
         schema = table.text("db")
         mysql_dml.complete(expression, self._cursor, schema)
-        key = mysql_dml.auto_increment(expression, self._table_traits(table))
-        if key is not None and key.generates:
+        traits = self._table_traits(table)
+        if expression.args.get("alternative") == "REPLACE":  # engine/sql/replace_rows.py
+            expression.meta["replace"] = replace_rows.plan(
+                traits.definition, bool(traits.referenced_by), self._cursor, schema, table.name
+            )
+        key = mysql_dml.auto_increment(expression, traits)
+        if key is not None and key.generates:  # the rows REPLACE stages return it (replace_rows)
             expression.set("returning", exp.Returning(expressions=[exp.column(key.column)]))
         if key is not None:
             self._cursor.note_sequence(key.sequence)  # a savepoint's replay gives the same ids

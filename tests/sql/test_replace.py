@@ -1,5 +1,6 @@
-"""REPLACE as MySQL (engine/sql/mysql_dml.py): the old row is deleted and the new one inserted,
-so the columns a column list leaves out take their defaults; 2 affected rows per replaced row."""
+"""REPLACE as MySQL (engine/sql/replace_rows.py): the old row is deleted and the new one inserted,
+so the columns a column list leaves out take their defaults; affected rows are the rows given
+plus the old rows deleted (an unchanged row colliding on the table's last unique key is not)."""
 
 from __future__ import annotations
 
@@ -55,3 +56,65 @@ def test_replace_into_an_auto_increment_table_counts_two_per_replaced_row(
     assert cur.execute("REPLACE INTO t (u) VALUES ('d')") == 1
     cur.execute("SELECT * FROM t ORDER BY id")
     assert cur.fetchall() == ((1, "c", 7), (2, "b", 2), (5, "e", 7), (6, "d", 7))
+
+
+def test_replace_of_an_existing_row_in_an_all_key_table_counts_one(shared_server: Any) -> None:
+    """The row collides on the table's only (so last) unique key and is the same: MySQL changes
+    nothing in place and counts only the row given."""
+    conn = shared_server.connect()
+    cur = conn.cursor()
+    cur.execute("CREATE DATABASE IF NOT EXISTS replace_all_key")
+    cur.execute("USE replace_all_key")
+    cur.execute("CREATE TABLE t (a INT, b INT, PRIMARY KEY (a, b))")
+    cur.execute("INSERT INTO t VALUES (1, 2)")
+    assert cur.execute("REPLACE INTO t VALUES (1, 2)") == 1
+    assert cur.execute("REPLACE INTO t VALUES (1, 2), (3, 4), (3, 4)") == 3
+    assert conn._result.message.endswith(
+        b"Records: 3  Duplicates: 0  Warnings: 0"
+    )  # length-encoded
+    cur.execute("SELECT * FROM t ORDER BY a")
+    assert cur.fetchall() == ((1, 2), (3, 4))
+
+
+def test_replace_deletes_every_row_a_unique_key_collides_with(shared_server: Any) -> None:
+    conn = shared_server.connect()
+    cur = conn.cursor()
+    cur.execute("CREATE DATABASE IF NOT EXISTS replace_every_key")
+    cur.execute("USE replace_every_key")
+    cur.execute("CREATE TABLE t (id INT PRIMARY KEY, u INT UNIQUE, v INT)")
+    cur.execute("INSERT INTO t VALUES (1, 10, 0), (2, 20, 0), (3, 30, 0)")
+    assert cur.execute("REPLACE INTO t VALUES (1, 20, 5)") == 3  # deletes rows 1 and 2
+    assert cur.execute("REPLACE INTO t VALUES (1, 20, 5), (4, 30, 1), (5, 50, 0)") == 5
+    assert conn._result.message.endswith(
+        b"Records: 3  Duplicates: 2  Warnings: 0"
+    )  # length-encoded
+    cur.execute("SELECT * FROM t ORDER BY id")
+    assert cur.fetchall() == ((1, 20, 5), (4, 30, 1), (5, 50, 0))
+
+
+def test_replace_select_applies_colliding_source_rows_in_order(shared_server: Any) -> None:
+    conn = shared_server.connect()
+    cur = conn.cursor()
+    cur.execute("CREATE DATABASE IF NOT EXISTS replace_select_order")
+    cur.execute("USE replace_select_order")
+    cur.execute("CREATE TABLE s (id INT, v INT)")
+    cur.execute("CREATE TABLE t (id INT PRIMARY KEY, v INT)")
+    cur.execute("INSERT INTO s VALUES (1, 1), (2, 2), (1, 3)")
+    cur.execute("INSERT INTO t VALUES (2, 0)")
+    assert cur.execute("REPLACE INTO t SELECT id, v FROM s ORDER BY v") == 5
+    assert conn._result.message.endswith(
+        b"Records: 3  Duplicates: 2  Warnings: 0"
+    )  # length-encoded
+    cur.execute("SELECT * FROM t ORDER BY id")
+    assert cur.fetchall() == ((1, 3), (2, 2))
+
+
+def test_replace_into_a_table_without_a_unique_key_inserts(shared_server: Any) -> None:
+    cur = shared_server.connect().cursor()
+    cur.execute("CREATE DATABASE IF NOT EXISTS replace_no_key")
+    cur.execute("USE replace_no_key")
+    cur.execute("CREATE TABLE t (id INT, v INT)")
+    cur.execute("INSERT INTO t VALUES (1, 1)")
+    assert cur.execute("REPLACE INTO t VALUES (1, 1), (2, 2)") == 2
+    cur.execute("SELECT count(*) FROM t")
+    assert cur.fetchall() == ((3,),)

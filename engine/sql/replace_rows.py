@@ -1,0 +1,213 @@
+"""REPLACE on an internal table as MySQL 8 runs it (manual 15.2.12; sql_insert.cc write_record).
+
+MySQL takes the statement's rows one by one. It tries to insert a row; when a unique key (the
+first of the table's unique keys, in MySQL's key order, that holds a duplicate) refuses it, it
+deletes the old row and tries again — except when that key is the table's last unique key (and
+no foreign key references the table): then it updates the old row in place to the new values,
+and a row that does not change is not counted. Affected rows = rows given + rows deleted (or
+changed in place); the info string is ``Records: <rows given>  Duplicates: <that second count>
+Warnings: 0``. So a REPLACE of an existing row of a table with one unique key counts 2, of an
+identical one 1, and a row colliding with two rows through two keys counts 3.
+
+Here (:func:`run`): the statement's rows are first inserted into a temporary table shaped as the
+target, with the target's defaults (so columns left out take their defaults, and AUTO_INCREMENT
+values are drawn as MySQL draws them); then, when no two new rows collide with each other or
+with the same old row, all of them are applied at once — the old rows they collide with counted
+and deleted, the new rows inserted — and otherwise one new row after the other, each against
+the table as the ones before left it. Keys compare exactly, as DuckDB's index does.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from sqlglot import exp
+
+from drydock.engine.dictionary.model import TableDef
+from drydock.engine.session import INTERNAL
+from drydock.engine.sql import mysql_dml
+from drydock.engine.sql.identifiers import quoted
+
+STAGE = "__drydock_replace_rows"
+_STAGE_SQL = f"temp.main.{STAGE}"
+
+KeyColumns = tuple[tuple[str, int | None], ...]  # (column, prefix length or None)
+
+
+@dataclass(frozen=True)
+class ReplacePlan:
+    """What a REPLACE needs of its table: its unique keys in MySQL's order (unique keys of NOT
+    NULL columns first, the primary key first among them, then in declared order), and whether
+    a foreign key references it (MySQL then always deletes, so an unchanged row counts too)."""
+
+    keys: tuple[KeyColumns, ...] = ()
+    always_counts: bool = False
+
+
+@dataclass
+class Replaced:
+    records: int  # the rows the statement gave
+    deleted: int  # the old rows deleted or changed in place
+    returned: list[tuple[Any, ...]] = field(default_factory=list)  # RETURNING the AI column
+
+
+def plan(
+    definition: TableDef | None, referenced: bool, cursor: Any, schema: str, table: str
+) -> ReplacePlan:
+    """The table's :class:`ReplacePlan`: from its data dictionary definition, else from
+    DuckDB's constraints (primary key first)."""
+    if definition is not None:
+        nullable = {c.name.lower(): c.nullable for c in definition.columns}
+        ranked = []
+        for position, key in enumerate(definition.keys):
+            if key.kind not in ("PRIMARY", "UNIQUE"):
+                continue
+            parts = tuple((p.column, p.prefix) for p in key.parts)
+            rank = (
+                any(nullable.get(c.lower(), True) for c, _ in parts) and key.kind != "PRIMARY",
+                key.kind != "PRIMARY",
+                any(prefix is not None for _, prefix in parts),
+                position,
+            )
+            ranked.append((rank, parts))
+        return ReplacePlan(tuple(parts for _, parts in sorted(ranked)), referenced)
+    rows = cursor.execute(
+        "SELECT constraint_type, constraint_column_names FROM duckdb_constraints() "
+        "WHERE database_name = ? AND schema_name = ? AND table_name = ? "
+        "AND constraint_type IN ('PRIMARY KEY', 'UNIQUE') ORDER BY constraint_index",
+        [INTERNAL, schema, table],
+    ).fetchall()
+    ordered = [r for r in rows if r[0] == "PRIMARY KEY"] + [
+        r for r in rows if r[0] != "PRIMARY KEY"
+    ]
+    return ReplacePlan(tuple(tuple((str(c), None) for c in r[1]) for r in ordered), referenced)
+
+
+def run(
+    cursor: Any, insert: exp.Insert, replace: ReplacePlan, key: mysql_dml.AutoIncrement | None
+) -> Replaced:
+    """Run the REPLACE ``insert`` (see module docstring) on ``cursor``, inside the caller's
+    transaction."""
+    table = mysql_dml.target_table(insert)
+    assert table is not None
+    target = table.sql(dialect="duckdb")
+    columns = _stored_columns(cursor, table)
+    names = ", ".join(quoted(c) for c, _ in columns)
+    cursor.execute(f"CREATE OR REPLACE TEMP TABLE {STAGE} AS SELECT {names} FROM {target} LIMIT 0")
+    try:
+        for column, default in columns:
+            if default is not None:
+                cursor.execute(
+                    f"ALTER TABLE {_STAGE_SQL} ALTER COLUMN {quoted(column)} SET DEFAULT {default}"
+                )
+        staged = insert.copy()
+        staged.set("alternative", None)
+        staged.set("conflict", None)
+        mysql_dml.target_table(staged).replace(  # type: ignore[union-attr]
+            exp.table_(STAGE, db="main", catalog="temp")
+        )
+        returned = cursor.execute(staged.sql(dialect="duckdb")).fetchall()
+        records = int(cursor.execute(f"SELECT count(*) FROM {_STAGE_SQL}").fetchall()[0][0])
+        if key is None or not key.generates:
+            returned = []
+        deleted = _apply_all(cursor, target, names, replace, [c for c, _ in columns], records)
+    finally:
+        cursor.execute(f"DROP TABLE IF EXISTS {_STAGE_SQL}")
+    return Replaced(records, deleted, returned)
+
+
+def _apply_all(
+    cursor: Any, target: str, names: str, replace: ReplacePlan, columns: list[str], records: int
+) -> int:
+    if records == 0:
+        return 0
+    if records == 1 or _apart(cursor, target, replace):
+        return _apply(cursor, target, names, replace, columns, None)
+    rowids = [
+        r[0] for r in cursor.execute(f"SELECT rowid FROM {_STAGE_SQL} ORDER BY rowid").fetchall()
+    ]
+    return sum(_apply(cursor, target, names, replace, columns, int(r)) for r in rowids)
+
+
+def _apart(cursor: Any, target: str, replace: ReplacePlan) -> bool:
+    """No two new rows share a key value, and no old row collides with two new rows: applying
+    them all at once is then what applying them one by one does."""
+    for parts in replace.keys:
+        values = ", ".join(_part("s", c, p) for c, p in parts)
+        present = " AND ".join(f"{_part('s', c, p)} IS NOT NULL" for c, p in parts)
+        shared = cursor.execute(
+            f"SELECT count(*) FROM (SELECT 1 FROM {_STAGE_SQL} s WHERE {present} "
+            f"GROUP BY {values} HAVING count(*) > 1)"
+        ).fetchall()
+        if int(shared[0][0]):
+            return False
+    if not replace.keys:
+        return True
+    twice = cursor.execute(
+        f"SELECT count(*) FROM (SELECT tr FROM ({_pairs(target, replace, [], None)}) "
+        "GROUP BY tr HAVING count(DISTINCT sr) > 1)"
+    ).fetchall()
+    return not int(twice[0][0])
+
+
+def _apply(
+    cursor: Any,
+    target: str,
+    names: str,
+    replace: ReplacePlan,
+    columns: list[str],
+    row: int | None,
+) -> int:
+    """Delete the old rows the new rows (all, or the one at stage ``row``) collide with and
+    insert the new rows; returns MySQL's count of the old rows (see module docstring)."""
+    counted = 0
+    where = "" if row is None else f" WHERE rowid = {row}"
+    if replace.keys:
+        pairs = _pairs(target, replace, columns, row)
+        last = len(replace.keys)
+        kept = "false" if replace.always_counts else f"k = {last} AND same"
+        rows = cursor.execute(
+            f"SELECT count(*) FILTER (WHERE NOT ({kept})) FROM (SELECT tr, sr, min(k) AS k, "
+            f"bool_and(same) AS same FROM ({pairs}) GROUP BY tr, sr)"
+        ).fetchall()
+        counted = int(rows[0][0] or 0)
+        cursor.execute(f"DELETE FROM {target} WHERE rowid IN (SELECT tr FROM ({pairs}))")
+    cursor.execute(
+        f"INSERT INTO {target} ({names}) SELECT {names} FROM {_STAGE_SQL}{where} ORDER BY rowid"
+    )
+    return counted
+
+
+def _pairs(target: str, replace: ReplacePlan, columns: list[str], row: int | None) -> str:
+    """(tr: old row's rowid, sr: new row's rowid, k: the key's place, same: the rows are equal)
+    for each key on which an old row collides with a new one."""
+    same = (
+        " AND ".join(f"t.{quoted(c)} IS NOT DISTINCT FROM s.{quoted(c)}" for c in columns)
+        or "false"
+    )
+    only = "" if row is None else f" AND s.rowid = {row}"
+    return " UNION ALL ".join(
+        f"SELECT t.rowid AS tr, s.rowid AS sr, {place} AS k, ({same}) AS same "
+        f"FROM {target} t JOIN {_STAGE_SQL} s ON "
+        + " AND ".join(f"{_part('t', c, p)} = {_part('s', c, p)}" for c, p in parts)
+        + only
+        for place, parts in enumerate(replace.keys, start=1)
+    )
+
+
+def _part(alias: str, column: str, prefix: int | None) -> str:
+    value = f"{alias}.{quoted(column)}"
+    return value if prefix is None else f"left(CAST({value} AS VARCHAR), {int(prefix)})"
+
+
+def _stored_columns(cursor: Any, table: exp.Table) -> list[tuple[str, str | None]]:
+    """(column, DuckDB's default expression) of each stored column, in table order."""
+    return [
+        (str(r[0]), None if r[1] is None else str(r[1]))
+        for r in cursor.execute(
+            "SELECT column_name, column_default FROM duckdb_columns() WHERE database_name = ? "
+            "AND schema_name = ? AND table_name = ? AND NOT is_generated ORDER BY column_index",
+            [table.text("catalog") or INTERNAL, table.text("db"), table.name],
+        ).fetchall()
+    ]
