@@ -25,6 +25,7 @@ from drydock.engine.session import INTERNAL, SessionContext
 from drydock.engine.sql import (
     auto_increment_spend,
     enforce_checks,
+    enforce_foreign_keys,
     enforce_values,
     enforcement,
     mysql_alter,
@@ -189,6 +190,8 @@ class DictionaryHooks(StatementExecution):
             expression.meta["checks"] = enforce_checks.names(definition)
         with self.duckdb_errors(expression, ctx):
             if isinstance(expression, exp.Insert):
+                if "replace" in expression.meta and fk_checks and traits.referenced_by:
+                    expression.meta["replace_deleting"] = self._parent_delete(traits)
                 return enforcement.enforce_insert(
                     expression, definition, self._cursor, strict, fk_checks
                 )
@@ -199,6 +202,18 @@ class DictionaryHooks(StatementExecution):
             return enforcement.enforce_update(
                 expression, definition, self._cursor, strict, fk_checks, referencing
             )
+
+    def _parent_delete(self, traits: Traits) -> Callable[[str, Any], list[str]]:
+        """What a REPLACE runs before deleting old rows of a table foreign keys reference: the
+        children's actions, or 1451 (engine/sql/replace_rows.py)."""
+        referencing = traits.referenced_by
+
+        def before(condition: str, cursor: Any) -> list[str]:
+            return enforce_foreign_keys.parent_delete(
+                None, referencing, condition, cursor, self._children_of
+            )
+
+        return before
 
     def _note_insert(self, insert: exp.Expr, key: mysql_dml.AutoIncrement | None) -> None:
         """Before an INSERT into a table with an AUTO_INCREMENT column runs: its sequence as it

@@ -17,7 +17,7 @@ from typing import Any
 import duckdb
 from sqlglot import exp
 
-from drydock.engine.errors import Errors
+from drydock.engine.errors import DrydockError, Errors
 from drydock.engine.results import Diagnostic, Result, RowStream
 from drydock.engine.session import INTERNAL, SessionContext
 from drydock.engine.sql import (
@@ -221,9 +221,17 @@ class StatementExecution(SessionDeadline):
     def _replace(self, insert: exp.Insert, key: mysql_dml.AutoIncrement | None) -> Result:
         """A REPLACE on an internal table, all or nothing, with MySQL's counts and OK info."""
         done: list[replace_rows.Replaced] = []
-        self._atomically(
-            lambda: done.append(replace_rows.run(self._cursor, insert, insert.meta["replace"], key))
-        )
+        plan, deleting = insert.meta["replace"], insert.meta.get("replace_deleting")
+
+        def work() -> None:
+            done.append(replace_rows.run(self._cursor, insert, plan, key, deleting))
+
+        try:
+            self._atomically(work)
+        except DrydockError:
+            if self.transaction.open:  # refused midway (1451): DuckDB's transaction is aborted,
+                self._abort_transaction()  # so the statement is undone (transactions.py)
+            raise
         replaced = done[0]
         result = dml_counts.replace_result(insert, replaced.records, replaced.deleted)
         if key is not None:
@@ -234,6 +242,14 @@ class StatementExecution(SessionDeadline):
             if key.generates:
                 result.last_insert_id = mysql_dml.first_generated(key, replaced.returned)
         return result
+
+    def _abort_transaction(self) -> None:
+        """Abort DuckDB's open transaction: what a failing statement did in it is then undone
+        by the rebuild engine/sql/transactions.py makes after any statement DuckDB aborted."""
+        try:
+            self._cursor.raw.execute("SELECT error('statement refused')").fetchall()
+        except duckdb.Error:
+            pass
 
     def _run_counted(self, sql: str, count_sql: str) -> tuple[int, list[tuple[Any, ...]], int]:
         """(the table's rows before, the INSERT's own rows — DuckDB's row count, or RETURNING's

@@ -19,6 +19,7 @@ the table as the ones before left it. Keys compare exactly, as DuckDB's index do
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -33,6 +34,9 @@ STAGE = "__drydock_replace_rows"
 _STAGE_SQL = f"temp.main.{STAGE}"
 
 KeyColumns = tuple[tuple[str, int | None], ...]  # (column, prefix length or None)
+# the statements to run before deleting the target's rows where a condition (SQL on alias ``t``)
+# holds: the FOREIGN KEY actions of the children (engine/sql/enforce_foreign_keys.py), or 1451
+Deleting = Callable[[str, Any], list[str]]
 
 
 @dataclass(frozen=True)
@@ -85,10 +89,14 @@ def plan(
 
 
 def run(
-    cursor: Any, insert: exp.Insert, replace: ReplacePlan, key: mysql_dml.AutoIncrement | None
+    cursor: Any,
+    insert: exp.Insert,
+    replace: ReplacePlan,
+    key: mysql_dml.AutoIncrement | None,
+    deleting: Deleting | None = None,
 ) -> Replaced:
     """Run the REPLACE ``insert`` (see module docstring) on ``cursor``, inside the caller's
-    transaction."""
+    transaction. ``deleting``: the foreign keys' actions (or refusal) when old rows go."""
     table = mysql_dml.target_table(insert)
     assert table is not None
     target = table.sql(dialect="duckdb")
@@ -111,23 +119,30 @@ def run(
         records = int(cursor.execute(f"SELECT count(*) FROM {_STAGE_SQL}").fetchall()[0][0])
         if key is None or not key.generates:
             returned = []
-        deleted = _apply_all(cursor, target, names, replace, [c for c, _ in columns], records)
+        stored = [c for c, _ in columns]
+        deleted = _apply_all(cursor, target, names, replace, stored, records, deleting)
     finally:
         cursor.execute(f"DROP TABLE IF EXISTS {_STAGE_SQL}")
     return Replaced(records, deleted, returned)
 
 
 def _apply_all(
-    cursor: Any, target: str, names: str, replace: ReplacePlan, columns: list[str], records: int
+    cursor: Any,
+    target: str,
+    names: str,
+    replace: ReplacePlan,
+    columns: list[str],
+    records: int,
+    deleting: Deleting | None,
 ) -> int:
     if records == 0:
         return 0
     if records == 1 or _apart(cursor, target, replace):
-        return _apply(cursor, target, names, replace, columns, None)
+        return _apply(cursor, target, names, replace, columns, None, deleting)
     rowids = [
         r[0] for r in cursor.execute(f"SELECT rowid FROM {_STAGE_SQL} ORDER BY rowid").fetchall()
     ]
-    return sum(_apply(cursor, target, names, replace, columns, int(r)) for r in rowids)
+    return sum(_apply(cursor, target, names, replace, columns, int(r), deleting) for r in rowids)
 
 
 def _apart(cursor: Any, target: str, replace: ReplacePlan) -> bool:
@@ -158,6 +173,7 @@ def _apply(
     replace: ReplacePlan,
     columns: list[str],
     row: int | None,
+    deleting: Deleting | None,
 ) -> int:
     """Delete the old rows the new rows (all, or the one at stage ``row``) collide with and
     insert the new rows; returns MySQL's count of the old rows (see module docstring)."""
@@ -172,7 +188,10 @@ def _apply(
             f"bool_and(same) AS same FROM ({pairs}) GROUP BY tr, sr)"
         ).fetchall()
         counted = int(rows[0][0] or 0)
-        cursor.execute(f"DELETE FROM {target} WHERE rowid IN (SELECT tr FROM ({pairs}))")
+        doomed = f"t.rowid IN (SELECT tr FROM ({pairs}))"
+        for statement in deleting(doomed, cursor) if deleting is not None and counted else []:
+            cursor.execute(statement)  # a child's CASCADE / SET NULL (a refusal raised 1451)
+        cursor.execute(f"DELETE FROM {target} AS t WHERE {doomed}")
     cursor.execute(
         f"INSERT INTO {target} ({names}) SELECT {names} FROM {_STAGE_SQL}{where} ORDER BY rowid"
     )

@@ -6,6 +6,9 @@ from __future__ import annotations
 
 from typing import Any
 
+import pymysql
+import pytest
+
 
 def test_replace_with_a_column_list_gives_the_other_columns_their_defaults(
     shared_server: Any,
@@ -118,3 +121,26 @@ def test_replace_into_a_table_without_a_unique_key_inserts(shared_server: Any) -
     assert cur.execute("REPLACE INTO t VALUES (1, 1), (2, 2)") == 2
     cur.execute("SELECT count(*) FROM t")
     assert cur.fetchall() == ((3,),)
+
+
+def test_replace_of_a_referenced_parent_row_is_refused_and_undone_in_a_transaction(
+    shared_server: Any,
+) -> None:
+    """MySQL deletes the old row (a table foreign keys reference is never changed in place):
+    1451 for a referencing child; rows the statement replaced before that are undone."""
+    cur = shared_server.connect().cursor()
+    cur.execute("CREATE DATABASE IF NOT EXISTS replace_parent")
+    cur.execute("USE replace_parent")
+    cur.execute("CREATE TABLE p (id INT PRIMARY KEY, v INT)")
+    cur.execute("CREATE TABLE c (id INT PRIMARY KEY, pid INT, FOREIGN KEY (pid) REFERENCES p (id))")
+    cur.execute("INSERT INTO p VALUES (1, 1), (2, 2)")
+    cur.execute("INSERT INTO c VALUES (1, 1)")
+    assert cur.execute("REPLACE INTO p VALUES (2, 2)") == 2  # unchanged, but deleted: 2
+    cur.execute("BEGIN")
+    with pytest.raises(pymysql.err.IntegrityError) as refused:
+        cur.execute("REPLACE INTO p VALUES (2, 5), (2, 6), (1, 1)")
+    assert refused.value.args[0] == 1451
+    cur.execute("INSERT INTO p VALUES (3, 3)")
+    cur.execute("COMMIT")
+    cur.execute("SELECT * FROM p ORDER BY id")
+    assert cur.fetchall() == ((1, 1), (2, 2), (3, 3))

@@ -289,3 +289,31 @@ SELECT LAST_INSERT_ID();
 COMMIT;
 INSERT INTO t (u) VALUES ('zz');
 SELECT * FROM t ORDER BY id;
+
+-- name: replace_deletes_through_foreign_keys
+-- REPLACE deletes the old row of a parent table: 1451 when a child references it (RESTRICT),
+-- its children go with it under ON DELETE CASCADE; refused midway inside a transaction, the
+-- statement is undone and the transaction goes on; FOREIGN_KEY_CHECKS = 0 checks nothing.
+CREATE TABLE p (id INT PRIMARY KEY, v INT);
+CREATE TABLE c (id INT PRIMARY KEY, pid INT, CONSTRAINT c_p FOREIGN KEY (pid) REFERENCES p (id));
+CREATE TABLE p2 (id INT PRIMARY KEY, v INT);
+CREATE TABLE c2 (id INT PRIMARY KEY, pid INT, CONSTRAINT c2_p FOREIGN KEY (pid) REFERENCES p2 (id) ON DELETE CASCADE);
+INSERT INTO p VALUES (1, 1), (2, 2);
+INSERT INTO c VALUES (1, 1);
+INSERT INTO p2 VALUES (1, 1), (2, 2);
+INSERT INTO c2 VALUES (1, 1), (2, 2);
+-- check:
+REPLACE INTO p VALUES (1, 2);
+REPLACE INTO p VALUES (2, 5), (3, 3);
+REPLACE INTO p2 VALUES (1, 2);
+SELECT * FROM c2 ORDER BY id;
+SELECT * FROM p ORDER BY id;
+BEGIN;
+INSERT INTO p VALUES (7, 7);
+REPLACE INTO p VALUES (4, 4), (4, 5), (1, 1);
+INSERT INTO p VALUES (8, 8);
+COMMIT;
+SELECT * FROM p ORDER BY id;
+SET FOREIGN_KEY_CHECKS = 0;
+REPLACE INTO p VALUES (1, 9);
+SELECT * FROM p ORDER BY id;
