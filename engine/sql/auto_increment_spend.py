@@ -1,6 +1,9 @@
 """The AUTO_INCREMENT values a refused INSERT spends, as MySQL 8's InnoDB spends them
 (innodb_autoinc_lock_mode 2; MySQL 8.0 manual 17.6.1.6): an INSERT … VALUES of n rows reserves
-the values of its generated rows when it writes its first row and never gives them back. So:
+the values of its generated rows when it writes its first row and never gives them back; an
+INSERT … SELECT reserves them in intervals of 1, 2, 4 … rows as it writes (:func:`bulk_reserved`
+of the rows written before the refusal, the refused one included when it was being written).
+So:
 
 - a row refused while it is written — a duplicate key (1062) or a missing parent (1452) —
   spends every value the statement generates (the row's own included);
@@ -10,8 +13,10 @@ the values of its generated rows when it writes its first row and never gives th
 - an error before any row (an unknown column, a privilege, a parse error) spends none.
 
 This holds whichever side refuses: drydock's checks before DuckDB runs the statement
-(engine/sql/enforcement.py: the value errors name their row) or DuckDB itself (its constraint and
-conversion errors name none: :func:`first_row_fails` evaluates the first row alone to tell).
+(engine/sql/enforcement.py: the value errors name their row, engine/sql/enforce_insert_select.py
+notes the source row it refuses) or DuckDB itself (its constraint and conversion errors name
+none: :func:`first_row_fails` evaluates the first row of VALUES alone to tell; for INSERT …
+SELECT it is not known, and nothing is spent).
 DuckDB's sequences are not transactional (a failed statement keeps what it drew), so the session
 reads the sequence before the statement and moves it to ``before + spent`` afterwards, never
 back (engine/sql/query.py).
@@ -39,18 +44,37 @@ _AT_ROW = re.compile(r"at row ([0-9]+)\s*$")
 
 def spent(insert: exp.Insert, key: mysql_dml.AutoIncrement, exc: DrydockError, cursor: Any) -> int:
     """How many values of ``key``'s sequence InnoDB would have spent on ``insert`` refused with
-    ``exc`` (see module docstring). 0 for INSERT … SELECT (see README: not known here)."""
-    generated = mysql_dml.generated_rows(insert, key)
-    if generated == 0:
-        return 0
-    if exc.code in _WRITTEN_ROW_ERRORS:
-        return generated
-    if not (exc.sqlstate.startswith(_ROW_STATES) or exc.code in _ROW_CODES):
+    ``exc`` (see module docstring)."""
+    written = exc.code in _WRITTEN_ROW_ERRORS
+    if not (written or exc.sqlstate.startswith(_ROW_STATES) or exc.code in _ROW_CODES):
         return 0  # refused before any row
-    row = _AT_ROW.search(exc.message)
+    at_row = _AT_ROW.search(exc.message)
+    row = int(at_row.group(1)) if at_row is not None else insert.meta.get("refused_row")
+    if not isinstance(insert.expression, exp.Values):
+        if not key.generates or row is None:
+            return 0  # DuckDB refused a row of the SELECT: which one is not known
+        return bulk_reserved(int(row) if written else int(row) - 1)
+    generated = mysql_dml.generated_rows(insert, key)
+    if generated == 0 or written:
+        return generated
     if row is not None:
-        return generated if int(row.group(1)) >= 2 else 0
+        return generated if int(row) >= 2 else 0
     return 0 if first_row_fails(insert, cursor) else generated
+
+
+# handler::update_auto_increment: a statement whose row count is not known (INSERT … SELECT)
+# reserves its values in intervals of 1, 2, 4 … rows, each at most this many
+_MAX_INTERVAL = 65536
+
+
+def bulk_reserved(rows: int) -> int:
+    """The values an INSERT … SELECT that wrote ``rows`` rows has reserved: whole intervals of
+    1, 2, 4 … (InnoDB keeps an interval's unused values spent)."""
+    reserved, interval = 0, 1
+    while reserved < rows:
+        reserved += interval
+        interval = min(interval * 2, _MAX_INTERVAL)
+    return reserved
 
 
 def first_row_fails(insert: exp.Insert, cursor: Any) -> bool:

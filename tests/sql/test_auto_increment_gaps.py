@@ -64,3 +64,24 @@ def test_an_insert_duckdb_refuses_spends_values_as_innodb(shared_server: Any) ->
     cur.execute("COMMIT")
     cur.execute("SELECT id, n FROM t ORDER BY id")
     assert cur.fetchall() == ((1, 0), (5, 4), (6, 6), (9, 9), (14, 13))
+
+
+def test_a_refused_insert_select_spends_the_intervals_innodb_reserved(shared_server: Any) -> None:
+    """INSERT … SELECT reserves values in intervals of 1, 2, 4 … rows as it writes them."""
+    cur = shared_server.connect().cursor()
+    cur.execute("CREATE DATABASE IF NOT EXISTS ai_gaps_select")
+    cur.execute("USE ai_gaps_select")
+    cur.execute("CREATE TABLE s (x INT, y VARCHAR(20))")
+    cur.execute(
+        "INSERT INTO s VALUES (2, 'a'), (3, 'b'), (1, 'c'), (4, 'd'), (5, 'e'), (6, 'long')"
+    )
+    cur.execute("CREATE TABLE t (id INT AUTO_INCREMENT PRIMARY KEY, u INT UNIQUE, v VARCHAR(3))")
+    cur.execute("INSERT INTO t (u) VALUES (1)")  # 1
+    # a duplicate in row 3: rows 1-3 written, intervals 1 + 2 reserved
+    assert _refused(cur, "INSERT INTO t (u) SELECT x FROM s WHERE x <= 3 ORDER BY x DESC") == 1062
+    cur.execute("INSERT INTO t (u) VALUES (50)")  # 5
+    # row 6 too long: rows 1-5 written, intervals 1 + 2 + 4 reserved
+    assert _refused(cur, "INSERT INTO t (u, v) SELECT x + 20, y FROM s ORDER BY x") == 1406
+    cur.execute("INSERT INTO t (u) VALUES (51)")  # 13
+    cur.execute("SELECT id, u FROM t ORDER BY id")
+    assert cur.fetchall() == ((1, 1), (5, 50), (13, 51))

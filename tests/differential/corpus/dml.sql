@@ -317,3 +317,20 @@ SELECT * FROM p ORDER BY id;
 SET FOREIGN_KEY_CHECKS = 0;
 REPLACE INTO p VALUES (1, 9);
 SELECT * FROM p ORDER BY id;
+
+-- name: refused_insert_select_spends_auto_increment
+-- A refused INSERT … SELECT spends what InnoDB reserved for the rows it wrote, in intervals of
+-- 1, 2, 4 … rows: a duplicate in row 3 spends 3 (rows 1–3), a value refused in row 6 spends 7
+-- (rows 1–5), a duplicate in row 7 spends 7.
+CREATE TABLE s (x INT, y VARCHAR(20));
+INSERT INTO s VALUES (2, 'a'), (3, 'b'), (1, 'c'), (4, 'd'), (5, 'e'), (6, 'toolongvalue');
+CREATE TABLE t (id INT AUTO_INCREMENT PRIMARY KEY, u INT UNIQUE, v VARCHAR(3));
+INSERT INTO t (u) VALUES (1);
+-- check:
+INSERT INTO t (u) SELECT x FROM s WHERE x <= 3 ORDER BY x DESC;
+INSERT INTO t (u) VALUES (50);
+INSERT INTO t (u, v) SELECT x + 20, y FROM s ORDER BY x;
+INSERT INTO t (u) VALUES (51);
+INSERT INTO t (u) SELECT 60 + x FROM s UNION ALL SELECT 60 + x FROM s;
+INSERT INTO t (u) VALUES (52);
+SELECT id, u FROM t ORDER BY id;
