@@ -11,10 +11,10 @@ identical one 1, and a row colliding with two rows through two keys counts 3.
 
 Here (:func:`run`): the statement's rows are first inserted into a temporary table shaped as the
 target, with the target's defaults (so columns left out take their defaults, and AUTO_INCREMENT
-values are drawn as MySQL draws them); then, when no two new rows collide with each other or
-with the same old row, all of them are applied at once — the old rows they collide with counted
-and deleted, the new rows inserted — and otherwise one new row after the other, each against
-the table as the ones before left it. Keys compare exactly, as DuckDB's index does.
+values are drawn as MySQL draws them); then they are applied in runs of consecutive rows that do
+not collide with each other (:func:`_runs`; usually one run): the old rows a run collides with
+counted and deleted, its new rows inserted, each run against the table as the runs before left
+it. Keys compare exactly, as DuckDB's index does.
 """
 
 from __future__ import annotations
@@ -137,33 +137,51 @@ def _apply_all(
 ) -> int:
     if records == 0:
         return 0
-    if records == 1 or _apart(cursor, target, replace):
-        return _apply(cursor, target, names, replace, columns, None, deleting)
-    rowids = [
-        r[0] for r in cursor.execute(f"SELECT rowid FROM {_STAGE_SQL} ORDER BY rowid").fetchall()
-    ]
-    return sum(_apply(cursor, target, names, replace, columns, int(r), deleting) for r in rowids)
+    runs = [None] if records == 1 or not replace.keys else _runs(cursor, target, replace)
+    return sum(_apply(cursor, target, names, replace, columns, run, deleting) for run in runs)
 
 
-def _apart(cursor: Any, target: str, replace: ReplacePlan) -> bool:
-    """No two new rows share a key value, and no old row collides with two new rows: applying
-    them all at once is then what applying them one by one does."""
+def _runs(cursor: Any, target: str, replace: ReplacePlan) -> list[tuple[int, int] | None]:
+    """The new rows cut into runs of consecutive rows (first and last stage rowid) in which no
+    row shares a key value with another, no two collide with the same old row, and at most one
+    shares a key value with a row of an earlier run (which the table holds by then): applying a
+    run at once is then what applying its rows one by one does. [None] (all at once) when
+    nothing needs cutting."""
+    window = "ORDER BY {} ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING"
+    # per new row: the last earlier row sharing a key value with it (d), and the last earlier
+    # row colliding with an old row it collides with (o)
+    earlier = []
     for parts in replace.keys:
         values = ", ".join(_part("s", c, p) for c, p in parts)
         present = " AND ".join(f"{_part('s', c, p)} IS NOT NULL" for c, p in parts)
-        shared = cursor.execute(
-            f"SELECT count(*) FROM (SELECT 1 FROM {_STAGE_SQL} s WHERE {present} "
-            f"GROUP BY {values} HAVING count(*) > 1)"
-        ).fetchall()
-        if int(shared[0][0]):
-            return False
-    if not replace.keys:
-        return True
-    twice = cursor.execute(
-        f"SELECT count(*) FROM (SELECT tr FROM ({_pairs(target, replace, [], None)}) "
-        "GROUP BY tr HAVING count(DISTINCT sr) > 1)"
+        earlier.append(
+            f"SELECT rowid AS sr, max(rowid) OVER (PARTITION BY {values} "
+            f"{window.format('rowid')}) AS d, NULL AS o FROM {_STAGE_SQL} s WHERE {present}"
+        )
+    pairs = _pairs(target, replace, [], None)
+    earlier.append(
+        f"SELECT sr, NULL AS d, max(sr) OVER (PARTITION BY tr {window.format('sr')}) AS o "
+        f"FROM (SELECT DISTINCT tr, sr FROM ({pairs}))"
+    )
+    rows = cursor.execute(
+        f"SELECT sr, max(d), max(o) FROM ({' UNION ALL '.join(earlier)}) GROUP BY sr "
+        "HAVING max(d) IS NOT NULL OR max(o) IS NOT NULL ORDER BY sr"
     ).fetchall()
-    return not int(twice[0][0])
+    if not rows:
+        return [None]
+    last = int(cursor.execute(f"SELECT max(rowid) FROM {_STAGE_SQL}").fetchall()[0][0])
+    runs: list[tuple[int, int] | None] = []
+    start, chained = 0, False
+    for row, shares, collides in rows:
+        row, shares = int(row), -1 if shares is None else int(shares)
+        cut = shares >= start or (collides is not None and int(collides) >= start)
+        if not cut and shares >= 0:  # shares a key value with a row of an earlier run
+            cut, chained = chained, True
+        if cut:
+            runs.append((start, row - 1))
+            start, chained = row, shares >= 0
+    runs.append((start, last))
+    return runs
 
 
 def _apply(
@@ -172,15 +190,15 @@ def _apply(
     names: str,
     replace: ReplacePlan,
     columns: list[str],
-    row: int | None,
+    run: tuple[int, int] | None,
     deleting: Deleting | None,
 ) -> int:
-    """Delete the old rows the new rows (all, or the one at stage ``row``) collide with and
+    """Delete the old rows the new rows (all, or the ``run`` of stage rowids) collide with and
     insert the new rows; returns MySQL's count of the old rows (see module docstring)."""
     counted = 0
-    where = "" if row is None else f" WHERE rowid = {row}"
+    where = "" if run is None else f" WHERE rowid BETWEEN {run[0]} AND {run[1]}"
     if replace.keys:
-        pairs = _pairs(target, replace, columns, row)
+        pairs = _pairs(target, replace, columns, run)
         last = len(replace.keys)
         kept = "false" if replace.always_counts else f"k = {last} AND same"
         rows = cursor.execute(
@@ -198,14 +216,16 @@ def _apply(
     return counted
 
 
-def _pairs(target: str, replace: ReplacePlan, columns: list[str], row: int | None) -> str:
+def _pairs(
+    target: str, replace: ReplacePlan, columns: list[str], run: tuple[int, int] | None
+) -> str:
     """(tr: old row's rowid, sr: new row's rowid, k: the key's place, same: the rows are equal)
     for each key on which an old row collides with a new one."""
     same = (
         " AND ".join(f"t.{quoted(c)} IS NOT DISTINCT FROM s.{quoted(c)}" for c in columns)
         or "false"
     )
-    only = "" if row is None else f" AND s.rowid = {row}"
+    only = "" if run is None else f" AND s.rowid BETWEEN {run[0]} AND {run[1]}"
     return " UNION ALL ".join(
         f"SELECT t.rowid AS tr, s.rowid AS sr, {place} AS k, ({same}) AS same "
         f"FROM {target} t JOIN {_STAGE_SQL} s ON "

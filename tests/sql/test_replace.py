@@ -144,3 +144,21 @@ def test_replace_of_a_referenced_parent_row_is_refused_and_undone_in_a_transacti
     cur.execute("COMMIT")
     cur.execute("SELECT * FROM p ORDER BY id")
     assert cur.fetchall() == ((1, 1), (2, 2), (3, 3))
+
+
+def test_replace_rows_colliding_through_an_earlier_new_row_apply_in_order(
+    shared_server: Any,
+) -> None:
+    """Rows 2 and 3 each collide (by different keys) with the row 1 inserted: applied one
+    after the other as MySQL does, each deletes what the table holds by then."""
+    conn = shared_server.connect()
+    cur = conn.cursor()
+    cur.execute("CREATE DATABASE IF NOT EXISTS replace_chain")
+    cur.execute("USE replace_chain")
+    cur.execute("CREATE TABLE t (id INT PRIMARY KEY, u INT UNIQUE, w INT UNIQUE, x INT)")
+    cur.execute("INSERT INTO t VALUES (1, 1, 1, 1), (2, 2, NULL, 3), (4, 3, 4, 2)")
+    sql = "REPLACE INTO t VALUES (3, 1, 1, 2), (1, 1, NULL, 2), (3, 4, 3, 2), (4, 1, NULL, 2)"
+    assert cur.execute(sql) == 8
+    assert conn._result.message.endswith(b"Records: 4  Duplicates: 4  Warnings: 0")
+    cur.execute("SELECT * FROM t ORDER BY id")
+    assert cur.fetchall() == ((2, 2, None, 3), (3, 4, 3, 2), (4, 1, None, 2))

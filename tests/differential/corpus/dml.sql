@@ -334,3 +334,12 @@ INSERT INTO t (u) VALUES (51);
 INSERT INTO t (u) SELECT 60 + x FROM s UNION ALL SELECT 60 + x FROM s;
 INSERT INTO t (u) VALUES (52);
 SELECT id, u FROM t ORDER BY id;
+
+-- name: replace_rows_collide_through_earlier_new_rows
+-- New rows that collide, by different keys, with a row the same REPLACE inserted before them
+-- are applied in order: each deletes (and counts) what the table holds by then.
+CREATE TABLE t (id INT PRIMARY KEY, u INT UNIQUE, w INT UNIQUE, x INT);
+INSERT INTO t VALUES (1, 1, 1, 1), (2, 2, NULL, 3), (4, 3, 4, 2);
+-- check:
+REPLACE INTO t VALUES (3, 1, 1, 2), (1, 1, NULL, 2), (3, 4, 3, 2), (4, 1, NULL, 2);
+SELECT * FROM t ORDER BY id;
