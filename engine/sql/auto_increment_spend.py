@@ -33,12 +33,22 @@ from sqlglot import exp
 from drydock.engine.errors import DrydockError, Errors
 from drydock.engine.sql import mysql_dml
 
-# refused while the row is written: the values are reserved already
-_WRITTEN_ROW_ERRORS = frozenset({Errors.DUP_ENTRY.code, Errors.NO_REFERENCED_ROW.code})
-# SQLSTATE classes of a row's value refused (22: data exception, 23: integrity constraint, HY000
-# with the codes of checks, NOT NULL, division by zero)
+# refused while the row is written: the values are reserved already (1451: the old row a
+# REPLACE deletes is referenced)
+_WRITTEN_ROW_ERRORS = frozenset(
+    {Errors.DUP_ENTRY.code, Errors.NO_REFERENCED_ROW.code, Errors.ROW_IS_REFERENCED.code}
+)
+# SQLSTATE classes of a row's value refused (22: data exception, 23: integrity constraint), and
+# the codes of such refusals in other classes (01000, HY000)
 _ROW_STATES = ("22", "23")
-_ROW_CODES = frozenset({1048, 1364, 1365, 3819})
+_ROW_CODES = frozenset(
+    {
+        Errors.DATA_TRUNCATED.code,
+        Errors.CHECK_VIOLATED.code,
+        Errors.NO_DEFAULT_FOR_FIELD.code,
+        Errors.TRUNCATED_WRONG_VALUE.code,
+    }
+)
 _AT_ROW = re.compile(r"at row ([0-9]+)\s*$")
 
 
