@@ -9,7 +9,6 @@ DROP TABLE of a referenced parent refused (3730), ALTER TABLE carried out on the
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from contextlib import nullcontext
 from typing import Any
@@ -24,7 +23,9 @@ from drydock.engine.errors import DrydockError, Errors
 from drydock.engine.results import Diagnostic, OkInfo, Result
 from drydock.engine.session import INTERNAL, SessionContext
 from drydock.engine.sql import (
+    auto_increment_spend,
     enforce_checks,
+    enforce_foreign_keys,
     enforce_values,
     enforcement,
     mysql_alter,
@@ -33,14 +34,11 @@ from drydock.engine.sql import (
 )
 from drydock.engine.sql.duckdb_errors import first_line
 from drydock.engine.sql.execution import StatementExecution
-from drydock.engine.sql.savepoints import WriteClock
+from drydock.engine.sql.savepoints import WriteClock, sequence_state, set_sequence
 from drydock.engine.sql.session_variables import MYSQL_DEFAULT_SQL_MODE
 from drydock.engine.sql.table_traits import Traits
 from drydock.engine.sql.verdict_cache import verify
 from drydock.grammar.sql import DrydockMySQL
-
-# an INSERT refused with these has written (and numbered) its first row (_spend_auto_increment)
-_WRITTEN_ROW_ERRORS = {Errors.DUP_ENTRY.code, Errors.NO_REFERENCED_ROW.code}
 
 
 class DictionaryHooks(StatementExecution):
@@ -48,6 +46,8 @@ class DictionaryHooks(StatementExecution):
 
     _writes: WriteClock
     _begun_at: int
+    # the INSERT running, its AUTO_INCREMENT column and that sequence's state before it
+    _refusable: tuple[exp.Insert, mysql_dml.AutoIncrement, tuple[Any, Any]] | None = None
 
     def _serialize(self, sql: str) -> str:
         raise NotImplementedError  # QuerySession's
@@ -190,13 +190,11 @@ class DictionaryHooks(StatementExecution):
             expression.meta["checks"] = enforce_checks.names(definition)
         with self.duckdb_errors(expression, ctx):
             if isinstance(expression, exp.Insert):
-                try:
-                    return enforcement.enforce_insert(
-                        expression, definition, self._cursor, strict, fk_checks
-                    )
-                except DrydockError as exc:
-                    self._spend_auto_increment(expression, traits, exc)
-                    raise
+                if "replace" in expression.meta and fk_checks and traits.referenced_by:
+                    expression.meta["replace_deleting"] = self._parent_delete(traits)
+                return enforcement.enforce_insert(
+                    expression, definition, self._cursor, strict, fk_checks
+                )
             referencing = traits.referenced_by if fk_checks else ()
             if isinstance(expression, exp.Delete):
                 enforcement.enforce_delete(expression, self._cursor, referencing, self._children_of)
@@ -205,18 +203,45 @@ class DictionaryHooks(StatementExecution):
                 expression, definition, self._cursor, strict, fk_checks, referencing
             )
 
-    def _spend_auto_increment(self, insert: exp.Insert, traits: Traits, exc: DrydockError) -> None:
-        """A refused INSERT spends the AUTO_INCREMENT values MySQL would have reserved
-        (mysql_dml.consume): once the first row is written — a key (1062) or foreign key (1452)
-        failure, or a value refused in a later row; a value refused in row 1 spends none."""
-        if traits.auto_increment is None:
+    def _parent_delete(self, traits: Traits) -> Callable[[str, Any], list[str]]:
+        """What a REPLACE runs before deleting old rows of a table foreign keys reference: the
+        children's actions, or 1451 (engine/sql/replace_rows.py)."""
+        referencing = traits.referenced_by
+
+        def before(condition: str, cursor: Any) -> list[str]:
+            return enforce_foreign_keys.parent_delete(
+                None, referencing, condition, cursor, self._children_of
+            )
+
+        return before
+
+    def _note_insert(self, insert: exp.Expr, key: mysql_dml.AutoIncrement | None) -> None:
+        """Before an INSERT into a table with an AUTO_INCREMENT column runs: its sequence as it
+        is, for :meth:`_spend_after_refusal`."""
+        self._refusable = None
+        if key is not None and isinstance(insert, exp.Insert):
+            self._refusable = (insert, key, sequence_state(self._cursor.raw, key.sequence))
+
+    def _spend_after_refusal(self, exc: BaseException) -> None:
+        """A refused INSERT spends the AUTO_INCREMENT values InnoDB would have reserved
+        (engine/sql/auto_increment_spend.py), whichever side refused it: its sequence moves to
+        where it was plus those values (never back: what DuckDB drew stays drawn)."""
+        refusable, self._refusable = self._refusable, None
+        if refusable is None or not isinstance(exc, DrydockError):
             return
-        row = re.search(r"at row ([0-9]+)$", exc.message)  # the value errors name their row
-        if exc.code not in _WRITTEN_ROW_ERRORS and (row is None or int(row.group(1)) < 2):
-            return
-        column, sequence = traits.auto_increment
-        key = mysql_dml.AutoIncrement(column=column, sequence=sequence, generates=True)
-        mysql_dml.consume(key, self._cursor, mysql_dml.generated_rows(insert, key))
+        insert, key, before = refusable
+        try:
+            if self.transaction.open:  # an aborted transaction that could not be rebuilt
+                self._cursor.raw.execute("SELECT 1").fetchall()
+            count = auto_increment_spend.spent(insert, key, exc, self._cursor.raw)
+            if count <= 0:
+                return
+            last = int(before[0]) if before[0] is not None else int(before[1]) - 1
+            now = sequence_state(self._cursor.raw, key.sequence)
+            if now[0] is None or int(now[0]) < last + count:
+                set_sequence(self._cursor.raw, key.sequence, (last + count, before[1]))
+        except duckdb.Error:
+            pass  # the table or its transaction is gone: nothing to spend
 
     def _refuse_dropping_a_parent(self, drop: exp.Drop, ctx: SessionContext) -> None:
         """MySQL 3730: DROP TABLE of a table another table's foreign key references (unless that

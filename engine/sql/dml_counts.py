@@ -9,11 +9,12 @@
   counted as changing every row it matches.
 - INSERT with several rows or from a SELECT (also REPLACE, IGNORE, ON DUPLICATE KEY UPDATE):
   ``Records: R  Duplicates: D  Warnings: W``. IGNORE: R rows given, D skipped, affected = the
-  rows inserted. REPLACE: affected = R + D (a replaced row is deleted and inserted). ON DUPLICATE
-  KEY UPDATE: affected = inserted + 2 × changed, + 1 per unchanged duplicate for a client that
-  set CLIENT_FOUND_ROWS; its info's Duplicates are the changed rows (all duplicates under
-  CLIENT_FOUND_ROWS), as MySQL's sql_insert.cc counts them. For REPLACE and ON DUPLICATE KEY
-  UPDATE the table's rows are counted before and after the INSERT, in one transaction
+  rows inserted. REPLACE: affected = R + D, D the old rows deleted or changed in place, which
+  engine/sql/replace_rows.py counts (:func:`replace_result`). ON DUPLICATE KEY UPDATE:
+  affected = inserted + 2 × changed, + 1 per unchanged duplicate for a client that set
+  CLIENT_FOUND_ROWS; its info's Duplicates are the changed rows (all duplicates under
+  CLIENT_FOUND_ROWS), as MySQL's sql_insert.cc counts them. For ON DUPLICATE KEY UPDATE the
+  table's rows are counted before and after the INSERT, in one transaction
   (:func:`table_count_sql`): inserted = after − before. With VALUES, engine/sql/mysql_dml.py
   gives DuckDB's DO UPDATE a WHERE that skips a duplicate the assignments would not change, so
   DuckDB's count is inserted + changed; from a SELECT source (whose rows are not counted) every
@@ -56,9 +57,9 @@ def changed_rows_query(update: exp.Expr) -> exp.Select | None:
 
 
 def table_count_sql(insert: exp.Expr) -> str | None:
-    """``SELECT count(*) FROM <target>`` for a REPLACE or INSERT … ON DUPLICATE KEY UPDATE (after
-    engine/sql/mysql_dml.py's rewrite), whose inserted rows it tells from the replaced or updated
-    ones; None for other statements."""
+    """``SELECT count(*) FROM <target>`` for an INSERT … ON DUPLICATE KEY UPDATE (after
+    engine/sql/mysql_dml.py's rewrite), whose inserted rows it tells from the updated ones; None
+    for other statements."""
     if not isinstance(insert, exp.Insert) or not _splits(insert):
         return None
     table = mysql_dml.target_table(insert)
@@ -72,8 +73,8 @@ def table_count_sql(insert: exp.Expr) -> str | None:
 
 def _splits(insert: exp.Insert) -> bool:
     conflict = insert.args.get("conflict")
-    return insert.args.get("alternative") == "REPLACE" or (
-        isinstance(conflict, exp.OnConflict) and "UPDATE" in str(conflict.args.get("action") or "")
+    return isinstance(conflict, exp.OnConflict) and "UPDATE" in str(
+        conflict.args.get("action") or ""
     )
 
 
@@ -90,6 +91,15 @@ def _sends_info(insert: exp.Insert) -> bool:
     """MySQL sends the Records line for several VALUES rows or a SELECT source."""
     rows = _values_rows(insert)
     return rows is None or rows > 1
+
+
+def replace_result(insert: exp.Insert, records: int, deleted: int) -> Result:
+    """The OK of a REPLACE (engine/sql/replace_rows.py): affected = the rows given + the old
+    rows deleted or changed in place; ``Records: R  Duplicates: D``."""
+    return Result.ok(
+        affected_rows=records + deleted,
+        info=OkInfo(records=records, duplicates=deleted) if _sends_info(insert) else None,
+    )
 
 
 def update_result(matched: int, changed: int | None) -> Result:
@@ -116,9 +126,7 @@ def insert_result(insert: exp.Insert, count: int, before: int | None, after: int
     duplicates = max(records - inserted, 0)
     found_rows: int | None = None
     info = OkInfo(records=records, duplicates=duplicates)
-    if insert.args.get("alternative") == "REPLACE":
-        affected = records + duplicates
-    elif _splits(insert):
+    if _splits(insert):
         changed = max(count - inserted, 0) if skips_unchanged else duplicates
         affected = inserted + 2 * changed
         found_rows = affected + (duplicates - changed)  # CLIENT_FOUND_ROWS: unchanged count 1

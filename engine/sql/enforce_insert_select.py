@@ -82,6 +82,7 @@ def enforce(
         return []
     if not ignore:
         rule = rules[int(failing[0][1])]
+        insert.meta["refused_row"] = int(failing[0][0])  # its AUTO_INCREMENT values spent
         raise rule.spec.error(**rule.error_arguments(str(failing[0][2])))
     warnings = []
     for _n, number, text in failing:

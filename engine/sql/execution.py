@@ -17,10 +17,17 @@ from typing import Any
 import duckdb
 from sqlglot import exp
 
-from drydock.engine.errors import Errors
+from drydock.engine.errors import DrydockError, Errors
 from drydock.engine.results import Diagnostic, Result, RowStream
 from drydock.engine.session import INTERNAL, SessionContext
-from drydock.engine.sql import dml_counts, duckdb_errors, group_by_keys, mysql_ddl, mysql_dml
+from drydock.engine.sql import (
+    dml_counts,
+    duckdb_errors,
+    group_by_keys,
+    mysql_ddl,
+    mysql_dml,
+    replace_rows,
+)
 from drydock.engine.sql.deadlines import SessionDeadline
 from drydock.engine.sql.duckdb_errors import first_line
 from drydock.engine.sql.identifiers import quoted
@@ -72,10 +79,12 @@ class StatementExecution(SessionDeadline):
             self.limit_time(
                 ctx.time_limit_ms
             )  # max_execution_time: SELECTs only (engine/statements/sql.py)
+            if "replace" in expression.meta and isinstance(expression, exp.Insert):
+                return self._replace(expression, key)  # engine/sql/replace_rows.py
             counted = dml_counts.table_count_sql(expression)
             before = after_rows = changed = None
             returned: list[tuple[Any, ...]] = []
-            if counted is not None:  # REPLACE / ON DUPLICATE KEY UPDATE (engine/sql/dml_counts.py)
+            if counted is not None:  # ON DUPLICATE KEY UPDATE (engine/sql/dml_counts.py)
                 before, returned, after_rows = self._run_counted(sql, counted)
                 count = int(returned[0][0]) if returned and key is None else len(returned)
             else:
@@ -193,7 +202,7 @@ class StatementExecution(SessionDeadline):
     ) -> Result:
         """The OK of an INSERT into a table with an AUTO_INCREMENT column
         (engine/sql/mysql_dml.py). ``rows``: RETURNING the column's values, or the row count;
-        ``before``/``after``: the table's rows around a REPLACE / ON DUPLICATE KEY UPDATE."""
+        ``before``/``after``: the table's rows around an ON DUPLICATE KEY UPDATE."""
         affected = len(rows) if key.generates else (int(rows[0][0]) if rows else 0)
         table = mysql_dml.target_table(insert) if isinstance(insert, exp.Insert) else None
         gap = mysql_dml.catch_up(key, self._cursor, table) if table is not None else None
@@ -208,6 +217,39 @@ class StatementExecution(SessionDeadline):
         counts.warnings = warnings
         counts.last_insert_id = mysql_dml.first_generated(key, rows) if key.generates else 0
         return counts
+
+    def _replace(self, insert: exp.Insert, key: mysql_dml.AutoIncrement | None) -> Result:
+        """A REPLACE on an internal table, all or nothing, with MySQL's counts and OK info."""
+        done: list[replace_rows.Replaced] = []
+        plan, deleting = insert.meta["replace"], insert.meta.get("replace_deleting")
+
+        def work() -> None:
+            done.append(replace_rows.run(self._cursor, insert, plan, key, deleting))
+
+        try:
+            self._atomically(work)
+        except DrydockError:
+            if self.transaction.open:  # refused midway (1451): DuckDB's transaction is aborted,
+                self._abort_transaction()  # so the statement is undone (transactions.py)
+            raise
+        replaced = done[0]
+        result = dml_counts.replace_result(insert, replaced.records, replaced.deleted)
+        if key is not None:
+            table = mysql_dml.target_table(insert)
+            gap = mysql_dml.catch_up(key, self._cursor, table) if table is not None else None
+            if gap is not None:
+                result.warnings = [Errors.AUTO_INCREMENT_BEHIND.warning(gap=gap)]
+            if key.generates:
+                result.last_insert_id = mysql_dml.first_generated(key, replaced.returned)
+        return result
+
+    def _abort_transaction(self) -> None:
+        """Abort DuckDB's open transaction: what a failing statement did in it is then undone
+        by the rebuild engine/sql/transactions.py makes after any statement DuckDB aborted."""
+        try:
+            self._cursor.raw.execute("SELECT error('statement refused')").fetchall()
+        except duckdb.Error:
+            pass
 
     def _run_counted(self, sql: str, count_sql: str) -> tuple[int, list[tuple[Any, ...]], int]:
         """(the table's rows before, the INSERT's own rows — DuckDB's row count, or RETURNING's

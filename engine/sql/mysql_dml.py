@@ -2,15 +2,15 @@
 15.2.12):
 
 - ``INSERT IGNORE`` → ``INSERT OR IGNORE`` (rows that collide with a key are skipped);
-- ``REPLACE [INTO]`` (grammar/sql.py parses it as an INSERT) → ``INSERT OR REPLACE``;
+- ``REPLACE [INTO]`` (grammar/sql.py parses it as an INSERT) keeps its form: it runs as MySQL
+  runs it, row by row against every unique key (engine/sql/replace_rows.py);
 - ``… ON DUPLICATE KEY UPDATE c = VALUES(c)`` → ``… ON CONFLICT DO UPDATE SET c = excluded.c``.
 
 The rewrite (:func:`rewrite`) runs before authorization and changes no relation: the target
 still needs LOAD_PRIV (drydock's INSERT/UPDATE/DELETE privilege) and every source SELECT_PRIV.
 DuckDB needs a conflict target when a table has more than one unique key; :func:`complete` (at
 execution, with the catalog at hand) names the primary key then, as MySQL's REPLACE and ON
-DUPLICATE KEY act first on the primary key. REPLACE becomes ``ON CONFLICT DO UPDATE`` of every
-column not in the key, so the columns it leaves out take their defaults as in MySQL.
+DUPLICATE KEY acts first on the primary key.
 
 AUTO_INCREMENT: :func:`auto_increment` finds a column whose default is a drydock sequence
 (engine/sql/mysql_ddl.py); an INSERT whose values it generates gets ``RETURNING`` it, so the OK
@@ -81,9 +81,7 @@ def complete(insert: exp.Insert, cursor: Any, schema: str) -> None:
     table = target_table(insert)
     conflict = insert.args.get("conflict")
     ignore = insert.args.get("alternative") == "IGNORE"
-    needs_target = insert.args.get("alternative") == "REPLACE" or (
-        isinstance(conflict, exp.OnConflict) and not conflict.args.get("conflict_keys")
-    )
+    needs_target = isinstance(conflict, exp.OnConflict) and not conflict.args.get("conflict_keys")
     if table is None or not (needs_target or ignore):
         return
     rows = cursor.execute(
@@ -103,47 +101,8 @@ def complete(insert: exp.Insert, cursor: Any, schema: str) -> None:
     if not primary:
         return  # no key, or several keys none of them primary: DuckDB's own answer
     keys = [exp.to_identifier(c) for c in primary[0]]
-    if insert.args.get("alternative") == "REPLACE":
-        _replace_whole_row(insert, keys if len(rows) > 1 else [], primary[0], cursor, schema)
-    elif isinstance(conflict, exp.OnConflict) and len(rows) > 1:
+    if isinstance(conflict, exp.OnConflict) and len(rows) > 1:
         conflict.set("conflict_keys", keys)
-
-
-def _replace_whole_row(
-    insert: exp.Insert, keys: list[exp.Identifier], key_columns: list[str], cursor: Any, schema: str
-) -> None:
-    """REPLACE deletes the old row and inserts the new one, so a column the statement leaves out
-    takes its default, not the old row's value: ``ON CONFLICT [(keys)] DO UPDATE SET`` every
-    other column from ``excluded`` (which holds the defaults), where DuckDB's ``INSERT OR
-    REPLACE`` would keep the columns left out."""
-    table = target_table(insert)
-    assert table is not None
-    in_key = {c.lower() for c in key_columns}
-    columns = [c for c in _table_columns(cursor, schema, table.name) if c.lower() not in in_key]
-    insert.set("alternative", None)
-    insert.set(
-        "conflict",
-        exp.OnConflict(
-            action=exp.var("DO UPDATE" if columns else "DO NOTHING"),
-            conflict_keys=keys or None,
-            expressions=[
-                exp.EQ(this=exp.column(c, quoted=True), expression=exp.column(c, table="excluded"))
-                for c in columns
-            ],
-        ),
-    )
-
-
-def _table_columns(cursor: Any, schema: str, table: str) -> list[str]:
-    """The stored columns (a generated column follows the others by itself)."""
-    return [
-        r[0]
-        for r in cursor.execute(
-            "SELECT column_name FROM duckdb_columns() WHERE database_name = ? AND schema_name = ? "
-            "AND table_name = ? AND NOT is_generated ORDER BY column_index",
-            [INTERNAL, schema, table],
-        ).fetchall()
-    ]
 
 
 @dataclass

@@ -41,6 +41,7 @@ from drydock.engine.sql import (
     mysql_alter,
     mysql_dml,
     mysql_functions,
+    replace_rows,
     result_origins,
 )
 from drydock.engine.sql.adapt import Visibility, adapt
@@ -266,6 +267,7 @@ class QuerySession(ExternalBinding, DictionaryHooks):
         # a write outside a transaction commits: counted for other sessions' savepoints
         autocommitted = not self.transaction.open and not is_read(expression)
         self.transaction.statement_started(self._schema, expression)
+        self._refusable = None
         try:
             with self._writes.committing() if autocommitted else nullcontext():
                 result = body()
@@ -274,6 +276,7 @@ class QuerySession(ExternalBinding, DictionaryHooks):
             self.end_time_limit()  # no deadline interrupt may reach the check below
             # engine/sql/transactions.py: DuckDB aborts the whole one
             self.transaction.statement_failed()
+            self._spend_after_refusal(exc)  # AUTO_INCREMENT values InnoDB keeps spent
             if isinstance(exc, duckdb.InterruptException):  # KILL QUERY that landed on one of the
                 raise self.interrupted_error() from None  # statement's own checks (verify, …)
             raise
@@ -325,6 +328,7 @@ class QuerySession(ExternalBinding, DictionaryHooks):
             planned = result_origins.define(planned, self._table_definition)
             self._bind_info_schema(expression, ctx, resolver, registered)
             key = self._complete_insert(expression)
+            self._note_insert(expression, key)  # a refusal spends its values (_guarded)
             time_operands.rewrite(  # literals compared with a TIME column, read as MySQL's
                 expression,
                 self._table_traits,
@@ -403,8 +407,13 @@ class QuerySession(ExternalBinding, DictionaryHooks):
             return None
         schema = table.text("db")
         mysql_dml.complete(expression, self._cursor, schema)
-        key = mysql_dml.auto_increment(expression, self._table_traits(table))
-        if key is not None and key.generates:
+        traits = self._table_traits(table)
+        if expression.args.get("alternative") == "REPLACE":  # engine/sql/replace_rows.py
+            expression.meta["replace"] = replace_rows.plan(
+                traits.definition, bool(traits.referenced_by), self._cursor, schema, table.name
+            )
+        key = mysql_dml.auto_increment(expression, traits)
+        if key is not None and key.generates:  # the rows REPLACE stages return it (replace_rows)
             expression.set("returning", exp.Returning(expressions=[exp.column(key.column)]))
         if key is not None:
             self._cursor.note_sequence(key.sequence)  # a savepoint's replay gives the same ids
