@@ -183,7 +183,9 @@ def _last_day(typing: Typing, node: exp.Expr) -> MySQLType | None:
 # characters each DATE_FORMAT specifier can print (MySQL's Item_func_date_format::format_length)
 _FORMAT_WIDTHS = {"M": 64, "W": 64, "D": 4, "Y": 4, "x": 4, "X": 4, "a": 32, "b": 32, "j": 3}
 _FORMAT_WIDTHS |= {c: 2 for c in "UuVvymdhIilpSsce"}
-_FORMAT_WIDTHS |= {"k": 7, "H": 7, "r": 11, "T": 8, "f": 6}
+# %T is 8 in MySQL, but the grammar reads '%H:%i:%s' (7 + 1 + 2 + 1 + 2 = 13) as %T too, and that
+# spelling is the common one: a %T is typed as the longer (a display length may exceed the text)
+_FORMAT_WIDTHS |= {"k": 7, "H": 7, "r": 11, "T": 13, "f": 6}
 
 
 def _date_format(typing: Typing, node: exp.Expr) -> MySQLType | None:

@@ -85,6 +85,7 @@ def test_an_unknown_column_or_function_leaves_the_type_unknown() -> None:
         ("LAST_DAY('2024-02-10')", (ColumnType.DATE, 10, 0, BINARY)),
         ("DATE_FORMAT('2024-02-29 13:14:15', '%Y/%m/%d %H:%i')", (VAR_STRING, 84, 31, 0)),
         ("DATE_FORMAT(n, '%W')", (VAR_STRING, 256, 31, 0)),
+        ("DATE_FORMAT(n, '%Y-%m-%d %H:%i:%s')", (VAR_STRING, 24 * 4, 31, 0)),
         ("HOUR('10:00:00')", (LONGLONG, 4, 0, BINARY)),  # up to 838 hours and a sign
         ("TIME_TO_SEC('10:00:00')", (LONGLONG, 10, 0, BINARY)),
         ("TIME_FORMAT(n, '%H:%i:%s')", (VAR_STRING, 52, 31, 0)),

@@ -177,9 +177,9 @@ SELECT id, tm FROM t ORDER BY id;
 CREATE TABLE t (id INT PRIMARY KEY, tm TIME, t3 TIME(3));
 INSERT INTO t VALUES (1, '10:11:12', '01:00:00.5'), (2, '100:00:00', '-12:30:00.125'), (3, '-01:00:00', NULL), (4, '00:00:00', '23:59:59.999');
 -- check:
-SELECT tm, DATE_FORMAT(tm, '%T') FROM t ORDER BY id;
-SELECT tm, DATE_FORMAT(tm, '%Y-%m-%d %T') FROM t ORDER BY id;
-SELECT t3, DATE_FORMAT(t3, '%Y-%m-%d %T.%f') FROM t ORDER BY id;
+SELECT tm, DATE_FORMAT(tm, '%H:%i:%s') FROM t ORDER BY id;
+SELECT tm, DATE_FORMAT(tm, '%Y-%m-%d %H:%i:%s') FROM t ORDER BY id;
+SELECT t3, DATE_FORMAT(t3, '%Y-%m-%d %H:%i:%s.%f') FROM t ORDER BY id;
 
 -- name: types_time_as_datetime
 -- Where a date is read (CAST AS DATETIME / DATE, DATE(), TIMESTAMP(), YEAR()/MONTH()/DAY(),
