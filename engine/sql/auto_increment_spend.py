@@ -32,6 +32,7 @@ from sqlglot import exp
 
 from drydock.engine.errors import DrydockError, Errors
 from drydock.engine.sql import mysql_dml
+from drydock.engine.sql.column_types import stored_types
 
 # refused while the row is written: the values are reserved already (1451: the old row a
 # REPLACE deletes is referenced)
@@ -98,7 +99,7 @@ def first_row_fails(insert: exp.Insert, cursor: Any) -> bool:
     table = mysql_dml.target_table(insert)
     if table is None:
         return True
-    types = _column_types(cursor, table)
+    types = stored_types(cursor, table.text("db"), table.name, table.text("catalog"))
     named = insert.this.expressions if isinstance(insert.this, exp.Schema) else None
     names = [c.name.lower() for c in named] if named else list(types)
     probes = []
@@ -115,12 +116,3 @@ def first_row_fails(insert: exp.Insert, cursor: Any) -> bool:
     except duckdb.Error:
         return True
     return False
-
-
-def _column_types(cursor: Any, table: exp.Table) -> dict[str, str]:
-    rows = cursor.execute(
-        "SELECT column_name, data_type FROM duckdb_columns() WHERE database_name = ? "
-        "AND schema_name = ? AND table_name = ?",
-        [table.text("catalog"), table.text("db"), table.name],
-    ).fetchall()
-    return {str(name).lower(): str(kind) for name, kind in rows}

@@ -48,16 +48,8 @@ ARITHMETIC = (exp.DateAdd, exp.DateSub, exp.Add, exp.Sub)
 def date_operand(node: Any) -> exp.Expr | None:
     """The operand of date arithmetic with date units only (``x + INTERVAL n DAY``,
     ``DATE_ADD(x, INTERVAL n MONTH)``) whose being a DATE makes the result a DATE, else None."""
-    if isinstance(node, (exp.DateAdd, exp.DateSub)):
-        return node.this if node.text("unit").upper() in _DATE_UNITS else None
-    if isinstance(node, (exp.Add, exp.Sub)):
-        sides = [node.this, node.expression]
-        intervals = [s for s in sides if isinstance(s, exp.Interval)]
-        if len(intervals) != 1 or intervals[0].text("unit").upper() not in _DATE_UNITS:
-            return None
-        other = sides[1] if sides[0] is intervals[0] else sides[0]
-        return other if isinstance(node, exp.Add) or other is node.this else None
-    return None
+    found = _temporal_operand(node)
+    return found[0] if found is not None and found[1] in _DATE_UNITS else None
 
 
 def is_date_arithmetic(node: Any) -> bool:
@@ -77,23 +69,29 @@ def typed_interval_operand(node: exp.Add | exp.Sub) -> None:
             side.replace(instantiate(TS, [side.copy()]))
 
 
-def _temporal_operand(node: Any) -> exp.Expr | None:
-    """The value side of date arithmetic (DATE_ADD's first argument, the side of ``+`` / ``-``
-    that is not the INTERVAL), whatever its units; None for anything else."""
+def _temporal_operand(node: Any) -> tuple[exp.Expr, str] | None:
+    """(the value side, the interval's unit in upper case) of date arithmetic: DATE_ADD's first
+    argument, the side of ``+`` (or the left side of ``-``) that is not the one INTERVAL; None
+    for anything else."""
     if isinstance(node, (exp.DateAdd, exp.DateSub)):
-        return node.this
+        return node.this, node.text("unit").upper()
     if isinstance(node, (exp.Add, exp.Sub)):
         sides = [node.this, node.expression]
-        others = [s for s in sides if not isinstance(s, exp.Interval)]
-        return others[0] if len(others) == 1 else None
+        intervals = [s for s in sides if isinstance(s, exp.Interval)]
+        if len(intervals) != 1:
+            return None
+        other = sides[1] if sides[0] is intervals[0] else sides[0]
+        if isinstance(node, exp.Sub) and other is not node.this:
+            return None
+        return other, intervals[0].text("unit").upper()
     return None
 
 
 def is_string_result(node: Any) -> bool:
     """Date arithmetic on a string literal, as a select-list item: MySQL's Item_date_add_interval
     answers a VARCHAR then (the string could hold any temporal), which clients read as text."""
-    operand = _temporal_operand(node)
-    if not (isinstance(operand, exp.Literal) and operand.is_string):
+    found = _temporal_operand(node)
+    if found is None or not (isinstance(found[0], exp.Literal) and found[0].is_string):
         return False
     item = node.parent if isinstance(node.parent, exp.Alias) else node
     return isinstance(item.parent, exp.Select) and item.arg_key == "expressions"

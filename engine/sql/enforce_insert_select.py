@@ -25,6 +25,7 @@ from drydock.engine.errors import Errors, ErrorSpec
 from drydock.engine.results import Diagnostic
 from drydock.engine.session import INTERNAL
 from drydock.engine.sql import enforce_checks, enforce_foreign_keys
+from drydock.engine.sql.column_types import stored_types
 from drydock.engine.sql.enforce_sql import SUSPECT_ROWS, insensitive
 from drydock.engine.sql.identifiers import quoted
 
@@ -58,7 +59,7 @@ def enforce(
     source = insert.expression.sql(dialect="duckdb")
     # each value as the column stores it (TRY_CAST: a value that does not convert is the
     # statement's own error, and no probe may fail inside an explicit transaction)
-    stored = _stored_types(cursor, table)
+    stored = stored_types(cursor, table.schema, table.name)
     typed = ", ".join(
         f"TRY_CAST(v{i} AS {stored[n.lower()]}) AS v{i}" if n.lower() in stored else f"v{i}"
         for i, n in enumerate(names)
@@ -99,15 +100,6 @@ def enforce(
         ),
     )
     return warnings
-
-
-def _stored_types(cursor: Any, table: TableDef) -> dict[str, str]:
-    rows = cursor.execute(
-        "SELECT column_name, data_type FROM duckdb_columns() WHERE database_name = ? "
-        "AND schema_name = ? AND table_name = ?",
-        [INTERNAL, table.schema, table.name],
-    ).fetchall()
-    return {str(name).lower(): str(kind) for name, kind in rows}
 
 
 def _rules(insert: exp.Insert, table: TableDef, names: list[str], fk_checks: bool) -> list[_Rule]:

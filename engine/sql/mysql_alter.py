@@ -41,7 +41,7 @@ from drydock.engine.session import INTERNAL
 from drydock.engine.sql.collation import duckdb_collation
 from drydock.engine.sql.identifiers import quoted
 from drydock.engine.sql import alter_in_place
-from drydock.engine.sql.column_types import duckdb_sql, duckdb_type
+from drydock.engine.sql.column_types import duckdb_sql, duckdb_type, stored_types
 from drydock.engine.sql.mysql_ddl import ON_UPDATE_MARK, SEQUENCE_PREFIX
 
 _TEMPORARY_PREFIX = "__drydock_alter_"
@@ -345,12 +345,7 @@ def _types(cursor: Any, schema: str, old: TableDef, plan: AlterPlan) -> dict[str
     """Each new column's DuckDB type: a column whose declared type stays keeps DuckDB's own type
     exactly (CREATE TABLE gives BOOLEAN and a bare DECIMAL types of their own), others the
     declaration's."""
-    rows = cursor.execute(
-        "SELECT lower(column_name), data_type FROM duckdb_columns() WHERE database_name = ? "
-        "AND schema_name = ? AND table_name = ?",
-        [INTERNAL, schema, old.name],
-    ).fetchall()
-    current = {str(name): str(data_type) for name, data_type in rows}
+    current = stored_types(cursor, schema, old.name)
     types = {}
     for column in plan.table.columns:
         source = plan.sources.get(column.name.lower())

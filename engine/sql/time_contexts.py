@@ -41,13 +41,6 @@ from drydock.engine.sql.table_traits import Traits
 
 TraitsOf = Callable[[exp.Table], Traits]
 _ARITHMETIC = (exp.Add, exp.Sub, exp.Mul, exp.Div, exp.IntDiv, exp.Mod)
-_TEXT_TYPES = (
-    exp.DataType.Type.CHAR,
-    exp.DataType.Type.VARCHAR,
-    exp.DataType.Type.NCHAR,
-    exp.DataType.Type.NVARCHAR,
-    exp.DataType.Type.TEXT,
-)
 _DATE_TYPES = tuple(
     getattr(exp.DataType.Type, name)
     for name in ("DATE", "DATETIME", "TIMESTAMP", "TIMESTAMPTZ", "TIMESTAMPNTZ", "TIMESTAMPLTZ")
@@ -113,14 +106,14 @@ def rewrite(
         if _interval_arithmetic(parent, column):
             _in_range(parent, fails)
         elif isinstance(parent, exp.Neg):  # Item_func_neg: a TIME (not an exact number) is DOUBLE
-            column.replace(_sql(f"CAST({_number_sql(fsp)} AS DOUBLE)", column))
+            column.replace(duckdb_sql(f"CAST({_number_sql(fsp)} AS DOUBLE)", column))
         elif _numeric_context(parent, column):
-            column.replace(_sql(_number_sql(fsp), column))
+            column.replace(duckdb_sql(_number_sql(fsp), column))
             divided = divided or isinstance(parent, exp.Div) or bool(parent.find_ancestor(exp.Div))
         elif fsp and _string_context(parent):
-            column.replace(_sql(_text_sql(fsp), column))
+            column.replace(duckdb_sql(_text_sql(fsp), column))
         elif _date_context(parent, column):
-            column.replace(_sql(f"({_TODAY} + {{0}})", column))
+            column.replace(duckdb_sql(f"({_TODAY} + {{0}})", column))
     if divided:  # the number is exact: MySQL's DECIMAL division of it (adapt ran before)
         exact_division.rewrite(expression)
 
@@ -153,11 +146,12 @@ def _date_context(parent: exp.Expr, column: exp.Expr) -> bool:
 
 def _string_context(parent: exp.Expr | None) -> bool:
     if isinstance(parent, exp.Cast):
-        return parent.to.this in _TEXT_TYPES
+        return parent.to.this in exp.DataType.TEXT_TYPES
     return isinstance(parent, (exp.Concat, exp.ConcatWs))
 
 
-def _sql(template: str, *operands: exp.Expr) -> exp.Expr:
+def duckdb_sql(template: str, *operands: exp.Expr) -> exp.Expr:
+    """``template`` (DuckDB SQL) with ``{i}`` the i-th operand's DuckDB text, parsed."""
     return sqlglot.parse_one(
         template.format(*(o.sql(dialect="duckdb") for o in operands)), read="duckdb"
     )
@@ -213,9 +207,9 @@ def _in_range(node: exp.Expr, fails: bool) -> None:
     MySQL's warning 1441 for each such row, or its error 1441 where the statement must fail."""
     value = node.copy()
     if _months(node):  # MySQL's get_time_internal: a TIME has no month to add to
-        outside = _sql("({0}) IS NOT NULL", value)
+        outside = duckdb_sql("({0}) IS NOT NULL", value)
     else:
-        outside = _sql(f"abs(epoch_us({{0}})) > {time_columns.MAX_MICROSECONDS}", value)
+        outside = duckdb_sql(f"abs(epoch_us({{0}})) > {time_columns.MAX_MICROSECONDS}", value)
     spec = Errors.DATETIME_FUNCTION_OVERFLOW
     outcome: exp.Expr = exp.Null()
     warnings = runtime_warnings.current()

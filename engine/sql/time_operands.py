@@ -27,13 +27,13 @@ from collections.abc import Callable
 from decimal import Decimal
 from typing import Any
 
-import sqlglot
 from sqlglot import exp
 
 from drydock.engine.session import INTERNAL
 from drydock.engine.sql import time_columns, time_contexts
 from drydock.engine.sql.exact_avg import Probe, probe_select
 from drydock.engine.sql.table_traits import Traits
+from drydock.engine.sql.time_contexts import duckdb_sql
 
 TraitsOf = Callable[[exp.Table], Traits]
 _COMPARISONS = (exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE, exp.NullSafeEQ)
@@ -136,30 +136,26 @@ _SECS = "mysql_is.main.mysql_time_secs"
 _US = f"to_microseconds(CAST(round({_SECS}({{}}) * 1000000) AS BIGINT))"
 
 
-def _sql(template: str, *operands: exp.Expr) -> exp.Expr:
-    return sqlglot.parse_one(
-        template.format(*(o.sql(dialect="duckdb") for o in operands)), read="duckdb"
-    )
-
-
 def _call(call: exp.Expr, operands: list[exp.Expr]) -> None:
     """A call reading a TIME (an INTERVAL) as MySQL does: HOUR/MINUTE/SECOND of its magnitude,
     CAST AS TIME(n) rounded to n digits, ADDTIME/SUBTIME/TIMEDIFF as INTERVAL arithmetic (a
     TIME, as MySQL types them)."""
     if isinstance(call, (exp.Hour, exp.Minute, exp.Second)):
         value = operands[0]
-        call.set("this", _sql("CASE WHEN {0} < INTERVAL 0 SECOND THEN -{0} ELSE {0} END", value))
+        call.set(
+            "this", duckdb_sql("CASE WHEN {0} < INTERVAL 0 SECOND THEN -{0} ELSE {0} END", value)
+        )
     elif isinstance(call, exp.Cast):
         fsp = call.to.expressions[0].name if call.to.expressions else "0"
         step = 10 ** (6 - int(fsp)) if fsp.isdigit() and int(fsp) <= 6 else 1_000_000
-        call.replace(_sql(f"{time_columns.TIME_STORE_MACRO}({{0}}, {step})", operands[0]))
+        call.replace(duckdb_sql(f"{time_columns.TIME_STORE_MACRO}({{0}}, {step})", operands[0]))
     elif call.name.lower() == "mysql_addtime":
         sign = call.expressions[2].sql(dialect="duckdb")
         us = f"to_microseconds(CAST(round({sign} * {_SECS}({{1}}) * 1000000) AS BIGINT))"
-        _replace_macro(call, _sql(f"({{0}} + {us})", *operands))
+        _replace_macro(call, duckdb_sql(f"({{0}} + {us})", *operands))
     else:  # mysql_timediff
         us = f"CAST(round(({_SECS}({{0}}) - {_SECS}({{1}})) * 1000000) AS BIGINT)"
-        _replace_macro(call, _sql(f"to_microseconds({us})", *operands))
+        _replace_macro(call, duckdb_sql(f"to_microseconds({us})", *operands))
 
 
 def _replace_macro(call: exp.Expr, by: exp.Expr) -> None:
